@@ -1,0 +1,145 @@
+/**
+ * The API gateway (moleculer-web) on PORT: the route table, authentication once per request, the JSON
+ * error body, request logging without secrets, and the few operations that belong to the server itself.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import ApiGateway from "moleculer-web";
+import { routes, toAliases } from "./api.routes";
+import { config } from "../shared/config";
+import { ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
+import { hashApiKey } from "../shared/secrets";
+import type { AuthUser, RouteDef } from "../shared/types";
+
+function sendError(this: any, req: any, res: any, err: any) {
+  const { status, body } = toErrorResponse(err);
+  if (status >= 500) this.logger.error("request failed", { method: req.method, path: pathOf(req), status, error: err?.message, name: err?.name });
+  if (res.headersSent) return;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  if (status === 401 && req.$alias?.auth === "basic") res.setHeader("WWW-Authenticate", 'Basic realm="podcast-server"');
+  res.writeHead(status);
+  res.end(JSON.stringify(body));
+}
+
+/** Path without the query string: query strings may carry api_key. */
+function pathOf(req: any): string {
+  return String(req.originalUrl || req.url || "").split("?")[0];
+}
+
+function parseBasic(header: string | undefined): { username: string; password: string } | null {
+  if (!header || !/^basic /i.test(header)) return null;
+  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  const sep = decoded.indexOf(":");
+  if (sep < 0) return null;
+  return { username: decoded.slice(0, sep), password: decoded.slice(sep + 1) };
+}
+
+const ApiService: ServiceSchema = {
+  name: "api",
+  mixins: [ApiGateway],
+  settings: {
+    port: config.port,
+    ip: config.host,
+    // moleculer-web would log full URLs (with api_key query values): we log method, path and status only.
+    logRequest: null,
+    logResponse: null,
+    use: [
+      function requestLog(this: any, req: any, res: any, next: any) {
+        const start = process.hrtime.bigint();
+        res.once("finish", () => {
+          this.logger.info("request", { method: req.method, path: pathOf(req), status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 });
+        });
+        next();
+      },
+    ],
+    routes: [
+      {
+        path: "/",
+        authentication: true,
+        mappingPolicy: "restrict",
+        autoAliases: false,
+        aliases: toAliases(routes),
+        bodyParsers: {
+          json: { strict: false, limit: config.maxBodySize },
+          urlencoded: { extended: true, limit: config.maxBodySize },
+        },
+        onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
+          if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
+        },
+        onError: sendError,
+      },
+    ],
+    onError: sendError,
+  },
+  actions: {
+    health: {
+      params: {},
+      async handler(this: any, ctx: Context) {
+        const [database, redis] = await Promise.all([this.databaseHealthy(ctx), this.cacheHealthy()]);
+        const healthy = database && redis;
+        if (!healthy) (ctx.meta as any).$statusCode = 503;
+        return { status: healthy ? "healthy" : "unhealthy", database, redis, timestamp: new Date().toISOString(), version: config.version };
+      },
+    },
+    service_check: {
+      params: {},
+      handler() {
+        return { status_code: 200, service_instance: true };
+      },
+    },
+    config: {
+      params: {},
+      handler() {
+        return {
+          api_url: config.apiUrl,
+          proxy_url: config.proxyUrl,
+          proxy_host: config.proxyHost,
+          proxy_port: config.proxyPort,
+          proxy_protocol: config.proxyProtocol,
+          reverse_proxy: config.reverseProxy,
+          people_url: config.peopleUrl,
+          version: config.version,
+        };
+      },
+    },
+  },
+  methods: {
+    /** Resolves Api-Key once per request (the auth service caches the lookup) and checks the route's level. */
+    async authenticate(ctx: Context<any, any>, _route: any, req: any, _res: any, alias: RouteDef): Promise<AuthUser | null> {
+      const level = alias.auth;
+      const header = req.headers["api-key"];
+      const key = Array.isArray(header) ? header[0] : header;
+      if (level === "none" || level === "basic") return null;
+      if (!key) {
+        if (level === "optional") return null;
+        throw new UnauthorizedError("Missing Api-Key header");
+      }
+      const user: AuthUser | null = await ctx.call("auth.resolve_key", { key_hash: hashApiKey(String(key)) });
+      if (!user) throw new UnauthorizedError("Invalid API key");
+      if (user.rssOnly && level !== "rss") throw new ForbiddenError("This key may only read RSS feeds");
+      if (level === "admin" && !user.isAdmin) throw new ForbiddenError("Admin rights required");
+      return user;
+    },
+    /** Every service with a store answers db_health; the database is healthy when all of them do. */
+    async databaseHealthy(this: any, ctx: Context): Promise<boolean> {
+      const actions: string[] = this.broker.registry
+        .getActionList({ onlyAvailable: false, skipInternal: true, withEndpoints: false })
+        .filter((a: any) => a.name.endsWith(".db_health"))
+        .map((a: any) => a.name);
+      const names = Array.from(new Set(actions));
+      if (!names.length) return false;
+      const results = await Promise.all(names.map((name) => ctx.call(name, {}, { timeout: 5000, retries: 0 }).then(() => true, () => false)));
+      return results.every(Boolean);
+    },
+    async cacheHealthy(this: any): Promise<boolean> {
+      const cacher = this.broker.cacher;
+      if (!cacher?.client?.ping) return true; // the in-process memory cache is always there
+      try {
+        return (await Promise.race([cacher.client.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error("timeout")), 2000))])) === "PONG";
+      } catch {
+        return false;
+      }
+    },
+  },
+};
+
+export default ApiService;

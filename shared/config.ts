@@ -1,0 +1,68 @@
+/**
+ * Every environment variable the server reads, with defaults that work on a laptop (DESIGN.md rule 9).
+ * Nothing else in the code base reads process.env.
+ */
+import path from "path";
+
+const env = process.env;
+
+function int(name: string, def: number): number {
+  const v = env[name];
+  if (v === undefined || v === "") return def;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`Environment variable ${name} must be a number, got "${v}"`);
+  return n;
+}
+
+function bool(name: string, def: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === "") return def;
+  return ["1", "true", "yes", "on"].includes(v.toLowerCase());
+}
+
+export const config = {
+  /** Port of the API gateway. */
+  port: int("PORT", 8040),
+  /** Interface the gateway binds to. */
+  host: env.HOST || "0.0.0.0",
+  /** Folder of the embedded NeDB files (used when MONGO_URI is not set). */
+  dataDir: path.resolve(env.DATA_DIR || "./data"),
+  /** MongoDB connection string; when set, every collection lives in MongoDB. */
+  mongoUri: env.MONGO_URI || "",
+  /** Moleculer transporter, e.g. nats://127.0.0.1:4222; empty = all services in one process. */
+  transporter: env.TRANSPORTER || "",
+  /** Moleculer cacher: "memory" (default) or a redis:// URL (shared by every node). */
+  cacher: env.CACHER || "memory",
+  /** Moleculer node id; defaults to hostname-pid. */
+  nodeId: env.NODE_ID || undefined,
+  /** Namespace separates clusters that share a NATS server. */
+  namespace: env.NAMESPACE || "",
+  logLevel: (env.LOG_LEVEL || "info") as "fatal" | "error" | "warn" | "info" | "debug" | "trace",
+  /** Log line format: "json" (one object a line, for log collectors) or "short" (for a terminal). */
+  logFormat: (env.LOG_FORMAT || "short") as "json" | "short" | "full" | "simple",
+  /** Request timeout between services, in ms. */
+  requestTimeout: int("REQUEST_TIMEOUT", 30_000),
+  /** Largest accepted request body. */
+  maxBodySize: env.MAX_BODY_SIZE || "1mb",
+  /** Failed get_key attempts per username per minute before 429. */
+  loginMaxFailures: int("LOGIN_MAX_FAILURES", 10),
+  /** Time an API key lookup stays cached in the auth service, in seconds. */
+  keyCacheTtl: int("KEY_CACHE_TTL", 60),
+  /** Login keys kept per user; get_key issues a new one each time, the oldest beyond this go. */
+  maxLoginKeys: int("MAX_LOGIN_KEYS", 50),
+  /** Self-service registration at first start (an admin toggles it later). */
+  selfServiceDefault: bool("SELF_SERVICE", false),
+  /** Public addresses reported by /api/data/config. */
+  apiUrl: env.API_URL || "",
+  proxyUrl: env.PROXY_URL || "",
+  proxyHost: env.PROXY_HOST || "",
+  proxyPort: env.PROXY_PORT || "",
+  proxyProtocol: env.PROXY_PROTOCOL || "",
+  reverseProxy: env.REVERSE_PROXY || "False",
+  peopleUrl: env.PEOPLE_URL || "",
+  /** Service name shown in health/version answers and OTP issuers. */
+  serviceName: env.SERVICE_NAME || "podcast-server",
+  version: "0.1.0",
+};
+
+export type Config = typeof config;

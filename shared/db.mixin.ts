@@ -1,0 +1,169 @@
+/**
+ * The one way a service gets its collections (DESIGN.md rules 1-3).
+ *
+ * - Without MONGO_URI each collection is a NeDB file under DATA_DIR, guarded by a lock file so that a
+ *   second process cannot open the same data (scaling a stateful service out needs MongoDB).
+ * - With MONGO_URI each collection is a MongoDB collection through moleculer-db-adapter-mongo.
+ * The first collection is `this.adapter` (moleculer-db); further ones are `this.stores.<name>`.
+ * moleculer-db's generic CRUD actions are switched off: the route table names only our own actions.
+ */
+import fs from "fs";
+import os from "os";
+import path from "path";
+import DbService from "moleculer-db";
+import MongoAdapter from "moleculer-db-adapter-mongo";
+import type { ServiceSchema } from "moleculer";
+import { config } from "./config";
+
+export interface IndexSpec {
+  fields: Record<string, 1 | -1>;
+  unique?: boolean;
+  sparse?: boolean;
+  /** TTL index: documents go this many seconds after the date in the (single) indexed field. */
+  expireAfterSeconds?: number;
+}
+
+export interface CollectionSpec {
+  name: string;
+  indexes?: IndexSpec[];
+}
+
+const COUNTERS = "counters";
+
+function isMongo(): boolean {
+  return !!config.mongoUri;
+}
+
+/** Takes the NeDB lock of one data file, or throws when a live process holds it. */
+function takeLock(file: string): string {
+  const lock = `${file}.lock`;
+  const me = `${os.hostname()} ${process.pid}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lock, me, { flag: "wx" });
+      return lock;
+    } catch (err: any) {
+      if (err.code !== "EEXIST") throw err;
+      const [host, pidText] = fs.readFileSync(lock, "utf8").split(" ");
+      const pid = Number(pidText);
+      // Another host's lock cannot be checked, so it counts as alive; so does this process's own.
+      let alive = true;
+      if (host === os.hostname()) {
+        try { process.kill(pid, 0); } catch { alive = false; }
+      }
+      if (alive) {
+        throw new Error(
+          `${path.basename(file)} is in use by ${host} pid ${pid}: a service on the embedded store runs as one instance; set MONGO_URI to scale it out`,
+        );
+      }
+      fs.unlinkSync(lock); // stale lock of a dead process
+    }
+  }
+  throw new Error(`Could not lock ${file}`);
+}
+
+function createAdapter(collection: string, file: string | null): any {
+  if (isMongo()) return new MongoAdapter(config.mongoUri, { useUnifiedTopology: true }, collection);
+  // moleculer-db's MemoryAdapter is NeDB: a file under DATA_DIR, or memory only when DATA_DIR is ":memory:".
+  return new (DbService as any).MemoryAdapter(file ? { filename: file, autoload: false } : { inMemoryOnly: true });
+}
+
+function nedbFile(name: string): string | null {
+  if (config.dataDir.endsWith(":memory:")) return null;
+  return path.join(config.dataDir, `${name}.db`);
+}
+
+async function ensureIndex(adapter: any, spec: IndexSpec): Promise<void> {
+  if (isMongo()) {
+    const opts: any = { unique: !!spec.unique, sparse: !!spec.sparse };
+    if (spec.expireAfterSeconds !== undefined) opts.expireAfterSeconds = spec.expireAfterSeconds;
+    await adapter.collection.createIndex(spec.fields, opts);
+    return;
+  }
+  // NeDB indexes one field at a time.
+  for (const fieldName of Object.keys(spec.fields)) {
+    await adapter.db.ensureIndexAsync({
+      fieldName,
+      unique: !!spec.unique,
+      sparse: !!spec.sparse,
+      expireAfterSeconds: spec.expireAfterSeconds,
+    });
+  }
+}
+
+/** True when err is a unique-index violation, on NeDB or MongoDB. */
+export function isDuplicateKeyError(err: any): boolean {
+  return err?.errorType === "uniqueViolated" || err?.code === 11000;
+}
+
+export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): ServiceSchema {
+  const lockFiles: string[] = [];
+  return {
+    name: "db-mixin",
+    mixins: [DbService],
+    adapter: null as any,
+    collection: main.name,
+    settings: { idField: "_id" },
+    actions: {
+      list: false, find: false, count: false, create: false, insert: false, get: false, update: false, remove: false,
+      /** Used by GET /api/health: answers only when this service's store answers. */
+      db_health: {
+        visibility: "public",
+        async handler(this: any) {
+          if (isMongo()) await this.adapter.db.command({ ping: 1 });
+          else await this.adapter.count({});
+          return { ok: true };
+        },
+      },
+    } as any,
+    created(this: any) {
+      const files: Record<string, string | null> = {};
+      for (const spec of [main, ...extra]) files[spec.name] = nedbFile(spec.name);
+      files[COUNTERS] = nedbFile(`${COUNTERS}.${this.name}`);
+      this.adapter = createAdapter(main.name, files[main.name]);
+      this.stores = {};
+      for (const spec of extra) this.stores[spec.name] = createAdapter(spec.name, files[spec.name]);
+      this.stores[COUNTERS] = createAdapter(COUNTERS, files[COUNTERS]);
+      // Locks are taken before moleculer-db loads (and compacts) any file.
+      if (!isMongo() && !config.dataDir.endsWith(":memory:")) {
+        fs.mkdirSync(config.dataDir, { recursive: true });
+        for (const file of Object.values(files) as string[]) lockFiles.push(takeLock(file));
+      }
+    },
+    async started(this: any) {
+      // moleculer-db connects this.adapter in its own started(); the extra stores are ours.
+      for (const store of Object.values(this.stores) as any[]) {
+        store.init(this.broker, this);
+        await store.connect();
+      }
+      const all: [any, CollectionSpec][] = [[this.adapter, main], ...extra.map((s) => [this.stores[s.name], s] as [any, CollectionSpec])];
+      for (const [adapter, spec] of all) for (const idx of spec.indexes || []) await ensureIndex(adapter, idx);
+    },
+    async stopped(this: any) {
+      for (const store of Object.values(this.stores || {}) as any[]) await store.disconnect?.();
+      while (lockFiles.length) {
+        try { fs.unlinkSync(lockFiles.pop()!); } catch { /* already gone */ }
+      }
+    },
+    methods: {
+      /** Next int32 id of a sequence (DESIGN.md rule 3): one atomic $inc on the counters collection. */
+      async nextId(this: any, sequence: string): Promise<number> {
+        const counters = this.stores[COUNTERS];
+        let seq: number;
+        if (isMongo()) {
+          const res = await counters.collection.findOneAndUpdate(
+            { _id: sequence },
+            { $inc: { seq: 1 } },
+            { upsert: true, returnOriginal: false, returnDocument: "after" },
+          );
+          seq = res.value.seq;
+        } else {
+          const res = await counters.db.updateAsync({ _id: sequence }, { $inc: { seq: 1 } }, { upsert: true, returnUpdatedDocs: true });
+          seq = res.affectedDocuments.seq;
+        }
+        if (seq > 2147483647) throw new Error(`Sequence ${sequence} is past int32`);
+        return seq;
+      },
+    },
+  } as ServiceSchema;
+}

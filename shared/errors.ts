@@ -1,0 +1,83 @@
+/**
+ * Typed errors (DESIGN.md rule 5). Services throw these; the gateway maps them to a status code and the
+ * JSON body { error, message, detail, status_code }.
+ */
+import { Errors } from "moleculer";
+
+const { MoleculerClientError, MoleculerError } = Errors;
+
+export class BadRequestError extends MoleculerClientError {
+  constructor(message: string) { super(message, 400, "bad_request"); }
+}
+export class UnauthorizedError extends MoleculerClientError {
+  constructor(message = "Invalid or missing credentials") { super(message, 401, "unauthorized"); }
+}
+export class ForbiddenError extends MoleculerClientError {
+  constructor(message = "Not allowed") { super(message, 403, "forbidden"); }
+}
+export class NotFoundError extends MoleculerClientError {
+  constructor(message = "Not found") { super(message, 404, "not_found"); }
+}
+export class ConflictError extends MoleculerClientError {
+  constructor(message: string) { super(message, 409, "conflict"); }
+}
+export class TooManyRequestsError extends MoleculerClientError {
+  constructor(message = "Too many requests") { super(message, 429, "too_many_requests"); }
+}
+export class ServiceUnavailableError extends MoleculerError {
+  constructor(message = "Service unavailable") { super(message, 503, "service_unavailable"); }
+}
+
+/** Category word of the JSON error body for each status code. */
+export const ERROR_CATEGORIES: Record<number, string> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  429: "too_many_requests",
+  500: "internal_error",
+  503: "service_unavailable",
+};
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  detail: string;
+  status_code: number;
+}
+
+/**
+ * Turns any error into the status and body a client sees. Client errors keep their message; anything
+ * else becomes a generic 500/503 so stacks, queries and internal data never leave the server.
+ */
+export function toErrorResponse(err: any): { status: number; body: ErrorBody } {
+  let status = 500;
+  let message = "Internal server error";
+  const code = typeof err?.code === "number" ? err.code : typeof err?.status === "number" ? err.status : undefined;
+  if (err?.name === "ValidationError" || err?.type === "VALIDATION_ERROR") {
+    status = 400;
+    const fields = Array.isArray(err.data) ? err.data.map((d: any) => d.message).filter(Boolean) : [];
+    message = fields.length ? fields.join("; ") : "Invalid parameters";
+  } else if (err?.type === "entity.parse.failed") {
+    status = 400;
+    message = "Malformed JSON body";
+  } else if (err?.type === "entity.too.large") {
+    status = 413;
+    message = "Request body too large";
+  } else if (err?.name === "ServiceNotFoundError" || err?.name === "ServiceNotAvailableError" || err?.name === "RequestTimeoutError") {
+    status = 503;
+    message = "Service temporarily unavailable";
+  } else if (code !== undefined && code >= 400 && code < 500) {
+    status = code === 422 ? 400 : code;
+    message = err.message || ERROR_CATEGORIES[status] || "Bad request";
+  } else if (code === 503) {
+    status = 503;
+    message = err.message || "Service unavailable";
+  }
+  const error = ERROR_CATEGORIES[status] || (status < 500 ? "client_error" : "internal_error");
+  return { status, body: { error, message, detail: message, status_code: status } };
+}

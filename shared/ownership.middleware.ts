@@ -1,0 +1,26 @@
+/**
+ * The single ownership check (DESIGN.md rule 4): an action whose params carry user_id answers 403 when
+ * it is not the caller's id and the caller is not an admin. Calls without ctx.meta.user (service to
+ * service, or open routes) are not restricted here: the gateway decides who reaches them.
+ */
+import type { Middleware } from "moleculer";
+import { ForbiddenError } from "./errors";
+import type { AuthUser } from "./types";
+
+export const OwnershipMiddleware: Middleware = {
+  name: "Ownership",
+  localAction(next: any) {
+    return function ownership(ctx: any) {
+      const user: AuthUser | null | undefined = ctx.meta?.user;
+      const raw = ctx.params?.user_id;
+      if (user && raw !== undefined && raw !== null && raw !== "") {
+        const id = Number(raw);
+        // A non-numeric user_id is left to the param schema, which answers 400.
+        if (Number.isInteger(id) && id !== user.id && !user.isAdmin) {
+          throw new ForbiddenError("You can only access your own data");
+        }
+      }
+      return next(ctx);
+    };
+  },
+} as any;

@@ -1,0 +1,41 @@
+/** Types that cross service boundaries. */
+
+/** Who is calling: set once by the gateway's authenticate (DESIGN.md rule 4), read by every action. */
+export interface AuthUser {
+  id: number;
+  isAdmin: boolean;
+  keyId: number;
+  rssOnly: boolean;
+  podcastIds: number[] | null;
+}
+
+/**
+ * Auth level of a route: none (open), optional (open, but a key is read when sent), basic (HTTP Basic
+ * credentials are passed to the action), key (any full key), admin (an admin's key), rss (rssonly keys too).
+ */
+export type AuthLevel = "none" | "optional" | "basic" | "key" | "admin" | "rss";
+
+export interface RouteDef {
+  action: string;
+  auth: AuthLevel;
+}
+
+/** ctx.meta as filled by the gateway. */
+export interface GatewayMeta {
+  user?: AuthUser | null;
+  basic?: { username: string; password: string } | null;
+}
+
+/** users.get_auth_info result: what the auth service needs to know about a key's owner. */
+export interface UserAuthInfo {
+  id: number;
+  isAdmin: boolean;
+  username: string;
+}
+
+/** users.verify_password result. */
+export interface VerifiedLogin {
+  user_id: number;
+  mfa_enabled: boolean;
+}
+

@@ -1,0 +1,17 @@
+/** Small HTTP client helpers for black-box tests: they speak to a running gateway over real HTTP. */
+import request from "supertest";
+
+export function api(url: string) {
+  return request(url);
+}
+
+export function basic(username: string, password: string): string {
+  return "Basic " + Buffer.from(`${username}:${password}`).toString("base64");
+}
+
+/** Every error the gateway sends has this JSON shape (DESIGN.md rule 5). */
+export function expectErrorBody(res: request.Response, status: number) {
+  expect(res.status).toBe(status);
+  expect(res.headers["content-type"]).toMatch(/application\/json/);
+  expect(res.body).toEqual({ error: expect.any(String), message: expect.any(String), detail: expect.any(String), status_code: status });
+}

@@ -1,0 +1,39 @@
+/**
+ * Starts the whole gateway with its services in this process on a random port, the embedded runtime
+ * that `npm start` uses (NeDB files in a temp DATA_DIR unless one is given).
+ */
+import fs from "fs";
+import os from "os";
+import path from "path";
+import { ServiceBroker, ServiceSchema } from "moleculer";
+import brokerConfig from "../../moleculer.config";
+import { config } from "../../shared/config";
+import ApiService from "../../services/api.service";
+import UsersService from "../../services/users.service";
+import AuthService from "../../services/auth.service";
+
+export const ALL_SERVICES: ServiceSchema[] = [ApiService, UsersService, AuthService];
+
+export interface TestServer {
+  broker: ServiceBroker;
+  url: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = "podcast-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[] } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? tempDir();
+  config.dataDir = dataDir;
+  config.port = 0;
+  config.host = "127.0.0.1";
+  const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false, nodeID: `test-${process.pid}-${Date.now()}` });
+  for (const schema of opts.services ?? ALL_SERVICES) broker.createService(schema);
+  await broker.start();
+  const api: any = broker.getLocalService("api");
+  const { port } = api.server.address();
+  return { broker, url: `http://127.0.0.1:${port}`, dataDir, stop: () => broker.stop() };
+}
