@@ -1,0 +1,56 @@
+/**
+ * The same black-box scenario as the embedded run, against the gateway and the account services in
+ * separate processes over a real NATS server that the suite starts on a free loopback port.
+ */
+import { foundationScenario } from "../helpers/foundation.scenario";
+import { tempDir } from "../helpers/server";
+import { ensureBuilt, findNatsServer, freePort, Proc, startNats, startNode, waitHealthy } from "../helpers/processes";
+
+const natsBin = findNatsServer();
+const externalNats = process.env.NATS_URL;
+if (!natsBin && !externalNats) {
+  console.warn("\n!!! No nats-server binary and no NATS_URL: the cluster tests are SKIPPED. Install Debian's nats-server. !!!\n");
+}
+const describeCluster = natsBin || externalNats ? describe : describe.skip;
+
+describeCluster("foundation, cluster runtime (gateway, users and auth as processes over NATS)", () => {
+  const target = { url: "" };
+  const procs: Record<string, Proc> = {};
+  let nats: Proc | null = null;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    let transporter = externalNats!;
+    if (!externalNats) {
+      const started = await startNats(natsBin!);
+      nats = started.proc;
+      transporter = started.url;
+    }
+    const port = await freePort();
+    const common = { TRANSPORTER: transporter, NAMESPACE: `test-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-") };
+    procs.api = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
+    procs.users = startNode({ ...common, NODE_ID: "users-1" }, ["users"]);
+    procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);
+    target.url = `http://127.0.0.1:${port}`;
+    try {
+      await waitHealthy(target.url, 45_000);
+    } catch (err) {
+      for (const [name, p] of Object.entries(procs)) console.error(`--- ${name} ---\n${p.output()}`);
+      throw err;
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(Object.values(procs).map((p) => p.stop()));
+    await nats?.stop();
+  });
+
+  foundationScenario(target);
+
+  test("health answers 503 with database false when the users service is gone", async () => {
+    await procs.users.stop();
+    const res = await fetch(`${target.url}/api/health`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ status: "unhealthy", database: false });
+  });
+});

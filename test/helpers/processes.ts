@@ -1,0 +1,100 @@
+/**
+ * Process-level test helpers: the compiled server (dist/) started with moleculer-runner exactly as
+ * `npm start` and the Kubernetes pods do, and a nats-server of the suite's own on a free port.
+ */
+import { ChildProcess, execFileSync, spawn } from "child_process";
+import fs from "fs";
+import net from "net";
+import path from "path";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const RUNNER = path.join(ROOT, "node_modules", "moleculer", "bin", "moleculer-runner.js");
+
+export function ensureBuilt() {
+  if (!fs.existsSync(path.join(ROOT, "dist", "moleculer.config.js"))) {
+    execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", ROOT], { stdio: "inherit" });
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`Timed out waiting for ${what}`);
+}
+
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, "127.0.0.1");
+    sock.once("connect", () => { sock.destroy(); resolve(true); });
+    sock.once("error", () => resolve(false));
+  });
+}
+
+export interface Proc {
+  child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+function track(child: ChildProcess): Proc {
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  child.stderr?.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** The nats-server binary: NATS_SERVER_BIN, then PATH, then Debian's /usr/sbin. */
+export function findNatsServer(): string | null {
+  const candidates = [process.env.NATS_SERVER_BIN, "/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"];
+  try {
+    candidates.push(execFileSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" }).trim());
+  } catch { /* not on PATH */ }
+  return candidates.find((c) => c && fs.existsSync(c)) || null;
+}
+
+export async function startNats(bin: string): Promise<{ url: string; proc: Proc }> {
+  const port = await freePort();
+  const proc = track(spawn(bin, ["-a", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "pipe", "pipe"] }));
+  await waitFor(() => portOpen(port), `nats-server on port ${port}`);
+  return { url: `nats://127.0.0.1:${port}`, proc };
+}
+
+/** One node of the server: moleculer-runner with the given services (all of them when omitted). */
+export function startNode(env: Record<string, string>, services?: string[]): Proc {
+  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: "warn", ...env };
+  const args = [RUNNER, "--config", path.join(ROOT, "dist", "moleculer.config.js")];
+  if (services) {
+    childEnv.SERVICEDIR = path.join(ROOT, "dist", "services");
+    childEnv.SERVICES = services.join(",");
+  } else {
+    args.push(path.join(ROOT, "dist", "services"));
+  }
+  return track(spawn(process.execPath, args, { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] }));
+}
+
+/** Waits until the gateway answers /api/health with 200 (every store reachable). */
+export async function waitHealthy(url: string, timeoutMs = 30_000) {
+  await waitFor(async () => (await fetch(`${url}/api/health`)).status === 200, `${url}/api/health`, timeoutMs);
+}
