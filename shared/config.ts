@@ -63,6 +63,16 @@ export const config = {
   /** Service name shown in health/version answers and OTP issuers. */
   serviceName: env.SERVICE_NAME || "podcast-server",
   version: "0.1.0",
+
+  // Outbound HTTP (shared/http.ts): feeds, media and the image proxy.
+  /** Deadline of one outbound fetch (all redirects and the body), in ms. */
+  httpTimeoutMs: int("HTTP_TIMEOUT_MS", 30_000),
+  /** Largest decoded body an outbound fetch accepts, in bytes. */
+  httpMaxBytes: int("HTTP_MAX_BYTES", 50 * 1024 * 1024),
+  /** Most redirects an outbound fetch follows. */
+  httpMaxRedirects: int("HTTP_MAX_REDIRECTS", 5),
+  /** Lets the image proxy fetch loopback, link-local and private addresses (off: SSRF guard). */
+  proxyAllowPrivate: bool("PROXY_ALLOW_PRIVATE", false),
 };
 
 export type Config = typeof config;

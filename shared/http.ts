@@ -1,0 +1,284 @@
+/**
+ * The one outbound HTTP client of the server (DESIGN.md rule 8): feeds, media and the image proxy all
+ * fetch through fetchUrl. Redirects are followed by hand (axios maxRedirects: 0) so that every hop is
+ * checked against the SSRF guard and credentials never travel to another host.
+ */
+import dns from "dns";
+import http from "http";
+import https from "https";
+import net from "net";
+import type { Readable } from "stream";
+import axios, { AxiosResponse } from "axios";
+import { config } from "./config";
+
+export interface FetchOptions {
+  /** Validators of a previous answer: sent as If-None-Match / If-Modified-Since. */
+  etag?: string | null;
+  lastModified?: string | null;
+  /** Basic-auth credentials (also taken from user:pass@ in the URL when these are not given). */
+  username?: string;
+  password?: string;
+  /** Largest decoded body; more gives OutboundHttpError "too_large". Default config.httpMaxBytes. */
+  maxBytes?: number;
+  /** Deadline for the whole fetch (every hop, the retry and the body). Default config.httpTimeoutMs. */
+  timeoutMs?: number;
+  /** false refuses loopback, link-local and private addresses (image proxy) unless PROXY_ALLOW_PRIVATE. */
+  allowPrivate?: boolean;
+  /** Accept header; default any type. */
+  accept?: string;
+  /** Most redirects followed; default config.httpMaxRedirects. */
+  maxRedirects?: number;
+}
+
+export interface FetchResult {
+  /** Final status: a 2xx, or 304 when notModified. */
+  status: number;
+  notModified: boolean;
+  /** Decoded bytes (gzip, deflate, br), or null on 304. */
+  body: Buffer | null;
+  /** URL of the final hop, without credentials. */
+  finalUrl: string;
+  /** Validators of the answer; on a 304 that omits them, the ones that were sent. */
+  etag: string | null;
+  lastModified: string | null;
+  contentType: string | null;
+}
+
+export type OutboundHttpErrorKind =
+  | "timeout"
+  | "too_large"
+  | "http_status"
+  | "network"
+  | "blocked_address"
+  | "too_many_redirects"
+  | "invalid_url";
+
+export class OutboundHttpError extends Error {
+  kind: OutboundHttpErrorKind;
+  /** The HTTP status for "http_status". */
+  status?: number;
+  /** The URL that failed, without credentials. */
+  url: string;
+  constructor(kind: OutboundHttpErrorKind, url: string, detail: string, status?: number) {
+    super(`${detail} (${url})`);
+    this.name = "OutboundHttpError";
+    this.kind = kind;
+    this.url = url;
+    if (status !== undefined) this.status = status;
+  }
+}
+
+/** The URL without user:pass, safe for messages and logs; unparsable input is cut before any "@". */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return u.href;
+    u.username = "";
+    u.password = "";
+    return u.href;
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, "//");
+  }
+}
+
+const BROWSER_USER_AGENT =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Addresses the guard refuses; IPv4-mapped IPv6 addresses are matched against the IPv4 rules. */
+const BLOCKED = new net.BlockList();
+for (const [prefix, bits] of [
+  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
+  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
+] as const) BLOCKED.addSubnet(prefix, bits, "ipv4");
+for (const [prefix, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const)
+  BLOCKED.addSubnet(prefix, bits, "ipv6");
+
+export function isBlockedAddress(address: string): boolean {
+  const family = net.isIP(address);
+  return family !== 0 && BLOCKED.check(address, family === 6 ? "ipv6" : "ipv4");
+}
+
+// Pooled connections; guarded fetches keep their own pool so that they never reuse a socket opened
+// without the check.
+const agents = {
+  open: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+  guarded: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+};
+
+type Address = { address: string; family: number };
+
+/** Resolves the host of a hop and refuses it when any address is blocked; the answer is pinned for the connection. */
+async function resolveGuarded(url: URL, shown: string): Promise<Address[]> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  let addresses: Address[];
+  if (net.isIP(host)) addresses = [{ address: host, family: net.isIP(host) }];
+  else {
+    try {
+      addresses = await dns.promises.lookup(host, { all: true });
+    } catch (err: any) {
+      throw new OutboundHttpError("network", shown, `cannot resolve ${host}: ${err?.code ?? "lookup failed"}`);
+    }
+  }
+  if (addresses.length === 0 || addresses.some((a) => isBlockedAddress(a.address)))
+    throw new OutboundHttpError("blocked_address", shown, `${host} is a private, loopback or link-local address`);
+  return addresses;
+}
+
+function parseHttpUrl(raw: string, base?: string): URL {
+  let url: URL;
+  try {
+    url = base === undefined ? new URL(raw) : new URL(raw, base);
+  } catch {
+    throw new OutboundHttpError("invalid_url", redactUrl(raw), "not a valid URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new OutboundHttpError("invalid_url", redactUrl(url.href), `unsupported protocol ${url.protocol}`);
+  return url;
+}
+
+function header(res: AxiosResponse, name: string): string | null {
+  const v = res.headers[name];
+  return v === undefined || v === null ? null : String(v);
+}
+
+/** Reads the (already decoded) body stream, aborting as soon as it passes maxBytes or the deadline fires. */
+function readBody(res: AxiosResponse, maxBytes: number, signal: AbortSignal, shown: string): Promise<Buffer> {
+  const stream = res.data as Readable;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const fail = (err: OutboundHttpError) => {
+      signal.removeEventListener("abort", onAbort);
+      stream.destroy();
+      res.request?.destroy?.();
+      reject(err);
+    };
+    const onAbort = () => fail(new OutboundHttpError("timeout", shown, "timed out while reading the body"));
+    signal.addEventListener("abort", onAbort);
+    stream.on("data", (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) return fail(new OutboundHttpError("too_large", shown, `body larger than ${maxBytes} bytes`));
+      chunks.push(chunk);
+    });
+    stream.on("end", () => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(Buffer.concat(chunks, total));
+    });
+    stream.on("error", (err: any) => {
+      if (signal.aborted) return onAbort();
+      fail(new OutboundHttpError("network", shown, `body interrupted: ${err?.code ?? err?.message ?? "error"}`));
+    });
+  });
+}
+
+function discard(res: AxiosResponse): void {
+  (res.data as Readable).destroy();
+}
+
+/** GET a URL through the server's one outbound client. Throws OutboundHttpError on any failure. */
+export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise<FetchResult> {
+  let url = parseHttpUrl(rawUrl);
+  let username = opts.username;
+  let password = opts.password;
+  if (username === undefined && (url.username || url.password)) {
+    username = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  }
+  url.username = "";
+  url.password = "";
+  const authorization =
+    username !== undefined ? "Basic " + Buffer.from(`${username}:${password ?? ""}`).toString("base64") : null;
+  const authHost = url.hostname;
+
+  const maxBytes = opts.maxBytes ?? config.httpMaxBytes;
+  const maxRedirects = opts.maxRedirects ?? config.httpMaxRedirects;
+  const guarded = opts.allowPrivate === false && !config.proxyAllowPrivate;
+  const pool = guarded ? agents.guarded : agents.open;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? config.httpTimeoutMs);
+  let userAgent = `${config.serviceName}/${config.version}`;
+  let retried403 = false;
+  let sendAuth = authorization !== null;
+
+  try {
+    for (let redirects = 0; ; ) {
+      const shown = url.href;
+      const pinned = guarded ? await resolveGuarded(url, shown) : null;
+      const headers: Record<string, string> = {
+        "User-Agent": userAgent,
+        Accept: opts.accept ?? "*/*",
+        "Accept-Encoding": "gzip, deflate, br",
+      };
+      if (sendAuth && authorization) headers.Authorization = authorization;
+      if (opts.etag) headers["If-None-Match"] = opts.etag;
+      if (opts.lastModified) headers["If-Modified-Since"] = opts.lastModified;
+
+      let res: AxiosResponse;
+      try {
+        res = await axios.get(shown, {
+          headers,
+          responseType: "stream",
+          maxRedirects: 0,
+          validateStatus: () => true,
+          decompress: true,
+          maxContentLength: -1,
+          proxy: false,
+          signal: controller.signal,
+          httpAgent: pool.http,
+          httpsAgent: pool.https,
+          ...(pinned ? { lookup: async () => pinned } : {}),
+        });
+      } catch (err: any) {
+        // Only the code and message are kept: the axios error carries the request headers (credentials).
+        if (controller.signal.aborted) throw new OutboundHttpError("timeout", shown, "timed out");
+        throw new OutboundHttpError("network", shown, `request failed: ${err?.code ?? err?.message ?? "error"}`);
+      }
+
+      const status = res.status;
+      if (REDIRECT_STATUSES.has(status) && res.headers.location) {
+        discard(res);
+        if (++redirects > maxRedirects)
+          throw new OutboundHttpError("too_many_redirects", shown, `more than ${maxRedirects} redirects`);
+        const next = parseHttpUrl(String(res.headers.location), shown);
+        next.username = "";
+        next.password = "";
+        // Credentials stay with the host they were given for, and never go down from https to http.
+        if (next.hostname !== authHost || (url.protocol === "https:" && next.protocol === "http:")) sendAuth = false;
+        url = next;
+        continue;
+      }
+      if (status === 403 && !retried403) {
+        // Some hosts refuse anything that does not look like a browser: one retry with a browser's User-Agent.
+        discard(res);
+        retried403 = true;
+        userAgent = BROWSER_USER_AGENT;
+        continue;
+      }
+      const etag = header(res, "etag");
+      const lastModified = header(res, "last-modified");
+      const contentType = header(res, "content-type");
+      if (status === 304) {
+        discard(res);
+        return {
+          status, notModified: true, body: null, finalUrl: shown,
+          etag: etag ?? opts.etag ?? null, lastModified: lastModified ?? opts.lastModified ?? null, contentType,
+        };
+      }
+      if (status < 200 || status > 299) {
+        discard(res);
+        throw new OutboundHttpError("http_status", shown, `HTTP ${status}`, status);
+      }
+      const declared = Number(res.headers["content-length"]);
+      // A declared length above the cap fails before reading; decoding only makes a body larger.
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        discard(res);
+        throw new OutboundHttpError("too_large", shown, `body of ${declared} bytes is larger than ${maxBytes}`);
+      }
+      const body = await readBody(res, maxBytes, controller.signal, shown);
+      return { status, notModified: false, body, finalUrl: shown, etag, lastModified, contentType };
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
