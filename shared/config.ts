@@ -71,8 +71,22 @@ export const config = {
   httpMaxBytes: int("HTTP_MAX_BYTES", 50 * 1024 * 1024),
   /** Most redirects an outbound fetch follows. */
   httpMaxRedirects: int("HTTP_MAX_REDIRECTS", 5),
-  /** Lets the image proxy fetch loopback, link-local and private addresses (off: SSRF guard). */
-  proxyAllowPrivate: bool("PROXY_ALLOW_PRIVATE", false),
+  /** Private addresses the image proxy may fetch: "false" (SSRF guard on), "true" (all), or a comma list of addresses / CIDRs. */
+  proxyAllowPrivate: env.PROXY_ALLOW_PRIVATE || "false",
+
+  // OIDC login (services/oidc.service.ts).
+  /** Tells clients to hide the username/password form (public_oidc_providers). */
+  oidcDisableStandardLogin: bool("OIDC_DISABLE_STANDARD_LOGIN", false),
+  /** Redirect URI given to providers; empty = {API_URL or the request's origin}/api/auth/callback. */
+  oidcRedirectUri: env.OIDC_REDIRECT_URI || "",
+  /** Comma list of URL prefixes (besides the server's own origin) that may receive the key after login, e.g. app schemes. */
+  oidcAllowedRedirects: (env.OIDC_ALLOWED_REDIRECTS || "").split(",").map((s) => s.trim()).filter(Boolean),
+  /** Accept http:// provider endpoints (loopback tests, trusted LANs); https only otherwise. */
+  oidcAllowHttp: bool("OIDC_ALLOW_HTTP", false),
+
+  // Accounts and settings (services/users.service.ts).
+  /** Language code get_server_default_language reports; one of get_available_languages. */
+  defaultLanguage: env.DEFAULT_LANGUAGE || "en",
 };
 
 export type Config = typeof config;

@@ -22,7 +22,7 @@ export interface FetchOptions {
   maxBytes?: number;
   /** Deadline for the whole fetch (every hop, the retry and the body). Default config.httpTimeoutMs. */
   timeoutMs?: number;
-  /** false refuses loopback, link-local and private addresses (image proxy) unless PROXY_ALLOW_PRIVATE. */
+  /** false refuses loopback, link-local and private addresses (image proxy) except those PROXY_ALLOW_PRIVATE lets through. */
   allowPrivate?: boolean;
   /** Accept header; default any type. */
   accept?: string;
@@ -94,9 +94,42 @@ for (const [prefix, bits] of [
 for (const [prefix, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const)
   BLOCKED.addSubnet(prefix, bits, "ipv6");
 
+type Exempt = "all" | net.BlockList;
+let exemptCache: { value: string; exempt: Exempt } | null = null;
+
+/** PROXY_ALLOW_PRIVATE parsed: "all", or the addresses / CIDRs let through the guard (possibly none). */
+function exemptions(value: string): Exempt {
+  if (exemptCache?.value === value) return exemptCache.exempt;
+  const word = value.trim().toLowerCase();
+  let exempt: Exempt;
+  if (["1", "true", "yes", "on"].includes(word)) exempt = "all";
+  else {
+    exempt = new net.BlockList();
+    if (!["", "0", "false", "no", "off"].includes(word)) {
+      for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+        const [address, bits] = entry.split("/");
+        const family = net.isIP(address);
+        const type = family === 6 ? "ipv6" : "ipv4";
+        if (family === 0 || (bits !== undefined && !/^\d+$/.test(bits)))
+          throw new Error(`PROXY_ALLOW_PRIVATE: "${entry}" is not an address or CIDR`);
+        if (bits === undefined) exempt.addAddress(address, type);
+        else exempt.addSubnet(address, Number(bits), type);
+      }
+    }
+  }
+  exemptCache = { value, exempt };
+  return exempt;
+}
+
+/** True for loopback, link-local, private and other non-public addresses (IPv4-mapped IPv6 included). */
 export function isBlockedAddress(address: string): boolean {
   const family = net.isIP(address);
   return family !== 0 && BLOCKED.check(address, family === 6 ? "ipv6" : "ipv4");
+}
+
+function refused(address: string, exempt: net.BlockList): boolean {
+  const type = net.isIP(address) === 6 ? "ipv6" : "ipv4";
+  return isBlockedAddress(address) && !exempt.check(address, type);
 }
 
 // Pooled connections; guarded fetches keep their own pool so that they never reuse a socket opened
@@ -109,7 +142,7 @@ const agents = {
 type Address = { address: string; family: number };
 
 /** Resolves the host of a hop and refuses it when any address is blocked; the answer is pinned for the connection. */
-async function resolveGuarded(url: URL, shown: string): Promise<Address[]> {
+async function resolveGuarded(url: URL, shown: string, exempt: net.BlockList): Promise<Address[]> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: Address[];
   if (net.isIP(host)) addresses = [{ address: host, family: net.isIP(host) }];
@@ -120,7 +153,7 @@ async function resolveGuarded(url: URL, shown: string): Promise<Address[]> {
       throw new OutboundHttpError("network", shown, `cannot resolve ${host}: ${err?.code ?? "lookup failed"}`);
     }
   }
-  if (addresses.length === 0 || addresses.some((a) => isBlockedAddress(a.address)))
+  if (addresses.length === 0 || addresses.some((a) => refused(a.address, exempt)))
     throw new OutboundHttpError("blocked_address", shown, `${host} is a private, loopback or link-local address`);
   return addresses;
 }
@@ -139,7 +172,7 @@ function parseHttpUrl(raw: string, base?: string): URL {
 
 function header(res: AxiosResponse, name: string): string | null {
   const v = res.headers[name];
-  return v === undefined || v === null ? null : String(v);
+  return v === undefined || v === null || v === "" ? null : String(v);
 }
 
 /** Reads the (already decoded) body stream, aborting as soon as it passes maxBytes or the deadline fires. */
@@ -193,8 +226,8 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
 
   const maxBytes = opts.maxBytes ?? config.httpMaxBytes;
   const maxRedirects = opts.maxRedirects ?? config.httpMaxRedirects;
-  const guarded = opts.allowPrivate === false && !config.proxyAllowPrivate;
-  const pool = guarded ? agents.guarded : agents.open;
+  const exempt = opts.allowPrivate === false ? exemptions(config.proxyAllowPrivate) : "all";
+  const pool = exempt === "all" ? agents.open : agents.guarded;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? config.httpTimeoutMs);
   let userAgent = `${config.serviceName}/${config.version}`;
@@ -204,7 +237,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
   try {
     for (let redirects = 0; ; ) {
       const shown = url.href;
-      const pinned = guarded ? await resolveGuarded(url, shown) : null;
+      const pinned = exempt === "all" ? null : await resolveGuarded(url, shown, exempt);
       const headers: Record<string, string> = {
         "User-Agent": userAgent,
         Accept: opts.accept ?? "*/*",

@@ -36,8 +36,9 @@ export interface Loopback {
 }
 
 function answer(route: StaticAnswer, res: http.ServerResponse): void {
-  res.writeHead(route.status ?? 200, route.headers ?? {});
-  res.end(route.body ?? "");
+  const body = route.body ?? "";
+  res.writeHead(route.status ?? 200, { "Content-Length": String(Buffer.byteLength(body)), ...route.headers });
+  res.end(body);
 }
 
 /**
