@@ -170,6 +170,14 @@ function parseHttpUrl(raw: string, base?: string): URL {
   return url;
 }
 
+function decodeUserinfo(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part; // a stray "%" is taken literally
+  }
+}
+
 function header(res: AxiosResponse, name: string): string | null {
   const v = res.headers[name];
   return v === undefined || v === null || v === "" ? null : String(v);
@@ -215,8 +223,8 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
   let username = opts.username;
   let password = opts.password;
   if (username === undefined && (url.username || url.password)) {
-    username = decodeURIComponent(url.username);
-    password = decodeURIComponent(url.password);
+    username = decodeUserinfo(url.username);
+    password = decodeUserinfo(url.password);
   }
   url.username = "";
   url.password = "";

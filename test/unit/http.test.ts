@@ -199,6 +199,8 @@ describe("basic-auth feeds", () => {
     const r = await fetchUrl(p.url.replace("//", "//bob:p%40ss@") + "/f");
     expect(p.requests[0].headers.authorization).toBe(basic("bob", "p@ss"));
     expect(r.finalUrl).toBe(`${p.url}/f`);
+    await fetchUrl(p.url.replace("//", "//bob:50%@") + "/f");
+    expect(p.requests[1].headers.authorization).toBe(basic("bob", "50%"));
   });
 
   test("credentials are not forwarded to a redirect on another host", async () => {
