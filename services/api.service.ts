@@ -64,6 +64,7 @@ const ApiService: ServiceSchema = {
         },
         onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
           if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
+          ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
         },
         onError: sendError,
       },

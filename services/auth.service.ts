@@ -9,7 +9,7 @@ import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashApiKey } from "../shared/secrets";
-import type { AuthUser, GatewayMeta, UserAuthInfo, VerifiedLogin } from "../shared/types";
+import type { AuthUser, GatewayMeta, UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/types";
 
 /** A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key. */
 export interface ApiKeyDoc {
@@ -26,12 +26,31 @@ export interface ApiKeyDoc {
 const userIdParam = { type: "number", integer: true, positive: true, convert: true };
 const FAILURE_WINDOW_SECONDS = 60;
 
+/** Second login step with MFA on: a single-use token from get_key, stored only as its hash. */
+interface MfaSessionDoc {
+  _id: number;
+  token_hash: string;
+  user_id: number;
+  attempts: number;
+  expires_at: Date;
+  /** Kept past expiry so that a late attempt answers session_expired rather than invalid_session. */
+  purge_at: Date;
+}
+/** The spec's session token lifetime. */
+const MFA_SESSION_SECONDS = 300;
+const MFA_SESSION_PURGE_SECONDS = 3600;
+/** Wrong codes a session token survives; then it is gone, so the 6 digits cannot be walked through. */
+const MFA_MAX_ATTEMPTS = 5;
+
 const AuthService: ServiceSchema = {
   name: "auth",
   mixins: [
     DbMixin(
       { name: "api_keys", indexes: [{ fields: { key_hash: 1 }, unique: true }, { fields: { user_id: 1 } }] },
-      [{ name: "login_failures", indexes: [{ fields: { at: 1 }, expireAfterSeconds: FAILURE_WINDOW_SECONDS }] }],
+      [
+        { name: "login_failures", indexes: [{ fields: { at: 1 }, expireAfterSeconds: FAILURE_WINDOW_SECONDS }] },
+        { name: "mfa_sessions", indexes: [{ fields: { token_hash: 1 }, unique: true }, { fields: { purge_at: 1 }, expireAfterSeconds: 0 }] },
+      ],
     ),
   ],
   actions: {
@@ -50,8 +69,36 @@ const AuthService: ServiceSchema = {
           this.logger.warn("login failed", { username });
           throw new UnauthorizedError("Invalid username or password");
         }
+        if (login.mfa_enabled) {
+          const token = await this.createMfaSession(login.user_id);
+          return { status: "mfa_required", retrieved_key: null, mfa_required: true, user_id: login.user_id, mfa_session_token: token };
+        }
         const { key } = await this.issueKey(login.user_id, "login", false, null);
         return { status: "success", retrieved_key: key, mfa_required: false, user_id: login.user_id, mfa_session_token: null };
+      },
+    },
+    /** The spec's MFA login table: success (key, token consumed), invalid_code, session_expired; invalid_session for unknown tokens. */
+    verify_mfa_and_get_key: {
+      params: {
+        mfa_session_token: { type: "string", min: 1, max: 256 },
+        mfa_code: { type: "string", convert: true, trim: true, min: 1, max: 16 },
+      },
+      async handler(this: any, ctx: Context<any>) {
+        const answer = (status: string, key: string | null = null) => ({ status, retrieved_key: key, verified: status === "success" });
+        const session: MfaSessionDoc | null = await this.stores.mfa_sessions.findOne({ token_hash: hashApiKey(ctx.params.mfa_session_token) });
+        if (!session) return answer("invalid_session");
+        if (new Date(session.expires_at).getTime() <= Date.now()) return answer("session_expired");
+        const valid: boolean = await ctx.call("users.check_mfa_code", { user_id: session.user_id, mfa_code: ctx.params.mfa_code });
+        if (!valid) {
+          if (session.attempts + 1 >= MFA_MAX_ATTEMPTS) await this.stores.mfa_sessions.removeMany({ _id: session._id });
+          else await this.stores.mfa_sessions.updateMany({ _id: session._id }, { $inc: { attempts: 1 } });
+          this.logger.warn("MFA code refused", { user_id: session.user_id });
+          return answer("invalid_code");
+        }
+        // Single use: of two concurrent requests with the same token only the one that removes it gets a key.
+        if ((await this.stores.mfa_sessions.removeMany({ _id: session._id })) !== 1) return answer("invalid_session");
+        const { key } = await this.issueKey(session.user_id, "login", false, null);
+        return answer("success", key);
       },
     },
     verify_key: {
@@ -115,6 +162,15 @@ const AuthService: ServiceSchema = {
 
     // --- Internal actions ---
 
+    /** A new login key for a user another service has authenticated (OIDC callback). */
+    issue_login_key: {
+      visibility: "public",
+      params: { user_id: userIdParam },
+      async handler(this: any, ctx: Context<{ user_id: number }>): Promise<{ key: string }> {
+        const { key } = await this.issueKey(ctx.params.user_id, "login", false, null);
+        return { key };
+      },
+    },
     /** The gateway's one lookup per request: key hash -> ctx.meta.user, or null. Cached by hash. */
     resolve_key: {
       visibility: "public",
@@ -146,6 +202,20 @@ const AuthService: ServiceSchema = {
       if (kind === "login") await this.retireOldLoginKeys(userId);
       return { key, doc };
     },
+    async createMfaSession(this: any, userId: number): Promise<string> {
+      const token = generateApiKey();
+      const now = Date.now();
+      const doc: MfaSessionDoc = {
+        _id: await this.nextId("mfa_sessions"),
+        token_hash: hashApiKey(token),
+        user_id: userId,
+        attempts: 0,
+        expires_at: new Date(now + MFA_SESSION_SECONDS * 1000),
+        purge_at: new Date(now + MFA_SESSION_PURGE_SECONDS * 1000),
+      };
+      await this.stores.mfa_sessions.insert(doc);
+      return token;
+    },
     async retireOldLoginKeys(this: any, userId: number) {
       const logins: ApiKeyDoc[] = await this.adapter.find({ query: { user_id: userId, kind: "login" }, sort: ["-_id"] });
       const old = logins.slice(config.maxLoginKeys);
@@ -159,6 +229,23 @@ const AuthService: ServiceSchema = {
     },
   },
   events: {
+    /** The account is gone: its keys and pending MFA logins go too (other nodes drop the cached lookups). */
+    "user.removed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        const keys: ApiKeyDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
+        await this.adapter.removeMany({ user_id: ctx.params.user_id });
+        await this.stores.mfa_sessions.removeMany({ user_id: ctx.params.user_id });
+        if (keys.length) await this.forgetKeys(keys.map((k) => k.key_hash));
+      },
+    },
+    /** Cached lookups carry the admin flag; this node's memory cache drops them all (the event is broadcast). */
+    "user.rights_changed": {
+      params: { user_id: "number" },
+      async handler(this: any) {
+        if (this.broker.cacher) await this.broker.cacher.clean("auth.resolve_key**");
+      },
+    },
     "auth.keys_removed": {
       params: { key_hashes: { type: "array", items: "string" } },
       async handler(this: any, ctx: Context<{ key_hashes: string[] }>) {

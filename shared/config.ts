@@ -87,6 +87,18 @@ export const config = {
   // Accounts and settings (services/users.service.ts).
   /** Language code get_server_default_language reports; one of get_available_languages. */
   defaultLanguage: env.DEFAULT_LANGUAGE || "en",
+
+  // Feeds and subscriptions (services/feeds.service.ts, podcasts.service.ts).
+  /** Minutes between two scheduled refreshes of every subscribed feed; 0 turns the scheduler off. */
+  refreshInterval: int("REFRESH_INTERVAL", 30),
+  /** Feed refreshes in flight per feeds replica during a refresh. */
+  refreshConcurrency: int("REFRESH_CONCURRENCY", 16),
+  /** Seconds the scheduler lease lasts unless renewed (renewed every third of it) before another replica takes over. */
+  refreshLeaseSeconds: int("REFRESH_LEASE_SECONDS", 60),
+  /** fetch_podcast_feed calls per user per minute before 429. */
+  feedFetchPerMinute: int("FEED_FETCH_PER_MINUTE", 30),
+  /** Newest episodes of a new feed stored before add_podcast answers; the older ones follow right after. */
+  addPodcastSyncEpisodes: int("ADD_PODCAST_SYNC_EPISODES", 30),
 };
 
 export type Config = typeof config;

@@ -24,6 +24,10 @@ export class ConflictError extends MoleculerClientError {
 export class TooManyRequestsError extends MoleculerClientError {
   constructor(message = "Too many requests") { super(message, 429, "too_many_requests"); }
 }
+/** A failure the client must see as a 500 with a generic message (e.g. an upstream token exchange). */
+export class InternalServerError extends MoleculerError {
+  constructor(message = "Internal server error") { super(message, 500, "internal_error"); }
+}
 export class ServiceUnavailableError extends MoleculerError {
   constructor(message = "Service unavailable") { super(message, 503, "service_unavailable"); }
 }

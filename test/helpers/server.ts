@@ -5,14 +5,19 @@
 import fs from "fs";
 import os from "os";
 import path from "path";
-import { ServiceBroker, ServiceSchema } from "moleculer";
+import { BrokerOptions, ServiceBroker, ServiceSchema } from "moleculer";
 import brokerConfig from "../../moleculer.config";
 import { config } from "../../shared/config";
 import ApiService from "../../services/api.service";
 import UsersService from "../../services/users.service";
 import AuthService from "../../services/auth.service";
+import OidcService from "../../services/oidc.service";
+import NotificationsService from "../../services/notifications.service";
+import PodcastsService from "../../services/podcasts.service";
+import EpisodesService from "../../services/episodes.service";
+import FeedsService from "../../services/feeds.service";
 
-export const ALL_SERVICES: ServiceSchema[] = [ApiService, UsersService, AuthService];
+export const ALL_SERVICES: ServiceSchema[] = [ApiService, UsersService, AuthService, OidcService, NotificationsService, PodcastsService, EpisodesService, FeedsService];
 
 export interface TestServer {
   broker: ServiceBroker;
@@ -25,12 +30,12 @@ export function tempDir(prefix = "podcast-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[] } = {}): Promise<TestServer> {
+export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[]; broker?: BrokerOptions } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   config.dataDir = dataDir;
   config.port = 0;
   config.host = "127.0.0.1";
-  const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false, nodeID: `test-${process.pid}-${Date.now()}` });
+  const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false, nodeID: `test-${process.pid}-${Date.now()}`, ...opts.broker });
   for (const schema of opts.services ?? ALL_SERVICES) broker.createService(schema);
   await broker.start();
   const api: any = broker.getLocalService("api");

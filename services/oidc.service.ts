@@ -1,0 +1,386 @@
+/**
+ * OIDC login: the providers an admin configures, the states clients store before sending a browser to a
+ * provider (5 minutes, single use, with the PKCE code_verifier), and the callback that exchanges the code
+ * with openid-client, reads userinfo, logs the person into their account (users.oidc_login) and sends
+ * the browser back to the client with a login key (auth.issue_login_key).
+ *
+ * Providers are configured with explicit endpoints and no issuer or JWKS, so the identity comes from the
+ * userinfo endpoint, called with the access token (OIDC Core 5.3), not from an ID Token the server could
+ * not verify. openid-client talks to the provider with fetch (not shared/http.ts): its token and
+ * userinfo calls need its own request shaping and response checks.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import * as oidc from "openid-client";
+import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { config } from "../shared/config";
+import { BadRequestError, ConflictError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import type { GatewayMeta, OidcLoginParams, OidcLoginResult } from "../shared/types";
+
+/** A configured provider. client_secret never leaves this service. */
+export interface OidcProviderDoc {
+  _id: number;
+  provider_name: string;
+  client_id: string;
+  client_secret: string;
+  authorization_url: string;
+  token_url: string;
+  user_info_url: string;
+  button_text: string;
+  scope: string;
+  button_color: string;
+  button_text_color: string;
+  icon_svg: string | null;
+  name_claim: string | null;
+  email_claim: string | null;
+  username_claim: string | null;
+  roles_claim: string | null;
+  user_role: string | null;
+  admin_role: string | null;
+  created_at: Date;
+}
+
+/** A login in progress: stored by the client before it opens the provider's login page. */
+interface OidcStateDoc {
+  _id: string;
+  client_id: string;
+  origin_url: string | null;
+  code_verifier: string | null;
+  redirect_uri: string;
+  created_at: Date;
+}
+
+const STATE_TTL_SECONDS = 300;
+const CALLBACK_PATH = "/api/auth/callback";
+
+const str = (max: number) => ({ type: "string", trim: true, min: 1, max });
+const optStr = (max: number) => ({ type: "string", trim: true, max, optional: true, nullable: true });
+const endpoint = { type: "url", max: 2048 };
+const providerIdParam = { type: "number", integer: true, positive: true, convert: true };
+
+/** A claim by name, or by dotted path for nested claims (Keycloak's realm_access.roles). */
+function claimAt(claims: Record<string, unknown>, name: string): unknown {
+  if (name in claims) return claims[name];
+  return name.split(".").reduce<any>((v, part) => (v && typeof v === "object" ? v[part] : undefined), claims);
+}
+
+/** Role claims come as arrays or as space/comma separated strings. */
+function rolesOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  if (typeof value === "string") return value.split(/[\s,]+/).filter(Boolean);
+  return [];
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value.trim() : "";
+}
+
+/** icon_svg holds SVG markup or an image URL; clients get a URL either way. */
+function iconUrl(icon: string | null): string | null {
+  if (!icon) return null;
+  if (/^(https?:|data:)/i.test(icon)) return icon;
+  return `data:image/svg+xml;base64,${Buffer.from(icon, "utf8").toString("base64")}`;
+}
+
+function publicOrigin(meta: GatewayMeta): string {
+  return (config.apiUrl || meta.requestOrigin || "").replace(/\/+$/, "");
+}
+
+function redirectUriFor(meta: GatewayMeta): string {
+  return config.oidcRedirectUri || `${publicOrigin(meta)}${CALLBACK_PATH}`;
+}
+
+/**
+ * The login key travels to origin_url, so only the server's own origin, relative paths and the
+ * configured prefixes may receive it: a stored state must not send someone's key to a stranger's site.
+ */
+function isAllowedReturn(url: string, meta: GatewayMeta): boolean {
+  if (url.startsWith("/") && !url.startsWith("//") && !url.startsWith("/\\")) return true;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  const own = [config.apiUrl, meta.requestOrigin].filter(Boolean).map((o) => new URL(o as string).origin);
+  if (own.includes(parsed.origin)) return true;
+  return config.oidcAllowedRedirects.some((prefix) => url.startsWith(prefix));
+}
+
+function withKey(target: string, key: string): string {
+  const [base, hash] = target.split("#", 2);
+  const sep = base.includes("?") ? "&" : "?";
+  return `${base}${sep}api_key=${encodeURIComponent(key)}${hash !== undefined ? `#${hash}` : ""}`;
+}
+
+const OidcService: ServiceSchema = {
+  name: "oidc",
+  mixins: [
+    DbMixin(
+      { name: "oidc_providers", indexes: [{ fields: { client_id: 1 }, unique: true }] },
+      [{ name: "oidc_states", indexes: [{ fields: { created_at: 1 }, expireAfterSeconds: STATE_TTL_SECONDS }] }],
+    ),
+  ],
+  actions: {
+    add_oidc_provider: {
+      params: {
+        provider_name: str(255),
+        client_id: str(512),
+        client_secret: str(4096),
+        authorization_url: endpoint,
+        token_url: endpoint,
+        user_info_url: endpoint,
+        button_text: str(255),
+        scope: str(1024),
+        button_color: str(64),
+        button_text_color: str(64),
+        icon_svg: optStr(100_000),
+        name_claim: optStr(255),
+        email_claim: optStr(255),
+        username_claim: optStr(255),
+        roles_claim: optStr(255),
+        user_role: optStr(255),
+        admin_role: optStr(255),
+      },
+      async handler(this: any, ctx: Context<any>) {
+        const p = ctx.params;
+        for (const field of ["authorization_url", "token_url", "user_info_url"]) {
+          if (!config.oidcAllowHttp && !p[field].toLowerCase().startsWith("https://")) {
+            throw new BadRequestError(`${field} must be an https:// URL (set OIDC_ALLOW_HTTP=true to allow http)`);
+          }
+        }
+        const optional = (v: string | null | undefined) => (v ? v : null);
+        const doc: OidcProviderDoc = {
+          _id: await this.nextId("oidc_providers"),
+          provider_name: p.provider_name,
+          client_id: p.client_id,
+          client_secret: p.client_secret,
+          authorization_url: p.authorization_url,
+          token_url: p.token_url,
+          user_info_url: p.user_info_url,
+          button_text: p.button_text,
+          scope: p.scope,
+          button_color: p.button_color,
+          button_text_color: p.button_text_color,
+          icon_svg: optional(p.icon_svg),
+          name_claim: optional(p.name_claim),
+          email_claim: optional(p.email_claim),
+          username_claim: optional(p.username_claim),
+          roles_claim: optional(p.roles_claim),
+          user_role: optional(p.user_role),
+          admin_role: optional(p.admin_role),
+          created_at: new Date(),
+        };
+        try {
+          await this.adapter.insert(doc);
+        } catch (err) {
+          // The callback finds the provider by client_id, so it must name one provider.
+          if (isDuplicateKeyError(err)) throw new ConflictError("A provider with this client_id already exists");
+          throw err;
+        }
+        this.logger.info("oidc provider added", { provider_id: doc._id, provider_name: doc.provider_name });
+        return { detail: "OIDC provider added", provider_id: doc._id };
+      },
+    },
+    list_oidc_providers: {
+      params: {},
+      async handler(this: any) {
+        const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
+        return {
+          providers: docs.map(({ _id, client_secret: _secret, created_at, ...rest }) => ({
+            provider_id: _id,
+            ...rest,
+            created_at: new Date(created_at).toISOString(),
+          })),
+        };
+      },
+    },
+    remove_oidc_provider: {
+      params: { provider_id: providerIdParam },
+      async handler(this: any, ctx: Context<any>) {
+        const removed = await this.adapter.removeMany({ _id: ctx.params.provider_id });
+        if (!removed) throw new NotFoundError("OIDC provider not found");
+        this.logger.info("oidc provider removed", { provider_id: ctx.params.provider_id });
+        return { detail: "OIDC provider removed" };
+      },
+    },
+    /** What a login page needs: one button per provider, and whether to hide the password form. */
+    public_oidc_providers: {
+      params: {},
+      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+        const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
+        const redirectUri = redirectUriFor(ctx.meta);
+        return {
+          providers: docs.map((d) => ({
+            id: d._id,
+            name: d.provider_name,
+            icon_url: iconUrl(d.icon_svg),
+            icon: d.icon_svg,
+            // The client appends state, code_challenge and code_challenge_method=S256 after store_state.
+            login_url: oidc.buildAuthorizationUrl(this.clientConfig(d), { redirect_uri: redirectUri, scope: d.scope, response_type: "code" }).href,
+            client_id: d.client_id,
+            scope: d.scope,
+            button_text: d.button_text,
+            button_color: d.button_color,
+            button_text_color: d.button_text_color,
+          })),
+          disable_standard_login: config.oidcDisableStandardLogin,
+        };
+      },
+    },
+    store_state: {
+      params: {
+        state: { type: "string", min: 8, max: 512 },
+        client_id: { type: "string", min: 1, max: 512 },
+        origin_url: { type: "string", max: 2048, optional: true, nullable: true },
+        code_verifier: { type: "string", min: 43, max: 128, pattern: /^[A-Za-z0-9\-._~]+$/, optional: true, nullable: true },
+      },
+      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+        const p = ctx.params;
+        if (!(await this.adapter.findOne({ client_id: p.client_id }))) throw new BadRequestError("Unknown OIDC client_id");
+        if (p.origin_url && !isAllowedReturn(p.origin_url, ctx.meta)) {
+          throw new BadRequestError("origin_url is not an address of this server or of OIDC_ALLOWED_REDIRECTS");
+        }
+        const doc: OidcStateDoc = {
+          _id: p.state,
+          client_id: p.client_id,
+          origin_url: p.origin_url || null,
+          code_verifier: p.code_verifier || null,
+          // The token request must repeat the redirect_uri of the authorization request.
+          redirect_uri: redirectUriFor(ctx.meta),
+          created_at: new Date(),
+        };
+        try {
+          await this.stores.oidc_states.insert(doc);
+        } catch (err) {
+          if (isDuplicateKeyError(err)) throw new ConflictError("This state is already in use");
+          throw err;
+        }
+        return { detail: "State stored", expires_in: STATE_TTL_SECONDS };
+      },
+    },
+    callback: {
+      params: {
+        code: { type: "string", max: 4096, optional: true },
+        state: { type: "string", max: 512, optional: true },
+        error: { type: "string", max: 256, optional: true },
+        error_description: { type: "string", max: 2048, optional: true },
+      },
+      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+        const p = ctx.params;
+        if (p.error) {
+          // The state dies with the refused attempt: it is single use.
+          if (p.state) await this.consumeState(p.state);
+          this.logger.warn("oidc login refused by provider", { error: p.error });
+          throw new UnauthorizedError(`The OIDC provider refused the login: ${p.error}`);
+        }
+        if (!p.state || !p.code) throw new BadRequestError("code and state are required");
+        const state: OidcStateDoc | null = await this.consumeState(p.state);
+        if (!state) throw new BadRequestError("Invalid or expired state");
+        const provider: OidcProviderDoc | null = await this.adapter.findOne({ client_id: state.client_id });
+        if (!provider) throw new BadRequestError("The OIDC provider of this login no longer exists");
+
+        const clientConfig = this.clientConfig(provider);
+        const accessToken = await this.exchangeCode(clientConfig, provider, state, p);
+        const claims = await this.fetchClaims(clientConfig, provider, accessToken);
+        const identity = this.identityFrom(provider, claims);
+        const login: OidcLoginResult = await ctx.call("users.oidc_login", identity);
+        const { key } = await ctx.call<{ key: string }, { user_id: number }>("auth.issue_login_key", { user_id: login.user_id });
+        this.logger.info("oidc login", { provider_id: provider._id, user_id: login.user_id, created: login.created });
+        Object.assign(ctx.meta, { $statusCode: 302, $location: withKey(state.origin_url || "/", key) });
+        return null;
+      },
+    },
+  },
+  methods: {
+    /** The state once: removing it is what claims it, so two callbacks with one state cannot both win. */
+    async consumeState(this: any, id: string): Promise<OidcStateDoc | null> {
+      const doc: OidcStateDoc | null = await this.stores.oidc_states.findOne({ _id: id });
+      if (!doc) return null;
+      const removed = await this.stores.oidc_states.removeMany({ _id: id });
+      if (!removed) return null;
+      // TTL indexes sweep late (MongoDB once a minute), so age is checked here too.
+      if (Date.now() - new Date(doc.created_at).getTime() > STATE_TTL_SECONDS * 1000) return null;
+      return doc;
+    },
+    clientConfig(this: any, d: OidcProviderDoc): oidc.Configuration {
+      const server: oidc.ServerMetadata = {
+        // No issuer is configured; the ID Token (the only thing checked against it) is not used, see below.
+        issuer: new URL(d.authorization_url).origin,
+        authorization_endpoint: d.authorization_url,
+        token_endpoint: d.token_url,
+        userinfo_endpoint: d.user_info_url,
+      };
+      const cfg = new oidc.Configuration(server, d.client_id, undefined, oidc.ClientSecretPost(d.client_secret));
+      if (config.oidcAllowHttp) oidc.allowInsecureRequests(cfg);
+      // An ID Token would be checked against an issuer the server does not know; identity comes from
+      // userinfo instead, so the token response is read without it.
+      cfg[oidc.customFetch] = async (url, options) => {
+        const res = await fetch(url, options as RequestInit);
+        if (url !== d.token_url || !res.ok) return res;
+        const raw = await res.text();
+        let body: any;
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          return new Response(raw, { status: res.status, headers: res.headers }); // openid-client reports it
+        }
+        if (body && typeof body === "object") delete body.id_token;
+        return new Response(JSON.stringify(body), { status: res.status, headers: { "content-type": "application/json" } });
+      };
+      return cfg;
+    },
+    /** Code -> access token. Any failure here is the spec's 500 "token exchange failure". */
+    async exchangeCode(this: any, cfg: oidc.Configuration, d: OidcProviderDoc, state: OidcStateDoc, p: { code: string; state: string }): Promise<string> {
+      const current = new URL(state.redirect_uri);
+      current.searchParams.set("code", p.code);
+      current.searchParams.set("state", p.state);
+      try {
+        const tokens = await oidc.authorizationCodeGrant(cfg, current, {
+          expectedState: state._id,
+          pkceCodeVerifier: state.code_verifier ?? undefined,
+        });
+        return tokens.access_token;
+      } catch (err: any) {
+        this.logger.error("oidc token exchange failed", { provider_id: d._id, error: err?.error ?? err?.code ?? err?.name, status: err?.status });
+        throw new InternalServerError("OIDC token exchange failed");
+      }
+    },
+    /** userinfo with the access token; a provider that will not answer refuses the login (401). */
+    async fetchClaims(this: any, cfg: oidc.Configuration, d: OidcProviderDoc, accessToken: string): Promise<Record<string, unknown>> {
+      let res: Response;
+      try {
+        // fetchProtectedResource rather than fetchUserInfo: plain OAuth 2 userinfo endpoints omit "sub".
+        res = await oidc.fetchProtectedResource(cfg, accessToken, new URL(d.user_info_url), "GET", undefined, new Headers({ accept: "application/json" }));
+      } catch (err: any) {
+        this.logger.warn("oidc userinfo failed", { provider_id: d._id, error: err?.code ?? err?.name });
+        throw new UnauthorizedError("The OIDC provider refused the userinfo request");
+      }
+      const claims = res.ok ? await res.json().catch(() => null) : null;
+      if (!claims || typeof claims !== "object" || Array.isArray(claims)) {
+        this.logger.warn("oidc userinfo failed", { provider_id: d._id, status: res.status });
+        throw new UnauthorizedError("The OIDC provider refused the userinfo request");
+      }
+      return claims as Record<string, unknown>;
+    },
+    /** Claims -> the account to log into, with the provider's claim names and role rules. */
+    identityFrom(this: any, d: OidcProviderDoc, claims: Record<string, unknown>): OidcLoginParams {
+      const email = text(claimAt(claims, d.email_claim || "email")).toLowerCase();
+      if (!email || !email.includes("@")) throw new UnauthorizedError("The OIDC provider gave no email address");
+      // Linking by email trusts the provider's address; one it says is unverified links nobody.
+      if (claims.email_verified === false) throw new UnauthorizedError("The OIDC provider has not verified this email address");
+      const roles = d.roles_claim ? rolesOf(claimAt(claims, d.roles_claim)) : [];
+      const grantAdmin = !!(d.roles_claim && d.admin_role && roles.includes(d.admin_role));
+      if (d.roles_claim && d.user_role && !grantAdmin && !roles.includes(d.user_role)) {
+        throw new ForbiddenError("Your account at the OIDC provider lacks the role needed to log in");
+      }
+      return {
+        email,
+        username: text(claimAt(claims, d.username_claim || "preferred_username")) || email.split("@")[0],
+        fullname: text(claimAt(claims, d.name_claim || "name")) || email.split("@")[0],
+        grant_admin: grantAdmin,
+      };
+    },
+  },
+};
+
+export default OidcService;
