@@ -1,0 +1,270 @@
+/**
+ * Feeds: fetching (shared/http.ts) and parsing (shared/feed-parser.ts) podcast feeds, refreshing the
+ * stored ones, and the refresh scheduler.
+ *
+ * A refresh sends the stored ETag / Last-Modified and hashes the body: a 304 or the same sha256 as
+ * last time ends it with no write at all. A changed feed goes to episodes.sync_episodes (matching by
+ * guid, enclosure URL without query, title) and podcasts.apply_feed.
+ *
+ * Scheduler: every replica ticks every third of REFRESH_LEASE_SECONDS and tries to claim the lease
+ * document in `feed_leases` (one atomic update where the lease expired or is already ours, the same
+ * on NeDB and MongoDB). The holder starts a full refresh when REFRESH_INTERVAL minutes passed since
+ * the last one (recorded in the lease, so a new holder keeps the rhythm) and spreads the per-feed
+ * calls over every feeds replica. A holder that dies stops renewing; another takes over on expiry.
+ */
+import crypto from "crypto";
+import type { Context, ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { BadRequestError, TooManyRequestsError } from "../shared/errors";
+import { FeedParseError, parseFeed, ParsedFeed } from "../shared/feed-parser";
+import { decodeBytes } from "../shared/feed-parser/text";
+import { fetchUrl, FetchResult, OutboundHttpError } from "../shared/http";
+import type { AuthUser } from "../shared/types";
+import type { SyncResult } from "./episodes.service";
+import type { RefreshTarget, SubscriptionView } from "./podcasts.service";
+
+/** feeds.fetch_feed result. feed is null when the server said 304 or the body hash is the known one. */
+export interface FetchedFeed {
+  unchanged: boolean;
+  final_url: string;
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string | null;
+  feed: ParsedFeed | null;
+}
+
+/** feeds.refresh_feed result. */
+export interface RefreshResult {
+  podcast_id: number;
+  status: "unchanged" | "updated" | "failed" | "gone";
+  new_episodes: number;
+  error?: string;
+}
+
+export interface RefreshSummary {
+  refreshed: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  new_episodes: number;
+}
+
+interface LeaseDoc {
+  _id: string;
+  holder: string | null;
+  expires_at: Date;
+  last_run_at: Date | null;
+}
+
+const LEASE_ID = "feed-refresh-scheduler";
+const FETCH_WINDOW_SECONDS = 60;
+
+function sha256(buf: Buffer): string {
+  return crypto.createHash("sha256").update(buf).digest("hex");
+}
+
+function charsetOf(contentType: string | null): string | undefined {
+  return /charset=["']?([^;"'\s]+)/i.exec(contentType ?? "")?.[1];
+}
+
+/** A fetch or parse failure as the client sees it: 400, never 500. */
+function feedError(err: unknown): Error {
+  if (err instanceof FeedParseError) return new BadRequestError(err.message);
+  if (err instanceof OutboundHttpError) return new BadRequestError(`Could not fetch the feed: ${err.message}`);
+  return err as Error;
+}
+
+const FeedsService: ServiceSchema = {
+  name: "feeds",
+  mixins: [
+    DbMixin({ name: "feed_leases" }, [{ name: "feed_fetches", indexes: [{ fields: { at: 1 }, expireAfterSeconds: FETCH_WINDOW_SECONDS }] }]),
+  ],
+  actions: {
+    /** GET /api/data/fetch_podcast_feed: the raw feed through the outbound client, FEED_FETCH_PER_MINUTE per user. */
+    fetch_podcast_feed: {
+      params: { podcast_feed: { type: "url", max: 4000 } },
+      async handler(this: any, ctx: Context<any, { user?: AuthUser; $responseType?: string }>) {
+        const user_id = ctx.meta.user!.id;
+        const since = new Date(Date.now() - FETCH_WINDOW_SECONDS * 1000);
+        const recent = await this.stores.feed_fetches.count({ query: { user_id, at: { $gt: since } } });
+        if (recent >= config.feedFetchPerMinute) throw new TooManyRequestsError("Too many feed fetches; try again in a minute");
+        await this.stores.feed_fetches.insert({ user_id, at: new Date() });
+        let res: FetchResult;
+        try {
+          res = await fetchUrl(ctx.params.podcast_feed, { accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5" });
+        } catch (err) {
+          throw feedError(err);
+        }
+        ctx.meta.$responseType = "application/xml; charset=utf-8";
+        return decodeBytes(res.body!, charsetOf(res.contentType));
+      },
+    },
+    /** GET /api/data/refresh_pods: the caller's podcasts now (an admin's: every subscribed podcast). */
+    refresh_pods: {
+      params: {},
+      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<RefreshSummary & { detail: string }> {
+        const user = ctx.meta.user!;
+        let ids: number[];
+        if (user.isAdmin) {
+          const targets: RefreshTarget[] = await ctx.call("podcasts.refresh_targets", {});
+          ids = targets.map((t) => t.podcast_id);
+        } else {
+          const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id: user.id });
+          ids = subs.map((s) => s.podcast_id);
+        }
+        const summary: RefreshSummary = await this.refreshMany(ids);
+        return { detail: `Refreshed ${summary.refreshed} podcasts`, ...summary };
+      },
+    },
+
+    // --- Internal actions (not in the route table) ---
+
+    /** Fetches and parses a feed (400 "not a podcast feed" or "Could not fetch the feed" on failure). */
+    fetch_feed: {
+      visibility: "public",
+      params: {
+        url: { type: "string", max: 4000 },
+        username: { type: "string", optional: true },
+        password: { type: "string", optional: true },
+        etag: { type: "string", optional: true, nullable: true },
+        last_modified: { type: "string", optional: true, nullable: true },
+        content_hash: { type: "string", optional: true, nullable: true },
+      },
+      async handler(this: any, ctx: Context<any>): Promise<FetchedFeed> {
+        try {
+          return await this.fetchFeed(ctx.params);
+        } catch (err) {
+          throw feedError(err);
+        }
+      },
+    },
+    /** Refreshes one stored podcast; feed failures are reported in the result, not thrown. */
+    refresh_feed: {
+      visibility: "public",
+      params: { podcast_id: { type: "number", integer: true, positive: true } },
+      async handler(this: any, ctx: Context<{ podcast_id: number }>): Promise<RefreshResult> {
+        const { podcast_id } = ctx.params;
+        const [target]: RefreshTarget[] = await ctx.call("podcasts.refresh_targets", { podcast_ids: [podcast_id] });
+        if (!target) return { podcast_id, status: "gone", new_episodes: 0 };
+        let fetched: FetchedFeed;
+        try {
+          fetched = await this.fetchFeed({
+            url: target.feed_url, username: target.username ?? undefined, password: target.password ?? undefined,
+            etag: target.etag, last_modified: target.last_modified, content_hash: target.content_hash,
+          });
+        } catch (err: any) {
+          if (!(err instanceof FeedParseError || err instanceof OutboundHttpError)) throw err;
+          this.logger.warn("feed refresh failed", { podcast_id, error: err.message });
+          return { podcast_id, status: "failed", new_episodes: 0, error: err.message };
+        }
+        if (fetched.unchanged) return { podcast_id, status: "unchanged", new_episodes: 0 };
+        const { episodes, ...channel } = fetched.feed!;
+        const sync: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id, episodes, announce: true });
+        await ctx.call("podcasts.apply_feed", { podcast_id, fetched: { ...fetched, feed: channel }, sync });
+        return { podcast_id, status: "updated", new_episodes: sync.created_ids.length };
+      },
+    },
+  },
+  methods: {
+    async fetchFeed(this: any, p: { url: string; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
+      const res = await fetchUrl(p.url, {
+        etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
+        accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
+      });
+      const base = { final_url: res.finalUrl, etag: res.etag, last_modified: res.lastModified };
+      if (res.notModified) return { unchanged: true, ...base, content_hash: p.content_hash ?? null, feed: null };
+      const content_hash = sha256(res.body!);
+      if (content_hash === p.content_hash) return { unchanged: true, ...base, content_hash, feed: null };
+      return { unchanged: false, ...base, content_hash, feed: parseFeed(res.body!, { charset: charsetOf(res.contentType) }) };
+    },
+    /**
+     * Refreshes podcasts with REFRESH_CONCURRENCY calls in flight per feeds replica, each call sent to
+     * the replicas in turn (the broker would keep them on this node: preferLocal).
+     */
+    async refreshMany(this: any, ids: number[]): Promise<RefreshSummary> {
+      const summary: RefreshSummary = { refreshed: 0, updated: 0, unchanged: 0, failed: 0, new_episodes: 0 };
+      const nodes: string[] = Array.from(new Set<string>(
+        this.broker.registry.getServiceList({ onlyAvailable: true }).filter((s: any) => s.name === this.name).map((s: any) => s.nodeID),
+      ));
+      if (!nodes.length) nodes.push(this.broker.nodeID);
+      let next = 0;
+      const worker = async () => {
+        while (next < ids.length) {
+          const i = next++;
+          const podcast_id = ids[i];
+          let result: RefreshResult;
+          try {
+            result = await this.broker.call("feeds.refresh_feed", { podcast_id }, { nodeID: nodes[i % nodes.length] })
+              // A replica that left meanwhile: any other one.
+              .catch((err: any) => (err?.name === "ServiceNotAvailableError" ? this.broker.call("feeds.refresh_feed", { podcast_id }) : Promise.reject(err)));
+          } catch (err: any) {
+            this.logger.warn("feed refresh failed", { podcast_id, error: err?.message });
+            result = { podcast_id, status: "failed", new_episodes: 0 };
+          }
+          summary.refreshed++;
+          if (result.status === "updated") summary.updated++;
+          else if (result.status === "failed") summary.failed++;
+          else summary.unchanged++;
+          summary.new_episodes += result.new_episodes;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.max(1, config.refreshConcurrency * nodes.length) }, worker));
+      return summary;
+    },
+    /** Claims or renews the scheduler lease; true when this replica holds it. */
+    async claimLease(this: any): Promise<boolean> {
+      const now = new Date();
+      const claimed = await this.adapter.updateMany(
+        { _id: LEASE_ID, $or: [{ expires_at: { $lt: now } }, { holder: this.holderId }] },
+        { $set: { holder: this.holderId, expires_at: new Date(now.getTime() + config.refreshLeaseSeconds * 1000) } },
+      );
+      return claimed > 0;
+    },
+    /** One scheduler beat: renew or take the lease; the holder starts a full refresh when one is due. */
+    async schedulerTick(this: any): Promise<void> {
+      if (!(await this.claimLease())) return;
+      const lease: LeaseDoc = await this.adapter.findOne({ _id: LEASE_ID });
+      const now = new Date();
+      // The first holder ever starts the rhythm instead of refreshing at once.
+      if (!lease.last_run_at) {
+        await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { last_run_at: now } });
+        return;
+      }
+      if (this.fullRefresh || now.getTime() - new Date(lease.last_run_at).getTime() < config.refreshInterval * 60_000) return;
+      await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { last_run_at: now } });
+      this.fullRefresh = this.runFullRefresh().finally(() => { this.fullRefresh = null; });
+    },
+    async runFullRefresh(this: any): Promise<RefreshSummary> {
+      const started = Date.now();
+      const targets: RefreshTarget[] = await this.broker.call("podcasts.refresh_targets", {});
+      const summary: RefreshSummary = await this.refreshMany(targets.map((t) => t.podcast_id));
+      this.logger.info("scheduled refresh done", { ...summary, ms: Date.now() - started });
+      return summary;
+    },
+  },
+  created(this: any) {
+    this.holderId = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
+    this.fullRefresh = null;
+  },
+  async started(this: any) {
+    try {
+      await this.adapter.insert({ _id: LEASE_ID, holder: null, expires_at: new Date(0), last_run_at: null } satisfies LeaseDoc);
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err; // there from an earlier start or another replica
+    }
+    if (config.refreshInterval > 0) {
+      const beat = () => this.schedulerTick().catch((err: any) => this.logger.warn("scheduler tick failed", { error: err?.message }));
+      this.heartbeat = setInterval(beat, (config.refreshLeaseSeconds * 1000) / 3);
+      beat();
+    }
+  },
+  async stopped(this: any) {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    // Hand the lease over at once instead of letting it expire.
+    await this.adapter.updateMany({ _id: LEASE_ID, holder: this.holderId }, { $set: { holder: null, expires_at: new Date(0) } }).catch(() => undefined);
+    await this.fullRefresh?.catch(() => undefined);
+  },
+};
+
+export default FeedsService;

@@ -1,0 +1,35 @@
+/** Shared set-up of the podcast tests: users with keys, and fixture feeds served from loopback. */
+import fs from "fs";
+import path from "path";
+import { api, basic } from "./client";
+
+export const FEEDS_DIR = path.join(__dirname, "..", "fixtures", "feeds");
+
+export function fixture(name: string): string {
+  return fs.readFileSync(path.join(FEEDS_DIR, name), "utf8");
+}
+
+/** Creates the first admin plus the named users; returns { name: { id, key } } (admin under "admin"). */
+export async function createUsers(url: string, names: string[]): Promise<Record<string, { id: number; key: string }>> {
+  const http = () => api(url);
+  const out: Record<string, { id: number; key: string }> = {};
+  const password = "a long password";
+  const first = await http().post("/api/data/create_first").send({ username: "admin", password, email: "admin@example.org", fullname: "Admin" });
+  if (first.status !== 200) throw new Error(`create_first: ${first.status} ${JSON.stringify(first.body)}`);
+  const login = async (username: string) => (await http().get("/api/data/get_key").set("Authorization", basic(username, password))).body.retrieved_key as string;
+  out.admin = { id: first.body.user_id, key: await login("admin") };
+  for (const name of names) {
+    const res = await http().post("/api/data/add_user").set("Api-Key", out.admin.key).send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
+    if (res.status !== 200) throw new Error(`add_user: ${res.status} ${JSON.stringify(res.body)}`);
+    out[name] = { id: res.body.user_id, key: await login(name) };
+  }
+  return out;
+}
+
+/** An RSS 2.0 feed built from items, for tests that change a feed between refreshes. */
+export function rssFeed(title: string, items: { title: string; guid?: string; url: string; date: string }[]): string {
+  const body = items
+    .map((i) => `<item><title>${i.title}</title>${i.guid ? `<guid>${i.guid}</guid>` : ""}<pubDate>${new Date(i.date).toUTCString()}</pubDate><enclosure url="${i.url.replace(/&/g, "&amp;")}" length="1000" type="audio/mpeg"/></item>`)
+    .join("\n");
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>${title}</title><link>https://example.test/</link><description>test feed</description>\n${body}\n</channel></rss>`;
+}
