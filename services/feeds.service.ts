@@ -231,7 +231,7 @@ const FeedsService: ServiceSchema = {
         await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { last_run_at: now } });
         return;
       }
-      if (this.fullRefresh || now.getTime() - new Date(lease.last_run_at).getTime() < config.refreshInterval * 60_000) return;
+      if (this.fullRefresh || config.refreshInterval <= 0 || now.getTime() - new Date(lease.last_run_at).getTime() < config.refreshInterval * 60_000) return;
       await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { last_run_at: now } });
       this.fullRefresh = this.runFullRefresh().finally(() => { this.fullRefresh = null; });
     },
