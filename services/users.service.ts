@@ -136,6 +136,17 @@ function canonicalTimezone(tz: string): string {
   }
 }
 
+/** A plain setting setter: one validated param stored in one field of the user, a fixed answer. */
+function setter(field: keyof UserDoc, param: string, rule: object, answer: object) {
+  return {
+    params: { user_id: userId, [param]: rule },
+    async handler(this: any, ctx: Context<any>) {
+      await this.setFields(ctx.params.user_id, { [field]: ctx.params[param] });
+      return answer;
+    },
+  };
+}
+
 const UsersService: ServiceSchema = {
   name: "users",
   mixins: [
@@ -233,13 +244,7 @@ const UsersService: ServiceSchema = {
 
     // --- Profile ---
 
-    set_fullname: {
-      params: { user_id: userId, new_name: { type: "string", trim: true, min: 1, max: 255 } },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setFields(ctx.params.user_id, { fullname: ctx.params.new_name });
-        return { detail: "Fullname updated" };
-      },
-    },
+    set_fullname: setter("fullname", "new_name", { type: "string", trim: true, min: 1, max: 255 }, { detail: "Fullname updated" }),
     /** Non-admins prove the current password (clear text, as in get_key); admins may reset anyone's. */
     set_password: {
       params: {
@@ -283,13 +288,7 @@ const UsersService: ServiceSchema = {
         return { theme: this.settingsOf(await this.getUser(ctx.params.user_id)).theme };
       },
     },
-    set_theme: {
-      params: { user_id: userId, new_theme: { type: "enum", values: ["light", "dark", "auto"] } },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setFields(ctx.params.user_id, { theme: ctx.params.new_theme });
-        return { message: "Theme updated" };
-      },
-    },
+    set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, { message: "Theme updated" }),
     /** First-login set-up: time settings, and the account leaves its first-login state. */
     setup_time_info: {
       params: {
@@ -314,20 +313,8 @@ const UsersService: ServiceSchema = {
         return { success: true, message: "Timezone updated" };
       },
     },
-    update_date_format: {
-      params: { user_id: userId, date_format: { type: "enum", values: DATE_FORMATS } },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setFields(ctx.params.user_id, { date_format: ctx.params.date_format });
-        return { success: true, message: "Date format updated" };
-      },
-    },
-    update_time_format: {
-      params: { user_id: userId, hour_pref: { type: "enum", values: [12, 24] } },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setFields(ctx.params.user_id, { hour_pref: ctx.params.hour_pref });
-        return { success: true, message: "Time format updated" };
-      },
-    },
+    update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, { success: true, message: "Date format updated" }),
+    update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, { success: true, message: "Time format updated" }),
     get_time_info: {
       params: userIdParam,
       async handler(this: any, ctx: Context<any>) {
@@ -341,20 +328,8 @@ const UsersService: ServiceSchema = {
         return { auto_complete_seconds: this.settingsOf(await this.getUser(ctx.params.user_id)).auto_complete_seconds };
       },
     },
-    update_auto_complete_seconds: {
-      params: { user_id: userId, seconds: { type: "number", integer: true, min: 0, max: 300, convert: true } },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setFields(ctx.params.user_id, { auto_complete_seconds: ctx.params.seconds });
-        return { success: true, message: "Auto-complete seconds updated" };
-      },
-    },
-    set_playback_speed: {
-      params: { user_id: userId, playback_speed: { type: "number", min: 0.5, max: 3, convert: true } },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setFields(ctx.params.user_id, { playback_speed: ctx.params.playback_speed });
-        return { detail: "Default playback speed updated" };
-      },
-    },
+    update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, { success: true, message: "Auto-complete seconds updated" }),
+    set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, { detail: "Default playback speed updated" }),
     /** The user's default speed; per-podcast overrides live with the subscription (podcasts service). */
     get_playback_speed: {
       params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true } },
@@ -586,7 +561,8 @@ const UsersService: ServiceSchema = {
         }
         if (!user) throw new ConflictError("No free username for this account");
         if (grant_admin && !user.isadmin) {
-          await this.adapter.updateMany({ _id: user._id }, { $set: { isadmin: true } });
+          await this.setFields(user._id, { isadmin: true });
+          await this.broker.broadcast("user.rights_changed", { user_id: user._id });
           this.logger.info("admin granted by oidc role", { user_id: user._id });
         }
         return { user_id: user._id, created };

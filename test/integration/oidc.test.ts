@@ -21,6 +21,7 @@ const ACCOUNTS: Record<string, Record<string, unknown>> = {
   "carol-sso": { email: "Carol@Example.org", name: "Carol from SSO", preferred_username: "carol.sso", groups: ["podcast-users"] },
   eve: { email: "eve@example.org", name: "Eve", preferred_username: "alice", groups: ["podcast-users"] },
   root: { email: "root@example.org", name: "Root", preferred_username: "root", groups: ["podcast-users", "podcast-admins"] },
+  promoted: { email: "promoted@example.org", name: "Promoted", preferred_username: "promoted", groups: ["podcast-admins"] },
   nobody: { email: "nobody@example.org", name: "Nobody", preferred_username: "nobody", groups: [] },
   unverified: { email: "unverified@example.org", email_verified: false, preferred_username: "unverified", groups: ["podcast-users"] },
 };
@@ -267,6 +268,16 @@ describe("OIDC login through a loopback OpenID provider", () => {
 
     const { url } = await startLogin(GOOD_CLIENT.client_id);
     expectErrorBody(await api(server.url).get(new URL(await atProvider(url, "nobody")).href.slice(server.url.length)), 403);
+  });
+
+  test("the admin role promotes an existing account, and its older keys get the rights at once", async () => {
+    const made = await api(server.url).post("/api/data/add_user").set("Api-Key", adminKey)
+      .send({ username: "promoted", hash_pw: "promoted password 1", email: "promoted@example.org", fullname: "Promoted" }).expect(200);
+    const oldKey = (await api(server.url).get("/api/data/get_key").set("Authorization", basic("promoted", "promoted password 1")).expect(200)).body.retrieved_key;
+    expectErrorBody(await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", oldKey), 403);
+    const { userId } = await login("promoted");
+    expect(userId).toBe(made.body.user_id);
+    await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", oldKey).expect(200);
   });
 
   test("an email the provider marks unverified links nobody", async () => {
