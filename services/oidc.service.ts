@@ -11,9 +11,9 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import * as oidc from "openid-client";
-import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
-import { BadRequestError, ConflictError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { BadRequestError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import type { GatewayMeta, OidcLoginParams, OidcLoginResult } from "../shared/types";
 
 /** A configured provider. client_secret never leaves this service. */
@@ -170,13 +170,8 @@ const OidcService: ServiceSchema = {
           admin_role: optional(p.admin_role),
           created_at: new Date(),
         };
-        try {
-          await this.adapter.insert(doc);
-        } catch (err) {
-          // The callback finds the provider by client_id, so it must name one provider.
-          if (isDuplicateKeyError(err)) throw new ConflictError("A provider with this client_id already exists");
-          throw err;
-        }
+        // The callback finds the provider by client_id, so it must name one provider.
+        await this.insertUnique(this.adapter, doc, "A provider with this client_id already exists");
         this.logger.info("oidc provider added", { provider_id: doc._id, provider_name: doc.provider_name });
         return { detail: "OIDC provider added", provider_id: doc._id };
       },
@@ -249,12 +244,7 @@ const OidcService: ServiceSchema = {
           redirect_uri: redirectUriFor(ctx.meta),
           created_at: new Date(),
         };
-        try {
-          await this.stores.oidc_states.insert(doc);
-        } catch (err) {
-          if (isDuplicateKeyError(err)) throw new ConflictError("This state is already in use");
-          throw err;
-        }
+        await this.insertUnique(this.stores.oidc_states, doc, "This state is already in use");
         return { detail: "State stored", expires_in: STATE_TTL_SECONDS };
       },
     },

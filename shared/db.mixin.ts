@@ -14,6 +14,7 @@ import DbService from "moleculer-db";
 import MongoAdapter from "moleculer-db-adapter-mongo";
 import type { ServiceSchema } from "moleculer";
 import { config } from "./config";
+import { ConflictError } from "./errors";
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>;
@@ -146,6 +147,15 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       }
     },
     methods: {
+      /** Inserts into a store; a unique-index violation (also of a racing insert) becomes a 409 with this message. */
+      async insertUnique(this: any, store: any, doc: object, conflictMessage: string): Promise<void> {
+        try {
+          await store.insert(doc);
+        } catch (err) {
+          if (isDuplicateKeyError(err)) throw new ConflictError(conflictMessage);
+          throw err;
+        }
+      },
       /** Next int32 id of a sequence (DESIGN.md rule 3): one atomic $inc on the counters collection. */
       async nextId(this: any, sequence: string): Promise<number> {
         const counters = this.stores[COUNTERS];
