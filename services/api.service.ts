@@ -42,6 +42,8 @@ const ApiService: ServiceSchema = {
     // moleculer-web would log full URLs (with api_key query values): we log method, path and status only.
     logRequest: null,
     logResponse: null,
+    logRequestParams: null, // params carry passwords and keys, even at debug level
+    logResponseData: null,
     use: [
       function requestLog(this: any, req: any, res: any, next: any) {
         const start = process.hrtime.bigint();
