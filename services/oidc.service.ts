@@ -92,6 +92,8 @@ function redirectUriFor(meta: GatewayMeta): string {
 /**
  * The login key travels to origin_url, so only the server's own origin, relative paths and the
  * configured prefixes may receive it: a stored state must not send someone's key to a stranger's site.
+ * Whoever stores a state can forge its Host header, so the callback checks again with the Host the
+ * browser sent.
  */
 function isAllowedReturn(url: string, meta: GatewayMeta): boolean {
   if (url.startsWith("/") && !url.startsWith("//") && !url.startsWith("/\\")) return true;
@@ -266,6 +268,7 @@ const OidcService: ServiceSchema = {
         if (!p.state || !p.code) throw new BadRequestError("code and state are required");
         const state: OidcStateDoc | null = await this.consumeState(p.state);
         if (!state) throw new BadRequestError("Invalid or expired state");
+        if (state.origin_url && !isAllowedReturn(state.origin_url, ctx.meta)) throw new BadRequestError("origin_url is not an address of this server");
         const provider: OidcProviderDoc | null = await this.adapter.findOne({ client_id: state.client_id });
         if (!provider) throw new BadRequestError("The OIDC provider of this login no longer exists");
 

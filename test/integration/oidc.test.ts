@@ -227,6 +227,26 @@ describe("OIDC login through a loopback OpenID provider", () => {
     expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state, client_id: GOOD_CLIENT.client_id }), 409);
   });
 
+  test("a state stored with a forged Host cannot send the key to that host", async () => {
+    const listing = await api(server.url).get("/api/data/public_oidc_providers").expect(200);
+    const state = crypto.randomBytes(16).toString("base64url");
+    const verifier = crypto.randomBytes(32).toString("base64url");
+    const challenge = crypto.createHash("sha256").update(verifier).digest("base64url");
+    // A configured redirect URI does not follow the Host header, so the code exchange itself would work.
+    config.oidcRedirectUri = callbackUrl;
+    let res: Response;
+    try {
+      await api(server.url).post("/api/auth/store_state").set("Host", "evil.example")
+        .send({ state, client_id: GOOD_CLIENT.client_id, origin_url: "http://evil.example/steal", code_verifier: verifier }).expect(200);
+      const loginUrl = `${listing.body.providers[0].login_url}&state=${state}&code_challenge=${challenge}&code_challenge_method=S256`;
+      res = await callback(await atProvider(loginUrl, "alice"));
+    } finally {
+      config.oidcRedirectUri = "";
+    }
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+  });
+
   test("first login creates the account, the second logs into the same one", async () => {
     const first = await login("alice");
     expect(`${first.location.origin}${first.location.pathname}`).toBe(`${server.url}/app/home`);
