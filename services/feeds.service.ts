@@ -256,6 +256,7 @@ const FeedsService: ServiceSchema = {
     if (config.refreshInterval > 0) {
       const beat = () => this.schedulerTick().catch((err: any) => this.logger.warn("scheduler tick failed", { error: err?.message }));
       this.heartbeat = setInterval(beat, (config.refreshLeaseSeconds * 1000) / 3);
+      this.heartbeat.unref(); // the gateway keeps the process alive, not the scheduler
       beat();
     }
   },
