@@ -77,10 +77,12 @@ const ApiService: ServiceSchema = {
     health: {
       params: {},
       async handler(this: any, ctx: Context) {
-        const [database, redis] = await Promise.all([this.databaseHealthy(ctx), this.cacheHealthy()]);
-        const healthy = database && redis;
+        const [stores, redis] = await Promise.all([this.storeHealth(ctx), this.cacheHealthy()]);
+        const database = stores.healthy;
+        // Until this node's own services have all started, requests could still reach a missing one.
+        const healthy = database && redis && this.broker.started;
         if (!healthy) (ctx.meta as any).$statusCode = 503;
-        return { status: healthy ? "healthy" : "unhealthy", database, redis, timestamp: new Date().toISOString(), version: config.version };
+        return { status: healthy ? "healthy" : "unhealthy", database, redis, timestamp: new Date().toISOString(), version: config.version, services: stores.services };
       },
     },
     service_check: {
@@ -123,15 +125,14 @@ const ApiService: ServiceSchema = {
       return user;
     },
     /** Every service with a store answers db_health; the database is healthy when all of them do. */
-    async databaseHealthy(this: any, ctx: Context): Promise<boolean> {
+    async storeHealth(this: any, ctx: Context): Promise<{ healthy: boolean; services: string[] }> {
       const actions: string[] = this.broker.registry
         .getActionList({ onlyAvailable: false, skipInternal: true, withEndpoints: false })
         .filter((a: any) => a.name.endsWith(".db_health"))
         .map((a: any) => a.name);
-      const names = Array.from(new Set(actions));
-      if (!names.length) return false;
+      const names = Array.from(new Set(actions)).sort();
       const results = await Promise.all(names.map((name) => ctx.call(name, {}, { timeout: 5000, retries: 0 }).then(() => true, () => false)));
-      return results.every(Boolean);
+      return { healthy: names.length > 0 && results.every(Boolean), services: names.map((n) => n.split(".")[0]) };
     },
     async cacheHealthy(this: any): Promise<boolean> {
       const cacher = this.broker.cacher;

@@ -33,7 +33,7 @@ describeCluster("foundation, cluster runtime (gateway, users and auth as process
     procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);
     target.url = `http://127.0.0.1:${port}`;
     try {
-      await waitHealthy(target.url, 45_000);
+      await waitHealthy(target.url, 45_000, ["auth", "users"]);
     } catch (err) {
       for (const [name, p] of Object.entries(procs)) console.error(`--- ${name} ---\n${p.output()}`);
       throw err;

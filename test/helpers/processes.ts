@@ -94,7 +94,15 @@ export function startNode(env: Record<string, string>, services?: string[]): Pro
   return track(spawn(process.execPath, args, { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
-/** Waits until the gateway answers /api/health with 200 (every store reachable). */
-export async function waitHealthy(url: string, timeoutMs = 30_000) {
-  await waitFor(async () => (await fetch(`${url}/api/health`)).status === 200, `${url}/api/health`, timeoutMs);
+/**
+ * Waits until the gateway answers /api/health with 200 (every store reachable) and, in a cluster, until
+ * the services with a store that the test expects have joined.
+ */
+export async function waitHealthy(url: string, timeoutMs = 30_000, services: string[] = []) {
+  await waitFor(async () => {
+    const res = await fetch(`${url}/api/health`);
+    if (res.status !== 200) return false;
+    const body = await res.json();
+    return services.every((s) => body.services.includes(s));
+  }, `${url}/api/health`, timeoutMs);
 }
