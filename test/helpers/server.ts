@@ -36,7 +36,10 @@ export async function startServer(opts: { dataDir?: string; services?: ServiceSc
   config.port = 0;
   config.host = "127.0.0.1";
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false, nodeID: `test-${process.pid}-${Date.now()}`, ...opts.broker });
-  for (const schema of opts.services ?? ALL_SERVICES) broker.createService(schema);
+  // The gateway read PORT/HOST into its settings when its module loaded: a test server takes a free loopback port.
+  for (const schema of opts.services ?? ALL_SERVICES) {
+    broker.createService(schema.name === "api" ? { ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } : schema);
+  }
   await broker.start();
   const api: any = broker.getLocalService("api");
   const { port } = api.server.address();
