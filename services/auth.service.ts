@@ -31,6 +31,8 @@ interface MfaSessionDoc {
   _id: number;
   token_hash: string;
   user_id: number;
+  /** Wrong codes count as failed logins of this username (get_key's per-minute limit). */
+  username: string;
   attempts: number;
   expires_at: Date;
   /** Kept past expiry so that a late attempt answers session_expired rather than invalid_session. */
@@ -70,7 +72,7 @@ const AuthService: ServiceSchema = {
           throw new UnauthorizedError("Invalid username or password");
         }
         if (login.mfa_enabled) {
-          const token = await this.createMfaSession(login.user_id);
+          const token = await this.createMfaSession(login.user_id, username);
           return { status: "mfa_required", retrieved_key: null, mfa_required: true, user_id: login.user_id, mfa_session_token: token };
         }
         const { key } = await this.issueKey(login.user_id, "login", false, null);
@@ -92,6 +94,7 @@ const AuthService: ServiceSchema = {
         if (!valid) {
           if (session.attempts + 1 >= MFA_MAX_ATTEMPTS) await this.stores.mfa_sessions.removeMany({ _id: session._id });
           else await this.stores.mfa_sessions.updateMany({ _id: session._id }, { $inc: { attempts: 1 } });
+          await this.stores.login_failures.insert({ username: session.username, at: new Date() });
           this.logger.warn("MFA code refused", { user_id: session.user_id });
           return answer("invalid_code");
         }
@@ -202,13 +205,14 @@ const AuthService: ServiceSchema = {
       if (kind === "login") await this.retireOldLoginKeys(userId);
       return { key, doc };
     },
-    async createMfaSession(this: any, userId: number): Promise<string> {
+    async createMfaSession(this: any, userId: number, username: string): Promise<string> {
       const token = generateApiKey();
       const now = Date.now();
       const doc: MfaSessionDoc = {
         _id: await this.nextId("mfa_sessions"),
         token_hash: hashApiKey(token),
         user_id: userId,
+        username,
         attempts: 0,
         expires_at: new Date(now + MFA_SESSION_SECONDS * 1000),
         purge_at: new Date(now + MFA_SESSION_PURGE_SECONDS * 1000),

@@ -183,12 +183,16 @@ describe("MFA (TOTP) set-up and login", () => {
     expect((await finishLogin(a, totp(secret))).body.status).toBe("success");
   });
 
-  test("wrong codes use a token up: after five, even the right code gets no key", async () => {
+  test("wrong codes use a token up after five, and count as failed logins", async () => {
     const u = await newUser("quin");
     const secret = await enableMfa(u);
     const token = (await startLogin("quin", u.password)).mfa_session_token;
     for (let i = 0; i < 5; i++) expect((await finishLogin(token, otherCode(totp(secret)))).body.status).toBe("invalid_code");
     expect((await finishLogin(token, totp(secret))).body).toEqual({ status: "invalid_session", retrieved_key: null, verified: false });
+    // Wrong codes also count as failed logins: ten in a minute and get_key pauses this username.
+    const second = (await startLogin("quin", u.password)).mfa_session_token;
+    for (let i = 0; i < 5; i++) expect((await finishLogin(second, otherCode(totp(secret)))).body.status).toBe("invalid_code");
+    expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("quin", u.password)), 429);
   });
 
   test("session tokens last 5 minutes: at 4:59 one works, at 5:01 another answers session_expired", async () => {
