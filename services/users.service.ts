@@ -428,6 +428,8 @@ const UsersService: ServiceSchema = {
         await this.stores.custom_themes.removeMany({ user_id: user._id });
         await this.stores.password_resets.removeMany({ user_id: user._id });
         const event: UserEvent = { user_id: user._id };
+        // Every auth node drops cached key lookups at once (the user no longer resolves); then each service deletes its data.
+        await this.broker.broadcast("user.rights_changed", event);
         await ctx.emit("user.removed", event);
         this.logger.info("user removed", { user_id: user._id, by: ctx.meta.user?.id });
         return { detail: "User deleted" };

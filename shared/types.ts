@@ -57,7 +57,8 @@ export interface VerifiedLogin {
 
 /**
  * Events of the users service: `user.removed` (emitted once per service group: each service deletes that
- * user's data) and `user.rights_changed` (broadcast: the admin flag changed, cached key lookups must go).
+ * user's data) and `user.rights_changed` (broadcast: the admin flag changed or the user is gone, so cached key
+ * lookups must go).
  */
 export interface UserEvent {
   user_id: number;
