@@ -334,7 +334,7 @@ const UsersService: ServiceSchema = {
     get_playback_speed: {
       params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true } },
       async handler(this: any, ctx: Context<any>) {
-        if (ctx.params.podcast_id !== undefined) throw new BadRequestError("Per-podcast playback speeds are answered by get_play_episode_details");
+        if (ctx.params.podcast_id !== undefined) throw new BadRequestError("podcast_id: a podcast's own speed belongs to its podcast settings; without podcast_id this answers the user's default");
         return { playback_speed: this.settingsOf(await this.getUser(ctx.params.user_id)).playback_speed };
       },
     },

@@ -5,7 +5,7 @@
  */
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { tempDir } from "../helpers/server";
-import { ensureBuilt, findNatsServer, freePort, Proc, startNats, startNode, waitHealthy } from "../helpers/processes";
+import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 import { totp } from "../helpers/totp";
 
 const natsBin = findNatsServer();
@@ -20,12 +20,8 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
 
   beforeAll(async () => {
     ensureBuilt();
-    let transporter = externalNats!;
-    if (!externalNats) {
-      const started = await startNats(natsBin!);
-      nats = started.proc;
-      transporter = started.url;
-    }
+    const { url: transporter, proc } = await clusterNats(natsBin);
+    nats = proc;
     const [portA, portB] = [await freePort(), await freePort()];
     const common = { TRANSPORTER: transporter, NAMESPACE: `acc-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-acc-") };
     procs.gatewayA = startNode({ ...common, PORT: String(portA), NODE_ID: "gateway-a" }, ["api"]);
@@ -34,13 +30,7 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
     procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);
     urlA = `http://127.0.0.1:${portA}`;
     urlB = `http://127.0.0.1:${portB}`;
-    try {
-      await waitHealthy(urlA, 45_000, ["auth", "users"]);
-      await waitHealthy(urlB, 45_000, ["auth", "users"]);
-    } catch (err) {
-      for (const [name, p] of Object.entries(procs)) console.error(`--- ${name} ---\n${p.output()}`);
-      throw err;
-    }
+    await waitClusterHealthy([urlA, urlB], procs, ["auth", "users"]);
   }, 60_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@
  */
 import { foundationScenario } from "../helpers/foundation.scenario";
 import { tempDir } from "../helpers/server";
-import { ensureBuilt, findNatsServer, freePort, Proc, startNats, startNode, waitHealthy } from "../helpers/processes";
+import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 
 const natsBin = findNatsServer();
 const externalNats = process.env.NATS_URL;
@@ -20,24 +20,15 @@ describeCluster("foundation, cluster runtime (gateway, users and auth as process
 
   beforeAll(async () => {
     ensureBuilt();
-    let transporter = externalNats!;
-    if (!externalNats) {
-      const started = await startNats(natsBin!);
-      nats = started.proc;
-      transporter = started.url;
-    }
+    const { url: transporter, proc } = await clusterNats(natsBin);
+    nats = proc;
     const port = await freePort();
     const common = { TRANSPORTER: transporter, NAMESPACE: `test-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-") };
     procs.api = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
     procs.users = startNode({ ...common, NODE_ID: "users-1" }, ["users"]);
     procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);
     target.url = `http://127.0.0.1:${port}`;
-    try {
-      await waitHealthy(target.url, 45_000, ["auth", "users"]);
-    } catch (err) {
-      for (const [name, p] of Object.entries(procs)) console.error(`--- ${name} ---\n${p.output()}`);
-      throw err;
-    }
+    await waitClusterHealthy([target.url], procs, ["auth", "users"]);
   }, 60_000);
 
   afterAll(async () => {

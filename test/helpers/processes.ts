@@ -106,3 +106,19 @@ export async function waitHealthy(url: string, timeoutMs = 30_000, services: str
     return services.every((s) => body.services.includes(s));
   }, `${url}/api/health`, timeoutMs);
 }
+
+/** The transporter of a cluster suite: NATS_URL when set, else a nats-server of the suite's own (proc to stop). */
+export async function clusterNats(bin: string | null): Promise<{ url: string; proc: Proc | null }> {
+  if (process.env.NATS_URL) return { url: process.env.NATS_URL, proc: null };
+  return startNats(bin!);
+}
+
+/** waitHealthy on every gateway; on failure every process's output is printed, the only clue to why. */
+export async function waitClusterHealthy(urls: string[], procs: Record<string, Proc>, services: string[], timeoutMs = 45_000) {
+  try {
+    for (const url of urls) await waitHealthy(url, timeoutMs, services);
+  } catch (err) {
+    for (const [name, p] of Object.entries(procs)) console.error(`--- ${name} ---\n${p.output()}`);
+    throw err;
+  }
+}
