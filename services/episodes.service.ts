@@ -12,7 +12,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import { NotFoundError } from "../shared/errors";
 import type { ParsedEpisode } from "../shared/feed-parser";
-import type { AuthUser } from "../shared/types";
+import type { AuthUser, UserEvent } from "../shared/types";
 import type { SubscriptionView } from "./podcasts.service";
 
 /** A stored episode. */
@@ -446,6 +446,13 @@ const EpisodesService: ServiceSchema = {
     /** A user left a podcast: their state of its episodes goes with it. */
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
       await this.stores.episode_states.removeMany({ user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
+    },
+    /** The account is gone: its episode states go too. */
+    "user.removed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        await this.stores.episode_states.removeMany({ user_id: ctx.params.user_id });
+      },
     },
   },
   methods: {

@@ -18,7 +18,7 @@ import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { ParsedEpisode, ParsedFeed } from "../shared/feed-parser";
-import type { AuthUser } from "../shared/types";
+import type { AuthUser, UserEvent } from "../shared/types";
 import type { PodcastUserStats, SyncResult } from "./episodes.service";
 import type { FetchedFeed } from "./feeds.service";
 
@@ -484,6 +484,15 @@ const PodcastsService: ServiceSchema = {
       async handler(this: any, ctx: Context<ApplyFeedParams>) {
         await this.applyFeed(ctx.params.podcast_id, ctx.params.fetched, ctx.params.sync, true);
         return { success: true };
+      },
+    },
+  },
+  events: {
+    /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */
+    "user.removed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        await this.stores.subscriptions.removeMany({ user_id: ctx.params.user_id });
       },
     },
   },

@@ -6,7 +6,7 @@ import fs from "fs";
 import path from "path";
 import type { ServiceSchema } from "moleculer";
 import { config } from "../../shared/config";
-import { api, expectErrorBody } from "../helpers/client";
+import { api, basic, expectErrorBody } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { createUsers, fixture, rssFeed } from "../helpers/podcasts";
 import { ALL_SERVICES, startServer, TestServer } from "../helpers/server";
@@ -382,5 +382,29 @@ describe("podcasts and subscriptions", () => {
     const all = await get("/api/data/refresh_pods", "admin");
     expect(all.body.refreshed).toBeGreaterThan(alicePods);
     expectErrorBody(await http().get("/api/data/refresh_pods"), 401);
+  });
+  test("deleting a user removes their subscriptions and episode states; other subscribers keep the feed", async () => {
+    const made = await post("/api/data/add_user", "admin", { fullname: "Carol", username: "carol", email: "carol@example.org", hash_pw: "carol password" });
+    const login = await http().get("/api/data/get_key").set("Authorization", basic("carol", "carol password"));
+    const carol = { id: made.body.user_id as number, key: login.body.retrieved_key as string };
+    const added = await http().post("/api/data/add_podcast").set("Api-Key", carol.key)
+      .send({ podcast_values: { pod_feed_url: feeds.url + "/chemical.xml", user_id: carol.id } });
+    expect(added.status).toBe(200);
+    await server.broker.call("episodes.update_state", { user_id: carol.id, episode_id: added.body.first_episode_id, saved: true, listen_duration: 30 });
+    const episodes: any = server.broker.getLocalService("episodes");
+    expect(await episodes.stores.episode_states.count({ query: { user_id: carol.id } })).toBe(1);
+    const del = await http().delete(`/api/data/user/delete/${carol.id}`).set("Api-Key", u.admin.key);
+    expect(del.status).toBe(200);
+    // Events are delivered asynchronously: poll the owners until they have removed the data.
+    for (let i = 0; i < 50; i++) {
+      const subs: any[] = await server.broker.call("podcasts.user_subscriptions", { user_id: carol.id });
+      const states = await episodes.stores.episode_states.count({ query: { user_id: carol.id } });
+      if (!subs.length && !states) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await server.broker.call("podcasts.user_subscriptions", { user_id: carol.id })).toEqual([]);
+    expect(await episodes.stores.episode_states.count({ query: { user_id: carol.id } })).toBe(0);
+    const alicePods = (await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods;
+    expect(alicePods.some((p: any) => p.feed_url === feeds.url + "/chemical.xml")).toBe(true);
   });
 });
