@@ -2,11 +2,13 @@
  * The API gateway (moleculer-web) on PORT: the route table, authentication once per request, the JSON
  * error body, request logging without secrets, and the few operations that belong to the server itself.
  */
+import { STATUS_CODES } from "http";
+import type { Socket } from "net";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { routes, toAliases } from "./api.routes";
 import { config } from "../shared/config";
-import { ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
+import { ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
 import type { AuthUser, RouteDef } from "../shared/types";
 
@@ -72,6 +74,16 @@ const ApiService: ServiceSchema = {
       },
     ],
     onError: sendError,
+  },
+  started(this: any) {
+    // Requests Node's HTTP parser refuses (oversized headers, garbage) get the JSON error body too.
+    this.server.on("clientError", (err: any, socket: Socket) => {
+      if (!socket.writable || err.code === "ECONNRESET") return socket.destroy();
+      const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+      const message = status === 431 ? "Request headers too large" : "Malformed HTTP request";
+      const body = JSON.stringify({ error: ERROR_CATEGORIES[status], message, detail: message, status_code: status });
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    });
   },
   actions: {
     health: {

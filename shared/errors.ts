@@ -42,6 +42,7 @@ export const ERROR_CATEGORIES: Record<number, string> = {
   409: "conflict",
   413: "payload_too_large",
   415: "unsupported_media_type",
+  431: "headers_too_large",
   429: "too_many_requests",
   500: "internal_error",
   503: "service_unavailable",
