@@ -6,6 +6,8 @@ import type { BrokerOptions } from "moleculer";
 import { config } from "./shared/config";
 import { OwnershipMiddleware } from "./shared/ownership.middleware";
 
+const RETRY_SAFE = new Set(["ServiceNotFoundError", "ServiceNotAvailableError", "BrokerDisconnectedError", "QueueIsFullError"]);
+
 const brokerConfig: BrokerOptions = {
   namespace: config.namespace,
   nodeID: config.nodeId,
@@ -16,9 +18,14 @@ const brokerConfig: BrokerOptions = {
     : { type: "Memory", options: { ttl: 300, clone: true } },
   serializer: "JSON",
   requestTimeout: config.requestTimeout,
-  // Only errors Moleculer marks retryable (a node leaving mid-call) are retried, so writes never run twice.
-  retryPolicy: { enabled: true, retries: 3, delay: 100, maxDelay: 1000, factor: 2, check: (err: any) => !!err?.retryable },
-  circuitBreaker: { enabled: true, threshold: 0.5, windowTime: 60, minRequestCount: 20, halfOpenTime: 10_000, check: (err: any) => !!err && (err.code >= 500 || !err.code) },
+  heartbeatInterval: config.heartbeatInterval,
+  heartbeatTimeout: config.heartbeatTimeout,
+  // Retried only when the call surely did not run (no endpoint, or not sent): a timed-out or rejected
+  // call may have run, and writes must never run twice.
+  retryPolicy: { enabled: true, retries: 5, delay: 100, maxDelay: 2000, factor: 2, check: (err: any) => RETRY_SAFE.has(err?.name) },
+  // An endpoint failing half its calls is skipped until its half-open probe succeeds (a dead node keeps
+  // its endpoints until its heartbeat times out).
+  circuitBreaker: { enabled: true, threshold: 0.5, windowTime: 20, minRequestCount: 5, halfOpenTime: 5_000, check: (err: any) => !!err && (err.code >= 500 || !err.code) },
   registry: { strategy: "RoundRobin", preferLocal: true },
   // Lets a stopping node finish the requests it has (rolling updates on Kubernetes).
   tracking: { enabled: true, shutdownTimeout: 10_000 },

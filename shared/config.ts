@@ -42,6 +42,9 @@ export const config = {
   logFormat: (env.LOG_FORMAT || "short") as "json" | "short" | "full" | "simple",
   /** Request timeout between services, in ms. */
   requestTimeout: int("REQUEST_TIMEOUT", 30_000),
+  /** Seconds between heartbeats, and without one before a node counts as dead (a killed pod says no goodbye). */
+  heartbeatInterval: int("HEARTBEAT_INTERVAL", 5),
+  heartbeatTimeout: int("HEARTBEAT_TIMEOUT", 15),
   /** Largest accepted request body. */
   maxBodySize: env.MAX_BODY_SIZE || "1mb",
   /** Failed get_key attempts per username per minute before 429. */
