@@ -330,12 +330,19 @@ const UsersService: ServiceSchema = {
     },
     update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, { success: true, message: "Auto-complete seconds updated" }),
     set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, { detail: "Default playback speed updated" }),
-    /** The user's default speed; per-podcast overrides live with the subscription (podcasts service). */
+    /**
+     * The speed a player uses: the user's default. With podcast_id, the podcast must be one of the user's
+     * subscriptions (404 otherwise); subscriptions hold no speed override yet, so the default applies.
+     */
     get_playback_speed: {
-      params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true } },
+      params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },
       async handler(this: any, ctx: Context<any>) {
-        if (ctx.params.podcast_id !== undefined) throw new BadRequestError("podcast_id: a podcast's own speed belongs to its podcast settings; without podcast_id this answers the user's default");
-        return { playback_speed: this.settingsOf(await this.getUser(ctx.params.user_id)).playback_speed };
+        const user: UserDoc = await this.getUser(ctx.params.user_id);
+        if (ctx.params.podcast_id != null) {
+          const subs: unknown[] = await ctx.call("podcasts.user_subscriptions", { user_id: user._id, podcast_ids: [ctx.params.podcast_id] });
+          if (!subs.length) throw new NotFoundError("Podcast not found in your subscriptions");
+        }
+        return { playback_speed: this.settingsOf(user).playback_speed };
       },
     },
     get_podcast_cover_preference: {
@@ -611,10 +618,13 @@ const UsersService: ServiceSchema = {
     async adminCount(this: any): Promise<number> {
       return this.adapter.count({ query: { isadmin: true } });
     },
-    /** Updates an existing user; 404 for an unknown id. */
+    /**
+     * Updates an existing user; 404 for an unknown id. On MongoDB updateMany counts modified documents,
+     * so 0 also means "already had these values": only a missing user is a 404.
+     */
     async setFields(this: any, id: number, fields: Partial<UserDoc>): Promise<void> {
       const changed = await this.adapter.updateMany({ _id: id }, { $set: fields });
-      if (!changed) throw new NotFoundError("User not found");
+      if (!changed) await this.getUser(id);
     },
     /** Username or email change: 409 when another account has the value (the unique index settles races). */
     async setUniqueField(this: any, id: number, field: "username" | "email", value: string): Promise<void> {

@@ -3,6 +3,8 @@
  * limits (400 outside, visible through its getter inside), duplicates 409, another user's id 403.
  */
 import { api, basic, expectErrorBody } from "../helpers/client";
+import { startLoopback } from "../helpers/loopback";
+import { fixture } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
 
 describe("accounts: profile, settings and administration", () => {
@@ -169,6 +171,20 @@ describe("accounts: profile, settings and administration", () => {
     }
     expectErrorBody(await http().post("/api/data/user/set_playback_speed").set("Api-Key", u.key).send({ user_id: other.id, playback_speed: 2 }), 403);
     expectErrorBody(await http().post("/api/data/get_playback_speed").set("Api-Key", u.key).send({ user_id: other.id }), 403);
+
+    // podcast_id (optional in the spec): the speed for one of the user's podcasts, 404 for one they do not have.
+    const feeds = await startLoopback({ "/minimal.xml": { body: fixture("minimal_itunes_3items.xml") } });
+    try {
+      const added = await http().post("/api/data/add_podcast").set("Api-Key", u.key).send({ podcast_values: { pod_feed_url: `${feeds.url}/minimal.xml`, user_id: u.id } });
+      expect(added.status).toBe(200);
+      const forPodcast = await http().post("/api/data/get_playback_speed").set("Api-Key", u.key).send({ user_id: u.id, podcast_id: added.body.podcast_id });
+      expect(forPodcast.status).toBe(200);
+      expect(forPodcast.body).toEqual({ playback_speed: 1.25 });
+      expectErrorBody(await http().post("/api/data/get_playback_speed").set("Api-Key", other.key).send({ user_id: other.id, podcast_id: added.body.podcast_id }), 404);
+      expectErrorBody(await http().post("/api/data/get_playback_speed").set("Api-Key", u.key).send({ user_id: u.id, podcast_id: "x" }), 400);
+    } finally {
+      await feeds.close();
+    }
   });
 
   test("global podcast cover preference, languages", async () => {
@@ -277,5 +293,40 @@ describe("accounts: profile, settings and administration", () => {
     expectErrorBody(await http().get("/api/data/verify_key").set("Api-Key", adminKey), 401);
     expect((await http().get(`/api/data/user/final_admin/${other.id}`).set("Api-Key", other.key)).body).toEqual({ final_admin: true });
     expectErrorBody(await http().delete(`/api/data/user/delete/${other.id}`).set("Api-Key", other.key), 409);
+  });
+});
+
+/**
+ * MongoDB's updateMany counts modified documents (moleculer-db-adapter-mongo returns modifiedCount), NeDB
+ * counts matched ones. With the users store answering the MongoDB way, saving a value the user already
+ * has must still succeed, and only an unknown user is a 404.
+ */
+describe("accounts: setters on MongoDB's update counts", () => {
+  let server: TestServer;
+  const http = () => api(server.url);
+
+  beforeAll(async () => {
+    server = await startServer();
+    const adapter = (server.broker.getLocalService("users") as any).adapter;
+    const matched = adapter.updateMany.bind(adapter);
+    adapter.updateMany = async (query: object, update: { $set?: Record<string, unknown> }) => {
+      const before: any[] = await adapter.find({ query });
+      await matched(query, update);
+      if (!update.$set) return before.length;
+      const set = update.$set;
+      return before.filter((doc) => Object.keys(set).some((k) => JSON.stringify(doc[k]) !== JSON.stringify(set[k]))).length;
+    };
+  });
+  afterAll(() => server?.stop());
+
+  test("setting a value again answers 200, an unknown user 404", async () => {
+    await http().post("/api/data/create_first").send({ username: "mongo", password: "mongo password", email: "m@example.org", fullname: "M" });
+    const key = (await http().get("/api/data/get_key").set("Authorization", basic("mongo", "mongo password"))).body.retrieved_key;
+    for (const theme of ["dark", "dark"]) {
+      expect((await http().put("/api/data/user/set_theme").set("Api-Key", key).send({ user_id: 1, new_theme: theme })).status).toBe(200);
+    }
+    expect((await http().put("/api/data/user/set_username").set("Api-Key", key).send({ user_id: 1, new_username: "mongo" })).status).toBe(200);
+    expect((await http().put("/api/data/update_timezone").set("Api-Key", key).send({ user_id: 1, timezone: "UTC" })).status).toBe(200);
+    expectErrorBody(await http().put("/api/data/user/set_theme").set("Api-Key", key).send({ user_id: 999, new_theme: "dark" }), 404);
   });
 });
