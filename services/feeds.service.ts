@@ -176,7 +176,7 @@ const FeedsService: ServiceSchema = {
       if (res.notModified) return { unchanged: true, ...base, content_hash: p.content_hash ?? null, feed: null };
       const content_hash = sha256(res.body!);
       if (content_hash === p.content_hash) return { unchanged: true, ...base, content_hash, feed: null };
-      return { unchanged: false, ...base, content_hash, feed: parseFeed(res.body!, { charset: charsetOf(res.contentType) }) };
+      return { unchanged: false, ...base, content_hash, feed: parseFeed(res.body!, { charset: charsetOf(res.contentType), baseUrl: res.finalUrl }) };
     },
     /**
      * Refreshes podcasts with REFRESH_CONCURRENCY calls in flight per feeds replica, each call sent to

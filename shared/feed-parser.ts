@@ -326,6 +326,12 @@ function readLiveItem(kids: XNode[], attrs: Attrs, names: Names): FeedLiveItem {
   return live;
 }
 
+/** An Atom title of type html holds escaped markup ("&amp;amp;" for "&"): keep its text only. */
+function htmlTitle(t: string | null, attrs: Attrs): string | null {
+  if (t === null || attrs?.type === undefined || (attrs.type !== "html" && attrs.type !== "xhtml")) return t;
+  return decodeEntities(t.replace(/<[^>]*>/g, "")).trim() || null;
+}
+
 function parseDateOrNull(s: string | null): string | null {
   return s === null ? null : parseDate(s);
 }
@@ -361,7 +367,7 @@ function readChannel(kids: XNode[], names: Names, feed: ParsedFeed, items: XNode
         items.push(k);
         return;
       case "title":
-        feed.title ??= textOrNull(k);
+        feed.title ??= htmlTitle(textOrNull(k), a);
         return;
       case "description":
         feed.description ??= textOrNull(k);
@@ -551,7 +557,7 @@ function readItem(kids: XNode[], names: Names, feed: ParsedFeed): ParsedEpisode 
   eachElement(kids, names, (name, k, a) => {
     switch (name) {
       case "title":
-        ep.title ??= textOrNull(k);
+        ep.title ??= htmlTitle(textOrNull(k), a);
         return;
       case "guid":
       case "id":
@@ -771,6 +777,28 @@ function buildFeed(doc: XNode[], xml: string): ParsedFeed {
   return feed;
 }
 
+const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:/i;
+
+function resolve(url: string | null, base: string): string | null {
+  if (url === null || ABSOLUTE_URL.test(url)) return url;
+  try {
+    return new URL(url, base).href;
+  } catch {
+    return url;
+  }
+}
+
+/** Hand-written feeds (WordPress, Jekyll) use site-relative enclosure, image and link URLs. */
+function resolveUrls(feed: ParsedFeed, base: string): void {
+  feed.image = resolve(feed.image, base);
+  feed.link = resolve(feed.link, base);
+  for (const ep of feed.episodes) {
+    ep.enclosure_url = resolve(ep.enclosure_url, base);
+    ep.image = resolve(ep.image, base);
+    ep.link = resolve(ep.link, base);
+  }
+}
+
 /**
  * Parses a podcast feed. A Buffer is decoded by BOM / declared charset with fallbacks for
  * mislabelled feeds; a string is taken as already decoded. Throws FeedParseError, and only that,
@@ -788,7 +816,9 @@ export function parseFeed(input: Buffer | Uint8Array | string, opts: ParseFeedOp
   if (start > 0) xml = xml.slice(start);
   const doc = parseXml(xml);
   try {
-    return buildFeed(doc, xml);
+    const feed = buildFeed(doc, xml);
+    if (opts.baseUrl) resolveUrls(feed, opts.baseUrl);
+    return feed;
   } catch (err) {
     if (err instanceof FeedParseError) throw err;
     // A document shaped too oddly for the mapping is still bad input, not a server error.

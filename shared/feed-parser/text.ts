@@ -97,7 +97,23 @@ export function decodeText(s: string): string {
 
 const utf8 = new TextDecoder("utf-8");
 
+/** Windows-1252 characters of bytes 0x80-0x9F (undefined bytes keep their code point). */
+const CP1252_HIGH = "\u20ac\x81\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\x8d\u017d\x8f" +
+  "\x90\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\x9d\u017e\u0178";
+/** Labels that mean Windows-1252 (the WHATWG Encoding list: ISO-8859-1 and ASCII too, as browsers do). */
+const CP1252_LABELS = new Set(["windows-1252", "cp1252", "x-cp1252", "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "l1", "us-ascii", "ascii", "cp819", "ibm819"]);
+
+/**
+ * Node 20's TextDecoder("windows-1252") decodes as ISO-8859-1 (0x93 stays U+0093 instead of a curly
+ * quote), so feeds full of Word's smart quotes lost them: map the 0x80-0x9F range ourselves.
+ */
+function decodeWindows1252(bytes: Uint8Array): string {
+  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+  return latin1.replace(/[\x80-\x9f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]);
+}
+
 function decodeAs(label: string, bytes: Uint8Array): string | null {
+  if (CP1252_LABELS.has(label)) return decodeWindows1252(bytes);
   try {
     return new TextDecoder(label).decode(bytes);
   } catch {
@@ -126,7 +142,7 @@ export function decodeBytes(buf: Uint8Array, charset?: string): string {
     const text = decodeAs(label, buf);
     if (text !== null) return text;
   }
-  return decodeAs("windows-1252", buf) as string;
+  return decodeWindows1252(buf);
 }
 
 /** yes/true/explicit -> true; anything else (no/false/clean/garbage) -> false. */

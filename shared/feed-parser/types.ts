@@ -6,6 +6,8 @@
 export interface ParseFeedOptions {
   /** Charset from the HTTP Content-Type, used for a Buffer whose XML declaration names none. */
   charset?: string;
+  /** The feed's own URL (after redirects): relative links, enclosures and images are resolved against it. */
+  baseUrl?: string;
 }
 
 export interface FeedPerson {

@@ -372,3 +372,25 @@ describe("feed parser: value helpers", () => {
     expect(decodeBytes(Buffer.from("<a>é</a>", "latin1"), "iso-8859-2")).toContain("<a>é</a>");
   });
 });
+
+describe("Windows-1252 bytes and relative URLs", () => {
+  test("smart quotes survive undeclared, declared windows-1252 and declared ISO-8859-1 bytes (Node decodes those labels as Latin-1)", () => {
+    const quotes = Buffer.from([0x3c, 0x61, 0x3e, 0x93, 0x48, 0x69, 0x94, 0x20, 0x92, 0x96, 0x85, 0x80, 0x3c, 0x2f, 0x61, 0x3e]); // <a>“Hi” ’–…€</a>
+    for (const decl of ["", '<?xml version="1.0" encoding="windows-1252"?>', '<?xml version="1.0" encoding="ISO-8859-1"?>']) {
+      expect(decodeBytes(Buffer.concat([Buffer.from(decl), quotes]))).toContain("<a>“Hi” ’–…€</a>");
+    }
+  });
+  test("site-relative enclosure, image and link URLs resolve against the feed's URL; Atom html titles are text", () => {
+    const xml = `<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>t</title><link>/</link><itunes:image href="/cover.jpg"/>
+      <item><title>a</title><link>ep/1</link><enclosure url="/media/1.mp3" type="audio/mpeg" length="1"/></item>
+      <item><title>b</title><enclosure url="//cdn.example.org/2.mp3" type="audio/mpeg" length="1"/></item></channel></rss>`;
+    const feed = parseFeed(xml, { baseUrl: "https://example.org/feed/podcast/" });
+    expect([feed.link, feed.image]).toEqual(["https://example.org/", "https://example.org/cover.jpg"]);
+    expect(feed.episodes.map((e) => [e.enclosure_url, e.link, e.image])).toEqual([
+      ["https://example.org/media/1.mp3", "https://example.org/feed/podcast/ep/1", "https://example.org/cover.jpg"],
+      ["https://cdn.example.org/2.mp3", null, "https://example.org/cover.jpg"],
+    ]);
+    const atom = parseFeed(`<feed xmlns="http://www.w3.org/2005/Atom"><title type="html">A &amp;amp; B</title><entry><title type="html">&lt;b&gt;C&lt;/b&gt; &amp;amp; D</title><id>x</id></entry></feed>`);
+    expect([atom.title, atom.episodes[0].title]).toEqual(["A & B", "C & D"]);
+  });
+});
