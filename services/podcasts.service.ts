@@ -18,6 +18,7 @@ import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { ParsedEpisode, ParsedFeed } from "../shared/feed-parser";
+import { splitCredentials } from "../shared/http";
 import type { AuthUser, UserEvent } from "../shared/types";
 import type { PodcastUserStats, SyncResult } from "./episodes.service";
 import type { FetchedFeed } from "./feeds.service";
@@ -111,6 +112,16 @@ const feedUrl = { type: "url", max: 4000 };
 const podcastIndexId = { type: "number", integer: true, convert: true, optional: true, nullable: true };
 const cutoffDays = { type: "number", integer: true, min: 0, max: 365, convert: true };
 
+/**
+ * The feed a user names: credentials written into the URL (https://user:pass@host/feed) become the
+ * feed's credentials, so they are never stored in feed_url, returned or logged; explicit ones win.
+ */
+function feedRef(rawUrl: string, username: string | null, password: string | null): FeedRef {
+  const inUrl = splitCredentials(rawUrl);
+  const user = username ?? inUrl.username;
+  return { url: inUrl.url, username: user, password: user ? (username !== null ? password : inUrl.password) ?? "" : null };
+}
+
 function feedKey(url: string, username: string | null, password: string | null): string {
   return crypto.createHash("sha256").update(`${url}\n${username ?? ""}\n${password ?? ""}`).digest("hex");
 }
@@ -191,7 +202,7 @@ const PodcastsService: ServiceSchema = {
         // The ownership middleware sees top-level user_id only; this one is nested.
         const caller = ctx.meta.user;
         if (caller && v.user_id !== caller.id && !caller.isAdmin) throw new ForbiddenError("You can only access your own data");
-        return this.subscribe(ctx, v.user_id, { url: v.pod_feed_url, username: null, password: null }, {
+        return this.subscribe(ctx, v.user_id, feedRef(v.pod_feed_url, null, null), {
           podcast_index_id: ctx.params.podcast_index_id ?? null,
           feed_cutoff_days: 0,
           fallback: { title: v.pod_title, artwork_url: v.pod_artwork, author: v.pod_author, description: v.pod_description, website_url: v.pod_website },
@@ -210,8 +221,7 @@ const PodcastsService: ServiceSchema = {
       },
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
-        const username = p.username || null;
-        return this.subscribe(ctx, p.user_id, { url: p.feed_url, username, password: username ? p.password ?? "" : null }, {
+        return this.subscribe(ctx, p.user_id, feedRef(p.feed_url, p.username || null, p.password ?? null), {
           podcast_index_id: null,
           feed_cutoff_days: p.feed_cutoff ?? 0,
           fallback: {},
@@ -329,7 +339,8 @@ const PodcastsService: ServiceSchema = {
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
         const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: p.user_id } });
-        const pods: PodcastDoc[] = subs.length ? await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) }, feed_url: p.podcast_url } }) : [];
+        const feed = feedRef(p.podcast_url, null, null);
+        const pods: PodcastDoc[] = subs.length ? await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) }, feed_url: feed.url } }) : [];
         if (pods.length) {
           const pod = pods[0];
           const s = shown(pod, subs.find((x) => x.podcast_id === pod._id)!);
@@ -339,10 +350,10 @@ const PodcastsService: ServiceSchema = {
             websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: false,
           };
         }
-        const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: p.podcast_url });
+        const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
         const f = feedFields(fetched.feed!);
         return {
-          podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: p.podcast_url, description: f.description, author: f.author,
+          podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: feed.url, description: f.description, author: f.author,
           artworkurl: f.artwork_url, explicit: f.explicit, episodecount: fetched.feed!.episodes.length, categories: f.categories,
           websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: false,
         };
@@ -407,9 +418,10 @@ const PodcastsService: ServiceSchema = {
         for (const f of OVERRIDABLE) if (fields[f] !== undefined && fields[f] !== null) set[`overrides.${f}`] = fields[f];
         if (p.feed_url !== undefined || p.username !== undefined || p.password !== undefined) {
           const pod: PodcastDoc = await this.adapter.findOne({ _id: sub.podcast_id });
-          const username = p.username === undefined ? pod.username : p.username || null;
-          const password = username ? (p.password === undefined ? pod.password : p.password ?? "") : null;
-          const url = p.feed_url ?? pod.feed_url;
+          const inUrl = p.feed_url !== undefined ? feedRef(p.feed_url, null, null) : null;
+          const url = inUrl?.url ?? pod.feed_url;
+          const username = p.username !== undefined ? p.username || null : inUrl?.username ?? pod.username;
+          const password = username ? (p.password !== undefined ? p.password : inUrl?.username ? inUrl.password : pod.password) ?? "" : null;
           if (feedKey(url, username, password) !== pod.feed_key) {
             const { pod: target } = await this.podcastFor(ctx, { url, username, password }, { podcast_index_id: null, fallback: {} });
             if (await this.stores.subscriptions.findOne({ key: `${p.user_id}:${target._id}` })) throw new ConflictError("Already subscribed to that feed");
@@ -638,6 +650,7 @@ const PodcastsService: ServiceSchema = {
     /** The user's podcast whose shown title (case-sensitive) and feed URL match. */
     async findByName(this: any, user_id: number, name: string, url: string): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc } | null> {
       const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(user_id);
+      url = feedRef(url, null, null).url;
       return rows.find(({ pod, sub }) => shown(pod, sub).title === name && (pod.feed_url === url || pod.final_url === url)) ?? null;
     },
     async editCategories(this: any, p: { user_id: number; podcast_id: number }, edit: (list: string[]) => string[]): Promise<string[]> {

@@ -170,6 +170,22 @@ function parseHttpUrl(raw: string, base?: string): URL {
   return url;
 }
 
+/** A URL's user:pass taken out of it: feeds are stored, shown and logged without them (kept apart as credentials). */
+export function splitCredentials(raw: string): { url: string; username: string | null; password: string | null } {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return { url: raw, username: null, password: null };
+  }
+  if (!u.username && !u.password) return { url: raw, username: null, password: null };
+  const username = decodeUserinfo(u.username);
+  const password = decodeUserinfo(u.password);
+  u.username = "";
+  u.password = "";
+  return { url: u.href, username, password };
+}
+
 function decodeUserinfo(part: string): string {
   try {
     return decodeURIComponent(part);
