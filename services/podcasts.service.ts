@@ -111,6 +111,8 @@ const text = (max: number, optional = true) => ({ type: "string", trim: true, ma
 const feedUrl = { type: "url", max: 4000 };
 const podcastIndexId = { type: "number", integer: true, convert: true, optional: true, nullable: true };
 const cutoffDays = { type: "number", integer: true, min: 0, max: 365, convert: true };
+/** remove_podcast, remove_podcast_name and check_podcast: the title the user sees and the feed URL. */
+const byName = { user_id: id, podcast_name: text(1000, false), podcast_url: text(4000, false) };
 
 /**
  * The feed a user names: credentials written into the URL (https://user:pass@host/feed) become the
@@ -230,13 +232,13 @@ const PodcastsService: ServiceSchema = {
     },
     /** POST /api/data/remove_podcast: by the title the user sees (case-sensitive) and the feed URL. */
     remove_podcast: {
-      params: { user_id: id, podcast_name: text(1000, false), podcast_url: text(4000, false) },
+      params: byName,
       async handler(this: any, ctx: Context<any>) {
         return this.removeByName(ctx, ctx.params);
       },
     },
     remove_podcast_name: {
-      params: { user_id: id, podcast_name: text(1000, false), podcast_url: text(4000, false) },
+      params: byName,
       async handler(this: any, ctx: Context<any>) {
         return this.removeByName(ctx, ctx.params);
       },
@@ -278,7 +280,7 @@ const PodcastsService: ServiceSchema = {
     },
     /** GET /api/data/check_podcast */
     check_podcast: {
-      params: { user_id: id, podcast_name: text(1000, false), podcast_url: text(4000, false) },
+      params: byName,
       async handler(this: any, ctx: Context<any>) {
         return { exists: !!(await this.findByName(ctx.params.user_id, ctx.params.podcast_name, ctx.params.podcast_url)) };
       },
