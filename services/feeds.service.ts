@@ -13,6 +13,7 @@
  * calls over every feeds replica. A holder that dies stops renewing; another takes over on expiry.
  */
 import crypto from "crypto";
+import { sha256Hex } from "../shared/secrets";
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
@@ -59,10 +60,6 @@ interface LeaseDoc {
 
 const LEASE_ID = "feed-refresh-scheduler";
 const FETCH_WINDOW_SECONDS = 60;
-
-function sha256(buf: Buffer): string {
-  return crypto.createHash("sha256").update(buf).digest("hex");
-}
 
 function charsetOf(contentType: string | null): string | undefined {
   return /charset=["']?([^;"'\s]+)/i.exec(contentType ?? "")?.[1];
@@ -174,7 +171,7 @@ const FeedsService: ServiceSchema = {
       });
       const base = { final_url: res.finalUrl, etag: res.etag, last_modified: res.lastModified };
       if (res.notModified) return { unchanged: true, ...base, content_hash: p.content_hash ?? null, feed: null };
-      const content_hash = sha256(res.body!);
+      const content_hash = sha256Hex(res.body!);
       if (content_hash === p.content_hash) return { unchanged: true, ...base, content_hash, feed: null };
       return { unchanged: false, ...base, content_hash, feed: parseFeed(res.body!, { charset: charsetOf(res.contentType), baseUrl: res.finalUrl }) };
     },

@@ -12,7 +12,7 @@
  * right after it. The record's content hash is written only when every episode is stored, so an
  * import cut short (a crash) is completed by the next refresh, which sees a "changed" feed.
  */
-import crypto from "crypto";
+import { sha256Hex } from "../shared/secrets";
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
@@ -125,7 +125,7 @@ function feedRef(rawUrl: string, username: string | null, password: string | nul
 }
 
 function feedKey(url: string, username: string | null, password: string | null): string {
-  return crypto.createHash("sha256").update(`${url}\n${username ?? ""}\n${password ?? ""}`).digest("hex");
+  return sha256Hex(`${url}\n${username ?? ""}\n${password ?? ""}`);
 }
 
 /** The record fields that come from the feed's channel. */

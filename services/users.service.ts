@@ -9,7 +9,7 @@ import { generateSecret, generateURI, verify as verifyTotp } from "otplib";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
-import { passwordToStoredHash, verifyPassword } from "../shared/secrets";
+import { passwordToStoredHash, sha256Hex, verifyPassword } from "../shared/secrets";
 import type { AuthUser, GatewayMeta, UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/types";
 
 export type Theme = "light" | "dark" | "auto";
@@ -121,10 +121,6 @@ const newUserParams = { ...userFields, hash_pw: { type: "string", min: 1, max: 1
 const userId = { type: "number", integer: true, positive: true, convert: true };
 const userIdParam = { user_id: userId };
 const mfaCodeParams = { user_id: userId, mfa_code: { type: "string", convert: true, trim: true, min: 1, max: 16 } };
-
-function hashCode(code: string): string {
-  return crypto.createHash("sha256").update(code, "utf8").digest("hex");
-}
 
 /** IANA names only ("Europe/Berlin", "UTC"); offsets such as "+01:00" are refused. Returns the canonical name. */
 function canonicalTimezone(tz: string): string {
@@ -525,7 +521,7 @@ const UsersService: ServiceSchema = {
         const user: UserDoc | null = await this.adapter.findOne({ email: ctx.params.email.toLowerCase() });
         const reset: PasswordResetDoc | null = user ? await this.stores.password_resets.findOne({ user_id: user._id }) : null;
         if (!user || !reset || new Date(reset.expires_at).getTime() <= Date.now()) throw invalid;
-        const given = Buffer.from(hashCode(ctx.params.reset_code.toUpperCase().replace(/[\s-]/g, "")), "hex");
+        const given = Buffer.from(sha256Hex(ctx.params.reset_code.toUpperCase().replace(/[\s-]/g, "")), "hex");
         if (!crypto.timingSafeEqual(given, Buffer.from(reset.code_hash, "hex"))) {
           // A handful of guesses, then the code is gone and a new one must be mailed.
           if (reset.attempts + 1 >= RESET_MAX_ATTEMPTS) await this.stores.password_resets.removeMany({ _id: reset._id });
@@ -659,7 +655,7 @@ const UsersService: ServiceSchema = {
       const doc: PasswordResetDoc = {
         _id: await this.nextId("password_resets"),
         user_id: user._id,
-        code_hash: hashCode(code),
+        code_hash: sha256Hex(code),
         attempts: 0,
         created_at: new Date(now),
         expires_at: new Date(now + RESET_CODE_MINUTES * 60_000),
@@ -692,13 +688,8 @@ const UsersService: ServiceSchema = {
         mfa_secret: null,
         created_at: new Date(),
       };
-      try {
-        await this.adapter.insert(doc);
-      } catch (err) {
-        // Two registrations racing past assertUnique: the unique index decides.
-        if (isDuplicateKeyError(err)) throw new ConflictError("Username or email already exists");
-        throw err;
-      }
+      // Two registrations racing past assertUnique: the unique index decides.
+      await this.insertUnique(this.adapter, doc, "Username or email already exists");
       this.logger.info("user created", { user_id: doc._id, isadmin });
       return doc;
     },

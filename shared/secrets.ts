@@ -10,8 +10,13 @@ export function generateApiKey(): string {
   return crypto.randomBytes(32).toString("base64url");
 }
 
+/** SHA-256 as hex: how keys, tokens and codes are stored, and how feed contents are compared. */
+export function sha256Hex(data: string | Buffer): string {
+  return crypto.createHash("sha256").update(data).digest("hex");
+}
+
 export function hashApiKey(key: string): string {
-  return crypto.createHash("sha256").update(key, "utf8").digest("hex");
+  return sha256Hex(key);
 }
 
 const ARGON2_ENCODED = /^\$argon2(id|i|d)\$v=\d+\$[mtp]=\d+(,[mtp]=\d+){2}\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
