@@ -18,7 +18,7 @@ import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { ParsedEpisode, ParsedFeed } from "../shared/feed-parser";
-import { splitCredentials } from "../shared/http";
+import { redactUrl, splitCredentials } from "../shared/http";
 import type { AuthUser, UserEvent } from "../shared/types";
 import type { PodcastUserStats, SyncResult } from "./episodes.service";
 import type { FetchedFeed } from "./feeds.service";
@@ -578,7 +578,7 @@ const PodcastsService: ServiceSchema = {
         if (isDuplicateKeyError(err)) return { pod: await this.adapter.findOne({ feed_key: key }) };
         throw err;
       }
-      this.logger.info("podcast added", { podcast_id: pod._id, feed_url: fetched.final_url });
+      this.logger.info("podcast added", { podcast_id: pod._id, feed_url: redactUrl(fetched.final_url) });
       const ordered = newestFirst(parsed.episodes);
       const recent = ordered.slice(0, config.addPodcastSyncEpisodes);
       const { episodes: _all, ...channel } = parsed;

@@ -68,16 +68,21 @@ export class OutboundHttpError extends Error {
   }
 }
 
-/** The URL without user:pass, safe for messages and logs; unparsable input is cut before any "@". */
+/**
+ * The URL without user:pass and without its query string (private feeds put tokens there, e.g.
+ * ?auth=...), safe for messages and logs; unparsable input is cut before any "@" and "?".
+ */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (!u.username && !u.password) return u.href;
+    const query = u.search ? "?…" : "";
     u.username = "";
     u.password = "";
-    return u.href;
+    u.search = "";
+    u.hash = "";
+    return u.href + query;
   } catch {
-    return url.replace(/\/\/[^/@]*@/, "//");
+    return url.replace(/\/\/[^/@]*@/, "//").replace(/\?.*$/, "?…");
   }
 }
 
@@ -260,7 +265,8 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
 
   try {
     for (let redirects = 0; ; ) {
-      const shown = url.href;
+      const target = url.href; // never carries credentials: they travel in the Authorization header
+      const shown = redactUrl(target);
       const pinned = exempt === "all" ? null : await resolveGuarded(url, shown, exempt);
       const headers: Record<string, string> = {
         "User-Agent": userAgent,
@@ -273,7 +279,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
 
       let res: AxiosResponse;
       try {
-        res = await axios.get(shown, {
+        res = await axios.get(target, {
           headers,
           responseType: "stream",
           maxRedirects: 0,
@@ -297,7 +303,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
         discard(res);
         if (++redirects > maxRedirects)
           throw new OutboundHttpError("too_many_redirects", shown, `more than ${maxRedirects} redirects`);
-        const next = parseHttpUrl(String(res.headers.location), shown);
+        const next = parseHttpUrl(String(res.headers.location), target);
         next.username = "";
         next.password = "";
         // Credentials stay with the host they were given for, and never go down from https to http.
@@ -318,7 +324,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
       if (status === 304) {
         discard(res);
         return {
-          status, notModified: true, body: null, finalUrl: shown,
+          status, notModified: true, body: null, finalUrl: target,
           etag: etag ?? opts.etag ?? null, lastModified: lastModified ?? opts.lastModified ?? null, contentType,
         };
       }
@@ -333,7 +339,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
         throw new OutboundHttpError("too_large", shown, `body of ${declared} bytes is larger than ${maxBytes}`);
       }
       const body = await readBody(res, maxBytes, controller.signal, shown);
-      return { status, notModified: false, body, finalUrl: shown, etag, lastModified, contentType };
+      return { status, notModified: false, body, finalUrl: target, etag, lastModified, contentType };
     }
   } finally {
     clearTimeout(timer);

@@ -27,6 +27,13 @@ describe("credentials inside a feed URL", () => {
         }
         res.end(fixture("minimal_itunes_3items.xml"));
       },
+      "/tokened.xml": (req, res) => {
+        if (!req.url!.includes("auth=t0ken-in-query")) {
+          res.writeHead(403);
+          return void res.end();
+        }
+        res.end(fixture("minimal_itunes_3items.xml"));
+      },
     });
     server = await startServer({
       broker: {
@@ -76,5 +83,15 @@ describe("credentials inside a feed URL", () => {
     expect(feeds.requests.every((r) => r.headers.authorization === expected)).toBe(true);
     expect(logs.join("\n")).toContain("podcast added"); // the add was logged ...
     expect(logs.join("\n")).not.toMatch(/s3cr/); // ... without the password
+  });
+
+  test("a token in the feed URL's query string is used for fetching but never logged", async () => {
+    const url = `${feeds.url}/tokened.xml?auth=t0ken-in-query`;
+    const added = await post("/api/data/add_podcast", "gus", { podcast_values: { pod_feed_url: url, user_id: u.gus.id } });
+    expect(added.status).toBe(200);
+    const missing = await post("/api/data/add_podcast", "gus", { podcast_values: { pod_feed_url: `${feeds.url}/gone.xml?auth=t0ken-in-query`, user_id: u.gus.id } });
+    expect(missing.status).toBe(400);
+    expect(missing.text).not.toContain("t0ken");
+    expect(logs.join("\n")).not.toContain("t0ken");
   });
 });

@@ -230,7 +230,9 @@ describe("basic-auth feeds", () => {
     for (const e of errors) {
       for (const text of [e.message, e.url, e.stack ?? "", JSON.stringify(e), String(e)]) expect(text).not.toContain("hunter2");
     }
-    expect(redactUrl("https://u:p@host.example/a?b=1")).toBe("https://host.example/a?b=1");
+    // Query strings go too: private feeds carry tokens there.
+    expect(redactUrl("https://u:p@host.example/a?auth=tok3n")).toBe("https://host.example/a?…");
+    expect(redactUrl("https://host.example/a")).toBe("https://host.example/a");
   });
 });
 
