@@ -27,6 +27,8 @@ export interface UserDoc {
   mfa_secret: string | null;
   /** Secret handed out by generate_mfa_secret, active only after verify_temp_mfa. */
   mfa_pending_secret?: string | null;
+  /** Time step of the last code accepted for the active secret: that code and older ones are spent. */
+  mfa_last_step?: number | null;
   theme?: Theme;
   timezone?: string;
   hour_pref?: 12 | 24;
@@ -466,7 +468,7 @@ const UsersService: ServiceSchema = {
         if (!user.mfa_pending_secret) throw new BadRequestError("No MFA set-up in progress: call generate_mfa_secret first");
         const verified = await this.totpMatches(user.mfa_pending_secret, ctx.params.mfa_code);
         if (verified) {
-          await this.setFields(user._id, { mfa_secret: user.mfa_pending_secret, mfa_pending_secret: null });
+          await this.setFields(user._id, { mfa_secret: user.mfa_pending_secret, mfa_pending_secret: null, mfa_last_step: null });
           this.logger.info("MFA enabled", { user_id: user._id });
         }
         return { verified };
@@ -477,7 +479,7 @@ const UsersService: ServiceSchema = {
       async handler(this: any, ctx: Context<any>) {
         const user: UserDoc = await this.getUser(ctx.params.user_id);
         if (!user.mfa_secret) throw new BadRequestError("MFA is not enabled for this user");
-        return { verified: await this.totpMatches(user.mfa_secret, ctx.params.mfa_code) };
+        return { verified: await this.acceptActiveCode(user, ctx.params.mfa_code) };
       },
     },
     check_mfa_enabled: {
@@ -598,7 +600,7 @@ const UsersService: ServiceSchema = {
       params: mfaCodeParams,
       async handler(this: any, ctx: Context<any>): Promise<boolean> {
         const user: UserDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
-        return !!user?.mfa_secret && (await this.totpMatches(user.mfa_secret, ctx.params.mfa_code));
+        return !!user?.mfa_secret && (await this.acceptActiveCode(user, ctx.params.mfa_code));
       },
     },
   },
@@ -642,9 +644,23 @@ const UsersService: ServiceSchema = {
       return s;
     },
     async totpMatches(secret: string, code: string): Promise<boolean> {
-      if (!/^\d{6}$/.test(code)) return false;
-      const result = await verifyTotp({ secret, token: code, ...TOTP, epochTolerance: TOTP_SKEW_SECONDS });
-      return result.valid;
+      return (await this.totpStep(secret, code)) !== null;
+    },
+    /** The time step a code belongs to, or null; codes of steps up to afterStep are refused. */
+    async totpStep(secret: string, code: string, afterStep?: number): Promise<number | null> {
+      if (!/^\d{6}$/.test(code)) return null;
+      const result = await verifyTotp({ secret, token: code, ...TOTP, epochTolerance: TOTP_SKEW_SECONDS, afterTimeStep: afterStep });
+      return result.valid ? (result as { timeStep: number }).timeStep : null;
+    },
+    /**
+     * A code for the active secret works once (RFC 6238 5.2): its time step is recorded, and the update
+     * only succeeds while no same or later step was used, so two replicas cannot both accept it.
+     */
+    async acceptActiveCode(this: any, user: UserDoc, code: string): Promise<boolean> {
+      const step = await this.totpStep(user.mfa_secret!, code, user.mfa_last_step ?? undefined);
+      if (step === null) return false;
+      const unused = { $or: [{ mfa_last_step: { $exists: false } }, { mfa_last_step: null }, { mfa_last_step: { $lt: step } }] };
+      return (await this.adapter.updateMany({ _id: user._id, ...unused }, { $set: { mfa_last_step: step } })) > 0;
     },
     /** Stores the hash of a new code (replacing an older one) and mails the code through the notifications service. */
     async sendResetCode(this: any, user: UserDoc): Promise<void> {

@@ -103,11 +103,14 @@ describe("MFA (TOTP) set-up and login", () => {
     const midStep = (Math.floor(Date.now() / 30_000) + 2) * 30_000 + 15_000;
     freezeClock(midStep);
     const check = async (steps: number) => (await http().post("/api/data/verify_mfa").set("Api-Key", u.key).send({ user_id: u.id, mfa_code: totp(secret, midStep, steps) })).body.verified;
-    expect(await check(0)).toBe(true);
     expect(await check(-1)).toBe(true);
+    expect(await check(0)).toBe(true);
     expect(await check(1)).toBe(true);
-    expect(await check(-2)).toBe(false);
     expect(await check(2)).toBe(false);
+    // A code works once (RFC 6238 5.2): the same or an older step is refused afterwards.
+    expect(await check(1)).toBe(false);
+    expect(await check(0)).toBe(false);
+    expect(await check(-2)).toBe(false);
   });
 
   test("login: get_key answers mfa_required, verify_mfa_and_get_key follows the state table, tokens are single use", async () => {
@@ -135,11 +138,14 @@ describe("MFA (TOTP) set-up and login", () => {
     // The token is consumed: the same (valid) code with it again gets no key.
     expect((await finishLogin(token, totp(secret))).body).toEqual({ status: "invalid_session", retrieved_key: null, verified: false });
 
-    // Two logins give two independent tokens.
+    // Two logins give two independent tokens; a code works for one login only (a replay is refused).
     const a = (await startLogin("pete", u.password)).mfa_session_token;
     const b = (await startLogin("pete", u.password)).mfa_session_token;
     expect(a).not.toBe(b);
-    expect((await finishLogin(b, totp(secret))).body.status).toBe("success");
+    const next = totp(secret, Date.now(), 1);
+    expect((await finishLogin(b, next)).body.status).toBe("success");
+    expect((await finishLogin(a, next)).body.status).toBe("invalid_code");
+    freezeClock(Date.now() + 60_000);
     expect((await finishLogin(a, totp(secret))).body.status).toBe("success");
   });
 
