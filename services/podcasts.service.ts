@@ -69,6 +69,8 @@ export interface SubscriptionDoc {
   notifications_enabled: boolean;
   /** The user's own category list once they edited it; null = the feed's categories. */
   categories: string[] | null;
+  /** This podcast's cover preference; null or absent = the user's global one. */
+  use_podcast_covers?: boolean | null;
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
 }
 
@@ -320,6 +322,7 @@ const PodcastsService: ServiceSchema = {
             auto_download: !!sub?.auto_download,
             notifications_enabled: !!sub?.notifications_enabled,
             custom_playback_speed: null,
+            use_podcast_covers: sub?.use_podcast_covers ?? null,
           },
           recent_episodes,
         };
@@ -454,6 +457,17 @@ const PodcastsService: ServiceSchema = {
     },
 
     // --- Internal actions (not in the route table) ---
+
+    /** set_global_podcast_cover_preference with a podcast_id (users service): stored on the subscription. */
+    set_cover_preference: {
+      visibility: "public",
+      params: { user_id: id, podcast_id: id, use_podcast_covers: "boolean" },
+      async handler(this: any, ctx: Context<any>) {
+        const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
+        await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: { use_podcast_covers: ctx.params.use_podcast_covers } });
+        return { podcast_id: sub.podcast_id };
+      },
+    },
 
     /**
      * A user's subscriptions (all, or of podcast_ids), newest first. With include_unsubscribed (admins),

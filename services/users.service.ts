@@ -357,7 +357,11 @@ const UsersService: ServiceSchema = {
         podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true },
       },
       async handler(this: any, ctx: Context<any>) {
-        if (ctx.params.podcast_id != null) throw new BadRequestError("This operation sets the global preference; a podcast's own cover setting belongs to its podcast settings");
+        // With a podcast_id the preference is that podcast's own, kept on the subscription by its owner.
+        if (ctx.params.podcast_id != null) {
+          await ctx.call("podcasts.set_cover_preference", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id, use_podcast_covers: ctx.params.use_podcast_covers });
+          return { detail: "Podcast cover preference updated for this podcast" };
+        }
         await this.setFields(ctx.params.user_id, { use_podcast_covers: ctx.params.use_podcast_covers });
         return { detail: "Podcast cover preference updated" };
       },

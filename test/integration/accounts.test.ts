@@ -198,6 +198,21 @@ describe("accounts: profile, settings and administration", () => {
     expect(await pref()).toEqual({ use_podcast_covers: true });
     expect((await http().get("/api/data/user/get_podcast_cover_preference").set("Api-Key", other.key)).body).toEqual({ use_podcast_covers: false });
 
+    // With a podcast_id the preference is that podcast's own: 404 unless subscribed, then shown in its details.
+    const feeds = await startLoopback({ "/minimal.xml": { body: fixture("minimal_itunes_3items.xml") } });
+    try {
+      const added = await http().post("/api/data/add_podcast").set("Api-Key", u.key).send({ podcast_values: { pod_feed_url: `${feeds.url}/minimal.xml`, user_id: u.id } });
+      const podcast_id = added.body.podcast_id;
+      const details = async () => (await http().get("/api/data/get_podcast_details").query({ user_id: u.id, podcast_id }).set("Api-Key", u.key)).body.podcast;
+      expect((await details()).use_podcast_covers).toBeNull();
+      expectErrorBody(await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", other.key).send({ user_id: other.id, podcast_id, use_podcast_covers: false }), 404);
+      expect((await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", u.key).send({ user_id: u.id, podcast_id, use_podcast_covers: false })).status).toBe(200);
+      expect((await details()).use_podcast_covers).toBe(false);
+      expect(await pref()).toEqual({ use_podcast_covers: true }); // the global one is unchanged
+    } finally {
+      await feeds.close();
+    }
+
     const langs = await http().get("/api/data/get_available_languages");
     expect(langs.status).toBe(200);
     expect(langs.body.languages).toEqual(expect.arrayContaining([{ code: "en", name: "English" }]));
