@@ -212,6 +212,9 @@ function toIso(ms: number): string | null {
  * RFC 822 / RFC 3339 dates and the usual real-world deviations (unknown zone names, localized
  * month names, missing or wrong weekdays, "dd.mm.yyyy") -> ISO string; null when unparseable.
  */
+/** Ends in a time of day with no zone; group 1 is the "T" of the ISO form. */
+const ZONELESS_TIME = /(?:\s|(T))\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?$/;
+
 export function parseDate(s: string): string | null {
   // A time without colon after the year ("03 Apr 02 1500 GMT") is read by Date.parse as nothing.
   const v = s.trim().replace(/( \d{2}| \d{4}) (\d\d)(\d\d)((?: +\S+)?)$/, "$1 $2:$3$4");
@@ -223,8 +226,10 @@ export function parseDate(s: string): string | null {
   }
   if (digits < 5) return null;
   const dmy = /^(\d{1,2})\.(\d{1,2})\.(\d{4})(.*)$/.exec(v);
-  if (dmy) return toIso(Date.parse(`${dmy[3]}-${dmy[2].padStart(2, "0")}-${dmy[1].padStart(2, "0")}${dmy[4] ? "T" + dmy[4].trim() : ""}`));
-  const direct = toIso(Date.parse(v));
+  if (dmy) return toIso(Date.parse(`${dmy[3]}-${dmy[2].padStart(2, "0")}-${dmy[1].padStart(2, "0")}${dmy[4] ? "T" + dmy[4].trim() + "Z" : ""}`));
+  // A time with no zone after it would be read in the server's own zone: read it as UTC on every server.
+  const zoneless = ZONELESS_TIME.exec(v);
+  const direct = toIso(Date.parse(zoneless ? v + (zoneless[1] ? "Z" : " UTC") : v));
   if (direct !== null) return direct;
   const cleaned = v
     .replace(/^[^\d,]*,\s*/, "") // weekday in any language

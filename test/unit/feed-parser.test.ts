@@ -361,6 +361,22 @@ describe("feed parser: value helpers", () => {
     expect(parseDate("")).toBeNull();
   });
 
+  it("reads a date without a zone as UTC, whatever the server's own zone", () => {
+    const saved = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      expect(parseDate("2024-03-05 20:00:00")).toBe("2024-03-05T20:00:00.000Z");
+      expect(parseDate("2024-03-05T20:00:00")).toBe("2024-03-05T20:00:00.000Z");
+      expect(parseDate("Tue, 05 Mar 2024 20:00")).toBe("2024-03-05T20:00:00.000Z");
+      expect(parseDate("05.03.2024 20:00")).toBe("2024-03-05T20:00:00.000Z");
+      expect(parseDate("2024-03-05T20:00:00+01:00")).toBe("2024-03-05T19:00:00.000Z");
+      expect(parseDate("Tue, 5 Mar 2024 8:00:00 PST")).toBe("2024-03-05T16:00:00.000Z");
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
   it("decodes entities, leaving unknown and invalid ones as text", () => {
     expect(decodeEntities("a &amp; b &lt;p&gt; &nbsp;&eacute;&#233;&#xE9; &unknown; &#xD800; & ;")).toBe("a & b <p> \u00a0ééé &unknown; &#xD800; & ;");
     expect(decodeEntities("&amp;nbsp;")).toBe("&nbsp;");
