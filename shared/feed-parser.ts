@@ -169,6 +169,15 @@ function eachElement(kids: XNode[], names: Names, fn: (name: string, kids: XNode
   }
 }
 
+/** An author element: Atom's <author><name>, else its text (RSS author, dc:creator). */
+function authorOf(kids: XNode[], names: Names): string | null {
+  let name: string | null = null;
+  eachElement(kids, names, (child, ck) => {
+    if (child === "name") name ??= textOrNull(ck);
+  });
+  return name ?? textOrNull(kids);
+}
+
 /** Podcasting 2.0 tags valid at channel and item level, collected the same way for both. */
 interface Podcast20 {
   persons: FeedPerson[];
@@ -415,14 +424,9 @@ function readChannel(kids: XNode[], names: Names, feed: ParsedFeed, items: XNode
       case "dc:creator":
         fallbackAuthor ??= textOrNull(k);
         return;
-      case "author": {
-        let authorName: string | null = null;
-        eachElement(k, names, (child, ck) => {
-          if (child === "name") authorName ??= textOrNull(ck);
-        });
-        fallbackAuthor ??= authorName ?? textOrNull(k);
+      case "author":
+        fallbackAuthor ??= authorOf(k, names);
         return;
-      }
       case "image":
         eachElement(k, names, (child, ck) => {
           if (child === "url") channelImage ??= textOrNull(ck);
@@ -643,14 +647,9 @@ function readItem(kids: XNode[], names: Names, feed: ParsedFeed): ParsedEpisode 
         ep.author ??= textOrNull(k);
         return;
       case "author":
-      case "dc:creator": {
-        let authorName: string | null = null;
-        eachElement(k, names, (child, ck) => {
-          if (child === "name") authorName ??= textOrNull(ck);
-        });
-        fallbackAuthor ??= authorName ?? textOrNull(k);
+      case "dc:creator":
+        fallbackAuthor ??= authorOf(k, names);
         return;
-      }
       case "itunes:keywords":
         ep.keywords.push(...keywordList(text(k) || (attr(a, "text") ?? "")));
         return;
