@@ -15,3 +15,15 @@ export function expectErrorBody(res: request.Response, status: number) {
   expect(res.headers["content-type"]).toMatch(/application\/json/);
   expect(res.body).toEqual({ error: expect.any(String), message: expect.any(String), detail: expect.any(String), status_code: status });
 }
+
+/**
+ * GET and POST as a named user of the test (their Api-Key), for suites whose server and users are
+ * made in beforeAll: the target is read at call time.
+ */
+export function asUsers(target: () => { url: string; users: Record<string, { key: string }> }) {
+  const keyOf = (who: string) => target().users[who].key;
+  return {
+    get: (path: string, who: string, query: Record<string, unknown> = {}) => api(target().url).get(path).query(query).set("Api-Key", keyOf(who)),
+    post: (path: string, who: string, body: unknown) => api(target().url).post(path).set("Api-Key", keyOf(who)).send(body as object),
+  };
+}

@@ -3,7 +3,7 @@
  * services hand out): used for every fetch, never stored in feed_url, returned or logged.
  */
 import { config } from "../../shared/config";
-import { api } from "../helpers/client";
+import { asUsers } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { createUsers, fixture } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
@@ -13,8 +13,7 @@ describe("credentials inside a feed URL", () => {
   let feeds: Loopback;
   let u: Record<string, { id: number; key: string }>;
   const logs: string[] = [];
-  const get = (p: string, who: string, q: Record<string, unknown> = {}) => api(server.url).get(p).query(q).set("Api-Key", u[who].key);
-  const post = (p: string, who: string, b: unknown) => api(server.url).post(p).set("Api-Key", u[who].key).send(b as object);
+  const { get, post } = asUsers(() => ({ url: server.url, users: u }));
   const expected = "Basic " + Buffer.from("me@example.org:s3cr:et").toString("base64");
 
   beforeAll(async () => {

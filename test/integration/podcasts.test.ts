@@ -6,7 +6,7 @@ import fs from "fs";
 import path from "path";
 import type { ServiceSchema } from "moleculer";
 import { config } from "../../shared/config";
-import { api, basic, expectErrorBody } from "../helpers/client";
+import { api, asUsers, basic, expectErrorBody } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { createUsers, fixture, rssFeed } from "../helpers/podcasts";
 import { ALL_SERVICES, startServer, TestServer } from "../helpers/server";
@@ -25,8 +25,7 @@ describe("podcasts and subscriptions", () => {
   let feeds: Loopback;
   let u: Record<string, { id: number; key: string }>;
   const http = () => api(server.url);
-  const get = (path: string, who: string, query: Record<string, unknown> = {}) => http().get(path).query(query).set("Api-Key", u[who].key);
-  const post = (path: string, who: string, body: unknown) => http().post(path).set("Api-Key", u[who].key).send(body as object);
+  const { get, post } = asUsers(() => ({ url: server.url, users: u }));
   const hits = (p: string) => feeds.requests.filter((r) => r.url.split("?")[0] === p).length;
   const addPodcast = (who: string, feedPath: string) =>
     post("/api/data/add_podcast", who, { podcast_values: { pod_feed_url: feeds.url + feedPath, user_id: u[who].id, pod_title: "from the directory" } });

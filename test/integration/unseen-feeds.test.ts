@@ -8,7 +8,7 @@
 import fs from "fs";
 import path from "path";
 import { config } from "../../shared/config";
-import { api } from "../helpers/client";
+import { asUsers } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { createUsers, FEEDS_DIR } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
@@ -32,9 +32,7 @@ describe("feeds from hosting platforms the parser was not tuned on", () => {
   let server: TestServer;
   let feeds: Loopback;
   let u: Record<string, { id: number; key: string }>;
-  const http = () => api(server.url);
-  const get = (p: string, who: string, query: Record<string, unknown> = {}) => http().get(p).query(query).set("Api-Key", u[who].key);
-  const post = (p: string, who: string, body: unknown) => http().post(p).set("Api-Key", u[who].key).send(body as object);
+  const { get, post } = asUsers(() => ({ url: server.url, users: u }));
   const add = (who: string, feedPath: string) => post("/api/data/add_podcast", who, { podcast_values: { pod_feed_url: feeds.url + feedPath, user_id: u[who].id } });
 
   const libsynArt = "https://ssl-static.libsyn.com/p/assets/2/5/8/0/2580a1b3c4d5/GardenShed_3000.jpg";
