@@ -229,7 +229,7 @@ const AuthService: ServiceSchema = {
     },
     /** Drops cached lookups of removed keys on every auth instance (memory caches are per node). */
     async forgetKeys(this: any, hashes: string[]) {
-      this.broker.broadcast("auth.keys_removed", { key_hashes: hashes });
+      return this.broker.broadcast("auth.keys_removed", { key_hashes: hashes });
     },
   },
   events: {

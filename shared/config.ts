@@ -104,4 +104,3 @@ export const config = {
   addPodcastSyncEpisodes: int("ADD_PODCAST_SYNC_EPISODES", 30),
 };
 
-export type Config = typeof config;

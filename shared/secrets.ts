@@ -20,7 +20,7 @@ export function hashApiKey(key: string): string {
 }
 
 const ARGON2_ENCODED = /^\$argon2(id|i|d)\$v=\d+\$[mtp]=\d+(,[mtp]=\d+){2}\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 
 /**
  * Clients of this API family send an Argon2 hash they computed themselves; curl users send the clear
