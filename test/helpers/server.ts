@@ -8,16 +8,17 @@ import path from "path";
 import { BrokerOptions, ServiceBroker, ServiceSchema } from "moleculer";
 import brokerConfig from "../../moleculer.config";
 import { config } from "../../shared/config";
-import ApiService from "../../services/api.service";
-import UsersService from "../../services/users.service";
-import AuthService from "../../services/auth.service";
-import OidcService from "../../services/oidc.service";
-import NotificationsService from "../../services/notifications.service";
-import PodcastsService from "../../services/podcasts.service";
-import EpisodesService from "../../services/episodes.service";
-import FeedsService from "../../services/feeds.service";
 
-export const ALL_SERVICES: ServiceSchema[] = [ApiService, UsersService, AuthService, OidcService, NotificationsService, PodcastsService, EpisodesService, FeedsService];
+/** Every services/*.service.ts, as `npm start` (moleculer-runner) loads them: a new service needs no line here. */
+const SERVICE_DIR = path.join(__dirname, "..", "..", "services");
+export const ALL_SERVICES: ServiceSchema[] = fs
+  .readdirSync(SERVICE_DIR)
+  .filter((f) => f.endsWith(".service.ts"))
+  .sort()
+  .map((f) => {
+    const mod = require(path.join(SERVICE_DIR, f));
+    return (mod.default ?? mod) as ServiceSchema;
+  });
 
 export interface TestServer {
   broker: ServiceBroker;
