@@ -19,16 +19,10 @@ import type { AuthUser, UserEvent } from "../shared/types";
 import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
 import type { EpisodeMediaItem, RecordDownloadParams, StoredFile } from "../shared/contracts/downloads";
 
-interface DownloadDoc {
+/** A user's download; `file` is the path under DOWNLOAD_DIR. */
+interface DownloadDoc extends RecordDownloadParams {
   /** "<user_id>:<episode_id>": one download per user and episode, written with one upsert. */
   _id: string;
-  user_id: number;
-  episode_id: number;
-  podcast_id: number;
-  /** Path under DOWNLOAD_DIR. */
-  file: string;
-  size: number;
-  content_type: string;
   downloaded_at: Date;
 }
 
