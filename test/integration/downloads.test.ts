@@ -171,6 +171,18 @@ describe("downloads, tasks and media", () => {
     expect(await list("alice")).toEqual([]);
   });
 
+  test("auto-download: new episodes of a podcast with auto_download on are downloaded for that subscriber", async () => {
+    expect((await post("/api/data/enable_auto_download", "alice", { podcast_id: podcastId, user_id: u.alice.id, auto_download: true })).status).toBe(200);
+    const items = ["ep1", "ep2", "page", "gone", "cut", "fresh"].map((t, i) => ({ title: t, guid: t, url: `${media.url}/${t === "fresh" ? "ep2" : t}.mp3`, date: `2024-01-0${i + 1}T00:00:00Z` }));
+    media.route("/feed.xml", { headers: { "Content-Type": "application/rss+xml" }, body: rssFeed("Media Show", items) });
+    expect((await get("/api/data/refresh_pods", "alice")).body).toMatchObject({ new_episodes: 1 });
+    await until(async () => (await list("alice")).some((i: any) => i.episodetitle === "fresh"));
+    const tasks = (await get(`/api/tasks/user/${u.alice.id}`, "alice")).body;
+    expect(tasks.find((t: any) => t.episode_title === "fresh")).toMatchObject({ status: "SUCCESS", task_type: "download_episode" });
+    await post("/api/data/enable_auto_download", "alice", { podcast_id: podcastId, user_id: u.alice.id, auto_download: false });
+    await post("/api/data/bulk_delete_downloaded_episodes", "alice", { episode_ids: (await list("alice")).map((i: any) => i.episodeid), user_id: u.alice.id });
+  });
+
   test("the admin's toggle turns downloads off (403 with a reason) and on", async () => {
     expect((await post("/api/data/enable_disable_downloads", "admin", {})).body).toMatchObject({ downloads_enabled: false });
     const status = await get("/api/data/download_status", "alice");
