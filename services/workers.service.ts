@@ -1,5 +1,5 @@
 /**
- * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6). Stateless, so any number of
+ * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads and refresh_pods. Stateless, so any number of
  * replicas may run (also on the embedded store): each claims jobs with a lease, renews it while it
  * works and finishes the job; a replica that dies leaves its lease to expire and another takes the job
  * over. New jobs wake every replica (`tasks.available`); a poll catches anything missed.
@@ -12,13 +12,15 @@
 import crypto from "crypto";
 import fs from "fs";
 import path from "path";
+import { once } from "events";
 import { Transform } from "stream";
 import { pipeline } from "stream/promises";
 import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
-import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import type { RefreshSummary } from "../shared/contracts/feeds";
 import type { DownloadPodcastPayload, EpisodeMediaItem, StoredFile } from "../shared/contracts/downloads";
 
 /** A failure no retry can fix: the job fails with this message. */
@@ -34,6 +36,9 @@ interface Reporter {
 }
 
 const MB = 1024 * 1024;
+const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS];
+/** Podcasts per feeds.refresh_many call of a refresh job: progress is reported between chunks. */
+const REFRESH_CHUNK = 50;
 
 /** A file or folder name a person can read, safe on every file system. */
 function safeName(text: string, fallback: string): string {
@@ -85,7 +90,7 @@ const WorkersService: ServiceSchema = {
       this.filling = true;
       try {
         while (this.running < config.workerConcurrency && !this.stopping) {
-          const job: ClaimedTask | null = await this.broker.call("tasks.claim", { worker: this.workerId, types: [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST] });
+          const job: ClaimedTask | null = await this.broker.call("tasks.claim", { worker: this.workerId, types: JOB_TYPES });
           if (!job) break;
           this.running++;
           this.run(job).finally(() => {
@@ -103,7 +108,10 @@ const WorkersService: ServiceSchema = {
       const reporter: Reporter = this.reporter(job);
       const base = { id: job.id, worker: this.workerId };
       try {
-        const result = job.task_type === JOB_DOWNLOAD_PODCAST ? await this.downloadPodcast(job, reporter) : await this.downloadOne(job, job.payload.episode_id, reporter, (f: number) => reporter.set(f * 100));
+        let result;
+        if (job.task_type === JOB_REFRESH_PODS) result = await this.refreshPods(job, reporter);
+        else if (job.task_type === JOB_DOWNLOAD_PODCAST) result = await this.downloadPodcast(job, reporter);
+        else result = await this.downloadOne(job, job.payload.episode_id, reporter, (f: number) => reporter.set(f * 100));
         reporter.stop();
         await this.broker.call("tasks.finish", { ...base, status: "SUCCESS", message: result.message, result });
       } catch (err: any) {
@@ -141,6 +149,17 @@ const WorkersService: ServiceSchema = {
         }
       }, every);
       return r;
+    },
+    /** A refresh job: its podcasts in chunks spread over the feeds replicas; a retry refreshes them again (unchanged feeds cost one request). */
+    async refreshPods(this: any, job: ClaimedTask, reporter: Reporter) {
+      const ids: number[] = job.payload.podcast_ids;
+      const total: RefreshSummary = { refreshed: 0, updated: 0, unchanged: 0, failed: 0, new_episodes: 0 };
+      for (let at = 0; at < ids.length; at += REFRESH_CHUNK) {
+        const part: RefreshSummary = await this.broker.call("feeds.refresh_many", { podcast_ids: ids.slice(at, at + REFRESH_CHUNK) }, { timeout: config.httpTimeoutMs * 4 });
+        for (const k of Object.keys(total) as (keyof RefreshSummary)[]) total[k] += part[k];
+        reporter.set(((at + REFRESH_CHUNK) / ids.length) * 100, `Refreshed ${total.refreshed} of ${ids.length} podcasts`);
+      }
+      return { message: `Refreshed ${total.refreshed} podcasts`, ...total };
     },
     /** A podcast job: its episodes one after the other; those a retry finds downloaded are skipped. */
     async downloadPodcast(this: any, job: ClaimedTask, reporter: Reporter) {
@@ -215,8 +234,11 @@ const WorkersService: ServiceSchema = {
         },
       });
       idle = setTimeout(() => meter.destroy(new OutboundHttpError("timeout", "", "the download stalled")), config.httpTimeoutMs);
+      // Opened before any byte flows, so that removing the temporary file after a failure cannot race its creation.
+      const out = fs.createWriteStream(temp);
       try {
-        await pipeline(res.stream, meter, fs.createWriteStream(temp));
+        await once(out, "open");
+        await pipeline(res.stream, meter, out);
       } finally {
         clearTimeout(idle);
       }

@@ -94,6 +94,8 @@ export const config = {
   // Feeds and subscriptions (services/feeds.service.ts, podcasts.service.ts).
   /** Minutes between two scheduled refreshes of every subscribed feed; 0 turns the scheduler off. */
   refreshInterval: int("REFRESH_INTERVAL", 30),
+  /** Milliseconds refresh_pods waits for its refresh job to answer with the figures; a longer refresh answers with its task_id. */
+  refreshWaitMs: int("REFRESH_WAIT_MS", 20_000),
   /** Feed refreshes in flight per feeds replica during a refresh. */
   refreshConcurrency: int("REFRESH_CONCURRENCY", 16),
   /** Seconds the scheduler lease lasts unless renewed (renewed every third of it) before another replica takes over. */

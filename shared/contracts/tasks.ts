@@ -83,3 +83,4 @@ export const TASKS_AVAILABLE = "tasks.available";
 /** Job types run by the workers service. */
 export const JOB_DOWNLOAD_EPISODE = "download_episode";
 export const JOB_DOWNLOAD_PODCAST = "download_podcast";
+export const JOB_REFRESH_PODS = "refresh_pods";

@@ -175,7 +175,10 @@ describe("downloads, tasks and media", () => {
     expect((await post("/api/data/enable_auto_download", "alice", { podcast_id: podcastId, user_id: u.alice.id, auto_download: true })).status).toBe(200);
     const items = ["ep1", "ep2", "page", "gone", "cut", "fresh"].map((t, i) => ({ title: t, guid: t, url: `${media.url}/${t === "fresh" ? "ep2" : t}.mp3`, date: `2024-01-0${i + 1}T00:00:00Z` }));
     media.route("/feed.xml", { headers: { "Content-Type": "application/rss+xml" }, body: rssFeed("Media Show", items) });
-    expect((await get("/api/data/refresh_pods", "alice")).body).toMatchObject({ new_episodes: 1 });
+    // The refresh itself is a job: its figures come back with its task_id.
+    const refresh = await get("/api/data/refresh_pods", "alice");
+    expect(refresh.body).toMatchObject({ new_episodes: 1, refreshed: 1, task_id: expect.any(String) });
+    expect((await get(`/api/tasks/${refresh.body.task_id}`, "alice")).body).toMatchObject({ task_type: "refresh_pods", status: "SUCCESS", progress: 100 });
     await until(async () => (await list("alice")).some((i: any) => i.episodetitle === "fresh"));
     const tasks = (await get(`/api/tasks/user/${u.alice.id}`, "alice")).body;
     expect(tasks.find((t: any) => t.episode_title === "fresh")).toMatchObject({ status: "SUCCESS", task_type: "download_episode" });
