@@ -19,9 +19,11 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { ParsedEpisode, ParsedFeed } from "../shared/feed-parser";
 import { redactUrl, splitCredentials } from "../shared/http";
-import type { AuthUser, UserEvent } from "../shared/types";
-import type { PodcastUserStats, SyncResult } from "./episodes.service";
-import type { FetchedFeed } from "./feeds.service";
+import type { AuthUser } from "../shared/types";
+import type { UserEvent } from "../shared/contracts/users";
+import type { PodcastUserStats, SyncResult } from "../shared/contracts/episodes";
+import type { FetchedFeed } from "../shared/contracts/feeds";
+import type { ApplyFeedParams, RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
 
 /** A stored feed. */
 export interface PodcastDoc {
@@ -72,34 +74,6 @@ export interface SubscriptionDoc {
   /** This podcast's cover preference; null or absent = the user's global one. */
   use_podcast_covers?: boolean | null;
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
-}
-
-/** What other services get of a subscription (user_subscriptions). */
-export interface SubscriptionView {
-  podcast_id: number;
-  feed_cutoff_days: number;
-  title: string;
-  artwork_url: string | null;
-  /** false for a podcast an admin reads without being subscribed. */
-  subscribed: boolean;
-}
-
-/** A podcast as the refresh needs it, credentials included: internal only. */
-export interface RefreshTarget {
-  podcast_id: number;
-  feed_url: string;
-  username: string | null;
-  password: string | null;
-  etag: string | null;
-  last_modified: string | null;
-  content_hash: string | null;
-}
-
-/** podcasts.apply_feed params: what a refresh learnt about a changed feed. */
-export interface ApplyFeedParams {
-  podcast_id: number;
-  fetched: Omit<FetchedFeed, "feed"> & { feed: Omit<ParsedFeed, "episodes"> };
-  sync: SyncResult;
 }
 
 const P20_CHANNEL_FIELDS = [

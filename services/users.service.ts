@@ -10,7 +10,8 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import { passwordToStoredHash, sha256Hex, verifyPassword } from "../shared/secrets";
-import type { AuthUser, GatewayMeta, UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/types";
+import type { AuthUser, GatewayMeta } from "../shared/types";
+import type { OidcLoginParams, OidcLoginResult, UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
 
 export type Theme = "light" | "dark" | "auto";
 
@@ -553,7 +554,7 @@ const UsersService: ServiceSchema = {
     oidc_login: {
       visibility: "public",
       params: { email: { type: "email", max: 255 }, username: { type: "string", max: 255 }, fullname: { type: "string", max: 255 }, grant_admin: "boolean" },
-      async handler(this: any, ctx: Context<import("../shared/types").OidcLoginParams>): Promise<import("../shared/types").OidcLoginResult> {
+      async handler(this: any, ctx: Context<OidcLoginParams>): Promise<OidcLoginResult> {
         const { fullname, grant_admin } = ctx.params;
         const email = ctx.params.email.toLowerCase();
         let user: UserDoc | null = await this.adapter.findOne({ email });
