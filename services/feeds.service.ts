@@ -18,7 +18,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, TooManyRequestsError } from "../shared/errors";
-import { FeedParseError, parseFeed, ParsedFeed } from "../shared/feed-parser";
+import { FeedParseError, parseFeed } from "../shared/feed-parser";
 import { decodeBytes } from "../shared/feed-parser/text";
 import { fetchUrl, FetchResult, OutboundHttpError } from "../shared/http";
 import type { AuthUser } from "../shared/types";
