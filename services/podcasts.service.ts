@@ -15,9 +15,9 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
-import { readActions, readMethods } from "./podcasts/read.actions";
-import { settingsActions, settingsMethods } from "./podcasts/settings.actions";
-import { subscribeActions, subscribeMethods } from "./podcasts/subscribe.actions";
+import { readActions, readMethods } from "./podcasts.parts/read.actions";
+import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
+import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
 
 const PodcastsService: ServiceSchema = {
   name: "podcasts",

@@ -11,11 +11,11 @@ import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import { passwordToStoredHash, verifyPassword } from "../shared/secrets";
 import type { AuthUser } from "../shared/types";
 import type { OidcLoginParams, OidcLoginResult, UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
-import { adminActions } from "./users/admin.actions";
-import { mfaActions, mfaMethods } from "./users/mfa.actions";
-import { passwordResetActions, passwordResetMethods } from "./users/password-reset.actions";
-import { settingsActions } from "./users/settings.actions";
-import { LANGUAGES, newUserParams, ServerSettings, SETTING_DEFAULTS, userFields, userIdParam, UserDoc, mfaCodeParams } from "./users/model";
+import { adminActions } from "./users.parts/admin.actions";
+import { mfaActions, mfaMethods } from "./users.parts/mfa.actions";
+import { passwordResetActions, passwordResetMethods } from "./users.parts/password-reset.actions";
+import { settingsActions } from "./users.parts/settings.actions";
+import { LANGUAGES, newUserParams, ServerSettings, SETTING_DEFAULTS, userFields, userIdParam, UserDoc, mfaCodeParams } from "./users.parts/model";
 
 const UsersService: ServiceSchema = {
   name: "users",

@@ -26,7 +26,7 @@ function relativeImports(file: string): string[] {
   return specs.filter((s) => s.startsWith(".")).map((s) => path.resolve(path.dirname(file), s));
 }
 
-/** The service a path under services/ belongs to: services/<name>.*.ts or services/<name>/..., so api.routes.ts is api's. */
+/** The service a path under services/ belongs to: services/<name>.*.ts or services/<name>.parts/..., so api.routes.ts is api's. */
 function ownerOf(p: string): string {
   const [first] = path.relative(SERVICES, p).split(path.sep);
   return first.split(".")[0];
@@ -56,6 +56,13 @@ describe("service boundaries", () => {
   it("a service's folder holds modules, not services (moleculer-runner would load a *.service file twice)", () => {
     const nested = tsFiles(SERVICES).filter((f) => path.dirname(f) !== SERVICES && f.endsWith(".service.ts"));
     expect(nested.map((f) => path.relative(ROOT, f))).toEqual([]);
+  });
+
+  it("a service's modules sit in services/<name>.parts/, never in a folder named like a service", () => {
+    // moleculer-runner resolves SERVICES=users to the folder services/users when one exists, so a pod
+    // choosing its services by name would load that folder (no *.service file there) instead of users.service.
+    const folders = fs.readdirSync(SERVICES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.filter((d) => !d.endsWith(".parts"))).toEqual([]);
   });
 });
 
