@@ -15,9 +15,11 @@ import { DbMixin } from "../shared/db.mixin";
 import { ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchStream, OutboundHttpError } from "../shared/http";
 import { parseRange } from "../shared/range";
-import type { AuthUser, UserEvent } from "../shared/types";
+import type { AuthUser } from "../shared/types";
+import type { UserEvent } from "../shared/contracts/users";
 import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
-import type { EpisodeMediaItem, RecordDownloadParams, StoredFile } from "../shared/contracts/downloads";
+import type { RecordDownloadParams, StoredFile } from "../shared/contracts/downloads";
+import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 
 /** A user's download; `file` is the path under DOWNLOAD_DIR. */
 interface DownloadDoc extends RecordDownloadParams {

@@ -11,7 +11,8 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { ForbiddenError, NotFoundError } from "../shared/errors";
-import type { AuthUser, UserEvent } from "../shared/types";
+import type { AuthUser } from "../shared/types";
+import type { UserEvent } from "../shared/contracts/users";
 import {
   ClaimedTask, ClaimParams, CreateTaskParams, CreateTasksResult, FinishParams, ProgressParams, RetryParams,
   TASK_CHANGED, TASKS_AVAILABLE, TaskRecord, TaskStatus,

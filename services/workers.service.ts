@@ -21,7 +21,8 @@ import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
 import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, TASKS_AVAILABLE } from "../shared/contracts/tasks";
 import type { RefreshSummary } from "../shared/contracts/feeds";
-import type { DownloadPodcastPayload, EpisodeMediaItem, StoredFile } from "../shared/contracts/downloads";
+import type { DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
+import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 
 /** A failure no retry can fix: the job fails with this message. */
 class PermanentError extends Error {}

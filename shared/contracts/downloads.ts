@@ -1,27 +1,4 @@
-/**
- * Shapes of the downloads service and of what it reads from episodes (episodes.episode_items), shared
- * with the workers service that runs download jobs.
- */
-
-/** episodes.episode_items: an episode as list item, with what a download needs. */
-export interface EpisodeMediaItem {
-  episodeid: number;
-  podcastid: number;
-  podcastname: string;
-  episodetitle: string;
-  episodepubdate: string | null;
-  episodedescription: string | null;
-  episodeartwork: string | null;
-  episodeurl: string | null;
-  episodeduration: number;
-  listenduration: number | null;
-  completed: boolean;
-  saved: boolean;
-  is_vidsite: boolean;
-  enclosure_type: string | null;
-  enclosure_length: number;
-  podcast_artwork: string | null;
-}
+/** Shapes of the downloads service, shared with the workers service that runs download jobs. */
 
 /** downloads.record_download params: a file a worker finished (path relative to DOWNLOAD_DIR). */
 export interface RecordDownloadParams {
