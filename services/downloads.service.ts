@@ -269,11 +269,14 @@ const DownloadsService: ServiceSchema = {
       if (jobs.length) await ctx.call("tasks.create", { tasks: jobs });
       this.logger.info("auto-download queued", { podcast_id: ctx.params.podcast_id, jobs: jobs.length });
     },
+    /** A user left a podcast: their downloads of it go (files another user keeps stay). */
+    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+      await this.removeWhere(ctx.params.user_id, { podcast_id: ctx.params.podcast_id });
+    },
     "user.removed": {
       params: { user_id: "number" },
       async handler(this: any, ctx: Context<UserEvent>) {
-        const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
-        await this.removeDownloads(ctx.params.user_id, docs.map((d) => d.episode_id));
+        await this.removeWhere(ctx.params.user_id, {});
       },
     },
   },
@@ -314,6 +317,10 @@ const DownloadsService: ServiceSchema = {
       rows.sort((a, b) => (key(a) < key(b) ? -dir : key(a) > key(b) ? dir : 0));
       const offset = p.offset ?? 0;
       return { rows: rows.slice(offset, offset + (p.limit ?? rows.length)), total: rows.length };
+    },
+    async removeWhere(this: any, user_id: number, where: Record<string, unknown>) {
+      const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id, ...where } });
+      await this.removeDownloads(user_id, docs.map((d) => d.episode_id));
     },
     /** Removes a user's downloads of these episodes; a file goes when no other user keeps it. Returns how many went. */
     async removeDownloads(this: any, user_id: number, episode_ids: number[]): Promise<number> {

@@ -245,6 +245,16 @@ describe("downloads, tasks and media", () => {
     expect(await status(`/ws/api/tasks/${u.alice.id}?api_key=${u.bob.key}`)).toBe(403);
   });
 
+  test("unsubscribing removes the user's downloads of that podcast", async () => {
+    await post("/api/data/add_podcast", "bob", { podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: u.bob.id } });
+    expect(await download("bob", "ep1")).toMatchObject({ status: "SUCCESS" });
+    const [item] = await list("bob");
+    expect(fs.existsSync(item.downloadedlocation)).toBe(true);
+    expect((await post("/api/data/remove_podcast_id", "bob", { podcast_id: podcastId, user_id: u.bob.id })).status).toBe(200);
+    await until(async () => (await list("bob")).length === 0);
+    await until(() => !fs.existsSync(item.downloadedlocation));
+  });
+
   test("cleanup_tasks removes finished tasks; startup_tasks needs an admin key in the body", async () => {
     expectErrorBody(await api(server.url).post("/api/init/startup_tasks").send({ api_key: u.alice.key }), 403);
     expectErrorBody(await api(server.url).post("/api/init/startup_tasks").send({}), 401);
