@@ -26,6 +26,8 @@ export interface GatewayMeta {
   basic?: { username: string; password: string } | null;
   /** scheme://host the request reached (Host header), for addresses the server hands out. */
   requestOrigin?: string;
+  /** The client's address (shared/client-address.ts), set by the gateway for per-address limits. */
+  clientIp?: string;
 }
 
 /** users.get_auth_info result: what the auth service needs to know about a key's owner. */
