@@ -668,7 +668,7 @@ const UsersService: ServiceSchema = {
       const unused = { $or: [{ mfa_last_step: { $exists: false } }, { mfa_last_step: null }, { mfa_last_step: { $lt: step } }] };
       return (await this.adapter.updateMany({ _id: user._id, ...unused }, { $set: { mfa_last_step: step } })) > 0;
     },
-    /** Stores the hash of a new code (replacing an older one) and mails the code through the notifications service. */
+    /** Stores the hash of a new code (older ones stay valid until they expire) and mails the code through the notifications service. */
     async sendResetCode(this: any, user: UserDoc): Promise<void> {
       const [previous]: PasswordResetDoc[] = await this.stores.password_resets.find({ query: { user_id: user._id }, sort: ["-created_at"], limit: 1 });
       if (previous && Date.now() - new Date(previous.created_at).getTime() < RESET_MAIL_INTERVAL_MS) return;

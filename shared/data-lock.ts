@@ -88,7 +88,8 @@ export async function lockDataDir(dir: string, name: string, onCompromised: (err
     firstSeen ??= mtime;
     const refreshed = mtime !== undefined && firstSeen !== undefined && mtime > firstSeen;
     if (refreshed || Date.now() > deadline) {
-      const who = owner ? `${owner.host} pid ${owner.pid}` : "another process";
+      const holder = readOwner(ownerPath);
+      const who = holder ? `${holder.host} pid ${holder.pid}` : "another process";
       throw new Error(
         `${name} data in ${dir} is in use by ${who}: a service on the embedded store runs as one instance; set MONGO_URI to scale it out`,
       );
