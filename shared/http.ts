@@ -115,8 +115,9 @@ for (const [list, type, ranges] of [
 
 export type AddressKind = "public" | "private" | "forbidden";
 
-/** The 8 16-bit words of a valid IPv6 address (a dotted IPv4 tail included). */
-function ipv6Words(address: string): number[] {
+/** The 8 16-bit words of a valid IPv6 address (a dotted IPv4 tail included, a %zone left out). */
+function ipv6Words(zoned: string): number[] {
+  const address = zoned.replace(/%.*$/, "");
   const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
   const hex = tail ? address.slice(0, tail.index) + ((+tail[1] << 8) | +tail[2]).toString(16) + ":" + ((+tail[3] << 8) | +tail[4]).toString(16) : address;
   const [head, rest] = hex.split("::").map((part) => (part ? part.split(":") : []));
