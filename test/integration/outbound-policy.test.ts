@@ -4,7 +4,7 @@
  * the feeds are served from loopback, a private address.
  */
 import { config } from "../../shared/config";
-import { asUsers, expectErrorBody } from "../helpers/client";
+import { api, asUsers, expectErrorBody } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { createUsers, fixture } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
@@ -129,6 +129,10 @@ describe("outbound URL policy", () => {
     expectRefused(await addPodcast("alice", `${outOfRange.url}/feed.xml`), /admins only/);
     expectRefused(await addPodcast("alice", `${feeds.url}/feed.xml`), /admins only/);
     expectRefused(await addPodcast("alice", forbiddenUrls[0]), /always refused/);
+    // Moving the subscription to another feed URL is checked the same way.
+    const podcast_id = (await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods[0].podcast_id;
+    const moved = await api(server.url).put("/api/data/update_podcast_info").set("Api-Key", u.alice.key).send({ user_id: u.alice.id, podcast_id, feed_url: `${outOfRange.url}/feed.xml` });
+    expectRefused(moved, /admins only/);
     expect(outOfRange.requests).toHaveLength(0);
     expect(await pods("alice")).toEqual([`${inRange.url}/feed.xml`]);
   });
