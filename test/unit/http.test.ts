@@ -2,6 +2,7 @@
  * The outbound HTTP client against real HTTP peers on loopback.
  */
 import dns from "dns";
+import http from "http";
 import zlib from "zlib";
 import { config } from "../../shared/config";
 import { addressKind, addressRefusal, fetchUrl, FetchOptions, OutboundHttpError, redactUrl } from "../../shared/http";
@@ -357,6 +358,24 @@ describe("outbound URL policy", () => {
     expect(inside.message).toMatch(/^This address is not allowed: .*admins only/);
     expect(inside.message).not.toContain("10.0.0.7");
     expect(allowed.requests).toHaveLength(1);
+  });
+
+  test("a pooled socket an admin's fetch opened to a private address is never reused by a user's fetch of the same name", async () => {
+    const inside = await peer({ "/": { body: "inside" } });
+    // The same port on 127.0.0.2, the address the operator lets users reach: only the pool tells them apart.
+    const outside = http.createServer((req, res) => res.end("outside"));
+    await new Promise<void>((resolve) => outside.listen(inside.port, "127.0.0.2", resolve));
+    config.outboundAllowPrivate = "127.0.0.2/32";
+    let answer = "127.0.0.1";
+    jest.spyOn(dns.promises, "lookup").mockImplementation((async () => [{ address: answer, family: 4 }]) as any);
+    try {
+      expect((await get(`http://pool.test:${inside.port}/`)).body!.toString()).toBe("inside");
+      answer = "127.0.0.2";
+      expect((await get(`http://pool.test:${inside.port}/`, { rights: "user" })).body!.toString()).toBe("outside");
+    } finally {
+      outside.closeAllConnections();
+      await new Promise((resolve) => outside.close(resolve));
+    }
   });
 
   test("OUTBOUND_ALLOW_PRIVATE=true opens private addresses to users, never forbidden ones", async () => {
