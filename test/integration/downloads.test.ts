@@ -133,6 +133,20 @@ describe("downloads, tasks and media", () => {
     expect(out.status).toBe(416);
   });
 
+  test("enclosures follow the outbound URL policy with the requester's rights", async () => {
+    config.outboundAllowPrivate = "false"; // loopback media: an admin's rights only
+    try {
+      const res = await api(server.url).get(`/api/data/stream/${ep.ep2}`).query({ api_key: u.alice.key, user_id: u.alice.id });
+      expectErrorBody(res, 403);
+      expect(await download("alice", "ep2")).toMatchObject({ status: "FAILED", message: expect.stringMatching(/not allowed|private/i) });
+      const admin = await api(server.url).get(`/api/data/stream/${ep.ep2}`).query({ api_key: u.admin.key, user_id: u.admin.id }).buffer(true).parse(binary);
+      expect(admin.status).toBe(200);
+      expect(Buffer.compare(admin.body, other)).toBe(0);
+    } finally {
+      config.outboundAllowPrivate = "127.0.0.1/32";
+    }
+  });
+
   test("permanent errors fail with their reason; an interrupted body retries, then fails and leaves no file", async () => {
     expect(await download("alice", "page")).toMatchObject({ status: "FAILED", message: expect.stringMatching(/Not an audio or video file/) });
     expect(await download("alice", "gone")).toMatchObject({ status: "FAILED", message: expect.stringMatching(/HTTP 404/) });
