@@ -417,7 +417,11 @@ const EpisodesService: ServiceSchema = {
         const states = await this.statesOf(user_id, episodes.map((e) => e._id));
         return episodes
           .filter((e) => byPodcast.has(e.podcast_id))
-          .map((e) => ({ ...this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id)), enclosure_type: e.enclosure_type, enclosure_length: e.enclosure_length, podcast_artwork: byPodcast.get(e.podcast_id)!.artwork_url }));
+          .map((e) => {
+            const sub = byPodcast.get(e.podcast_id)!;
+            const podcast = { podcast_artwork: sub.artwork_url, podcast_website: sub.website_url, podcast_index_id: sub.podcast_index_id };
+            return { ...this.listItem(e, sub, states.get(e._id)), enclosure_type: e.enclosure_type, enclosure_length: e.enclosure_length, ...podcast };
+          });
       },
     },
     /** Writes one user's state of one episode (position, completed, saved); later issues build queue/history on it. */

@@ -35,4 +35,6 @@ export interface EpisodeMediaItem {
   enclosure_type: string | null;
   enclosure_length: number;
   podcast_artwork: string | null;
+  podcast_website: string | null;
+  podcast_index_id: number | null;
 }

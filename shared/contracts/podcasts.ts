@@ -10,6 +10,8 @@ export interface SubscriptionView {
   feed_cutoff_days: number;
   title: string;
   artwork_url: string | null;
+  website_url: string | null;
+  podcast_index_id: number | null;
   /** false for a podcast an admin reads without being subscribed. */
   subscribed: boolean;
 }
