@@ -4,6 +4,7 @@
  */
 import type { BrokerOptions } from "moleculer";
 import { config } from "./shared/config";
+import { NodeHealthMiddleware } from "./shared/node-health.middleware";
 import { OwnershipMiddleware } from "./shared/ownership.middleware";
 
 const RETRY_SAFE = new Set(["ServiceNotFoundError", "ServiceNotAvailableError", "BrokerDisconnectedError", "QueueIsFullError"]);
@@ -30,7 +31,11 @@ const brokerConfig: BrokerOptions = {
   // Lets a stopping node finish the requests it has (rolling updates on Kubernetes).
   tracking: { enabled: true, shutdownTimeout: 10_000 },
   validator: true,
-  middlewares: [OwnershipMiddleware],
+  // Request counts and latency histograms per action (and the gateway's per route) for Prometheus.
+  metrics: config.metricsPort
+    ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: config.metricsPort, path: "/metrics" } }] }
+    : { enabled: false },
+  middlewares: [OwnershipMiddleware, NodeHealthMiddleware()],
 };
 
 export = brokerConfig;

@@ -8,6 +8,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { routes, toAliases } from "./api.routes";
 import { config } from "../shared/config";
+import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
 import type { AuthUser, RouteDef } from "../shared/types";
@@ -37,7 +38,7 @@ function parseBasic(header: string | undefined): { username: string; password: s
 
 const ApiService: ServiceSchema = {
   name: "api",
-  mixins: [ApiGateway],
+  mixins: [ApiGateway, gatewayOpsMixin(routes)],
   settings: {
     port: config.port,
     ip: config.host,
@@ -50,12 +51,15 @@ const ApiService: ServiceSchema = {
       function requestLog(this: any, req: any, res: any, next: any) {
         const start = process.hrtime.bigint();
         res.once("finish", () => {
-          this.logger.info("request", { method: req.method, path: pathOf(req), status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 });
+          const ms = Number(process.hrtime.bigint() - start) / 1e6;
+          this.logger.info("request", { method: req.method, path: pathOf(req), status: res.statusCode, ms });
+          this.observeRequest(req, res.statusCode, ms);
         });
         next();
       },
     ],
     routes: [
+      docsRoute,
       {
         path: "/",
         authentication: true,

@@ -40,6 +40,10 @@ export const config = {
   logLevel: (env.LOG_LEVEL || "info") as "fatal" | "error" | "warn" | "info" | "debug" | "trace",
   /** Log line format: "json" (one object a line, for log collectors) or "short" (for a terminal). */
   logFormat: (env.LOG_FORMAT || "short") as "json" | "short" | "full" | "simple",
+  /** Port of this node's /live and /ready probes (every process, gateway or not); 0 = none. */
+  healthPort: int("HEALTH_PORT", 0),
+  /** Port of this node's Prometheus /metrics; 0 = metrics off. */
+  metricsPort: int("METRICS_PORT", 0),
   /** Request timeout between services, in ms. */
   requestTimeout: int("REQUEST_TIMEOUT", 30_000),
   /** Seconds between heartbeats, and without one before a node counts as dead (a killed pod says no goodbye). */
