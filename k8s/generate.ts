@@ -171,85 +171,64 @@ function infraObjects(): object[] {
   const secret = (name: string, stringData: Record<string, string>): ISecret => ({ apiVersion: "v1", kind: "Secret", metadata: { name }, type: "Opaque", stringData });
   const appSecret = secret(`${APP}-secrets`, { MONGO_URI: "mongodb://podcasts:change-me@mongo:27017/podcasts?authSource=admin" });
   const mongoSecret = secret("mongo-credentials", { username: "podcasts", password: "change-me" });
-  const natsLabels = labelsOf("nats");
+  // One replica of a third-party server: the pod spec of its single container.
+  const single = (name: string, container: IContainer) => ({
+    replicas: 1,
+    selector: { matchLabels: labelsOf(name) },
+    template: { metadata: { labels: labelsOf(name) }, spec: { terminationGracePeriodSeconds: 30, containers: [container] } },
+  });
   const nats: IStatefulSet = {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
-    metadata: { name: "nats", labels: natsLabels },
+    metadata: { name: "nats", labels: labelsOf("nats") },
     spec: {
       serviceName: "nats",
-      replicas: 1,
-      selector: { matchLabels: natsLabels },
-      template: {
-        metadata: { labels: natsLabels },
-        spec: {
-          containers: [{
-            name: "nats",
-            image: "nats:2.10-alpine",
-            args: ["-m", "8222"],
-            ports: [{ name: "client", containerPort: 4222 }, { name: "monitor", containerPort: 8222 }],
-            readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 5 },
-            livenessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 10 },
-            resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
-          }],
-        },
-      },
+      ...single("nats", {
+        name: "nats",
+        image: "nats:2.10-alpine",
+        args: ["-m", "8222"],
+        ports: [{ name: "client", containerPort: 4222 }, { name: "monitor", containerPort: 8222 }],
+        readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 5 },
+        livenessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 10 },
+        resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
+      }),
     },
   };
-  const mongoLabels = labelsOf("mongo");
   const mongo: IStatefulSet = {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
-    metadata: { name: "mongo", labels: mongoLabels },
+    metadata: { name: "mongo", labels: labelsOf("mongo") },
     spec: {
       serviceName: "mongo",
-      replicas: 1,
-      selector: { matchLabels: mongoLabels },
-      template: {
-        metadata: { labels: mongoLabels },
-        spec: {
-          terminationGracePeriodSeconds: 30,
-          containers: [{
-            name: "mongo",
-            image: "mongo:7",
-            env: [
-              { name: "MONGO_INITDB_ROOT_USERNAME", valueFrom: { secretKeyRef: { name: "mongo-credentials", key: "username" } } },
-              { name: "MONGO_INITDB_ROOT_PASSWORD", valueFrom: { secretKeyRef: { name: "mongo-credentials", key: "password" } } },
-            ],
-            ports: [{ name: "mongo", containerPort: 27017 }],
-            volumeMounts: [{ name: "data", mountPath: "/data/db" }],
-            readinessProbe: { exec: { command: ["mongosh", "--quiet", "--eval", "db.adminCommand('ping').ok"] }, periodSeconds: 10, timeoutSeconds: 5 },
-            livenessProbe: { tcpSocket: { port: "mongo" }, initialDelaySeconds: 30, periodSeconds: 20 },
-            resources: { requests: { cpu: "250m", memory: "512Mi" }, limits: { cpu: "2", memory: "2Gi" } },
-          }],
-        },
-      },
+      ...single("mongo", {
+        name: "mongo",
+        image: "mongo:7",
+        env: [
+          { name: "MONGO_INITDB_ROOT_USERNAME", valueFrom: { secretKeyRef: { name: "mongo-credentials", key: "username" } } },
+          { name: "MONGO_INITDB_ROOT_PASSWORD", valueFrom: { secretKeyRef: { name: "mongo-credentials", key: "password" } } },
+        ],
+        ports: [{ name: "mongo", containerPort: 27017 }],
+        volumeMounts: [{ name: "data", mountPath: "/data/db" }],
+        readinessProbe: { exec: { command: ["mongosh", "--quiet", "--eval", "db.adminCommand('ping').ok"] }, periodSeconds: 10, timeoutSeconds: 5 },
+        livenessProbe: { tcpSocket: { port: "mongo" }, initialDelaySeconds: 30, periodSeconds: 20 },
+        resources: { requests: { cpu: "250m", memory: "512Mi" }, limits: { cpu: "2", memory: "2Gi" } },
+      }),
       volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "10Gi" } } } }],
     },
   };
-  const redisLabels = labelsOf("redis");
   const redis: IDeployment = {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: { name: "redis", labels: redisLabels },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: redisLabels },
-      template: {
-        metadata: { labels: redisLabels },
-        spec: {
-          containers: [{
-            name: "redis",
-            image: "redis:7-alpine",
-            args: ["--save", "", "--appendonly", "no"],
-            ports: [{ name: "redis", containerPort: 6379 }],
-            readinessProbe: { exec: { command: ["redis-cli", "ping"] }, periodSeconds: 5 },
-            livenessProbe: { tcpSocket: { port: "redis" }, periodSeconds: 10 },
-            resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
-          }],
-        },
-      },
-    },
+    metadata: { name: "redis", labels: labelsOf("redis") },
+    spec: single("redis", {
+      name: "redis",
+      image: "redis:7-alpine",
+      args: ["--save", "", "--appendonly", "no"],
+      ports: [{ name: "redis", containerPort: 6379 }],
+      readinessProbe: { exec: { command: ["redis-cli", "ping"] }, periodSeconds: 5 },
+      livenessProbe: { tcpSocket: { port: "redis" }, periodSeconds: 10 },
+      resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+    }),
   };
   const service = (name: string, port: number, headless: boolean): IService => ({
     apiVersion: "v1",
