@@ -166,7 +166,7 @@ function groupObjects(g: ServiceGroup): object[] {
 }
 
 function infraObjects(): object[] {
-  const config: IConfigMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: APP }, data: commonEnv };
+  const config: IConfigMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: APP }, data: { ...commonEnv, TRUSTED_PROXIES: "" } };
   // Placeholders: replace before applying (or create the Secret yourself, e.g. from a sealed secret).
   const secret = (name: string, stringData: Record<string, string>): ISecret => ({ apiVersion: "v1", kind: "Secret", metadata: { name }, type: "Opaque", stringData });
   const appSecret = secret(`${APP}-secrets`, { MONGO_URI: "mongodb://podcasts:change-me@mongo:27017/podcasts?authSource=admin" });
