@@ -3,7 +3,8 @@
  * - a rolling restart of each service group under steady load fails no request (two gateways behind
  *   a round-robin "Service" that, like Kubernetes after preStop, stops sending to a pod before SIGTERM;
  *   the one-instance groups on NeDB stop, then start again while callers retry the missing endpoint);
- * - a SIGKILLed node loses no write it had accepted;
+ * - a SIGKILLed node loses no write it had accepted (and a key deleted through one gateway is refused
+ *   at once by the other, which had it cached);
  * - NATS itself restarted: the nodes reconnect and requests succeed again within seconds.
  * Along the way: per-node /ready and /live, the Prometheus metrics of a gateway and its JSON log lines.
  */
@@ -24,6 +25,7 @@ interface Load {
 }
 
 /** Workers sending requests in turn to the gateways in `targets()` (read per request, like a Service's endpoints). */
+let phase = "";
 function steadyLoad(targets: () => string[], send: (base: string, i: number) => Promise<Response>, workers = 4): Load {
   const statuses: number[] = [];
   const failures: string[] = [];
@@ -38,9 +40,9 @@ function steadyLoad(targets: () => string[], send: (base: string, i: number) => 
         const res = await send(base, i);
         statuses.push(res.status);
         const text = await res.text();
-        if (res.status !== 200) failures.push(`${res.status} ${text}`);
+        if (res.status !== 200) failures.push(`${res.status} ${text} (${phase})`);
       } catch (err: any) {
-        failures.push(`${base}: ${err.cause?.code ?? err.message}`);
+        failures.push(`${base}: ${err.cause?.code ?? err.message} (${phase})`);
       }
     }
   };
@@ -109,6 +111,7 @@ describeCluster("zero downtime over NATS", () => {
     const load = readLoad();
     await sleep(500);
     for (const g of gateways) {
+      phase = `restart of ${g.name}`;
       // What Kubernetes does: the pod leaves the Service (preStop), then gets SIGTERM and drains.
       live = live.filter((u) => u !== g.url);
       await sleep(200);
@@ -118,6 +121,7 @@ describeCluster("zero downtime over NATS", () => {
       live = [...live, g.url];
     }
     for (const name of STATEFUL_GROUPS) {
+      phase = `restart of ${name}`;
       // One instance on NeDB: the old process drains and frees its data, the new one takes it over;
       // calls in between wait in the callers' retry policy.
       expect(await procs[name].stop("SIGTERM")).toBe(0);
@@ -126,15 +130,17 @@ describeCluster("zero downtime over NATS", () => {
       await sleep(500);
     }
     const { statuses, failures } = await load.stop();
+    // The gateways log why a request failed (error name), the clue when this fails.
+    if (failures.length) for (const g of gateways) console.error(procs[g.name].output().split("\n").filter((l) => l.includes("request failed")).join("\n"));
     expect(failures).toEqual([]);
     expect(statuses.length).toBeGreaterThan(50);
   }, 120_000);
 
   test("a SIGKILLed accounts node loses no write it had accepted", async () => {
-    const accepted: string[] = [];
+    const accepted: { api_key: string; api_id: number }[] = [];
     const load = steadyLoad(() => live, async (base) => {
       const res = await fetch(`${base}/api/data/create_api_key`, { method: "POST", headers: { "Api-Key": key, "Content-Type": "application/json" }, body: JSON.stringify({ user_id: 1, rssonly: false }), signal: AbortSignal.timeout(20_000) });
-      if (res.status === 200) accepted.push((await res.clone().json()).api_key);
+      if (res.status === 200) accepted.push(await res.clone().json());
       return res;
     }, 2);
     await sleep(800);
@@ -146,7 +152,12 @@ describeCluster("zero downtime over NATS", () => {
     // Calls caught by the kill may fail (503 JSON); none may be a 500, and every 200 must have stuck.
     expect(failures.filter((f) => !f.startsWith("503 "))).toEqual([]);
     expect(accepted.length).toBeGreaterThan(5);
-    for (const k of accepted) expect((await fetch(`${live[0]}/api/data/verify_key`, { headers: { "Api-Key": k } })).status).toBe(200);
+    for (const k of accepted) expect((await fetch(`${live[0]}/api/data/verify_key`, { headers: { "Api-Key": k.api_key } })).status).toBe(200);
+    // g1 has these keys in its cache of key lookups now: a key deleted through g2 is refused by g1 at once.
+    const [gone] = accepted;
+    const deleted = await fetch(`${live[1]}/api/data/delete_api_key`, { method: "DELETE", headers: { "Api-Key": key, "Content-Type": "application/json" }, body: JSON.stringify({ api_id: gone.api_id }) });
+    expect(deleted.status).toBe(200);
+    expect((await fetch(`${live[0]}/api/data/verify_key`, { headers: { "Api-Key": gone.api_key } })).status).toBe(401);
   }, 90_000);
 
   test("NATS restarted: requests succeed again within seconds", async () => {
