@@ -57,7 +57,7 @@ export const config = {
   loginMaxFailuresPerAddress: int("LOGIN_MAX_FAILURES_PER_ADDRESS", 30),
   /** Comma list of proxy addresses / CIDRs whose X-Forwarded-For names the client; empty = the socket's peer is the client. */
   trustedProxies: (env.TRUSTED_PROXIES || "").split(",").map((s) => s.trim()).filter(Boolean),
-  /** Time an API key lookup stays cached in the auth service, in seconds. */
+  /** Time an API key lookup stays cached in the auth service and in each gateway, in seconds. */
   keyCacheTtl: int("KEY_CACHE_TTL", 60),
   /** Login keys kept per user; get_key issues a new one each time, the oldest beyond this go. */
   maxLoginKeys: int("MAX_LOGIN_KEYS", 50),
