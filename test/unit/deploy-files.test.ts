@@ -28,7 +28,14 @@ function withoutLabels(node: any): any {
   if (!node || typeof node !== "object") return node;
   return Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === "$schema" || (k === "id" && typeof v === "string"))).map(([k, v]) => [k, withoutLabels(v)]));
 }
-const validateCompose = new Ajv2019({ strict: false, allErrors: true }).compile(withoutLabels(composeSchema));
+// Compose's own formats, as docker compose reads them: durations ("1m30s"), published ports and
+// exposed ports ("8040:8040", "127.0.0.1:80:80/tcp", 3000-3005), subnets ("10.0.0.0/24").
+const composeAjv = new Ajv2019({ strict: false, allErrors: true })
+  .addFormat("duration", /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/)
+  .addFormat("ports", /^((\[?[\d.:a-fA-F]+\]?:)?(\d+(-\d+)?:)?)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/)
+  .addFormat("expose", /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/)
+  .addFormat("subnet_ip_address", /^[\d.:a-fA-F]+\/\d{1,3}$/);
+const validateCompose = composeAjv.compile(withoutLabels(composeSchema));
 const HOT_GROUPS = ["gateway", "feeds", "downloads", "search"];
 
 test("the files on disk are what `npm run deploy-files` writes from the service groups", () => {
@@ -51,6 +58,7 @@ describe("docker-compose.yml", () => {
 
   test("an invalid file fails the same check (the check is not vacuous)", () => {
     expect(validateCompose({ services: { api: { image: "x", restart: "always", helthcheck: {} } } })).toBe(false);
+    expect(validateCompose({ services: { api: { image: "x", stop_grace_period: "thirty", ports: ["http"] } } })).toBe(false);
   });
 
   test("NATS, MongoDB with a volume, Redis and every group, each with a health check and a restart policy", () => {
