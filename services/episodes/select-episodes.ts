@@ -29,6 +29,8 @@ function shuffleRank(seed: number, id: number): number {
 }
 
 function keep(sel: EpisodeSelection, e: EpisodeDoc, st: EpisodeStateDoc | undefined, since: number | null): boolean {
+  // An unknown duration (0) is neither short nor long: a duration filter leaves it out.
+  if ((sel.min_duration != null || sel.max_duration != null) && !(e.duration > 0)) return false;
   if (sel.min_duration != null && e.duration < sel.min_duration) return false;
   if (sel.max_duration != null && e.duration > sel.max_duration) return false;
   if (since !== null && !(e.pub_date && new Date(e.pub_date).getTime() > since)) return false;
