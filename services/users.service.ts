@@ -602,7 +602,7 @@ const UsersService: ServiceSchema = {
     user_ids: {
       visibility: "public",
       async handler(this: any): Promise<number[]> {
-        const users: UserDoc[] = await this.adapter.find({ fields: ["_id"] });
+        const users: UserDoc[] = await this.adapter.find({});
         return users.map((u) => u._id);
       },
     },
