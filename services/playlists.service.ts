@@ -77,6 +77,11 @@ const paging = {
   offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
 };
 
+/** The record's fields that were sent: nothing else of a request (is_system, _id, dates) reaches the store. */
+function recordFields(params: Record<string, unknown>): Partial<PlaylistValues> {
+  return Object.fromEntries(Object.keys(RECORD).filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
+}
+
 /** 400 when a range's lower bound is above its upper bound. */
 function checkRanges(p: Partial<PlaylistValues>): void {
   const ranges = [["play_progress_min", "play_progress_max"], ["min_duration", "max_duration"]] as const;
@@ -111,9 +116,9 @@ const PlaylistsService: ServiceSchema = {
     create_playlist: {
       params: { user_id: id, ...RECORD },
       async handler(this: any, ctx: Context<any>) {
-        const { user_id, ...values } = ctx.params;
+        const values = recordFields(ctx.params);
         checkRanges(values);
-        const playlist_id: number = await this.insertPlaylist(user_id, values);
+        const playlist_id: number = await this.insertPlaylist(ctx.params.user_id, values);
         return { detail: "Playlist created", playlist_id };
       },
     },
@@ -121,7 +126,8 @@ const PlaylistsService: ServiceSchema = {
     update_playlist: {
       params: { user_id: id, playlist_id: id, ...PATCH },
       async handler(this: any, ctx: Context<any>) {
-        const { user_id, playlist_id, ...changes } = ctx.params;
+        const { user_id, playlist_id } = ctx.params;
+        const changes = recordFields(ctx.params);
         const current: PlaylistDoc = await this.ownPlaylist(user_id, playlist_id);
         checkRanges({ ...current, ...changes });
         await this.adapter.updateMany({ _id: playlist_id }, { $set: { ...changes, updated_at: new Date() } });

@@ -200,6 +200,12 @@ describe("smart playlists", () => {
     expectErrorBody(await del("bob", uid("alice"), body.playlist_id), 403);
     const system = (await playlists("alice")).find((p) => p.name === "Longform");
     expectErrorBody(await del("alice", uid("alice"), system.playlist_id), 403);
+    // Fields outside the record are not written: a system playlist cannot be made deletable.
+    const sneaky = { user_id: uid("alice"), playlist_id: system.playlist_id, is_system: false, system_key: null, _id: 1, created_at: "x", icon_name: "ph-x" };
+    expect((await raw(lib, "patch", "/api/data/update_playlist", lib.users.alice.key).send(sneaky)).status).toBe(200);
+    expect((await create("alice", { is_system: true, created_at: "x", name: "Plain" })).status).toBe(200);
+    expectErrorBody(await del("alice", uid("alice"), system.playlist_id), 403);
+    expect((await playlists("alice")).find((p) => p.name === "Plain")).toMatchObject({ is_system_playlist: false });
     expect((await del("alice", uid("alice"), body.playlist_id)).body).toEqual({ detail: "Playlist deleted" });
     expectErrorBody(await del("alice", uid("alice"), body.playlist_id), 404);
     expect((await playlists("alice")).map((p) => p.name)).toContain("Longform");
