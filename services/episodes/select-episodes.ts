@@ -65,6 +65,23 @@ function cmp(a: number | string, b: number | string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * What the store is asked for: the queue's few ids; one playlist's podcasts, durations and time window
+ * (fewer documents read); several playlists (get_playlists' counts) read every visible episode once.
+ */
+function storeQuery(subs: SubscriptionView[], selections: EpisodeSelection[], ids: number[] | null, now: number): object {
+  if (ids) return visibleQuery(subs, { _id: { $in: ids } });
+  if (selections.length > 1) return visibleQuery(subs);
+  const [sel] = selections;
+  const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
+  const duration: Record<string, number> = {};
+  if (sel.min_duration != null || sel.max_duration != null) duration.$gt = 0;
+  if (sel.min_duration != null) duration.$gte = sel.min_duration;
+  if (sel.max_duration != null) duration.$lte = sel.max_duration;
+  const since = sel.time_filter_hours != null ? new Date(now - sel.time_filter_hours * HOUR_MS) : undefined;
+  return visibleQuery(pods ? subs.filter((s) => pods.has(s.podcast_id)) : subs, Object.keys(duration).length ? { duration } : {}, since);
+}
+
 export const selectEpisodesActions: ServiceActionsSchema = {
   /** See SelectEpisodesParams. Costs one subscriptions call, one episodes query and one states query. */
   select_episodes: {
@@ -102,14 +119,13 @@ export const selectEpisodesActions: ServiceActionsSchema = {
       const { user_id, selections, offset = 0, limit, after_episode_id } = ctx.params;
       const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id });
       const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
-      // The queue asks for a few ids; playlists read every visible episode once for all their filters.
       const idsOnly = selections.every((s) => s.episode_ids);
       const ids = idsOnly ? Array.from(new Set(selections.flatMap((s) => s.episode_ids!))) : null;
-      const episodes: EpisodeDoc[] = ids && ids.length === 0 ? [] : await this.adapter.find({ query: visibleQuery(subs, ids ? { _id: { $in: ids } } : {}) });
+      const now = Date.now();
+      const episodes: EpisodeDoc[] = ids && ids.length === 0 ? [] : await this.adapter.find({ query: storeQuery(subs, selections, ids, now) });
       const states: Map<number, EpisodeStateDoc> = ids
         ? await this.statesOf(user_id, episodes.map((e) => e._id))
         : new Map((await this.stores.episode_states.find({ query: { user_id } })).map((s: EpisodeStateDoc) => [s.episode_id, s]));
-      const now = Date.now();
       return selections.map((sel): SelectionResult => {
         const only = sel.episode_ids ? new Set(sel.episode_ids) : null;
         const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
