@@ -143,14 +143,10 @@ export const selectEpisodesActions: ServiceActionsSchema = {
           return group || (desc ? -cmp(ka, b.key[0]) : cmp(ka, b.key[0])) || a.e._id - b.e._id;
         });
         const listed = sel.max_episodes ? rows.slice(0, sel.max_episodes) : rows;
-        let page = listed;
-        if (after_episode_id !== undefined) {
-          // The episode just played may have left the playlist (now played): then the first one is next.
-          const at = listed.findIndex((r) => r.e._id === after_episode_id);
-          page = listed.slice(at + 1).filter((r) => r.e._id !== after_episode_id).slice(0, 1);
-        } else {
-          page = listed.slice(offset, limit === undefined ? undefined : offset + limit);
-        }
+        // The episode just played may have left the playlist (now played): then the first one is next.
+        const page = after_episode_id !== undefined
+          ? listed.slice(listed.findIndex((r) => r.e._id === after_episode_id) + 1).filter((r) => r.e._id !== after_episode_id).slice(0, 1)
+          : listed.slice(offset, limit === undefined ? undefined : offset + limit);
         const items: EpisodeListItem[] = page.map((r) => ({
           ...this.listItem(r.e, byPodcast.get(r.e.podcast_id)!, states.get(r.e._id)),
           is_video: /^video\//i.test(r.e.enclosure_type ?? ""),
