@@ -11,7 +11,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors
 import { PLAYLIST_SORT_ORDERS } from "../shared/contracts/episodes";
 import type { EpisodeListItem, EpisodeSelection, PlaylistSortOrder, SelectEpisodesParams, SelectionResult } from "../shared/contracts/episodes";
 import type { QueuePositionsResult } from "../shared/contracts/queue";
-import type { UserEvent } from "../shared/types";
+import type { UserEvent } from "../shared/contracts/users";
 
 /** The filter fields of a playlist record (spec: "Playlist"). */
 const FILTER_FIELDS = [

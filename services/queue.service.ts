@@ -16,7 +16,7 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import type { EpisodeListItem, EpisodeSelection, SelectionResult } from "../shared/contracts/episodes";
 import type { QueueBulkAddParams, QueueBulkAddResult, QueuePositionsResult } from "../shared/contracts/queue";
-import type { UserEvent } from "../shared/types";
+import type { UserEvent } from "../shared/contracts/users";
 
 interface QueueItem {
   episode_id: number;

@@ -1,4 +1,21 @@
-/** Shapes of the episodes service's internal actions (DESIGN.md rule 1). */
+/** What travels to and from the episodes service: action params and results, events. */
+
+/** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
+export interface SyncResult {
+  created_ids: number[];
+  updated: number;
+  /** Episodes of the podcast after the sync, and the newest pub_date among them. */
+  total: number;
+  last_episode_date: string | null;
+}
+
+/** Per podcast figures of return_pods_extra. */
+export interface PodcastUserStats {
+  total_episodes: number;
+  unplayed_episodes: number;
+  last_played: string | null;
+  total_listen_time: number;
+}
 
 /** The values of a playlist's sort_order (spec/ROUTES.md). */
 export const PLAYLIST_SORT_ORDERS = [

@@ -6,7 +6,7 @@
 import type { Context, ServiceActionsSchema } from "moleculer";
 import type { EpisodeListItem, EpisodeSelection, SelectEpisodesParams, SelectionResult } from "../../shared/contracts/episodes";
 import { PLAYLIST_SORT_ORDERS } from "../../shared/contracts/episodes";
-import type { SubscriptionView } from "../podcasts.service";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { isPlayed, visibleQuery } from "../episodes.service";
 import type { EpisodeDoc, EpisodeStateDoc } from "../episodes.service";
 
