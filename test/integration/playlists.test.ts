@@ -3,7 +3,7 @@
  * its filters, computed here from the user's episodes and states as return_episodes shows them.
  */
 import { expectErrorBody } from "../helpers/client";
-import { eventually, Library, raw, setState, startLibrary } from "../helpers/library";
+import { countCalls, eventually, Library, raw, setState, startLibrary } from "../helpers/library";
 
 const SORT_ORDERS = ["date_asc", "date_desc", "duration_asc", "duration_desc", "listen_progress", "completion", "title_asc", "title_desc", "podcast_asc", "podcast_desc", "random"];
 const SYSTEM = ["Quick Listens", "Longform", "Currently Listening", "Fresh Releases", "Weekend Marathon", "Commuter Mix"];
@@ -140,6 +140,16 @@ describe("smart playlists", () => {
       expect(got.total).toBe(want.length);
       expect(want.length).toBeGreaterThan(0); // every case selects something, so it tests something
     }
+  });
+
+  test("reads cost a constant number of service calls, whatever the page or the number of playlists", async () => {
+    const { body } = await create("alice", { name: "Counted" });
+    const small = await countCalls(lib, () => content("alice", body.playlist_id, { limit: 1 }));
+    const large = await countCalls(lib, () => content("alice", body.playlist_id, { limit: 40 }));
+    expect(large).toBe(small);
+    const before = await countCalls(lib, () => playlists("alice"));
+    await create("alice", { name: "Counted too" });
+    expect(await countCalls(lib, () => playlists("alice"))).toBe(before);
   });
 
   test("random order: every matching episode once, the same order on every read, pages that fit together", async () => {

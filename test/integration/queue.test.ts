@@ -3,7 +3,7 @@
  * requests, another user's ids, unsubscribe and account removal.
  */
 import { expectErrorBody } from "../helpers/client";
-import { eventually, Library, raw, startLibrary } from "../helpers/library";
+import { countCalls, eventually, Library, raw, startLibrary } from "../helpers/library";
 
 describe("queue", () => {
   let lib: Library;
@@ -49,6 +49,18 @@ describe("queue", () => {
     q = await queueOf("alice");
     expect(q.map((e) => [e.episodeid, e.queueposition])).toEqual([[d, 1], [c, 2], [b, 3]]);
     expect(await ids("bob")).toEqual([]); // alice's queue is hers
+  });
+
+  test("get_queued_episodes makes as many service calls for 25 items as for 2", async () => {
+    await queue("alice", own(0));
+    await queue("alice", lib.ids.Tiny);
+    const few = await countCalls(lib, () => queueOf("alice"));
+    await lib.server.broker.call("queue.bulk_add", { user_id: lib.users.alice.id, episode_ids: Array.from({ length: 23 }, (_, n) => own(n + 1)) });
+    let items: any[] = [];
+    const many = await countCalls(lib, async () => (items = await queueOf("alice")));
+    expect(items).toHaveLength(25);
+    expect(many).toBe(few);
+    expect(many).toBeLessThanOrEqual(4); // the gateway's action call, episodes, podcasts (and the key lookup)
   });
 
   test("reorder_queue answers 400 unless the ids are exactly the queued ones", async () => {
