@@ -198,6 +198,12 @@ describe("smart playlists", () => {
     }
     expect((await patch({ max_duration: null })).status).toBe(200);
     expect((await content("alice", body.playlist_id)).playlist_info.max_duration).toBeNull();
+    for (const query of [{ playlist_id: "abc" }, { playlist_id: body.playlist_id, limit: 0 }, { playlist_id: body.playlist_id, offset: -1 }, {}]) {
+      expectErrorBody(await lib.get("/api/data/get_playlist_episodes", "alice", { user_id: uid("alice"), ...query }), 400);
+    }
+    expectErrorBody(await raw(lib, "delete", "/api/data/delete_playlist", lib.users.alice.key).send({ user_id: uid("alice") }), 400);
+    expectErrorBody(await lib.post("/api/data/get_next_playlist_episode", "alice", { user_id: uid("alice"), playlist_id: body.playlist_id }), 400);
+    expectErrorBody(await lib.get("/api/data/get_playlist_episodes", "alice", { user_id: uid("alice"), playlist_id: 999999 }), 404);
     for (const bad of [{ sort_order: "newest" }, { name: undefined }, { include_played: undefined }, { play_progress_min: 50, play_progress_max: 10 }, { time_filter_hours: -1 }]) {
       expectErrorBody(await create("alice", bad), 400);
     }
