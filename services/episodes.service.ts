@@ -16,6 +16,7 @@ import type { AuthUser } from "../shared/types";
 import type { UserEvent } from "../shared/contracts/users";
 import type { PodcastUserStats, SyncResult } from "../shared/contracts/episodes";
 import type { SubscriptionView } from "../shared/contracts/podcasts";
+import { syncActions } from "./episodes.parts/sync.actions";
 
 /** A stored episode. */
 export interface EpisodeDoc {
@@ -426,6 +427,7 @@ const EpisodesService: ServiceSchema = {
         return { success: true };
       },
     },
+    ...syncActions,
   },
   events: {
     /** A user left a podcast: their state of its episodes goes with it. */
