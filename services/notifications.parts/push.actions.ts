@@ -115,12 +115,12 @@ export const pushMethods: ServiceMethods = {
           event: "episode.new", title: `New episode: ${t.podcast_title}`, message: ep.title, user_id: t.user_id,
           podcast_id, podcast_title: t.podcast_title, episode_id: ep.episode_id, episode_title: ep.title, episode_url: ep.url, pub_date: ep.pub_date,
         };
-        for (const e of mine) this.deliver(e, msg);
+        for (const e of mine) this.deliverPush(e, msg);
       }
     }
   },
   /** Sends with retries in the background; a failure is logged (without URL or secrets) and dropped. */
-  deliver(this: any, endpoint: PushSettingsDoc, msg: PushMessage) {
+  deliverPush(this: any, endpoint: PushSettingsDoc, msg: PushMessage) {
     const attempt = async (n: number): Promise<void> => {
       try {
         await push(endpoint, msg, SEND_TIMEOUT_MS);

@@ -8,6 +8,7 @@ import path from "path";
 import { config } from "../../shared/config";
 import { api, asUsers, expectErrorBody } from "../helpers/client";
 import { GpodderPeer, startGpodderPeer } from "../helpers/gpodder-peer";
+import { capturingLogger } from "../helpers/logs";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { createUsers, rssFeed } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
@@ -44,7 +45,7 @@ describe("podsync: a gPodder v2 server", () => {
     peer = await startGpodderPeer(REMOTE_USER, REMOTE_PASSWORD);
     account.podsync_url = peer.url;
     server = await startServer({
-      broker: { logger: { type: "Console", options: { level: "debug", formatter: (_t: string, args: any[]) => { lines.push(JSON.stringify(args)); return []; } } } } as any,
+      broker: capturingLogger(lines),
     });
     u = await createUsers(server.url, ["alice", "bob"]);
   });
