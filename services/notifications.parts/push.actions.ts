@@ -9,6 +9,7 @@ import { config } from "../../shared/config";
 import { BadRequestError } from "../../shared/errors";
 import type { EpisodesCreatedEvent, EpisodeSummary } from "../../shared/contracts/episodes";
 import type { NotifyTarget } from "../../shared/contracts/podcasts";
+import { rightsOf } from "../../shared/http";
 import { encryptSecret } from "../../shared/secrets";
 import type { AuthUser } from "../../shared/types";
 import { failureText, PLATFORMS, push, PushMessage, PushSettingsDoc } from "./push";
@@ -52,7 +53,7 @@ export const pushActions: ServiceActionsSchema = {
       const plat = PLATFORMS[p.platform];
       const _id = `${p.user_id}:${plat}`;
       const stored: PushSettingsDoc | null = await this.stores.push_settings.findOne({ _id });
-      const doc: any = { ...(stored ?? {}), _id, user_id: p.user_id, platform: plat, enabled: p.enabled, rights: ctx.meta.user?.isAdmin ? "admin" : "user" };
+      const doc: any = { ...(stored ?? {}), _id, user_id: p.user_id, platform: plat, enabled: p.enabled, rights: rightsOf(ctx.meta.user) };
       for (const f of PLAIN) if (p[f] !== undefined) doc[f] = p[f] || null;
       for (const [f, sealed] of Object.entries(SECRETS)) {
         if (p[f] === null) doc[sealed] = null;

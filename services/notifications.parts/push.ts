@@ -3,7 +3,7 @@
  * gotify (notifb) and a plain HTTP webhook. Everything goes through shared/http.ts (the address policy
  * applies with the rights the settings were saved with); secrets are opened only here, at send time.
  */
-import { fetchUrl, OutboundHttpError } from "../../shared/http";
+import { fetchUrl, OutboundHttpError, Rights } from "../../shared/http";
 import { decryptSecret } from "../../shared/secrets";
 
 export type Platform = "ntfy" | "gotify" | "http";
@@ -28,7 +28,7 @@ export interface PushSettingsDoc {
   http_method: "POST" | "PUT" | "GET" | null;
   http_token_sealed: string | null;
   /** Rights of the user who saved the endpoint: what the outbound address policy lets it reach. */
-  rights: "admin" | "user";
+  rights: Rights;
 }
 
 /** What is sent; the webhook receives it as JSON (README "Notifications"). */
@@ -53,7 +53,7 @@ function joinUrl(base: string, path: string): string {
 
 /** Sends one message to one endpoint; throws OutboundHttpError (or Error for a missing setting). */
 export async function push(s: PushSettingsDoc, msg: PushMessage, timeoutMs: number): Promise<void> {
-  const base = { timeoutMs, maxBytes: 64 * 1024, maxRedirects: 0, allowPrivate: s.rights === "admin" ? undefined : false } as const;
+  const base = { timeoutMs, maxBytes: 64 * 1024, maxRedirects: 0, rights: s.rights } as const;
   if (s.platform === "ntfy") {
     if (!s.notifa_topic) throw new Error("ntfy topic is not set");
     const token = decryptSecret(s.notifa_access_token_sealed);

@@ -6,7 +6,7 @@
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError } from "../../shared/errors";
-import { fetchUrl, OutboundHttpError } from "../../shared/http";
+import { fetchUrl, OutboundHttpError, Rights, rightsOf } from "../../shared/http";
 import type { AuthUser } from "../../shared/types";
 import { syncError } from "./model";
 
@@ -30,7 +30,7 @@ export const cloudsyncActions: ServiceActionsSchema = {
     params: { user_id: id, cloudsync_url: { type: "url", max: 2000 } },
     async handler(this: any, ctx: Ctx) {
       const base = ctx.params.cloudsync_url.replace(/\/+$/, "");
-      const res = await fetchUrl(`${base}/index.php/login/v2`, { method: "POST", accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, ...this.reach(ctx.meta.user) }).catch((err) => {
+      const res = await fetchUrl(`${base}/index.php/login/v2`, { method: "POST", accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, rights: rightsOf(ctx.meta.user) }).catch((err) => {
         throw syncError(err);
       });
       const flow = jsonOf(res.body);
@@ -44,12 +44,12 @@ export const cloudsyncActions: ServiceActionsSchema = {
     async handler(this: any, ctx: Ctx) {
       const p = ctx.params;
       if (new URL(p.poll_endpoint).host !== new URL(p.cloudsync_url).host) throw new BadRequestError("poll_endpoint must be on the cloudsync server");
-      const reach = this.reach(ctx.meta.user);
-      if (await this.pollLogin(p, reach)) return { detail: "Cloudsync server added", status: "connected" };
+      const rights = rightsOf(ctx.meta.user);
+      if (await this.pollLogin(p, rights)) return { detail: "Cloudsync server added", status: "connected" };
       const started = Date.now();
       this.stopPolling(p.user_id);
       const timer = setInterval(async () => {
-        const done = await this.pollLogin(p, reach).catch(() => false);
+        const done = await this.pollLogin(p, rights).catch(() => false);
         if (done || Date.now() - started > POLL_FOR_MS) this.stopPolling(p.user_id);
       }, POLL_EVERY_MS);
       timer.unref();
@@ -66,16 +66,13 @@ export const cloudsyncActions: ServiceActionsSchema = {
 };
 
 export const cloudsyncMethods: ServiceMethods = {
-  reach(user: AuthUser | undefined) {
-    return user?.isAdmin ? {} : { allowPrivate: false };
-  },
   /** One poll: true when the login was approved and the account stored; false while pending (HTTP 404). */
-  async pollLogin(this: any, p: { user_id: number; token: string; poll_endpoint: string; cloudsync_url: string }, reach: object): Promise<boolean> {
+  async pollLogin(this: any, p: { user_id: number; token: string; poll_endpoint: string; cloudsync_url: string }, rights: Rights): Promise<boolean> {
     let res;
     try {
       res = await fetchUrl(p.poll_endpoint, {
         method: "POST", body: new URLSearchParams({ token: p.token }).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, ...reach,
+        accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, rights,
       });
     } catch (err) {
       if (err instanceof OutboundHttpError && err.status === 404) return false;
@@ -84,7 +81,7 @@ export const cloudsyncMethods: ServiceMethods = {
     const got = jsonOf(res.body);
     if (!got?.loginName || !got?.appPassword) throw new BadRequestError("The Nextcloud login flow answered without an app password");
     const server = got.server && new URL(got.server).host === new URL(p.cloudsync_url).host ? got.server : p.cloudsync_url;
-    await this.saveAccount(p.user_id, "nextcloud", server, got.loginName, got.appPassword, (reach as any).allowPrivate === false ? "user" : "admin");
+    await this.saveAccount(p.user_id, "nextcloud", server, got.loginName, got.appPassword, rights);
     return true;
   },
   stopPolling(this: any, user_id: number) {

@@ -7,7 +7,7 @@
  * app password) on every request and no devices: flavor "nextcloud".
  * Everything goes through shared/http.ts.
  */
-import { fetchUrl, FetchOptions, OutboundHttpError } from "../../shared/http";
+import { fetchUrl, FetchOptions, OutboundHttpError, Rights } from "../../shared/http";
 
 export interface GpodderDevice {
   id: string;
@@ -39,7 +39,7 @@ export interface GpodderAccount {
   username: string;
   password: string;
   /** The rights the account was saved with: what the outbound address policy lets it reach. */
-  rights: "admin" | "user";
+  rights: Rights;
 }
 
 const TIMEOUT_MS = 20_000;
@@ -132,7 +132,7 @@ export class GpodderClient {
       timeoutMs: TIMEOUT_MS,
       maxBytes: MAX_BYTES,
       accept: "application/json",
-      allowPrivate: this.account.rights === "admin" ? undefined : false,
+      rights: this.account.rights,
       headers: { ...(body !== undefined ? { "Content-Type": "application/json" } : {}), ...(this.cookie ? { Cookie: this.cookie } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       ...(basic || !this.cookie ? { username: this.account.username, password: this.account.password } : {}),

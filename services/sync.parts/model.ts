@@ -1,6 +1,6 @@
 /** The sync service's record of one user's sync account, and the errors a sync server's failures become. */
 import { BadRequestError, ServiceUnavailableError, UnauthorizedError } from "../../shared/errors";
-import { OutboundHttpError } from "../../shared/http";
+import { OutboundHttpError, Rights } from "../../shared/http";
 
 export type SyncType = "gpodder" | "nextcloud";
 
@@ -15,7 +15,7 @@ export interface SyncSettingsDoc {
   enabled: boolean;
   /** This server's device id on the gPodder server (the default device). */
   device_id: string;
-  rights: "admin" | "user";
+  rights: Rights;
   /** Server timestamps of the last subscription and episode-action downloads (the API's `since`). */
   subs_since: number;
   actions_since: number;

@@ -5,6 +5,7 @@
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { config } from "../../shared/config";
 import { ConflictError, NotFoundError } from "../../shared/errors";
+import { rightsOf } from "../../shared/http";
 import { encryptSecret } from "../../shared/secrets";
 import type { AuthUser } from "../../shared/types";
 import { GpodderClient } from "./gpodder";
@@ -25,7 +26,7 @@ export const podsyncActions: ServiceActionsSchema = {
     params: account,
     async handler(this: any, ctx: Ctx) {
       const user_id = ctx.meta.user.id;
-      const rights = ctx.meta.user.isAdmin ? "admin" : "user";
+      const rights = rightsOf(ctx.meta.user);
       await this.verifyLogin({ url: ctx.params.podsync_url, username: ctx.params.podsync_username, password: ctx.params.podsync_password, rights });
       await this.saveAccount(user_id, "gpodder", ctx.params.podsync_url, ctx.params.podsync_username, ctx.params.podsync_password, rights);
       return { detail: "Sync server added", success: true };
@@ -35,7 +36,7 @@ export const podsyncActions: ServiceActionsSchema = {
   verify_podsync_auth: {
     params: account,
     async handler(this: any, ctx: Ctx) {
-      await this.verifyLogin({ url: ctx.params.podsync_url, username: ctx.params.podsync_username, password: ctx.params.podsync_password, rights: ctx.meta.user.isAdmin ? "admin" : "user" });
+      await this.verifyLogin({ url: ctx.params.podsync_url, username: ctx.params.podsync_username, password: ctx.params.podsync_password, rights: rightsOf(ctx.meta.user) });
       return { valid: true, message: "Login to the sync server succeeded" };
     },
   },

@@ -41,7 +41,6 @@ describe("push notifications", () => {
   beforeAll(async () => {
     config.refreshInterval = 0;
     config.syncInterval = 0;
-    config.proxyAllowPrivate = "true"; // receivers on loopback, users without admin rights
     feeds = await startLoopback();
     feeds.route("/show.xml", { body: rssFeed("The Show", [item(1)]) });
     receiver = await startLoopback(async (req, res) => {
@@ -106,6 +105,12 @@ describe("push notifications", () => {
     expect(bad.body.message).toMatch(/HTTP 500/);
     failing = 0;
     expectErrorBody(await post("/api/data/user/test_notification", "carol", { user_id: u.carol.id, platform: "gotify" }), 400);
+
+    // The outbound address policy: cloud metadata addresses are refused for everyone, admins included.
+    await put("/api/data/user/notification_settings", "admin", { user_id: u.admin.id, platform: "http", enabled: true, http_url: "http://169.254.169.254/latest/meta-data" });
+    const refused = await post("/api/data/user/test_notification", "admin", { user_id: u.admin.id, platform: "http" });
+    expectErrorBody(refused, 400);
+    expect(refused.body.message).toMatch(/not allowed/);
   });
 
   test("a new episode: one message per endpoint of each subscriber with notifications on, none for the others", async () => {

@@ -38,7 +38,6 @@ describe("podsync: a gPodder v2 server", () => {
   beforeAll(async () => {
     config.refreshInterval = 0;
     config.syncInterval = 0;
-    config.proxyAllowPrivate = "true"; // the peers are on loopback and the users are not admins
     feeds = await startLoopback();
     for (const name of ["one", "two", "three"])
       feeds.route(`/${name}.xml`, { body: rssFeed(`Feed ${name}`, [1, 2].map((n) => ({ title: `${name} ${n}`, guid: `${name}-${n}`, url: episodeUrl(name, n), date: `2024-0${n}-01T00:00:00Z` }))) });
@@ -63,6 +62,7 @@ describe("podsync: a gPodder v2 server", () => {
     expect(ok.status).toBe(200);
     expect(ok.body.valid).toBe(true);
     expectErrorBody(await post("/api/data/verify_podsync_auth", "alice", { ...account, podsync_url: "not a url" }), 400);
+    expect((await post("/api/data/verify_podsync_auth", "alice", { ...account, podsync_url: "http://169.254.169.254/" })).body.message).toMatch(/not allowed/);
     expectErrorBody(await post("/api/data/add_podsync_server", "alice", { ...account, podsync_password: "wrong" }), 401);
   });
 
