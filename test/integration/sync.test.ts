@@ -155,6 +155,15 @@ describe("podsync: a gPodder v2 server", () => {
     expect(await myFeeds("alice")).toEqual([feed("one"), feed("three"), feed("two")].sort());
   });
 
+  test("one sync of a user at a time: a held lease answers 409, an expired one is taken over", async () => {
+    const sync: any = server.broker.getLocalService("sync");
+    expect(await sync.claimLease(u.alice.id)).toBe(true); // another replica syncs alice now
+    expectErrorBody(await post("/api/podsync/sync", "alice", {}), 409);
+    await sync.adapter.updateMany({ _id: u.alice.id }, { $set: { lease_until: new Date(Date.now() - 1000) } }); // and died
+    expect((await post("/api/podsync/sync", "alice", {})).status).toBe(200);
+    expect((await post("/api/podsync/sync", "alice", {})).status).toBe(200); // released after each sync
+  });
+
   test("the remote password never reaches a log", () => {
     const all = lines.join("\n");
     expect(all).toContain("sync account saved");
