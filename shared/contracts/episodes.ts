@@ -32,7 +32,7 @@ export interface EpisodeSummary {
   pub_date: string | null;
 }
 
-/** One user's state of one episode as the sync service exchanges it (episodes.sync_states / apply_sync_actions). */
+/** One user's state of one episode as the sync service exchanges it (episodes.sync_states / apply_sync_states). */
 export interface SyncEpisodeState {
   podcast_url: string;
   episode_url: string;
