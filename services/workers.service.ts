@@ -1,5 +1,5 @@
 /**
- * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads and refresh_pods. Stateless, so any number of
+ * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads, refresh_pods and syncs. Stateless, so any number of
  * replicas may run (also on the embedded store): each claims jobs with a lease, renews it while it
  * works and finishes the job; a replica that dies leaves its lease to expire and another takes the job
  * over. New jobs wake every replica (`tasks.available`); a poll catches anything missed.
@@ -19,9 +19,10 @@ import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
-import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, JOB_SYNC, TASKS_AVAILABLE } from "../shared/contracts/tasks";
 import type { RefreshSummary } from "../shared/contracts/feeds";
-import type { DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
+import type { DownloadEpisodePayload, DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
+import type { RunSyncJobParams, SyncJobPayload } from "../shared/contracts/sync";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 
 /** A failure no retry can fix: the job fails with this message. */
@@ -37,7 +38,7 @@ interface Reporter {
 }
 
 const MB = 1024 * 1024;
-const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS];
+const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, JOB_SYNC];
 /** Podcasts per feeds.refresh_many call of a refresh job: progress is reported between chunks. */
 const REFRESH_CHUNK = 50;
 
@@ -53,6 +54,8 @@ function isTransient(err: any): boolean {
     if (err.kind === "network" || err.kind === "timeout") return true;
     return err.kind === "http_status" && (err.status! >= 500 || err.status === 429 || err.status === 408);
   }
+  // A service answered a client error (a sync server's 401, an account gone): no retry fixes it. A 409 (busy) may clear.
+  if (typeof err?.code === "number" && err.code >= 400 && err.code < 500) return [408, 409, 429].includes(err.code);
   return true; // the store or another service unavailable: worth another attempt (attempts are bounded)
 }
 
@@ -112,6 +115,8 @@ const WorkersService: ServiceSchema = {
         let result;
         if (job.task_type === JOB_REFRESH_PODS) result = await this.refreshPods(job, reporter);
         else if (job.task_type === JOB_DOWNLOAD_PODCAST) result = await this.downloadPodcast(job, reporter);
+        // A sync holds the user's sync lease, which bounds how long it may run.
+        else if (job.task_type === JOB_SYNC) result = await this.broker.call("sync.run_job", { user_id: job.user_id, ...(job.payload as SyncJobPayload) } satisfies RunSyncJobParams, { timeout: config.syncLeaseSeconds * 1000 });
         else result = await this.downloadOne(job, job.payload.episode_id, reporter, (f: number) => reporter.set(f * 100));
         reporter.stop();
         await this.broker.call("tasks.finish", { ...base, status: "SUCCESS", message: result.message, result });
@@ -188,7 +193,7 @@ const WorkersService: ServiceSchema = {
       const [item]: EpisodeMediaItem[] = await this.broker.call("episodes.episode_items", { user_id, episode_ids: [episode_id], include_unsubscribed: true });
       if (!item) throw new PermanentError("The episode no longer exists");
       const record = (file: string, size: number, content_type: string) =>
-        this.broker.call("downloads.record_download", { user_id, episode_id, podcast_id: item.podcastid, file, size, content_type });
+        this.broker.call("downloads.record_download", { user_id, episode_id, podcast_id: item.podcastid, file, size, content_type, from_sync: !!(job.payload as DownloadEpisodePayload).from_sync });
       const stored: StoredFile | null = await this.broker.call("downloads.stored_file", { episode_id });
       if (stored) {
         await record(stored.file, stored.size, stored.content_type);

@@ -123,6 +123,8 @@ export const config = {
   syncInterval: int("SYNC_INTERVAL", 15),
   /** Seconds a replica holds a user's sync before another may take it over. */
   syncLeaseSeconds: int("SYNC_LEASE_SECONDS", 300),
+  /** How long a sync request waits for its task to answer with the figures; after that it answers with the task_id only. */
+  syncWaitMs: int("SYNC_WAIT_MS", 20_000),
   /** Notifications per user per minute; more are dropped (and logged) so a flood of new episodes cannot spam. */
   notifyPerMinute: int("NOTIFY_PER_MINUTE", 20),
   /** Delivery attempts of one notification (with a short growing pause between them). */

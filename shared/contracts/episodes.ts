@@ -44,6 +44,12 @@ export interface SyncEpisodeState {
   timestamp: string;
 }
 
+/** An episode as a sync server names it (episodes.sync_episode_ids). */
+export interface SyncEpisodeRef {
+  podcast_url: string;
+  episode_url: string;
+}
+
 /** The values of a playlist's sort_order (spec/ROUTES.md). */
 export const PLAYLIST_SORT_ORDERS = [
   "date_asc", "date_desc", "duration_asc", "duration_desc", "listen_progress", "completion",
