@@ -156,6 +156,11 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
           throw err;
         }
       },
+      /** Applies a modifier ($set, $inc) to the document with this _id, creating it when missing: one atomic write. */
+      async upsert(this: any, store: any, _id: unknown, update: object): Promise<void> {
+        if (isMongo()) await store.collection.updateOne({ _id }, update, { upsert: true });
+        else await store.db.updateAsync({ _id }, update, { upsert: true });
+      },
       /** Next int32 id of a sequence (DESIGN.md rule 3): one atomic $inc on the counters collection. */
       async nextId(this: any, sequence: string): Promise<number> {
         const counters = this.stores[COUNTERS];
