@@ -22,6 +22,7 @@ import { redactUrl, splitCredentials } from "../shared/http";
 import type { AuthUser, UserEvent } from "../shared/types";
 import type { PodcastUserStats, SyncResult } from "./episodes.service";
 import type { FetchedFeed } from "./feeds.service";
+import { playbackActions } from "./podcasts/playback.actions";
 
 /** A stored feed. */
 export interface PodcastDoc {
@@ -71,6 +72,12 @@ export interface SubscriptionDoc {
   categories: string[] | null;
   /** This podcast's cover preference; null or absent = the user's global one. */
   use_podcast_covers?: boolean | null;
+  /** Playback of this podcast (absent on older records): speed override (null = the user's default), skips in seconds. */
+  playback_speed?: number | null;
+  start_skip?: number;
+  end_skip?: number;
+  auto_play_next?: boolean;
+  is_favorite?: boolean;
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
 }
 
@@ -321,7 +328,7 @@ const PodcastsService: ServiceSchema = {
             subscribed_date: iso(sub?.subscribed_date),
             auto_download: !!sub?.auto_download,
             notifications_enabled: !!sub?.notifications_enabled,
-            custom_playback_speed: null,
+            custom_playback_speed: sub?.playback_speed ?? null,
             use_podcast_covers: sub?.use_podcast_covers ?? null,
           },
           recent_episodes,
@@ -514,6 +521,7 @@ const PodcastsService: ServiceSchema = {
         return { success: true };
       },
     },
+    ...playbackActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

@@ -53,6 +53,12 @@ function stats(l: Listening, queued: number) {
   };
 }
 
+/** Of the episodes the user started or completed, the percentage completed. */
+function completionRate(l: Listening): number {
+  const touched = l.states.filter((s) => s.completed || s.last_listened_at);
+  return percent(touched.filter((s) => s.completed).length, touched.length);
+}
+
 function percent(part: number, whole: number): number {
   return whole ? Math.round((part / whole) * 1000) / 10 : 0;
 }
@@ -93,7 +99,7 @@ export const libraryActions: Record<string, any> = {
       return {
         ...base,
         timezone: tz,
-        completion_rate: percent(base.episodes_completed, l.history.length),
+        completion_rate: completionRate(l),
         episodes_listened_by_weekday: by_weekday,
         episodes_listened_by_hour: by_hour,
         last_30_days: [...daily.entries()].sort().map(([date, count]) => ({ date, episodes: count })),
@@ -135,7 +141,7 @@ export const libraryActions: Record<string, any> = {
         quick_stats: {
           total_listen_time: l.total_listen_time,
           episodes_this_week: l.history.filter((s) => time(s.last_listened_at) >= weekAgo).length,
-          completion_rate: percent(l.states.filter((s) => s.completed).length, l.history.length),
+          completion_rate: completionRate(l),
         },
         recommended_episodes: fresh.filter((e) => !known.get(e._id)?.listen_duration && !known.get(e._id)?.completed).slice(0, HOME_ITEMS).map((e) => ({
           episode_id: e._id,

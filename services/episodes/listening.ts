@@ -7,6 +7,7 @@
 import type { Context } from "moleculer";
 import type { QueueBulkAddParams, QueueBulkAddResult } from "../../shared/contracts/queue";
 import type { ListeningSettings } from "../../shared/contracts/users";
+import { NotFoundError } from "../../shared/errors";
 import type { AuthUser } from "../../shared/types";
 import {
   EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, type EpisodeStateDoc, id, optionalBool, pageRows, paging,
@@ -170,6 +171,29 @@ export const listeningActions: Record<string, any> = {
       const params: QueueBulkAddParams = { user_id: ctx.params.user_id, episode_ids: Array.from(new Set<number>(ctx.params.episode_ids)) };
       const res: QueueBulkAddResult = params.episode_ids.length ? await ctx.call("queue.bulk_add", params) : { added: [], already_queued: [], failed: [] };
       return bulkAnswer(res.added.length + res.already_queued.length, res.failed.length, "queued");
+    },
+  },
+
+  // --- Internal actions (not in the route table) ---
+
+  /** Writes one user's state of one episode, whether or not they see it (tests and internal tools set up states with it). */
+  update_state: {
+    visibility: "public",
+    params: {
+      user_id: id,
+      episode_id: id,
+      listen_duration: { type: "number", min: 0, optional: true },
+      completed: { type: "boolean", optional: true },
+      saved: { type: "boolean", optional: true },
+    },
+    async handler(this: any, ctx: Context<any>) {
+      const { user_id, episode_id, ...fields } = ctx.params;
+      const ep: EpisodeDoc | null = await this.adapter.findOne({ _id: episode_id });
+      if (!ep) throw new NotFoundError("Episode not found");
+      const set: Partial<EpisodeStateDoc> = { ...fields };
+      if (fields.listen_duration !== undefined) set.last_listened_at = new Date();
+      await this.writeStates(user_id, [ep], set);
+      return { success: true };
     },
   },
 };
