@@ -19,7 +19,8 @@ import { config } from "../shared/config";
 const SERVICE_DIR = path.join(__dirname, "..", "services");
 const WORDS = ["climate", "history", "science", "music", "startup", "health", "football", "cooking", "space", "economy", "design", "privacy"];
 const DAY = 86_400_000;
-const CALLS = 200;
+/** Sequential calls per operation (p50 / p99), then the same number with CONCURRENCY in flight (throughput). */
+const CALLS = Number(process.env.BENCH_CALLS ?? 100);
 const CONCURRENCY = 8;
 
 const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
@@ -142,6 +143,7 @@ async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<
     }));
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     out.set(op.name, { p50: percentile(times, 50), p99: percentile(times, 99), perSecond: CALLS / seconds });
+    console.log(`  ${op.name}: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, ${(CALLS / seconds).toFixed(0)}/s`);
   }
   return out;
 }

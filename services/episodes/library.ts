@@ -78,8 +78,9 @@ export const libraryActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       const [l, queued]: [Listening, number] = await Promise.all([this.listening(ctx, ctx.params.user_id), this.queueLength(ctx, ctx.params.user_id)]);
       const tz = l.settings.timezone;
+      const format = new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "long", hour: "numeric", hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit" });
       const parts = (d: Date) => {
-        const f = new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "long", hour: "numeric", hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(d);
+        const f = format.formatToParts(d);
         const get = (t: string) => f.find((p) => p.type === t)!.value;
         return { weekday: get("weekday"), hour: Number(get("hour")), day: `${get("year")}-${get("month")}-${get("day")}` };
       };

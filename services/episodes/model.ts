@@ -190,9 +190,14 @@ export const EPISODE_FILTERS: Record<string, (r: Row) => boolean> = {
   saved: (r) => !!r.st?.saved,
 };
 
+/** Formatters by timezone: building one costs far more than formatting with it. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** A calendar date (YYYY-MM-DD) of an instant in an IANA timezone. */
 export function localDay(d: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(d);
+  let f = dayFormats.get(timeZone);
+  if (!f) dayFormats.set(timeZone, (f = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })));
+  return f.format(d);
 }
 
 /**
