@@ -22,7 +22,7 @@ import { redactUrl, splitCredentials } from "../shared/http";
 import type { AuthUser, UserEvent } from "../shared/types";
 import type { PodcastUserStats, SyncResult } from "./episodes.service";
 import type { FetchedFeed } from "./feeds.service";
-import { playbackActions } from "./podcasts/playback.actions";
+import { playbackActions } from "./podcasts.parts/playback.actions";
 
 /** A stored feed. */
 export interface PodcastDoc {

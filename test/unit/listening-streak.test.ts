@@ -1,5 +1,5 @@
 /** listening_streak_days counts the user's local days: the same instants make different streaks in different zones. */
-import { localDay, streakDays } from "../../services/episodes/model";
+import { localDay, streakDays } from "../../services/episodes.parts/model";
 
 const at = (s: string) => new Date(s);
 
