@@ -3,7 +3,7 @@
  * feed), `episode_states` (what one user did with one episode: position, completed, saved, when last
  * listened, which makes the history) and `listen_counters` (per user counters the players bump).
  *
- * The actions live in modules by concern under services/episodes/: feed-sync (feed items in),
+ * The actions live in modules by concern under services/episodes.parts/: feed-sync (feed items in),
  * catalog (episode lists and lookups), listening (saves, progress, history, completion, bulk) and
  * library (stats, overview, search, metadata). Everything a user reads or writes is scoped by their
  * subscriptions (asked of the podcasts service in one call per request), and an episode older than the
