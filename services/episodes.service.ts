@@ -12,14 +12,12 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
-import type { UserEvent } from "../shared/types";
+import type { UserEvent } from "../shared/contracts/users";
 import { accessMethods } from "./episodes.parts/access";
 import { catalogActions } from "./episodes.parts/catalog";
 import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
-
-export type { PodcastUserStats, SyncResult } from "./episodes.parts/model";
 
 const EpisodesService: ServiceSchema = {
   name: "episodes",

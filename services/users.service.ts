@@ -5,147 +5,17 @@
  */
 import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
-import { generateSecret, generateURI, verify as verifyTotp } from "otplib";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { config } from "../shared/config";
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
-import { passwordToStoredHash, sha256Hex, verifyPassword } from "../shared/secrets";
-import type { AuthUser, GatewayMeta, UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/types";
-import type { PlaybackSettings } from "../shared/contracts/podcasts";
-import type { ListeningSettings } from "../shared/contracts/users";
-
-export type Theme = "light" | "dark" | "auto";
-
-/** A stored account. Settings written before a field existed read as SETTING_DEFAULTS. */
-export interface UserDoc {
-  _id: number;
-  username: string;
-  email: string;
-  fullname: string;
-  hashed_pw: string;
-  isadmin: boolean;
-  first_login: boolean;
-  /** Active TOTP secret (base32); never returned by any operation. */
-  mfa_secret: string | null;
-  /** Secret handed out by generate_mfa_secret, active only after verify_temp_mfa. */
-  mfa_pending_secret?: string | null;
-  /** Time step of the last code accepted for the active secret: that code and older ones are spent. */
-  mfa_last_step?: number | null;
-  theme?: Theme;
-  timezone?: string;
-  hour_pref?: 12 | 24;
-  date_format?: string;
-  auto_complete_seconds?: number;
-  playback_speed?: number;
-  use_podcast_covers?: boolean;
-  created_at: Date;
-}
-
-interface ServerSettings {
-  _id: "server";
-  self_service: boolean;
-  guest: boolean;
-}
-
-/** A user's colour theme; every colour field of the spec's custom theme record is required. */
-interface CustomThemeDoc {
-  _id: number;
-  user_id: number;
-  name: string;
-  colors: Record<string, string>;
-  created_at: Date;
-}
-
-/** One pending password reset per user: only the SHA-256 of the mailed code is kept. */
-interface PasswordResetDoc {
-  _id: number;
-  user_id: number;
-  code_hash: string;
-  attempts: number;
-  created_at: Date;
-  /** The TTL index drops the record at this time. */
-  expires_at: Date;
-}
-
-const SETTING_DEFAULTS = {
-  theme: "auto" as Theme,
-  timezone: "UTC",
-  hour_pref: 24 as 12 | 24,
-  date_format: "YYYY-MM-DD",
-  auto_complete_seconds: 0,
-  playback_speed: 1.0,
-  use_podcast_covers: false,
-};
-
-const DATE_FORMATS = ["MM/DD/YYYY", "DD/MM/YYYY", "YYYY-MM-DD"];
-/** First-login set-up also sends the pattern-style names of the same three formats. */
-const DATE_FORMAT_ALIASES: Record<string, string> = { MDY: "MM/DD/YYYY", DMY: "DD/MM/YYYY", YMD: "YYYY-MM-DD", ISO: "YYYY-MM-DD" };
-
-/** Languages clients may offer; GET get_available_languages lists them, DEFAULT_LANGUAGE picks one. */
-const LANGUAGES = [
-  { code: "en", name: "English" },
-  { code: "de", name: "Deutsch" },
-  { code: "es", name: "Español" },
-  { code: "fr", name: "Français" },
-  { code: "it", name: "Italiano" },
-  { code: "nl", name: "Nederlands" },
-  { code: "pl", name: "Polski" },
-  { code: "pt", name: "Português" },
-  { code: "sv", name: "Svenska" },
-  { code: "ja", name: "日本語" },
-  { code: "zh", name: "中文" },
-];
-
-const THEME_COLOR_FIELDS = [
-  "background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color",
-  "border_color", "accent_color", "prog_bar_color", "error_color", "bonus_color", "secondary_background",
-  "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color",
-];
-const CSS_COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$/;
-const colorParam = { type: "string", trim: true, max: 64, pattern: CSS_COLOR, messages: { stringPattern: "The '{field}' field must be a CSS colour (#hex, rgb(), hsl())" } };
-
-/** TOTP as every authenticator app does it: SHA-1, 6 digits, 30 s steps; one step of clock skew either way. */
-const TOTP = { algorithm: "sha1", digits: 6, period: 30 } as const;
-const TOTP_SKEW_SECONDS = 30;
-
-const RESET_CODE_MINUTES = 15;
-const RESET_MAX_ATTEMPTS = 5;
-/** At most one reset mail per account in this time, so the open route cannot flood a mailbox. */
-const RESET_MAIL_INTERVAL_MS = 60_000;
-// Unambiguous letters and digits (no 0/O, 1/I): 10 of them are 50 bits, read from a mail by a person.
-const RESET_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-
-const usernameParam = { type: "string", trim: true, min: 1, max: 64, pattern: /^[^\s:]+$/, messages: { stringPattern: "The '{field}' may not contain spaces or ':'" } };
-const userFields = {
-  fullname: { type: "string", trim: true, min: 1, max: 255 },
-  username: usernameParam,
-  email: { type: "email", max: 255 },
-};
-const newUserParams = { ...userFields, hash_pw: { type: "string", min: 1, max: 1024 } };
-const userId = { type: "number", integer: true, positive: true, convert: true };
-const userIdParam = { user_id: userId };
-const mfaCodeParams = { user_id: userId, mfa_code: { type: "string", convert: true, trim: true, min: 1, max: 16 } };
-
-/** IANA names only ("Europe/Berlin", "UTC"); offsets such as "+01:00" are refused. Returns the canonical name. */
-function canonicalTimezone(tz: string): string {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(tz)) throw new BadRequestError(`Unknown timezone '${tz}': use an IANA name such as Europe/Berlin`);
-  try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: tz }).resolvedOptions().timeZone;
-  } catch {
-    throw new BadRequestError(`Unknown timezone '${tz}': use an IANA name such as Europe/Berlin`);
-  }
-}
-
-/** A plain setting setter: one validated param stored in one field of the user, a fixed answer. */
-function setter(field: keyof UserDoc, param: string, rule: object, answer: object) {
-  return {
-    params: { user_id: userId, [param]: rule },
-    async handler(this: any, ctx: Context<any>) {
-      await this.setFields(ctx.params.user_id, { [field]: ctx.params[param] });
-      return answer;
-    },
-  };
-}
+import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
+import { passwordToStoredHash, verifyPassword } from "../shared/secrets";
+import type { AuthUser } from "../shared/types";
+import type { OidcLoginParams, OidcLoginResult, UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
+import { adminActions } from "./users.parts/admin.actions";
+import { mfaActions, mfaMethods } from "./users.parts/mfa.actions";
+import { passwordResetActions, passwordResetMethods } from "./users.parts/password-reset.actions";
+import { settingsActions } from "./users.parts/settings.actions";
+import { LANGUAGES, newUserParams, ServerSettings, SETTING_DEFAULTS, userFields, userIdParam, UserDoc, mfaCodeParams } from "./users.parts/model";
 
 const UsersService: ServiceSchema = {
   name: "users",
@@ -242,305 +112,10 @@ const UsersService: ServiceSchema = {
       },
     },
 
-    // --- Profile ---
-
-    set_fullname: setter("fullname", "new_name", { type: "string", trim: true, min: 1, max: 255 }, { detail: "Fullname updated" }),
-    /** Non-admins prove the current password (clear text, as in get_key); admins may reset anyone's. */
-    set_password: {
-      params: {
-        user_id: userId,
-        hash_pw: { type: "string", min: 1, max: 1024 },
-        current_password: { type: "string", max: 1024, optional: true },
-        old_password: { type: "string", max: 1024, optional: true },
-      },
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id);
-        if (!ctx.meta.user?.isAdmin) {
-          const current = ctx.params.current_password ?? ctx.params.old_password;
-          if (!current) throw new BadRequestError("current_password is required to change your password");
-          if (!(await verifyPassword(user.hashed_pw, current))) throw new ForbiddenError("The current password is wrong");
-        }
-        await this.setFields(user._id, { hashed_pw: await passwordToStoredHash(ctx.params.hash_pw) });
-        this.logger.info("password changed", { user_id: user._id, by: ctx.meta.user?.id });
-        return { detail: "Password updated" };
-      },
-    },
-    set_email: {
-      params: { user_id: userId, new_email: { type: "email", max: 255 } },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setUniqueField(ctx.params.user_id, "email", ctx.params.new_email.toLowerCase());
-        return { detail: "Email updated" };
-      },
-    },
-    set_username: {
-      params: { user_id: userId, new_username: usernameParam },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setUniqueField(ctx.params.user_id, "username", ctx.params.new_username.toLowerCase());
-        return { detail: "Username updated" };
-      },
-    },
-
-    // --- Settings ---
-
-    get_theme: {
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any>) {
-        return { theme: this.settingsOf(await this.getUser(ctx.params.user_id)).theme };
-      },
-    },
-    set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, { message: "Theme updated" }),
-    /** First-login set-up: time settings, and the account leaves its first-login state. */
-    setup_time_info: {
-      params: {
-        user_id: userId,
-        timezone: { type: "string", trim: true, min: 1, max: 64 },
-        hour_pref: { type: "enum", values: [12, 24] },
-        date_format: { type: "string", trim: true, min: 1, max: 16 },
-      },
-      async handler(this: any, ctx: Context<any>) {
-        const p = ctx.params;
-        const format = p.date_format.toUpperCase();
-        const dateFormat = DATE_FORMATS.includes(format) ? format : DATE_FORMAT_ALIASES[format];
-        if (!dateFormat) throw new BadRequestError(`date_format must be one of ${DATE_FORMATS.join(", ")}`);
-        await this.setFields(p.user_id, { timezone: canonicalTimezone(p.timezone), hour_pref: p.hour_pref, date_format: dateFormat, first_login: false });
-        return { success: true };
-      },
-    },
-    update_timezone: {
-      params: { user_id: userId, timezone: { type: "string", trim: true, min: 1, max: 64 } },
-      async handler(this: any, ctx: Context<any>) {
-        await this.setFields(ctx.params.user_id, { timezone: canonicalTimezone(ctx.params.timezone) });
-        return { success: true, message: "Timezone updated" };
-      },
-    },
-    update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, { success: true, message: "Date format updated" }),
-    update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, { success: true, message: "Time format updated" }),
-    get_time_info: {
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any>) {
-        const s = this.settingsOf(await this.getUser(ctx.params.user_id));
-        return { timezone: s.timezone, date_format: s.date_format, hour_pref: s.hour_pref };
-      },
-    },
-    get_auto_complete_seconds: {
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any>) {
-        return { auto_complete_seconds: this.settingsOf(await this.getUser(ctx.params.user_id)).auto_complete_seconds };
-      },
-    },
-    update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, { success: true, message: "Auto-complete seconds updated" }),
-    set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, { detail: "Default playback speed updated" }),
-    /** The speed a player uses: with podcast_id, that podcast's own speed (404 unless subscribed), else the user's default. */
-    get_playback_speed: {
-      params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },
-      async handler(this: any, ctx: Context<any>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id);
-        if (ctx.params.podcast_id != null) {
-          const own: PlaybackSettings = await ctx.call("podcasts.playback_settings", { user_id: user._id, podcast_id: ctx.params.podcast_id });
-          if (own.playback_speed !== null) return { playback_speed: own.playback_speed };
-        }
-        return { playback_speed: this.settingsOf(user).playback_speed };
-      },
-    },
-    get_podcast_cover_preference: {
-      params: { user_id: { ...userId, optional: true } },
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
-        const user = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
-        return { use_podcast_covers: this.settingsOf(user).use_podcast_covers };
-      },
-    },
-    set_global_podcast_cover_preference: {
-      params: {
-        user_id: userId,
-        use_podcast_covers: { type: "boolean", convert: true },
-        podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true },
-      },
-      async handler(this: any, ctx: Context<any>) {
-        // With a podcast_id the preference is that podcast's own, kept on the subscription by its owner.
-        if (ctx.params.podcast_id != null) {
-          await ctx.call("podcasts.set_cover_preference", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id, use_podcast_covers: ctx.params.use_podcast_covers });
-          return { detail: "Podcast cover preference updated for this podcast" };
-        }
-        await this.setFields(ctx.params.user_id, { use_podcast_covers: ctx.params.use_podcast_covers });
-        return { detail: "Podcast cover preference updated" };
-      },
-    },
-    get_available_languages: {
-      params: {},
-      handler() {
-        return { languages: LANGUAGES };
-      },
-    },
-    get_server_default_language: {
-      params: {},
-      handler() {
-        return { default_language: config.defaultLanguage };
-      },
-    },
-
-    // --- Custom themes ---
-
-    create_custom_theme: {
-      params: { user_id: userId, name: { type: "string", trim: true, min: 1, max: 100 }, ...Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, colorParam])) },
-      async handler(this: any, ctx: Context<any>) {
-        await this.getUser(ctx.params.user_id);
-        const doc: CustomThemeDoc = {
-          _id: await this.nextId("custom_themes"),
-          user_id: ctx.params.user_id,
-          name: ctx.params.name,
-          colors: Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, ctx.params[f]])),
-          created_at: new Date(),
-        };
-        await this.stores.custom_themes.insert(doc);
-        return { message: "Custom theme created", theme_id: doc._id };
-      },
-    },
-    get_custom_themes: {
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any>) {
-        const docs: CustomThemeDoc[] = await this.stores.custom_themes.find({ query: { user_id: ctx.params.user_id }, sort: ["_id"] });
-        return docs.map((d) => ({ theme_id: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }));
-      },
-    },
-    delete_custom_theme: {
-      params: { user_id: userId, theme_id: { type: "number", integer: true, positive: true, convert: true } },
-      async handler(this: any, ctx: Context<any>) {
-        const removed = await this.stores.custom_themes.removeMany({ _id: ctx.params.theme_id, user_id: ctx.params.user_id });
-        if (!removed) throw new NotFoundError("Custom theme not found");
-        return { message: "Custom theme deleted" };
-      },
-    },
-
-    // --- Administration (admin routes) ---
-
-    set_isadmin: {
-      params: { user_id: userId, isadmin: { type: "boolean", convert: true } },
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id);
-        if (user.isadmin && !ctx.params.isadmin && (await this.adminCount()) <= 1) throw new ConflictError("The last admin cannot lose admin rights");
-        await this.setFields(user._id, { isadmin: ctx.params.isadmin });
-        // Cached key lookups carry the admin flag; every auth node drops them.
-        const event: UserEvent = { user_id: user._id };
-        await this.broker.broadcast("user.rights_changed", event);
-        this.logger.info("admin flag changed", { user_id: user._id, isadmin: ctx.params.isadmin, by: ctx.meta.user?.id });
-        return { detail: "Admin status updated" };
-      },
-    },
-    /** Removes the account here; every other service removes its data on the user.removed event. */
-    delete_user: {
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id);
-        if (user.isadmin && (await this.adminCount()) <= 1) throw new ConflictError("The last admin cannot be deleted");
-        await this.adapter.removeMany({ _id: user._id });
-        await this.stores.custom_themes.removeMany({ user_id: user._id });
-        await this.stores.password_resets.removeMany({ user_id: user._id });
-        const event: UserEvent = { user_id: user._id };
-        // Every auth node drops cached key lookups at once (the user no longer resolves); then each service deletes its data.
-        await this.broker.broadcast("user.rights_changed", event);
-        await ctx.emit("user.removed", event);
-        this.logger.info("user removed", { user_id: user._id, by: ctx.meta.user?.id });
-        return { detail: "User deleted" };
-      },
-    },
-    final_admin: {
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id);
-        return { final_admin: !!user.isadmin && (await this.adminCount()) === 1 };
-      },
-    },
-
-    // --- MFA (TOTP) ---
-
-    /** Starts set-up: a new pending secret, active only once verify_temp_mfa sees a valid code from it. */
-    generate_mfa_secret: {
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id);
-        const secret = generateSecret();
-        await this.setFields(user._id, { mfa_pending_secret: secret });
-        const uri = generateURI({ issuer: config.serviceName, label: user.username, secret, ...TOTP });
-        return { secret, otpauth_uri: uri };
-      },
-    },
-    verify_temp_mfa: {
-      params: mfaCodeParams,
-      async handler(this: any, ctx: Context<any>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id);
-        if (!user.mfa_pending_secret) throw new BadRequestError("No MFA set-up in progress: call generate_mfa_secret first");
-        const verified = await this.totpMatches(user.mfa_pending_secret, ctx.params.mfa_code);
-        if (verified) {
-          await this.setFields(user._id, { mfa_secret: user.mfa_pending_secret, mfa_pending_secret: null, mfa_last_step: null });
-          this.logger.info("MFA enabled", { user_id: user._id });
-        }
-        return { verified };
-      },
-    },
-    verify_mfa: {
-      params: mfaCodeParams,
-      async handler(this: any, ctx: Context<any>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id);
-        if (!user.mfa_secret) throw new BadRequestError("MFA is not enabled for this user");
-        return { verified: await this.acceptActiveCode(user, ctx.params.mfa_code) };
-      },
-    },
-    check_mfa_enabled: {
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any>) {
-        return { mfa_enabled: !!(await this.getUser(ctx.params.user_id)).mfa_secret };
-      },
-    },
-    /** No body in the spec: the caller's own MFA, or user_id's (own, or any for an admin). */
-    delete_mfa: {
-      params: { user_id: { ...userId, optional: true } },
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
-        const user: UserDoc = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
-        await this.setFields(user._id, { mfa_secret: null, mfa_pending_secret: null });
-        this.logger.info("MFA disabled", { user_id: user._id, by: ctx.meta.user?.id });
-        return { detail: "MFA disabled" };
-      },
-    },
-
-    // --- Password reset by mail (open routes) ---
-
-    /** Same answer whether or not the account exists; the mail goes out in the background (no timing tell). */
-    reset_password_create_code: {
-      params: { email: { type: "email", max: 255 }, username: { type: "string", trim: true, min: 1, max: 64 } },
-      async handler(this: any, ctx: Context<any>) {
-        const user: UserDoc | null = await this.adapter.findOne({ email: ctx.params.email.toLowerCase(), username: ctx.params.username.toLowerCase() });
-        if (user) {
-          this.sendResetCode(user).catch((err: any) => this.logger.warn("reset mail not sent", { user_id: user._id, error: err?.message }));
-        }
-        return { code_created: true };
-      },
-    },
-    verify_and_reset_password: {
-      params: {
-        reset_code: { type: "string", trim: true, min: 1, max: 64 },
-        email: { type: "email", max: 255 },
-        new_password: { type: "string", min: 1, max: 1024 },
-      },
-      async handler(this: any, ctx: Context<any>) {
-        const invalid = new BadRequestError("Invalid or expired reset code");
-        const user: UserDoc | null = await this.adapter.findOne({ email: ctx.params.email.toLowerCase() });
-        const reset: PasswordResetDoc | null = user ? await this.stores.password_resets.findOne({ user_id: user._id }) : null;
-        if (!user || !reset || new Date(reset.expires_at).getTime() <= Date.now()) throw invalid;
-        const given = Buffer.from(sha256Hex(ctx.params.reset_code.toUpperCase().replace(/[\s-]/g, "")), "hex");
-        if (!crypto.timingSafeEqual(given, Buffer.from(reset.code_hash, "hex"))) {
-          // A handful of guesses, then the code is gone and a new one must be mailed.
-          if (reset.attempts + 1 >= RESET_MAX_ATTEMPTS) await this.stores.password_resets.removeMany({ _id: reset._id });
-          else await this.stores.password_resets.updateMany({ _id: reset._id }, { $inc: { attempts: 1 } });
-          throw invalid;
-        }
-        const storedHash = await passwordToStoredHash(ctx.params.new_password);
-        // Single use: of two concurrent requests with the same code only the one that removes the record wins.
-        if ((await this.stores.password_resets.removeMany({ _id: reset._id })) !== 1) throw invalid;
-        await this.setFields(user._id, { hashed_pw: storedHash });
-        this.logger.info("password reset by mailed code", { user_id: user._id });
-        return { message: "Password reset successfully" };
-      },
-    },
+    ...settingsActions,
+    ...adminActions,
+    ...mfaActions,
+    ...passwordResetActions,
 
     // --- Internal actions (not in the route table) ---
 
@@ -552,7 +127,7 @@ const UsersService: ServiceSchema = {
     oidc_login: {
       visibility: "public",
       params: { email: { type: "email", max: 255 }, username: { type: "string", max: 255 }, fullname: { type: "string", max: 255 }, grant_admin: "boolean" },
-      async handler(this: any, ctx: Context<import("../shared/types").OidcLoginParams>): Promise<import("../shared/types").OidcLoginResult> {
+      async handler(this: any, ctx: Context<OidcLoginParams>): Promise<OidcLoginResult> {
         const { fullname, grant_admin } = ctx.params;
         const email = ctx.params.email.toLowerCase();
         let user: UserDoc | null = await this.adapter.findOne({ email });
@@ -597,15 +172,6 @@ const UsersService: ServiceSchema = {
         return users.map((u) => ({ id: u._id, isAdmin: !!u.isadmin, username: u.username }));
       },
     },
-    /** What shapes a user's listening (episodes and podcasts services): auto-complete, timezone, default speed. */
-    listening_settings: {
-      visibility: "public",
-      params: userIdParam,
-      async handler(this: any, ctx: Context<any>): Promise<ListeningSettings> {
-        const { auto_complete_seconds, timezone, playback_speed } = this.settingsOf(await this.getUser(ctx.params.user_id));
-        return { auto_complete_seconds, timezone, playback_speed };
-      },
-    },
     /** The second login step (auth.verify_mfa_and_get_key): does the code match the user's active secret? */
     check_mfa_code: {
       visibility: "public",
@@ -617,6 +183,8 @@ const UsersService: ServiceSchema = {
     },
   },
   methods: {
+    ...mfaMethods,
+    ...passwordResetMethods,
     async getUser(this: any, id: number): Promise<UserDoc> {
       const user = await this.adapter.findOne({ _id: id });
       if (!user) throw new NotFoundError("User not found");
@@ -654,52 +222,6 @@ const UsersService: ServiceSchema = {
         if (user[key] !== undefined && user[key] !== null) (s as any)[key] = user[key];
       }
       return s;
-    },
-    async totpMatches(secret: string, code: string): Promise<boolean> {
-      return (await this.totpStep(secret, code)) !== null;
-    },
-    /** The time step a code belongs to, or null; codes of steps up to afterStep are refused. */
-    async totpStep(secret: string, code: string, afterStep?: number): Promise<number | null> {
-      if (!/^\d{6}$/.test(code)) return null;
-      const result = await verifyTotp({ secret, token: code, ...TOTP, epochTolerance: TOTP_SKEW_SECONDS, afterTimeStep: afterStep });
-      return result.valid ? (result as { timeStep: number }).timeStep : null;
-    },
-    /**
-     * A code for the active secret works once (RFC 6238 5.2): its time step is recorded, and the update
-     * only succeeds while no same or later step was used, so two replicas cannot both accept it.
-     */
-    async acceptActiveCode(this: any, user: UserDoc, code: string): Promise<boolean> {
-      const step = await this.totpStep(user.mfa_secret!, code, user.mfa_last_step ?? undefined);
-      if (step === null) return false;
-      const unused = { $or: [{ mfa_last_step: { $exists: false } }, { mfa_last_step: null }, { mfa_last_step: { $lt: step } }] };
-      return (await this.adapter.updateMany({ _id: user._id, ...unused }, { $set: { mfa_last_step: step } })) > 0;
-    },
-    /** Stores the hash of a new code (replacing an older one) and mails the code through the notifications service. */
-    async sendResetCode(this: any, user: UserDoc): Promise<void> {
-      const previous: PasswordResetDoc | null = await this.stores.password_resets.findOne({ user_id: user._id });
-      if (previous && Date.now() - new Date(previous.created_at).getTime() < RESET_MAIL_INTERVAL_MS) return;
-      const code = Array.from({ length: 10 }, () => RESET_ALPHABET[crypto.randomInt(RESET_ALPHABET.length)]).join("");
-      const now = Date.now();
-      const doc: PasswordResetDoc = {
-        _id: await this.nextId("password_resets"),
-        user_id: user._id,
-        code_hash: sha256Hex(code),
-        attempts: 0,
-        created_at: new Date(now),
-        expires_at: new Date(now + RESET_CODE_MINUTES * 60_000),
-      };
-      await this.stores.password_resets.removeMany({ user_id: user._id });
-      await this.stores.password_resets.insert(doc);
-      const shown = `${code.slice(0, 5)}-${code.slice(5)}`;
-      await this.broker.call("notifications.send_mail", {
-        to: user.email,
-        subject: `${config.serviceName}: password reset code`,
-        text:
-          `Someone asked to reset the password of the account "${user.username}" on ${config.serviceName}.\n\n` +
-          `Reset code: ${shown}\n\n` +
-          `The code is valid for ${RESET_CODE_MINUTES} minutes and works once. If you did not ask for it, ignore this mail.\n`,
-      });
-      this.logger.info("reset code mailed", { user_id: user._id });
     },
     async createUser(this: any, p: { fullname: string; username: string; email: string }, password: string, isadmin: boolean): Promise<UserDoc> {
       const username = p.username.toLowerCase();

@@ -8,7 +8,7 @@ import { NotFoundError } from "../../shared/errors";
 import type { QueuePositionsParams, QueuePositionsResult } from "../../shared/contracts/queue";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
 import type { AuthUser } from "../../shared/types";
-import type { SubscriptionView } from "../podcasts.service";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { type EpisodeDoc, type EpisodeStateDoc, iso, type Row, visibleQuery, visibleTo } from "./model";
 
 type Meta = { user?: AuthUser };

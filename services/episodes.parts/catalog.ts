@@ -6,11 +6,12 @@
 import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { AuthUser } from "../../shared/types";
-import type { SubscriptionView } from "../podcasts.service";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import {
   EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, id, iso, isPlayed, optionalBool, pageRows, paging,
-  type PodcastUserStats, search, sortOrder, visibleQuery,
+  search, sortOrder, visibleQuery,
 } from "./model";
+import type { PodcastUserStats } from "../../shared/contracts/episodes";
 
 /** Episodes in get_podcast_details' recent_episodes. */
 const RECENT_DETAILS = 10;

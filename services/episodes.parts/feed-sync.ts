@@ -5,7 +5,8 @@
  */
 import type { Context } from "moleculer";
 import type { ParsedEpisode } from "../../shared/feed-parser";
-import { type EpisodeDoc, id, iso, P20_FIELDS, type SyncResult } from "./model";
+import type { SyncResult } from "../../shared/contracts/episodes";
+import { type EpisodeDoc, id, iso, P20_FIELDS } from "./model";
 
 /** Stored fields a refresh may change; compared to decide whether an episode is written again. */
 const SYNCED_FIELDS = [

@@ -7,7 +7,7 @@ import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { ListeningSettings } from "../../shared/contracts/users";
 import type { PodcastSearchResult } from "../../shared/contracts/podcasts";
-import type { SubscriptionView } from "../podcasts.service";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import {
   type EpisodeDoc, type EpisodeStateDoc, escapeRegex, id, iso, type ListenCounterDoc, optionalBool, paging, type Row,
   streakDays, time, visibleQuery,

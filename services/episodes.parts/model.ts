@@ -3,7 +3,7 @@
  * user's state of it look like, which episodes a subscriber sees, and the paging of joined lists.
  */
 import type { ParsedEpisode } from "../../shared/feed-parser";
-import type { SubscriptionView } from "../podcasts.service";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
 
 /** A stored episode. */
 export interface EpisodeDoc {
@@ -48,23 +48,6 @@ export interface EpisodeStateDoc {
   /** Absent on states written before saves had a date. */
   saved_at?: Date | null;
   last_listened_at: Date | null;
-}
-
-/** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
-export interface SyncResult {
-  created_ids: number[];
-  updated: number;
-  /** Episodes of the podcast after the sync, and the newest pub_date among them. */
-  total: number;
-  last_episode_date: string | null;
-}
-
-/** Per podcast figures of return_pods_extra. */
-export interface PodcastUserStats {
-  total_episodes: number;
-  unplayed_episodes: number;
-  last_played: string | null;
-  total_listen_time: number;
 }
 
 /** Per user counters the players bump: increment_listen_time (a minute each) and increment_played. */

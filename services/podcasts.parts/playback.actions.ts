@@ -6,9 +6,8 @@
 import type { Context, ServiceActionsSchema } from "moleculer";
 import type { PlaybackSettings, PodcastSearchHit, PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { ListeningSettings } from "../../shared/contracts/users";
-import type { PodcastDoc, SubscriptionDoc } from "../podcasts.service";
+import { id, type PodcastDoc, type SubscriptionDoc } from "./model";
 
-const id = { type: "number", integer: true, positive: true, convert: true };
 const ofPodcast = { user_id: id, podcast_id: id };
 const skip = { type: "number", integer: true, min: 0, max: 86_400, convert: true, optional: true };
 

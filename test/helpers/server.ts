@@ -46,3 +46,12 @@ export async function startServer(opts: { dataDir?: string; services?: ServiceSc
   const { port } = api.server.address();
   return { broker, url: `http://127.0.0.1:${port}`, dataDir, stop: () => broker.stop() };
 }
+
+/** Lets X-Forwarded-For play the clients' addresses: the test's loopback peer becomes a trusted proxy. Returns the undo. */
+export function trustLoopbackProxy(): () => void {
+  const before = config.trustedProxies;
+  config.trustedProxies = ["127.0.0.1", "::1"];
+  return () => {
+    config.trustedProxies = before;
+  };
+}
