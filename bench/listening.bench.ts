@@ -7,6 +7,7 @@
  * (the ratio NATS / embedded). Not a test: it asserts nothing.
  *
  *   npm run build && node --expose-gc dist/bench/listening.bench.js [podcasts] [episodes per podcast] [history rows]
+ *   (env BENCH_CALLS: calls per operation, default 100; BENCH_OPS: a regex of the operations to run; BENCH_NATS=0: embedded only)
  */
 import { ChildProcess, fork, spawn } from "child_process";
 import fs from "fs";
@@ -218,13 +219,15 @@ async function main() {
     const first = (lists.playlists ?? lists.data ?? [])[0];
     if (first) ops.push({ name: "get_playlist_episodes (50)", action: "playlists.get_playlist_episodes", params: { user_id, playlist_id: first.playlist_id, limit: 50 } });
   }
+  // BENCH_OPS=<regex> measures only the matching operations (for profiling one of them).
+  if (process.env.BENCH_OPS) ops.splice(0, ops.length, ...ops.filter((o) => new RegExp(process.env.BENCH_OPS!).test(o.name)));
   const embedded = await measure(broker, ops, meta);
   console.log(`embedded RSS after the runs: ${mb(rss())} MB`);
   await broker.stop();
 
   let natsRows: Map<string, { p50: number; p99: number; perSecond: number }> | null = null;
   const natsBin = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find((p) => fs.existsSync(p));
-  if (natsBin) {
+  if (natsBin && process.env.BENCH_NATS !== "0") {
     const port = await freePort();
     const nats: ChildProcess = spawn(natsBin, ["-a", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
     await waitForPort(port);

@@ -13,6 +13,14 @@ import { type EpisodeDoc, type EpisodeStateDoc, iso, type Row, visibleQuery, vis
 
 type Meta = { user?: AuthUser };
 
+/**
+ * Ids per `$in` query: NeDB compares every candidate with every listed id, so one query of n ids costs
+ * n² comparisons (seconds at 20,000); chunks keep it linear, and MongoDB is indifferent.
+ */
+const ID_CHUNK = 100;
+/** Above this many episodes, a user's states are read whole (one indexed query) rather than by id. */
+const STATES_BY_ID = 500;
+
 export const accessMethods: Record<string, any> = {
   /** The user's subscription of a podcast; an admin may read any existing podcast. 404 otherwise. */
   async access(this: any, ctx: Context<any, Meta>, user_id: number, podcast_id: number): Promise<SubscriptionView> {
@@ -43,13 +51,23 @@ export const accessMethods: Record<string, any> = {
   async visibleEpisodes(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<EpisodeDoc[]> {
     if (!episode_ids.length) return [];
     const subs: Map<number, SubscriptionView> = await this.subscriptionsOf(ctx, user_id);
-    const found: EpisodeDoc[] = await this.adapter.find({ query: { _id: { $in: episode_ids } } });
+    const found: EpisodeDoc[] = await this.byIds(this.adapter, episode_ids);
     return found.filter((e) => visibleTo(e, subs.get(e.podcast_id)));
+  },
+  /** Documents of a store by _id, in ID_CHUNK queries. */
+  async byIds(this: any, store: any, ids: unknown[]): Promise<any[]> {
+    const out: any[] = [];
+    for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(...(await store.find({ query: { _id: { $in: ids.slice(i, i + ID_CHUNK) } } })));
+    return out;
   },
   async statesOf(this: any, user_id: number, episode_ids: number[]): Promise<Map<number, EpisodeStateDoc>> {
     if (!episode_ids.length) return new Map();
-    const ids = episode_ids.map((e) => `${user_id}:${e}`);
-    const states: EpisodeStateDoc[] = await this.stores.episode_states.find({ query: { _id: { $in: ids } } });
+    if (episode_ids.length > STATES_BY_ID) {
+      const wanted = new Set(episode_ids);
+      const all: EpisodeStateDoc[] = await this.stores.episode_states.find({ query: { user_id } });
+      return new Map(all.filter((s) => wanted.has(s.episode_id)).map((s) => [s.episode_id, s]));
+    }
+    const states: EpisodeStateDoc[] = await this.byIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`));
     return new Map(states.map((s) => [s.episode_id, s]));
   },
   /**
@@ -81,15 +99,17 @@ export const accessMethods: Record<string, any> = {
     }
   },
   /**
-   * The user's states matching `where`, joined with their episodes and subscriptions: three calls
-   * whatever the count. States of podcasts the user left or episodes gone are dropped.
+   * The user's states matching `where` (or the part of them `pick` keeps), joined with their episodes
+   * and subscriptions: one podcasts call whatever the count. States of podcasts the user left or
+   * episodes gone are dropped.
    */
-  async joinedStates(this: any, ctx: Context<any>, user_id: number, where: object, opts: { sort?: string[]; offset?: number; limit?: number } = {}): Promise<Row[]> {
-    const [subs, states]: [Map<number, SubscriptionView>, EpisodeStateDoc[]] = await Promise.all([
+  async joinedStates(this: any, ctx: Context<any>, user_id: number, where: object, pick = (all: EpisodeStateDoc[]) => all): Promise<Row[]> {
+    const [subs, all]: [Map<number, SubscriptionView>, EpisodeStateDoc[]] = await Promise.all([
       this.subscriptionsOf(ctx, user_id),
-      this.stores.episode_states.find({ query: { user_id, ...where }, ...opts }),
+      this.stores.episode_states.find({ query: { user_id, ...where } }),
     ]);
-    const eps: EpisodeDoc[] = states.length ? await this.adapter.find({ query: { _id: { $in: states.map((s) => s.episode_id) } } }) : [];
+    const states = pick(all);
+    const eps: EpisodeDoc[] = await this.byIds(this.adapter, states.map((s) => s.episode_id));
     const byId = new Map(eps.map((e) => [e._id, e]));
     const rows: Row[] = [];
     for (const st of states) {

@@ -17,8 +17,10 @@ const DAY_MS = 86_400_000;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 /** Recent items and recommendations on the home overview. */
 const HOME_ITEMS = 10;
-/** Podcasts listened to most whose new episodes the home overview recommends. */
+/** Podcasts listened to most (else subscribed to last) whose new episodes the home overview recommends. */
 const TOP_PODCASTS = 3;
+/** Podcasts per episodes query of search_data. */
+const PODCAST_CHUNK = 25;
 
 /** What get_stats, get_extended_stats and home_overview are computed from: one pass over the user's states. */
 interface Listening {
@@ -119,7 +121,7 @@ export const libraryActions: Record<string, any> = {
       const l: Listening = await this.listening(ctx, user_id);
       const recent = [...l.history].sort((a, b) => time(b.last_listened_at) - time(a.last_listened_at)).slice(0, HOME_ITEMS);
       const favourites = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_PODCASTS).map(([p]) => p);
-      const from = favourites.length ? favourites : [...l.subs.keys()];
+      const from = favourites.length ? favourites : [...l.subs.keys()].slice(0, TOP_PODCASTS);
       const fresh: EpisodeDoc[] = from.length
         ? await this.adapter.find({ query: visibleQuery(from.map((p) => l.subs.get(p)!).filter(Boolean)), sort: ["-pub_date", "-_id"], limit: HOME_ITEMS * 5 })
         : [];
@@ -148,7 +150,7 @@ export const libraryActions: Record<string, any> = {
           episode_id: e._id,
           episode_title: e.title,
           podcast_name: l.subs.get(e.podcast_id)?.title ?? null,
-          reason: favourites.length ? "New from one of your most listened podcasts" : "New from your subscriptions",
+          reason: favourites.length ? "New from one of your most listened podcasts" : "New from a podcast you subscribed to recently",
         })),
       };
     },
@@ -178,13 +180,24 @@ export const libraryActions: Record<string, any> = {
       if (p.filter === "podcasts") return { data: podcasts.slice(offset, offset + limit), total: podcasts.length };
       const scope = found.podcast_ids.map((pid) => subs.get(pid)).filter((s): s is SubscriptionView => !!s);
       const re = new RegExp(escapeRegex(p.search_term), "i");
-      const where = visibleQuery(scope, p.search_term ? { $or: [{ title: re }, { description: re }] } : {});
+      const match = p.search_term ? { $or: [{ title: re }, { description: re }] } : {};
       const skip = Math.max(0, offset - podcasts.length);
       const take = Math.max(0, offset + limit - Math.max(offset, podcasts.length));
-      const [episodes, count]: [EpisodeDoc[], number] = await Promise.all([
-        take ? this.adapter.find({ query: where, sort: ["-pub_date", "-_id"], offset: skip, limit: take }) : [],
-        this.adapter.count({ query: where }),
-      ]);
+      // Podcasts in chunks (NeDB compares each candidate with every id of a $in); each chunk's first
+      // skip + take hits are enough to cut the page from their merge.
+      let count = 0;
+      const hits: EpisodeDoc[] = [];
+      for (let i = 0; i < scope.length; i += PODCAST_CHUNK) {
+        const where = visibleQuery(scope.slice(i, i + PODCAST_CHUNK), match);
+        const [n, some]: [number, EpisodeDoc[]] = await Promise.all([
+          this.adapter.count({ query: where }),
+          take ? this.adapter.find({ query: where, sort: ["-pub_date", "-_id"], limit: skip + take }) : [],
+        ]);
+        count += n;
+        hits.push(...some);
+      }
+      hits.sort((a, b) => time(b.pub_date) - time(a.pub_date) || b._id - a._id);
+      const episodes = hits.slice(skip, skip + take);
       const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
       const items = episodes.map((e) => {
         const sub = subs.get(e.podcast_id)!;

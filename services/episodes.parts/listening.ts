@@ -11,7 +11,7 @@ import { NotFoundError } from "../../shared/errors";
 import type { AuthUser } from "../../shared/types";
 import {
   EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, type EpisodeStateDoc, id, optionalBool, pageRows, paging,
-  search, type SortKey, sortOrder, time,
+  type Row, search, type SortKey, sortOrder, time,
 } from "./model";
 
 type Meta = { user?: AuthUser };
@@ -129,15 +129,19 @@ export const listeningActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const sortBy = p.sort_by ?? "listen_date";
-      // The common request (a page by date, no search or filter) is paged by the store: only that page is joined.
+      // The common request (a page by date, no search or filter) joins only that page. The states are
+      // sorted here: NeDB's own sort of 20,000 documents costs ten times more.
       if (sortBy === "listen_date" && !p.search && (p.filter ?? "all") === "all") {
-        const where = { user_id: p.user_id, ...LISTENED };
-        const dir = p.sort_order === "asc" ? "" : "-";
-        const [rows, total] = await Promise.all([
-          this.joinedStates(ctx, p.user_id, LISTENED, { sort: [`${dir}last_listened_at`, `${dir}episode_id`], offset: p.offset ?? 0, limit: p.limit ?? 100 }),
-          this.stores.episode_states.count({ query: where }),
-        ]);
-        return { data: rows.map((r: any) => this.historyItem(r)), total };
+        const dir = p.sort_order === "asc" ? 1 : -1;
+        const offset = p.offset ?? 0;
+        let total = 0;
+        const rows: Row[] = await this.joinedStates(ctx, p.user_id, LISTENED, (all: EpisodeStateDoc[]) => {
+          total = all.length;
+          const keyed = all.map((st) => ({ st, t: time(st.last_listened_at) }));
+          keyed.sort((a, b) => (a.t - b.t || a.st.episode_id - b.st.episode_id) * dir);
+          return keyed.slice(offset, offset + (p.limit ?? 100)).map((k) => k.st);
+        });
+        return { data: rows.map((r) => this.historyItem(r)), total };
       }
       const rows = (await this.joinedStates(ctx, p.user_id, LISTENED)).filter(EPISODE_FILTERS[p.filter ?? "all"]);
       const { page, total } = pageRows(rows, { ...p, limit: p.limit ?? 100 }, HISTORY_SORTS[sortBy], "desc");
