@@ -83,3 +83,20 @@ export async function eventually(check: () => Promise<void>, ms = 1000): Promise
     }
   }
 }
+
+/** Runs fn and answers how many service calls the broker made meanwhile (ctx.call goes through broker.call). */
+export async function countCalls(lib: Library, fn: () => Promise<unknown>): Promise<number> {
+  const broker: any = lib.server.broker;
+  const original = broker.call;
+  let calls = 0;
+  broker.call = function (this: unknown, ...args: unknown[]) {
+    calls++;
+    return original.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    broker.call = original;
+  }
+  return calls;
+}

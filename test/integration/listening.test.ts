@@ -6,7 +6,7 @@
  */
 import type { ServiceSchema } from "moleculer";
 import { api, expectErrorBody } from "../helpers/client";
-import { eventually, Library, startLibrary } from "../helpers/library";
+import { countCalls, eventually, Library, startLibrary } from "../helpers/library";
 
 /**
  * Until the queue service is on this branch: the contract of shared/contracts/queue.ts kept in memory,
@@ -321,6 +321,30 @@ describe("listening", () => {
     expect(cat.body.data.map((d: any) => d.podcast_id)).toEqual([lib.shared]);
     expect((await search("alice", { search_term: "own", categories: ["science"] })).body.data.map((d: any) => d.episode_title)).toEqual(["Unknown"]);
     expectErrorBody(await search("alice", { search_term: "x", categories: "science" }), 400);
+  });
+
+  test("lists and library reads make the same number of service calls whatever their length", async () => {
+    const reads: [string, () => Promise<unknown>][] = [
+      ["saved_episode_list", () => saved("alice")],
+      ["user_history", () => history("alice")],
+      ["user_history search", () => history("alice", { search: "o" })],
+      ["get_stats", () => lib.get("/api/data/get_stats", "alice", { user_id: uid("alice") })],
+      ["home_overview", () => lib.get("/api/data/home_overview", "alice", { user_id: uid("alice") })],
+      ["search_data", () => lib.post("/api/data/search_data", "alice", { user_id: uid("alice"), search_term: "o" })],
+    ];
+    const count = async () => {
+      const calls: Record<string, number> = {};
+      for (const [name, read] of reads) calls[name] = await countCalls(lib, read); // one at a time: the counter is broker-wide
+      return calls;
+    };
+    // One item first: an empty list skips the queue call.
+    await lib.post("/api/data/save_episode", "alice", { episode_id: lib.ids["Own 29"], user_id: uid("alice"), is_vidsite: false });
+    const before = await count();
+    const own = Array.from({ length: 20 }, (_, n) => lib.ids[`Own ${String(n).padStart(2, "0")}`]);
+    await lib.post("/api/data/bulk_save_episodes", "alice", { episode_ids: own, user_id: uid("alice") });
+    for (const episode_id of own) await lib.post("/api/data/record_podcast_history", "alice", { episode_id, user_id: uid("alice"), episode_pos: 60, is_vidsite: false });
+    expect((await saved("alice")).body.total).toBeGreaterThanOrEqual(20);
+    expect(await count()).toEqual(before);
   });
 
   test("get_service_version", async () => {
