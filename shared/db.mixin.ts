@@ -140,6 +140,12 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
           throw err;
         }
       },
+      /** Documents of a store with only these fields (and _id): far less to copy than whole documents. */
+      async findFields(this: any, store: any, query: object, fields: string[]): Promise<any[]> {
+        const projection = Object.fromEntries(fields.map((f) => [f, 1]));
+        if (isMongo()) return store.collection.find(query, { projection }).toArray();
+        return store.db.findAsync(query, projection);
+      },
       /** Applies a modifier ($set, $inc) to the document with this _id, creating it when missing: one atomic write. */
       async upsert(this: any, store: any, _id: unknown, update: object): Promise<void> {
         if (isMongo()) await store.collection.updateOne({ _id }, update, { upsert: true });

@@ -98,18 +98,19 @@ export const accessMethods: Record<string, any> = {
       }
     }
   },
+  /** The user's states matching `where`, joined with their episodes and subscriptions (see join). */
+  async joinedStates(this: any, ctx: Context<any>, user_id: number, where: object): Promise<Row[]> {
+    return this.join(ctx, user_id, await this.stores.episode_states.find({ query: { user_id, ...where } }));
+  },
   /**
-   * The user's states matching `where` (or the part of them `pick` keeps), joined with their episodes
-   * and subscriptions: one podcasts call whatever the count. States of podcasts the user left or
-   * episodes gone are dropped.
+   * States of one user joined with their episodes and subscriptions, in the states' order: one podcasts
+   * call whatever the count. States of podcasts the user left or episodes gone are dropped.
    */
-  async joinedStates(this: any, ctx: Context<any>, user_id: number, where: object, pick = (all: EpisodeStateDoc[]) => all): Promise<Row[]> {
-    const [subs, all]: [Map<number, SubscriptionView>, EpisodeStateDoc[]] = await Promise.all([
+  async join(this: any, ctx: Context<any>, user_id: number, states: EpisodeStateDoc[]): Promise<Row[]> {
+    const [subs, eps]: [Map<number, SubscriptionView>, EpisodeDoc[]] = await Promise.all([
       this.subscriptionsOf(ctx, user_id),
-      this.stores.episode_states.find({ query: { user_id, ...where } }),
+      this.byIds(this.adapter, states.map((s) => s.episode_id)),
     ]);
-    const states = pick(all);
-    const eps: EpisodeDoc[] = await this.byIds(this.adapter, states.map((s) => s.episode_id));
     const byId = new Map(eps.map((e) => [e._id, e]));
     const rows: Row[] = [];
     for (const st of states) {
