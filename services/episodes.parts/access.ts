@@ -13,11 +13,6 @@ import { type EpisodeDoc, type EpisodeStateDoc, iso, type Row, visibleQuery, vis
 
 type Meta = { user?: AuthUser };
 
-/**
- * Ids per `$in` query: NeDB compares every candidate with every listed id, so one query of n ids costs
- * n² comparisons (seconds at 20,000); chunks keep it linear, and MongoDB is indifferent.
- */
-const ID_CHUNK = 100;
 /** Above this many episodes, a user's states are read whole (one indexed query) rather than by id. */
 const STATES_BY_ID = 500;
 
@@ -51,14 +46,8 @@ export const accessMethods: Record<string, any> = {
   async visibleEpisodes(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<EpisodeDoc[]> {
     if (!episode_ids.length) return [];
     const subs: Map<number, SubscriptionView> = await this.subscriptionsOf(ctx, user_id);
-    const found: EpisodeDoc[] = await this.byIds(this.adapter, episode_ids);
+    const found: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids);
     return found.filter((e) => visibleTo(e, subs.get(e.podcast_id)));
-  },
-  /** Documents of a store by _id, in ID_CHUNK queries. */
-  async byIds(this: any, store: any, ids: unknown[]): Promise<any[]> {
-    const out: any[] = [];
-    for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(...(await store.find({ query: { _id: { $in: ids.slice(i, i + ID_CHUNK) } } })));
-    return out;
   },
   async statesOf(this: any, user_id: number, episode_ids: number[]): Promise<Map<number, EpisodeStateDoc>> {
     if (!episode_ids.length) return new Map();
@@ -67,7 +56,7 @@ export const accessMethods: Record<string, any> = {
       const all: EpisodeStateDoc[] = await this.stores.episode_states.find({ query: { user_id } });
       return new Map(all.filter((s) => wanted.has(s.episode_id)).map((s) => [s.episode_id, s]));
     }
-    const states: EpisodeStateDoc[] = await this.byIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`));
+    const states: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`));
     return new Map(states.map((s) => [s.episode_id, s]));
   },
   /**
@@ -109,7 +98,7 @@ export const accessMethods: Record<string, any> = {
   async join(this: any, ctx: Context<any>, user_id: number, states: EpisodeStateDoc[]): Promise<Row[]> {
     const [subs, eps]: [Map<number, SubscriptionView>, EpisodeDoc[]] = await Promise.all([
       this.subscriptionsOf(ctx, user_id),
-      this.byIds(this.adapter, states.map((s) => s.episode_id)),
+      this.findByIds(this.adapter, states.map((s) => s.episode_id)),
     ]);
     const byId = new Map(eps.map((e) => [e._id, e]));
     const rows: Row[] = [];

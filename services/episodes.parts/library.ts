@@ -119,7 +119,7 @@ export const libraryActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       const user_id = ctx.params.user_id;
       const l: Listening = await this.listening(ctx, user_id);
-      const recent = [...l.history].sort((a, b) => time(b.last_listened_at) - time(a.last_listened_at)).slice(0, HOME_ITEMS);
+      const recent = l.history.map((s) => ({ s, t: time(s.last_listened_at) })).sort((a, b) => b.t - a.t).slice(0, HOME_ITEMS).map((x) => x.s);
       const favourites = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_PODCASTS).map(([p]) => p);
       const from = favourites.length ? favourites : [...l.subs.keys()].slice(0, TOP_PODCASTS);
       const fresh: EpisodeDoc[] = from.length

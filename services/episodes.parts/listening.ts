@@ -138,7 +138,7 @@ export const listeningActions: Record<string, any> = {
         const keyed = dates.map((st) => ({ id: st._id, t: time(st.last_listened_at), e: st.episode_id }));
         keyed.sort((a, b) => (a.t - b.t || a.e - b.e) * dir);
         const ids = keyed.slice(offset, offset + (p.limit ?? 100)).map((k) => k.id);
-        const found: EpisodeStateDoc[] = await this.byIds(this.stores.episode_states, ids);
+        const found: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, ids);
         const byId = new Map(found.map((st) => [st._id, st]));
         const rows: Row[] = await this.join(ctx, p.user_id, ids.filter((i) => byId.has(i)).map((i) => byId.get(i)!));
         return { data: rows.map((r) => this.historyItem(r)), total: keyed.length };

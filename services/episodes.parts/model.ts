@@ -185,17 +185,20 @@ export function localDay(d: Date, timeZone: string): string {
 
 /**
  * Consecutive days with listening, ending today or yesterday (a streak is not broken before the day
- * is over), counted in the user's timezone.
+ * is over), counted in the user's timezone. Newest first, so only the days of the streak are formatted.
  */
 export function streakDays(listened: Date[], timeZone: string, now = new Date()): number {
-  const days = new Set(listened.map((d) => localDay(new Date(d), timeZone)));
-  // Stepping back by local date strings (not by 24 h) stays exact across DST changes.
-  let day = localDay(now, timeZone);
-  if (!days.has(day)) day = previousDay(day);
+  const today = localDay(now, timeZone);
+  const times = listened.map((d) => new Date(d).getTime()).sort((a, b) => b - a);
+  let last: string | null = null;
   let streak = 0;
-  while (days.has(day)) {
+  for (const t of times) {
+    const day = localDay(new Date(t), timeZone);
+    // Stepping back by local date strings (not by 24 h) stays exact across DST changes.
+    if (day > today || day === last) continue;
+    if (last === null ? day !== today && day !== previousDay(today) : day !== previousDay(last)) break;
     streak++;
-    day = previousDay(day);
+    last = day;
   }
   return streak;
 }
