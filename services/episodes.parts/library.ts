@@ -70,15 +70,17 @@ export const libraryActions: Record<string, any> = {
   get_stats: {
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
-      const [l, queued]: [Listening, number] = await Promise.all([this.listening(ctx, ctx.params.user_id), this.queueLength(ctx, ctx.params.user_id)]);
-      return stats(l, queued);
+      // The user first: an unknown one is a 404 whatever the queue service's state.
+      const l: Listening = await this.listening(ctx, ctx.params.user_id);
+      return stats(l, await this.queueLength(ctx, ctx.params.user_id));
     },
   },
   /** GET /api/data/get_extended_stats: get_stats plus rates, listening per weekday and hour, per podcast and per day of the last 30. */
   get_extended_stats: {
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
-      const [l, queued]: [Listening, number] = await Promise.all([this.listening(ctx, ctx.params.user_id), this.queueLength(ctx, ctx.params.user_id)]);
+      const l: Listening = await this.listening(ctx, ctx.params.user_id);
+      const queued: number = await this.queueLength(ctx, ctx.params.user_id);
       const tz = l.settings.timezone;
       const format = new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "long", hour: "numeric", hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit" });
       const parts = (d: Date) => {
