@@ -4,11 +4,11 @@
  * listened, which makes the history) and `listen_counters` (per user counters the players bump).
  *
  * The actions live in modules by concern under services/episodes.parts/: feed-sync (feed items in),
- * catalog (episode lists and lookups), listening (saves, progress, history, completion, bulk) and
- * library (stats, overview, search, metadata). Everything a user reads or writes is scoped by their
- * subscriptions (asked of the podcasts service in one call per request), and an episode older than the
- * subscription's feed_cutoff_days is hidden from that user only: the episode record is shared, so the
- * cutoff is applied when reading.
+ * catalog (episode lists and lookups), listening (saves, progress, history, completion, bulk),
+ * library (stats, overview, search, metadata) and select-episodes (the queue's and playlists' joins).
+ * Everything a user reads or writes is scoped by their subscriptions (asked of the podcasts service in
+ * one call per request), and an episode older than the subscription's feed_cutoff_days is hidden from
+ * that user only: the episode record is shared, so the cutoff is applied when reading.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
@@ -18,6 +18,7 @@ import { catalogActions } from "./episodes.parts/catalog";
 import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
+import { selectEpisodesActions } from "./episodes.parts/select-episodes";
 
 const EpisodesService: ServiceSchema = {
   name: "episodes",
@@ -30,7 +31,7 @@ const EpisodesService: ServiceSchema = {
       ],
     ),
   ],
-  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions },
+  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions },
   events: {
     /** A user left a podcast: their saves, history and other states of its episodes go with it. */
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {

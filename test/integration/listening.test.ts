@@ -4,42 +4,8 @@
  * (by hand, in bulk, automatically at the exact auto_complete_seconds boundary), per podcast playback
  * settings, library reads, what an unsubscribe removes, and the authorization matrix of these routes.
  */
-import type { ServiceSchema } from "moleculer";
 import { api, expectErrorBody } from "../helpers/client";
 import { countCalls, eventually, Library, startLibrary } from "../helpers/library";
-
-/**
- * Until the queue service is on this branch: the contract of shared/contracts/queue.ts kept in memory,
- * checking visibility the way the real one does (through the episodes service).
- */
-const queues = new Map<number, { episode_id: number; queued_at: string }[]>();
-const QueueStub: ServiceSchema = {
-  name: "queue",
-  actions: {
-    async bulk_add(ctx: any) {
-      const items = queues.get(ctx.params.user_id) ?? [];
-      const out = { added: [] as number[], already_queued: [] as number[], failed: [] as number[] };
-      for (const episode_id of ctx.params.episode_ids as number[]) {
-        const seen = await ctx.call("episodes.get_podcast_id_from_ep_id", { user_id: ctx.params.user_id, episode_id }).then(() => true, () => false);
-        if (!seen) out.failed.push(episode_id);
-        else if (items.some((i) => i.episode_id === episode_id)) out.already_queued.push(episode_id);
-        else out.added.push(episode_id), items.push({ episode_id, queued_at: new Date().toISOString() });
-      }
-      queues.set(ctx.params.user_id, items);
-      return out;
-    },
-    positions(ctx: any) {
-      const out: Record<number, { position: number; queued_at: string }> = {};
-      (queues.get(ctx.params.user_id) ?? []).forEach((i, n) => {
-        if (ctx.params.episode_ids.includes(i.episode_id)) out[i.episode_id] = { position: n + 1, queued_at: i.queued_at };
-      });
-      return out;
-    },
-    get_queued_episodes(ctx: any) {
-      return { data: queues.get(ctx.params.user_id) ?? [] };
-    },
-  },
-};
 
 describe("listening", () => {
   let lib: Library;
@@ -54,10 +20,6 @@ describe("listening", () => {
 
   beforeAll(async () => {
     lib = await startLibrary();
-    if (!lib.server.broker.getLocalService("queue")) {
-      lib.server.broker.createService(QueueStub);
-      await lib.server.broker.waitForServices(["queue"]);
-    }
   });
   afterAll(() => lib?.stop());
 
