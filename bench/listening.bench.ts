@@ -23,6 +23,8 @@ const DAY = 86_400_000;
 /** Sequential calls per operation (p50 / p99), then the same number with CONCURRENCY in flight (throughput). */
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
 const CONCURRENCY = 8;
+/** Seconds without a heartbeat before a node counts as dead: a busy services node must not look dead mid-run. */
+const HEARTBEAT_TIMEOUT = 300;
 
 const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
 
@@ -179,6 +181,7 @@ async function waitForPort(port: number) {
 async function serve(dataDir: string, nats: string) {
   config.dataDir = dataDir;
   config.refreshInterval = 0;
+  config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
   const broker = await brokerWith(schemas(), nats, `bench-services-${process.pid}`);
   process.send?.({ ready: true, rss: rss() });
   process.on("message", async () => {
@@ -192,6 +195,7 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "listening-bench-"));
   config.dataDir = dataDir;
   config.refreshInterval = 0;
+  config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
   console.log(`listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version}, NeDB in ${dataDir}`);
 
   let t = Date.now();
@@ -251,12 +255,15 @@ async function main() {
     const ready: any = await new Promise((r) => services.once("message", r));
     console.log(`over NATS: services process RSS ${mb(ready.rss)} MB`);
     const caller = await brokerWith([], url, "bench-caller");
-    await caller.waitForServices(["episodes", "podcasts", "users"]);
-    natsRows = await measure(caller, ops, meta);
-    await caller.stop();
-    services.send("stop");
-    await new Promise((r) => services.once("exit", r));
-    nats.kill();
+    try {
+      await caller.waitForServices(["episodes", "podcasts", "users"]);
+      natsRows = await measure(caller, ops, meta);
+    } finally {
+      await caller.stop();
+      services.send("stop");
+      await new Promise((r) => services.once("exit", r));
+      nats.kill();
+    }
   } else {
     console.log("over NATS: skipped (no nats-server binary)");
   }
