@@ -5,7 +5,8 @@
  *
  * The actions live in modules by concern under services/episodes.parts/: feed-sync (feed items in),
  * catalog (episode lists and lookups), listening (saves, progress, history, completion, bulk),
- * library (stats, overview, search, metadata) and select-episodes (the queue's and playlists' joins).
+ * library (stats, overview, search, metadata), select-episodes (the queue's and playlists' joins) and
+ * sync (play positions by feed and enclosure URL for the sync and notifications services).
  * Everything a user reads or writes is scoped by their subscriptions (asked of the podcasts service in
  * one call per request), and an episode older than the subscription's feed_cutoff_days is hidden from
  * that user only: the episode record is shared, so the cutoff is applied when reading.
@@ -19,6 +20,7 @@ import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
+import { syncActions } from "./episodes.parts/sync.actions";
 
 const EpisodesService: ServiceSchema = {
   name: "episodes",
@@ -31,7 +33,7 @@ const EpisodesService: ServiceSchema = {
       ],
     ),
   ],
-  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions },
+  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions },
   events: {
     /** A user left a podcast: their saves, history and other states of its episodes go with it. */
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {

@@ -19,6 +19,7 @@ import { playbackActions } from "./podcasts.parts/playback.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
+import { syncActions } from "./podcasts.parts/sync.actions";
 
 const PodcastsService: ServiceSchema = {
   name: "podcasts",
@@ -33,6 +34,7 @@ const PodcastsService: ServiceSchema = {
     ...readActions,
     ...settingsActions,
     ...playbackActions,
+    ...syncActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

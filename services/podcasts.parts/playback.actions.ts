@@ -1,7 +1,8 @@
 /**
  * What a player asks of a subscription: the per podcast playback settings (speed override, skips,
- * auto-play-next), the reads of its favorite and notification flags, and the podcast side of
- * search_data. Every action answers 404 unless the user is subscribed to the podcast.
+ * auto-play-next), the read of its favorite flag and the podcast side of search_data
+ * (podcast/notification_status lives in sync.actions.ts). Every action answers 404 unless the user is
+ * subscribed to the podcast.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
 import type { PlaybackSettings, PodcastSearchHit, PodcastSearchResult } from "../../shared/contracts/podcasts";
@@ -60,8 +61,6 @@ export const playbackActions: ServiceActionsSchema = {
   get_auto_play_next_status: reader((sub) => ({ auto_play_next: !!sub.auto_play_next })),
   /** POST /api/data/podcast/favorite_status */
   favorite_status: reader((sub) => ({ is_favorite: !!sub.is_favorite })),
-  /** POST /api/data/podcast/notification_status */
-  notification_status: reader((sub) => ({ enabled: !!sub.notifications_enabled })),
   /** POST /api/data/get_play_episode_details: the podcast's speed, else the user's default, and its skips. */
   get_play_episode_details: {
     params: { ...ofPodcast, is_vidsite: { type: "boolean", convert: true, optional: true } },
