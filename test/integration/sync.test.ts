@@ -199,6 +199,12 @@ describe("podsync: a gPodder v2 server", () => {
     // A download older than the local delete does not bring the file back.
     peer.upload([{ podcast: feed("three"), episode: episodeUrl("three", 1), device: "phone", action: "download", timestamp: "2020-01-01T00:00:00" }]);
     expect(await syncTask()).toMatchObject({ downloads_queued: 0 });
+    // With downloads turned off on this server, a download from the phone is only counted.
+    expect((await post("/api/data/enable_disable_downloads", "admin", {})).body.downloads_enabled).toBe(false);
+    peer.upload([{ podcast: feed("three"), episode: episodeUrl("three", 2), device: "phone", action: "download", timestamp: now() }]);
+    expect(await syncTask()).toMatchObject({ actions_received: 1, downloads_queued: 0 });
+    expect((await post("/api/data/enable_disable_downloads", "admin", {})).body.downloads_enabled).toBe(true);
+    expect(await downloaded()).not.toContain(episodeUrl("three", 2));
 
     // Played here to 600 s, then deleted on the phone: the file goes, the position stays, nothing goes back.
     const one2 = await idOf("one", 2);
