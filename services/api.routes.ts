@@ -114,6 +114,28 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/update_episode_duration": { action: "episodes.update_episode_duration", auth: "key" },
   "GET /api/data/fetch_podcast_feed": { action: "feeds.fetch_podcast_feed", auth: "key" },
   "GET /api/data/refresh_pods": { action: "feeds.refresh_pods", auth: "key" },
+
+  // Tasks, downloads and media (stream and media download also take api_key in the query; HEAD answers their headers)
+  "GET /api/tasks/active": { action: "tasks.active", auth: "key" },
+  "GET /api/tasks/user/{user_id}": { action: "tasks.user_tasks", auth: "key" },
+  "GET /api/tasks/{task_id}": { action: "tasks.task_status", auth: "key" },
+  "GET /api/data/cleanup_tasks": { action: "tasks.cleanup_tasks", auth: "key" },
+  "POST /api/init/startup_tasks": { action: "tasks.startup_tasks", auth: "admin", keyIn: "body" },
+  "POST /api/data/download_podcast": { action: "downloads.download_podcast", auth: "key" },
+  "POST /api/data/download_all_podcast": { action: "downloads.download_all_podcast", auth: "key" },
+  "POST /api/data/bulk_download_episodes": { action: "downloads.bulk_download_episodes", auth: "key" },
+  "POST /api/data/delete_episode": { action: "downloads.delete_episode", auth: "key" },
+  "POST /api/data/bulk_delete_downloaded_episodes": { action: "downloads.bulk_delete_downloaded_episodes", auth: "key" },
+  "GET /api/data/download_episode_list": { action: "downloads.download_episode_list", auth: "key" },
+  "GET /api/data/podcast_download_summary/{user_id}": { action: "downloads.podcast_download_summary", auth: "key" },
+  "GET /api/data/podcast_downloads_paged/{user_id}/{podcast_id}": { action: "downloads.podcast_downloads_paged", auth: "key" },
+  "GET /api/data/download_status": { action: "downloads.download_status", auth: "key" },
+  "GET /api/data/download_status/{user_id}": { action: "downloads.user_download_status", auth: "key" },
+  "POST /api/data/enable_disable_downloads": { action: "downloads.enable_disable_downloads", auth: "admin" },
+  "GET /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "key", keyIn: "query" },
+  "HEAD /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "key", keyIn: "query" },
+  "GET /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
+  "HEAD /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

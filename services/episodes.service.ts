@@ -401,6 +401,25 @@ const EpisodesService: ServiceSchema = {
         return out;
       },
     },
+    /**
+     * Episodes by id as list items plus enclosure type and length, for one user: only those of their
+     * podcasts (with include_unsubscribed, of any podcast). Batched for downloads and media.
+     */
+    episode_items: {
+      visibility: "public",
+      params: { user_id: id, episode_ids: { type: "array", items: "number", max: 10_000 }, include_unsubscribed: optionalBool },
+      async handler(this: any, ctx: Context<any>) {
+        const { user_id, episode_ids, include_unsubscribed } = ctx.params;
+        const episodes: EpisodeDoc[] = episode_ids.length ? await this.adapter.find({ query: { _id: { $in: episode_ids } } }) : [];
+        const podcast_ids = Array.from(new Set(episodes.map((e) => e.podcast_id)));
+        const subs: SubscriptionView[] = podcast_ids.length ? await ctx.call("podcasts.user_subscriptions", { user_id, podcast_ids, include_unsubscribed: !!include_unsubscribed }) : [];
+        const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
+        const states = await this.statesOf(user_id, episodes.map((e) => e._id));
+        return episodes
+          .filter((e) => byPodcast.has(e.podcast_id))
+          .map((e) => ({ ...this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id)), enclosure_type: e.enclosure_type, enclosure_length: e.enclosure_length, podcast_artwork: byPodcast.get(e.podcast_id)!.artwork_url }));
+      },
+    },
     /** Writes one user's state of one episode (position, completed, saved); later issues build queue/history on it. */
     update_state: {
       visibility: "public",

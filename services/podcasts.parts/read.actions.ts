@@ -141,6 +141,15 @@ export const readActions: ServiceActionsSchema = {
       return pods.map((p) => this.view(p, bySub.get(p._id) ?? null));
     },
   },
+  /** Users with auto_download on for a podcast (downloads of new episodes). */
+  auto_download_users: {
+    visibility: "public",
+    params: { podcast_id: id },
+    async handler(this: any, ctx: Context<any>): Promise<number[]> {
+      const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { podcast_id: ctx.params.podcast_id, auto_download: true } });
+      return subs.map((s) => s.user_id);
+    },
+  },
 };
 
 export const readMethods: ServiceMethods = {

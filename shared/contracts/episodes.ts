@@ -16,3 +16,23 @@ export interface PodcastUserStats {
   last_played: string | null;
   total_listen_time: number;
 }
+
+/** episodes.episode_items: an episode as list item, with what a download needs. */
+export interface EpisodeMediaItem {
+  episodeid: number;
+  podcastid: number;
+  podcastname: string;
+  episodetitle: string;
+  episodepubdate: string | null;
+  episodedescription: string | null;
+  episodeartwork: string | null;
+  episodeurl: string | null;
+  episodeduration: number;
+  listenduration: number | null;
+  completed: boolean;
+  saved: boolean;
+  is_vidsite: boolean;
+  enclosure_type: string | null;
+  enclosure_length: number;
+  podcast_artwork: string | null;
+}
