@@ -136,6 +136,11 @@ export const routes: Record<string, RouteDef> = {
   "HEAD /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "key", keyIn: "query" },
   "GET /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
   "HEAD /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
+
+  // Library extras: OPML import (a durable job) and export
+  "POST /api/data/import_opml": { action: "opml.import_opml", auth: "key" },
+  "GET /api/data/import_progress/{user_id}": { action: "opml.import_progress", auth: "key" },
+  "POST /api/data/backup_user": { action: "opml.backup_user", auth: "key" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

@@ -30,3 +30,13 @@ export interface ApplyFeedParams {
   fetched: Omit<FetchedFeed, "feed"> & { feed: Omit<ParsedFeed, "episodes"> };
   sync: SyncResult;
 }
+
+/** podcasts.user_feeds item: a subscription as OPML export and import see it. */
+export interface LibraryFeed {
+  podcast_id: number;
+  title: string;
+  feed_url: string;
+  /** Where feed_url redirected at the last fetch (an import of either URL is "already subscribed"). */
+  final_url: string | null;
+  website_url: string | null;
+}
