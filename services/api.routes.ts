@@ -132,8 +132,8 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/download_status": { action: "downloads.download_status", auth: "key" },
   "GET /api/data/download_status/{user_id}": { action: "downloads.user_download_status", auth: "key" },
   "POST /api/data/enable_disable_downloads": { action: "downloads.enable_disable_downloads", auth: "admin" },
-  "GET /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "key", keyIn: "query" },
-  "HEAD /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "key", keyIn: "query" },
+  "GET /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "rss", keyIn: "query" },
+  "HEAD /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "rss", keyIn: "query" },
   "GET /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
   "HEAD /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
 
@@ -141,6 +141,9 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/import_opml": { action: "opml.import_opml", auth: "key" },
   "GET /api/data/import_progress/{user_id}": { action: "opml.import_progress", auth: "key" },
   "POST /api/data/backup_user": { action: "opml.backup_user", auth: "key" },
+  // The user's RSS feed (auth rss: RSS-only keys too, in api_key; its enclosures are the stream route above)
+  "GET /api/data/get_rss_key": { action: "auth.get_rss_key", auth: "key" },
+  "GET /api/feed/{user_id}": { action: "rss.user_feed", auth: "rss", keyIn: "query" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

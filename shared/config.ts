@@ -125,4 +125,10 @@ export const config = {
   taskRetryBaseMs: int("TASK_RETRY_BASE_MS", 2000),
   /** Hours a finished task is kept before cleanup_tasks (also run hourly) removes it. */
   taskRetentionHours: int("TASK_RETENTION_HOURS", 24),
+
+  // Library extras (services/opml, rss, sharing, p20, proxy .service.ts).
+  /** RSS-only keys kept per user: get_rss_key issues a new one each time, the oldest beyond this go. */
+  maxRssKeys: int("MAX_RSS_KEYS", 10),
+  /** Episodes in the user's RSS feed when the request gives no limit (at most 1000). */
+  rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
 };
