@@ -144,6 +144,10 @@ export const routes: Record<string, RouteDef> = {
   // The user's RSS feed (auth rss: RSS-only keys too, in api_key; its enclosures are the stream route above)
   "GET /api/data/get_rss_key": { action: "auth.get_rss_key", auth: "key" },
   "GET /api/feed/{user_id}": { action: "rss.user_feed", auth: "rss", keyIn: "query" },
+  // Merged podcasts (per user)
+  "POST /api/data/{podcast_id}/merge": { action: "podcasts.merge_podcasts", auth: "key" },
+  "GET /api/data/{podcast_id}/merged": { action: "podcasts.get_merged_podcasts", auth: "key" },
+  "POST /api/data/{podcast_id}/unmerge/{target_podcast_id}": { action: "podcasts.unmerge_podcast", auth: "key" },
   // Shared episode links (episode_by_url needs no key)
   "POST /api/data/share_episode/{episode_id}": { action: "sharing.share_episode", auth: "key" },
   "GET /api/data/episode_by_url/{url_key}": { action: "sharing.episode_by_url", auth: "none" },

@@ -184,7 +184,10 @@ const EpisodesService: ServiceSchema = {
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
         const p = ctx.params;
         const sub: SubscriptionView = await this.access(ctx, p.user_id, p.podcast_id);
-        const query = visibleQuery([sub], p.search ? { title: { $regex: new RegExp(escapeRegex(p.search), "i") } } : {});
+        // Podcasts the user merged into this one are listed with it.
+        const merged: SubscriptionView[] = await ctx.call("podcasts.merged_views", { user_id: p.user_id, podcast_id: p.podcast_id });
+        const subOf = new Map([sub, ...merged].map((s) => [s.podcast_id, s]));
+        const query = visibleQuery([...subOf.values()], p.search ? { title: { $regex: new RegExp(escapeRegex(p.search), "i") } } : {});
         const episodes: EpisodeDoc[] = await this.adapter.find({ query });
         const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
         const filter = p.filter ?? "all";
@@ -211,7 +214,7 @@ const EpisodesService: ServiceSchema = {
         });
         const offset = p.offset ?? 0;
         const page = kept.slice(offset, offset + (p.limit ?? kept.length));
-        return { episodes: page.map((e) => this.listItem(e, sub, states.get(e._id))), total: kept.length };
+        return { episodes: page.map((e) => this.listItem(e, subOf.get(e.podcast_id)!, states.get(e._id))), total: kept.length };
       },
     },
     /** GET /api/data/return_episodes/{user_id}: the newest episodes of all the user's podcasts. */

@@ -16,6 +16,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
 import { libraryActions } from "./podcasts.parts/library.actions";
+import { mergeActions } from "./podcasts.parts/merge.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
@@ -33,6 +34,7 @@ const PodcastsService: ServiceSchema = {
     ...readActions,
     ...settingsActions,
     ...libraryActions,
+    ...mergeActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

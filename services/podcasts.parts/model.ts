@@ -55,6 +55,8 @@ export interface SubscriptionDoc {
   /** This podcast's cover preference; null or absent = the user's global one. */
   use_podcast_covers?: boolean | null;
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
+  /** The user merged this podcast into that one (merge.actions): hidden from their list, its episodes listed with it. */
+  merged_into?: number | null;
 }
 
 const P20_CHANNEL_FIELDS = [
