@@ -144,6 +144,10 @@ export const routes: Record<string, RouteDef> = {
   // The user's RSS feed (auth rss: RSS-only keys too, in api_key; its enclosures are the stream route above)
   "GET /api/data/get_rss_key": { action: "auth.get_rss_key", auth: "key" },
   "GET /api/feed/{user_id}": { action: "rss.user_feed", auth: "rss", keyIn: "query" },
+  // Podcasting 2.0 data (chapters and transcripts fetched, read and cached)
+  "GET /api/data/fetch_podcasting_2_data": { action: "p20.fetch_podcasting_2_data", auth: "key" },
+  "GET /api/data/fetch_podcasting_2_pod_data": { action: "p20.fetch_podcasting_2_pod_data", auth: "key" },
+  "POST /api/data/fetch_transcript": { action: "p20.fetch_transcript", auth: "key" },
   // Merged podcasts (per user)
   "POST /api/data/{podcast_id}/merge": { action: "podcasts.merge_podcasts", auth: "key" },
   "GET /api/data/{podcast_id}/merged": { action: "podcasts.get_merged_podcasts", auth: "key" },

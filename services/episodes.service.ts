@@ -16,7 +16,7 @@ import type { AuthUser } from "../shared/types";
 import type { UserEvent } from "../shared/contracts/users";
 import type { PodcastUserStats, SyncResult } from "../shared/contracts/episodes";
 import type { SubscriptionView } from "../shared/contracts/podcasts";
-import { feedActions } from "./episodes.parts/feed.actions";
+import { extrasActions } from "./episodes.parts/extras.actions";
 
 /** A stored episode. */
 export interface EpisodeDoc {
@@ -169,7 +169,7 @@ const EpisodesService: ServiceSchema = {
     ),
   ],
   actions: {
-    ...feedActions,
+    ...extrasActions,
     /** GET /api/data/podcast_episodes: one podcast's episodes for a subscriber, paged. */
     podcast_episodes: {
       params: {

@@ -131,4 +131,6 @@ export const config = {
   maxRssKeys: int("MAX_RSS_KEYS", 10),
   /** Episodes in the user's RSS feed when the request gives no limit (at most 1000). */
   rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
+  /** Seconds fetched chapters and transcripts stay in the broker cacher. */
+  p20CacheTtl: int("P20_CACHE_TTL", 3600),
 };

@@ -1,9 +1,10 @@
 /**
- * Reads of a whole library for the services that move it in and out (OPML import and export): each
- * subscription with the feed it names, in one call.
+ * Reads for the library extras: a whole library for OPML import and export (each subscription with
+ * the feed it names, in one call), and a podcast's Podcasting 2.0 data.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import type { LibraryFeed } from "../../shared/contracts/podcasts";
+import type { AuthUser } from "../../shared/types";
+import type { LibraryFeed, PodcastP20 } from "../../shared/contracts/podcasts";
 import { id, PodcastDoc, shown, SubscriptionDoc } from "./model";
 
 export const libraryActions: ServiceActionsSchema = {
@@ -17,6 +18,15 @@ export const libraryActions: ServiceActionsSchema = {
         const s = shown(pod, sub);
         return { podcast_id: pod._id, title: s.title, feed_url: pod.feed_url, final_url: pod.final_url, website_url: s.website_url };
       });
+    },
+  },
+  /** A podcast's Podcasting 2.0 channel data, for a subscriber (an admin: any podcast). 404 otherwise. */
+  podcast_p20: {
+    visibility: "public",
+    params: { user_id: id, podcast_id: id },
+    async handler(this: any, ctx: Context<{ user_id: number; podcast_id: number }, { user?: AuthUser }>): Promise<PodcastP20> {
+      const { pod } = await this.readable(ctx, ctx.params.user_id, ctx.params.podcast_id);
+      return { podcast_id: pod._id, title: pod.title, p20: pod.p20 };
     },
   },
 };

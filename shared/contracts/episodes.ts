@@ -36,3 +36,11 @@ export interface EpisodeMediaItem {
   enclosure_length: number;
   podcast_artwork: string | null;
 }
+
+/** episodes.episode_p20 result: an episode's Podcasting 2.0 data as the feed parser read it. */
+export interface EpisodeP20 {
+  episode_id: number;
+  podcast_id: number;
+  title: string;
+  p20: Record<string, any>;
+}

@@ -40,3 +40,10 @@ export interface LibraryFeed {
   final_url: string | null;
   website_url: string | null;
 }
+
+/** podcasts.podcast_p20 result: a podcast's Podcasting 2.0 channel data as the feed parser read it. */
+export interface PodcastP20 {
+  podcast_id: number;
+  title: string;
+  p20: Record<string, any>;
+}

@@ -1,13 +1,14 @@
 /**
- * The episodes a user's own RSS feed lists (rss service): ids only, newest first; the rss service
- * reads their details with episode_items.
+ * Reads for the library extras: the episodes a user's own RSS feed lists (ids only, newest first; the
+ * rss service reads their details with episode_items), and an episode's Podcasting 2.0 data (p20).
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
+import type { EpisodeP20 } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 
 const DAY_MS = 86_400_000;
 
-export const feedActions: ServiceActionsSchema = {
+export const extrasActions: ServiceActionsSchema = {
   /** Newest episodes the user sees of their podcasts (or of podcast_ids among them), saved ones only with `saved`. */
   feed_episode_ids: {
     visibility: "public",
@@ -30,6 +31,15 @@ export const feedActions: ServiceActionsSchema = {
       }
       const docs: { _id: number }[] = await this.adapter.find({ query, sort: ["-pub_date", "-_id"], limit });
       return docs.map((d) => d._id);
+    },
+  },
+  /** An episode's Podcasting 2.0 data, for a user who sees it (an admin: any). 404 otherwise. */
+  episode_p20: {
+    visibility: "public",
+    params: { user_id: { type: "number", integer: true, positive: true }, episode_id: { type: "number", integer: true, positive: true } },
+    async handler(this: any, ctx: Context<{ user_id: number; episode_id: number }>): Promise<EpisodeP20> {
+      const ep = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
+      return { episode_id: ep._id, podcast_id: ep.podcast_id, title: ep.title, p20: ep.p20 };
     },
   },
 };
