@@ -148,6 +148,8 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/fetch_podcasting_2_data": { action: "p20.fetch_podcasting_2_data", auth: "key" },
   "GET /api/data/fetch_podcasting_2_pod_data": { action: "p20.fetch_podcasting_2_pod_data", auth: "key" },
   "POST /api/data/fetch_transcript": { action: "p20.fetch_transcript", auth: "key" },
+  // Image proxy (no key; every hop under the outbound URL policy)
+  "GET /api/proxy/image": { action: "proxy.image", auth: "none" },
   // Merged podcasts (per user)
   "POST /api/data/{podcast_id}/merge": { action: "podcasts.merge_podcasts", auth: "key" },
   "GET /api/data/{podcast_id}/merged": { action: "podcasts.get_merged_podcasts", auth: "key" },

@@ -133,4 +133,10 @@ export const config = {
   rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
   /** Seconds fetched chapters and transcripts stay in the broker cacher. */
   p20CacheTtl: int("P20_CACHE_TTL", 3600),
+  /** Largest image the image proxy passes on, in bytes. */
+  imageProxyMaxBytes: int("IMAGE_PROXY_MAX_BYTES", 10 * 1024 * 1024),
+  /** Memory each node gives the image proxy's cache of recent images, in MB (0: no cache). */
+  imageProxyCacheMb: int("IMAGE_PROXY_CACHE_MB", 32),
+  /** Seconds clients and caches in between may keep a proxied image (Cache-Control max-age). */
+  imageProxyMaxAge: int("IMAGE_PROXY_MAX_AGE", 86_400),
 };
