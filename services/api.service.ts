@@ -8,6 +8,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { routes, toAliases } from "./api.routes";
 import { attachTaskSocket } from "./api.tasks-socket";
+import { clientAddress, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
 import { ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
@@ -74,11 +75,15 @@ const ApiService: ServiceSchema = {
           // Media routes answer ranges and HEAD themselves.
           if (req.headers.range) ctx.meta.range = String(req.headers.range);
           if (req.method === "HEAD") ctx.meta.method = "HEAD";
+          ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
         },
         onError: sendError,
       },
     ],
     onError: sendError,
+  },
+  created() {
+    trustedProxyList(config.trustedProxies); // a wrong TRUSTED_PROXIES entry stops the start, not a login
   },
   started(this: any) {
     // Requests Node's HTTP parser refuses (oversized headers, garbage) get the JSON error body too.

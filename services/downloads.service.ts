@@ -353,7 +353,8 @@ const DownloadsService: ServiceSchema = {
       if (!item.episodeurl) throw new NotFoundError("Episode has no media file");
       let upstream;
       try {
-        upstream = await fetchStream(item.episodeurl, { range: ctx.meta.range, maxBytes: Number.MAX_SAFE_INTEGER });
+        // Enclosure URLs come from feeds: a normal user's rights, like every URL from outside.
+        upstream = await fetchStream(item.episodeurl, { rights: "user", range: ctx.meta.range, maxBytes: Number.MAX_SAFE_INTEGER });
       } catch (err) {
         if (!(err instanceof OutboundHttpError)) throw err;
         if (err.status === 416) return this.unsatisfiable(ctx, headers, null);

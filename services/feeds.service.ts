@@ -20,7 +20,7 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, TooManyRequestsError } from "../shared/errors";
 import { FeedParseError, parseFeed } from "../shared/feed-parser";
 import { decodeBytes } from "../shared/feed-parser/text";
-import { fetchUrl, FetchResult, OutboundHttpError } from "../shared/http";
+import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import type { AuthUser } from "../shared/types";
 import type { SyncResult } from "../shared/contracts/episodes";
 import type { FetchedFeed, RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
@@ -44,7 +44,7 @@ function charsetOf(contentType: string | null): string | undefined {
 /** A fetch or parse failure as the client sees it: 400, never 500. */
 function feedError(err: unknown): Error {
   if (err instanceof FeedParseError) return new BadRequestError(err.message);
-  if (err instanceof OutboundHttpError) return new BadRequestError(`Could not fetch the feed: ${err.message}`);
+  if (err instanceof OutboundHttpError) return new BadRequestError(err.kind === "blocked_address" ? err.message : `Could not fetch the feed: ${err.message}`);
   return err as Error;
 }
 
@@ -65,7 +65,7 @@ const FeedsService: ServiceSchema = {
         await this.stores.feed_fetches.insert({ user_id, at: new Date() });
         let res: FetchResult;
         try {
-          res = await fetchUrl(ctx.params.podcast_feed, { accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5" });
+          res = await fetchUrl(ctx.params.podcast_feed, { rights: rightsOf(ctx.meta.user), accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5" });
         } catch (err) {
           throw feedError(err);
         }
@@ -110,7 +110,7 @@ const FeedsService: ServiceSchema = {
 
     // --- Internal actions (not in the route table) ---
 
-    /** Fetches and parses a feed (400 "not a podcast feed" or "Could not fetch the feed" on failure). */
+    /** Fetches and parses a feed with the caller's rights (400 "not a podcast feed", "Could not fetch the feed" or "This address is not allowed"). */
     fetch_feed: {
       visibility: "public",
       params: {
@@ -121,9 +121,9 @@ const FeedsService: ServiceSchema = {
         last_modified: { type: "string", optional: true, nullable: true },
         content_hash: { type: "string", optional: true, nullable: true },
       },
-      async handler(this: any, ctx: Context<any>): Promise<FetchedFeed> {
+      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<FetchedFeed> {
         try {
-          return await this.fetchFeed(ctx.params);
+          return await this.fetchFeed({ ...ctx.params, rights: rightsOf(ctx.meta.user) });
         } catch (err) {
           throw feedError(err);
         }
@@ -140,7 +140,7 @@ const FeedsService: ServiceSchema = {
         let fetched: FetchedFeed;
         try {
           fetched = await this.fetchFeed({
-            url: target.feed_url, username: target.username ?? undefined, password: target.password ?? undefined,
+            url: target.feed_url, username: target.username ?? undefined, password: target.password ?? undefined, rights: target.fetch_rights,
             etag: target.etag, last_modified: target.last_modified, content_hash: target.content_hash,
           });
         } catch (err: any) {
@@ -180,9 +180,9 @@ const FeedsService: ServiceSchema = {
         this.taskWaiters.delete(id);
       }
     },
-    async fetchFeed(this: any, p: { url: string; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
+    async fetchFeed(this: any, p: { url: string; rights: Rights; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
       const res = await fetchUrl(p.url, {
-        etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
+        rights: p.rights, etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
         accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
       });
       const base = { final_url: res.finalUrl, etag: res.etag, last_modified: res.lastModified };

@@ -9,27 +9,17 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { BadRequestError } from "../shared/errors";
 import { decodeBytes } from "../shared/feed-parser/text";
-import { fetchUrl, FetchOptions, OutboundHttpError } from "../shared/http";
+import { fetchUrl, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import type { AuthUser } from "../shared/types";
 import type { EpisodeP20 } from "../shared/contracts/episodes";
 import type { PodcastP20 } from "../shared/contracts/podcasts";
 import { detectFormat, parseTranscript, TranscriptSegment } from "./p20.parts/transcript";
 
-type Rights = "admin" | "user";
 type Meta = { user?: AuthUser };
 
 /** Largest chapters or transcript document fetched. */
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 const id = { type: "number", integer: true, positive: true, convert: true };
-
-function rightsOf(user: AuthUser | undefined): Rights {
-  return user?.isAdmin ? "admin" : "user";
-}
-
-/** The outbound policy for a user-supplied URL: only an admin's fetch may reach private addresses. */
-function outbound(rights: Rights): FetchOptions {
-  return rights === "admin" ? {} : { allowPrivate: false };
-}
 
 export interface Chapter {
   start_time: number;
@@ -117,7 +107,7 @@ const P20Service: ServiceSchema = {
         let body: string;
         let contentType: string | null;
         try {
-          const res = await fetchUrl(url, { ...outbound(rights), maxBytes: MAX_DOCUMENT_BYTES });
+          const res = await fetchUrl(url, { rights, maxBytes: MAX_DOCUMENT_BYTES });
           body = decodeBytes(res.body!, /charset=([\w-]+)/i.exec(res.contentType ?? "")?.[1]);
           contentType = res.contentType;
         } catch (err) {

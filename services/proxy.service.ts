@@ -2,13 +2,13 @@
  * The image proxy: GET /api/proxy/image?url= passes on podcast artwork so that web clients load it from
  * the server's origin. No key needed, so it is an open door into the server's network unless guarded:
  * every hop is checked by the outbound client as a normal user's URL (loopback, link-local and private
- * addresses refused unless PROXY_ALLOW_PRIVATE lets them through), only image/* answers up to
+ * addresses refused unless OUTBOUND_ALLOW_PRIVATE lets them through), only image/* answers up to
  * IMAGE_PROXY_MAX_BYTES are passed on, and they go out with cache headers and a sandboxing CSP (an SVG
  * cannot run script on this origin). Recent images stay in a small per-node cache (IMAGE_PROXY_CACHE_MB).
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
-import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchUrl, OutboundHttpError } from "../shared/http";
 
 interface Image {
@@ -23,10 +23,10 @@ interface ProxyMeta {
   $responseHeaders?: Record<string, string>;
 }
 
-/** Why a fetch failed, as an HTTP answer: refused address 403, bad URL or not an image 400, gone 404, unreachable 503. */
+/** Why a fetch failed, as an HTTP answer: a refused address, bad URL or not an image 400 (as the outbound policy answers everywhere), gone 404, unreachable 503. */
 function answerFor(err: OutboundHttpError): Error {
   switch (err.kind) {
-    case "blocked_address": return new ForbiddenError("The image address is not allowed");
+    case "blocked_address": return new BadRequestError(err.message);
     case "invalid_url": return new BadRequestError("Not an http(s) image URL");
     case "too_large": return new BadRequestError(`The image is larger than ${config.imageProxyMaxBytes} bytes`);
     case "http_status": return err.status! < 500 ? new NotFoundError(`The image host answered HTTP ${err.status}`) : new ServiceUnavailableError("The image host failed");
@@ -65,7 +65,8 @@ const ProxyService: ServiceSchema = {
     async fetchImage(url: string): Promise<Image> {
       let res;
       try {
-        res = await fetchUrl(url, { allowPrivate: false, maxBytes: config.imageProxyMaxBytes, accept: "image/*" });
+        // Open to anyone: always a normal user's rights, whoever asks.
+        res = await fetchUrl(url, { rights: "user", maxBytes: config.imageProxyMaxBytes, accept: "image/*" });
       } catch (err) {
         if (err instanceof OutboundHttpError) throw answerFor(err);
         throw err;

@@ -215,7 +215,8 @@ const WorkersService: ServiceSchema = {
       }
       if (!item.episodeurl) throw new PermanentError("The episode has no media file");
       await this.checkFreeSpace(item.enclosure_length);
-      const res = await fetchStream(item.episodeurl, { maxBytes: config.downloadMaxBytes });
+      // Enclosure URLs come from feeds: a normal user's rights, like every URL from outside.
+      const res = await fetchStream(item.episodeurl, { rights: "user", maxBytes: config.downloadMaxBytes });
       const contentType = (res.contentType ?? item.enclosure_type ?? "application/octet-stream").split(";")[0].trim();
       if (!isMediaType(res.contentType)) {
         res.stream.destroy();

@@ -24,7 +24,7 @@ describe("Podcasting 2.0 data", () => {
   const hits = (p: string) => peer.requests.filter((r) => r.url === p).length;
 
   beforeAll(async () => {
-    Object.assign(config, { refreshInterval: 0, proxyAllowPrivate: "127.0.0.1" });
+    Object.assign(config, { refreshInterval: 0 });
     peer = await startLoopback({
       "/ex/ep3_chapters.json": { headers: { "Content-Type": "application/json" }, body: file("chapters", "podcast_namespace_chapters_example.json") },
       "/ex/ep2_chapters.json": { body: "not json" },
@@ -88,12 +88,12 @@ describe("Podcasting 2.0 data", () => {
   });
 
   test("a user's transcript URL never reaches a private address the operator has not allowed; an admin's may", async () => {
-    config.proxyAllowPrivate = "false";
+    config.outboundAllowPrivate = "false";
     try {
       expectErrorBody(await post("/api/data/fetch_transcript", "bob", { url: `${peer.url}/t/a.vtt?x=1` }), 400);
       expect((await post("/api/data/fetch_transcript", "admin", { url: `${peer.url}/t/a.vtt?x=1` })).status).toBe(200);
     } finally {
-      config.proxyAllowPrivate = "127.0.0.1";
+      config.outboundAllowPrivate = "127.0.0.1/32";
     }
   });
 
