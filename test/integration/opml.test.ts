@@ -10,7 +10,7 @@ import { api, asUsers, expectErrorBody } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { waitForTask } from "../helpers/media";
 import { createUsers, fixture } from "../helpers/podcasts";
-import { startServer, TestServer } from "../helpers/server";
+import { startServer, tempDir, TestServer } from "../helpers/server";
 
 const OPML_DIR = path.join(__dirname, "..", "fixtures", "opml");
 
@@ -117,5 +117,37 @@ describe("OPML import and export", () => {
     const progress = await get(`/api/data/import_progress/${u.bob.id}`, "bob");
     expect(progress.body).toMatchObject({ total: 1000, task_id: res.body.task_id });
     expect(["PENDING", "RUNNING"]).toContain(progress.body.status);
+  });
+});
+
+describe("an OPML import survives a restart of the server", () => {
+  test("a job cut short by a stop is resumed by the next start: every feed ends up in the library once", async () => {
+    Object.assign(config, { refreshInterval: 0, workerPollMs: 100, taskLeaseSeconds: 1 });
+    const feed = fixture("minimal_itunes_3items.xml");
+    // Slow feeds, so that the stop falls in the middle of the import.
+    const peer = await startLoopback((_req, res) => void setTimeout(() => res.writeHead(200).end(feed), 150));
+    const dataDir = tempDir();
+    let server = await startServer({ dataDir });
+    const users = await createUsers(server.url, []);
+    const { id, key } = users.admin;
+    const urls = Array.from({ length: 40 }, (_, i) => `${peer.url}/r/${i}.xml`);
+    const started = await api(server.url).post("/api/data/import_opml").set("Api-Key", key).send({ user_id: id, podcasts: urls });
+    expect(started.status).toBe(200);
+    const progress = () => api(server.url).get(`/api/data/import_progress/${id}`).set("Api-Key", key);
+    for (let i = 0; i < 200 && (await progress()).body.current < 10; i++) await new Promise((r) => setTimeout(r, 50));
+    await server.stop();
+    server = await startServer({ dataDir });
+    try {
+      const task = await waitForTask(server.url, key, started.body.task_id, 60_000);
+      expect(task.status).toBe("SUCCESS");
+      expect(task.result.imported + task.result.skipped).toBe(40);
+      expect(task.result.failed).toEqual([]);
+      const pods = await api(server.url).get(`/api/data/return_pods/${id}`).set("Api-Key", key);
+      expect(pods.body.pods.map((p: any) => p.feed_url).sort()).toEqual([...urls].sort());
+      expect((await progress()).body).toMatchObject({ current: 40, total: 40, status: "SUCCESS" });
+    } finally {
+      await server.stop();
+      await peer.close();
+    }
   });
 });
