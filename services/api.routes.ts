@@ -150,6 +150,8 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/fetch_transcript": { action: "p20.fetch_transcript", auth: "key" },
   // Image proxy (no key; every hop under the outbound URL policy)
   "GET /api/proxy/image": { action: "proxy.image", auth: "none" },
+  // Local podcasts (folders under LOCAL_MEDIA_DIR)
+  "GET /api/data/list_local_directories": { action: "local.list_local_directories", auth: "admin" },
   // Merged podcasts (per user)
   "POST /api/data/{podcast_id}/merge": { action: "podcasts.merge_podcasts", auth: "key" },
   "GET /api/data/{podcast_id}/merged": { action: "podcasts.get_merged_podcasts", auth: "key" },

@@ -146,4 +146,6 @@ export const config = {
   imageProxyCacheMb: int("IMAGE_PROXY_CACHE_MB", 32),
   /** Seconds clients and caches in between may keep a proxied image (Cache-Control max-age). */
   imageProxyMaxAge: int("IMAGE_PROXY_MAX_AGE", 86_400),
+  /** Folder whose subfolders admins may browse for local podcasts (list_local_directories); nothing outside it is read. */
+  localMediaDir: path.resolve(env.LOCAL_MEDIA_DIR || "./media"),
 };
