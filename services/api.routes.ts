@@ -160,6 +160,20 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/share_episode/{episode_id}": { action: "sharing.share_episode", auth: "key" },
   "GET /api/data/episode_by_url/{url_key}": { action: "sharing.episode_by_url", auth: "none" },
   "DELETE /api/data/delete_shared_link": { action: "sharing.delete_shared_link", auth: "key" },
+
+  // Queue and smart playlists
+  "POST /api/data/queue_pod": { action: "queue.queue_pod", auth: "key" },
+  "POST /api/data/remove_queued_pod": { action: "queue.remove_queued_pod", auth: "key" },
+  "POST /api/data/clear_queue": { action: "queue.clear_queue", auth: "key" },
+  "POST /api/data/reorder_queue": { action: "queue.reorder_queue", auth: "key" },
+  "GET /api/data/get_queued_episodes": { action: "queue.get_queued_episodes", auth: "key" },
+  "POST /api/data/create_playlist": { action: "playlists.create_playlist", auth: "key" },
+  "PATCH /api/data/update_playlist": { action: "playlists.update_playlist", auth: "key" },
+  "DELETE /api/data/delete_playlist": { action: "playlists.delete_playlist", auth: "key" },
+  "GET /api/data/get_playlists": { action: "playlists.get_playlists", auth: "key" },
+  "GET /api/data/get_playlist_episodes": { action: "playlists.get_playlist_episodes", auth: "key" },
+  "POST /api/data/get_next_playlist_episode": { action: "playlists.get_next_playlist_episode", auth: "key" },
+  "GET /api/data/update_playlists": { action: "playlists.update_playlists", auth: "admin" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */
