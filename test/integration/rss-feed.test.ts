@@ -84,6 +84,15 @@ describe("the user's RSS feed", () => {
     if (server.broker.registry.hasService("queue")) expect((await parse(queue.text)).items).toEqual([]);
     else expectErrorBody(queue, 400);
     expectErrorBody(await feed(u.alice.id, { api_key: rssKey, source: "playlist" }), 400); // playlist_id missing
+    if (server.broker.registry.hasService("playlists")) {
+      const lists = await get("/api/data/get_playlists", "alice", { user_id: u.alice.id });
+      const playlist_id = lists.body.playlists[0].playlist_id;
+      const res = await feed(u.alice.id, { api_key: rssKey, source: "playlist", playlist_id });
+      expect(res.status).toBe(200);
+      await parse(res.text);
+      const bobs = (await get("/api/data/get_playlists", "bob", { user_id: u.bob.id })).body.playlists[0].playlist_id;
+      expect([403, 404]).toContain((await feed(u.alice.id, { api_key: rssKey, source: "playlist", playlist_id: bobs })).status);
+    }
   });
 
   test("a key limited to podcast_ids lists and plays only those", async () => {
