@@ -101,7 +101,7 @@ const ApiService: ServiceSchema = {
     });
     this.taskSocket = attachTaskSocket(
       this.server,
-      (key) => this.userForKey((name: string, params: object) => this.broker.call(name, params), key, "key"),
+      (key) => this.userForKey(this.broker, key, "key"),
       (user_id) => this.broker.call("tasks.user_tasks", { user_id }),
       this.logger,
     );
@@ -163,16 +163,15 @@ const ApiService: ServiceSchema = {
       }
       if (level === "none" || level === "basic") return null;
       if (!key && level === "optional") return null;
-      const user = await this.userForKey((name: string, params: object) => ctx.call(name, params), key, level);
+      const user = await this.userForKey(ctx, key, level);
       // The user's RSS feed hands its own key on to the players it serves (enclosure URLs); never logged.
       if (level === "rss") ctx.meta.feedKey = key;
       return user;
     },
     /** The caller of a key at a route's level: 401 missing or unknown, 403 an rssonly key elsewhere or not an admin. */
-    async userForKey(this: any, call: (name: string, params: object) => Promise<any>, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser> {
+    async userForKey(this: any, ctx: Pick<Context, "call">, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser> {
       if (!key) throw new UnauthorizedError("Missing Api-Key header");
-      // The gateway's key cache (key-cache.mixin) answers repeated keys without a call.
-      const user: AuthUser | null = await this.resolveKey({ call } as unknown as Context, hashApiKey(String(key)));
+      const user: AuthUser | null = await this.resolveKey(ctx, hashApiKey(String(key)));
       if (!user) throw new UnauthorizedError("Invalid API key");
       if (user.rssOnly && level !== "rss") throw new ForbiddenError("This key may only read RSS feeds");
       if (level === "admin" && !user.isAdmin) throw new ForbiddenError("Admin rights required");

@@ -13,12 +13,12 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
-import { fetchStream, OutboundHttpError } from "../shared/http";
+import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import { parseRange } from "../shared/range";
 import type { AuthUser } from "../shared/types";
 import type { UserEvent } from "../shared/contracts/users";
 import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
-import type { RecordDownloadParams, StoredFile } from "../shared/contracts/downloads";
+import type { DownloadEpisodePayload, DownloadPodcastPayload, RecordDownloadParams, StoredFile } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 
 /** A user's download; `file` is the path under DOWNLOAD_DIR. */
@@ -58,7 +58,7 @@ function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc) {
   return {
     podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork, episodeid: e.episodeid, episodetitle: e.episodetitle,
     episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl,
-    episodeduration: e.episodeduration, podcastindexid: null, websiteurl: null, downloadedlocation: path.join(config.downloadDir, d.file),
+    episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website, downloadedlocation: path.join(config.downloadDir, d.file),
     listenduration: e.listenduration, completed: e.completed, is_vidsite: false, downloaded_size: d.size, downloaded_at: d.downloaded_at,
   };
 }
@@ -82,7 +82,7 @@ const DownloadsService: ServiceSchema = {
         const [item] = await this.itemsFor(ctx, user_id, [episode_id]);
         if (!item) throw new NotFoundError("Episode not found in your podcasts");
         if (await this.adapter.findOne({ _id: keyOf(user_id, episode_id) })) return { detail: "Episode already downloaded", task_id: null };
-        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [this.episodeJob(user_id, item)] });
+        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [this.episodeJob(user_id, item, rightsOf(ctx.meta.user))] });
         const [task] = [...res.created, ...res.existing];
         return { detail: res.created.length ? "Download started" : "Download already in progress", task_id: task.id };
       },
@@ -99,7 +99,7 @@ const DownloadsService: ServiceSchema = {
         if (!todo.length) return { detail: "All episodes are already downloaded", task_id: null };
         const job: CreateTaskParams = {
           task_type: JOB_DOWNLOAD_PODCAST, user_id, item_id: podcast_id, podcast_name: episodes[0].podcastname,
-          payload: { podcast_id, episode_ids: todo }, dedupe_key: `podcast:${user_id}:${podcast_id}`,
+          payload: { podcast_id, episode_ids: todo, rights: rightsOf(ctx.meta.user) } satisfies DownloadPodcastPayload, dedupe_key: `podcast:${user_id}:${podcast_id}`,
         };
         const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [job] });
         const [task] = [...res.created, ...res.existing];
@@ -115,7 +115,7 @@ const DownloadsService: ServiceSchema = {
         const items: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, episode_ids);
         const have = await this.downloadedIds(user_id, items.map((i) => i.episodeid));
         const todo = items.filter((i) => !have.has(i.episodeid));
-        if (todo.length) await ctx.call("tasks.create", { tasks: todo.map((i) => this.episodeJob(user_id, i)) });
+        if (todo.length) await ctx.call("tasks.create", { tasks: todo.map((i) => this.episodeJob(user_id, i, rightsOf(ctx.meta.user))) });
         const failed = new Set(episode_ids).size - items.length;
         return { message: `Queued ${todo.length} downloads; ${have.size} already downloaded`, processed_count: items.length, failed_count: failed || null };
       },
@@ -265,15 +265,18 @@ const DownloadsService: ServiceSchema = {
       const users: number[] = await ctx.call("podcasts.auto_download_users", { podcast_id: ctx.params.podcast_id });
       if (!users.length) return;
       const items: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: users[0], episode_ids: ctx.params.episode_ids, include_unsubscribed: true });
-      const jobs = users.flatMap((u) => items.map((i) => this.episodeJob(u, i)));
+      const jobs = users.flatMap((u) => items.map((i) => this.episodeJob(u, i, "user")));
       if (jobs.length) await ctx.call("tasks.create", { tasks: jobs });
       this.logger.info("auto-download queued", { podcast_id: ctx.params.podcast_id, jobs: jobs.length });
+    },
+    /** A user left a podcast: their downloads of it go (files another user keeps stay). */
+    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+      await this.removeWhere(ctx.params.user_id, { podcast_id: ctx.params.podcast_id });
     },
     "user.removed": {
       params: { user_id: "number" },
       async handler(this: any, ctx: Context<UserEvent>) {
-        const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
-        await this.removeDownloads(ctx.params.user_id, docs.map((d) => d.episode_id));
+        await this.removeWhere(ctx.params.user_id, {});
       },
     },
   },
@@ -289,10 +292,11 @@ const DownloadsService: ServiceSchema = {
     itemsFor(this: any, ctx: Context<any, MediaMeta>, user_id: number, episode_ids: number[]): Promise<EpisodeMediaItem[]> {
       return ctx.call("episodes.episode_items", { user_id, episode_ids, include_unsubscribed: !!ctx.meta.user?.isAdmin });
     },
-    episodeJob(user_id: number, i: EpisodeMediaItem): CreateTaskParams {
+    /** A download job of one episode; rights: the requester's (auto-download: a user's). */
+    episodeJob(user_id: number, i: EpisodeMediaItem, rights: Rights): CreateTaskParams {
       return {
         task_type: JOB_DOWNLOAD_EPISODE, user_id, item_id: i.episodeid, episode_title: i.episodetitle, podcast_name: i.podcastname,
-        payload: { episode_id: i.episodeid }, dedupe_key: `episode:${user_id}:${i.episodeid}`,
+        payload: { episode_id: i.episodeid, rights } satisfies DownloadEpisodePayload, dedupe_key: `episode:${user_id}:${i.episodeid}`,
       };
     },
     async downloadedIds(this: any, user_id: number, episode_ids: number[]): Promise<Set<number>> {
@@ -314,6 +318,10 @@ const DownloadsService: ServiceSchema = {
       rows.sort((a, b) => (key(a) < key(b) ? -dir : key(a) > key(b) ? dir : 0));
       const offset = p.offset ?? 0;
       return { rows: rows.slice(offset, offset + (p.limit ?? rows.length)), total: rows.length };
+    },
+    async removeWhere(this: any, user_id: number, where: Record<string, unknown>) {
+      const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id, ...where } });
+      await this.removeDownloads(user_id, docs.map((d) => d.episode_id));
     },
     /** Removes a user's downloads of these episodes; a file goes when no other user keeps it. Returns how many went. */
     async removeDownloads(this: any, user_id: number, episode_ids: number[]): Promise<number> {
@@ -353,11 +361,11 @@ const DownloadsService: ServiceSchema = {
       if (!item.episodeurl) throw new NotFoundError("Episode has no media file");
       let upstream;
       try {
-        // Enclosure URLs come from feeds: a normal user's rights, like every URL from outside.
-        upstream = await fetchStream(item.episodeurl, { rights: "user", range: ctx.meta.range, maxBytes: Number.MAX_SAFE_INTEGER });
+        upstream = await fetchStream(item.episodeurl, { rights: rightsOf(ctx.meta.user), range: ctx.meta.range, maxBytes: Number.MAX_SAFE_INTEGER });
       } catch (err) {
         if (!(err instanceof OutboundHttpError)) throw err;
         if (err.status === 416) return this.unsatisfiable(ctx, headers, null);
+        if (err.kind === "blocked_address") throw new ForbiddenError("The episode's media address is not allowed");
         if (err.kind === "http_status" && err.status! < 500) throw new NotFoundError("The episode's media is not available from its host");
         throw new ServiceUnavailableError("The episode's media host could not be reached");
       }

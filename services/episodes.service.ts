@@ -17,6 +17,7 @@ import type { UserEvent } from "../shared/contracts/users";
 import type { PodcastUserStats, SyncResult } from "../shared/contracts/episodes";
 import type { SubscriptionView } from "../shared/contracts/podcasts";
 import { extrasActions } from "./episodes.parts/extras.actions";
+import { syncActions } from "./episodes.parts/sync.actions";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
 
 /** A stored episode. */
@@ -423,7 +424,11 @@ const EpisodesService: ServiceSchema = {
         const states = await this.statesOf(user_id, episodes.map((e) => e._id));
         return episodes
           .filter((e) => byPodcast.has(e.podcast_id))
-          .map((e) => ({ ...this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id)), enclosure_type: e.enclosure_type, enclosure_length: e.enclosure_length, podcast_artwork: byPodcast.get(e.podcast_id)!.artwork_url }));
+          .map((e) => {
+            const sub = byPodcast.get(e.podcast_id)!;
+            const podcast = { podcast_artwork: sub.artwork_url, podcast_website: sub.website_url, podcast_index_id: sub.podcast_index_id };
+            return { ...this.listItem(e, sub, states.get(e._id)), enclosure_type: e.enclosure_type, enclosure_length: e.enclosure_length, ...podcast };
+          });
       },
     },
     /** Writes one user's state of one episode (position, completed, saved); later issues build queue/history on it. */
@@ -451,6 +456,7 @@ const EpisodesService: ServiceSchema = {
         return { success: true };
       },
     },
+    ...syncActions,
     ...selectEpisodesActions,
   },
   events: {

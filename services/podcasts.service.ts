@@ -20,6 +20,7 @@ import { mergeActions } from "./podcasts.parts/merge.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
+import { syncActions } from "./podcasts.parts/sync.actions";
 
 const PodcastsService: ServiceSchema = {
   name: "podcasts",
@@ -35,6 +36,7 @@ const PodcastsService: ServiceSchema = {
     ...settingsActions,
     ...libraryActions,
     ...mergeActions,
+    ...syncActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

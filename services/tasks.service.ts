@@ -49,6 +49,7 @@ const HOUR_MS = 3_600_000;
 const id = { type: "number", integer: true, positive: true, convert: true };
 const taskId = { type: "string", max: 20 };
 const worker = { type: "string", max: 200 };
+const lease = { type: "string", max: 220 };
 
 function toRecord(d: TaskDoc): TaskRecord {
   return {
@@ -182,9 +183,11 @@ const TasksService: ServiceSchema = {
         };
         const candidates: TaskDoc[] = await this.adapter.find({ query, sort: ["run_after", "_id"], limit: 10 });
         for (const c of candidates) {
+          // A token per claim, so that a run whose lease ran out is told so even when its own worker claims the job again.
+          const token = `${ctx.params.worker}#${c.claim_seq + 1}`;
           const set: Partial<TaskDoc> = {
             status: c.task_type.startsWith("download") ? "DOWNLOADING" : "RUNNING",
-            lease_owner: ctx.params.worker,
+            lease_owner: token,
             lease_until: new Date(now.getTime() + config.taskLeaseSeconds * 1000),
             updated_at: now,
           };
@@ -194,7 +197,7 @@ const TasksService: ServiceSchema = {
           const doc: TaskDoc = { ...c, ...set, claim_seq: c.claim_seq + 1, attempts: c.attempts + 1 };
           this.logger.info("task claimed", { id: c._id, type: c.task_type, worker: ctx.params.worker, attempt: doc.attempts });
           this.announce(ctx, doc);
-          return { ...toRecord(doc), payload: doc.payload, attempts: doc.attempts };
+          return { ...toRecord(doc), payload: doc.payload, attempts: doc.attempts, lease: token };
         }
         return null;
       },
@@ -202,13 +205,13 @@ const TasksService: ServiceSchema = {
     /** Progress of a running job; renews the lease. { owned: false } tells a worker its job went to another. */
     progress: {
       visibility: "public",
-      params: { id: taskId, worker, progress: { type: "number", min: 0, max: 100, optional: true }, message: { type: "string", max: 2000, optional: true } },
+      params: { id: taskId, lease, progress: { type: "number", min: 0, max: 100, optional: true }, message: { type: "string", max: 2000, optional: true } },
       async handler(this: any, ctx: Context<ProgressParams>): Promise<{ owned: boolean }> {
         const p = ctx.params;
         const set: Partial<TaskDoc> = { lease_until: new Date(Date.now() + config.taskLeaseSeconds * 1000), updated_at: new Date() };
         if (p.progress !== undefined) set.progress = Math.round(p.progress);
         if (p.message !== undefined) set.message = p.message;
-        const doc = await this.updateOwned(p.id, p.worker, set);
+        const doc = await this.updateOwned(p.id, p.lease, set);
         if (doc && (p.progress !== undefined || p.message !== undefined)) this.announce(ctx, doc);
         return { owned: !!doc };
       },
@@ -216,12 +219,12 @@ const TasksService: ServiceSchema = {
     /** Ends a job SUCCESS or FAILED; only its lease holder can, once. */
     finish: {
       visibility: "public",
-      params: { id: taskId, worker, status: { type: "enum", values: FINISHED }, message: { type: "string", max: 2000 }, result: { type: "any", optional: true } },
+      params: { id: taskId, lease, status: { type: "enum", values: FINISHED }, message: { type: "string", max: 2000 }, result: { type: "any", optional: true } },
       async handler(this: any, ctx: Context<FinishParams>): Promise<{ finished: boolean }> {
         const p = ctx.params;
         const set: Partial<TaskDoc> = { status: p.status, message: p.message, result: p.result ?? null, lease_owner: null, lease_until: null, updated_at: new Date() };
         if (p.status === "SUCCESS") set.progress = 100;
-        const doc = await this.updateOwned(p.id, p.worker, set);
+        const doc = await this.updateOwned(p.id, p.lease, set);
         if (doc) {
           this.logger.info("task finished", { id: doc._id, type: doc.task_type, status: doc.status });
           this.announce(ctx, doc);
@@ -232,7 +235,7 @@ const TasksService: ServiceSchema = {
     /** A run failed with a network error: PENDING again after a doubling back-off, or FAILED once attempts run out. */
     retry: {
       visibility: "public",
-      params: { id: taskId, worker, message: { type: "string", max: 2000 } },
+      params: { id: taskId, lease, message: { type: "string", max: 2000 } },
       async handler(this: any, ctx: Context<RetryParams>): Promise<{ retrying: boolean }> {
         const p = ctx.params;
         const current: TaskDoc | null = await this.adapter.findOne({ _id: parseTaskId(p.id) });
@@ -243,7 +246,7 @@ const TasksService: ServiceSchema = {
         const set: Partial<TaskDoc> = exhausted
           ? { status: "FAILED", message: `${p.message} (gave up after ${current.attempts} attempts)`, lease_owner: null, lease_until: null, updated_at: new Date(now) }
           : { status: "PENDING", message: `${p.message}; retrying in ${Math.ceil(delay / 1000)} s`, run_after: new Date(now + delay), lease_owner: null, lease_until: null, updated_at: new Date(now) };
-        const doc = await this.updateOwned(p.id, p.worker, set);
+        const doc = await this.updateOwned(p.id, p.lease, set);
         if (doc) this.announce(ctx, doc);
         return { retrying: !!doc && !exhausted };
       },
@@ -267,7 +270,7 @@ const TasksService: ServiceSchema = {
     },
   },
   methods: {
-    /** Applies `set` to an unfinished job held by this worker; the updated job, or null when it is not theirs. */
+    /** Applies `set` to an unfinished job still held under this lease token; the updated job, or null when it is not. */
     async updateOwned(this: any, raw: string, holder: string, set: Partial<TaskDoc>): Promise<TaskDoc | null> {
       const _id = parseTaskId(raw);
       const n: number = await this.adapter.updateMany({ _id, lease_owner: holder, status: { $in: ACTIVE } }, { $set: set });

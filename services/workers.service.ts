@@ -110,7 +110,7 @@ const WorkersService: ServiceSchema = {
     },
     async run(this: any, job: ClaimedTask) {
       const reporter: Reporter = this.reporter(job);
-      const base = { id: job.id, worker: this.workerId };
+      const base = { id: job.id, lease: job.lease };
       try {
         let result;
         if (job.task_type === JOB_REFRESH_PODS) result = await this.refreshPods(job, reporter);
@@ -143,7 +143,7 @@ const WorkersService: ServiceSchema = {
       const every = Math.min(1000, (config.taskLeaseSeconds * 1000) / 3);
       const timer = setInterval(async () => {
         const changed = progress !== sent || message !== undefined;
-        const params = { id: job.id, worker: this.workerId, ...(changed ? { progress, ...(message !== undefined ? { message } : {}) } : {}) };
+        const params = { id: job.id, lease: job.lease, ...(changed ? { progress, ...(message !== undefined ? { message } : {}) } : {}) };
         sent = progress;
         message = undefined;
         try {
@@ -215,8 +215,7 @@ const WorkersService: ServiceSchema = {
       }
       if (!item.episodeurl) throw new PermanentError("The episode has no media file");
       await this.checkFreeSpace(item.enclosure_length);
-      // Enclosure URLs come from feeds: a normal user's rights, like every URL from outside.
-      const res = await fetchStream(item.episodeurl, { rights: "user", maxBytes: config.downloadMaxBytes });
+      const res = await fetchStream(item.episodeurl, { rights: job.payload.rights, maxBytes: config.downloadMaxBytes });
       const contentType = (res.contentType ?? item.enclosure_type ?? "application/octet-stream").split(";")[0].trim();
       if (!isMediaType(res.contentType)) {
         res.stream.destroy();
@@ -225,13 +224,15 @@ const WorkersService: ServiceSchema = {
       const folder = safeName(item.podcastname, `podcast ${item.podcastid}`);
       const name = `${safeName(item.episodetitle, "episode")} (${episode_id}).${extensionFor(res.contentType, item.episodeurl)}`;
       const dir = path.join(config.downloadDir, folder);
-      // Named after the job: a worker taking the job over writes over what the dead one left.
-      const temp = path.join(dir, `.${name}.${job.id}.part`);
+      // One temporary file per claim: a run whose lease ran out may still be writing its own.
+      const temp = path.join(dir, `.${name}.${job.id}-${job.attempts}.part`);
       try {
         if (res.contentLength !== null) await this.checkFreeSpace(res.contentLength);
         await fs.promises.mkdir(dir, { recursive: true });
         const size = await this.save(res, temp, reporter, onFraction);
         await fs.promises.rename(temp, path.join(dir, name));
+        // What earlier claims of this job left (a killed worker's partial file) goes too.
+        for (const f of await fs.promises.readdir(dir)) if (f.startsWith(`.${name}.${job.id}-`) && f.endsWith(".part")) await fs.promises.rm(path.join(dir, f), { force: true });
         await record(path.join(folder, name), size, contentType);
         return { message: "Downloaded", file: path.join(folder, name), size };
       } catch (err) {

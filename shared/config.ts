@@ -116,6 +116,18 @@ export const config = {
   /** Newest episodes of a new feed stored before add_podcast answers; the older ones follow right after. */
   addPodcastSyncEpisodes: int("ADD_PODCAST_SYNC_EPISODES", 30),
 
+  // Sync and notifications (services/sync.service.ts, notifications.service.ts).
+  /** Key that seals sync and notification passwords at rest; empty = generated into DATA_DIR/secret.key (set it when replicas share MongoDB). */
+  secretKey: env.SECRET_KEY || "",
+  /** Minutes between scheduled syncs of each user with sync turned on; 0 turns the scheduler off. */
+  syncInterval: int("SYNC_INTERVAL", 15),
+  /** Seconds a replica holds a user's sync before another may take it over. */
+  syncLeaseSeconds: int("SYNC_LEASE_SECONDS", 300),
+  /** Notifications per user per minute; more are dropped (and logged) so a flood of new episodes cannot spam. */
+  notifyPerMinute: int("NOTIFY_PER_MINUTE", 20),
+  /** Delivery attempts of one notification (with a short growing pause between them). */
+  notifyAttempts: int("NOTIFY_ATTEMPTS", 3),
+
   // Tasks, downloads and media (services/tasks, downloads, workers .service.ts; DESIGN.md rule 6).
   /** Folder of downloaded episodes: one folder per podcast, one file per episode. */
   downloadDir: path.resolve(env.DOWNLOAD_DIR || "./downloads"),

@@ -30,6 +30,10 @@ export interface FetchOptions {
   maxRedirects?: number;
   /** Range header (media proxying); the answer may then be a 206. */
   range?: string;
+  /** Sync servers and notification endpoints take other methods, a body and their own headers (cookies, tokens). */
+  method?: "GET" | "POST" | "PUT";
+  body?: string | Buffer;
+  headers?: Record<string, string>;
 }
 
 export interface FetchResult {
@@ -44,6 +48,8 @@ export interface FetchResult {
   etag: string | null;
   lastModified: string | null;
   contentType: string | null;
+  /** Set-Cookie headers of the final answer (a sync server's session cookie). */
+  setCookie: string[];
 }
 
 export type OutboundHttpErrorKind =
@@ -314,7 +320,7 @@ export interface StreamResult extends Omit<FetchResult, "body" | "notModified"> 
   contentRange: string | null;
 }
 
-/** GET a URL through the server's one outbound client. Throws OutboundHttpError on any failure. */
+/** GET (or opts.method) a URL through the server's one outbound client. Throws OutboundHttpError on any failure. */
 export function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<FetchResult> {
   return fetchAny(rawUrl, opts, false) as Promise<FetchResult>;
 }
@@ -350,6 +356,9 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
   let userAgent = `${config.serviceName}/${config.version}`;
   let retried403 = false;
   let sendAuth = authorization !== null;
+  let trusted = true; // the caller's headers (tokens, cookies) follow the same rule as credentials
+  let method = opts.method ?? "GET";
+  let body = opts.body;
 
   try {
     for (let redirects = 0; ; ) {
@@ -357,6 +366,7 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
       const shown = redactUrl(target);
       const pinned = await resolveChecked(url, shown, opts.rights);
       const headers: Record<string, string> = {
+        ...(trusted ? opts.headers : undefined),
         "User-Agent": userAgent,
         Accept: opts.accept ?? "*/*",
         "Accept-Encoding": asStream ? "identity" : "gzip, deflate, br",
@@ -368,7 +378,10 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
 
       let res: AxiosResponse;
       try {
-        res = await axios.get(target, {
+        res = await axios.request({
+          url: target,
+          method,
+          data: body,
           headers,
           responseType: "stream",
           maxRedirects: 0,
@@ -396,11 +409,16 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
         next.username = "";
         next.password = "";
         // Credentials stay with the host they were given for, and never go down from https to http.
-        if (next.hostname !== authHost || (url.protocol === "https:" && next.protocol === "http:")) sendAuth = false;
+        if (next.hostname !== authHost || (url.protocol === "https:" && next.protocol === "http:")) sendAuth = trusted = false;
         url = next;
+        // As browsers do: a 303, and a 301/302 after a POST, continue as a GET without the body.
+        if (status !== 307 && status !== 308) {
+          method = "GET";
+          body = undefined;
+        }
         continue;
       }
-      if (status === 403 && !retried403) {
+      if (status === 403 && !retried403 && method === "GET") {
         // Some hosts refuse anything that does not look like a browser: one retry with a browser's User-Agent.
         discard(res);
         retried403 = true;
@@ -410,11 +428,12 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
       const etag = header(res, "etag");
       const lastModified = header(res, "last-modified");
       const contentType = header(res, "content-type");
+      const setCookie = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
       if (status === 304) {
         discard(res);
         return {
           status, notModified: true, body: null, finalUrl: target,
-          etag: etag ?? opts.etag ?? null, lastModified: lastModified ?? opts.lastModified ?? null, contentType,
+          etag: etag ?? opts.etag ?? null, lastModified: lastModified ?? opts.lastModified ?? null, contentType, setCookie,
         };
       }
       if (status < 200 || status > 299) {
@@ -429,10 +448,10 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
       }
       if (asStream) {
         const contentRange = header(res, "content-range");
-        return { status, stream: res.data as Readable, finalUrl: target, etag, lastModified, contentType, contentRange, contentLength: Number.isFinite(declared) ? declared : null };
+        return { status, stream: res.data as Readable, finalUrl: target, etag, lastModified, contentType, setCookie, contentRange, contentLength: Number.isFinite(declared) ? declared : null };
       }
-      const body = await readBody(res, maxBytes, controller.signal, shown);
-      return { status, notModified: false, body, finalUrl: target, etag, lastModified, contentType };
+      const data = await readBody(res, maxBytes, controller.signal, shown);
+      return { status, notModified: false, body: data, finalUrl: target, etag, lastModified, contentType, setCookie };
     }
   } finally {
     clearTimeout(timer);

@@ -180,7 +180,10 @@ export const readMethods: ServiceMethods = {
   },
   view(p: PodcastDoc, s: SubscriptionDoc | null): SubscriptionView {
     const v = shown(p, s);
-    return { podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url, subscribed: !!s };
+    return {
+      podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url,
+      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s,
+    };
   },
   /** A return_pods item (spec: "Podcast records as returned"). */
   podItem(p: PodcastDoc, s: SubscriptionDoc) {

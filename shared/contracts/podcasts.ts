@@ -10,6 +10,8 @@ export interface SubscriptionView {
   feed_cutoff_days: number;
   title: string;
   artwork_url: string | null;
+  website_url: string | null;
+  podcast_index_id: number | null;
   /** false for a podcast an admin reads without being subscribed. */
   subscribed: boolean;
 }
@@ -48,4 +50,23 @@ export interface PodcastP20 {
   podcast_id: number;
   title: string;
   p20: Record<string, any>;
+}
+
+/** podcasts.notify_targets result item: a subscriber with notifications on, and the title they see. */
+export interface NotifyTarget {
+  user_id: number;
+  podcast_title: string;
+}
+
+/** podcasts.sync_feeds result item: a feed the user is subscribed to (without credentials), by URL. */
+export interface SyncFeed {
+  podcast_id: number;
+  feed_url: string;
+}
+
+/** podcasts.sync_subscriptions params: feed URLs a sync server added and removed for one user. */
+export interface SyncSubscriptionsParams {
+  user_id: number;
+  add: string[];
+  remove: string[];
 }

@@ -44,6 +44,8 @@ export interface ClaimedTask extends TaskRecord {
   payload: Record<string, any>;
   /** Runs so far, this one included. */
   attempts: number;
+  /** This claim's token: progress, retry and finish name it; a later claim (even by the same worker) voids it. */
+  lease: string;
 }
 
 /** tasks.claim params: the worker's name and the job types it runs. */
@@ -52,10 +54,10 @@ export interface ClaimParams {
   types: string[];
 }
 
-/** tasks.progress params; answers { owned: false } once the lease went to another worker. */
+/** tasks.progress params; answers { owned: false } once the job was claimed again (its lease ran out). */
 export interface ProgressParams {
   id: string;
-  worker: string;
+  lease: string;
   progress?: number;
   message?: string;
 }
@@ -63,7 +65,7 @@ export interface ProgressParams {
 /** tasks.finish params: SUCCESS or FAILED, at most once per job. */
 export interface FinishParams {
   id: string;
-  worker: string;
+  lease: string;
   status: "SUCCESS" | "FAILED";
   message: string;
   result?: unknown;
@@ -72,7 +74,7 @@ export interface FinishParams {
 /** tasks.retry params: back to PENDING after a back-off (a network error), or FAILED once attempts run out. */
 export interface RetryParams {
   id: string;
-  worker: string;
+  lease: string;
   message: string;
 }
 

@@ -75,7 +75,10 @@ describe("downloads, tasks and media", () => {
     ws.close();
 
     const [item] = await list("alice");
-    expect(item).toMatchObject({ episodeid: ep.ep1, podcastid: podcastId, podcastname: "Media Show", episodetitle: "ep1", episodeurl: `${media.url}/ep1.mp3` });
+    expect(item).toMatchObject({
+      episodeid: ep.ep1, podcastid: podcastId, podcastname: "Media Show", episodetitle: "ep1", episodeurl: `${media.url}/ep1.mp3`,
+      websiteurl: "https://example.test/", podcastindexid: null, listenduration: null, completed: false, is_vidsite: false,
+    });
     expect(item.downloadedlocation).toBe(path.join(config.downloadDir, "Media Show", `ep1 (${ep.ep1}).mp3`));
     expect(fs.readFileSync(item.downloadedlocation).equals(audio)).toBe(true);
     // A second request answers with a message and fetches nothing.
@@ -131,6 +134,20 @@ describe("downloads, tasks and media", () => {
     expect(Buffer.compare(part.body, other.subarray(10, 20))).toBe(0);
     const out = await api(server.url).get(`/api/data/stream/${ep.ep2}`).query(q).set("Range", "bytes=999999-");
     expect(out.status).toBe(416);
+  });
+
+  test("enclosures follow the outbound URL policy with the requester's rights", async () => {
+    config.outboundAllowPrivate = "false"; // loopback media: an admin's rights only
+    try {
+      const res = await api(server.url).get(`/api/data/stream/${ep.ep2}`).query({ api_key: u.alice.key, user_id: u.alice.id });
+      expectErrorBody(res, 403);
+      expect(await download("alice", "ep2")).toMatchObject({ status: "FAILED", message: expect.stringMatching(/not allowed|private/i) });
+      const admin = await api(server.url).get(`/api/data/stream/${ep.ep2}`).query({ api_key: u.admin.key, user_id: u.admin.id }).buffer(true).parse(binary);
+      expect(admin.status).toBe(200);
+      expect(Buffer.compare(admin.body, other)).toBe(0);
+    } finally {
+      config.outboundAllowPrivate = "127.0.0.1/32";
+    }
   });
 
   test("permanent errors fail with their reason; an interrupted body retries, then fails and leaves no file", async () => {
@@ -245,6 +262,16 @@ describe("downloads, tasks and media", () => {
     expect(await status(`/ws/api/tasks/${u.alice.id}?api_key=${u.bob.key}`)).toBe(403);
   });
 
+  test("unsubscribing removes the user's downloads of that podcast", async () => {
+    await post("/api/data/add_podcast", "bob", { podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: u.bob.id } });
+    expect(await download("bob", "ep1")).toMatchObject({ status: "SUCCESS" });
+    const [item] = await list("bob");
+    expect(fs.existsSync(item.downloadedlocation)).toBe(true);
+    expect((await post("/api/data/remove_podcast_id", "bob", { podcast_id: podcastId, user_id: u.bob.id })).status).toBe(200);
+    await until(async () => (await list("bob")).length === 0);
+    await until(() => !fs.existsSync(item.downloadedlocation));
+  });
+
   test("cleanup_tasks removes finished tasks; startup_tasks needs an admin key in the body", async () => {
     expectErrorBody(await api(server.url).post("/api/init/startup_tasks").send({ api_key: u.alice.key }), 403);
     expectErrorBody(await api(server.url).post("/api/init/startup_tasks").send({}), 401);
@@ -258,12 +285,17 @@ describe("downloads, tasks and media", () => {
 
 describe("a job survives a restart of the server", () => {
   test("a download cut short by a stop is resumed by the next start and finishes once", async () => {
-    Object.assign(config, { refreshInterval: 0, downloadDir: tempDir("podcast-dl-"), workerPollMs: 100, taskLeaseSeconds: 1 });
+    Object.assign(config, { refreshInterval: 0, downloadDir: tempDir("podcast-dl-"), workerPollMs: 100, taskLeaseSeconds: 2, taskMaxAttempts: 5 });
     const audio = audioBytes(100_000);
     let first = true;
     const media = await startLoopback({
-      // The first request hangs (the server stops meanwhile); later ones are answered.
-      "/slow.mp3": (req, res) => (first ? void (first = false) : mediaRoute(audio)(req, res)),
+      // The first answer stops half-way (the server stops meanwhile); later ones are whole.
+      "/slow.mp3": (req, res) => {
+        if (!first) return mediaRoute(audio)(req, res);
+        first = false;
+        res.writeHead(200, { "Content-Type": "audio/mpeg", "Content-Length": String(audio.length) });
+        res.write(audio.subarray(0, 50_000));
+      },
     });
     media.route("/feed.xml", { body: rssFeed("Restart Show", [{ title: "slow", guid: "slow", url: `${media.url}/slow.mp3`, date: "2024-01-01T00:00:00Z" }]) });
     const dataDir = tempDir();
@@ -273,7 +305,7 @@ describe("a job survives a restart of the server", () => {
     const added = await api(server.url).post("/api/data/add_podcast").set("Api-Key", key).send({ podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: users.admin.id } });
     const eps = await api(server.url).get("/api/data/podcast_episodes").set("Api-Key", key).query({ user_id: users.admin.id, podcast_id: added.body.podcast_id });
     const res = await api(server.url).post("/api/data/download_podcast").set("Api-Key", key).send({ episode_id: eps.body.episodes[0].episodeid, user_id: users.admin.id });
-    await until(() => media.requests.some((r) => r.url === "/slow.mp3"));
+    await until(() => fs.existsSync(path.join(config.downloadDir, "Restart Show")));
     await server.stop();
 
     server = await startServer({ dataDir });
@@ -283,6 +315,8 @@ describe("a job survives a restart of the server", () => {
       const list = await api(server.url).get("/api/data/download_episode_list").set("Api-Key", key).query({ user_id: users.admin.id });
       expect(list.body.downloaded_episodes).toHaveLength(1);
       expect(fs.readFileSync(list.body.downloaded_episodes[0].downloadedlocation).equals(audio)).toBe(true);
+      // The stopped run's partial file went with the finished download.
+      expect(fs.readdirSync(path.join(config.downloadDir, "Restart Show"))).toEqual([path.basename(list.body.downloaded_episodes[0].downloadedlocation)]);
     } finally {
       await server.stop();
       await media.close();
