@@ -17,6 +17,7 @@ import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
 import { libraryActions } from "./podcasts.parts/library.actions";
 import { mergeActions } from "./podcasts.parts/merge.actions";
+import { playbackActions } from "./podcasts.parts/playback.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
@@ -36,6 +37,7 @@ const PodcastsService: ServiceSchema = {
     ...settingsActions,
     ...libraryActions,
     ...mergeActions,
+    ...playbackActions,
     ...syncActions,
   },
   events: {
