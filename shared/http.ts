@@ -28,6 +28,10 @@ export interface FetchOptions {
   accept?: string;
   /** Most redirects followed; default config.httpMaxRedirects. */
   maxRedirects?: number;
+  /** Extra request headers (e.g. a provider's request signature). */
+  headers?: Record<string, string>;
+  /** A fixed User-Agent: sent on every hop, with no browser-lookalike retry on 403. */
+  userAgent?: string;
 }
 
 export interface FetchResult {
@@ -259,8 +263,8 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
   const pool = exempt === "all" ? agents.open : agents.guarded;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? config.httpTimeoutMs);
-  let userAgent = `${config.serviceName}/${config.version}`;
-  let retried403 = false;
+  let userAgent = opts.userAgent ?? `${config.serviceName}/${config.version}`;
+  let retried403 = opts.userAgent !== undefined;
   let sendAuth = authorization !== null;
 
   try {
@@ -269,6 +273,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
       const shown = redactUrl(target);
       const pinned = exempt === "all" ? null : await resolveGuarded(url, shown, exempt);
       const headers: Record<string, string> = {
+        ...opts.headers,
         "User-Agent": userAgent,
         Accept: opts.accept ?? "*/*",
         "Accept-Encoding": "gzip, deflate, br",
