@@ -103,10 +103,20 @@ const SearchService: ServiceSchema = {
     },
   },
   methods: {
-    /** Counts the request for its provider, then answers from the cache or the provider. */
+    /**
+     * Counts the request for its provider, then answers from the cache or the provider. Concurrent
+     * requests for the same thing share one call, so that a burst on a cold term asks the provider once
+     * (the shared answer is read-only to its callers).
+     */
     lookup(this: any, ctx: Context, params: Lookup) {
       this.count(params.provider);
-      return ctx.call("search.provider_call", params, { timeout: config.searchProviderTimeoutMs + 5_000 });
+      const key = `${params.provider}\n${params.kind}\n${params.q}`;
+      let call = this.inflight.get(key);
+      if (!call) {
+        call = ctx.call("search.provider_call", params, { timeout: config.searchProviderTimeoutMs + 5_000 }).finally(() => this.inflight.delete(key));
+        this.inflight.set(key, call);
+      }
+      return call;
     },
     count(this: any, provider: SearchProvider) {
       this.pending[provider]++;
@@ -132,6 +142,7 @@ const SearchService: ServiceSchema = {
   created(this: any) {
     this.pending = { store: 0, directory: 0, vidsite: 0 };
     this.flushing = {};
+    this.inflight = new Map();
   },
   started(this: any) {
     this.flushTimer = setInterval(() => this.flushStats(), config.searchStatsFlushMs);
