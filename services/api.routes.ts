@@ -114,6 +114,13 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/update_episode_duration": { action: "episodes.update_episode_duration", auth: "key" },
   "GET /api/data/fetch_podcast_feed": { action: "feeds.fetch_podcast_feed", auth: "key" },
   "GET /api/data/refresh_pods": { action: "feeds.refresh_pods", auth: "key" },
+
+  // Video channels and podcast people (issue 11; channel search and details come from the search service)
+  "GET /api/data/search_vidsite_channels": { action: "vidsite.search_vidsite_channels", auth: "key" },
+  "GET /api/data/check_vidsite_channel": { action: "vidsite.check_vidsite_channel", auth: "key" },
+  "POST /api/data/vidsite/subscribe": { action: "vidsite.subscribe", auth: "key" },
+  "GET /api/data/vidsite_episodes": { action: "vidsite.vidsite_episodes", auth: "key" },
+  "POST /api/data/remove_vidsite_channel": { action: "vidsite.remove_vidsite_channel", auth: "key" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

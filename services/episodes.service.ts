@@ -494,7 +494,7 @@ const EpisodesService: ServiceSchema = {
         listenduration: st?.listen_duration ?? null,
         completed: !!st?.completed,
         saved: !!st?.saved,
-        is_vidsite: false,
+        is_vidsite: !!sub.is_vidsite,
       };
     },
   },

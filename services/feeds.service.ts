@@ -22,6 +22,7 @@ import { FeedParseError, parseFeed, ParsedFeed } from "../shared/feed-parser";
 import { decodeBytes } from "../shared/feed-parser/text";
 import { fetchUrl, FetchResult, OutboundHttpError } from "../shared/http";
 import type { AuthUser } from "../shared/types";
+import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import type { SyncResult } from "./episodes.service";
 import type { RefreshTarget, SubscriptionView } from "./podcasts.service";
 
@@ -165,6 +166,8 @@ const FeedsService: ServiceSchema = {
   },
   methods: {
     async fetchFeed(this: any, p: { url: string; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
+      // A video channel has no RSS: the vidsite service reads it through the search service's extraction tool.
+      if (isVidsiteFeed(p.url)) return this.broker.call("vidsite.channel_feed", { url: p.url, content_hash: p.content_hash ?? null });
       const res = await fetchUrl(p.url, {
         etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
         accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",

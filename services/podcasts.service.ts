@@ -20,6 +20,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { ParsedEpisode, ParsedFeed } from "../shared/feed-parser";
 import { redactUrl, splitCredentials } from "../shared/http";
 import type { AuthUser, UserEvent } from "../shared/types";
+import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import type { PodcastUserStats, SyncResult } from "./episodes.service";
 import type { FetchedFeed } from "./feeds.service";
 
@@ -82,6 +83,8 @@ export interface SubscriptionView {
   artwork_url: string | null;
   /** false for a podcast an admin reads without being subscribed. */
   subscribed: boolean;
+  /** A video channel (services/vidsite.service.ts). */
+  is_vidsite: boolean;
 }
 
 /** A podcast as the refresh needs it, credentials included: internal only. */
@@ -352,7 +355,7 @@ const PodcastsService: ServiceSchema = {
           return {
             podcastid: pod._id, podcastname: s.title, feedurl: pod.feed_url, description: s.description, author: s.author,
             artworkurl: s.artwork_url, explicit: pod.explicit, episodecount: pod.episode_count, categories: s.categories,
-            websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: false,
+            websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: isVidsiteFeed(pod.feed_url),
           };
         }
         const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
@@ -360,7 +363,7 @@ const PodcastsService: ServiceSchema = {
         return {
           podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: feed.url, description: f.description, author: f.author,
           artworkurl: f.artwork_url, explicit: f.explicit, episodecount: fetched.feed!.episodes.length, categories: f.categories,
-          websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: false,
+          websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: isVidsiteFeed(feed.url),
         };
       },
     },
@@ -678,7 +681,7 @@ const PodcastsService: ServiceSchema = {
     },
     view(p: PodcastDoc, s: SubscriptionDoc | null): SubscriptionView {
       const v = shown(p, s);
-      return { podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url, subscribed: !!s };
+      return { podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url) };
     },
     /** A return_pods item (spec: "Podcast records as returned"). */
     podItem(p: PodcastDoc, s: SubscriptionDoc) {
@@ -695,6 +698,7 @@ const PodcastsService: ServiceSchema = {
         last_episode_date: p.last_episode_date,
         episode_count: p.episode_count,
         subscribed_date: iso(s.subscribed_date),
+        is_vidsite: isVidsiteFeed(p.feed_url),
       };
     },
   },

@@ -8,10 +8,11 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import type { SearchParams, SearchProvider, SearchStats } from "../shared/contracts/search";
+import { CHANNEL_ID } from "../shared/contracts/vidsite";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError } from "../shared/errors";
 import { directoryPodcast, directorySearch, storeSearch } from "./search/providers";
-import { channelDetails, CHANNEL_ID, searchChannels } from "./search/vidsite";
+import { channelDetails, searchChannels } from "./search/vidsite";
 
 /** The index values accepted: the neutral words and the spellings real clients send. */
 const INDEXES: Record<string, SearchProvider> = {

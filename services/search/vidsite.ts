@@ -6,15 +6,13 @@ import { execFile } from "child_process";
 import { config } from "../../shared/config";
 import { InternalServerError, NotFoundError, ServiceUnavailableError } from "../../shared/errors";
 import type { VidsiteChannel, VidsiteChannelDetails, VidsiteSearchResult, VidsiteVideo } from "../../shared/contracts/search";
+import { vidsiteChannelUrl } from "../../shared/contracts/vidsite";
 
 const MAX_CHANNELS = 25;
 const MAX_VIDEOS = 15;
 /** Videos asked for per search: several usually come from the same channel. */
 const SEARCH_VIDEOS = 50;
 const NOT_INSTALLED = "the external extraction tool is unavailable (tool not installed)";
-
-/** Channel ids (UC...) and handles (@name); anything else never reaches the tool. */
-export const CHANNEL_ID = /^@?[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
 
 type Failure = "search" | "fetch";
 
@@ -71,10 +69,6 @@ function publishedAt(entry: any): string | null {
   return day ? new Date(`${day[1]}-${day[2]}-${day[3]}T00:00:00Z`).toISOString() : null;
 }
 
-function channelUrl(id: string): string {
-  return id.startsWith("@") ? `${base()}/${id}` : `${base()}/channel/${id}`;
-}
-
 /** Channels of the videos matching the query, deduplicated by channel, at most 25. */
 export async function searchChannels(query: string, logger?: any): Promise<VidsiteSearchResult> {
   const data = await runTool("search", `ytsearch${SEARCH_VIDEOS}:${query}`, [], logger);
@@ -89,7 +83,7 @@ export async function searchChannels(query: string, logger?: any): Promise<Vidsi
       name: String(entry.channel ?? entry.uploader ?? ""),
       description: "", // a search hit is a video: the channel's own description is not part of it
       thumbnailUrl: bestThumbnail(entry.channel_thumbnails ?? entry.thumbnails),
-      url: String(entry.channel_url ?? channelUrl(id)),
+      url: String(entry.channel_url ?? vidsiteChannelUrl(id)),
     });
     if (results.length >= MAX_CHANNELS) break;
   }
@@ -98,7 +92,7 @@ export async function searchChannels(query: string, logger?: any): Promise<Vidsi
 
 /** A channel with its 15 most recent videos; 404 when it does not exist or has none. */
 export async function channelDetails(id: string, logger?: any): Promise<VidsiteChannelDetails> {
-  const data = await runTool("fetch", `${channelUrl(id)}/videos`, ["--playlist-end", String(MAX_VIDEOS)], logger);
+  const data = await runTool("fetch", `${vidsiteChannelUrl(id)}/videos`, ["--playlist-end", String(MAX_VIDEOS)], logger);
   const entries = (Array.isArray(data.entries) ? data.entries : []).filter((e: any) => typeof e?.id === "string");
   if (entries.length === 0) throw new NotFoundError("Channel not found or has no videos");
   const channelId = String(data.channel_id ?? data.id ?? id);
@@ -116,7 +110,7 @@ export async function channelDetails(id: string, logger?: any): Promise<VidsiteC
     name: String(data.channel ?? data.uploader ?? data.title ?? ""),
     description: String(data.description ?? ""),
     thumbnailUrl: bestThumbnail(data.thumbnails),
-    url: String(data.channel_url ?? channelUrl(channelId)),
+    url: String(data.channel_url ?? vidsiteChannelUrl(channelId)),
     subscriberCount: null,
     videoCount: null,
     recentVideos,
