@@ -121,6 +121,9 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/vidsite/subscribe": { action: "vidsite.subscribe", auth: "key" },
   "GET /api/data/vidsite_episodes": { action: "vidsite.vidsite_episodes", auth: "key" },
   "POST /api/data/remove_vidsite_channel": { action: "vidsite.remove_vidsite_channel", auth: "key" },
+  "GET /api/data/podpeople/discover": { action: "people.discover", auth: "key" },
+  "GET /api/data/podpeople/host_podcasts": { action: "people.host_podcasts", auth: "key" },
+  "GET /api/data/refresh_hosts": { action: "people.refresh_hosts", auth: "admin" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

@@ -1,43 +1,11 @@
 /**
  * The directory and store providers of the search service: signed JSON requests through the server's
- * one outbound client (shared/http.ts). Provider base URLs are operator config, not user input.
+ * one outbound client (shared/provider.ts). Provider base URLs are operator config, not user input.
  */
 import crypto from "crypto";
 import { config } from "../../shared/config";
-import { InternalServerError, NotFoundError, ServiceUnavailableError } from "../../shared/errors";
-import { fetchUrl, OutboundHttpError } from "../../shared/http";
-
-/** Sent to every provider (the spec asks for a fixed identifying string). */
-export const SEARCH_USER_AGENT = `${config.serviceName}-search/1.0`;
-
-/** Provider failures as the client sees them: 503 when the provider limits or is down, 500 otherwise. */
-export function providerFailure(provider: string, err: any): Error {
-  if (!(err instanceof OutboundHttpError)) return err;
-  if (err.kind === "timeout" || err.kind === "network") return new ServiceUnavailableError(`${provider} provider unavailable`);
-  if (err.kind === "http_status" && err.status === 429) return new ServiceUnavailableError(`${provider} provider rate limit reached`);
-  if (err.kind === "http_status" && err.status! >= 500) return new ServiceUnavailableError(`${provider} provider unavailable (HTTP ${err.status})`);
-  return new InternalServerError(`${provider} request failed${err.status ? ` (HTTP ${err.status})` : ""}`);
-}
-
-async function getJson(provider: string, url: string, headers: Record<string, string> = {}): Promise<any> {
-  let body: Buffer | null;
-  try {
-    ({ body } = await fetchUrl(url, {
-      headers,
-      userAgent: SEARCH_USER_AGENT,
-      accept: "application/json",
-      timeoutMs: config.searchProviderTimeoutMs,
-      maxBytes: 20 * 1024 * 1024,
-    }));
-  } catch (err) {
-    throw providerFailure(provider, err);
-  }
-  try {
-    const data = JSON.parse(String(body));
-    if (data && typeof data === "object") return data;
-  } catch { /* reported below */ }
-  throw new InternalServerError("Failed to parse response body");
-}
+import { InternalServerError, NotFoundError } from "../../shared/errors";
+import { fetchProviderJson } from "../../shared/provider";
 
 /** The documented request signing: X-Auth-Key, X-Auth-Date (unix seconds), Authorization = sha1(key + secret + date). */
 export function signDirectory(key: string, secret: string, now = Date.now()): Record<string, string> {
@@ -50,7 +18,7 @@ function directoryGet(path: string, query: Record<string, string>): Promise<any>
   if (!config.apiKey) throw new InternalServerError("API_KEY not set");
   if (!config.apiSecret) throw new InternalServerError("API_SECRET not set");
   const url = `${config.directoryApiUrl.replace(/\/$/, "")}${path}?${new URLSearchParams(query)}`;
-  return getJson("directory", url, signDirectory(config.apiKey, config.apiSecret));
+  return fetchProviderJson("directory", url, signDirectory(config.apiKey, config.apiSecret));
 }
 
 /** Third-party names inside identifiers become the neutral words (storeId for the store's id). */
@@ -101,5 +69,5 @@ export async function directoryPodcast(id: string): Promise<any> {
 
 export function storeSearch(term: string): Promise<any> {
   const query = new URLSearchParams({ term, media: "podcast", entity: "podcast", limit: "50" });
-  return getJson("store", `${config.storeApiUrl.replace(/\/$/, "")}/search?${query}`);
+  return fetchProviderJson("store", `${config.storeApiUrl.replace(/\/$/, "")}/search?${query}`);
 }

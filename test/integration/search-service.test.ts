@@ -8,6 +8,7 @@ import os from "os";
 import path from "path";
 import request from "supertest";
 import { config } from "../../shared/config";
+import { PROVIDER_USER_AGENT } from "../../shared/provider";
 import SearchService from "../../services/search.service";
 import SearchApiService from "../../services/search-api.service";
 import type { Loopback } from "../helpers/loopback";
@@ -60,7 +61,7 @@ describe("search service (SEARCH_PORT gateway)", () => {
     const sent = peer.requests.find((r) => r.url.startsWith("/api/1.0/search/byterm"))!;
     expect(sent.url).toBe("/api/1.0/search/byterm?q=batman+university");
     expect(sent.headers["x-auth-key"]).toBe(TEST_KEY);
-    expect(sent.headers["user-agent"]).toBe(`${config.serviceName}-search/1.0`);
+    expect(sent.headers["user-agent"]).toBe(PROVIDER_USER_AGENT);
     expect(JSON.stringify(sent.headers)).not.toContain(TEST_SECRET);
     // Both directory spellings and the default share one cache entry: one provider hit.
     expect(peerHits("/api/1.0/search/byterm")).toBe(1);
