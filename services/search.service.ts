@@ -11,8 +11,8 @@ import type { SearchParams, SearchProvider, SearchStats } from "../shared/contra
 import { CHANNEL_ID } from "../shared/contracts/vidsite";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError } from "../shared/errors";
-import { directoryPodcast, directorySearch, storeSearch } from "./search/providers";
-import { channelDetails, searchChannels } from "./search/vidsite";
+import { directoryPodcast, directorySearch, storeSearch } from "./search.parts/providers";
+import { channelDetails, searchChannels } from "./search.parts/vidsite";
 
 /** The index values accepted: the neutral words and the spellings real clients send. */
 const INDEXES: Record<string, SearchProvider> = {
