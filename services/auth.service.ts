@@ -9,7 +9,8 @@ import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashApiKey } from "../shared/secrets";
-import type { AuthUser, GatewayMeta, UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/types";
+import type { AuthUser, GatewayMeta } from "../shared/types";
+import type { UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
 
 /** A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key. */
 export interface ApiKeyDoc {

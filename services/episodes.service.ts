@@ -12,8 +12,10 @@ import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import { NotFoundError } from "../shared/errors";
 import type { ParsedEpisode } from "../shared/feed-parser";
-import type { AuthUser, UserEvent } from "../shared/types";
-import type { SubscriptionView } from "./podcasts.service";
+import type { AuthUser } from "../shared/types";
+import type { UserEvent } from "../shared/contracts/users";
+import type { PodcastUserStats, SyncResult } from "../shared/contracts/episodes";
+import type { SubscriptionView } from "../shared/contracts/podcasts";
 
 /** A stored episode. */
 export interface EpisodeDoc {
@@ -53,23 +55,6 @@ export interface EpisodeStateDoc {
   completed: boolean;
   saved: boolean;
   last_listened_at: Date | null;
-}
-
-/** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
-export interface SyncResult {
-  created_ids: number[];
-  updated: number;
-  /** Episodes of the podcast after the sync, and the newest pub_date among them. */
-  total: number;
-  last_episode_date: string | null;
-}
-
-/** Per podcast figures of return_pods_extra. */
-export interface PodcastUserStats {
-  total_episodes: number;
-  unplayed_episodes: number;
-  last_played: string | null;
-  total_listen_time: number;
 }
 
 const P20_FIELDS = [

@@ -18,33 +18,16 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, TooManyRequestsError } from "../shared/errors";
-import { FeedParseError, parseFeed, ParsedFeed } from "../shared/feed-parser";
+import { FeedParseError, parseFeed } from "../shared/feed-parser";
 import { decodeBytes } from "../shared/feed-parser/text";
 import { fetchUrl, FetchResult, OutboundHttpError } from "../shared/http";
 import type { AuthUser } from "../shared/types";
 import { isVidsiteFeed } from "../shared/contracts/vidsite";
-import type { SyncResult } from "./episodes.service";
-import type { RefreshTarget, SubscriptionView } from "./podcasts.service";
+import type { SyncResult } from "../shared/contracts/episodes";
+import type { FetchedFeed, RefreshResult } from "../shared/contracts/feeds";
+import type { RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
 
-/** feeds.fetch_feed result. feed is null when the server said 304 or the body hash is the known one. */
-export interface FetchedFeed {
-  unchanged: boolean;
-  final_url: string;
-  etag: string | null;
-  last_modified: string | null;
-  content_hash: string | null;
-  feed: ParsedFeed | null;
-}
-
-/** feeds.refresh_feed result. */
-export interface RefreshResult {
-  podcast_id: number;
-  status: "unchanged" | "updated" | "failed" | "gone";
-  new_episodes: number;
-  error?: string;
-}
-
-export interface RefreshSummary {
+interface RefreshSummary {
   refreshed: number;
   updated: number;
   unchanged: number;

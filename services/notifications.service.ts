@@ -7,7 +7,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import nodemailer from "nodemailer";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, ServiceUnavailableError } from "../shared/errors";
-import type { SendMailParams } from "../shared/types";
+import type { SendMailParams } from "../shared/contracts/notifications";
 
 type Encryption = "none" | "SSL/TLS" | "StartTLS";
 

@@ -14,7 +14,8 @@ import * as oidc from "openid-client";
 import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { BadRequestError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
-import type { GatewayMeta, OidcLoginParams, OidcLoginResult } from "../shared/types";
+import type { GatewayMeta } from "../shared/types";
+import type { OidcLoginParams, OidcLoginResult } from "../shared/contracts/users";
 
 /** A configured provider. client_secret never leaves this service. */
 export interface OidcProviderDoc {

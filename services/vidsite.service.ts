@@ -8,6 +8,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { parseFeed } from "../shared/feed-parser";
+import type { FetchedFeed } from "../shared/contracts/feeds";
 import type { VidsiteChannelDetails, VidsiteSearchResult } from "../shared/contracts/search";
 import { CHANNEL_ID, vidsiteChannelId, vidsiteChannelUrl } from "../shared/contracts/vidsite";
 import { BadRequestError } from "../shared/errors";
@@ -116,7 +117,7 @@ const VidsiteService: ServiceSchema = {
     channel_feed: {
       visibility: "public",
       params: { url: "string", content_hash: { type: "string", optional: true, nullable: true } },
-      async handler(this: any, ctx: Context<{ url: string; content_hash?: string | null }>) {
+      async handler(this: any, ctx: Context<{ url: string; content_hash?: string | null }>): Promise<FetchedFeed> {
         const channel = vidsiteChannelId(ctx.params.url);
         if (!channel) throw new BadRequestError("Not a video channel address");
         const details: VidsiteChannelDetails = await ctx.call("search.vidsite_channel", { id: channel });

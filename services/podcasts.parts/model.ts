@@ -1,0 +1,136 @@
+/**
+ * The podcasts service's stored records, the param rules its action modules share, and how a feed
+ * and a subscription combine into what a user sees.
+ */
+import { sha256Hex } from "../../shared/secrets";
+import type { ParsedEpisode, ParsedFeed } from "../../shared/feed-parser";
+import { splitCredentials } from "../../shared/http";
+
+/** A stored feed. */
+export interface PodcastDoc {
+  _id: number;
+  /** sha256 of URL, username and password: one record per feed and credentials. */
+  feed_key: string;
+  feed_url: string;
+  /** URL after redirects at the last fetch. */
+  final_url: string | null;
+  username: string | null;
+  password: string | null;
+  title: string;
+  description: string | null;
+  author: string | null;
+  owner_email: string | null;
+  artwork_url: string | null;
+  website_url: string | null;
+  language: string | null;
+  explicit: boolean;
+  categories: string[];
+  podcast_index_id: number | null;
+  last_build_date: string | null;
+  /** Podcasting 2.0 channel data as the parser returns it. */
+  p20: Pick<ParsedFeed, (typeof P20_CHANNEL_FIELDS)[number]>;
+  etag: string | null;
+  last_modified: string | null;
+  /** sha256 of the feed body last stored; null until an import has stored every episode. */
+  content_hash: string | null;
+  /** Last fetch that changed something (an unchanged feed writes nothing, not even this). */
+  last_fetched_at: Date | null;
+  episode_count: number;
+  last_episode_date: string | null;
+  created_at: Date;
+}
+
+export interface SubscriptionDoc {
+  _id: number;
+  /** "<user_id>:<podcast_id>", unique: one subscription per user and podcast even under races. */
+  key: string;
+  user_id: number;
+  podcast_id: number;
+  subscribed_date: Date;
+  feed_cutoff_days: number;
+  auto_download: boolean;
+  notifications_enabled: boolean;
+  /** The user's own category list once they edited it; null = the feed's categories. */
+  categories: string[] | null;
+  /** This podcast's cover preference; null or absent = the user's global one. */
+  use_podcast_covers?: boolean | null;
+  overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
+}
+
+const P20_CHANNEL_FIELDS = [
+  "podcast_guid", "medium", "locked", "locked_owner", "funding", "persons", "values", "locations", "license",
+  "trailers", "images", "txt", "podroll", "publisher", "blocks", "podping", "chat", "live_items", "keywords", "itunes_type",
+] as const;
+export const OVERRIDABLE = ["title", "description", "author", "artwork_url", "website_url", "podcast_index_id"] as const;
+
+export const id = { type: "number", integer: true, positive: true, convert: true };
+export const text = (max: number, optional = true) => ({ type: "string", trim: true, max, optional });
+export const feedUrl = { type: "url", max: 4000 };
+export const podcastIndexId = { type: "number", integer: true, convert: true, optional: true, nullable: true };
+export const cutoffDays = { type: "number", integer: true, min: 0, max: 365, convert: true };
+/** remove_podcast, remove_podcast_name and check_podcast: the title the user sees and the feed URL. */
+export const byName = { user_id: id, podcast_name: text(1000, false), podcast_url: text(4000, false) };
+
+/**
+ * The feed a user names: credentials written into the URL (https://user:pass@host/feed) become the
+ * feed's credentials, so they are never stored in feed_url, returned or logged; explicit ones win.
+ */
+export function feedRef(rawUrl: string, username: string | null, password: string | null): FeedRef {
+  const inUrl = splitCredentials(rawUrl);
+  const user = username ?? inUrl.username;
+  return { url: inUrl.url, username: user, password: user ? (username !== null ? password : inUrl.password) ?? "" : null };
+}
+
+export function feedKey(url: string, username: string | null, password: string | null): string {
+  return sha256Hex(`${url}\n${username ?? ""}\n${password ?? ""}`);
+}
+
+/** The record fields that come from the feed's channel. */
+export function feedFields(feed: Omit<ParsedFeed, "episodes">) {
+  const p20 = {} as PodcastDoc["p20"];
+  for (const f of P20_CHANNEL_FIELDS) (p20 as any)[f] = feed[f];
+  return {
+    title: feed.title ?? "",
+    description: feed.description,
+    author: feed.author ?? feed.owner_name,
+    owner_email: feed.owner_email,
+    artwork_url: feed.image,
+    website_url: feed.link,
+    language: feed.language,
+    explicit: feed.explicit,
+    categories: feed.categories,
+    last_build_date: feed.last_build_date ?? feed.pub_date,
+    p20,
+  };
+}
+
+export function newestFirst(episodes: ParsedEpisode[]): ParsedEpisode[] {
+  const time = (e: ParsedEpisode) => (e.pub_date ? Date.parse(e.pub_date) : 0);
+  return episodes.map((e, i) => ({ e, i, t: time(e) })).sort((a, b) => b.t - a.t || a.i - b.i).map((x) => x.e);
+}
+
+export function iso(d: Date | string | null | undefined): string | null {
+  return d ? new Date(d).toISOString() : null;
+}
+
+/** What a user sees of a podcast: the feed's fields under their own overrides. */
+export function shown(p: PodcastDoc, s: SubscriptionDoc | null) {
+  const o = s?.overrides ?? {};
+  return {
+    title: (o.title as string) ?? p.title,
+    description: (o.description as string) ?? p.description,
+    author: (o.author as string) ?? p.author,
+    artwork_url: (o.artwork_url as string) ?? p.artwork_url,
+    website_url: (o.website_url as string) ?? p.website_url,
+    podcast_index_id: (o.podcast_index_id as number) ?? p.podcast_index_id,
+    categories: s?.categories ?? p.categories,
+  };
+}
+
+export interface FeedRef {
+  url: string;
+  username: string | null;
+  password: string | null;
+}
+
+export type Fallback = Partial<Record<"title" | "description" | "author" | "artwork_url" | "website_url", string>>;

@@ -1,0 +1,191 @@
+/**
+ * What a user reads of their podcasts: lists, details, lookups by name, and the subscription views
+ * other services ask for.
+ */
+import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import { NotFoundError } from "../../shared/errors";
+import type { AuthUser } from "../../shared/types";
+import type { PodcastUserStats } from "../../shared/contracts/episodes";
+import type { FetchedFeed } from "../../shared/contracts/feeds";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { isVidsiteFeed } from "../../shared/contracts/vidsite";
+import { byName, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
+
+export const readActions: ServiceActionsSchema = {
+  /** GET /api/data/return_pods/{user_id}: newest subscription first. */
+  return_pods: {
+    params: { user_id: id },
+    async handler(this: any, ctx: Context<any>) {
+      const rows = await this.userPodcasts(ctx.params.user_id);
+      return { pods: rows.map(({ pod, sub }: { pod: PodcastDoc; sub: SubscriptionDoc }) => this.podItem(pod, sub)) };
+    },
+  },
+  /** GET /api/data/return_pods_extra/{user_id}: return_pods plus the user's listening figures. */
+  return_pods_extra: {
+    params: { user_id: id },
+    async handler(this: any, ctx: Context<any>) {
+      const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(ctx.params.user_id);
+      const stats: Record<number, PodcastUserStats> = rows.length
+        ? await ctx.call("episodes.user_podcast_stats", { user_id: ctx.params.user_id, subscriptions: rows.map(({ pod, sub }) => this.view(pod, sub)) })
+        : {};
+      return {
+        pods: rows.map(({ pod, sub }) => ({
+          ...this.podItem(pod, sub),
+          ...stats[pod._id],
+          auto_download: sub.auto_download,
+          notifications_enabled: sub.notifications_enabled,
+          feed_cutoff_days: sub.feed_cutoff_days,
+        })),
+      };
+    },
+  },
+  /** GET /api/data/check_podcast */
+  check_podcast: {
+    params: byName,
+    async handler(this: any, ctx: Context<any>) {
+      return { exists: !!(await this.findByName(ctx.params.user_id, ctx.params.podcast_name, ctx.params.podcast_url)) };
+    },
+  },
+  /** GET /api/data/get_podcast_id: the id travels in a field named episodes (as clients expect). */
+  get_podcast_id: {
+    params: { user_id: id, podcast_feed: text(4000, false), podcast_title: text(1000, false) },
+    async handler(this: any, ctx: Context<any>) {
+      const found = await this.findByName(ctx.params.user_id, ctx.params.podcast_title, ctx.params.podcast_feed);
+      if (!found) throw new NotFoundError("Podcast not found in your subscriptions");
+      return { episodes: found.pod._id };
+    },
+  },
+  /** GET /api/data/get_podcast_details */
+  get_podcast_details: {
+    params: { user_id: id, podcast_id: id },
+    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+      const { pod, sub } = await this.readable(ctx, ctx.params.user_id, ctx.params.podcast_id);
+      const s = shown(pod, sub);
+      const recent_episodes = await ctx.call("episodes.recent_episodes", { user_id: ctx.params.user_id, podcast_id: pod._id, feed_cutoff_days: sub?.feed_cutoff_days ?? 0 });
+      return {
+        podcast: {
+          podcast_id: pod._id,
+          title: s.title,
+          description: s.description,
+          artwork_url: s.artwork_url,
+          feed_url: pod.feed_url,
+          website_url: s.website_url,
+          author: s.author,
+          email: pod.owner_email,
+          categories: s.categories,
+          language: pod.language,
+          explicit: pod.explicit,
+          total_episodes: pod.episode_count,
+          last_build_date: pod.last_build_date,
+          subscribed_date: iso(sub?.subscribed_date),
+          auto_download: !!sub?.auto_download,
+          notifications_enabled: !!sub?.notifications_enabled,
+          custom_playback_speed: null,
+          use_podcast_covers: sub?.use_podcast_covers ?? null,
+        },
+        recent_episodes,
+      };
+    },
+  },
+  /**
+   * GET /api/data/get_podcast_details_dynamic: the stored record when the user has the feed, else the
+   * feed fetched and parsed now without storing anything (podcastid 0).
+   */
+  get_podcast_details_dynamic: {
+    params: {
+      user_id: id,
+      podcast_title: text(1000, false),
+      podcast_url: { type: "string", trim: true, min: 1, max: 4000 },
+      podcast_index_id: { type: "number", integer: true, convert: true },
+      added: { type: "boolean", convert: true },
+      display_only: { type: "boolean", convert: true, optional: true },
+    },
+    async handler(this: any, ctx: Context<any>) {
+      const p = ctx.params;
+      const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: p.user_id } });
+      const feed = feedRef(p.podcast_url, null, null);
+      const pods: PodcastDoc[] = subs.length ? await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) }, feed_url: feed.url } }) : [];
+      if (pods.length) {
+        const pod = pods[0];
+        const s = shown(pod, subs.find((x) => x.podcast_id === pod._id)!);
+        return {
+          podcastid: pod._id, podcastname: s.title, feedurl: pod.feed_url, description: s.description, author: s.author,
+          artworkurl: s.artwork_url, explicit: pod.explicit, episodecount: pod.episode_count, categories: s.categories,
+          websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: isVidsiteFeed(pod.feed_url),
+        };
+      }
+      const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
+      const f = feedFields(fetched.feed!);
+      return {
+        podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: feed.url, description: f.description, author: f.author,
+        artworkurl: f.artwork_url, explicit: f.explicit, episodecount: fetched.feed!.episodes.length, categories: f.categories,
+        websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: isVidsiteFeed(feed.url),
+      };
+    },
+  },
+  // Internal (not in the route table).
+  /**
+   * A user's subscriptions (all, or of podcast_ids), newest first. With include_unsubscribed (admins),
+   * podcasts of podcast_ids the user has no subscription to come back too, with no cutoff.
+   */
+  user_subscriptions: {
+    visibility: "public",
+    params: { user_id: id, podcast_ids: { type: "array", items: "number", optional: true }, include_unsubscribed: { type: "boolean", optional: true } },
+    async handler(this: any, ctx: Context<any>): Promise<SubscriptionView[]> {
+      const { user_id, podcast_ids, include_unsubscribed } = ctx.params;
+      const query: any = { user_id };
+      if (podcast_ids) query.podcast_id = { $in: podcast_ids };
+      const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query, sort: ["-subscribed_date", "-_id"] });
+      const wanted = include_unsubscribed && podcast_ids ? podcast_ids : subs.map((s) => s.podcast_id);
+      const pods: PodcastDoc[] = wanted.length ? await this.adapter.find({ query: { _id: { $in: wanted } } }) : [];
+      const bySub = new Map(subs.map((s) => [s.podcast_id, s]));
+      return pods.map((p) => this.view(p, bySub.get(p._id) ?? null));
+    },
+  },
+};
+
+export const readMethods: ServiceMethods = {
+  /** A podcast the user may read: subscribed, or any existing one for an admin (sub null then). */
+  async readable(this: any, ctx: Context<any, { user?: AuthUser }>, user_id: number, podcast_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc | null }> {
+    const sub: SubscriptionDoc | null = await this.stores.subscriptions.findOne({ key: `${user_id}:${podcast_id}` });
+    const pod: PodcastDoc | null = sub || ctx.meta.user?.isAdmin ? await this.adapter.findOne({ _id: podcast_id }) : null;
+    if (!pod) throw new NotFoundError("Podcast not found in your subscriptions");
+    return { pod, sub };
+  },
+  /** The user's subscriptions with their podcasts, newest subscription first. */
+  async userPodcasts(this: any, user_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc }[]> {
+    const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id }, sort: ["-subscribed_date", "-_id"] });
+    if (!subs.length) return [];
+    const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) } } });
+    const byId = new Map(pods.map((p) => [p._id, p]));
+    return subs.filter((s) => byId.has(s.podcast_id)).map((sub) => ({ pod: byId.get(sub.podcast_id)!, sub }));
+  },
+  /** The user's podcast whose shown title (case-sensitive) and feed URL match. */
+  async findByName(this: any, user_id: number, name: string, url: string): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc } | null> {
+    const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(user_id);
+    url = feedRef(url, null, null).url;
+    return rows.find(({ pod, sub }) => shown(pod, sub).title === name && (pod.feed_url === url || pod.final_url === url)) ?? null;
+  },
+  view(p: PodcastDoc, s: SubscriptionDoc | null): SubscriptionView {
+    const v = shown(p, s);
+    return { podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url) };
+  },
+  /** A return_pods item (spec: "Podcast records as returned"). */
+  podItem(p: PodcastDoc, s: SubscriptionDoc) {
+    const v = shown(p, s);
+    return {
+      podcast_id: p._id,
+      title: v.title,
+      description: v.description,
+      artwork_url: v.artwork_url,
+      feed_url: p.feed_url,
+      website_url: v.website_url,
+      author: v.author,
+      categories: v.categories,
+      last_episode_date: p.last_episode_date,
+      episode_count: p.episode_count,
+      subscribed_date: iso(s.subscribed_date),
+      is_vidsite: isVidsiteFeed(p.feed_url),
+    };
+  },
+};

@@ -1,0 +1,249 @@
+/**
+ * Subscribing and unsubscribing: a feed nobody has yet is fetched and imported (newest episodes before
+ * the answer, the rest right after), and a refresh records what it learnt of a changed feed.
+ */
+import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import { config } from "../../shared/config";
+import { isDuplicateKeyError } from "../../shared/db.mixin";
+import { ConflictError, ForbiddenError, NotFoundError } from "../../shared/errors";
+import type { ParsedEpisode } from "../../shared/feed-parser";
+import { redactUrl } from "../../shared/http";
+import type { AuthUser } from "../../shared/types";
+import type { SyncResult } from "../../shared/contracts/episodes";
+import type { FetchedFeed } from "../../shared/contracts/feeds";
+import type { ApplyFeedParams, RefreshTarget } from "../../shared/contracts/podcasts";
+import { byName, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
+
+export const subscribeActions: ServiceActionsSchema = {
+  /** POST /api/data/add_podcast: subscribe podcast_values.user_id to pod_feed_url. */
+  add_podcast: {
+    params: {
+      podcast_values: {
+        type: "object",
+        props: {
+          pod_feed_url: feedUrl,
+          user_id: id,
+          pod_title: text(1000),
+          pod_artwork: text(4000),
+          pod_author: text(1000),
+          pod_description: { type: "string", optional: true },
+          pod_website: text(4000),
+          categories: { type: "any", optional: true },
+          pod_episode_count: { type: "number", optional: true, convert: true },
+          pod_explicit: { type: "boolean", optional: true, convert: true },
+        },
+      },
+      podcast_index_id: podcastIndexId,
+    },
+    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+      const v = ctx.params.podcast_values;
+      // The ownership middleware sees top-level user_id only; this one is nested.
+      const caller = ctx.meta.user;
+      if (caller && v.user_id !== caller.id && !caller.isAdmin) throw new ForbiddenError("You can only access your own data");
+      return this.subscribe(ctx, v.user_id, feedRef(v.pod_feed_url, null, null), {
+        podcast_index_id: ctx.params.podcast_index_id ?? null,
+        feed_cutoff_days: 0,
+        fallback: { title: v.pod_title, artwork_url: v.pod_artwork, author: v.pod_author, description: v.pod_description, website_url: v.pod_website },
+      });
+    },
+  },
+  /** POST /api/data/add_custom_podcast: a feed by URL, optionally behind HTTP Basic credentials. */
+  add_custom_podcast: {
+    params: {
+      feed_url: feedUrl,
+      user_id: id,
+      username: { type: "string", max: 1000, optional: true },
+      password: { type: "string", max: 1000, optional: true },
+      youtube_channel: { type: "boolean", convert: true, optional: true },
+      feed_cutoff: { ...cutoffDays, optional: true },
+    },
+    async handler(this: any, ctx: Context<any>) {
+      const p = ctx.params;
+      return this.subscribe(ctx, p.user_id, feedRef(p.feed_url, p.username || null, p.password ?? null), {
+        podcast_index_id: null,
+        feed_cutoff_days: p.feed_cutoff ?? 0,
+        fallback: {},
+      });
+    },
+  },
+  /** POST /api/data/remove_podcast: by the title the user sees (case-sensitive) and the feed URL. */
+  remove_podcast: {
+    params: byName,
+    async handler(this: any, ctx: Context<any>) {
+      return this.removeByName(ctx, ctx.params);
+    },
+  },
+  remove_podcast_name: {
+    params: byName,
+    async handler(this: any, ctx: Context<any>) {
+      return this.removeByName(ctx, ctx.params);
+    },
+  },
+  remove_podcast_id: {
+    params: { user_id: id, podcast_id: id, is_vidsite: { type: "boolean", convert: true, optional: true } },
+    async handler(this: any, ctx: Context<any>) {
+      const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
+      await this.unsubscribe(ctx, sub);
+      return { success: true };
+    },
+  },
+  // Internal (not in the route table).
+  /** Podcasts to refresh, credentials included: those of podcast_ids, else every podcast with a subscriber. */
+  refresh_targets: {
+    visibility: "public",
+    params: { podcast_ids: { type: "array", items: "number", optional: true } },
+    async handler(this: any, ctx: Context<any>): Promise<RefreshTarget[]> {
+      let ids: number[] = ctx.params.podcast_ids;
+      if (!ids) {
+        const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({});
+        ids = Array.from(new Set(subs.map((s) => s.podcast_id)));
+      }
+      if (!ids.length) return [];
+      const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: ids } }, sort: ["_id"] });
+      return pods.map((p) => ({
+        podcast_id: p._id, feed_url: p.feed_url, username: p.username, password: p.password,
+        etag: p.etag, last_modified: p.last_modified, content_hash: p.content_hash,
+      }));
+    },
+  },
+  /** Directory ids of the podcasts someone is subscribed to (people.refresh_hosts). */
+  index_ids: {
+    visibility: "public",
+    params: {},
+    async handler(this: any): Promise<number[]> {
+      const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({});
+      const ids = Array.from(new Set(subs.map((s) => s.podcast_id)));
+      const pods: PodcastDoc[] = ids.length ? await this.adapter.find({ query: { _id: { $in: ids }, podcast_index_id: { $gt: 0 } } }) : [];
+      return Array.from(new Set(pods.map((p) => p.podcast_index_id!)));
+    },
+  },
+  /** Records what a refresh of a changed feed learnt (channel fields, validators, hash, counts). */
+  apply_feed: {
+    visibility: "public",
+    params: { podcast_id: id, fetched: "object", sync: "object" },
+    async handler(this: any, ctx: Context<ApplyFeedParams>) {
+      await this.applyFeed(ctx.params.podcast_id, ctx.params.fetched, ctx.params.sync, true);
+      return { success: true };
+    },
+  },
+};
+
+export const subscribeMethods: ServiceMethods = {
+  /** add_podcast and add_custom_podcast: the feed's record (found or created), then the subscription. */
+  async subscribe(this: any, ctx: Context<any>, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback }) {
+    const { pod } = await this.podcastFor(ctx, feed, opts);
+    if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) throw new ConflictError("Podcast already subscribed");
+    const sub: SubscriptionDoc = {
+      _id: await this.nextId("subscriptions"),
+      key: `${user_id}:${pod._id}`,
+      user_id,
+      podcast_id: pod._id,
+      subscribed_date: new Date(),
+      feed_cutoff_days: opts.feed_cutoff_days,
+      auto_download: false,
+      notifications_enabled: false,
+      categories: null,
+      overrides: {},
+    };
+    try {
+      await this.stores.subscriptions.insert(sub);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw new ConflictError("Podcast already subscribed");
+      throw err;
+    }
+    this.logger.info("subscribed", { user_id, podcast_id: pod._id });
+    const newest: Record<number, number> = await ctx.call("episodes.newest_episode_ids", { podcast_ids: [pod._id] });
+    return { success: true, podcast_id: pod._id, first_episode_id: newest[pod._id] ?? 0 };
+  },
+  /**
+   * The record of a feed, created from a fresh fetch when nobody has it: the newest episodes are stored
+   * now, the rest right after (finishImport), then the content hash that marks the import complete.
+   */
+  async podcastFor(this: any, ctx: Context<any>, feed: FeedRef, opts: { podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }> {
+    const key = feedKey(feed.url, feed.username, feed.password);
+    const known: PodcastDoc | null = await this.adapter.findOne({ feed_key: key });
+    if (known) return { pod: known };
+    const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
+    const parsed = fetched.feed!;
+    const fields = feedFields(parsed);
+    const fb = opts.fallback;
+    const pod: PodcastDoc = {
+      _id: await this.nextId("podcasts"),
+      feed_key: key,
+      feed_url: feed.url,
+      final_url: fetched.final_url,
+      username: feed.username,
+      password: feed.password,
+      ...fields,
+      title: fields.title || fb.title || feed.url,
+      description: fields.description ?? fb.description ?? null,
+      author: fields.author ?? fb.author ?? null,
+      artwork_url: fields.artwork_url ?? fb.artwork_url ?? null,
+      website_url: fields.website_url ?? fb.website_url ?? null,
+      podcast_index_id: opts.podcast_index_id,
+      etag: null,
+      last_modified: null,
+      content_hash: null,
+      last_fetched_at: new Date(),
+      episode_count: 0,
+      last_episode_date: null,
+      created_at: new Date(),
+    };
+    try {
+      await this.adapter.insert(pod);
+    } catch (err) {
+      // Two users adding the same new feed at once: the first record wins.
+      if (isDuplicateKeyError(err)) return { pod: await this.adapter.findOne({ feed_key: key }) };
+      throw err;
+    }
+    this.logger.info("podcast added", { podcast_id: pod._id, feed_url: redactUrl(fetched.final_url) });
+    const ordered = newestFirst(parsed.episodes);
+    const recent = ordered.slice(0, config.addPodcastSyncEpisodes);
+    const { episodes: _all, ...channel } = parsed;
+    const meta = { ...fetched, feed: channel };
+    const first: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id: pod._id, episodes: recent, announce: false });
+    if (ordered.length > recent.length) {
+      await this.applyFeed(pod._id, meta, first, false);
+      // The whole feed again: matching needs every guid of the document (reruns share titles).
+      this.finishImport(pod._id, meta, ordered);
+    } else {
+      await this.applyFeed(pod._id, meta, first, true);
+    }
+    return { pod };
+  },
+  /** Stores the older episodes of a new feed after add_podcast answered; a failure is completed by the next refresh. */
+  finishImport(this: any, podcast_id: number, meta: ApplyFeedParams["fetched"], episodes: ParsedEpisode[]) {
+    this.broker
+      .call("episodes.sync_episodes", { podcast_id, episodes, announce: false })
+      .then((sync: SyncResult) => this.applyFeed(podcast_id, meta, sync, true))
+      .catch((err: any) => this.logger.warn("episode import left for the next refresh", { podcast_id, error: err?.message }));
+  },
+  async applyFeed(this: any, podcast_id: number, fetched: ApplyFeedParams["fetched"], sync: SyncResult, complete: boolean) {
+    const set: Record<string, unknown> = {
+      ...feedFields(fetched.feed),
+      final_url: fetched.final_url,
+      episode_count: sync.total,
+      last_episode_date: sync.last_episode_date,
+      last_fetched_at: new Date(),
+    };
+    // Only a complete import records the validators: an incomplete one must look "changed" to the next refresh.
+    if (complete) Object.assign(set, { etag: fetched.etag, last_modified: fetched.last_modified, content_hash: fetched.content_hash });
+    const pod: PodcastDoc | null = await this.adapter.findOne({ _id: podcast_id });
+    if (!pod) return;
+    // Fields the feed lacks keep what add_podcast's podcast_values gave.
+    for (const f of ["title", "description", "author", "artwork_url", "website_url"] as const) if (!set[f]) delete set[f];
+    await this.adapter.updateMany({ _id: podcast_id }, { $set: set });
+  },
+  async removeByName(this: any, ctx: Context<any>, p: { user_id: number; podcast_name: string; podcast_url: string }) {
+    const found = await this.findByName(p.user_id, p.podcast_name, p.podcast_url);
+    if (!found) throw new NotFoundError("Podcast not found in your subscriptions");
+    await this.unsubscribe(ctx, found.sub);
+    return { success: true };
+  },
+  async unsubscribe(this: any, ctx: Context<any>, sub: SubscriptionDoc) {
+    await this.stores.subscriptions.removeMany({ _id: sub._id });
+    this.logger.info("unsubscribed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
+    // Owners of queue, history, saves, downloads and episode states remove theirs.
+    ctx.emit("subscriptions.removed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
+  },
+};

@@ -1,0 +1,48 @@
+/**
+ * Administration of accounts (admin routes): admin flag, deletion, the last-admin check.
+ */
+import type { Context, ServiceActionsSchema } from "moleculer";
+import { ConflictError } from "../../shared/errors";
+import type { GatewayMeta } from "../../shared/types";
+import type { UserEvent } from "../../shared/contracts/users";
+import { userId, userIdParam, UserDoc } from "./model";
+
+export const adminActions: ServiceActionsSchema = {
+  set_isadmin: {
+    params: { user_id: userId, isadmin: { type: "boolean", convert: true } },
+    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      const user: UserDoc = await this.getUser(ctx.params.user_id);
+      if (user.isadmin && !ctx.params.isadmin && (await this.adminCount()) <= 1) throw new ConflictError("The last admin cannot lose admin rights");
+      await this.setFields(user._id, { isadmin: ctx.params.isadmin });
+      // Cached key lookups carry the admin flag; every auth node drops them.
+      const event: UserEvent = { user_id: user._id };
+      await this.broker.broadcast("user.rights_changed", event);
+      this.logger.info("admin flag changed", { user_id: user._id, isadmin: ctx.params.isadmin, by: ctx.meta.user?.id });
+      return { detail: "Admin status updated" };
+    },
+  },
+  /** Removes the account here; every other service removes its data on the user.removed event. */
+  delete_user: {
+    params: userIdParam,
+    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      const user: UserDoc = await this.getUser(ctx.params.user_id);
+      if (user.isadmin && (await this.adminCount()) <= 1) throw new ConflictError("The last admin cannot be deleted");
+      await this.adapter.removeMany({ _id: user._id });
+      await this.stores.custom_themes.removeMany({ user_id: user._id });
+      await this.stores.password_resets.removeMany({ user_id: user._id });
+      const event: UserEvent = { user_id: user._id };
+      // Every auth node drops cached key lookups at once (the user no longer resolves); then each service deletes its data.
+      await this.broker.broadcast("user.rights_changed", event);
+      await ctx.emit("user.removed", event);
+      this.logger.info("user removed", { user_id: user._id, by: ctx.meta.user?.id });
+      return { detail: "User deleted" };
+    },
+  },
+  final_admin: {
+    params: userIdParam,
+    async handler(this: any, ctx: Context<any>) {
+      const user: UserDoc = await this.getUser(ctx.params.user_id);
+      return { final_admin: !!user.isadmin && (await this.adminCount()) === 1 };
+    },
+  },
+};

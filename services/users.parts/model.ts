@@ -1,0 +1,116 @@
+/**
+ * The users service's stored records, setting defaults and the param rules its action modules share.
+ */
+import type { Context } from "moleculer";
+import { BadRequestError } from "../../shared/errors";
+
+export type Theme = "light" | "dark" | "auto";
+
+/** A stored account. Settings written before a field existed read as SETTING_DEFAULTS. */
+export interface UserDoc {
+  _id: number;
+  username: string;
+  email: string;
+  fullname: string;
+  hashed_pw: string;
+  isadmin: boolean;
+  first_login: boolean;
+  /** Active TOTP secret (base32); never returned by any operation. */
+  mfa_secret: string | null;
+  /** Secret handed out by generate_mfa_secret, active only after verify_temp_mfa. */
+  mfa_pending_secret?: string | null;
+  /** Time step of the last code accepted for the active secret: that code and older ones are spent. */
+  mfa_last_step?: number | null;
+  theme?: Theme;
+  timezone?: string;
+  hour_pref?: 12 | 24;
+  date_format?: string;
+  auto_complete_seconds?: number;
+  playback_speed?: number;
+  use_podcast_covers?: boolean;
+  created_at: Date;
+}
+
+export interface ServerSettings {
+  _id: "server";
+  self_service: boolean;
+  guest: boolean;
+}
+
+/** A user's colour theme; every colour field of the spec's custom theme record is required. */
+export interface CustomThemeDoc {
+  _id: number;
+  user_id: number;
+  name: string;
+  colors: Record<string, string>;
+  created_at: Date;
+}
+
+export const SETTING_DEFAULTS = {
+  theme: "auto" as Theme,
+  timezone: "UTC",
+  hour_pref: 24 as 12 | 24,
+  date_format: "YYYY-MM-DD",
+  auto_complete_seconds: 0,
+  playback_speed: 1.0,
+  use_podcast_covers: false,
+};
+
+export const DATE_FORMATS = ["MM/DD/YYYY", "DD/MM/YYYY", "YYYY-MM-DD"];
+/** First-login set-up also sends the pattern-style names of the same three formats. */
+export const DATE_FORMAT_ALIASES: Record<string, string> = { MDY: "MM/DD/YYYY", DMY: "DD/MM/YYYY", YMD: "YYYY-MM-DD", ISO: "YYYY-MM-DD" };
+
+/** Languages clients may offer; GET get_available_languages lists them, DEFAULT_LANGUAGE picks one. */
+export const LANGUAGES = [
+  { code: "en", name: "English" },
+  { code: "de", name: "Deutsch" },
+  { code: "es", name: "Español" },
+  { code: "fr", name: "Français" },
+  { code: "it", name: "Italiano" },
+  { code: "nl", name: "Nederlands" },
+  { code: "pl", name: "Polski" },
+  { code: "pt", name: "Português" },
+  { code: "sv", name: "Svenska" },
+  { code: "ja", name: "日本語" },
+  { code: "zh", name: "中文" },
+];
+
+export const THEME_COLOR_FIELDS = [
+  "background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color",
+  "border_color", "accent_color", "prog_bar_color", "error_color", "bonus_color", "secondary_background",
+  "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color",
+];
+const CSS_COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$/;
+export const colorParam = { type: "string", trim: true, max: 64, pattern: CSS_COLOR, messages: { stringPattern: "The '{field}' field must be a CSS colour (#hex, rgb(), hsl())" } };
+
+export const usernameParam = { type: "string", trim: true, min: 1, max: 64, pattern: /^[^\s:]+$/, messages: { stringPattern: "The '{field}' may not contain spaces or ':'" } };
+export const userFields = {
+  fullname: { type: "string", trim: true, min: 1, max: 255 },
+  username: usernameParam,
+  email: { type: "email", max: 255 },
+};
+export const newUserParams = { ...userFields, hash_pw: { type: "string", min: 1, max: 1024 } };
+export const userId = { type: "number", integer: true, positive: true, convert: true };
+export const userIdParam = { user_id: userId };
+export const mfaCodeParams = { user_id: userId, mfa_code: { type: "string", convert: true, trim: true, min: 1, max: 16 } };
+
+/** IANA names only ("Europe/Berlin", "UTC"); offsets such as "+01:00" are refused. Returns the canonical name. */
+export function canonicalTimezone(tz: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(tz)) throw new BadRequestError(`Unknown timezone '${tz}': use an IANA name such as Europe/Berlin`);
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: tz }).resolvedOptions().timeZone;
+  } catch {
+    throw new BadRequestError(`Unknown timezone '${tz}': use an IANA name such as Europe/Berlin`);
+  }
+}
+
+/** A plain setting setter: one validated param stored in one field of the user, a fixed answer. */
+export function setter(field: keyof UserDoc, param: string, rule: object, answer: object) {
+  return {
+    params: { user_id: userId, [param]: rule },
+    async handler(this: any, ctx: Context<any>) {
+      await this.setFields(ctx.params.user_id, { [field]: ctx.params[param] });
+      return answer;
+    },
+  };
+}

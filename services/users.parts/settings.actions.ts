@@ -1,0 +1,181 @@
+/**
+ * Profile, per-user settings and custom themes of the users service.
+ */
+import type { Context, ServiceActionsSchema } from "moleculer";
+import { BadRequestError, ForbiddenError, NotFoundError } from "../../shared/errors";
+import { config } from "../../shared/config";
+import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
+import type { GatewayMeta } from "../../shared/types";
+import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
+
+export const settingsActions: ServiceActionsSchema = {
+  set_fullname: setter("fullname", "new_name", { type: "string", trim: true, min: 1, max: 255 }, { detail: "Fullname updated" }),
+  /** Non-admins prove the current password (clear text, as in get_key); admins may reset anyone's. */
+  set_password: {
+    params: {
+      user_id: userId,
+      hash_pw: { type: "string", min: 1, max: 1024 },
+      current_password: { type: "string", max: 1024, optional: true },
+      old_password: { type: "string", max: 1024, optional: true },
+    },
+    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      const user: UserDoc = await this.getUser(ctx.params.user_id);
+      if (!ctx.meta.user?.isAdmin) {
+        const current = ctx.params.current_password ?? ctx.params.old_password;
+        if (!current) throw new BadRequestError("current_password is required to change your password");
+        if (!(await verifyPassword(user.hashed_pw, current))) throw new ForbiddenError("The current password is wrong");
+      }
+      await this.setFields(user._id, { hashed_pw: await passwordToStoredHash(ctx.params.hash_pw) });
+      this.logger.info("password changed", { user_id: user._id, by: ctx.meta.user?.id });
+      return { detail: "Password updated" };
+    },
+  },
+  set_email: {
+    params: { user_id: userId, new_email: { type: "email", max: 255 } },
+    async handler(this: any, ctx: Context<any>) {
+      await this.setUniqueField(ctx.params.user_id, "email", ctx.params.new_email.toLowerCase());
+      return { detail: "Email updated" };
+    },
+  },
+  set_username: {
+    params: { user_id: userId, new_username: usernameParam },
+    async handler(this: any, ctx: Context<any>) {
+      await this.setUniqueField(ctx.params.user_id, "username", ctx.params.new_username.toLowerCase());
+      return { detail: "Username updated" };
+    },
+  },
+
+  // --- Settings ---
+
+  get_theme: {
+    params: userIdParam,
+    async handler(this: any, ctx: Context<any>) {
+      return { theme: this.settingsOf(await this.getUser(ctx.params.user_id)).theme };
+    },
+  },
+  set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, { message: "Theme updated" }),
+  /** First-login set-up: time settings, and the account leaves its first-login state. */
+  setup_time_info: {
+    params: {
+      user_id: userId,
+      timezone: { type: "string", trim: true, min: 1, max: 64 },
+      hour_pref: { type: "enum", values: [12, 24] },
+      date_format: { type: "string", trim: true, min: 1, max: 16 },
+    },
+    async handler(this: any, ctx: Context<any>) {
+      const p = ctx.params;
+      const format = p.date_format.toUpperCase();
+      const dateFormat = DATE_FORMATS.includes(format) ? format : DATE_FORMAT_ALIASES[format];
+      if (!dateFormat) throw new BadRequestError(`date_format must be one of ${DATE_FORMATS.join(", ")}`);
+      await this.setFields(p.user_id, { timezone: canonicalTimezone(p.timezone), hour_pref: p.hour_pref, date_format: dateFormat, first_login: false });
+      return { success: true };
+    },
+  },
+  update_timezone: {
+    params: { user_id: userId, timezone: { type: "string", trim: true, min: 1, max: 64 } },
+    async handler(this: any, ctx: Context<any>) {
+      await this.setFields(ctx.params.user_id, { timezone: canonicalTimezone(ctx.params.timezone) });
+      return { success: true, message: "Timezone updated" };
+    },
+  },
+  update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, { success: true, message: "Date format updated" }),
+  update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, { success: true, message: "Time format updated" }),
+  get_time_info: {
+    params: userIdParam,
+    async handler(this: any, ctx: Context<any>) {
+      const s = this.settingsOf(await this.getUser(ctx.params.user_id));
+      return { timezone: s.timezone, date_format: s.date_format, hour_pref: s.hour_pref };
+    },
+  },
+  get_auto_complete_seconds: {
+    params: userIdParam,
+    async handler(this: any, ctx: Context<any>) {
+      return { auto_complete_seconds: this.settingsOf(await this.getUser(ctx.params.user_id)).auto_complete_seconds };
+    },
+  },
+  update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, { success: true, message: "Auto-complete seconds updated" }),
+  set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, { detail: "Default playback speed updated" }),
+  /**
+   * The speed a player uses: the user's default. With podcast_id, the podcast must be one of the user's
+   * subscriptions (404 otherwise); subscriptions hold no speed override yet, so the default applies.
+   */
+  get_playback_speed: {
+    params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },
+    async handler(this: any, ctx: Context<any>) {
+      const user: UserDoc = await this.getUser(ctx.params.user_id);
+      if (ctx.params.podcast_id != null) {
+        const subs: unknown[] = await ctx.call("podcasts.user_subscriptions", { user_id: user._id, podcast_ids: [ctx.params.podcast_id] });
+        if (!subs.length) throw new NotFoundError("Podcast not found in your subscriptions");
+      }
+      return { playback_speed: this.settingsOf(user).playback_speed };
+    },
+  },
+  get_podcast_cover_preference: {
+    params: { user_id: { ...userId, optional: true } },
+    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      const user = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
+      return { use_podcast_covers: this.settingsOf(user).use_podcast_covers };
+    },
+  },
+  set_global_podcast_cover_preference: {
+    params: {
+      user_id: userId,
+      use_podcast_covers: { type: "boolean", convert: true },
+      podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true },
+    },
+    async handler(this: any, ctx: Context<any>) {
+      // With a podcast_id the preference is that podcast's own, kept on the subscription by its owner.
+      if (ctx.params.podcast_id != null) {
+        await ctx.call("podcasts.set_cover_preference", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id, use_podcast_covers: ctx.params.use_podcast_covers });
+        return { detail: "Podcast cover preference updated for this podcast" };
+      }
+      await this.setFields(ctx.params.user_id, { use_podcast_covers: ctx.params.use_podcast_covers });
+      return { detail: "Podcast cover preference updated" };
+    },
+  },
+  get_available_languages: {
+    params: {},
+    handler() {
+      return { languages: LANGUAGES };
+    },
+  },
+  get_server_default_language: {
+    params: {},
+    handler() {
+      return { default_language: config.defaultLanguage };
+    },
+  },
+
+  // --- Custom themes ---
+
+  create_custom_theme: {
+    params: { user_id: userId, name: { type: "string", trim: true, min: 1, max: 100 }, ...Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, colorParam])) },
+    async handler(this: any, ctx: Context<any>) {
+      await this.getUser(ctx.params.user_id);
+      const doc: CustomThemeDoc = {
+        _id: await this.nextId("custom_themes"),
+        user_id: ctx.params.user_id,
+        name: ctx.params.name,
+        colors: Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, ctx.params[f]])),
+        created_at: new Date(),
+      };
+      await this.stores.custom_themes.insert(doc);
+      return { message: "Custom theme created", theme_id: doc._id };
+    },
+  },
+  get_custom_themes: {
+    params: userIdParam,
+    async handler(this: any, ctx: Context<any>) {
+      const docs: CustomThemeDoc[] = await this.stores.custom_themes.find({ query: { user_id: ctx.params.user_id }, sort: ["_id"] });
+      return docs.map((d) => ({ theme_id: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }));
+    },
+  },
+  delete_custom_theme: {
+    params: { user_id: userId, theme_id: { type: "number", integer: true, positive: true, convert: true } },
+    async handler(this: any, ctx: Context<any>) {
+      const removed = await this.stores.custom_themes.removeMany({ _id: ctx.params.theme_id, user_id: ctx.params.user_id });
+      if (!removed) throw new NotFoundError("Custom theme not found");
+      return { message: "Custom theme deleted" };
+    },
+  },
+};

@@ -1,0 +1,34 @@
+/** What travels to and from the podcasts service: internal action params and results. */
+import type { ParsedFeed } from "../feed-parser";
+import type { SyncResult } from "./episodes";
+import type { FetchedFeed } from "./feeds";
+
+/** What other services get of a subscription (user_subscriptions). */
+export interface SubscriptionView {
+  podcast_id: number;
+  feed_cutoff_days: number;
+  title: string;
+  artwork_url: string | null;
+  /** false for a podcast an admin reads without being subscribed. */
+  subscribed: boolean;
+  /** A video channel (services/vidsite.service.ts). */
+  is_vidsite: boolean;
+}
+
+/** A podcast as the refresh needs it, credentials included: internal only. */
+export interface RefreshTarget {
+  podcast_id: number;
+  feed_url: string;
+  username: string | null;
+  password: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string | null;
+}
+
+/** podcasts.apply_feed params: what a refresh learnt about a changed feed. */
+export interface ApplyFeedParams {
+  podcast_id: number;
+  fetched: Omit<FetchedFeed, "feed"> & { feed: Omit<ParsedFeed, "episodes"> };
+  sync: SyncResult;
+}

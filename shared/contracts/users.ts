@@ -1,0 +1,37 @@
+/** What travels to and from the users service: action params and results, events. */
+
+/** users.get_auth_info result: what the auth service needs to know about a key's owner. */
+export interface UserAuthInfo {
+  id: number;
+  isAdmin: boolean;
+  username: string;
+}
+
+/** users.oidc_login params: who the OIDC provider says logged in. */
+export interface OidcLoginParams {
+  email: string;
+  username: string;
+  fullname: string;
+  grant_admin: boolean;
+}
+
+/** users.oidc_login result: the account logged into, created at this first login or found by email. */
+export interface OidcLoginResult {
+  user_id: number;
+  created: boolean;
+}
+
+/** users.verify_password result. */
+export interface VerifiedLogin {
+  user_id: number;
+  mfa_enabled: boolean;
+}
+
+/**
+ * Events of the users service: `user.removed` (emitted once per service group: each service deletes that
+ * user's data) and `user.rights_changed` (broadcast: the admin flag changed or the user is gone, so cached key
+ * lookups must go).
+ */
+export interface UserEvent {
+  user_id: number;
+}
