@@ -89,6 +89,12 @@ describe("search service (SEARCH_PORT gateway)", () => {
     expect(sent[0].headers).not.toHaveProperty("x-auth-key");
   });
 
+  test("a burst of requests for one uncached query asks the provider once", async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get("/api/search").query({ query: "burst", index: "store" })));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(peer.requests.filter((r) => r.url.includes("term=burst"))).toHaveLength(1);
+  });
+
   test("vidsite search: channels deduplicated, at most 25; a repeated query does not run the tool again", async () => {
     const before = toolRuns();
     const res = await get("/api/search").query({ query: "pinchflat", index: "youtube" });
