@@ -83,7 +83,8 @@ export async function startNats(bin: string): Promise<{ url: string; proc: Proc 
 
 /** One node of the server: moleculer-runner with the given services (all of them when omitted). */
 export function startNode(env: Record<string, string>, services?: string[]): Proc {
-  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: "warn", ...env };
+  // The search gateway takes a free loopback port unless a test names one: 5000 may be in use on this machine.
+  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: "warn", SEARCH_PORT: "0", SEARCH_HOST: "127.0.0.1", ...env };
   const args = [RUNNER, "--config", path.join(ROOT, "dist", "moleculer.config.js")];
   if (services) {
     childEnv.SERVICEDIR = path.join(ROOT, "dist", "services");
