@@ -23,7 +23,7 @@ const INDEXES: Record<string, SearchProvider> = {
 const STATS_ID = "api_usage";
 const PROVIDERS: SearchProvider[] = ["store", "directory", "vidsite"];
 /** Plain-text answer of GET /api/search without query and index: clients use it to test the address. */
-export const CONNECTION_OK = "Successful connection to the search service";
+const CONNECTION_OK = "Successful connection to the search service";
 
 /**
  * A provider that limits or fails is an answer, not a broken endpoint: the circuit breaker counts only
