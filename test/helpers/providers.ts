@@ -28,6 +28,7 @@ function misbehave(term: string, res: http.ServerResponse): boolean {
   if (term.includes("ratelimit")) send(res, 429, '{"status":"false","description":"Too many requests"}');
   else if (term.includes("down")) send(res, 502, "<html>Bad gateway</html>");
   else if (term.includes("broken")) send(res, 200, "{not json");
+  else if (term.includes("forbidden")) send(res, 403, '{"error":"forbidden"}');
   else if (term.includes("hang")) return true; // never answers
   else return false;
   return true;

@@ -171,6 +171,10 @@ describe("search service (SEARCH_PORT gateway)", () => {
         expect(res.text).toMatch(text);
       }
       expect((await get("/api/vidsite/channel").query({ id: "UCcrash" })).text).toBe("video channel fetch failed");
+      // A refusal is final: no second try with another User-Agent (the agent sent to providers is fixed).
+      const refused = await get("/api/search").query({ query: "forbidden", index: "store" });
+      expect([refused.status, refused.text]).toEqual([500, "store request failed (HTTP 403)"]);
+      expect(peer.requests.filter((r) => r.url.includes("term=forbidden"))).toHaveLength(1);
     } finally {
       config.searchProviderTimeoutMs = saved.searchProviderTimeoutMs;
     }
