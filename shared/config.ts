@@ -116,6 +116,8 @@ export const config = {
   vidsiteUrl: env.VIDSITE_URL || "https://www.youtube.com",
   /** The video extraction tool (yt-dlp): a name on PATH or a full path. */
   ytdlpPath: env.YTDLP_PATH || "yt-dlp",
+  /** Extraction tool processes running at once per search replica. */
+  ytdlpConcurrency: int("YTDLP_CONCURRENCY", 4),
   /** Deadline of one provider call (HTTP or the extraction tool), in ms. */
   searchProviderTimeoutMs: int("SEARCH_PROVIDER_TIMEOUT_MS", 30_000),
   /** Seconds a provider answer stays in the broker's cacher. */

@@ -25,7 +25,26 @@ function toolFailure(what: Failure, err: any, stderr: string, logger?: any): Err
   return new InternalServerError(what === "search" ? "video channel search failed" : "video channel fetch failed");
 }
 
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** At most YTDLP_CONCURRENCY tool processes per replica (each is a heavy interpreter); the rest wait their turn. */
+async function inSlot<T>(run: () => Promise<T>): Promise<T> {
+  while (running >= config.ytdlpConcurrency) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await run();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
 function runTool(what: Failure, target: string, extra: string[], logger?: any): Promise<any> {
+  return inSlot(() => spawnTool(what, target, extra, logger));
+}
+
+function spawnTool(what: Failure, target: string, extra: string[], logger?: any): Promise<any> {
   const args = ["--ignore-config", "--flat-playlist", "--dump-single-json", "--no-warnings", ...extra, "--", target];
   return new Promise((resolve, reject) => {
     execFile(

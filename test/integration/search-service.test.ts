@@ -25,7 +25,8 @@ describe("search service (SEARCH_PORT gateway)", () => {
   const saved = { ...config };
   const get = (p: string) => request(server.searchUrl).get(p);
   const peerHits = (pathname: string) => peer.requests.filter((r) => r.url.startsWith(pathname)).length;
-  const toolRuns = () => (fs.existsSync(toolLog) ? fs.readFileSync(toolLog, "utf8").trim().split("\n").filter(Boolean).length : 0);
+  const toolLines = () => (fs.existsSync(toolLog) ? fs.readFileSync(toolLog, "utf8").trim().split("\n").filter(Boolean) : []);
+  const toolRuns = () => toolLines().filter((l) => l !== "exit").length;
 
   beforeAll(async () => {
     peer = await startProviders();
@@ -106,6 +107,19 @@ describe("search service (SEARCH_PORT gateway)", () => {
     const many = await get("/api/search").query({ query: "many", index: "vidsite" });
     expect(many.body.results).toHaveLength(25);
     expect(new Set(many.body.results.map((c: any) => c.channelId)).size).toBe(25);
+  });
+
+  test("the extraction tool runs YTDLP_CONCURRENCY processes at a time, the others wait their turn", async () => {
+    config.ytdlpConcurrency = 1;
+    try {
+      const before = toolLines().length;
+      const answers = await Promise.all(["one", "two", "three"].map((q) => get("/api/search").query({ query: `queued ${q}`, index: "vidsite" })));
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+      const lines = toolLines().slice(before).map((l) => (l === "exit" ? "exit" : "start"));
+      expect(lines).toEqual(["start", "exit", "start", "exit", "start", "exit"]);
+    } finally {
+      config.ytdlpConcurrency = saved.ytdlpConcurrency;
+    }
   });
 
   test("podcast details by directory feed id; 404 for an unknown id; 400 for a malformed one", async () => {
