@@ -7,6 +7,7 @@ import type { Socket } from "net";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { routes, toAliases } from "./api.routes";
+import { clientAddress, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
 import { ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
@@ -69,11 +70,15 @@ const ApiService: ServiceSchema = {
         onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
           if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
           ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
+          ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
         },
         onError: sendError,
       },
     ],
     onError: sendError,
+  },
+  created() {
+    trustedProxyList(config.trustedProxies); // a wrong TRUSTED_PROXIES entry stops the start, not a login
   },
   started(this: any) {
     // Requests Node's HTTP parser refuses (oversized headers, garbage) get the JSON error body too.

@@ -4,6 +4,7 @@
  * cannot hand back an old key: every login issues a new key, and the oldest login keys beyond
  * MAX_LOGIN_KEYS are retired.
  */
+import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
@@ -27,12 +28,26 @@ export interface ApiKeyDoc {
 const userIdParam = { type: "number", integer: true, positive: true, convert: true };
 const FAILURE_WINDOW_SECONDS = 60;
 
+/**
+ * A login, MFA code or reset code attempt, stored before the secret is checked (so that concurrent
+ * guesses count too) and removed again when it succeeds: what remains are the failures of the window.
+ * They live in this service's store, MongoDB with several auth replicas, so every replica counts them.
+ */
+interface AttemptDoc {
+  /** Random, not from a sequence: a flood of attempts must not run an int32 counter out. */
+  _id: string;
+  /** The username or e-mail address tried. */
+  username: string;
+  address: string;
+  at: Date;
+}
+
 /** Second login step with MFA on: a single-use token from get_key, stored only as its hash. */
 interface MfaSessionDoc {
   _id: number;
   token_hash: string;
   user_id: number;
-  /** Wrong codes count as failed logins of this username (get_key's per-minute limit). */
+  /** Wrong codes count as failed logins of this username (the per-minute limits of beginAttempt). */
   username: string;
   attempts: number;
   expires_at: Date;
@@ -51,7 +66,10 @@ const AuthService: ServiceSchema = {
     DbMixin(
       { name: "api_keys", indexes: [{ fields: { key_hash: 1 }, unique: true }, { fields: { user_id: 1 } }] },
       [
-        { name: "login_failures", indexes: [{ fields: { at: 1 }, expireAfterSeconds: FAILURE_WINDOW_SECONDS }] },
+        {
+          name: "login_failures",
+          indexes: [{ fields: { at: 1 }, expireAfterSeconds: FAILURE_WINDOW_SECONDS }, { fields: { address: 1, username: 1 } }],
+        },
         { name: "mfa_sessions", indexes: [{ fields: { token_hash: 1 }, unique: true }, { fields: { purge_at: 1 }, expireAfterSeconds: 0 }] },
       ],
     ),
@@ -63,15 +81,13 @@ const AuthService: ServiceSchema = {
         const basic = ctx.meta.basic;
         if (!basic || !basic.username) throw new UnauthorizedError("HTTP Basic credentials required");
         const username = basic.username.toLowerCase();
-        const since = new Date(Date.now() - FAILURE_WINDOW_SECONDS * 1000);
-        const failures = await this.stores.login_failures.count({ query: { username, at: { $gt: since } } });
-        if (failures >= config.loginMaxFailures) throw new TooManyRequestsError("Too many failed logins; try again in a minute");
+        const attempt = await this.beginAttempt(username, ctx.meta.clientIp);
         const login: VerifiedLogin | null = await ctx.call("users.verify_password", { username, password: basic.password });
         if (!login) {
-          await this.stores.login_failures.insert({ username, at: new Date() });
-          this.logger.warn("login failed", { username });
+          this.logger.warn("login failed", { username, address: attempt.address });
           throw new UnauthorizedError("Invalid username or password");
         }
+        await this.forgetAttempt(attempt._id);
         if (login.mfa_enabled) {
           const token = await this.createMfaSession(login.user_id, username);
           return { status: "mfa_required", retrieved_key: null, mfa_required: true, user_id: login.user_id, mfa_session_token: token };
@@ -86,19 +102,20 @@ const AuthService: ServiceSchema = {
         mfa_session_token: { type: "string", min: 1, max: 256 },
         mfa_code: { type: "string", convert: true, trim: true, min: 1, max: 16 },
       },
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const answer = (status: string, key: string | null = null) => ({ status, retrieved_key: key, verified: status === "success" });
         const session: MfaSessionDoc | null = await this.stores.mfa_sessions.findOne({ token_hash: hashApiKey(ctx.params.mfa_session_token) });
         if (!session) return answer("invalid_session");
         if (new Date(session.expires_at).getTime() <= Date.now()) return answer("session_expired");
+        const attempt = await this.beginAttempt(session.username, ctx.meta.clientIp);
         const valid: boolean = await ctx.call("users.check_mfa_code", { user_id: session.user_id, mfa_code: ctx.params.mfa_code });
         if (!valid) {
           if (session.attempts + 1 >= MFA_MAX_ATTEMPTS) await this.stores.mfa_sessions.removeMany({ _id: session._id });
           else await this.stores.mfa_sessions.updateMany({ _id: session._id }, { $inc: { attempts: 1 } });
-          await this.stores.login_failures.insert({ username: session.username, at: new Date() });
-          this.logger.warn("MFA code refused", { user_id: session.user_id });
+          this.logger.warn("MFA code refused", { user_id: session.user_id, address: attempt.address });
           return answer("invalid_code");
         }
+        await this.forgetAttempt(attempt._id);
         // Single use: of two concurrent requests with the same token only the one that removes it gets a key.
         if ((await this.stores.mfa_sessions.removeMany({ _id: session._id })) !== 1) return answer("invalid_session");
         const { key } = await this.issueKey(session.user_id, "login", false, null);
@@ -166,6 +183,24 @@ const AuthService: ServiceSchema = {
 
     // --- Internal actions ---
 
+    /**
+     * The attempt limits for another service's secrets (password-reset codes): begin_attempt before the
+     * check (429 when limited; the client address comes from ctx.meta), attempt_succeeded after a match.
+     */
+    begin_attempt: {
+      visibility: "public",
+      params: { username: { type: "string", min: 1, max: 255 } },
+      async handler(this: any, ctx: Context<{ username: string }, GatewayMeta>): Promise<{ attempt_id: string }> {
+        return { attempt_id: (await this.beginAttempt(ctx.params.username.toLowerCase(), ctx.meta.clientIp))._id };
+      },
+    },
+    attempt_succeeded: {
+      visibility: "public",
+      params: { attempt_id: { type: "string", length: 36 } },
+      async handler(this: any, ctx: Context<{ attempt_id: string }>) {
+        await this.forgetAttempt(ctx.params.attempt_id);
+      },
+    },
     /** A new login key for a user another service has authenticated (OIDC callback). */
     issue_login_key: {
       visibility: "public",
@@ -190,6 +225,26 @@ const AuthService: ServiceSchema = {
     },
   },
   methods: {
+    /**
+     * Counts an attempt of `username` from `address` and answers 429 when, with it, the failures of the
+     * last minute pass the limit for this username from this address or for this address overall: a
+     * guesser locks out its own address only, and the owner still logs in from anywhere else.
+     */
+    async beginAttempt(this: any, username: string, address = "local"): Promise<AttemptDoc> {
+      const doc: AttemptDoc = { _id: crypto.randomUUID(), username, address, at: new Date() };
+      await this.stores.login_failures.insert(doc);
+      const since = new Date(Date.now() - FAILURE_WINDOW_SECONDS * 1000);
+      const count = (query: object) => this.stores.login_failures.count({ query: { ...query, at: { $gt: since } } });
+      const [mine, fromAddress] = await Promise.all([count({ username, address }), count({ address })]);
+      if (mine > config.loginMaxFailures || fromAddress > config.loginMaxFailuresPerAddress) {
+        this.logger.warn("attempt limited", { username, address });
+        throw new TooManyRequestsError("Too many failed attempts from your address; try again in a minute");
+      }
+      return doc;
+    },
+    async forgetAttempt(this: any, id: string): Promise<void> {
+      await this.stores.login_failures.removeMany({ _id: id });
+    },
     async issueKey(this: any, userId: number, kind: ApiKeyDoc["kind"], rssonly: boolean, podcastIds: number[] | null) {
       const key = generateApiKey();
       const doc: ApiKeyDoc = {

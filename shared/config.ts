@@ -47,8 +47,12 @@ export const config = {
   heartbeatTimeout: int("HEARTBEAT_TIMEOUT", 15),
   /** Largest accepted request body. */
   maxBodySize: env.MAX_BODY_SIZE || "1mb",
-  /** Failed get_key attempts per username per minute before 429. */
+  /** Failed logins, MFA codes and reset codes per username (or e-mail) and client address per minute before 429. */
   loginMaxFailures: int("LOGIN_MAX_FAILURES", 10),
+  /** The same from one client address across all usernames. */
+  loginMaxFailuresPerAddress: int("LOGIN_MAX_FAILURES_PER_ADDRESS", 30),
+  /** Comma list of proxy addresses / CIDRs whose X-Forwarded-For names the client; empty = the socket's peer is the client. */
+  trustedProxies: (env.TRUSTED_PROXIES || "").split(",").map((s) => s.trim()).filter(Boolean),
   /** Time an API key lookup stays cached in the auth service, in seconds. */
   keyCacheTtl: int("KEY_CACHE_TTL", 60),
   /** Login keys kept per user; get_key issues a new one each time, the oldest beyond this go. */

@@ -1,19 +1,19 @@
 /**
  * The one way a service gets its collections (DESIGN.md rules 1-3).
  *
- * - Without MONGO_URI each collection is a NeDB file under DATA_DIR, guarded by a lock file so that a
- *   second process cannot open the same data (scaling a stateful service out needs MongoDB).
+ * - Without MONGO_URI each collection is a NeDB file under DATA_DIR, and the service holds a lock there
+ *   (shared/data-lock.ts) so that a second process cannot open the same data (scaling out needs MongoDB).
  * - With MONGO_URI each collection is a MongoDB collection through moleculer-db-adapter-mongo.
  * The first collection is `this.adapter` (moleculer-db); further ones are `this.stores.<name>`.
  * moleculer-db's generic CRUD actions are switched off: the route table names only our own actions.
  */
 import fs from "fs";
-import os from "os";
 import path from "path";
 import DbService from "moleculer-db";
 import MongoAdapter from "moleculer-db-adapter-mongo";
 import type { ServiceSchema } from "moleculer";
 import { config } from "./config";
+import { lockDataDir } from "./data-lock";
 import { ConflictError } from "./errors";
 
 export interface IndexSpec {
@@ -33,34 +33,6 @@ const COUNTERS = "counters";
 
 function isMongo(): boolean {
   return !!config.mongoUri;
-}
-
-/** Takes the NeDB lock of one data file, or throws when a live process holds it. */
-function takeLock(file: string): string {
-  const lock = `${file}.lock`;
-  const me = `${os.hostname()} ${process.pid}`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(lock, me, { flag: "wx" });
-      return lock;
-    } catch (err: any) {
-      if (err.code !== "EEXIST") throw err;
-      const [host, pidText] = fs.readFileSync(lock, "utf8").split(" ");
-      const pid = Number(pidText);
-      // Another host's lock cannot be checked, so it counts as alive; so does this process's own.
-      let alive = true;
-      if (host === os.hostname()) {
-        try { process.kill(pid, 0); } catch { alive = false; }
-      }
-      if (alive) {
-        throw new Error(
-          `${path.basename(file)} is in use by ${host} pid ${pid}: a service on the embedded store runs as one instance; set MONGO_URI to scale it out`,
-        );
-      }
-      fs.unlinkSync(lock); // stale lock of a dead process
-    }
-  }
-  throw new Error(`Could not lock ${file}`);
 }
 
 function createAdapter(collection: string, file: string | null): any {
@@ -97,11 +69,31 @@ export function isDuplicateKeyError(err: any): boolean {
   return err?.errorType === "uniqueViolated" || err?.code === 11000;
 }
 
+function usesFiles(): boolean {
+  return !isMongo() && !config.dataDir.endsWith(":memory:");
+}
+
+/**
+ * Mixed in after DbService so that its started() runs before moleculer-db's, which loads (and compacts)
+ * the files and would retry forever on an error instead of letting the process exit.
+ */
+const DataLockMixin: Partial<ServiceSchema> = {
+  async started(this: any) {
+    if (!usesFiles()) return;
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    this.releaseDataLock = await lockDataDir(config.dataDir, `${this.name}.service`, (err) =>
+      this.broker.fatal(`Lost the lock of the ${this.name} data in ${config.dataDir}; stopping before the data splits`, err),
+    );
+  },
+  async stopped(this: any) {
+    await this.releaseDataLock?.();
+  },
+};
+
 export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): ServiceSchema {
-  const lockFiles: string[] = [];
   return {
     name: "db-mixin",
-    mixins: [DbService],
+    mixins: [DbService, DataLockMixin],
     adapter: null as any,
     collection: main.name,
     settings: { idField: "_id" },
@@ -125,11 +117,6 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       this.stores = {};
       for (const spec of extra) this.stores[spec.name] = createAdapter(spec.name, files[spec.name]);
       this.stores[COUNTERS] = createAdapter(COUNTERS, files[COUNTERS]);
-      // Locks are taken before moleculer-db loads (and compacts) any file.
-      if (!isMongo() && !config.dataDir.endsWith(":memory:")) {
-        fs.mkdirSync(config.dataDir, { recursive: true });
-        for (const file of Object.values(files) as string[]) lockFiles.push(takeLock(file));
-      }
     },
     async started(this: any) {
       // moleculer-db connects this.adapter in its own started(); the extra stores are ours.
@@ -142,9 +129,6 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
     },
     async stopped(this: any) {
       for (const store of Object.values(this.stores || {}) as any[]) await store.disconnect?.();
-      while (lockFiles.length) {
-        try { fs.unlinkSync(lockFiles.pop()!); } catch { /* already gone */ }
-      }
     },
     methods: {
       /** Inserts into a store; a unique-index violation (also of a racing insert) becomes a 409 with this message. */

@@ -26,4 +26,6 @@ export interface GatewayMeta {
   basic?: { username: string; password: string } | null;
   /** scheme://host the request reached (Host header), for addresses the server hands out. */
   requestOrigin?: string;
+  /** The client's address (shared/client-address.ts), set by the gateway for per-address limits. */
+  clientIp?: string;
 }

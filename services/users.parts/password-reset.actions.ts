@@ -8,19 +8,21 @@ import { BadRequestError } from "../../shared/errors";
 import { passwordToStoredHash, sha256Hex } from "../../shared/secrets";
 import { UserDoc } from "./model";
 
-/** One pending password reset per user: only the SHA-256 of the mailed code is kept. */
+/**
+ * A pending password reset: only the SHA-256 of the mailed code is kept. A new request does not void the
+ * older codes (someone else could ask every minute to void the owner's); guesses are limited per address
+ * by the auth service, against 50-bit codes.
+ */
 interface PasswordResetDoc {
   _id: number;
   user_id: number;
   code_hash: string;
-  attempts: number;
   created_at: Date;
   /** The TTL index drops the record at this time. */
   expires_at: Date;
 }
 
 const RESET_CODE_MINUTES = 15;
-const RESET_MAX_ATTEMPTS = 5;
 /** At most one reset mail per account in this time, so the open route cannot flood a mailbox. */
 const RESET_MAIL_INTERVAL_MS = 60_000;
 // Unambiguous letters and digits (no 0/O, 1/I): 10 of them are 50 bits, read from a mail by a person.
@@ -31,6 +33,8 @@ export const passwordResetActions: ServiceActionsSchema = {
   reset_password_create_code: {
     params: { email: { type: "email", max: 255 }, username: { type: "string", trim: true, min: 1, max: 64 } },
     async handler(this: any, ctx: Context<any>) {
+      // Each request counts like a failed attempt: one address cannot have codes mailed to many accounts.
+      await ctx.call("auth.begin_attempt", { username: ctx.params.username });
       const user: UserDoc | null = await this.adapter.findOne({ email: ctx.params.email.toLowerCase(), username: ctx.params.username.toLowerCase() });
       if (user) {
         this.sendResetCode(user).catch((err: any) => this.logger.warn("reset mail not sent", { user_id: user._id, error: err?.message }));
@@ -46,19 +50,17 @@ export const passwordResetActions: ServiceActionsSchema = {
     },
     async handler(this: any, ctx: Context<any>) {
       const invalid = new BadRequestError("Invalid or expired reset code");
+      const { attempt_id } = await ctx.call<{ attempt_id: string }, any>("auth.begin_attempt", { username: ctx.params.email });
       const user: UserDoc | null = await this.adapter.findOne({ email: ctx.params.email.toLowerCase() });
-      const reset: PasswordResetDoc | null = user ? await this.stores.password_resets.findOne({ user_id: user._id }) : null;
-      if (!user || !reset || new Date(reset.expires_at).getTime() <= Date.now()) throw invalid;
+      const pending: PasswordResetDoc[] = user ? await this.stores.password_resets.find({ query: { user_id: user._id, expires_at: { $gt: new Date() } } }) : [];
       const given = Buffer.from(sha256Hex(ctx.params.reset_code.toUpperCase().replace(/[\s-]/g, "")), "hex");
-      if (!crypto.timingSafeEqual(given, Buffer.from(reset.code_hash, "hex"))) {
-        // A handful of guesses, then the code is gone and a new one must be mailed.
-        if (reset.attempts + 1 >= RESET_MAX_ATTEMPTS) await this.stores.password_resets.removeMany({ _id: reset._id });
-        else await this.stores.password_resets.updateMany({ _id: reset._id }, { $inc: { attempts: 1 } });
-        throw invalid;
-      }
+      const reset = pending.find((r) => crypto.timingSafeEqual(given, Buffer.from(r.code_hash, "hex")));
+      if (!user || !reset) throw invalid;
+      await ctx.call("auth.attempt_succeeded", { attempt_id });
       const storedHash = await passwordToStoredHash(ctx.params.new_password);
       // Single use: of two concurrent requests with the same code only the one that removes the record wins.
       if ((await this.stores.password_resets.removeMany({ _id: reset._id })) !== 1) throw invalid;
+      await this.stores.password_resets.removeMany({ user_id: user._id });
       await this.setFields(user._id, { hashed_pw: storedHash });
       this.logger.info("password reset by mailed code", { user_id: user._id });
       return { message: "Password reset successfully" };
@@ -67,9 +69,9 @@ export const passwordResetActions: ServiceActionsSchema = {
 };
 
 export const passwordResetMethods: ServiceMethods = {
-  /** Stores the hash of a new code (replacing an older one) and mails the code through the notifications service. */
+  /** Stores the hash of a new code (older ones stay valid until they expire) and mails the code through the notifications service. */
   async sendResetCode(this: any, user: UserDoc): Promise<void> {
-    const previous: PasswordResetDoc | null = await this.stores.password_resets.findOne({ user_id: user._id });
+    const [previous]: PasswordResetDoc[] = await this.stores.password_resets.find({ query: { user_id: user._id }, sort: ["-created_at"], limit: 1 });
     if (previous && Date.now() - new Date(previous.created_at).getTime() < RESET_MAIL_INTERVAL_MS) return;
     const code = Array.from({ length: 10 }, () => RESET_ALPHABET[crypto.randomInt(RESET_ALPHABET.length)]).join("");
     const now = Date.now();
@@ -77,11 +79,9 @@ export const passwordResetMethods: ServiceMethods = {
       _id: await this.nextId("password_resets"),
       user_id: user._id,
       code_hash: sha256Hex(code),
-      attempts: 0,
       created_at: new Date(now),
       expires_at: new Date(now + RESET_CODE_MINUTES * 60_000),
     };
-    await this.stores.password_resets.removeMany({ user_id: user._id });
     await this.stores.password_resets.insert(doc);
     const shown = `${code.slice(0, 5)}-${code.slice(5)}`;
     await this.broker.call("notifications.send_mail", {

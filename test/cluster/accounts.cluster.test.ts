@@ -1,7 +1,8 @@
 /**
  * Accounts across processes over a real NATS server: two gateway replicas, users and auth each in its own
  * process. An MFA login started on one gateway finishes on the other; admin-flag changes and user removal
- * reach the auth process as events and take effect on keys it had cached.
+ * reach the auth process as events and take effect on keys it had cached. Failed logins count in the
+ * auth service, not in a gateway: a guesser's address is locked out through either gateway.
  */
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { tempDir } from "../helpers/server";
@@ -24,8 +25,9 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
     nats = proc;
     const [portA, portB] = [await freePort(), await freePort()];
     const common = { TRANSPORTER: transporter, NAMESPACE: `acc-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-acc-") };
-    procs.gatewayA = startNode({ ...common, PORT: String(portA), NODE_ID: "gateway-a" }, ["api"]);
-    procs.gatewayB = startNode({ ...common, PORT: String(portB), NODE_ID: "gateway-b" }, ["api"]);
+    // The test's loopback peer is a trusted proxy: X-Forwarded-For plays the clients' addresses.
+    procs.gatewayA = startNode({ ...common, PORT: String(portA), NODE_ID: "gateway-a", TRUSTED_PROXIES: "127.0.0.1,::1" }, ["api"]);
+    procs.gatewayB = startNode({ ...common, PORT: String(portB), NODE_ID: "gateway-b", TRUSTED_PROXIES: "127.0.0.1,::1" }, ["api"]);
     procs.users = startNode({ ...common, NODE_ID: "users-1" }, ["users"]);
     procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);
     urlA = `http://127.0.0.1:${portA}`;
@@ -66,5 +68,13 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
     expectErrorBody(await b.get("/api/data/verify_key").set("Api-Key", ivyKey), 401);
     expectErrorBody(await a.get("/api/data/verify_key").set("Api-Key", mfaKey), 401);
     expect((await b.get("/api/data/verify_key").set("Api-Key", adminKey)).status).toBe(200);
+  });
+
+  test("failed logins through one gateway lock that address out through the other too; the owner's address stays open", async () => {
+    const login = (url: string, password: string, from: string) => api(url).get("/api/data/get_key").set("Authorization", basic("root", password)).set("X-Forwarded-For", from);
+    for (let i = 0; i < 10; i++) expectErrorBody(await login(i % 2 ? urlA : urlB, `guess ${i}`, "198.51.100.7"), 401);
+    expectErrorBody(await login(urlA, "root password", "198.51.100.7"), 429);
+    expectErrorBody(await login(urlB, "root password", "198.51.100.7"), 429);
+    expect((await login(urlB, "root password", "203.0.113.5")).status).toBe(200);
   });
 });

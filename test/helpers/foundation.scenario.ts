@@ -174,7 +174,7 @@ export function foundationScenario(target: { url: string }) {
     expectErrorBody(await http().post("/api/data/create_first").set("Content-Type", "application/json").send(big), 413);
   });
 
-  test("at most 10 failed logins a minute per username, then 429 even for the right password", async () => {
+  test("at most 10 failed logins a minute per username from one address, then 429 even for the right password", async () => {
     for (let i = 0; i < 10; i++) {
       expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("carol", `wrong ${i}`)), 401);
     }

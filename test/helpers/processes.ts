@@ -81,8 +81,11 @@ export async function startNats(bin: string): Promise<{ url: string; proc: Proc 
   return { url: `nats://127.0.0.1:${port}`, proc };
 }
 
-/** One node of the server: moleculer-runner with the given services (all of them when omitted). */
-export function startNode(env: Record<string, string>, services?: string[]): Proc {
+/**
+ * One node of the server: moleculer-runner with the given services (all of them when omitted).
+ * shellPrelude runs in a shell that then execs node, so `$$` in it is the node process's own pid.
+ */
+export function startNode(env: Record<string, string>, services?: string[], shellPrelude?: string): Proc {
   // The search gateway takes a free loopback port unless a test names one: 5000 may be in use on this machine.
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: "warn", SEARCH_PORT: "0", SEARCH_HOST: "127.0.0.1", ...env };
   const args = [RUNNER, "--config", path.join(ROOT, "dist", "moleculer.config.js")];
@@ -92,7 +95,8 @@ export function startNode(env: Record<string, string>, services?: string[]): Pro
   } else {
     args.push(path.join(ROOT, "dist", "services"));
   }
-  return track(spawn(process.execPath, args, { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  const [cmd, argv] = shellPrelude ? ["/bin/sh", ["-c", `${shellPrelude}\nexec "$0" "$@"`, process.execPath, ...args]] : [process.execPath, args];
+  return track(spawn(cmd, argv, { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
 /**

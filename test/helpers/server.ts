@@ -51,3 +51,12 @@ export async function startServer(opts: { dataDir?: string; services?: ServiceSc
   };
   return { broker, url: urlOf("api"), searchUrl: urlOf("search-api"), dataDir, stop: () => broker.stop() };
 }
+
+/** Lets X-Forwarded-For play the clients' addresses: the test's loopback peer becomes a trusted proxy. Returns the undo. */
+export function trustLoopbackProxy(): () => void {
+  const before = config.trustedProxies;
+  config.trustedProxies = ["127.0.0.1", "::1"];
+  return () => {
+    config.trustedProxies = before;
+  };
+}

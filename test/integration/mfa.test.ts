@@ -3,7 +3,7 @@
  * otplib): set-up, verification, the get_key -> verify_mfa_and_get_key login and its state table.
  */
 import { api, basic, expectErrorBody } from "../helpers/client";
-import { startServer, TestServer } from "../helpers/server";
+import { startServer, TestServer, trustLoopbackProxy } from "../helpers/server";
 import { otherCode, totp } from "../helpers/totp";
 import { freezeClock } from "../helpers/clock";
 
@@ -159,6 +159,28 @@ describe("MFA (TOTP) set-up and login", () => {
     const second = (await startLogin("quin", u.password)).mfa_session_token;
     for (let i = 0; i < 5; i++) expect((await finishLogin(second, otherCode(totp(secret)))).body.status).toBe("invalid_code");
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("quin", u.password)), 429);
+  });
+
+  test("wrong codes lock out the guesser's address only: the owner finishes an MFA login from another", async () => {
+    const u = await newUser("sven");
+    const secret = await enableMfa(u);
+    const untrust = trustLoopbackProxy();
+    try {
+      const attacker = "198.51.100.7";
+      const getKey = (from: string) => http().get("/api/data/get_key").set("Authorization", basic("sven", u.password)).set("X-Forwarded-For", from);
+      // A guesser who has the password: two sessions of five wrong codes are its ten failures.
+      for (let s = 0; s < 2; s++) {
+        const token = (await getKey(attacker)).body.mfa_session_token;
+        for (let i = 0; i < 5; i++) expect((await finishLogin(token, otherCode(totp(secret))).set("X-Forwarded-For", attacker)).body.status).toBe("invalid_code");
+      }
+      expectErrorBody(await getKey(attacker), 429);
+      const ownerToken = (await getKey("203.0.113.5")).body.mfa_session_token;
+      expectErrorBody(await finishLogin(ownerToken, otherCode(totp(secret))).set("X-Forwarded-For", attacker), 429);
+      const ok = await finishLogin(ownerToken, totp(secret)).set("X-Forwarded-For", "203.0.113.5");
+      expect(ok.body).toEqual({ status: "success", retrieved_key: expect.any(String), verified: true });
+    } finally {
+      untrust();
+    }
   });
 
   test("session tokens last 5 minutes: at 4:59 one works, at 5:01 another answers session_expired", async () => {

@@ -5,7 +5,7 @@
 import { SMTPServer } from "smtp-server";
 import type { AddressInfo } from "net";
 import { api, basic, expectErrorBody } from "../helpers/client";
-import { startServer, TestServer } from "../helpers/server";
+import { startServer, TestServer, trustLoopbackProxy } from "../helpers/server";
 import { freezeClock } from "../helpers/clock";
 
 interface ReceivedMail {
@@ -171,6 +171,24 @@ describe("mail settings and password reset by mail", () => {
 
     expectErrorBody(await reset({ reset_code: code, email: "nora@example.org", new_password: "second use password" }), 400);
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("nora", "second use password")), 401);
+  });
+
+  test("reset-code guesses lock out the guesser's address only; the mailed code still works from another", async () => {
+    await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: "Pia", username: "pia", email: "pia@example.org", hash_pw: "pia password" });
+    const untrust = trustLoopbackProxy();
+    try {
+      const reset = (code: string, from: string) =>
+        http().post("/api/data/verify_and_reset_password").set("X-Forwarded-For", from).send({ reset_code: code, email: "pia@example.org", new_password: "pia new password" });
+      await http().post("/api/data/reset_password_create_code").set("X-Forwarded-For", "203.0.113.5").send({ email: "pia@example.org", username: "pia" });
+      const code = /Reset code: ([A-Z0-9]{5}-[A-Z0-9]{5})/.exec((await waitForMail("pia@example.org", /reset/i)).body)![1];
+      for (let i = 0; i < 10; i++) expectErrorBody(await reset(`AAAAA-AAAA${i}`, "198.51.100.7"), 400);
+      expectErrorBody(await reset("AAAAA-AAAAZ", "198.51.100.7"), 429);
+      expectErrorBody(await reset(code, "198.51.100.7"), 429);
+      expect((await reset(code, "203.0.113.5")).status).toBe(200);
+      expect((await http().get("/api/data/get_key").set("Authorization", basic("pia", "pia new password"))).status).toBe(200);
+    } finally {
+      untrust();
+    }
   });
 
   test("a reset code expires after 15 minutes", async () => {

@@ -31,7 +31,8 @@ describe("db mixin on the embedded store", () => {
     a.createService(schema);
     await a.start();
     const b = new ServiceBroker({ logger: false });
-    expect(() => b.createService({ ...schema })).toThrow(/is in use by/);
+    b.createService({ ...schema });
+    await expect(b.start()).rejects.toThrow(/is in use by/);
     await a.stop();
     // Once the first one stopped, the files are free again.
     const c = new ServiceBroker({ logger: false });
