@@ -9,7 +9,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { ServiceUnavailableError } from "../shared/errors";
-import { fetchProviderJson } from "../shared/provider";
+import { fetchProviderJson, PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 
 /** discover kinds: the people database's listing endpoints (underscore spellings accepted). */
 const DISCOVER_KINDS = ["recent-hosts", "popular-podcasts", "stats"];
@@ -33,6 +33,7 @@ const PeopleService: ServiceSchema = {
   actions: {
     /** GET /api/data/podpeople/discover: a listing of the people database, at most limit entries. */
     discover: {
+      circuitBreaker,
       params: {
         kind: { type: "enum", values: [...DISCOVER_KINDS, ...DISCOVER_KINDS.map((k) => k.replace("-", "_"))] },
         limit: { type: "number", integer: true, min: 1, max: 200, convert: true, optional: true },
@@ -45,6 +46,7 @@ const PeopleService: ServiceSchema = {
     },
     /** GET /api/data/podpeople/host_podcasts: the podcasts a person hosts or appears in (directory person search). */
     host_podcasts: {
+      circuitBreaker,
       params: { hostname: { type: "string", trim: true, min: 1, max: 200 } },
       async handler(this: any, ctx: Context<{ hostname: string }>) {
         const found: { feeds: any[] } = await ctx.call("search.search", { query: ctx.params.hostname, index: "directory", search_type: "person" });
@@ -58,10 +60,12 @@ const PeopleService: ServiceSchema = {
     },
     /** GET /api/data/refresh_hosts (admin): renews the hosts of every subscribed podcast that has a directory id. */
     refresh_hosts: {
+      circuitBreaker,
       params: {},
       async handler(this: any, ctx: Context) {
         const ids: number[] = await ctx.call("podcasts.index_ids", {});
-        peopleUrl("/"); // not configured: one clear 503 rather than a failure per podcast
+        // Not configured: one clear 503 rather than a failure per podcast (nothing to refresh needs no database).
+        if (ids.length) peopleUrl("/");
         let next = 0;
         let failed = 0;
         const worker = async () => {

@@ -11,6 +11,7 @@ import type { SearchParams, SearchProvider, SearchStats } from "../shared/contra
 import { CHANNEL_ID } from "../shared/contracts/vidsite";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError } from "../shared/errors";
+import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import { directoryPodcast, directorySearch, storeSearch } from "./search.parts/providers";
 import { channelDetails, searchChannels } from "./search.parts/vidsite";
 
@@ -24,14 +25,6 @@ const STATS_ID = "api_usage";
 const PROVIDERS: SearchProvider[] = ["store", "directory", "vidsite"];
 /** Plain-text answer of GET /api/search without query and index: clients use it to test the address. */
 const CONNECTION_OK = "Successful connection to the search service";
-
-/**
- * A provider that limits or fails is an answer, not a broken endpoint: the circuit breaker counts only
- * other failures, so that one provider's 503s never close the route to the other providers.
- */
-const circuitBreaker = {
-  check: (err: any) => !!err && (err.code >= 500 || !err.code) && err.type !== "internal_error" && err.type !== "service_unavailable",
-};
 
 type Lookup = { provider: SearchProvider; kind: "term" | "person" | "podcast" | "channel"; q: string };
 

@@ -12,6 +12,7 @@ import type { FetchedFeed } from "../shared/contracts/feeds";
 import type { VidsiteChannelDetails, VidsiteSearchResult } from "../shared/contracts/search";
 import { CHANNEL_ID, vidsiteChannelId, vidsiteChannelUrl } from "../shared/contracts/vidsite";
 import { BadRequestError } from "../shared/errors";
+import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import { sha256Hex } from "../shared/secrets";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
@@ -60,6 +61,7 @@ const VidsiteService: ServiceSchema = {
   actions: {
     /** GET /api/data/search_vidsite_channels */
     search_vidsite_channels: {
+      circuitBreaker,
       params: { query: { type: "string", trim: true, min: 1, max: 500 }, user_id: id, max_results: { type: "number", integer: true, min: 1, max: 25, convert: true, optional: true } },
       async handler(this: any, ctx: Context<any>) {
         const found: VidsiteSearchResult = await ctx.call("search.search", { query: ctx.params.query, index: "vidsite" });
@@ -79,6 +81,7 @@ const VidsiteService: ServiceSchema = {
     },
     /** POST /api/data/vidsite/subscribe: 409 when already subscribed; feed_cutoff (days of videos kept) defaults to 30. */
     subscribe: {
+      circuitBreaker,
       params: { channel_id: { type: "string", trim: true, max: 100 }, user_id: id, feed_cutoff: { type: "number", integer: true, min: 0, max: 365, convert: true, optional: true } },
       async handler(this: any, ctx: Context<any>) {
         const { channel_id, user_id } = ctx.params;
@@ -115,6 +118,7 @@ const VidsiteService: ServiceSchema = {
 
     /** A video channel read as a feed (the shape of feeds.fetch_feed): unchanged when its videos are the same as last time. */
     channel_feed: {
+      circuitBreaker,
       visibility: "public",
       params: { url: "string", content_hash: { type: "string", optional: true, nullable: true } },
       async handler(this: any, ctx: Context<{ url: string; content_hash?: string | null }>): Promise<FetchedFeed> {

@@ -18,6 +18,15 @@ export function providerFailure(provider: string, err: any): Error {
   return new InternalServerError(`${provider} request failed${err.status ? ` (HTTP ${err.status})` : ""}`);
 }
 
+/**
+ * Circuit breaker options for actions that answer with a provider's failure: a provider that limits or
+ * fails is an answer, not a broken endpoint, so only other failures count. Otherwise one provider's
+ * 503s would close the action (and every other provider behind it) for everyone for a while.
+ */
+export const PROVIDER_CIRCUIT_BREAKER = {
+  check: (err: any) => !!err && (err.code >= 500 || !err.code) && err.type !== "internal_error" && err.type !== "service_unavailable",
+};
+
 /** GETs url and parses its JSON object or array; headers for signing, the deadline SEARCH_PROVIDER_TIMEOUT_MS. */
 export async function fetchProviderJson(provider: string, url: string, headers: Record<string, string> = {}): Promise<any> {
   let body: Buffer | null;
