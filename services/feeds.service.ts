@@ -20,7 +20,7 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, TooManyRequestsError } from "../shared/errors";
 import { FeedParseError, parseFeed } from "../shared/feed-parser";
 import { decodeBytes } from "../shared/feed-parser/text";
-import { fetchUrl, FetchResult, OutboundHttpError } from "../shared/http";
+import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import type { AuthUser } from "../shared/types";
 import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import type { SyncResult } from "../shared/contracts/episodes";
@@ -52,7 +52,7 @@ function charsetOf(contentType: string | null): string | undefined {
 /** A fetch or parse failure as the client sees it: 400, never 500. */
 function feedError(err: unknown): Error {
   if (err instanceof FeedParseError) return new BadRequestError(err.message);
-  if (err instanceof OutboundHttpError) return new BadRequestError(`Could not fetch the feed: ${err.message}`);
+  if (err instanceof OutboundHttpError) return new BadRequestError(err.kind === "blocked_address" ? err.message : `Could not fetch the feed: ${err.message}`);
   return err as Error;
 }
 
@@ -73,7 +73,7 @@ const FeedsService: ServiceSchema = {
         await this.stores.feed_fetches.insert({ user_id, at: new Date() });
         let res: FetchResult;
         try {
-          res = await fetchUrl(ctx.params.podcast_feed, { accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5" });
+          res = await fetchUrl(ctx.params.podcast_feed, { rights: rightsOf(ctx.meta.user), accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5" });
         } catch (err) {
           throw feedError(err);
         }
@@ -101,7 +101,7 @@ const FeedsService: ServiceSchema = {
 
     // --- Internal actions (not in the route table) ---
 
-    /** Fetches and parses a feed (400 "not a podcast feed" or "Could not fetch the feed" on failure). */
+    /** Fetches and parses a feed with the caller's rights (400 "not a podcast feed", "Could not fetch the feed" or "This address is not allowed"). */
     fetch_feed: {
       visibility: "public",
       params: {
@@ -112,9 +112,9 @@ const FeedsService: ServiceSchema = {
         last_modified: { type: "string", optional: true, nullable: true },
         content_hash: { type: "string", optional: true, nullable: true },
       },
-      async handler(this: any, ctx: Context<any>): Promise<FetchedFeed> {
+      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<FetchedFeed> {
         try {
-          return await this.fetchFeed(ctx.params);
+          return await this.fetchFeed({ ...ctx.params, rights: rightsOf(ctx.meta.user) });
         } catch (err) {
           throw feedError(err);
         }
@@ -131,7 +131,7 @@ const FeedsService: ServiceSchema = {
         let fetched: FetchedFeed;
         try {
           fetched = await this.fetchFeed({
-            url: target.feed_url, username: target.username ?? undefined, password: target.password ?? undefined,
+            url: target.feed_url, username: target.username ?? undefined, password: target.password ?? undefined, rights: target.fetch_rights,
             etag: target.etag, last_modified: target.last_modified, content_hash: target.content_hash,
           });
         } catch (err: any) {
@@ -148,11 +148,11 @@ const FeedsService: ServiceSchema = {
     },
   },
   methods: {
-    async fetchFeed(this: any, p: { url: string; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
+    async fetchFeed(this: any, p: { url: string; rights: Rights; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
       // A video channel has no RSS: the vidsite service reads it through the search service's extraction tool.
       if (isVidsiteFeed(p.url)) return this.broker.call("vidsite.channel_feed", { url: p.url, content_hash: p.content_hash ?? null });
       const res = await fetchUrl(p.url, {
-        etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
+        rights: p.rights, etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
         accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
       });
       const base = { final_url: res.finalUrl, etag: res.etag, last_modified: res.lastModified };

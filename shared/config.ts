@@ -78,8 +78,11 @@ export const config = {
   httpMaxBytes: int("HTTP_MAX_BYTES", 50 * 1024 * 1024),
   /** Most redirects an outbound fetch follows. */
   httpMaxRedirects: int("HTTP_MAX_REDIRECTS", 5),
-  /** Private addresses the image proxy may fetch: "false" (SSRF guard on), "true" (all), or a comma list of addresses / CIDRs. */
-  proxyAllowPrivate: env.PROXY_ALLOW_PRIVATE || "false",
+  /**
+   * Loopback and private addresses that URLs of normal users (feeds, image proxy) may reach: "false" (admins only), "true"
+   * (everyone), or a comma list of addresses / CIDRs. Link-local and metadata addresses stay refused. PROXY_ALLOW_PRIVATE is its older name.
+   */
+  outboundAllowPrivate: env.OUTBOUND_ALLOW_PRIVATE || env.PROXY_ALLOW_PRIVATE || "false",
 
   // OIDC login (services/oidc.service.ts).
   /** Tells clients to hide the username/password form (public_oidc_providers). */

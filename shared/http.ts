@@ -1,7 +1,7 @@
 /**
  * The one outbound HTTP client of the server (DESIGN.md rule 8): feeds, media and the image proxy all
  * fetch through fetchUrl. Redirects are followed by hand (axios maxRedirects: 0) so that every hop is
- * checked against the SSRF guard and credentials never travel to another host.
+ * checked against the outbound URL policy and credentials never travel to another host.
  */
 import dns from "dns";
 import http from "http";
@@ -22,8 +22,8 @@ export interface FetchOptions {
   maxBytes?: number;
   /** Deadline for the whole fetch (every hop, the retry and the body). Default config.httpTimeoutMs. */
   timeoutMs?: number;
-  /** false refuses loopback, link-local and private addresses (image proxy) except those PROXY_ALLOW_PRIVATE lets through. */
-  allowPrivate?: boolean;
+  /** Whose rights the fetch uses under the outbound URL policy (rightsOf(ctx.meta.user); a stored feed's own). */
+  rights: Rights;
   /** Accept header; default any type. */
   accept?: string;
   /** Most redirects followed; default config.httpMaxRedirects. */
@@ -94,64 +94,128 @@ const BROWSER_USER_AGENT =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Addresses the guard refuses; IPv4-mapped IPv6 addresses are matched against the IPv4 rules. */
-const BLOCKED = new net.BlockList();
-for (const [prefix, bits] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
-  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) BLOCKED.addSubnet(prefix, bits, "ipv4");
-for (const [prefix, bits] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const)
-  BLOCKED.addSubnet(prefix, bits, "ipv6");
+/**
+ * The outbound URL policy (DESIGN.md rule 8, README "Outbound URL policy"). Every URL a user supplies
+ * is checked per hop, on the addresses its host resolves to:
+ * - forbidden: link-local (cloud metadata lives there), other clouds' metadata addresses, "this
+ *   network", multicast, reserved and documentation ranges. Refused for everyone, whatever the
+ *   operator allows.
+ * - private: loopback, RFC 1918, carrier-grade NAT (Tailscale), unique-local IPv6, benchmarking
+ *   (fake-IP proxies). Reached with admin rights, or where OUTBOUND_ALLOW_PRIVATE allows it.
+ * - public: everything else.
+ * An IPv6 address that carries an IPv4 one (mapped, NAT64, IPv4-compatible, 6to4) counts as that IPv4
+ * address; the WHATWG URL parser already turns decimal, octal, hex and short IPv4 spellings into dotted ones.
+ */
+const FORBIDDEN = new net.BlockList();
+const PRIVATE = new net.BlockList();
+for (const [list, type, ranges] of [
+  [FORBIDDEN, "ipv4", [["0.0.0.0", 8], ["169.254.0.0", 16], ["100.100.100.200", 32], ["192.0.0.0", 24], ["192.0.2.0", 24],
+    ["198.51.100.0", 24], ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4]]],
+  // fd00:ec2::/64: AWS instance metadata (::254), DNS (::253) and time (::123); 2001::/23: IETF protocol assignments (Teredo).
+  [FORBIDDEN, "ipv6", [["::", 128], ["fe80::", 10], ["fd00:ec2::", 64], ["ff00::", 8], ["100::", 64], ["::ffff:0:0:0", 96], ["2001::", 23], ["2001:db8::", 32]]],
+  [PRIVATE, "ipv4", [["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["172.16.0.0", 12], ["192.168.0.0", 16], ["198.18.0.0", 15]]],
+  [PRIVATE, "ipv6", [["::1", 128], ["fc00::", 7], ["fec0::", 10], ["64:ff9b:1::", 48]]],
+] as const) for (const [prefix, bits] of ranges) list.addSubnet(prefix, bits, type);
 
-type Exempt = "all" | net.BlockList;
-let exemptCache: { value: string; exempt: Exempt } | null = null;
+export type AddressKind = "public" | "private" | "forbidden";
 
-/** PROXY_ALLOW_PRIVATE parsed: "all", or the addresses / CIDRs let through the guard (possibly none). */
-function exemptions(value: string): Exempt {
-  if (exemptCache?.value === value) return exemptCache.exempt;
+/** The 8 16-bit words of a valid IPv6 address (a dotted IPv4 tail included, a %zone left out). */
+function ipv6Words(zoned: string): number[] {
+  const address = zoned.replace(/%.*$/, "");
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const hex = tail ? address.slice(0, tail.index) + ((+tail[1] << 8) | +tail[2]).toString(16) + ":" + ((+tail[3] << 8) | +tail[4]).toString(16) : address;
+  const [head, rest] = hex.split("::").map((part) => (part ? part.split(":") : []));
+  const words = rest === undefined ? head : [...head, ...Array(8 - head.length - rest.length).fill("0"), ...rest];
+  return words.map((w) => parseInt(w, 16));
+}
+
+/** The IPv4 address an IPv6 one reaches: ::ffff:a.b.c.d, 64:ff9b::a.b.c.d (NAT64), ::a.b.c.d, 2002:AABB:CCDD:: (6to4). */
+function embeddedIPv4(address: string): string | null {
+  const w = ipv6Words(address);
+  const zero = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
+  const dotted = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".");
+  if (zero(0, 5) && (w[5] === 0xffff || (w[5] === 0 && (w[6] !== 0 || w[7] > 1)))) return dotted(w[6], w[7]);
+  if (w[0] === 0x64 && w[1] === 0xff9b && zero(2, 6)) return dotted(w[6], w[7]);
+  if (w[0] === 0x2002) return dotted(w[1], w[2]);
+  return null;
+}
+
+/** The address a connection really reaches, as the policy judges it. */
+function effectiveAddress(address: string): { address: string; type: "ipv4" | "ipv6" } {
+  const family = net.isIP(address);
+  if (family === 0) throw new Error(`not an IP address: ${address}`);
+  const v4 = family === 4 ? address : embeddedIPv4(address);
+  return v4 ? { address: v4, type: "ipv4" } : { address, type: "ipv6" };
+}
+
+/** Which class of the outbound URL policy an IP address belongs to. */
+export function addressKind(address: string): AddressKind {
+  const a = effectiveAddress(address);
+  return FORBIDDEN.check(a.address, a.type) ? "forbidden" : PRIVATE.check(a.address, a.type) ? "private" : "public";
+}
+
+/** Whose rights an outbound fetch uses: an admin's reach loopback and private networks, a user's only what the operator allows. */
+export type Rights = "admin" | "user";
+
+export function rightsOf(user: { isAdmin?: boolean } | null | undefined): Rights {
+  return user?.isAdmin ? "admin" : "user";
+}
+
+let allowanceCache: { value: string; allowed: "all" | net.BlockList } | null = null;
+
+/** OUTBOUND_ALLOW_PRIVATE parsed: "all", or the private addresses / CIDRs users may reach (possibly none). */
+function operatorAllowance(value: string): "all" | net.BlockList {
+  if (allowanceCache?.value === value) return allowanceCache.allowed;
   const word = value.trim().toLowerCase();
-  let exempt: Exempt;
-  if (["1", "true", "yes", "on"].includes(word)) exempt = "all";
+  let allowed: "all" | net.BlockList;
+  if (["1", "true", "yes", "on"].includes(word)) allowed = "all";
   else {
-    exempt = new net.BlockList();
+    allowed = new net.BlockList();
     if (!["", "0", "false", "no", "off"].includes(word)) {
       for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
         const [address, bits] = entry.split("/");
         const family = net.isIP(address);
         const type = family === 6 ? "ipv6" : "ipv4";
-        if (family === 0 || (bits !== undefined && !/^\d+$/.test(bits)))
-          throw new Error(`PROXY_ALLOW_PRIVATE: "${entry}" is not an address or CIDR`);
-        if (bits === undefined) exempt.addAddress(address, type);
-        else exempt.addSubnet(address, Number(bits), type);
+        const invalid = `OUTBOUND_ALLOW_PRIVATE (or PROXY_ALLOW_PRIVATE): "${entry}" is not an address or CIDR`;
+        if (family === 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32)))) throw new Error(invalid);
+        if (bits === undefined) allowed.addAddress(address, type);
+        else allowed.addSubnet(address, Number(bits), type);
       }
     }
   }
-  exemptCache = { value, exempt };
-  return exempt;
+  allowanceCache = { value, allowed };
+  return allowed;
+}
+operatorAllowance(config.outboundAllowPrivate); // a malformed setting stops the server at start, not a request later
+
+/**
+ * The outbound URL policy as one question: why may a fetch with these rights not reach this IP address
+ * (null: it may). Forbidden addresses stay refused even when the operator's list names them.
+ */
+export function addressRefusal(address: string, rights: Rights, allowPrivate = config.outboundAllowPrivate): string | null {
+  const kind = addressKind(address);
+  if (kind === "forbidden") return "link-local, cloud metadata and reserved addresses are always refused";
+  if (kind === "public" || rights === "admin") return null;
+  const allowed = operatorAllowance(allowPrivate);
+  const a = effectiveAddress(address);
+  if (allowed === "all" || allowed.check(a.address, a.type)) return null;
+  return "loopback and private network addresses are for admins only unless the server's operator allows them";
 }
 
-/** True for loopback, link-local, private and other non-public addresses (IPv4-mapped IPv6 included). */
-export function isBlockedAddress(address: string): boolean {
-  const family = net.isIP(address);
-  return family !== 0 && BLOCKED.check(address, family === 6 ? "ipv6" : "ipv4");
-}
-
-function refused(address: string, exempt: net.BlockList): boolean {
-  const type = net.isIP(address) === 6 ? "ipv6" : "ipv4";
-  return isBlockedAddress(address) && !exempt.check(address, type);
-}
-
-// Pooled connections; guarded fetches keep their own pool so that they never reuse a socket opened
-// without the check.
-const agents = {
-  open: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
-  guarded: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+// Pooled connections, one pool per rights: a socket an admin's fetch opened to a private address is never
+// reused by a user's fetch of the same host name.
+const agents: Record<Rights, { http: http.Agent; https: https.Agent }> = {
+  admin: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+  user: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
 };
 
 type Address = { address: string; family: number };
 
-/** Resolves the host of a hop and refuses it when any address is blocked; the answer is pinned for the connection. */
-async function resolveGuarded(url: URL, shown: string, exempt: net.BlockList): Promise<Address[]> {
+/**
+ * Resolves the host of a hop and refuses it when any of its addresses is refused; the connection is then
+ * made to these checked addresses (no second lookup that a rebinding DNS server could answer differently).
+ */
+async function resolveChecked(url: URL, shown: string, rights: Rights): Promise<Address[]> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: Address[];
   if (net.isIP(host)) addresses = [{ address: host, family: net.isIP(host) }];
@@ -162,8 +226,11 @@ async function resolveGuarded(url: URL, shown: string, exempt: net.BlockList): P
       throw new OutboundHttpError("network", shown, `cannot resolve ${host}: ${err?.code ?? "lookup failed"}`);
     }
   }
-  if (addresses.length === 0 || addresses.some((a) => refused(a.address, exempt)))
-    throw new OutboundHttpError("blocked_address", shown, `${host} is a private, loopback or link-local address`);
+  if (addresses.length === 0) throw new OutboundHttpError("network", shown, `cannot resolve ${host}: no address`);
+  for (const a of addresses) {
+    const why = addressRefusal(a.address, rights);
+    if (why) throw new OutboundHttpError("blocked_address", shown, `This address is not allowed: ${why}`);
+  }
   return addresses;
 }
 
@@ -243,7 +310,7 @@ function discard(res: AxiosResponse): void {
 }
 
 /** GET a URL through the server's one outbound client. Throws OutboundHttpError on any failure. */
-export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise<FetchResult> {
+export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<FetchResult> {
   let url = parseHttpUrl(rawUrl);
   let username = opts.username;
   let password = opts.password;
@@ -259,8 +326,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
 
   const maxBytes = opts.maxBytes ?? config.httpMaxBytes;
   const maxRedirects = opts.maxRedirects ?? config.httpMaxRedirects;
-  const exempt = opts.allowPrivate === false ? exemptions(config.proxyAllowPrivate) : "all";
-  const pool = exempt === "all" ? agents.open : agents.guarded;
+  const pool = agents[opts.rights];
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? config.httpTimeoutMs);
   let userAgent = opts.userAgent ?? `${config.serviceName}/${config.version}`;
@@ -271,7 +337,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
     for (let redirects = 0; ; ) {
       const target = url.href; // never carries credentials: they travel in the Authorization header
       const shown = redactUrl(target);
-      const pinned = exempt === "all" ? null : await resolveGuarded(url, shown, exempt);
+      const pinned = await resolveChecked(url, shown, opts.rights);
       const headers: Record<string, string> = {
         ...opts.headers,
         "User-Agent": userAgent,
@@ -295,7 +361,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions = {}): Promise
           signal: controller.signal,
           httpAgent: pool.http,
           httpsAgent: pool.https,
-          ...(pinned ? { lookup: async () => pinned } : {}),
+          lookup: async () => pinned,
         });
       } catch (err: any) {
         // Only the code and message are kept: the axios error carries the request headers (credentials).

@@ -32,6 +32,7 @@ export async function fetchProviderJson(provider: string, url: string, headers: 
   let body: Buffer | null;
   try {
     ({ body } = await fetchUrl(url, {
+      rights: "admin", // the operator's own configuration, not a user's URL: a provider on the LAN is fine
       headers,
       userAgent: PROVIDER_USER_AGENT,
       accept: "application/json",

@@ -4,7 +4,7 @@
  */
 import { sha256Hex } from "../../shared/secrets";
 import type { ParsedEpisode, ParsedFeed } from "../../shared/feed-parser";
-import { splitCredentials } from "../../shared/http";
+import { Rights, splitCredentials } from "../../shared/http";
 
 /** A stored feed. */
 export interface PodcastDoc {
@@ -38,6 +38,8 @@ export interface PodcastDoc {
   episode_count: number;
   last_episode_date: string | null;
   created_at: Date;
+  /** Rights its refreshes use (README "Outbound URL policy"): "admin" when an admin added it, until a normal user joins. Absent = "user". */
+  fetch_rights?: Rights;
 }
 
 export interface SubscriptionDoc {

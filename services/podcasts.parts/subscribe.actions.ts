@@ -7,7 +7,7 @@ import { config } from "../../shared/config";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
 import { ConflictError, ForbiddenError, NotFoundError } from "../../shared/errors";
 import type { ParsedEpisode } from "../../shared/feed-parser";
-import { redactUrl } from "../../shared/http";
+import { redactUrl, rightsOf } from "../../shared/http";
 import type { AuthUser } from "../../shared/types";
 import type { SyncResult } from "../../shared/contracts/episodes";
 import type { FetchedFeed } from "../../shared/contracts/feeds";
@@ -102,7 +102,7 @@ export const subscribeActions: ServiceActionsSchema = {
       const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: ids } }, sort: ["_id"] });
       return pods.map((p) => ({
         podcast_id: p._id, feed_url: p.feed_url, username: p.username, password: p.password,
-        etag: p.etag, last_modified: p.last_modified, content_hash: p.content_hash,
+        etag: p.etag, last_modified: p.last_modified, content_hash: p.content_hash, fetch_rights: p.fetch_rights ?? "user",
       }));
     },
   },
@@ -159,11 +159,17 @@ export const subscribeMethods: ServiceMethods = {
    * The record of a feed, created from a fresh fetch when nobody has it: the newest episodes are stored
    * now, the rest right after (finishImport), then the content hash that marks the import complete.
    */
-  async podcastFor(this: any, ctx: Context<any>, feed: FeedRef, opts: { podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }> {
+  async podcastFor(this: any, ctx: Context<any, { user?: AuthUser }>, feed: FeedRef, opts: { podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }> {
     const key = feedKey(feed.url, feed.username, feed.password);
     const known: PodcastDoc | null = await this.adapter.findOne({ feed_key: key });
-    if (known) return { pod: known };
+    const rights = rightsOf(ctx.meta.user);
+    if (known && (known.fetch_rights !== "admin" || rights === "admin")) return { pod: known };
+    // A user joining an admin's feed: it must pass the user's policy now, exactly as if nobody had it.
     const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
+    if (known) {
+      await this.adapter.updateMany({ _id: known._id }, { $set: { fetch_rights: "user" } });
+      return { pod: known };
+    }
     const parsed = fetched.feed!;
     const fields = feedFields(parsed);
     const fb = opts.fallback;
@@ -188,6 +194,7 @@ export const subscribeMethods: ServiceMethods = {
       episode_count: 0,
       last_episode_date: null,
       created_at: new Date(),
+      fetch_rights: rights,
     };
     try {
       await this.adapter.insert(pod);

@@ -1,5 +1,6 @@
 /** What travels to and from the podcasts service: internal action params and results. */
 import type { ParsedFeed } from "../feed-parser";
+import type { Rights } from "../http";
 import type { SyncResult } from "./episodes";
 import type { FetchedFeed } from "./feeds";
 
@@ -24,6 +25,7 @@ export interface RefreshTarget {
   etag: string | null;
   last_modified: string | null;
   content_hash: string | null;
+  fetch_rights: Rights;
 }
 
 /** podcasts.apply_feed params: what a refresh learnt about a changed feed. */

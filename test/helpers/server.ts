@@ -33,9 +33,14 @@ export function tempDir(prefix = "podcast-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[]; broker?: BrokerOptions } = {}): Promise<TestServer> {
+/**
+ * allowPrivate: OUTBOUND_ALLOW_PRIVATE of the server. By default 127.0.0.1/32, so that normal users of the
+ * tests can subscribe to feeds of test/helpers/loopback.ts; the outbound policy suite passes "false".
+ */
+export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[]; broker?: BrokerOptions; allowPrivate?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   config.dataDir = dataDir;
+  config.outboundAllowPrivate = opts.allowPrivate ?? "127.0.0.1/32";
   config.port = 0;
   config.host = "127.0.0.1";
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false, nodeID: `test-${process.pid}-${Date.now()}`, ...opts.broker });

@@ -45,6 +45,7 @@ describe("feed refresh scheduler over two replicas", () => {
   beforeAll(async () => {
     config.dataDir = ":memory:";
     config.refreshInterval = 0; // ticks are driven by the test
+    config.outboundAllowPrivate = "127.0.0.1/32"; // the feeds below are added without a caller: user rights
     loop = await startLoopback((req, res) => void res.end(fixture("all_things_chemical_4items.xml").replace("All Things Chemical", `Feed ${req.url}`)));
     a = broker("a");
     b = broker("b");
