@@ -16,7 +16,16 @@ import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import { sha256Hex } from "../shared/secrets";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
-const byName = { user_id: id, channel_name: { type: "string", trim: true, max: 1000 }, channel_url: { type: "string", trim: true, max: 4000 } };
+
+/** check_vidsite_channel and remove_vidsite_channel: the podcasts action that finds a podcast by its title and feed URL. */
+function byChannelName(action: string) {
+  return {
+    params: { user_id: id, channel_name: { type: "string", trim: true, max: 1000 }, channel_url: { type: "string", trim: true, max: 4000 } },
+    handler(ctx: Context<{ user_id: number; channel_name: string; channel_url: string }>) {
+      return ctx.call(action, { user_id: ctx.params.user_id, podcast_name: ctx.params.channel_name, podcast_url: ctx.params.channel_url });
+    },
+  };
+}
 
 const XML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 function escapeXml(text: string): string {
@@ -73,12 +82,7 @@ const VidsiteService: ServiceSchema = {
       },
     },
     /** GET /api/data/check_vidsite_channel: is the user subscribed to the channel of this name and address. */
-    check_vidsite_channel: {
-      params: byName,
-      handler(this: any, ctx: Context<any>) {
-        return ctx.call("podcasts.check_podcast", { user_id: ctx.params.user_id, podcast_name: ctx.params.channel_name, podcast_url: ctx.params.channel_url });
-      },
-    },
+    check_vidsite_channel: byChannelName("podcasts.check_podcast"),
     /** POST /api/data/vidsite/subscribe: 409 when already subscribed; feed_cutoff (days of videos kept) defaults to 30. */
     subscribe: {
       circuitBreaker,
@@ -107,12 +111,7 @@ const VidsiteService: ServiceSchema = {
       },
     },
     /** POST /api/data/remove_vidsite_channel: 404 when not subscribed. */
-    remove_vidsite_channel: {
-      params: byName,
-      handler(this: any, ctx: Context<any>) {
-        return ctx.call("podcasts.remove_podcast", { user_id: ctx.params.user_id, podcast_name: ctx.params.channel_name, podcast_url: ctx.params.channel_url });
-      },
-    },
+    remove_vidsite_channel: byChannelName("podcasts.remove_podcast"),
 
     // --- Internal actions (not in the route table) ---
 
