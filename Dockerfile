@@ -12,5 +12,6 @@ ENV NODE_ENV=production SERVICEDIR=dist/services LOG_FORMAT=json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-EXPOSE 8040
+# gateway, per-node probes (HEALTH_PORT), Prometheus (METRICS_PORT)
+EXPOSE 8040 3001 3030
 CMD ["node", "node_modules/moleculer/bin/moleculer-runner.js", "--config", "dist/moleculer.config.js"]

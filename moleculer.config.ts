@@ -4,6 +4,7 @@
  */
 import type { BrokerOptions } from "moleculer";
 import { config } from "./shared/config";
+import { NodeHealthMiddleware } from "./shared/node-health.middleware";
 import { OwnershipMiddleware } from "./shared/ownership.middleware";
 
 const RETRY_SAFE = new Set(["ServiceNotFoundError", "ServiceNotAvailableError", "BrokerDisconnectedError", "QueueIsFullError"]);
@@ -21,8 +22,10 @@ const brokerConfig: BrokerOptions = {
   heartbeatInterval: config.heartbeatInterval,
   heartbeatTimeout: config.heartbeatTimeout,
   // Retried only when the call surely did not run (no endpoint, or not sent): a timed-out or rejected
-  // call may have run, and writes must never run twice.
-  retryPolicy: { enabled: true, retries: 5, delay: 100, maxDelay: 2000, factor: 2, check: (err: any) => RETRY_SAFE.has(err?.name) },
+  // call may have run, and writes must never run twice. A call that found no endpoint fails inside the
+  // gateway's own action (api.rest), which is what gets retried: 5 tries over ~10 s in all, long enough
+  // for the restarted process of a one-instance group to rejoin, so a restart costs no failed request.
+  retryPolicy: { enabled: true, retries: 5, delay: 200, maxDelay: 5000, factor: 2.5, check: (err: any) => RETRY_SAFE.has(err?.name) },
   // An endpoint failing half its calls is skipped until its half-open probe succeeds (a dead node keeps
   // its endpoints until its heartbeat times out).
   circuitBreaker: { enabled: true, threshold: 0.5, windowTime: 20, minRequestCount: 5, halfOpenTime: 5_000, check: (err: any) => !!err && (err.code >= 500 || !err.code) },
@@ -30,7 +33,11 @@ const brokerConfig: BrokerOptions = {
   // Lets a stopping node finish the requests it has (rolling updates on Kubernetes).
   tracking: { enabled: true, shutdownTimeout: 10_000 },
   validator: true,
-  middlewares: [OwnershipMiddleware],
+  // Request counts and latency histograms per action (and the gateway's per route) for Prometheus.
+  metrics: config.metricsPort
+    ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: config.metricsPort, path: "/metrics" } }] }
+    : { enabled: false },
+  middlewares: [OwnershipMiddleware, NodeHealthMiddleware()],
 };
 
 export = brokerConfig;

@@ -9,6 +9,8 @@ import ApiGateway from "moleculer-web";
 import { routes, toAliases } from "./api.routes";
 import { clientAddress, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
+import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
+import { keyCacheMixin } from "../shared/key-cache.mixin";
 import { ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
 import type { AuthUser, RouteDef } from "../shared/types";
@@ -38,7 +40,7 @@ function parseBasic(header: string | undefined): { username: string; password: s
 
 const ApiService: ServiceSchema = {
   name: "api",
-  mixins: [ApiGateway],
+  mixins: [ApiGateway, gatewayOpsMixin(routes), keyCacheMixin],
   settings: {
     port: config.port,
     ip: config.host,
@@ -51,12 +53,15 @@ const ApiService: ServiceSchema = {
       function requestLog(this: any, req: any, res: any, next: any) {
         const start = process.hrtime.bigint();
         res.once("finish", () => {
-          this.logger.info("request", { method: req.method, path: pathOf(req), status: res.statusCode, ms: Number(process.hrtime.bigint() - start) / 1e6 });
+          const ms = Number(process.hrtime.bigint() - start) / 1e6;
+          this.logger.info("request", { method: req.method, path: pathOf(req), status: res.statusCode, ms });
+          this.observeRequest(req, res.statusCode, ms);
         });
         next();
       },
     ],
     routes: [
+      docsRoute,
       {
         path: "/",
         authentication: true,
@@ -125,7 +130,7 @@ const ApiService: ServiceSchema = {
     },
   },
   methods: {
-    /** Resolves Api-Key once per request (the auth service caches the lookup) and checks the route's level. */
+    /** Resolves Api-Key once per request (cached here and in the auth service) and checks the route's level. */
     async authenticate(ctx: Context<any, any>, _route: any, req: any, _res: any, alias: RouteDef): Promise<AuthUser | null> {
       const level = alias.auth;
       const header = req.headers["api-key"];
@@ -135,7 +140,7 @@ const ApiService: ServiceSchema = {
         if (level === "optional") return null;
         throw new UnauthorizedError("Missing Api-Key header");
       }
-      const user: AuthUser | null = await ctx.call("auth.resolve_key", { key_hash: hashApiKey(String(key)) });
+      const user: AuthUser | null = await this.resolveKey(ctx, hashApiKey(String(key)));
       if (!user) throw new UnauthorizedError("Invalid API key");
       if (user.rssOnly && level !== "rss") throw new ForbiddenError("This key may only read RSS feeds");
       if (level === "admin" && !user.isAdmin) throw new ForbiddenError("Admin rights required");

@@ -40,6 +40,10 @@ export const config = {
   logLevel: (env.LOG_LEVEL || "info") as "fatal" | "error" | "warn" | "info" | "debug" | "trace",
   /** Log line format: "json" (one object a line, for log collectors) or "short" (for a terminal). */
   logFormat: (env.LOG_FORMAT || "short") as "json" | "short" | "full" | "simple",
+  /** Port of this node's /live and /ready probes (every process, gateway or not); 0 = none. */
+  healthPort: int("HEALTH_PORT", 0),
+  /** Port of this node's Prometheus /metrics; 0 = metrics off. */
+  metricsPort: int("METRICS_PORT", 0),
   /** Request timeout between services, in ms. */
   requestTimeout: int("REQUEST_TIMEOUT", 30_000),
   /** Seconds between heartbeats, and without one before a node counts as dead (a killed pod says no goodbye). */
@@ -53,7 +57,7 @@ export const config = {
   loginMaxFailuresPerAddress: int("LOGIN_MAX_FAILURES_PER_ADDRESS", 30),
   /** Comma list of proxy addresses / CIDRs whose X-Forwarded-For names the client; empty = the socket's peer is the client. */
   trustedProxies: (env.TRUSTED_PROXIES || "").split(",").map((s) => s.trim()).filter(Boolean),
-  /** Time an API key lookup stays cached in the auth service, in seconds. */
+  /** Time an API key lookup stays cached in the auth service and in each gateway, in seconds. */
   keyCacheTtl: int("KEY_CACHE_TTL", 60),
   /** Login keys kept per user; get_key issues a new one each time, the oldest beyond this go. */
   maxLoginKeys: int("MAX_LOGIN_KEYS", 50),

@@ -74,8 +74,9 @@ export function findNatsServer(): string | null {
   return candidates.find((c) => c && fs.existsSync(c)) || null;
 }
 
-export async function startNats(bin: string): Promise<{ url: string; proc: Proc }> {
-  const port = await freePort();
+/** A nats-server on a free port, or on reusePort (a restart of one that was stopped). */
+export async function startNats(bin: string, reusePort?: number): Promise<{ url: string; proc: Proc }> {
+  const port = reusePort ?? (await freePort());
   const proc = track(spawn(bin, ["-a", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "pipe", "pipe"] }));
   await waitFor(() => portOpen(port), `nats-server on port ${port}`);
   return { url: `nats://127.0.0.1:${port}`, proc };

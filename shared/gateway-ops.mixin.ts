@@ -1,0 +1,88 @@
+/**
+ * What operators and API clients need from a gateway besides its routes: GET /api/openapi.json (built
+ * from the route table and the registry's param schemas), an interactive docs page at GET /api/docs
+ * (Swagger UI from the swagger-ui-dist package, served from here, no CDN), and per-route request
+ * metrics (count and latency by method, route pattern and status) next to Moleculer's per-action ones.
+ */
+import fs from "fs";
+import path from "path";
+import type { ServiceSchema } from "moleculer";
+import { buildOpenApi } from "./openapi";
+import { config } from "./config";
+import type { RouteDef } from "./types";
+
+const UI_DIR = path.dirname(require.resolve("swagger-ui-dist/package.json"));
+// Only these files are served (no path from the URL reaches the file system).
+const UI_FILES: Record<string, string> = {
+  "swagger-ui.css": "text/css",
+  "swagger-ui-bundle.js": "application/javascript",
+  "swagger-ui-standalone-preset.js": "application/javascript",
+  "favicon-32x32.png": "image/png",
+};
+
+const DOCS_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>${config.serviceName} API</title>
+<link rel="stylesheet" href="/api/docs/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/api/docs/swagger-ui-bundle.js"></script>
+<script src="/api/docs/swagger-ui-standalone-preset.js"></script>
+<script src="/api/docs/init.js"></script>
+</body></html>`;
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: "/api/openapi.json", dom_id: "#ui", deepLinking: true, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: "StandaloneLayout" });`;
+
+function send(res: any, status: number, type: string, body: string | Buffer) {
+  res.writeHead(status, { "Content-Type": type, "Cache-Control": "no-cache" });
+  res.end(body);
+}
+
+/** The gateway route of these pages: put it before the main route in the gateway's settings.routes. */
+export const docsRoute = {
+  path: "/api",
+  authentication: false,
+  mappingPolicy: "restrict",
+  autoAliases: false,
+  aliases: {
+    "GET openapi.json"(this: any, _req: any, res: any) {
+      send(res, 200, "application/json; charset=utf-8", JSON.stringify(this.openApiDocument()));
+    },
+    "GET docs"(_req: any, res: any) {
+      send(res, 200, "text/html; charset=utf-8", DOCS_PAGE);
+    },
+    "GET docs/:file"(req: any, res: any) {
+      const file = req.$params.file;
+      if (file === "init.js") return send(res, 200, "application/javascript", DOCS_INIT);
+      const type = UI_FILES[file];
+      if (!type) return send(res, 404, "application/json; charset=utf-8", JSON.stringify({ error: "not_found", message: "Not found", detail: file, status_code: 404 }));
+      send(res, 200, type, fs.readFileSync(path.join(UI_DIR, file)));
+    },
+  },
+};
+
+export function gatewayOpsMixin(table: Record<string, RouteDef>): ServiceSchema {
+  return {
+    name: "gateway-ops",
+    created(this: any) {
+      if (!this.broker.isMetricsEnabled()) return;
+      this.broker.metrics.register({ type: "counter", name: "api.request.total", labelNames: ["method", "route", "status"], description: "HTTP requests by route pattern and status" });
+      this.broker.metrics.register({ type: "histogram", name: "api.request.time", labelNames: ["method", "route"], unit: "millisecond", buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], description: "HTTP request latency by route pattern" });
+    },
+    methods: {
+      openApiDocument(this: any) {
+        const params = new Map<string, any>();
+        for (const a of this.broker.registry.getActionList({ onlyAvailable: false, skipInternal: true, withEndpoints: false })) {
+          if (a.action?.params) params.set(a.name, a.action.params);
+        }
+        return buildOpenApi(table, (action) => params.get(action), { title: `${config.serviceName} API`, version: config.version });
+      },
+      /** Called by the gateway's request log when a response is finished. */
+      observeRequest(this: any, req: any, status: number, ms: number) {
+        if (!this.broker.isMetricsEnabled()) return;
+        // The alias pattern, not the URL: ids in paths would make one series per id.
+        const route = req.$alias?.fullPath ?? "unmatched";
+        const labels = { method: req.method, route };
+        this.broker.metrics.increment("api.request.total", { ...labels, status });
+        this.broker.metrics.observe("api.request.time", ms, labels);
+      },
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The gateway's own cache of API key lookups. auth.resolve_key is cached on the auth node, so without
+ * this every request over NATS pays a round trip just to learn who is calling (half of the gateway's
+ * NATS traffic on a simple read; bench/README.md). Entries live KEY_CACHE_TTL seconds at most and go at
+ * once on the broadcasts that already drop the auth node's cache: auth.keys_removed (keys deleted or
+ * retired) and user.rights_changed (admin flag changed, user deleted). Only found keys are kept.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { config } from "./config";
+import type { AuthUser } from "./types";
+
+// A bound on memory: past it the cache starts over (a burst of distinct keys cannot grow it further).
+const MAX_ENTRIES = 10_000;
+
+export const keyCacheMixin: ServiceSchema = {
+  name: "key-cache",
+  created(this: any) {
+    this.keyCache = new Map<string, { user: AuthUser; until: number }>();
+    // Bumped by every invalidation: a lookup that was in flight meanwhile may carry what was just revoked.
+    this.keyCacheGeneration = 0;
+  },
+  events: {
+    "auth.keys_removed"(this: any, ctx: Context<{ key_hashes: string[] }>) {
+      this.keyCacheGeneration++;
+      for (const hash of ctx.params.key_hashes ?? []) this.keyCache.delete(hash);
+    },
+    "user.rights_changed"(this: any, ctx: Context<{ user_id: number }>) {
+      this.keyCacheGeneration++;
+      for (const [hash, entry] of this.keyCache) if (entry.user.id === ctx.params.user_id) this.keyCache.delete(hash);
+    },
+  },
+  methods: {
+    async resolveKey(this: any, ctx: Context, keyHash: string): Promise<AuthUser | null> {
+      const hit = this.keyCache.get(keyHash);
+      if (hit && hit.until > Date.now()) return hit.user;
+      const generation = this.keyCacheGeneration;
+      const user: AuthUser | null = await ctx.call("auth.resolve_key", { key_hash: keyHash });
+      if (user && config.keyCacheTtl > 0 && generation === this.keyCacheGeneration) {
+        if (this.keyCache.size >= MAX_ENTRIES) this.keyCache.clear();
+        this.keyCache.set(keyHash, { user, until: Date.now() + config.keyCacheTtl * 1000 });
+      } else {
+        this.keyCache.delete(keyHash);
+      }
+      return user;
+    },
+  },
+};

@@ -1,0 +1,168 @@
+/**
+ * The OpenAPI 3.1 document of the gateway, built from THE route table (services/api.routes.ts) and the
+ * fastest-validator param schemas of the actions it calls, so that it cannot drift from what the server
+ * does. Params of actions on other nodes come from the service registry (Moleculer sends each action's
+ * schema in its node INFO); a RegExp pattern arrives as {} over the wire and is then left out.
+ */
+import { ERROR_CATEGORIES } from "./errors";
+import type { AuthLevel, RouteDef } from "./types";
+
+type JsonSchema = Record<string, any>;
+
+const PRIMITIVES: Record<string, JsonSchema> = {
+  string: { type: "string" },
+  number: { type: "number" },
+  boolean: { type: "boolean" },
+  email: { type: "string", format: "email" },
+  url: { type: "string", format: "uri" },
+  date: { type: "string", format: "date-time" },
+  uuid: { type: "string", format: "uuid" },
+  any: {},
+};
+
+/** A shorthand rule ("string|optional|min:3") as the object form. */
+function expandShorthand(rule: string): Record<string, any> {
+  const [type, ...flags] = rule.split("|");
+  const out: Record<string, any> = { type };
+  for (const flag of flags) {
+    const [k, v] = flag.split(":");
+    out[k] = v === undefined ? true : v === "true" ? true : v === "false" ? false : Number.isNaN(Number(v)) ? v : Number(v);
+  }
+  return out;
+}
+
+/** One fastest-validator rule as JSON Schema (2020-12, as OpenAPI 3.1 uses), and whether it is optional. */
+export function ruleToSchema(input: any): { schema: JsonSchema; optional: boolean } {
+  if (Array.isArray(input)) {
+    const alts = input.map(ruleToSchema);
+    return { schema: { anyOf: alts.map((a) => a.schema) }, optional: alts.some((a) => a.optional) };
+  }
+  const rule = typeof input === "string" ? expandShorthand(input) : input || {};
+  const optional = !!rule.optional || rule.default !== undefined;
+  let schema: JsonSchema;
+  switch (rule.type) {
+    case "enum":
+      schema = { enum: rule.values ?? [] };
+      break;
+    case "array":
+      schema = { type: "array", ...(rule.items ? { items: ruleToSchema(rule.items).schema } : {}) };
+      if (rule.min !== undefined) schema.minItems = rule.min;
+      if (rule.max !== undefined) schema.maxItems = rule.max;
+      break;
+    case "object":
+      schema = rule.props || rule.properties ? paramsToSchema(rule.props || rule.properties) : { type: "object" };
+      break;
+    case "multi":
+      return ruleToSchema(rule.rules ?? []);
+    default:
+      schema = { ...(PRIMITIVES[rule.type] ?? {}) };
+      if (rule.type === "number") {
+        if (rule.integer) schema.type = "integer";
+        if (rule.positive) schema.exclusiveMinimum = 0;
+        if (rule.min !== undefined) schema.minimum = rule.min;
+        if (rule.max !== undefined) schema.maximum = rule.max;
+      }
+      if (schema.type === "string") {
+        if (rule.min !== undefined) schema.minLength = rule.min;
+        if (rule.max !== undefined) schema.maxLength = rule.max;
+        if (rule.length !== undefined) schema.minLength = schema.maxLength = rule.length;
+        const pattern = rule.pattern instanceof RegExp ? rule.pattern.source : typeof rule.pattern === "string" ? rule.pattern : null;
+        if (pattern) schema.pattern = pattern;
+      }
+  }
+  if (rule.nullable) schema = { anyOf: [schema, { type: "null" }] };
+  if (rule.default !== undefined && typeof rule.default !== "function") schema.default = rule.default;
+  return { schema, optional };
+}
+
+/** An action's params (a fastest-validator schema object) as one JSON Schema object. */
+export function paramsToSchema(params: Record<string, any> | undefined): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [name, rule] of Object.entries(params ?? {})) {
+    if (name === "$$strict" || name === "$$async" || name === "$$root") continue;
+    const { schema, optional } = ruleToSchema(rule);
+    properties[name] = schema;
+    if (!optional) required.push(name);
+  }
+  return { type: "object", properties, ...(required.length ? { required } : {}) };
+}
+
+const SECURITY: Record<AuthLevel, Record<string, string[]>[]> = {
+  none: [],
+  optional: [{}, { ApiKey: [] }],
+  basic: [{ Basic: [] }],
+  key: [{ ApiKey: [] }],
+  admin: [{ ApiKey: [] }],
+  rss: [{ ApiKey: [] }, { ApiKeyQuery: [] }],
+};
+
+/** Error statuses a route may answer: validation, auth by its level, and what every call can meet. */
+function errorStatuses(auth: AuthLevel): number[] {
+  const authErrors = auth === "none" ? [] : auth === "optional" || auth === "basic" ? [401] : [401, 403];
+  return [400, ...authErrors, 404, 409, 429, 500, 503];
+}
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+}
+
+/** The document for a route table; paramsOf(action) gives an action's fastest-validator params when known. */
+export function buildOpenApi(table: Record<string, RouteDef>, paramsOf: (action: string) => Record<string, any> | undefined, info: OpenApiInfo) {
+  const paths: Record<string, Record<string, any>> = {};
+  for (const [key, def] of Object.entries(table)) {
+    const [method, path] = key.split(" ");
+    const schema = paramsToSchema(paramsOf(def.action));
+    const pathNames = Array.from(path.matchAll(/\{(\w+)\}/g), (m) => m[1]);
+    const parameters: any[] = pathNames.map((name) => ({ name, in: "path", required: true, schema: schema.properties[name] ?? { type: "string" } }));
+    const bodyProps = Object.fromEntries(Object.entries(schema.properties).filter(([name]) => !pathNames.includes(name)));
+    const bodyRequired = (schema.required ?? []).filter((name: string) => !pathNames.includes(name));
+    const op: Record<string, any> = {
+      operationId: `${method.toLowerCase()}_${path.replace(/[^\w]+/g, "_").replace(/^_|_$/g, "")}`,
+      summary: def.action,
+      tags: [def.action.split(".")[0]],
+      "x-moleculer-action": def.action,
+      "x-auth-level": def.auth,
+      security: SECURITY[def.auth],
+      parameters,
+      responses: {
+        "200": { description: "Success", content: { "application/json": { schema: {} } } },
+        ...Object.fromEntries(errorStatuses(def.auth).map((s) => [String(s), { $ref: `#/components/responses/E${s}` }])),
+      },
+    };
+    if (method === "GET") {
+      for (const [name, s] of Object.entries(bodyProps)) parameters.push({ name, in: "query", required: bodyRequired.includes(name), schema: s });
+    } else {
+      op.requestBody = {
+        required: bodyRequired.length > 0,
+        content: { "application/json": { schema: { type: "object", properties: bodyProps, ...(bodyRequired.length ? { required: bodyRequired } : {}) } } },
+      };
+    }
+    (paths[path] ??= {})[method.toLowerCase()] = op;
+  }
+  const statuses = [400, 401, 403, 404, 409, 429, 500, 503];
+  return {
+    openapi: "3.1.0",
+    info: { ...info, description: "Generated from the gateway's route table and the param schemas of the actions it calls." },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: { type: "apiKey", in: "header", name: "Api-Key" },
+        ApiKeyQuery: { type: "apiKey", in: "query", name: "api_key" },
+        Basic: { type: "http", scheme: "basic" },
+      },
+      schemas: {
+        Error: {
+          type: "object",
+          required: ["error", "message", "detail", "status_code"],
+          properties: { error: { type: "string" }, message: { type: "string" }, detail: { type: "string" }, status_code: { type: "integer" } },
+        },
+      },
+      responses: Object.fromEntries(
+        statuses.map((s) => [`E${s}`, { description: ERROR_CATEGORIES[s] ?? String(s), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }]),
+      ),
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The one list of service groups: which services share a process (a docker-compose service, a Kubernetes
+ * Deployment). k8s/generate.ts writes docker-compose.yml and k8s/ from it, and a test fails when a
+ * services/*.service.ts file is in no group or the files on disk differ from what this list generates.
+ * A group may name services that do not exist yet: moleculer-runner only warns about a missing file.
+ */
+export interface ServiceGroup {
+  /** Name of the container / Deployment (podcast-<name>). */
+  name: string;
+  services: string[];
+  /** Ports this group listens on besides the health and metrics ports (the gateways). */
+  httpPort?: number;
+  /** Replicas to start with; an HPA scales the hot groups between min and max. */
+  replicas: number;
+  autoscale?: { min: number; max: number; cpuPercent: number };
+  resources: { cpu: string; memory: string; cpuLimit: string; memoryLimit: string };
+}
+
+const small = { cpu: "100m", memory: "128Mi", cpuLimit: "500m", memoryLimit: "384Mi" };
+const busy = { cpu: "250m", memory: "256Mi", cpuLimit: "1", memoryLimit: "768Mi" };
+
+export const serviceGroups: ServiceGroup[] = [
+  { name: "gateway", services: ["api"], httpPort: 8040, replicas: 2, autoscale: { min: 2, max: 8, cpuPercent: 70 }, resources: busy },
+  { name: "accounts", services: ["users", "auth", "oidc", "notifications"], replicas: 2, resources: small },
+  { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "listening"], replicas: 2, resources: small },
+  { name: "feeds", services: ["feeds"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
+  { name: "downloads", services: ["tasks", "downloads"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
+  { name: "search", services: ["search", "search-api", "vidsite"], httpPort: 5000, replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
+  { name: "sync", services: ["sync"], replicas: 1, resources: small },
+];
+
+/** Ports every node opens (shared/node-health.middleware.ts and Moleculer's Prometheus reporter). */
+export const HEALTH_PORT = 3001;
+export const METRICS_PORT = 3030;

@@ -1,0 +1,82 @@
+/**
+ * GET /api/openapi.json documents every route of the table (method, path, auth, params, error bodies)
+ * and validates against the OpenAPI 3.1 schema; GET /api/docs serves Swagger UI from this server.
+ */
+import { execFileSync } from "child_process";
+import path from "path";
+import { api } from "../helpers/client";
+import { startServer, TestServer } from "../helpers/server";
+import { routes } from "../../services/api.routes";
+import { ruleToSchema } from "../../shared/openapi";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+function validateOpenApi(doc: unknown): { valid: boolean; version: string; errors: unknown } {
+  const script = path.join(ROOT, "test", "helpers", "openapi-validate.mjs");
+  return JSON.parse(execFileSync(process.execPath, [script], { cwd: ROOT, input: JSON.stringify(doc), encoding: "utf8" }));
+}
+
+let server: TestServer;
+let doc: any;
+beforeAll(async () => {
+  server = await startServer();
+  const res = await api(server.url).get("/api/openapi.json");
+  expect(res.status).toBe(200);
+  doc = res.body;
+});
+afterAll(() => server.stop());
+
+test("the document validates as OpenAPI 3.1, and a broken one does not", () => {
+  expect(doc.openapi).toBe("3.1.0");
+  expect(validateOpenApi(doc)).toMatchObject({ valid: true, version: "3.1" });
+  expect(validateOpenApi({ ...doc, paths: { "/x": { get: { responses: { "200": { content: 5 } } } } } }).valid).toBe(false);
+});
+
+test("every route of the table is there with its action and auth level", () => {
+  const missing = Object.entries(routes).filter(([key, def]) => {
+    const [method, p] = key.split(" ");
+    const op = doc.paths[p]?.[method.toLowerCase()];
+    return !op || op["x-moleculer-action"] !== def.action || op["x-auth-level"] !== def.auth;
+  });
+  expect(missing).toEqual([]);
+});
+
+test("params come from the action schemas: path, query and body, with types and requirements", () => {
+  const theme = doc.paths["/api/data/get_theme/{user_id}"].get;
+  expect(theme.parameters).toEqual([{ name: "user_id", in: "path", required: true, schema: { type: "integer", exclusiveMinimum: 0 } }]);
+  expect(theme.security).toEqual([{ ApiKey: [] }]);
+  const setTheme = doc.paths["/api/data/user/set_theme"].put.requestBody.content["application/json"].schema;
+  expect(setTheme.required).toEqual(expect.arrayContaining(["user_id", "new_theme"]));
+  expect(setTheme.properties.new_theme.enum).toEqual(expect.arrayContaining(["light", "dark"]));
+  expect(doc.paths["/api/health"].get.security).toEqual([]);
+  expect(doc.paths["/api/data/get_key"].get.security).toEqual([{ Basic: [] }]);
+});
+
+test("error responses carry the JSON error body; admin routes list 403", () => {
+  const op = doc.paths["/api/data/add_user"].post;
+  expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "500", "503"]));
+  expect(doc.components.responses.E403.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+  expect(doc.components.schemas.Error.required).toEqual(["error", "message", "detail", "status_code"]);
+});
+
+test("fastest-validator rules in every form become JSON Schema", () => {
+  expect(ruleToSchema("string|optional|max:5")).toEqual({ schema: { type: "string", maxLength: 5 }, optional: true });
+  expect(ruleToSchema({ type: "array", items: "number", min: 1 }).schema).toEqual({ type: "array", items: { type: "number" }, minItems: 1 });
+  expect(ruleToSchema({ type: "string", pattern: /^a+$/, nullable: true, default: "a" })).toEqual({ schema: { anyOf: [{ type: "string", pattern: "^a+$" }, { type: "null" }], default: "a" }, optional: true });
+  expect(ruleToSchema({ type: "object", props: { a: "boolean" } }).schema).toEqual({ type: "object", properties: { a: { type: "boolean" } }, required: ["a"] });
+  expect(ruleToSchema([{ type: "number" }, { type: "string", optional: true }])).toEqual({ schema: { anyOf: [{ type: "number" }, { type: "string" }] }, optional: true });
+});
+
+test("GET /api/docs is Swagger UI served from this server (no CDN); other file names answer 404 JSON", async () => {
+  const page = await api(server.url).get("/api/docs");
+  expect(page.status).toBe(200);
+  expect(page.text).toContain("/api/docs/swagger-ui-bundle.js");
+  expect(page.text).not.toMatch(/https?:\/\//);
+  const bundle = await api(server.url).get("/api/docs/swagger-ui-bundle.js");
+  expect(bundle.status).toBe(200);
+  expect(bundle.headers["content-type"]).toMatch(/javascript/);
+  for (const bad of ["package.json", "..%2Fpackage.json", "index.html"]) {
+    const res = await api(server.url).get(`/api/docs/${bad}`);
+    expect(res.status).toBe(404);
+    expect(res.body.status_code).toBe(404);
+  }
+});

