@@ -124,6 +124,20 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/podpeople/discover": { action: "people.discover", auth: "key" },
   "GET /api/data/podpeople/host_podcasts": { action: "people.host_podcasts", auth: "key" },
   "GET /api/data/refresh_hosts": { action: "people.refresh_hosts", auth: "admin" },
+
+  // Queue and smart playlists
+  "POST /api/data/queue_pod": { action: "queue.queue_pod", auth: "key" },
+  "POST /api/data/remove_queued_pod": { action: "queue.remove_queued_pod", auth: "key" },
+  "POST /api/data/clear_queue": { action: "queue.clear_queue", auth: "key" },
+  "POST /api/data/reorder_queue": { action: "queue.reorder_queue", auth: "key" },
+  "GET /api/data/get_queued_episodes": { action: "queue.get_queued_episodes", auth: "key" },
+  "POST /api/data/create_playlist": { action: "playlists.create_playlist", auth: "key" },
+  "PATCH /api/data/update_playlist": { action: "playlists.update_playlist", auth: "key" },
+  "DELETE /api/data/delete_playlist": { action: "playlists.delete_playlist", auth: "key" },
+  "GET /api/data/get_playlists": { action: "playlists.get_playlists", auth: "key" },
+  "GET /api/data/get_playlist_episodes": { action: "playlists.get_playlist_episodes", auth: "key" },
+  "POST /api/data/get_next_playlist_episode": { action: "playlists.get_next_playlist_episode", auth: "key" },
+  "GET /api/data/update_playlists": { action: "playlists.update_playlists", auth: "admin" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

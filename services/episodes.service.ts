@@ -16,6 +16,7 @@ import type { AuthUser } from "../shared/types";
 import type { UserEvent } from "../shared/contracts/users";
 import type { PodcastUserStats, SyncResult } from "../shared/contracts/episodes";
 import type { SubscriptionView } from "../shared/contracts/podcasts";
+import { selectEpisodesActions } from "./episodes.parts/select-episodes";
 
 /** A stored episode. */
 export interface EpisodeDoc {
@@ -129,7 +130,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** "Played": completed, or listened to 90% or to within 30 s of the end (spec/ROUTES.md). */
-function isPlayed(ep: EpisodeDoc, st: EpisodeStateDoc | undefined): boolean {
+export function isPlayed(ep: EpisodeDoc, st: EpisodeStateDoc | undefined): boolean {
   if (!st) return false;
   if (st.completed) return true;
   return ep.duration > 0 && (st.listen_duration >= ep.duration * 0.9 || ep.duration - st.listen_duration <= 30);
@@ -144,7 +145,7 @@ function cutoffDate(days: number | undefined): Date | null {
  * Query of the episodes of some podcasts that one user sees, each podcast with its own cutoff; `extra`
  * conditions and `since` (pub_date after) go into every branch.
  */
-function visibleQuery(subs: Pick<SubscriptionView, "podcast_id" | "feed_cutoff_days">[], extra: Record<string, unknown> = {}, since?: Date): any {
+export function visibleQuery(subs: Pick<SubscriptionView, "podcast_id" | "feed_cutoff_days">[], extra: Record<string, unknown> = {}, since?: Date): any {
   const after = (cutoff: Date | null) => {
     const d = cutoff && since ? (cutoff > since ? cutoff : since) : cutoff ?? since;
     return d ? { pub_date: { $gt: d } } : {};
@@ -426,6 +427,7 @@ const EpisodesService: ServiceSchema = {
         return { success: true };
       },
     },
+    ...selectEpisodesActions,
   },
   events: {
     /** A user left a podcast: their state of its episodes goes with it. */

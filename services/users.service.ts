@@ -10,7 +10,7 @@ import { config } from "../shared/config";
 import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import { passwordToStoredHash, verifyPassword } from "../shared/secrets";
 import type { AuthUser } from "../shared/types";
-import type { OidcLoginParams, OidcLoginResult, UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
+import type { OidcLoginParams, OidcLoginResult, UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
 import { adminActions } from "./users.parts/admin.actions";
 import { mfaActions, mfaMethods } from "./users.parts/mfa.actions";
 import { passwordResetActions, passwordResetMethods } from "./users.parts/password-reset.actions";
@@ -172,6 +172,14 @@ const UsersService: ServiceSchema = {
         return users.map((u) => ({ id: u._id, isAdmin: !!u.isadmin, username: u.username }));
       },
     },
+    /** Every account's id: for work done once per user (update_playlists). */
+    user_ids: {
+      visibility: "public",
+      async handler(this: any): Promise<number[]> {
+        const users: UserDoc[] = await this.adapter.find({});
+        return users.map((u) => u._id);
+      },
+    },
     /** The second login step (auth.verify_mfa_and_get_key): does the code match the user's active secret? */
     check_mfa_code: {
       visibility: "public",
@@ -241,6 +249,8 @@ const UsersService: ServiceSchema = {
       // Two registrations racing past assertUnique: the unique index decides.
       await this.insertUnique(this.adapter, doc, "Username or email already exists");
       this.logger.info("user created", { user_id: doc._id, isadmin });
+      // Services that give every account something (system playlists) add theirs.
+      await this.broker.emit("user.created", { user_id: doc._id } as UserEvent);
       return doc;
     },
     async assertUnique(this: any, username: string, email: string) {

@@ -1,4 +1,4 @@
-/** What travels to and from the episodes service: action results and events. */
+/** What travels to and from the episodes service: action params and results, events. */
 
 /** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
 export interface SyncResult {
@@ -15,4 +15,74 @@ export interface PodcastUserStats {
   unplayed_episodes: number;
   last_played: string | null;
   total_listen_time: number;
+}
+
+/** The values of a playlist's sort_order (spec/ROUTES.md). */
+export const PLAYLIST_SORT_ORDERS = [
+  "date_asc", "date_desc", "duration_asc", "duration_desc", "listen_progress", "completion",
+  "title_asc", "title_desc", "podcast_asc", "podcast_desc", "random",
+] as const;
+export type PlaylistSortOrder = (typeof PLAYLIST_SORT_ORDERS)[number];
+
+/**
+ * One selection of a user's episodes: the filter fields of a playlist record, plus episode_ids (only
+ * these episodes: the queue's join). null / absent means "no restriction".
+ */
+export interface EpisodeSelection {
+  episode_ids?: number[] | null;
+  podcast_ids?: number[] | null;
+  include_unplayed: boolean;
+  include_partially_played: boolean;
+  include_played: boolean;
+  /** Percent of the duration listened, 0-100 (a completed episode counts as 100). */
+  play_progress_min?: number | null;
+  play_progress_max?: number | null;
+  /** Only episodes published in the last N hours. */
+  time_filter_hours?: number | null;
+  /** Seconds. */
+  min_duration?: number | null;
+  max_duration?: number | null;
+  max_episodes?: number | null;
+  sort_order?: PlaylistSortOrder;
+  group_by_podcast?: boolean;
+  /** Seed of the random order, so that its pages fit together (the playlist id). */
+  seed?: number;
+}
+
+/**
+ * episodes.select_episodes params: several selections of one user's episodes evaluated in one call
+ * (get_playlists counts them all at once). Each result is paged with offset/limit; limit 0 counts
+ * only; after_episode_id answers just the episode that follows it.
+ */
+export interface SelectEpisodesParams {
+  user_id: number;
+  selections: EpisodeSelection[];
+  offset?: number;
+  limit?: number;
+  after_episode_id?: number;
+}
+
+/** An episode with the user's state, as list operations show it (spec: "Episode list items"). */
+export interface EpisodeListItem {
+  episodeid: number;
+  podcastid: number;
+  podcastname: string;
+  episodetitle: string;
+  episodepubdate: string | null;
+  episodedescription: string | null;
+  episodeartwork: string | null;
+  episodeurl: string | null;
+  episodeduration: number;
+  listenduration: number | null;
+  completed: boolean;
+  saved: boolean;
+  is_vidsite: boolean;
+  /** A video enclosure; the spec shows it on next-episode answers only. */
+  is_video: boolean;
+}
+
+/** One result of select_episodes per selection: `total` counts before paging (after max_episodes). */
+export interface SelectionResult {
+  total: number;
+  episodes: EpisodeListItem[];
 }

@@ -28,7 +28,8 @@ export interface VerifiedLogin {
 }
 
 /**
- * Events of the users service: `user.removed` (emitted once per service group: each service deletes that
+ * Events of the users service: `user.created` (emitted once per service group for a new account),
+ * `user.removed` (emitted once per service group: each service deletes that
  * user's data) and `user.rights_changed` (broadcast: the admin flag changed or the user is gone, so cached key
  * lookups must go).
  */

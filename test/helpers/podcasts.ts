@@ -26,10 +26,10 @@ export async function createUsers(url: string, names: string[]): Promise<Record<
   return out;
 }
 
-/** An RSS 2.0 feed built from items, for tests that change a feed between refreshes. */
-export function rssFeed(title: string, items: { title: string; guid?: string; url: string; date: string }[]): string {
+/** An RSS 2.0 feed built from items (duration in seconds), for tests that change a feed between refreshes or need exact values. */
+export function rssFeed(title: string, items: { title: string; guid?: string; url: string; date: string; duration?: number }[]): string {
   const body = items
-    .map((i) => `<item><title>${i.title}</title>${i.guid ? `<guid>${i.guid}</guid>` : ""}<pubDate>${new Date(i.date).toUTCString()}</pubDate><enclosure url="${i.url.replace(/&/g, "&amp;")}" length="1000" type="audio/mpeg"/></item>`)
+    .map((i) => `<item><title>${i.title}</title>${i.guid ? `<guid>${i.guid}</guid>` : ""}<pubDate>${new Date(i.date).toUTCString()}</pubDate>${i.duration ? `<itunes:duration>${i.duration}</itunes:duration>` : ""}<enclosure url="${i.url.replace(/&/g, "&amp;")}" length="1000" type="audio/mpeg"/></item>`)
     .join("\n");
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>${title}</title><link>https://example.test/</link><description>test feed</description>\n${body}\n</channel></rss>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>${title}</title><link>https://example.test/</link><description>test feed</description>\n${body}\n</channel></rss>`;
 }

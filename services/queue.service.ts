@@ -1,0 +1,220 @@
+/**
+ * Queue: the `queue` collection, one document per user { _id: user_id, version, items[] } whose array
+ * order is the queue order, so positions are always 1..n: no gap and no duplicate position can be
+ * stored.
+ *
+ * A user's queue changes are serialised, never last-write-wins:
+ * - within a process, by a per-user promise chain (20 concurrent requests of one user run one by one);
+ * - across queue replicas (NATS + MongoDB), by compare-and-set on `version`: a change is written only
+ *   if the version it read is still current, otherwise it is read again and re-applied. A per-user
+ *   document makes this one atomic single-document update on MongoDB and NeDB alike, with no lock
+ *   to leak when a replica dies.
+ * Episodes are checked and joined through episodes.select_episodes (one call whatever the length).
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
+import type { EpisodeListItem, EpisodeSelection, SelectionResult } from "../shared/contracts/episodes";
+import type { QueueBulkAddParams, QueueBulkAddResult, QueuePositionsResult } from "../shared/contracts/queue";
+import type { UserEvent } from "../shared/contracts/users";
+
+interface QueueItem {
+  episode_id: number;
+  podcast_id: number;
+  queued_at: Date;
+}
+
+interface QueueDoc {
+  _id: number;
+  version: number;
+  items: QueueItem[];
+}
+
+/** Writes lost to another replica before giving up with a 503 (each retry re-reads the queue). */
+const MAX_CAS_ATTEMPTS = 20;
+/** Most episodes one request may name (bulk add, reorder). */
+const MAX_IDS = 5000;
+
+const id = { type: "number", integer: true, positive: true, convert: true };
+const idList = { type: "array", max: MAX_IDS, items: { type: "number", integer: true, positive: true, convert: true } };
+const episodeParams = { user_id: id, episode_id: id, is_vidsite: { type: "boolean", convert: true, optional: true } };
+
+/** Every state of the given episodes: the queue shows what it holds whatever its play state. */
+function onlyThese(episode_ids: number[]): EpisodeSelection {
+  return { episode_ids, include_unplayed: true, include_partially_played: true, include_played: true };
+}
+
+/** A change of a queue: the new items (the same array when nothing changes) and the answer. */
+type Mutation<R> = (items: QueueItem[]) => { next: QueueItem[]; result: R };
+
+const QueueService: ServiceSchema = {
+  name: "queue",
+  mixins: [DbMixin({ name: "queue" })],
+  actions: {
+    /** POST /api/data/queue_pod: appends an episode; one already queued stays where it is. */
+    queue_pod: {
+      params: episodeParams,
+      async handler(this: any, ctx: Context<any>) {
+        const { added, failed }: QueueBulkAddResult = await this.addAll(ctx, ctx.params.user_id, [ctx.params.episode_id]);
+        if (failed.length) throw new NotFoundError("Episode not found in your podcasts");
+        return { data: added.length ? "Episode added to queue" : "Episode already in queue" };
+      },
+    },
+    /** POST /api/data/remove_queued_pod: the positions after it move up by one. */
+    remove_queued_pod: {
+      params: episodeParams,
+      async handler(this: any, ctx: Context<any>) {
+        await this.change(ctx.params.user_id, (items: QueueItem[]) => {
+          const next = items.filter((i) => i.episode_id !== ctx.params.episode_id);
+          if (next.length === items.length) throw new NotFoundError("Episode is not in your queue");
+          return { next, result: null };
+        });
+        return { data: "Episode removed from queue" };
+      },
+    },
+    /** POST /api/data/clear_queue */
+    clear_queue: {
+      params: { user_id: id },
+      async handler(this: any, ctx: Context<any>) {
+        await this.change(ctx.params.user_id, (items: QueueItem[]) => ({ next: items.length ? [] : items, result: null }));
+        return { data: "Queue cleared" };
+      },
+    },
+    /** POST /api/data/reorder_queue: episode_ids must be exactly the queued episodes, each once. */
+    reorder_queue: {
+      params: { user_id: id, episode_ids: idList },
+      async handler(this: any, ctx: Context<any>) {
+        const ids: number[] = ctx.params.episode_ids;
+        await this.change(ctx.params.user_id, (items: QueueItem[]) => {
+          const byId = new Map(items.map((i) => [i.episode_id, i]));
+          if (new Set(ids).size !== ids.length || ids.length !== items.length || !ids.every((e) => byId.has(e))) {
+            throw new BadRequestError("episode_ids must list every queued episode exactly once");
+          }
+          return { next: ids.map((e) => byId.get(e)!), result: null };
+        });
+        return { message: "Queue reordered" };
+      },
+    },
+    /** GET /api/data/get_queued_episodes: queue items in queue order (two service calls whatever the length). */
+    get_queued_episodes: {
+      params: { user_id: id },
+      async handler(this: any, ctx: Context<any>) {
+        const doc: QueueDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
+        const items = doc?.items ?? [];
+        if (!items.length) return { data: [] };
+        const [found]: SelectionResult[] = await ctx.call("episodes.select_episodes", {
+          user_id: ctx.params.user_id,
+          selections: [onlyThese(items.map((i) => i.episode_id))],
+        });
+        const byId = new Map(found.episodes.map((e) => [e.episodeid, e]));
+        // An episode hidden since it was queued (feed cutoff) is skipped, and the positions shown stay 1..n.
+        const data = items.filter((i) => byId.has(i.episode_id)).map((i, n) => {
+          const { is_video: _video, ...item }: EpisodeListItem = byId.get(i.episode_id)!;
+          return { ...item, queueposition: n + 1, queuedate: new Date(i.queued_at).toISOString(), queued: true, downloaded: false };
+        });
+        return { data };
+      },
+    },
+
+    // --- Internal actions (not in the route table) ---
+
+    /** bulk_queue_episodes of the episodes service: appends the visible ones in order. */
+    bulk_add: {
+      visibility: "public",
+      params: { user_id: id, episode_ids: idList },
+      async handler(this: any, ctx: Context<QueueBulkAddParams>): Promise<QueueBulkAddResult> {
+        return this.addAll(ctx, ctx.params.user_id, ctx.params.episode_ids);
+      },
+    },
+    /** Where these episodes are in the user's queue (playlist items show queued / queueposition). */
+    positions: {
+      visibility: "public",
+      params: { user_id: id, episode_ids: idList },
+      async handler(this: any, ctx: Context<any>): Promise<QueuePositionsResult> {
+        const all: QueuePositionsResult = await this.positions(ctx.params.user_id);
+        const out: QueuePositionsResult = {};
+        for (const e of ctx.params.episode_ids as number[]) if (all[e]) out[e] = all[e];
+        return out;
+      },
+    },
+  },
+  events: {
+    /** A user left a podcast: its episodes leave their queue, the rest closes up. */
+    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+      const { user_id, podcast_id } = ctx.params;
+      await this.change(user_id, (items: QueueItem[]) => {
+        const next = items.filter((i) => i.podcast_id !== podcast_id);
+        return { next: next.length === items.length ? items : next, result: null };
+      });
+    },
+    "user.removed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        await this.adapter.removeMany({ _id: ctx.params.user_id });
+      },
+    },
+  },
+  methods: {
+    /** Appends the episodes the user can see and has not queued; see QueueBulkAddResult. */
+    async addAll(this: any, ctx: Context, user_id: number, episode_ids: number[]): Promise<QueueBulkAddResult> {
+      const wanted = Array.from(new Set(episode_ids));
+      // Checked before taking the user's turn, so the serialised part is only a read and a write.
+      const [found]: SelectionResult[] = await ctx.call("episodes.select_episodes", { user_id, selections: [onlyThese(wanted)] });
+      const podcastOf = new Map(found.episodes.map((e) => [e.episodeid, e.podcastid]));
+      const failed = wanted.filter((e) => !podcastOf.has(e));
+      return this.change(user_id, (items: QueueItem[]) => {
+        const queued = new Set(items.map((i) => i.episode_id));
+        const added = wanted.filter((e) => podcastOf.has(e) && !queued.has(e));
+        const now = new Date();
+        const next = added.length ? [...items, ...added.map((e) => ({ episode_id: e, podcast_id: podcastOf.get(e)!, queued_at: now }))] : items;
+        return { next, result: { added, already_queued: wanted.filter((e) => queued.has(e)), failed } };
+      });
+    },
+    async positions(this: any, user_id: number): Promise<QueuePositionsResult> {
+      const doc: QueueDoc | null = await this.adapter.findOne({ _id: user_id });
+      const out: QueuePositionsResult = {};
+      (doc?.items ?? []).forEach((i, n) => (out[i.episode_id] = { position: n + 1, queued_at: new Date(i.queued_at).toISOString() }));
+      return out;
+    },
+    /** Applies a mutation to the user's queue in the user's turn, with compare-and-set on version. */
+    async change<R>(this: any, user_id: number, mutate: Mutation<R>): Promise<R> {
+      return this.inTurn(user_id, async () => {
+        for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+          const doc: QueueDoc | null = await this.adapter.findOne({ _id: user_id });
+          const items = doc?.items ?? [];
+          const { next, result } = mutate(items);
+          if (next === items) return result;
+          if (!doc) {
+            try {
+              await this.adapter.insert({ _id: user_id, version: 1, items: next });
+              return result;
+            } catch (err) {
+              if (!isDuplicateKeyError(err)) throw err; // another replica created it first: apply again
+              continue;
+            }
+          }
+          if (await this.adapter.updateMany({ _id: user_id, version: doc.version }, { $set: { items: next, version: doc.version + 1 } })) return result;
+          await new Promise((r) => setTimeout(r, Math.random() * 10 * (attempt + 1))); // lost to another replica
+        }
+        throw new ServiceUnavailableError("The queue is busy, try again");
+      });
+    },
+    /** Runs fn after every earlier change of this user's queue in this process has finished. */
+    async inTurn<T>(this: any, user_id: number, fn: () => Promise<T>): Promise<T> {
+      const turns: Map<number, Promise<unknown>> = this.turns;
+      const run = (turns.get(user_id) ?? Promise.resolve()).then(fn);
+      const tail = run.catch(() => undefined);
+      turns.set(user_id, tail);
+      try {
+        return await run;
+      } finally {
+        if (turns.get(user_id) === tail) turns.delete(user_id);
+      }
+    },
+  },
+  created(this: any) {
+    this.turns = new Map();
+  },
+};
+
+export default QueueService;

@@ -1,0 +1,27 @@
+/** Shapes of the queue service's internal actions (DESIGN.md rule 1). */
+
+/** queue.bulk_add params: append these episodes to the user's queue, in this order. */
+export interface QueueBulkAddParams {
+  user_id: number;
+  episode_ids: number[];
+}
+
+/**
+ * queue.bulk_add result: `added` are now at the end of the queue, `already_queued` were there before
+ * (left in place: a queue never holds an episode twice), `failed` are ids the user cannot see
+ * (unknown, or of a podcast they are not subscribed to).
+ */
+export interface QueueBulkAddResult {
+  added: number[];
+  already_queued: number[];
+  failed: number[];
+}
+
+/** queue.positions params: which of these episodes the user has queued. */
+export interface QueuePositionsParams {
+  user_id: number;
+  episode_ids: number[];
+}
+
+/** queue.positions result: episode id -> { position (1..n), queued_at (ISO) } for the queued ones only. */
+export type QueuePositionsResult = Record<number, { position: number; queued_at: string }>;
