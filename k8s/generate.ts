@@ -81,7 +81,7 @@ function composeFile(): string {
         restart: "unless-stopped",
         stop_grace_period: `${GRACE_SECONDS}s`,
         depends_on: Object.fromEntries(Object.keys(infra).map((name) => [name, { condition: "service_healthy" }])),
-        environment: { ...commonEnv, MONGO_URI: "mongodb://mongo:27017/podcasts", SERVICES: g.services.join(","), ...(g.httpPort ? { PORT: String(g.httpPort) } : {}) },
+        environment: { ...commonEnv, MONGO_URI: "mongodb://mongo:27017/podcasts", SECRET_KEY: "${SECRET_KEY:?set SECRET_KEY, e.g. openssl rand -base64 32}", SERVICES: g.services.join(","), ...(g.httpPort ? { PORT: String(g.httpPort) } : {}) },
         ...(g.httpPort ? { ports: [`${g.httpPort}:${g.httpPort}`] } : {}),
         healthcheck: nodeHealthcheck,
       },
@@ -169,7 +169,8 @@ function infraObjects(): object[] {
   const config: IConfigMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: APP }, data: { ...commonEnv, TRUSTED_PROXIES: "" } };
   // Placeholders: replace before applying (or create the Secret yourself, e.g. from a sealed secret).
   const secret = (name: string, stringData: Record<string, string>): ISecret => ({ apiVersion: "v1", kind: "Secret", metadata: { name }, type: "Opaque", stringData });
-  const appSecret = secret(`${APP}-secrets`, { MONGO_URI: "mongodb://podcasts:change-me@mongo:27017/podcasts?authSource=admin" });
+  // SECRET_KEY seals sync and notification passwords: every replica needs the same one (e.g. openssl rand -base64 32).
+  const appSecret = secret(`${APP}-secrets`, { MONGO_URI: "mongodb://podcasts:change-me@mongo:27017/podcasts?authSource=admin", SECRET_KEY: "change-me" });
   const mongoSecret = secret("mongo-credentials", { username: "podcasts", password: "change-me" });
   // One replica of a third-party server: the pod spec of its single container.
   const single = (name: string, container: IContainer) => ({

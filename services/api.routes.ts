@@ -125,6 +125,33 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/podpeople/host_podcasts": { action: "people.host_podcasts", auth: "key" },
   "GET /api/data/refresh_hosts": { action: "people.refresh_hosts", auth: "admin" },
 
+  // Sync (podsync: a gPodder v2 server; cloudsync: Nextcloud gpoddersync) and push notifications of new episodes.
+  // initiate_cloudsync_login and toggle_notifications have no path in the spec: these are the ones clients of this API family call.
+  "POST /api/data/add_podsync_server": { action: "sync.add_podsync_server", auth: "key" },
+  "GET /api/data/check_podsync_settings/{user_id}": { action: "sync.check_podsync_settings", auth: "key" },
+  "GET /api/data/get_podsync_settings/{user_id}": { action: "sync.get_podsync_settings", auth: "key" },
+  "POST /api/data/verify_podsync_auth": { action: "sync.verify_podsync_auth", auth: "key" },
+  "GET /api/data/podsync/status": { action: "sync.podsync_status", auth: "key" },
+  "POST /api/data/podsync/toggle": { action: "sync.podsync_toggle", auth: "key" },
+  "GET /api/podsync/default_device": { action: "sync.default_device", auth: "key" },
+  "GET /api/podsync/devices": { action: "sync.devices", auth: "key" },
+  "POST /api/podsync/devices": { action: "sync.create_device", auth: "key" },
+  "GET /api/podsync/devices/{user_id}": { action: "sync.user_devices", auth: "key" },
+  "GET /api/podsync/podsync_statistics": { action: "sync.podsync_statistics", auth: "key" },
+  "POST /api/podsync/set_default/{device_id}": { action: "sync.set_default_device", auth: "key" },
+  "POST /api/podsync/sync": { action: "sync.sync_now", auth: "key" },
+  "POST /api/podsync/sync/force": { action: "sync.force_sync", auth: "key" },
+  "GET /api/podsync/test-connection": { action: "sync.test_connection", auth: "key" },
+  "GET /api/data/refresh_podsync_subscriptions": { action: "sync.refresh_podsync_subscriptions", auth: "key" },
+  "POST /api/data/initiate_cloudsync_login": { action: "sync.initiate_cloudsync_login", auth: "key" },
+  "POST /api/data/add_cloudsync_server": { action: "sync.add_cloudsync_server", auth: "key" },
+  "GET /api/data/refresh_cloudsync_subscriptions": { action: "sync.refresh_cloudsync_subscriptions", auth: "key" },
+  "GET /api/data/user/notification_settings": { action: "notifications.get_notification_settings", auth: "key" },
+  "PUT /api/data/user/notification_settings": { action: "notifications.update_notification_settings", auth: "key" },
+  "POST /api/data/user/test_notification": { action: "notifications.test_notification", auth: "key" },
+  "POST /api/data/podcast/toggle_notifications": { action: "podcasts.toggle_notifications", auth: "key" },
+  "POST /api/data/podcast/notification_status": { action: "podcasts.notification_status", auth: "key" },
+
   // Queue and smart playlists
   "POST /api/data/queue_pod": { action: "queue.queue_pod", auth: "key" },
   "POST /api/data/remove_queued_pod": { action: "queue.remove_queued_pod", auth: "key" },

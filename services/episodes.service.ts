@@ -16,6 +16,7 @@ import type { AuthUser } from "../shared/types";
 import type { UserEvent } from "../shared/contracts/users";
 import type { PodcastUserStats, SyncResult } from "../shared/contracts/episodes";
 import type { SubscriptionView } from "../shared/contracts/podcasts";
+import { syncActions } from "./episodes.parts/sync.actions";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
 
 /** A stored episode. */
@@ -427,6 +428,7 @@ const EpisodesService: ServiceSchema = {
         return { success: true };
       },
     },
+    ...syncActions,
     ...selectEpisodesActions,
   },
   events: {

@@ -1,5 +1,6 @@
 /**
- * Outgoing notifications: the server's mail settings (admin) and sending mail with nodemailer over SMTP.
+ * Outgoing notifications: the server's mail settings (admin) and sending mail with nodemailer over SMTP,
+ * and users' push notifications of new episodes (services/notifications.parts/push.actions.ts).
  * Other services send mail through the internal action notifications.send_mail (password reset codes).
  * The SMTP password is stored because sending needs it, and never leaves this service or reaches a log.
  */
@@ -8,6 +9,9 @@ import nodemailer from "nodemailer";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, ServiceUnavailableError } from "../shared/errors";
 import type { SendMailParams } from "../shared/contracts/notifications";
+import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
+import type { UserEvent } from "../shared/contracts/users";
+import { pushActions, pushMethods } from "./notifications.parts/push.actions";
 
 type Encryption = "none" | "SSL/TLS" | "StartTLS";
 
@@ -42,8 +46,30 @@ const optionalProps = Object.fromEntries(Object.entries(settingsProps).map(([k, 
 
 const NotificationsService: ServiceSchema = {
   name: "notifications",
-  mixins: [DbMixin({ name: "email_settings" })],
+  mixins: [DbMixin({ name: "email_settings" }, [{ name: "push_settings", indexes: [{ fields: { user_id: 1 } }] }])],
+  created(this: any) {
+    this.pending = new Set<Promise<void>>();
+    this.sentAt = new Map<number, number[]>();
+  },
+  async stopped(this: any) {
+    await Promise.allSettled([...this.pending]);
+  },
+  events: {
+    "episodes.created": {
+      params: { podcast_id: "number", episode_ids: { type: "array", items: "number" } },
+      async handler(this: any, ctx: Context<EpisodesCreatedEvent>) {
+        await this.announceEpisodes(ctx);
+      },
+    },
+    "user.removed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        await this.stores.push_settings.removeMany({ user_id: ctx.params.user_id });
+      },
+    },
+  },
   actions: {
+    ...pushActions,
     save_email_settings: {
       params: { email_settings: { type: "object", props: settingsProps } },
       async handler(this: any, ctx: Context<any>) {
@@ -112,6 +138,7 @@ const NotificationsService: ServiceSchema = {
     },
   },
   methods: {
+    ...pushMethods,
     async storedSettings(this: any): Promise<EmailSettingsDoc | null> {
       return this.adapter.findOne({ _id: SETTINGS_ID });
     },

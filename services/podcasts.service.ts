@@ -18,6 +18,7 @@ import type { UserEvent } from "../shared/contracts/users";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
+import { syncActions } from "./podcasts.parts/sync.actions";
 
 const PodcastsService: ServiceSchema = {
   name: "podcasts",
@@ -31,6 +32,7 @@ const PodcastsService: ServiceSchema = {
     ...subscribeActions,
     ...readActions,
     ...settingsActions,
+    ...syncActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

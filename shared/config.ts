@@ -135,5 +135,17 @@ export const config = {
   searchCacheTtl: int("SEARCH_CACHE_TTL", 300),
   /** Counter increments are summed in memory and written with one $inc at most this often, in ms. */
   searchStatsFlushMs: int("SEARCH_STATS_FLUSH_MS", 1000),
+
+  // Sync and notifications (services/sync.service.ts, notifications.service.ts).
+  /** Key that seals sync and notification passwords at rest; empty = generated into DATA_DIR/secret.key (set it when replicas share MongoDB). */
+  secretKey: env.SECRET_KEY || "",
+  /** Minutes between scheduled syncs of each user with sync turned on; 0 turns the scheduler off. */
+  syncInterval: int("SYNC_INTERVAL", 15),
+  /** Seconds a replica holds a user's sync before another may take it over. */
+  syncLeaseSeconds: int("SYNC_LEASE_SECONDS", 300),
+  /** Notifications per user per minute; more are dropped (and logged) so a flood of new episodes cannot spam. */
+  notifyPerMinute: int("NOTIFY_PER_MINUTE", 20),
+  /** Delivery attempts of one notification (with a short growing pause between them). */
+  notifyAttempts: int("NOTIFY_ATTEMPTS", 3),
 };
 

@@ -28,7 +28,9 @@ export interface FetchOptions {
   accept?: string;
   /** Most redirects followed; default config.httpMaxRedirects. */
   maxRedirects?: number;
-  /** Extra request headers (e.g. a provider's request signature). */
+  /** Sync servers and notification endpoints take other methods, a body and their own headers (cookies, tokens, a provider's request signature). */
+  method?: "GET" | "POST" | "PUT";
+  body?: string | Buffer;
   headers?: Record<string, string>;
   /** A fixed User-Agent: sent on every hop, with no browser-lookalike retry on 403. */
   userAgent?: string;
@@ -46,6 +48,8 @@ export interface FetchResult {
   etag: string | null;
   lastModified: string | null;
   contentType: string | null;
+  /** Set-Cookie headers of the final answer (a sync server's session cookie). */
+  setCookie: string[];
 }
 
 export type OutboundHttpErrorKind =
@@ -309,7 +313,7 @@ function discard(res: AxiosResponse): void {
   (res.data as Readable).destroy();
 }
 
-/** GET a URL through the server's one outbound client. Throws OutboundHttpError on any failure. */
+/** GET (or opts.method) a URL through the server's one outbound client. Throws OutboundHttpError on any failure. */
 export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<FetchResult> {
   let url = parseHttpUrl(rawUrl);
   let username = opts.username;
@@ -332,6 +336,9 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<Fetc
   let userAgent = opts.userAgent ?? `${config.serviceName}/${config.version}`;
   let retried403 = opts.userAgent !== undefined;
   let sendAuth = authorization !== null;
+  let trusted = true; // the caller's headers (tokens, cookies) follow the same rule as credentials
+  let method = opts.method ?? "GET";
+  let body = opts.body;
 
   try {
     for (let redirects = 0; ; ) {
@@ -339,7 +346,7 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<Fetc
       const shown = redactUrl(target);
       const pinned = await resolveChecked(url, shown, opts.rights);
       const headers: Record<string, string> = {
-        ...opts.headers,
+        ...(trusted ? opts.headers : undefined),
         "User-Agent": userAgent,
         Accept: opts.accept ?? "*/*",
         "Accept-Encoding": "gzip, deflate, br",
@@ -350,7 +357,10 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<Fetc
 
       let res: AxiosResponse;
       try {
-        res = await axios.get(target, {
+        res = await axios.request({
+          url: target,
+          method,
+          data: body,
           headers,
           responseType: "stream",
           maxRedirects: 0,
@@ -378,11 +388,16 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<Fetc
         next.username = "";
         next.password = "";
         // Credentials stay with the host they were given for, and never go down from https to http.
-        if (next.hostname !== authHost || (url.protocol === "https:" && next.protocol === "http:")) sendAuth = false;
+        if (next.hostname !== authHost || (url.protocol === "https:" && next.protocol === "http:")) sendAuth = trusted = false;
         url = next;
+        // As browsers do: a 303, and a 301/302 after a POST, continue as a GET without the body.
+        if (status !== 307 && status !== 308) {
+          method = "GET";
+          body = undefined;
+        }
         continue;
       }
-      if (status === 403 && !retried403) {
+      if (status === 403 && !retried403 && method === "GET") {
         // Some hosts refuse anything that does not look like a browser: one retry with a browser's User-Agent.
         discard(res);
         retried403 = true;
@@ -392,11 +407,12 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<Fetc
       const etag = header(res, "etag");
       const lastModified = header(res, "last-modified");
       const contentType = header(res, "content-type");
+      const setCookie = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
       if (status === 304) {
         discard(res);
         return {
           status, notModified: true, body: null, finalUrl: target,
-          etag: etag ?? opts.etag ?? null, lastModified: lastModified ?? opts.lastModified ?? null, contentType,
+          etag: etag ?? opts.etag ?? null, lastModified: lastModified ?? opts.lastModified ?? null, contentType, setCookie,
         };
       }
       if (status < 200 || status > 299) {
@@ -409,8 +425,8 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<Fetc
         discard(res);
         throw new OutboundHttpError("too_large", shown, `body of ${declared} bytes is larger than ${maxBytes}`);
       }
-      const body = await readBody(res, maxBytes, controller.signal, shown);
-      return { status, notModified: false, body, finalUrl: target, etag, lastModified, contentType };
+      const data = await readBody(res, maxBytes, controller.signal, shown);
+      return { status, notModified: false, body: data, finalUrl: target, etag, lastModified, contentType, setCookie };
     }
   } finally {
     clearTimeout(timer);

@@ -1,8 +1,12 @@
 /**
- * Secrets at rest (DESIGN.md rule 10): API keys as SHA-256 hashes, passwords as Argon2id.
+ * Secrets at rest (DESIGN.md rule 10): API keys as SHA-256 hashes, passwords as Argon2id, secrets the
+ * server must send again (sync and notification credentials) sealed with AES-256-GCM.
  */
 import crypto from "crypto";
+import fs from "fs";
+import path from "path";
 import argon2 from "argon2";
+import { config } from "./config";
 import { BadRequestError } from "./errors";
 
 /** A new API key: 32 random bytes, URL-safe. Shown once, stored only as its hash. */
@@ -45,5 +49,56 @@ export async function verifyPassword(storedHash: string | null | undefined, pass
     return await argon2.verify(storedHash, password);
   } catch {
     return false; // a malformed stored hash never logs anyone in
+  }
+}
+
+/**
+ * Reversible secrets (passwords and tokens of sync servers and notification endpoints, which the
+ * server must send again): AES-256-GCM under SECRET_KEY, or a key generated into DATA_DIR on first use.
+ * Stored as "v1:<iv>:<tag>:<ciphertext>" in base64url.
+ */
+let secretKeyCache: { source: string; key: Buffer } | null = null;
+
+function secretKey(): Buffer {
+  const source = config.secretKey || path.join(config.dataDir, "secret.key");
+  if (secretKeyCache?.source === source) return secretKeyCache.key;
+  let material = config.secretKey;
+  if (!material) {
+    try {
+      material = fs.readFileSync(source, "utf8").trim();
+    } catch {
+      fs.mkdirSync(config.dataDir, { recursive: true });
+      material = crypto.randomBytes(32).toString("base64url");
+      // wx: two processes starting at once keep the first key written
+      try {
+        fs.writeFileSync(source, material, { flag: "wx", mode: 0o600 });
+      } catch {
+        material = fs.readFileSync(source, "utf8").trim();
+      }
+    }
+  }
+  const key = crypto.createHash("sha256").update(material).digest();
+  secretKeyCache = { source, key };
+  return key;
+}
+
+export function encryptSecret(plain: string): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv("aes-256-gcm", secretKey(), iv);
+  const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return ["v1", iv, cipher.getAuthTag(), data].map((p) => (typeof p === "string" ? p : p.toString("base64url"))).join(":");
+}
+
+/** The clear text, or null when the value was sealed under another key (SECRET_KEY changed) or is damaged. */
+export function decryptSecret(sealed: string | null | undefined): string | null {
+  const parts = sealed?.split(":");
+  if (!parts || parts.length !== 4 || parts[0] !== "v1") return null;
+  try {
+    const [iv, tag, data] = parts.slice(1).map((p) => Buffer.from(p, "base64url"));
+    const decipher = crypto.createDecipheriv("aes-256-gcm", secretKey(), iv);
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(data), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
   }
 }

@@ -17,6 +17,33 @@ export interface PodcastUserStats {
   total_listen_time: number;
 }
 
+/** The `episodes.created` event: new episodes a refresh found. */
+export interface EpisodesCreatedEvent {
+  podcast_id: number;
+  episode_ids: number[];
+}
+
+/** episodes.episode_summaries result item (notifications). */
+export interface EpisodeSummary {
+  episode_id: number;
+  podcast_id: number;
+  title: string;
+  url: string | null;
+  pub_date: string | null;
+}
+
+/** One user's state of one episode as the sync service exchanges it (episodes.sync_states / apply_sync_states). */
+export interface SyncEpisodeState {
+  podcast_url: string;
+  episode_url: string;
+  /** Seconds. */
+  position: number;
+  total: number;
+  completed: boolean;
+  /** When the position was last set (ISO, UTC). */
+  timestamp: string;
+}
+
 /** The values of a playlist's sort_order (spec/ROUTES.md). */
 export const PLAYLIST_SORT_ORDERS = [
   "date_asc", "date_desc", "duration_asc", "duration_desc", "listen_progress", "completion",

@@ -34,3 +34,22 @@ export interface ApplyFeedParams {
   fetched: Omit<FetchedFeed, "feed"> & { feed: Omit<ParsedFeed, "episodes"> };
   sync: SyncResult;
 }
+
+/** podcasts.notify_targets result item: a subscriber with notifications on, and the title they see. */
+export interface NotifyTarget {
+  user_id: number;
+  podcast_title: string;
+}
+
+/** podcasts.sync_feeds result item: a feed the user is subscribed to (without credentials), by URL. */
+export interface SyncFeed {
+  podcast_id: number;
+  feed_url: string;
+}
+
+/** podcasts.sync_subscriptions params: feed URLs a sync server added and removed for one user. */
+export interface SyncSubscriptionsParams {
+  user_id: number;
+  add: string[];
+  remove: string[];
+}

@@ -43,7 +43,7 @@ describe("fetchUrl", () => {
     const r = await get(`${p.url}/feed.xml`, { accept: "application/rss+xml" });
     expect(r).toEqual({
       status: 200, notModified: false, body: Buffer.from(FEED), finalUrl: `${p.url}/feed.xml`,
-      etag: '"v1"', lastModified: "Wed, 01 Jan 2025 00:00:00 GMT", contentType: "application/rss+xml",
+      etag: '"v1"', lastModified: "Wed, 01 Jan 2025 00:00:00 GMT", contentType: "application/rss+xml", setCookie: [],
     });
     expect(p.requests[0].headers["user-agent"]).toBe(`${config.serviceName}/${config.version}`);
     expect(p.requests[0].headers["accept"]).toBe("application/rss+xml");
@@ -151,7 +151,7 @@ describe("fetchUrl", () => {
 
     const byDate = await get(`${p.url}/feed`, { lastModified: first.lastModified });
     // The 304 carries no validators: the ones sent are handed back so the caller keeps them.
-    expect(byDate).toEqual({ status: 304, notModified: true, body: null, finalUrl: `${p.url}/feed`, etag: null, lastModified, contentType: null });
+    expect(byDate).toEqual({ status: 304, notModified: true, body: null, finalUrl: `${p.url}/feed`, etag: null, lastModified, contentType: null, setCookie: [] });
     expect(p.requests[2].headers["if-modified-since"]).toBe(lastModified);
     expect(p.requests[2].headers["if-none-match"]).toBeUndefined();
   });
@@ -218,6 +218,27 @@ describe("basic-auth feeds", () => {
     expect(p.requests[0].headers.authorization).toBe(basic("alice", "s3cret"));
     expect(other.requests).toHaveLength(1);
     expect(other.requests[0].headers.authorization).toBeUndefined();
+  });
+
+  test("POST with a body and the caller's headers; Set-Cookie is returned; a 303 continues as a GET without them elsewhere", async () => {
+    const bodies: string[] = [];
+    const other = await peer({ "/done": { body: "done" } });
+    const p = await peer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      bodies.push(Buffer.concat(chunks).toString());
+      if (req.url === "/login") res.writeHead(200, { "Set-Cookie": ["sessionid=abc; HttpOnly", "csrf=1"] }).end("{}");
+      else res.writeHead(303, { Location: `http://localhost:${other.port}/done` }).end();
+    });
+    const login = await get(`${p.url}/login`, { method: "POST", body: '{"a":1}', headers: { "Content-Type": "application/json", "X-Token": "t0k" } });
+    expect(login.setCookie).toEqual(["sessionid=abc; HttpOnly", "csrf=1"]);
+    expect(bodies[0]).toBe('{"a":1}');
+    expect(p.requests[0]).toMatchObject({ method: "POST", headers: { "content-type": "application/json", "x-token": "t0k" } });
+
+    const r = await get(`${p.url}/submit`, { method: "POST", body: "x", headers: { "X-Token": "t0k" } });
+    expect(r.body!.toString()).toBe("done");
+    expect(other.requests[0].method).toBe("GET");
+    expect(other.requests[0].headers["x-token"]).toBeUndefined();
   });
 
   test("error messages and the error object never contain the password", async () => {

@@ -1,0 +1,73 @@
+/**
+ * Internal actions for the notifications and sync services: episode summaries, and a user's play
+ * positions read and written by feed URL and enclosure URL (how sync servers name episodes).
+ */
+import type { Context, ServiceActionsSchema } from "moleculer";
+import type { EpisodeSummary, SyncEpisodeState } from "../../shared/contracts/episodes";
+import type { SyncFeed } from "../../shared/contracts/podcasts";
+
+const id = { type: "number", integer: true, positive: true, convert: true };
+const feeds = { type: "array", items: "object", max: 100_000 };
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+const noQuery = (url: string) => url.split("?")[0];
+
+export const syncActions: ServiceActionsSchema = {
+  episode_summaries: {
+    visibility: "public",
+    params: { episode_ids: { type: "array", items: "number", max: 10_000 } },
+    async handler(this: any, ctx: Context<{ episode_ids: number[] }>): Promise<EpisodeSummary[]> {
+      const eps = await this.adapter.find({ query: { _id: { $in: ctx.params.episode_ids } }, sort: ["-pub_date", "-_id"] });
+      return eps.map((e: any) => ({ episode_id: e._id, podcast_id: e.podcast_id, title: e.title, url: e.enclosure_url, pub_date: iso(e.pub_date) }));
+    },
+  },
+  /** Positions the user set after `since` (ISO) in these feeds: what a sync uploads as play actions. */
+  sync_states: {
+    visibility: "public",
+    params: { user_id: id, since: { type: "date", convert: true, optional: true }, feeds },
+    async handler(this: any, ctx: Context<{ user_id: number; since?: Date; feeds: SyncFeed[] }>): Promise<SyncEpisodeState[]> {
+      const urls = new Map(ctx.params.feeds.map((f) => [f.podcast_id, f.feed_url]));
+      const query: any = { user_id: ctx.params.user_id, podcast_id: { $in: [...urls.keys()] }, last_listened_at: ctx.params.since ? { $gt: ctx.params.since } : { $ne: null } };
+      const states = await this.stores.episode_states.find({ query });
+      if (!states.length) return [];
+      const eps = new Map<number, any>((await this.adapter.find({ query: { _id: { $in: states.map((s: any) => s.episode_id) } } })).map((e: any) => [e._id, e]));
+      return states
+        .filter((s: any) => eps.get(s.episode_id)?.enclosure_url)
+        .map((s: any) => {
+          const e = eps.get(s.episode_id);
+          return { podcast_url: urls.get(s.podcast_id)!, episode_url: e.enclosure_url, position: Math.round(s.listen_duration), total: e.duration, completed: !!s.completed, timestamp: iso(s.last_listened_at)! };
+        });
+    },
+  },
+  /**
+   * Play positions from a sync server: for each episode the newest action wins, and it is written only
+   * when it is newer than the local position (README "Sync"). Nothing local is ever deleted.
+   */
+  apply_sync_states: {
+    visibility: "public",
+    params: { user_id: id, feeds, states: { type: "array", items: "object", max: 100_000 } },
+    async handler(this: any, ctx: Context<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[] }>) {
+      const { user_id } = ctx.params;
+      const podcastOf = new Map(ctx.params.feeds.map((f) => [f.feed_url, f.podcast_id]));
+      const newest = new Map<string, SyncEpisodeState>();
+      for (const s of ctx.params.states) {
+        const key = `${s.podcast_url}\n${noQuery(s.episode_url)}`;
+        if (podcastOf.has(s.podcast_url) && !(newest.get(key)?.timestamp! >= s.timestamp)) newest.set(key, s);
+      }
+      let applied = 0;
+      for (const s of newest.values()) {
+        const podcast_id = podcastOf.get(s.podcast_url)!;
+        const ep = (await this.adapter.findOne({ podcast_id, enclosure_url: s.episode_url })) ?? (await this.adapter.findOne({ podcast_id, enclosure_key: noQuery(s.episode_url) }));
+        const at = new Date(s.timestamp);
+        if (!ep || Number.isNaN(at.getTime())) continue;
+        const _id = `${user_id}:${ep._id}`;
+        const current = await this.stores.episode_states.findOne({ _id });
+        if (current?.last_listened_at && new Date(current.last_listened_at) >= at) continue;
+        const set = { user_id, episode_id: ep._id, podcast_id, listen_duration: s.position, last_listened_at: at };
+        if (current) await this.stores.episode_states.updateMany({ _id }, { $set: set });
+        else await this.stores.episode_states.insert({ _id, completed: false, saved: false, ...set });
+        applied++;
+      }
+      return { applied };
+    },
+  },
+};

@@ -1,0 +1,91 @@
+/**
+ * cloudsync: a Nextcloud account through Login Flow v2
+ * (https://docs.nextcloud.com/server/latest/developer_manual/client_apis/LoginFlow/index.html#login-flow-v2):
+ * the server starts the flow, the user approves it in their browser, and the poll hands over an app
+ * password, which is stored sealed and used with the gpoddersync app's API.
+ */
+import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import { BadRequestError } from "../../shared/errors";
+import { fetchUrl, OutboundHttpError, Rights, rightsOf } from "../../shared/http";
+import type { AuthUser } from "../../shared/types";
+import { syncError } from "./model";
+
+type Ctx = Context<any, { user: AuthUser }>;
+const id = { type: "number", integer: true, positive: true, convert: true };
+const POLL_EVERY_MS = 5_000;
+/** Nextcloud drops a login flow after 20 minutes. */
+const POLL_FOR_MS = 20 * 60_000;
+
+function jsonOf(body: Buffer | null): any {
+  try {
+    return JSON.parse(body?.toString("utf8") || "null");
+  } catch {
+    throw new BadRequestError("The server did not answer like Nextcloud");
+  }
+}
+
+export const cloudsyncActions: ServiceActionsSchema = {
+  /** Starts a login flow: the client opens login_url; then add_cloudsync_server with the poll token. */
+  initiate_cloudsync_login: {
+    params: { user_id: id, cloudsync_url: { type: "url", max: 2000 } },
+    async handler(this: any, ctx: Ctx) {
+      const base = ctx.params.cloudsync_url.replace(/\/+$/, "");
+      const res = await fetchUrl(`${base}/index.php/login/v2`, { method: "POST", accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, rights: rightsOf(ctx.meta.user) }).catch((err) => {
+        throw syncError(err);
+      });
+      const flow = jsonOf(res.body);
+      if (!flow?.poll?.token || !flow?.poll?.endpoint || !flow?.login) throw new BadRequestError("The server did not start a Nextcloud login flow");
+      return { login_url: flow.login, token: flow.poll.token, poll_endpoint: flow.poll.endpoint };
+    },
+  },
+  /** POST /api/data/add_cloudsync_server: stores the account once the user approved; until then it keeps polling in the background. */
+  add_cloudsync_server: {
+    params: { user_id: id, token: { type: "string", min: 1, max: 1000 }, poll_endpoint: { type: "url", max: 2000 }, cloudsync_url: { type: "url", max: 2000 } },
+    async handler(this: any, ctx: Ctx) {
+      const p = ctx.params;
+      if (new URL(p.poll_endpoint).host !== new URL(p.cloudsync_url).host) throw new BadRequestError("poll_endpoint must be on the cloudsync server");
+      const rights = rightsOf(ctx.meta.user);
+      if (await this.pollLogin(p, rights)) return { detail: "Cloudsync server added", status: "connected" };
+      const started = Date.now();
+      this.stopPolling(p.user_id);
+      const timer = setInterval(async () => {
+        const done = await this.pollLogin(p, rights).catch(() => false);
+        if (done || Date.now() - started > POLL_FOR_MS) this.stopPolling(p.user_id);
+      }, POLL_EVERY_MS);
+      timer.unref();
+      this.loginPolls.set(p.user_id, timer);
+      return { detail: "Waiting for the login to be approved in Nextcloud", status: "pending" };
+    },
+  },
+  refresh_cloudsync_subscriptions: {
+    params: {},
+    async handler(this: any, ctx: Ctx) {
+      return this.syncUser(ctx, ctx.meta.user.id, { force: false, subscriptionsOnly: true, type: "nextcloud" });
+    },
+  },
+};
+
+export const cloudsyncMethods: ServiceMethods = {
+  /** One poll: true when the login was approved and the account stored; false while pending (HTTP 404). */
+  async pollLogin(this: any, p: { user_id: number; token: string; poll_endpoint: string; cloudsync_url: string }, rights: Rights): Promise<boolean> {
+    let res;
+    try {
+      res = await fetchUrl(p.poll_endpoint, {
+        method: "POST", body: new URLSearchParams({ token: p.token }).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, rights,
+      });
+    } catch (err) {
+      if (err instanceof OutboundHttpError && err.status === 404) return false;
+      throw syncError(err);
+    }
+    const got = jsonOf(res.body);
+    if (!got?.loginName || !got?.appPassword) throw new BadRequestError("The Nextcloud login flow answered without an app password");
+    const server = got.server && new URL(got.server).host === new URL(p.cloudsync_url).host ? got.server : p.cloudsync_url;
+    await this.saveAccount(p.user_id, "nextcloud", server, got.loginName, got.appPassword, rights);
+    return true;
+  },
+  stopPolling(this: any, user_id: number) {
+    clearInterval(this.loginPolls.get(user_id));
+    this.loginPolls.delete(user_id);
+  },
+};

@@ -1,0 +1,80 @@
+/**
+ * One sync of one user with a gPodder v2 server or a Nextcloud gpoddersync app (README "Sync" has the rules):
+ * - subscriptions: changes on either side since the last sync go to the other; a feed added on one side
+ *   and removed on the other in the same interval is kept. A force sync starts from nothing (since=0):
+ *   the union of both sides.
+ * - play positions: for each episode the newest timestamp wins; nothing local is ever deleted.
+ * The episode actions' `since` is the download's timestamp, so actions other devices upload while this
+ * sync runs come again next time (the position rule makes a repeat harmless).
+ */
+import type { Context, ServiceMethods } from "moleculer";
+import type { SyncEpisodeState } from "../../shared/contracts/episodes";
+import type { SyncFeed } from "../../shared/contracts/podcasts";
+import { decryptSecret } from "../../shared/secrets";
+import { BadRequestError } from "../../shared/errors";
+import { apiTime, EpisodeAction, GpodderClient, parseApiTime } from "./gpodder";
+import { SyncSettingsDoc, SyncSummary } from "./model";
+
+export const engineMethods: ServiceMethods = {
+  client(this: any, s: SyncSettingsDoc): GpodderClient {
+    const password = decryptSecret(s.password_sealed);
+    if (password === null) throw new BadRequestError("The stored sync password cannot be read (SECRET_KEY changed): save the sync server again");
+    return new GpodderClient({ url: s.server_url, username: s.username, password, rights: s.rights }, s.sync_type);
+  },
+  async runSync(this: any, ctx: Context, s: SyncSettingsDoc, opts: { force: boolean; subscriptionsOnly?: boolean }): Promise<SyncSummary> {
+    const gp: GpodderClient = this.client(s);
+    const startedAt = new Date();
+    await gp.login();
+    await gp.saveDevice(s.device_id, `${this.broker.namespace || "podcast server"} (${s.device_id})`, "server");
+    const out: SyncSummary = {
+      subscriptions_added_here: 0, subscriptions_removed_here: 0, subscriptions_uploaded: 0, subscriptions_removed_there: 0,
+      positions_applied: 0, actions_received: 0, actions_uploaded: 0, failed_feeds: [],
+    };
+
+    // Subscriptions.
+    const prev = new Set(opts.force ? [] : s.remote_feeds);
+    const changes = await gp.subscriptionChanges(s.device_id, opts.force ? 0 : s.subs_since);
+    const remoteAdd = new Set(changes.add);
+    const remote = new Set([...prev, ...changes.add].filter((u) => !changes.remove.includes(u) || remoteAdd.has(u)));
+    const localFeeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id: s.user_id });
+    const local = new Set(localFeeds.map((f) => f.feed_url));
+    const localAdded = [...local].filter((u) => !prev.has(u));
+    const localRemoved = [...prev].filter((u) => !local.has(u));
+    const addHere = [...remoteAdd].filter((u) => !local.has(u));
+    const removeHere = changes.remove.filter((u) => local.has(u) && !localAdded.includes(u) && !remoteAdd.has(u));
+    const addThere = localAdded.filter((u) => !remote.has(u));
+    const removeThere = localRemoved.filter((u) => remote.has(u) && !remoteAdd.has(u));
+    const applied: { added: string[]; removed: number; failed: SyncSummary["failed_feeds"] } = await ctx.call("podcasts.sync_subscriptions", { user_id: s.user_id, add: addHere, remove: removeHere });
+    // The upload's timestamp becomes `since` (as gPodder clients do), so our own changes do not come back as the server's.
+    const subsSince = addThere.length || removeThere.length ? await gp.uploadSubscriptions(s.device_id, addThere, removeThere) : changes.timestamp;
+    const agreed = new Set([...local, ...applied.added]);
+    for (const u of removeHere) agreed.delete(u);
+    Object.assign(out, { subscriptions_added_here: applied.added.length, subscriptions_removed_here: applied.removed, subscriptions_uploaded: addThere.length, subscriptions_removed_there: removeThere.length, failed_feeds: applied.failed });
+    const set: Partial<SyncSettingsDoc> = { subs_since: subsSince || changes.timestamp, remote_feeds: [...agreed] };
+
+    if (!opts.subscriptionsOnly) {
+      const feeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id: s.user_id });
+      // Episode actions: download, then upload what changed here since the last upload.
+      const got = await gp.episodeActions(opts.force ? 0 : s.actions_since);
+      out.actions_received = got.actions.length;
+      const states: SyncEpisodeState[] = [];
+      for (const a of got.actions) {
+        const at = parseApiTime(a.timestamp);
+        if (a.action?.toLowerCase() === "play" && at && Number.isFinite(Number(a.position)))
+          states.push({ podcast_url: a.podcast, episode_url: a.episode, position: Number(a.position), total: Number(a.total) || 0, completed: false, timestamp: at.toISOString() });
+      }
+      if (states.length) out.positions_applied = (await ctx.call<any, any>("episodes.apply_sync_states", { user_id: s.user_id, feeds, states })).applied;
+      const mine: SyncEpisodeState[] = await ctx.call("episodes.sync_states", { user_id: s.user_id, feeds, ...(opts.force || !s.last_upload ? {} : { since: s.last_upload }) });
+      // De-duplicated: a position that came from the server (same episode and time) does not go back.
+      const received = new Set(states.map((st) => `${st.episode_url}\n${st.timestamp}`));
+      const upload: EpisodeAction[] = mine
+        .filter((m) => !received.has(`${m.episode_url}\n${m.timestamp}`))
+        .map((m) => ({ podcast: m.podcast_url, episode: m.episode_url, device: s.device_id, action: "play", timestamp: apiTime(new Date(m.timestamp)), started: 0, position: m.position, total: m.total }));
+      if (upload.length) await gp.uploadEpisodeActions(upload);
+      out.actions_uploaded = upload.length;
+      Object.assign(set, { actions_since: got.timestamp, last_upload: startedAt });
+    }
+    await this.adapter.updateMany({ _id: s._id }, { $set: { ...set, last_sync: new Date(), last_status: "success", last_error: null, last_result: out } });
+    return out;
+  },
+};

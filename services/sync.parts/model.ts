@@ -1,0 +1,55 @@
+/** The sync service's record of one user's sync account, and the errors a sync server's failures become. */
+import { BadRequestError, ServiceUnavailableError, UnauthorizedError } from "../../shared/errors";
+import { OutboundHttpError, Rights } from "../../shared/http";
+
+export type SyncType = "gpodder" | "nextcloud";
+
+/** One per user (_id = user_id). The password is sealed (shared/secrets.ts) and never leaves the service. */
+export interface SyncSettingsDoc {
+  _id: number;
+  user_id: number;
+  sync_type: SyncType;
+  server_url: string;
+  username: string;
+  password_sealed: string;
+  enabled: boolean;
+  /** This server's device id on the gPodder server (the default device). */
+  device_id: string;
+  rights: Rights;
+  /** Server timestamps of the last subscription and episode-action downloads (the API's `since`). */
+  subs_since: number;
+  actions_since: number;
+  /** Local positions set after this were not uploaded yet. */
+  last_upload: Date | null;
+  /** The feeds both sides had after the last sync: tells a change on one side from one on the other. */
+  remote_feeds: string[];
+  last_sync: Date | null;
+  last_status: "never" | "success" | "failed";
+  last_error: string | null;
+  last_result: SyncSummary | null;
+  /** Who syncs this user now (one replica at a time), and until when. */
+  lease_owner: string | null;
+  lease_until: Date;
+}
+
+export interface SyncSummary {
+  subscriptions_added_here: number;
+  subscriptions_removed_here: number;
+  subscriptions_uploaded: number;
+  subscriptions_removed_there: number;
+  positions_applied: number;
+  actions_received: number;
+  actions_uploaded: number;
+  failed_feeds: { url: string; reason: string }[];
+}
+
+export const DEVICE_ID = /^[\w.-]{1,64}$/;
+
+/** A failure talking to a sync server as a client should read it (never with credentials or a stack). */
+export function syncError(err: any): Error {
+  if (!(err instanceof OutboundHttpError)) return err;
+  if (err.kind === "http_status" && err.status === 401) return new UnauthorizedError("The sync server rejected the username or password");
+  if (err.kind === "blocked_address" || err.kind === "invalid_url") return new BadRequestError(err.message);
+  if (err.kind === "http_status") return new ServiceUnavailableError(`The sync server answered HTTP ${err.status}`);
+  return new ServiceUnavailableError(`The sync server could not be reached: ${err.message}`);
+}

@@ -1,0 +1,77 @@
+/**
+ * Sync with a gPodder v2 server ("podsync") or a Nextcloud gpoddersync app ("cloudsync"): one account
+ * per user in `sync_accounts`, password sealed with SECRET_KEY and never returned or logged.
+ * The local side is reached only through actions of podcasts (subscriptions by feed URL) and episodes
+ * (play positions by enclosure URL). A scheduled sync runs every SYNC_INTERVAL minutes for each user
+ * with sync on; a lease on the account record lets one replica sync a user at a time (manual syncs
+ * take the same lease).
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+import { DbMixin } from "../shared/db.mixin";
+import type { UserEvent } from "../shared/contracts/users";
+import { cloudsyncActions, cloudsyncMethods } from "./sync.parts/cloudsync.actions";
+import { engineMethods } from "./sync.parts/engine";
+import type { SyncSettingsDoc } from "./sync.parts/model";
+import { podsyncActions, podsyncMethods } from "./sync.parts/podsync.actions";
+
+const SyncService: ServiceSchema = {
+  name: "sync",
+  mixins: [DbMixin({ name: "sync_accounts", indexes: [{ fields: { enabled: 1 } }] })],
+  actions: {
+    ...podsyncActions,
+    ...cloudsyncActions,
+  },
+  events: {
+    "user.removed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        this.stopPolling(ctx.params.user_id);
+        await this.adapter.removeMany({ _id: ctx.params.user_id });
+      },
+    },
+  },
+  created(this: any) {
+    this.loginPolls = new Map<number, NodeJS.Timeout>();
+  },
+  started(this: any) {
+    if (config.syncInterval > 0) {
+      this.scheduler = setInterval(() => this.syncDue().catch((err: any) => this.logger.warn("scheduled sync round failed", { reason: err?.message })), 60_000);
+      this.scheduler.unref();
+    }
+  },
+  stopped(this: any) {
+    clearInterval(this.scheduler);
+    for (const user_id of [...this.loginPolls.keys()]) this.stopPolling(user_id);
+  },
+  methods: {
+    ...podsyncMethods,
+    ...cloudsyncMethods,
+    ...engineMethods,
+    /** One round of the scheduler: every enabled account whose last sync is older than SYNC_INTERVAL. */
+    async syncDue(this: any) {
+      const due = new Date(Date.now() - config.syncInterval * 60_000);
+      const accounts: SyncSettingsDoc[] = await this.adapter.find({ query: { enabled: true } });
+      for (const s of accounts) {
+        if (s.last_sync && new Date(s.last_sync) > due) continue;
+        await this.syncUser(this.broker.ContextFactory.create(this.broker, null, {}, {}), s.user_id, { force: false }).catch((err: any) => {
+          if (err?.code !== 409) this.logger.warn("scheduled sync failed", { user_id: s.user_id, reason: err?.message });
+        });
+      }
+    },
+    /** Takes the user's lease when it is free or expired (one atomic update). */
+    async claimLease(this: any, user_id: number): Promise<boolean> {
+      const now = new Date();
+      const taken = await this.adapter.updateMany(
+        { _id: user_id, lease_until: { $lt: now } },
+        { $set: { lease_owner: this.broker.nodeID, lease_until: new Date(now.getTime() + config.syncLeaseSeconds * 1000) } },
+      );
+      return Number(taken?.modifiedCount ?? taken) > 0;
+    },
+    async releaseLease(this: any, user_id: number) {
+      await this.adapter.updateMany({ _id: user_id, lease_owner: this.broker.nodeID }, { $set: { lease_owner: null, lease_until: new Date(0) } });
+    },
+  },
+};
+
+export default SyncService;
