@@ -7,6 +7,7 @@ import type { Socket } from "net";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { routes, toAliases } from "./api.routes";
+import { attachTaskSocket } from "./api.tasks-socket";
 import { clientAddress, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
@@ -14,6 +15,7 @@ import { keyCacheMixin } from "../shared/key-cache.mixin";
 import { ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
 import type { AuthUser, RouteDef } from "../shared/types";
+import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
 
 function sendError(this: any, req: any, res: any, err: any) {
   const { status, body } = toErrorResponse(err);
@@ -75,6 +77,9 @@ const ApiService: ServiceSchema = {
         onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
           if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
           ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
+          // Media routes answer ranges and HEAD themselves.
+          if (req.headers.range) ctx.meta.range = String(req.headers.range);
+          if (req.method === "HEAD") ctx.meta.method = "HEAD";
           ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
         },
         onError: sendError,
@@ -94,6 +99,21 @@ const ApiService: ServiceSchema = {
       const body = JSON.stringify({ error: ERROR_CATEGORIES[status], message, detail: message, status_code: status });
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     });
+    this.taskSocket = attachTaskSocket(
+      this.server,
+      (key) => this.userForKey(this.broker, key, "key"),
+      (user_id) => this.broker.call("tasks.user_tasks", { user_id }),
+      this.logger,
+    );
+  },
+  stopped(this: any) {
+    this.taskSocket?.close();
+  },
+  events: {
+    /** Broadcast by the tasks service: pushed to the WebSockets of the task's user on this gateway. */
+    [TASK_CHANGED](this: any, ctx: Context<TaskRecord>) {
+      this.taskSocket?.push(ctx.params);
+    },
   },
   actions: {
     health: {
@@ -111,6 +131,13 @@ const ApiService: ServiceSchema = {
       params: {},
       handler() {
         return { status_code: 200, service_instance: true };
+      },
+    },
+    /** GET /api/data/get_service_version */
+    service_version: {
+      params: {},
+      handler() {
+        return { data: config.version };
       },
     },
     config: {
@@ -131,15 +158,23 @@ const ApiService: ServiceSchema = {
   },
   methods: {
     /** Resolves Api-Key once per request (cached here and in the auth service) and checks the route's level. */
-    async authenticate(ctx: Context<any, any>, _route: any, req: any, _res: any, alias: RouteDef): Promise<AuthUser | null> {
+    async authenticate(this: any, ctx: Context<any, any>, _route: any, req: any, _res: any, alias: RouteDef): Promise<AuthUser | null> {
       const level = alias.auth;
       const header = req.headers["api-key"];
-      const key = Array.isArray(header) ? header[0] : header;
-      if (level === "none" || level === "basic") return null;
-      if (!key) {
-        if (level === "optional") return null;
-        throw new UnauthorizedError("Missing Api-Key header");
+      let key = Array.isArray(header) ? header[0] : header;
+      // Routes with keyIn also take the key as api_key in the query or body; it never reaches the action.
+      if (alias.keyIn) {
+        const source = alias.keyIn === "query" ? req.query : req.body;
+        if (!key && typeof source?.api_key === "string") key = source.api_key;
+        if (req.$params) delete req.$params.api_key;
       }
+      if (level === "none" || level === "basic") return null;
+      if (!key && level === "optional") return null;
+      return this.userForKey(ctx, key, level);
+    },
+    /** The caller of a key at a route's level: 401 missing or unknown, 403 an rssonly key elsewhere or not an admin. */
+    async userForKey(this: any, ctx: Pick<Context, "call">, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser> {
+      if (!key) throw new UnauthorizedError("Missing Api-Key header");
       const user: AuthUser | null = await this.resolveKey(ctx, hashApiKey(String(key)));
       if (!user) throw new UnauthorizedError("Invalid API key");
       if (user.rssOnly && level !== "rss") throw new ForbiddenError("This key may only read RSS feeds");

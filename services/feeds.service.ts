@@ -24,16 +24,9 @@ import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../s
 import type { AuthUser } from "../shared/types";
 import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import type { SyncResult } from "../shared/contracts/episodes";
-import type { FetchedFeed, RefreshResult } from "../shared/contracts/feeds";
+import type { FetchedFeed, RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import type { RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
-
-interface RefreshSummary {
-  refreshed: number;
-  updated: number;
-  unchanged: number;
-  failed: number;
-  new_episodes: number;
-}
+import { CreateTasksResult, JOB_REFRESH_PODS, TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
 
 interface LeaseDoc {
   _id: string;
@@ -81,10 +74,14 @@ const FeedsService: ServiceSchema = {
         return decodeBytes(res.body!, charsetOf(res.contentType));
       },
     },
-    /** GET /api/data/refresh_pods: the caller's podcasts now (an admin's: every subscribed podcast). */
+    /**
+     * GET /api/data/refresh_pods: the caller's podcasts (an admin's: every subscribed podcast), as a
+     * durable job; the answer carries the figures when the job ends within REFRESH_WAIT_MS, else only
+     * its task_id (progress on the tasks routes and WebSocket).
+     */
     refresh_pods: {
       params: {},
-      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<RefreshSummary & { detail: string }> {
+      async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
         const user = ctx.meta.user!;
         let ids: number[];
         if (user.isAdmin) {
@@ -94,8 +91,21 @@ const FeedsService: ServiceSchema = {
           const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id: user.id });
           ids = subs.map((s) => s.podcast_id);
         }
-        const summary: RefreshSummary = await this.refreshMany(ids);
-        return { detail: `Refreshed ${summary.refreshed} podcasts`, ...summary };
+        const job = { task_type: JOB_REFRESH_PODS, user_id: user.id, payload: { podcast_ids: ids }, dedupe_key: `refresh:${user.id}` };
+        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [job] });
+        const task_id = (res.created[0] ?? res.existing[0]).id;
+        const done: TaskRecord | null = await this.waitForTask(ctx, task_id, config.refreshWaitMs);
+        if (done?.status === "SUCCESS") return { detail: `Refreshed ${ids.length} podcasts`, task_id, ...(done.result as RefreshSummary) };
+        if (done) return { detail: `Refresh failed: ${done.message}`, task_id };
+        return { detail: "The refresh continues in the background", task_id };
+      },
+    },
+    /** Refreshes these podcasts over every feeds replica (the refresh_pods job, in chunks). */
+    refresh_many: {
+      visibility: "public",
+      params: { podcast_ids: { type: "array", items: "number" } },
+      handler(this: any, ctx: Context<{ podcast_ids: number[] }>): Promise<RefreshSummary> {
+        return this.refreshMany(ctx.params.podcast_ids);
       },
     },
 
@@ -147,7 +157,30 @@ const FeedsService: ServiceSchema = {
       },
     },
   },
+  events: {
+    /** Finished tasks wake the refresh_pods requests waiting for them on this node. */
+    [TASK_CHANGED](this: any, ctx: Context<TaskRecord>) {
+      if (ctx.params.status === "SUCCESS" || ctx.params.status === "FAILED") this.taskWaiters.get(ctx.params.id)?.(ctx.params);
+    },
+  },
   methods: {
+    /** The task once finished, or null after timeoutMs. */
+    async waitForTask(this: any, ctx: Context, id: string, timeoutMs: number): Promise<TaskRecord | null> {
+      let timer: NodeJS.Timeout | undefined;
+      const finished = new Promise<TaskRecord | null>((resolve) => {
+        this.taskWaiters.set(id, resolve);
+        timer = setTimeout(() => resolve(null), timeoutMs);
+      });
+      try {
+        // It may have finished before the waiter was set.
+        const now: TaskRecord = await ctx.call("tasks.task_status", { task_id: id });
+        if (now.status === "SUCCESS" || now.status === "FAILED") return now;
+        return await finished;
+      } finally {
+        clearTimeout(timer);
+        this.taskWaiters.delete(id);
+      }
+    },
     async fetchFeed(this: any, p: { url: string; rights: Rights; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
       // A video channel has no RSS: the vidsite service reads it through the search service's extraction tool.
       if (isVidsiteFeed(p.url)) return this.broker.call("vidsite.channel_feed", { url: p.url, content_hash: p.content_hash ?? null });
@@ -228,6 +261,7 @@ const FeedsService: ServiceSchema = {
   },
   created(this: any) {
     this.holderId = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
+    this.taskWaiters = new Map();
     this.fullRefresh = null;
   },
   async started(this: any) {

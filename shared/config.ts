@@ -105,6 +105,8 @@ export const config = {
   // Feeds and subscriptions (services/feeds.service.ts, podcasts.service.ts).
   /** Minutes between two scheduled refreshes of every subscribed feed; 0 turns the scheduler off. */
   refreshInterval: int("REFRESH_INTERVAL", 30),
+  /** Milliseconds refresh_pods waits for its refresh job to answer with the figures; a longer refresh answers with its task_id. */
+  refreshWaitMs: int("REFRESH_WAIT_MS", 20_000),
   /** Feed refreshes in flight per feeds replica during a refresh. */
   refreshConcurrency: int("REFRESH_CONCURRENCY", 16),
   /** Seconds the scheduler lease lasts unless renewed (renewed every third of it) before another replica takes over. */
@@ -147,5 +149,25 @@ export const config = {
   notifyPerMinute: int("NOTIFY_PER_MINUTE", 20),
   /** Delivery attempts of one notification (with a short growing pause between them). */
   notifyAttempts: int("NOTIFY_ATTEMPTS", 3),
-};
 
+  // Tasks, downloads and media (services/tasks, downloads, workers .service.ts; DESIGN.md rule 6).
+  /** Folder of downloaded episodes: one folder per podcast, one file per episode. */
+  downloadDir: path.resolve(env.DOWNLOAD_DIR || "./downloads"),
+  /** Largest episode file a download accepts, in bytes. */
+  downloadMaxBytes: int("DOWNLOAD_MAX_BYTES", 2 * 1024 ** 3),
+  /** Free space in MB a download must leave on the disk of DOWNLOAD_DIR. */
+  downloadMinFreeMb: int("DOWNLOAD_MIN_FREE_MB", 100),
+  /** Downloads allowed at first start (the admin toggles it with enable_disable_downloads). */
+  downloadsEnabledDefault: bool("DOWNLOADS_ENABLED", true),
+  /** Jobs one workers replica runs at once. */
+  workerConcurrency: int("WORKER_CONCURRENCY", 4),
+  /** Milliseconds between a worker's polls for jobs (a new job also wakes every worker at once). */
+  workerPollMs: int("WORKER_POLL_MS", 2000),
+  /** Seconds a claimed job stays its worker's unless renewed (every third of it); then another worker takes it over. */
+  taskLeaseSeconds: int("TASK_LEASE_SECONDS", 30),
+  /** Runs of a job that keeps failing with a network error, and the first back-off in ms (doubled each time). */
+  taskMaxAttempts: int("TASK_MAX_ATTEMPTS", 5),
+  taskRetryBaseMs: int("TASK_RETRY_BASE_MS", 2000),
+  /** Hours a finished task is kept before cleanup_tasks (also run hourly) removes it. */
+  taskRetentionHours: int("TASK_RETENTION_HOURS", 24),
+};

@@ -28,6 +28,8 @@ export interface FetchOptions {
   accept?: string;
   /** Most redirects followed; default config.httpMaxRedirects. */
   maxRedirects?: number;
+  /** Range header (media proxying); the answer may then be a 206. */
+  range?: string;
   /** Sync servers and notification endpoints take other methods, a body and their own headers (cookies, tokens, a provider's request signature). */
   method?: "GET" | "POST" | "PUT";
   body?: string | Buffer;
@@ -313,8 +315,28 @@ function discard(res: AxiosResponse): void {
   (res.data as Readable).destroy();
 }
 
+/** A fetch whose body is left to the caller as a stream (media): the deadline covers the headers only. */
+export interface StreamResult extends Omit<FetchResult, "body" | "notModified"> {
+  stream: Readable;
+  contentLength: number | null;
+  contentRange: string | null;
+}
+
 /** GET (or opts.method) a URL through the server's one outbound client. Throws OutboundHttpError on any failure. */
-export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<FetchResult> {
+export function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<FetchResult> {
+  return fetchAny(rawUrl, opts, false) as Promise<FetchResult>;
+}
+
+/**
+ * GET a URL whose body the caller reads as it arrives (downloads, the stream proxy): same guard,
+ * redirects and size cap (checked on the declared length; the caller counts the bytes), identity encoding
+ * so that lengths and ranges stay byte-exact. Destroy the stream to give up.
+ */
+export function fetchStream(rawUrl: string, opts: FetchOptions): Promise<StreamResult> {
+  return fetchAny(rawUrl, opts, true) as Promise<StreamResult>;
+}
+
+async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): Promise<FetchResult | StreamResult> {
   let url = parseHttpUrl(rawUrl);
   let username = opts.username;
   let password = opts.password;
@@ -349,8 +371,9 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<Fetc
         ...(trusted ? opts.headers : undefined),
         "User-Agent": userAgent,
         Accept: opts.accept ?? "*/*",
-        "Accept-Encoding": "gzip, deflate, br",
+        "Accept-Encoding": asStream ? "identity" : "gzip, deflate, br",
       };
+      if (opts.range) headers.Range = opts.range;
       if (sendAuth && authorization) headers.Authorization = authorization;
       if (opts.etag) headers["If-None-Match"] = opts.etag;
       if (opts.lastModified) headers["If-Modified-Since"] = opts.lastModified;
@@ -424,6 +447,10 @@ export async function fetchUrl(rawUrl: string, opts: FetchOptions): Promise<Fetc
       if (Number.isFinite(declared) && declared > maxBytes) {
         discard(res);
         throw new OutboundHttpError("too_large", shown, `body of ${declared} bytes is larger than ${maxBytes}`);
+      }
+      if (asStream) {
+        const contentRange = header(res, "content-range");
+        return { status, stream: res.data as Readable, finalUrl: target, etag, lastModified, contentType, setCookie, contentRange, contentLength: Number.isFinite(declared) ? declared : null };
       }
       const data = await readBody(res, maxBytes, controller.signal, shown);
       return { status, notModified: false, body: data, finalUrl: target, etag, lastModified, contentType, setCookie };

@@ -24,7 +24,7 @@ export const serviceGroups: ServiceGroup[] = [
   { name: "accounts", services: ["users", "auth", "oidc", "notifications"], replicas: 2, resources: small },
   { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "listening"], replicas: 2, resources: small },
   { name: "feeds", services: ["feeds"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
-  { name: "downloads", services: ["tasks", "downloads"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
+  { name: "downloads", services: ["tasks", "downloads", "workers"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "sync", services: ["sync"], replicas: 1, resources: small },
 ];

@@ -18,6 +18,8 @@ export type AuthLevel = "none" | "optional" | "basic" | "key" | "admin" | "rss";
 export interface RouteDef {
   action: string;
   auth: AuthLevel;
+  /** Also accept the key as api_key in the query string (media, feeds) or the JSON body (startup_tasks). */
+  keyIn?: "query" | "body";
 }
 
 /** ctx.meta as filled by the gateway. */

@@ -113,3 +113,12 @@ export interface SelectionResult {
   total: number;
   episodes: EpisodeListItem[];
 }
+
+/** episodes.episode_items: an episode as list item, with what a download needs. */
+export interface EpisodeMediaItem extends EpisodeListItem {
+  enclosure_type: string | null;
+  enclosure_length: number;
+  podcast_artwork: string | null;
+  podcast_website: string | null;
+  podcast_index_id: number | null;
+}

@@ -18,3 +18,12 @@ export interface RefreshResult {
   new_episodes: number;
   error?: string;
 }
+
+/** Figures of a refresh of many podcasts (refresh_pods, the scheduler, feeds.refresh_many). */
+export interface RefreshSummary {
+  refreshed: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  new_episodes: number;
+}

@@ -62,7 +62,11 @@ describe("request logs", () => {
     await api(server.url).get("/api/data/get_key").set("Authorization", basic("logadmin", "wrong-" + password));
     await api(server.url).get(`/api/data/verify_key?api_key=${key}`).set("Api-Key", key);
     await api(server.url).post("/api/data/create_api_key").set("Api-Key", key).send({ user_id: 1, rssonly: false });
+    // Routes that take the key in the query or body.
+    await api(server.url).get(`/api/data/stream/1?api_key=${key}&user_id=1`);
+    await api(server.url).post("/api/init/startup_tasks").send({ api_key: key });
     const all = lines.join("\n");
+    expect(all).toContain("/api/data/stream/1");
     expect(all).toContain("/api/data/verify_key"); // the request was logged ...
     expect(all).not.toContain(key); // ... but not its key
     expect(all).not.toContain(password);

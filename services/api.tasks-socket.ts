@@ -1,0 +1,96 @@
+/**
+ * The gateway's WebSocket /ws/api/tasks/{user_id}?api_key=... (ws, on the gateway's HTTP server): an
+ * `initial` message with the user's tasks, then an `update` message for every `tasks.changed` event,
+ * which the tasks service broadcasts to every gateway, so it works when the workers run elsewhere.
+ * A missing or unknown key is refused with 401, another user's id (not an admin) with 403: the
+ * upgrade is answered with the API's JSON error instead of switching protocols.
+ */
+import type { IncomingMessage } from "http";
+import type { Duplex } from "stream";
+import { STATUS_CODES } from "http";
+import { WebSocket, WebSocketServer } from "ws";
+import { ForbiddenError, NotFoundError, toErrorResponse } from "../shared/errors";
+import type { TaskRecord } from "../shared/contracts/tasks";
+import type { AuthUser } from "../shared/types";
+
+const PATH = /^\/ws\/api\/tasks\/(\d{1,10})\/?$/;
+const PING_MS = 30_000;
+
+export interface TaskSocket {
+  /** Sends a changed task to its owner's sockets (and admins watching that user). */
+  push(task: TaskRecord): void;
+  close(): void;
+}
+
+/** `resolve` turns the key into the caller (throwing the gateway's 401/403 errors); `userTasks` lists a user's tasks. */
+export function attachTaskSocket(
+  server: import("http").Server,
+  resolve: (key: string | undefined) => Promise<AuthUser>,
+  userTasks: (user_id: number) => Promise<TaskRecord[]>,
+  logger: { warn(...args: unknown[]): void },
+): TaskSocket {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
+  const watchers = new Map<number, Set<WebSocket>>();
+
+  const refuse = (socket: Duplex, err: unknown) => {
+    const { status, body } = toErrorResponse(err);
+    const text = JSON.stringify(body);
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  };
+
+  server.on("upgrade", async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? "/", "http://gateway");
+    const match = PATH.exec(url.pathname);
+    if (!match) return refuse(socket, new NotFoundError());
+    const userId = Number(match[1]);
+    let user: AuthUser;
+    try {
+      const header = req.headers["api-key"];
+      user = await resolve(url.searchParams.get("api_key") ?? (Array.isArray(header) ? header[0] : header));
+      if (user.id !== userId && !user.isAdmin) throw new ForbiddenError("You can only watch your own tasks");
+    } catch (err) {
+      return refuse(socket, err);
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      // Updates that arrive before the initial list is sent wait for it, so none is lost.
+      const early: TaskRecord[] = [];
+      let ready = false;
+      (ws as any).deliver = (task: TaskRecord) => (ready ? ws.send(JSON.stringify({ event: "update", type: "update", task })) : early.push(task));
+      const set = watchers.get(userId) ?? new Set<WebSocket>();
+      watchers.set(userId, set.add(ws));
+      let alive = true;
+      ws.on("pong", () => (alive = true));
+      const ping = setInterval(() => {
+        if (!alive) return ws.terminate();
+        alive = false;
+        ws.ping();
+      }, PING_MS);
+      ws.on("close", () => {
+        clearInterval(ping);
+        set.delete(ws);
+        if (!set.size) watchers.delete(userId);
+      });
+      userTasks(userId).then(
+        (tasks) => {
+          ws.send(JSON.stringify({ event: "initial", type: "initial", tasks }));
+          ready = true;
+          for (const t of early.splice(0)) (ws as any).deliver(t);
+        },
+        (err) => {
+          logger.warn("task socket: cannot list tasks", { error: err?.message });
+          ws.close(1011, "Tasks are unavailable");
+        },
+      );
+    });
+  });
+
+  return {
+    push(task) {
+      for (const ws of watchers.get(task.user_id) ?? []) if (ws.readyState === WebSocket.OPEN) (ws as any).deliver(task);
+    },
+    close() {
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
+  };
+}

@@ -1,0 +1,391 @@
+/**
+ * Downloads: the `downloads` collection (which user keeps which episode, in which file under
+ * DOWNLOAD_DIR) and `download_settings` (the admin's toggle), and the media routes.
+ *
+ * Download requests become jobs in the tasks service (DESIGN.md rule 6); the workers service runs
+ * them and reports a finished file with record_download. A file is shared by every user who
+ * downloaded the episode, so deleting one user's download removes the file only when nobody else
+ * keeps it. Media answers stream the downloaded file, else proxy the enclosure, with HTTP Range.
+ */
+import fs from "fs";
+import path from "path";
+import type { Context, ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+import { DbMixin } from "../shared/db.mixin";
+import { ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
+import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
+import { parseRange } from "../shared/range";
+import type { AuthUser } from "../shared/types";
+import type { UserEvent } from "../shared/contracts/users";
+import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
+import type { DownloadEpisodePayload, DownloadPodcastPayload, RecordDownloadParams, StoredFile } from "../shared/contracts/downloads";
+import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+
+/** A user's download; `file` is the path under DOWNLOAD_DIR. */
+interface DownloadDoc extends RecordDownloadParams {
+  /** "<user_id>:<episode_id>": one download per user and episode, written with one upsert. */
+  _id: string;
+  downloaded_at: Date;
+}
+
+/** ctx.meta the gateway adds for media routes. */
+interface MediaMeta {
+  user?: AuthUser;
+  method?: string;
+  range?: string;
+  $statusCode?: number;
+  $responseType?: string;
+  $responseHeaders?: Record<string, string | number>;
+}
+
+const id = { type: "number", integer: true, positive: true, convert: true };
+const optionalBool = { type: "boolean", convert: true, optional: true };
+const bulk = { episode_ids: { type: "array", items: { type: "number", integer: true, positive: true, convert: true }, min: 1, max: 1000 }, user_id: id, is_vidsite: optionalBool };
+const listQuery = {
+  limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
+  offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
+  sort_order: { type: "enum", values: ["asc", "desc"], optional: true },
+  filter: { type: "string", max: 100, optional: true },
+  search: { type: "string", max: 200, optional: true },
+};
+const DOWNLOAD_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST];
+const SETTINGS_ID = "server";
+
+const keyOf = (user_id: number, episode_id: number) => `${user_id}:${episode_id}`;
+
+/** A Downloaded item (spec) from the episode and the download record. */
+function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc) {
+  return {
+    podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork, episodeid: e.episodeid, episodetitle: e.episodetitle,
+    episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl,
+    episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website, downloadedlocation: path.join(config.downloadDir, d.file),
+    listenduration: e.listenduration, completed: e.completed, is_vidsite: false, downloaded_size: d.size, downloaded_at: d.downloaded_at,
+  };
+}
+
+/** "attachment; filename=..." with an ASCII fallback and the UTF-8 name (RFC 6266). */
+function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+const DownloadsService: ServiceSchema = {
+  name: "downloads",
+  mixins: [DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [{ name: "download_settings" }])],
+  actions: {
+    /** POST /api/data/download_podcast: one episode, as a background task. */
+    download_podcast: {
+      params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+      async handler(this: any, ctx: Context<any, MediaMeta>) {
+        await this.requireEnabled();
+        const { user_id, episode_id } = ctx.params;
+        const [item] = await this.itemsFor(ctx, user_id, [episode_id]);
+        if (!item) throw new NotFoundError("Episode not found in your podcasts");
+        if (await this.adapter.findOne({ _id: keyOf(user_id, episode_id) })) return { detail: "Episode already downloaded", task_id: null };
+        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [this.episodeJob(user_id, item, rightsOf(ctx.meta.user))] });
+        const [task] = [...res.created, ...res.existing];
+        return { detail: res.created.length ? "Download started" : "Download already in progress", task_id: task.id };
+      },
+    },
+    /** POST /api/data/download_all_podcast: every episode of a podcast not yet downloaded, as one task. */
+    download_all_podcast: {
+      params: { podcast_id: id, user_id: id, is_vidsite: optionalBool },
+      async handler(this: any, ctx: Context<any, MediaMeta>) {
+        await this.requireEnabled();
+        const { user_id, podcast_id } = ctx.params;
+        const { episodes } = await ctx.call("episodes.podcast_episodes", { user_id, podcast_id }) as { episodes: { episodeid: number; podcastname: string }[] };
+        const have = await this.downloadedIds(user_id, episodes.map((e) => e.episodeid));
+        const todo = episodes.filter((e) => !have.has(e.episodeid)).map((e) => e.episodeid);
+        if (!todo.length) return { detail: "All episodes are already downloaded", task_id: null };
+        const job: CreateTaskParams = {
+          task_type: JOB_DOWNLOAD_PODCAST, user_id, item_id: podcast_id, podcast_name: episodes[0].podcastname,
+          payload: { podcast_id, episode_ids: todo, rights: rightsOf(ctx.meta.user) } satisfies DownloadPodcastPayload, dedupe_key: `podcast:${user_id}:${podcast_id}`,
+        };
+        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [job] });
+        const [task] = [...res.created, ...res.existing];
+        return { detail: res.created.length ? `Downloading ${todo.length} episodes` : "Download already in progress", task_id: task.id };
+      },
+    },
+    /** POST /api/data/bulk_download_episodes: one task per episode, downloaded ones skipped. */
+    bulk_download_episodes: {
+      params: bulk,
+      async handler(this: any, ctx: Context<any, MediaMeta>) {
+        await this.requireEnabled();
+        const { user_id, episode_ids } = ctx.params;
+        const items: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, episode_ids);
+        const have = await this.downloadedIds(user_id, items.map((i) => i.episodeid));
+        const todo = items.filter((i) => !have.has(i.episodeid));
+        if (todo.length) await ctx.call("tasks.create", { tasks: todo.map((i) => this.episodeJob(user_id, i, rightsOf(ctx.meta.user))) });
+        const failed = new Set(episode_ids).size - items.length;
+        return { message: `Queued ${todo.length} downloads; ${have.size} already downloaded`, processed_count: items.length, failed_count: failed || null };
+      },
+    },
+    /** POST /api/data/delete_episode: the file goes (unless another user keeps it); progress and metadata stay. */
+    delete_episode: {
+      params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+      async handler(this: any, ctx: Context<any>) {
+        const removed = await this.removeDownloads(ctx.params.user_id, [ctx.params.episode_id]);
+        if (!removed) throw new NotFoundError("Episode is not downloaded");
+        return { detail: "Downloaded episode deleted" };
+      },
+    },
+    /** POST /api/data/bulk_delete_downloaded_episodes */
+    bulk_delete_downloaded_episodes: {
+      params: bulk,
+      async handler(this: any, ctx: Context<any>) {
+        const ids = Array.from(new Set<number>(ctx.params.episode_ids));
+        const removed = await this.removeDownloads(ctx.params.user_id, ids);
+        return { message: `Deleted ${removed} downloaded episodes`, processed_count: removed, failed_count: ids.length - removed || null };
+      },
+    },
+    /** GET /api/data/download_episode_list?user_id: the user's downloaded episodes, newest download first. */
+    download_episode_list: {
+      params: { user_id: id },
+      async handler(this: any, ctx: Context<any>) {
+        return { downloaded_episodes: await this.downloadedItems(ctx, ctx.params.user_id, {}) };
+      },
+    },
+    /** GET /api/data/podcast_download_summary/{user_id}: per podcast, how much the user downloaded. */
+    podcast_download_summary: {
+      params: { user_id: id, ...listQuery, sort_by: { type: "enum", values: ["podcast_name", "episode_count", "total_size", "latest_download"], optional: true } },
+      async handler(this: any, ctx: Context<any>) {
+        const p = ctx.params;
+        const items = await this.downloadedItems(ctx, p.user_id, {});
+        const byPodcast = new Map<number, any>();
+        for (const i of items) {
+          const s = byPodcast.get(i.podcastid) ?? { podcastid: i.podcastid, podcastname: i.podcastname, artworkurl: i.artworkurl, episode_count: 0, total_size: 0, latest_download: null };
+          s.episode_count++;
+          s.total_size += i.downloaded_size;
+          const at = new Date(i.downloaded_at).toISOString();
+          if (!s.latest_download || at > s.latest_download) s.latest_download = at;
+          byPodcast.set(i.podcastid, s);
+        }
+        const needle = p.search?.toLowerCase();
+        const rows = [...byPodcast.values()].filter((s) => !needle || s.podcastname.toLowerCase().includes(needle));
+        const key = p.sort_by ?? "podcast_name";
+        const field = key === "podcast_name" ? "podcastname" : key;
+        return { podcasts: this.page(rows, (r: any) => (typeof r[field] === "string" ? r[field].toLowerCase() : r[field]), p, key === "podcast_name" ? "asc" : "desc").rows };
+      },
+    },
+    /** GET /api/data/podcast_downloads_paged/{user_id}/{podcast_id}: one podcast's downloaded episodes. */
+    podcast_downloads_paged: {
+      params: { user_id: id, podcast_id: id, ...listQuery, sort_by: { type: "enum", values: ["pub_date", "title", "duration", "downloaded_at", "size"], optional: true } },
+      async handler(this: any, ctx: Context<any>) {
+        const p = ctx.params;
+        const needle = p.search?.toLowerCase();
+        const items = (await this.downloadedItems(ctx, p.user_id, { podcast_id: p.podcast_id }))
+          .filter((i: any) => !needle || i.episodetitle.toLowerCase().includes(needle));
+        const fields: Record<string, (i: any) => number | string> = {
+          pub_date: (i) => i.episodepubdate ?? "", title: (i) => i.episodetitle.toLowerCase(), duration: (i) => i.episodeduration,
+          downloaded_at: (i) => new Date(i.downloaded_at).toISOString(), size: (i) => i.downloaded_size,
+        };
+        const { rows, total } = this.page(items, fields[p.sort_by ?? "pub_date"], p, "desc");
+        return { episodes: rows, total };
+      },
+    },
+    /** GET /api/data/download_status: are downloads enabled (text/plain true or false). */
+    download_status: {
+      params: {},
+      async handler(this: any, ctx: Context<any, MediaMeta>) {
+        ctx.meta.$responseType = "text/plain; charset=utf-8";
+        return String(await this.enabled());
+      },
+    },
+    /** GET /api/data/download_status/{user_id}: the user's download statistics. */
+    user_download_status: {
+      params: { user_id: id },
+      async handler(this: any, ctx: Context<any>) {
+        const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
+        const bytes = docs.reduce((n, d) => n + d.size, 0);
+        const active: number = await ctx.call("tasks.count_active", { user_id: ctx.params.user_id, types: DOWNLOAD_TYPES });
+        return { total_downloaded: docs.length, total_size_mb: Math.round((bytes / 1048576) * 100) / 100, downloads_enabled: await this.enabled(), active_downloads: active };
+      },
+    },
+    /** POST /api/data/enable_disable_downloads (admin): toggles downloads for every user. */
+    enable_disable_downloads: {
+      params: {},
+      async handler(this: any) {
+        const next = !(await this.enabled());
+        const store = this.stores.download_settings;
+        if ((await store.updateMany({ _id: SETTINGS_ID }, { $set: { enabled: next } })) === 0) await store.insert({ _id: SETTINGS_ID, enabled: next });
+        return { detail: `Downloads ${next ? "enabled" : "disabled"}`, downloads_enabled: next };
+      },
+    },
+    /** GET|HEAD /api/data/stream/{episode_id}?api_key&user_id: the downloaded file, else the enclosure proxied. */
+    stream: {
+      params: { episode_id: id, user_id: id, type: { type: "string", max: 20, optional: true } },
+      async handler(this: any, ctx: Context<any, MediaMeta>) {
+        return this.serveMedia(ctx, ctx.params.user_id, ctx.params.episode_id, false);
+      },
+    },
+    /** GET|HEAD /api/episodes/{episode_id}/download: the episode's media as an attachment. */
+    download_media: {
+      params: { episode_id: id },
+      async handler(this: any, ctx: Context<any, MediaMeta>) {
+        return this.serveMedia(ctx, ctx.meta.user!.id, ctx.params.episode_id, true);
+      },
+    },
+
+    // --- Internal actions ---
+
+    /** A worker finished a file: the user's download, written once however often a job is retried. */
+    record_download: {
+      visibility: "public",
+      params: { user_id: id, episode_id: id, podcast_id: id, file: { type: "string", max: 4000 }, size: { type: "number", min: 0 }, content_type: { type: "string", max: 200 } },
+      async handler(this: any, ctx: Context<RecordDownloadParams>) {
+        const _id = keyOf(ctx.params.user_id, ctx.params.episode_id);
+        const fields = { ...ctx.params, downloaded_at: new Date() };
+        // A retried job may record again: the second write updates the first (or loses an insert race, harmlessly).
+        if ((await this.adapter.updateMany({ _id }, { $set: fields })) === 0) await this.adapter.insert({ _id, ...fields }).catch(() => undefined);
+        return { success: true };
+      },
+    },
+    /** The file some user already has of an episode, or null (a second user's download reuses it). */
+    stored_file: {
+      visibility: "public",
+      params: { episode_id: id },
+      async handler(this: any, ctx: Context<{ episode_id: number }>): Promise<StoredFile | null> {
+        const doc: DownloadDoc | null = await this.adapter.findOne({ episode_id: ctx.params.episode_id });
+        return doc && fs.existsSync(path.join(config.downloadDir, doc.file)) ? { file: doc.file, size: doc.size, content_type: doc.content_type } : null;
+      },
+    },
+    /** Which of these episodes the user has downloaded (the downloaded flag of other services' lists). */
+    downloaded_ids: {
+      visibility: "public",
+      params: { user_id: id, episode_ids: { type: "array", items: "number" } },
+      async handler(this: any, ctx: Context<{ user_id: number; episode_ids: number[] }>): Promise<number[]> {
+        return [...(await this.downloadedIds(ctx.params.user_id, ctx.params.episode_ids))];
+      },
+    },
+  },
+  events: {
+    /** New episodes of a podcast: downloaded for each subscriber with auto_download on. */
+    async "episodes.created"(this: any, ctx: Context<{ podcast_id: number; episode_ids: number[] }>) {
+      if (!(await this.enabled())) return;
+      const users: number[] = await ctx.call("podcasts.auto_download_users", { podcast_id: ctx.params.podcast_id });
+      if (!users.length) return;
+      const items: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: users[0], episode_ids: ctx.params.episode_ids, include_unsubscribed: true });
+      const jobs = users.flatMap((u) => items.map((i) => this.episodeJob(u, i, "user")));
+      if (jobs.length) await ctx.call("tasks.create", { tasks: jobs });
+      this.logger.info("auto-download queued", { podcast_id: ctx.params.podcast_id, jobs: jobs.length });
+    },
+    /** A user left a podcast: their downloads of it go (files another user keeps stay). */
+    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+      await this.removeWhere(ctx.params.user_id, { podcast_id: ctx.params.podcast_id });
+    },
+    "user.removed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        await this.removeWhere(ctx.params.user_id, {});
+      },
+    },
+  },
+  methods: {
+    async enabled(this: any): Promise<boolean> {
+      const doc = await this.stores.download_settings.findOne({ _id: SETTINGS_ID });
+      return doc ? !!doc.enabled : config.downloadsEnabledDefault;
+    },
+    async requireEnabled(this: any) {
+      if (!(await this.enabled())) throw new ForbiddenError("Downloads are disabled on this server; an admin can enable them (enable_disable_downloads)");
+    },
+    /** The episodes of these ids the caller may read (an admin: any), batched. */
+    itemsFor(this: any, ctx: Context<any, MediaMeta>, user_id: number, episode_ids: number[]): Promise<EpisodeMediaItem[]> {
+      return ctx.call("episodes.episode_items", { user_id, episode_ids, include_unsubscribed: !!ctx.meta.user?.isAdmin });
+    },
+    /** A download job of one episode; rights: the requester's (auto-download: a user's). */
+    episodeJob(user_id: number, i: EpisodeMediaItem, rights: Rights): CreateTaskParams {
+      return {
+        task_type: JOB_DOWNLOAD_EPISODE, user_id, item_id: i.episodeid, episode_title: i.episodetitle, podcast_name: i.podcastname,
+        payload: { episode_id: i.episodeid, rights } satisfies DownloadEpisodePayload, dedupe_key: `episode:${user_id}:${i.episodeid}`,
+      };
+    },
+    async downloadedIds(this: any, user_id: number, episode_ids: number[]): Promise<Set<number>> {
+      if (!episode_ids.length) return new Set();
+      const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: episode_ids.map((e) => keyOf(user_id, e)) } } });
+      return new Set(docs.map((d) => d.episode_id));
+    },
+    /** Downloaded items of a user (newest download first), joined with their episodes in one call. */
+    async downloadedItems(this: any, ctx: Context<any>, user_id: number, where: Record<string, unknown>) {
+      const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id, ...where }, sort: ["-downloaded_at"] });
+      if (!docs.length) return [];
+      const items: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id, episode_ids: docs.map((d) => d.episode_id), include_unsubscribed: true });
+      const byId = new Map(items.map((i) => [i.episodeid, i]));
+      return docs.filter((d) => byId.has(d.episode_id)).map((d) => downloadedItem(byId.get(d.episode_id)!, d));
+    },
+    /** Sorts, pages and counts rows of a listing. */
+    page(this: any, rows: any[], key: (r: any) => number | string, p: any, defaultOrder: "asc" | "desc") {
+      const dir = (p.sort_order ?? defaultOrder) === "asc" ? 1 : -1;
+      rows.sort((a, b) => (key(a) < key(b) ? -dir : key(a) > key(b) ? dir : 0));
+      const offset = p.offset ?? 0;
+      return { rows: rows.slice(offset, offset + (p.limit ?? rows.length)), total: rows.length };
+    },
+    async removeWhere(this: any, user_id: number, where: Record<string, unknown>) {
+      const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id, ...where } });
+      await this.removeDownloads(user_id, docs.map((d) => d.episode_id));
+    },
+    /** Removes a user's downloads of these episodes; a file goes when no other user keeps it. Returns how many went. */
+    async removeDownloads(this: any, user_id: number, episode_ids: number[]): Promise<number> {
+      const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: episode_ids.map((e) => keyOf(user_id, e)) } } });
+      if (!docs.length) return 0;
+      await this.adapter.removeMany({ _id: { $in: docs.map((d) => d._id) } });
+      const kept: DownloadDoc[] = await this.adapter.find({ query: { episode_id: { $in: docs.map((d) => d.episode_id) } } });
+      const inUse = new Set(kept.map((d) => d.file));
+      for (const d of docs) {
+        if (inUse.has(d.file)) continue;
+        await fs.promises.rm(path.join(config.downloadDir, d.file), { force: true });
+      }
+      this.logger.info("downloads deleted", { user_id, count: docs.length });
+      return docs.length;
+    },
+    /**
+     * A media answer: the downloaded file (any user's copy of the episode), else the enclosure proxied,
+     * with Range (206 / 416), HEAD, Content-Type and Content-Length.
+     */
+    async serveMedia(this: any, ctx: Context<any, MediaMeta>, user_id: number, episode_id: number, asAttachment: boolean) {
+      const [item]: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, [episode_id]);
+      if (!item) throw new NotFoundError("Episode not found in your podcasts");
+      const stored: StoredFile | null = await this.actions.stored_file({ episode_id }, { parentCtx: ctx });
+      const head = ctx.meta.method === "HEAD";
+      const headers: Record<string, string | number> = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };
+      if (asAttachment) headers["Content-Disposition"] = attachment(`${item.episodetitle || "episode"}${path.extname(stored?.file ?? "") || ".mp3"}`);
+      if (stored) {
+        const range = parseRange(ctx.meta.range, stored.size);
+        if (range === "unsatisfiable") return this.unsatisfiable(ctx, headers, stored.size);
+        const { start, end } = range ?? { start: 0, end: stored.size - 1 };
+        if (range) Object.assign(headers, { "Content-Range": `bytes ${start}-${end}/${stored.size}` });
+        return this.mediaAnswer(ctx, range ? 206 : 200, stored.content_type, { ...headers, "Content-Length": Math.max(0, end - start + 1) },
+          head || stored.size === 0 ? null : fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }));
+      }
+      if (!item.episodeurl) throw new NotFoundError("Episode has no media file");
+      let upstream;
+      try {
+        upstream = await fetchStream(item.episodeurl, { rights: rightsOf(ctx.meta.user), range: ctx.meta.range, maxBytes: Number.MAX_SAFE_INTEGER });
+      } catch (err) {
+        if (!(err instanceof OutboundHttpError)) throw err;
+        if (err.status === 416) return this.unsatisfiable(ctx, headers, null);
+        if (err.kind === "blocked_address") throw new ForbiddenError("The episode's media address is not allowed");
+        if (err.kind === "http_status" && err.status! < 500) throw new NotFoundError("The episode's media is not available from its host");
+        throw new ServiceUnavailableError("The episode's media host could not be reached");
+      }
+      if (upstream.contentRange) headers["Content-Range"] = upstream.contentRange;
+      if (upstream.contentLength !== null) headers["Content-Length"] = upstream.contentLength;
+      if (head) upstream.stream.destroy();
+      return this.mediaAnswer(ctx, upstream.status === 206 ? 206 : 200, upstream.contentType ?? item.enclosure_type ?? "application/octet-stream", headers, head ? null : upstream.stream);
+    },
+    mediaAnswer(ctx: Context<any, MediaMeta>, status: number, contentType: string, headers: Record<string, string | number>, body: unknown) {
+      ctx.meta.$statusCode = status;
+      // moleculer-web sets Content-Type from $responseType, and also from $responseHeaders once a type is set (a HEAD has no body to type).
+      ctx.meta.$responseType = contentType;
+      ctx.meta.$responseHeaders = { ...headers, "Content-Type": contentType };
+      return body;
+    },
+    unsatisfiable(ctx: Context<any, MediaMeta>, headers: Record<string, string | number>, size: number | null) {
+      const message = "Requested range not satisfiable";
+      ctx.meta.$statusCode = 416;
+      ctx.meta.$responseHeaders = { ...headers, ...(size !== null ? { "Content-Range": `bytes */${size}` } : {}) };
+      return { error: "range_not_satisfiable", message, detail: message, status_code: 416 };
+    },
+  },
+};
+
+export default DownloadsService;

@@ -1,0 +1,262 @@
+/**
+ * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads and refresh_pods. Stateless, so any number of
+ * replicas may run (also on the embedded store): each claims jobs with a lease, renews it while it
+ * works and finishes the job; a replica that dies leaves its lease to expire and another takes the job
+ * over. New jobs wake every replica (`tasks.available`); a poll catches anything missed.
+ *
+ * A download is written under DOWNLOAD_DIR (podcast folder / "<episode title> (<id>).<ext>") to a
+ * hidden temporary name, renamed when complete and only then recorded with the downloads service, so
+ * a killed download never leaves a file that counts. Network failures are retried with back-off;
+ * a 4xx, a non-media answer, a file over DOWNLOAD_MAX_BYTES or a full disk fail the job with the reason.
+ */
+import crypto from "crypto";
+import fs from "fs";
+import path from "path";
+import { once } from "events";
+import { Transform } from "stream";
+import { pipeline } from "stream/promises";
+import type { ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+import { fetchStream, OutboundHttpError } from "../shared/http";
+import { extensionFor, isMediaType } from "../shared/range";
+import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import type { RefreshSummary } from "../shared/contracts/feeds";
+import type { DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
+import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+
+/** A failure no retry can fix: the job fails with this message. */
+class PermanentError extends Error {}
+/** The job's lease went to another worker: stop without finishing it. */
+class LeaseLostError extends Error {}
+
+/** Reports progress (throttled) and renews the lease; `lost` once the job is no longer ours. */
+interface Reporter {
+  set(progress: number, message?: string): void;
+  lost: boolean;
+  stop(): void;
+}
+
+const MB = 1024 * 1024;
+const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS];
+/** Podcasts per feeds.refresh_many call of a refresh job: progress is reported between chunks. */
+const REFRESH_CHUNK = 50;
+
+/** A file or folder name a person can read, safe on every file system. */
+function safeName(text: string, fallback: string): string {
+  const clean = text.replace(/[\u0000-\u001f<>:"/\\|?*]+/g, "_").replace(/\s+/g, " ").trim().replace(/^[.\s]+|[.\s]+$/g, "");
+  return clean.slice(0, 120) || fallback;
+}
+
+function isTransient(err: any): boolean {
+  if (err instanceof PermanentError) return false;
+  if (err instanceof OutboundHttpError) {
+    if (err.kind === "network" || err.kind === "timeout") return true;
+    return err.kind === "http_status" && (err.status! >= 500 || err.status === 429 || err.status === 408);
+  }
+  return true; // the store or another service unavailable: worth another attempt (attempts are bounded)
+}
+
+function reason(err: any): string {
+  if (err?.code === "ENOSPC") return "Disk full";
+  if (err instanceof OutboundHttpError && err.kind === "too_large") return `The file is larger than the download limit (${config.downloadMaxBytes} bytes)`;
+  return String(err?.message ?? err);
+}
+
+const WorkersService: ServiceSchema = {
+  name: "workers",
+  events: {
+    [TASKS_AVAILABLE](this: any) {
+      this.fill();
+    },
+  },
+  created(this: any) {
+    this.workerId = `${this.broker.nodeID}-${crypto.randomBytes(4).toString("hex")}`;
+    this.running = 0;
+    this.stopping = false;
+  },
+  started(this: any) {
+    this.pollTimer = setInterval(() => this.fill(), config.workerPollMs);
+    this.pollTimer.unref();
+    setImmediate(() => this.fill());
+  },
+  stopped(this: any) {
+    // Jobs still running keep their lease until it expires, then another replica resumes them.
+    this.stopping = true;
+    clearInterval(this.pollTimer);
+  },
+  methods: {
+    /** Claims jobs until this replica runs WORKER_CONCURRENCY of them or none is due. */
+    async fill(this: any) {
+      if (this.filling || this.stopping) return;
+      this.filling = true;
+      try {
+        while (this.running < config.workerConcurrency && !this.stopping) {
+          const job: ClaimedTask | null = await this.broker.call("tasks.claim", { worker: this.workerId, types: JOB_TYPES });
+          if (!job) break;
+          this.running++;
+          this.run(job).finally(() => {
+            this.running--;
+            this.fill();
+          });
+        }
+      } catch (err: any) {
+        this.logger.debug("cannot claim jobs now", { error: err?.message });
+      } finally {
+        this.filling = false;
+      }
+    },
+    async run(this: any, job: ClaimedTask) {
+      const reporter: Reporter = this.reporter(job);
+      const base = { id: job.id, lease: job.lease };
+      try {
+        let result;
+        if (job.task_type === JOB_REFRESH_PODS) result = await this.refreshPods(job, reporter);
+        else if (job.task_type === JOB_DOWNLOAD_PODCAST) result = await this.downloadPodcast(job, reporter);
+        else result = await this.downloadOne(job, job.payload.episode_id, reporter, (f: number) => reporter.set(f * 100));
+        reporter.stop();
+        await this.broker.call("tasks.finish", { ...base, status: "SUCCESS", message: result.message, result });
+      } catch (err: any) {
+        reporter.stop();
+        if (err instanceof LeaseLostError || reporter.lost) return this.logger.warn("job taken over by another worker", { id: job.id });
+        this.logger.warn("job failed", { id: job.id, type: job.task_type, error: reason(err), transient: isTransient(err) });
+        if (isTransient(err)) await this.broker.call("tasks.retry", { ...base, message: reason(err) }).catch(() => undefined);
+        else await this.broker.call("tasks.finish", { ...base, status: "FAILED", message: reason(err) }).catch(() => undefined);
+      }
+    },
+    /** Progress reports and lease renewals, at most one call per interval. */
+    reporter(this: any, job: ClaimedTask): Reporter {
+      let progress = job.progress;
+      let message: string | undefined;
+      let sent = -1;
+      const r: Reporter = {
+        lost: false,
+        set: (p, m) => {
+          progress = Math.min(99, Math.max(0, Math.floor(p)));
+          if (m !== undefined) message = m;
+        },
+        stop: () => clearInterval(timer),
+      };
+      const every = Math.min(1000, (config.taskLeaseSeconds * 1000) / 3);
+      const timer = setInterval(async () => {
+        const changed = progress !== sent || message !== undefined;
+        const params = { id: job.id, lease: job.lease, ...(changed ? { progress, ...(message !== undefined ? { message } : {}) } : {}) };
+        sent = progress;
+        message = undefined;
+        try {
+          const { owned } = await this.broker.call("tasks.progress", params);
+          if (!owned) r.lost = true;
+        } catch (err: any) {
+          this.logger.debug("lease renewal failed", { id: job.id, error: err?.message });
+        }
+      }, every);
+      return r;
+    },
+    /** A refresh job: its podcasts in chunks spread over the feeds replicas; a retry refreshes them again (unchanged feeds cost one request). */
+    async refreshPods(this: any, job: ClaimedTask, reporter: Reporter) {
+      const ids: number[] = job.payload.podcast_ids;
+      const total: RefreshSummary = { refreshed: 0, updated: 0, unchanged: 0, failed: 0, new_episodes: 0 };
+      for (let at = 0; at < ids.length; at += REFRESH_CHUNK) {
+        const part: RefreshSummary = await this.broker.call("feeds.refresh_many", { podcast_ids: ids.slice(at, at + REFRESH_CHUNK) }, { timeout: config.httpTimeoutMs * 4 });
+        for (const k of Object.keys(total) as (keyof RefreshSummary)[]) total[k] += part[k];
+        reporter.set(((at + REFRESH_CHUNK) / ids.length) * 100, `Refreshed ${total.refreshed} of ${ids.length} podcasts`);
+      }
+      return { message: `Refreshed ${total.refreshed} podcasts`, ...total };
+    },
+    /** A podcast job: its episodes one after the other; those a retry finds downloaded are skipped. */
+    async downloadPodcast(this: any, job: ClaimedTask, reporter: Reporter) {
+      const { episode_ids } = job.payload as DownloadPodcastPayload;
+      const have = new Set<number>(await this.broker.call("downloads.downloaded_ids", { user_id: job.user_id, episode_ids }));
+      const failed: string[] = [];
+      let done = 0;
+      for (const [n, episode_id] of episode_ids.entries()) {
+        if (have.has(episode_id)) continue;
+        const share = (f: number) => reporter.set(((n + f) / episode_ids.length) * 100, `Downloading episode ${n + 1} of ${episode_ids.length}`);
+        try {
+          await this.downloadOne(job, episode_id, reporter, share);
+          done++;
+        } catch (err) {
+          if (isTransient(err) || err instanceof LeaseLostError) throw err;
+          failed.push(`${episode_id}: ${reason(err)}`);
+        }
+      }
+      const message = `Downloaded ${done} episodes${failed.length ? `, ${failed.length} failed` : ""}`;
+      return { message, downloaded: done, skipped: have.size, failed };
+    },
+    /** Downloads one episode for the job's user (or reuses another user's file) and records it. */
+    async downloadOne(this: any, job: ClaimedTask, episode_id: number, reporter: Reporter, onFraction: (f: number) => void) {
+      const user_id = job.user_id;
+      const [item]: EpisodeMediaItem[] = await this.broker.call("episodes.episode_items", { user_id, episode_ids: [episode_id], include_unsubscribed: true });
+      if (!item) throw new PermanentError("The episode no longer exists");
+      const record = (file: string, size: number, content_type: string) =>
+        this.broker.call("downloads.record_download", { user_id, episode_id, podcast_id: item.podcastid, file, size, content_type });
+      const stored: StoredFile | null = await this.broker.call("downloads.stored_file", { episode_id });
+      if (stored) {
+        await record(stored.file, stored.size, stored.content_type);
+        return { message: "Downloaded", file: stored.file, size: stored.size };
+      }
+      if (!item.episodeurl) throw new PermanentError("The episode has no media file");
+      await this.checkFreeSpace(item.enclosure_length);
+      const res = await fetchStream(item.episodeurl, { rights: job.payload.rights, maxBytes: config.downloadMaxBytes });
+      const contentType = (res.contentType ?? item.enclosure_type ?? "application/octet-stream").split(";")[0].trim();
+      if (!isMediaType(res.contentType)) {
+        res.stream.destroy();
+        throw new PermanentError(`Not an audio or video file (${res.contentType})`);
+      }
+      const folder = safeName(item.podcastname, `podcast ${item.podcastid}`);
+      const name = `${safeName(item.episodetitle, "episode")} (${episode_id}).${extensionFor(res.contentType, item.episodeurl)}`;
+      const dir = path.join(config.downloadDir, folder);
+      // One temporary file per claim: a run whose lease ran out may still be writing its own.
+      const temp = path.join(dir, `.${name}.${job.id}-${job.attempts}.part`);
+      try {
+        if (res.contentLength !== null) await this.checkFreeSpace(res.contentLength);
+        await fs.promises.mkdir(dir, { recursive: true });
+        const size = await this.save(res, temp, reporter, onFraction);
+        await fs.promises.rename(temp, path.join(dir, name));
+        // What earlier claims of this job left (a killed worker's partial file) goes too.
+        for (const f of await fs.promises.readdir(dir)) if (f.startsWith(`.${name}.${job.id}-`) && f.endsWith(".part")) await fs.promises.rm(path.join(dir, f), { force: true });
+        await record(path.join(folder, name), size, contentType);
+        return { message: "Downloaded", file: path.join(folder, name), size };
+      } catch (err) {
+        res.stream.destroy();
+        await fs.promises.rm(temp, { force: true });
+        throw err;
+      }
+    },
+    /** Writes the body to `temp`: the size bound, a stall timeout and the lease are checked as bytes arrive. */
+    async save(this: any, res: { stream: NodeJS.ReadableStream; contentLength: number | null }, temp: string, reporter: Reporter, onFraction: (f: number) => void): Promise<number> {
+      let bytes = 0;
+      let idle: NodeJS.Timeout | undefined;
+      const meter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          if (reporter.lost) return done(new LeaseLostError("lease lost"));
+          if (bytes > config.downloadMaxBytes) return done(new OutboundHttpError("too_large", "", "too large"));
+          if (res.contentLength) onFraction(bytes / res.contentLength);
+          idle?.refresh();
+          done(null, chunk);
+        },
+      });
+      idle = setTimeout(() => meter.destroy(new OutboundHttpError("timeout", "", "the download stalled")), config.httpTimeoutMs);
+      // Opened before any byte flows, so that removing the temporary file after a failure cannot race its creation.
+      const out = fs.createWriteStream(temp);
+      try {
+        await once(out, "open");
+        await pipeline(res.stream, meter, out);
+      } finally {
+        clearTimeout(idle);
+      }
+      if (res.contentLength !== null && bytes !== res.contentLength) throw new OutboundHttpError("network", "", `got ${bytes} of ${res.contentLength} bytes`);
+      return bytes;
+    },
+    /** Refuses a download that would leave less than DOWNLOAD_MIN_FREE_MB on the disk of DOWNLOAD_DIR. */
+    async checkFreeSpace(this: any, needed: number) {
+      await fs.promises.mkdir(config.downloadDir, { recursive: true });
+      const st = await fs.promises.statfs(config.downloadDir);
+      const free = st.bavail * st.bsize;
+      if (free - Math.max(0, needed || 0) < config.downloadMinFreeMb * MB)
+        throw new PermanentError(`Not enough free disk space (${Math.floor(free / MB)} MB free)`);
+    },
+  },
+};
+
+export default WorkersService;

@@ -1,0 +1,30 @@
+/** Shapes of the downloads service, shared with the workers service that runs download jobs. */
+import type { Rights } from "../http";
+
+/** downloads.record_download params: a file a worker finished (path relative to DOWNLOAD_DIR). */
+export interface RecordDownloadParams {
+  user_id: number;
+  episode_id: number;
+  podcast_id: number;
+  file: string;
+  size: number;
+  content_type: string;
+}
+
+/** downloads.stored_file result: a finished file of an episode (any user's), to reuse instead of fetching again. */
+export interface StoredFile {
+  file: string;
+  size: number;
+  content_type: string;
+}
+
+/** Payloads of the download jobs (tasks of types JOB_DOWNLOAD_EPISODE and JOB_DOWNLOAD_PODCAST); rights: the requester's under the outbound URL policy. */
+export interface DownloadEpisodePayload {
+  episode_id: number;
+  rights: Rights;
+}
+export interface DownloadPodcastPayload {
+  podcast_id: number;
+  episode_ids: number[];
+  rights: Rights;
+}

@@ -1,0 +1,88 @@
+/**
+ * Shapes of the tasks service (DESIGN.md rule 6): the task record clients see, and the internal
+ * actions workers use to claim, renew, retry and finish a durable job.
+ */
+
+export type TaskStatus = "PENDING" | "RUNNING" | "DOWNLOADING" | "SUCCESS" | "FAILED";
+
+/** A task as the API shows it (spec "Task" record). */
+export interface TaskRecord {
+  id: string;
+  task_type: string;
+  user_id: number;
+  status: TaskStatus;
+  progress: number;
+  message: string;
+  created_at: string;
+  updated_at: string;
+  result: unknown;
+  episode_title: string | null;
+  podcast_name: string | null;
+  /** The episode (or podcast) the task works on, when there is one. */
+  item_id: number | null;
+}
+
+/** tasks.create params: one job; `dedupe_key` skips it while an unfinished job with the same key exists. */
+export interface CreateTaskParams {
+  task_type: string;
+  user_id: number;
+  payload: Record<string, unknown>;
+  item_id?: number | null;
+  episode_title?: string | null;
+  podcast_name?: string | null;
+  dedupe_key?: string | null;
+}
+
+/** tasks.create result: the jobs made, and the unfinished ones that a dedupe_key matched instead. */
+export interface CreateTasksResult {
+  created: TaskRecord[];
+  existing: TaskRecord[];
+}
+
+/** A job handed to a worker by tasks.claim: the record plus what the worker needs to run it. */
+export interface ClaimedTask extends TaskRecord {
+  payload: Record<string, any>;
+  /** Runs so far, this one included. */
+  attempts: number;
+  /** This claim's token: progress, retry and finish name it; a later claim (even by the same worker) voids it. */
+  lease: string;
+}
+
+/** tasks.claim params: the worker's name and the job types it runs. */
+export interface ClaimParams {
+  worker: string;
+  types: string[];
+}
+
+/** tasks.progress params; answers { owned: false } once the job was claimed again (its lease ran out). */
+export interface ProgressParams {
+  id: string;
+  lease: string;
+  progress?: number;
+  message?: string;
+}
+
+/** tasks.finish params: SUCCESS or FAILED, at most once per job. */
+export interface FinishParams {
+  id: string;
+  lease: string;
+  status: "SUCCESS" | "FAILED";
+  message: string;
+  result?: unknown;
+}
+
+/** tasks.retry params: back to PENDING after a back-off (a network error), or FAILED once attempts run out. */
+export interface RetryParams {
+  id: string;
+  lease: string;
+  message: string;
+}
+
+/** Broadcast events: a task changed (payload: the record), and new work to claim (no payload). */
+export const TASK_CHANGED = "tasks.changed";
+export const TASKS_AVAILABLE = "tasks.available";
+
+/** Job types run by the workers service. */
+export const JOB_DOWNLOAD_EPISODE = "download_episode";
+export const JOB_DOWNLOAD_PODCAST = "download_podcast";
+export const JOB_REFRESH_PODS = "refresh_pods";

@@ -1,0 +1,47 @@
+/** HTTP Range requests (RFC 9110 section 14) for media answers: one byte range of a resource. */
+
+/** The byte range asked for; null = the whole resource; "unsatisfiable" = answer 416. */
+export type ByteRange = { start: number; end: number } | null | "unsatisfiable";
+
+/**
+ * Parses a Range header against a resource of `size` bytes. A header that is absent, malformed,
+ * not in bytes or asks for several ranges is ignored (the whole resource, 200), as the RFC allows.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return null;
+  if (m[1] === "") {
+    // A suffix: the last n bytes.
+    const n = Number(m[2]);
+    if (n === 0 || size === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (m[2] !== "" && Number(m[2]) < start) return null;
+  if (start >= size) return "unsatisfiable";
+  return { start, end };
+}
+
+/** File extension for a media content type (a download's file name); unknown types keep the URL's or get .bin. */
+const EXTENSIONS: Record<string, string> = {
+  "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mp4": "m4a", "audio/x-m4a": "m4a", "audio/m4a": "m4a", "audio/aac": "aac",
+  "audio/ogg": "ogg", "application/ogg": "ogg", "audio/opus": "opus", "audio/wav": "wav", "audio/x-wav": "wav", "audio/flac": "flac",
+  "audio/x-flac": "flac", "audio/webm": "webm", "video/mp4": "mp4", "video/x-m4v": "m4v", "video/webm": "webm", "video/quicktime": "mov",
+};
+const TYPES_BY_EXTENSION: Record<string, string> = {};
+for (const [type, ext] of Object.entries(EXTENSIONS)) TYPES_BY_EXTENSION[ext] ??= type;
+
+export function extensionFor(contentType: string | null, url: string | null): string {
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  if (EXTENSIONS[type]) return EXTENSIONS[type];
+  const fromUrl = /\.([a-z0-9]{2,4})(?:[?#]|$)/i.exec(url ?? "")?.[1]?.toLowerCase();
+  return fromUrl && TYPES_BY_EXTENSION[fromUrl] ? fromUrl : "bin";
+}
+
+/** Content types a download accepts as media; a missing one is accepted (many hosts send none). */
+export function isMediaType(contentType: string | null): boolean {
+  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  return type === "" || /^(audio|video)\//.test(type) || ["application/octet-stream", "binary/octet-stream", "application/ogg"].includes(type);
+}
