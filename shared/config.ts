@@ -175,4 +175,20 @@ export const config = {
   taskRetryBaseMs: int("TASK_RETRY_BASE_MS", 2000),
   /** Hours a finished task is kept before cleanup_tasks (also run hourly) removes it. */
   taskRetentionHours: int("TASK_RETENTION_HOURS", 24),
+
+  // Library extras (services/opml, rss, sharing, p20, proxy .service.ts).
+  /** RSS-only keys kept per user: get_rss_key issues a new one each time, the oldest beyond this go. */
+  maxRssKeys: int("MAX_RSS_KEYS", 10),
+  /** Episodes in the user's RSS feed when the request gives no limit (at most 1000). */
+  rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
+  /** Seconds fetched chapters and transcripts stay in the broker cacher. */
+  p20CacheTtl: int("P20_CACHE_TTL", 3600),
+  /** Largest image the image proxy passes on, in bytes. */
+  imageProxyMaxBytes: int("IMAGE_PROXY_MAX_BYTES", 10 * 1024 * 1024),
+  /** Memory each node gives the image proxy's cache of recent images, in MB (0: no cache). */
+  imageProxyCacheMb: int("IMAGE_PROXY_CACHE_MB", 32),
+  /** Seconds clients and caches in between may keep a proxied image (Cache-Control max-age). */
+  imageProxyMaxAge: int("IMAGE_PROXY_MAX_AGE", 86_400),
+  /** Folder whose subfolders admins may browse for local podcasts (list_local_directories); nothing outside it is read. */
+  localMediaDir: path.resolve(env.LOCAL_MEDIA_DIR || "./media"),
 };

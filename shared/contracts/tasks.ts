@@ -86,3 +86,4 @@ export const TASKS_AVAILABLE = "tasks.available";
 export const JOB_DOWNLOAD_EPISODE = "download_episode";
 export const JOB_DOWNLOAD_PODCAST = "download_podcast";
 export const JOB_REFRESH_PODS = "refresh_pods";
+export const JOB_IMPORT_OPML = "import_opml";
