@@ -27,6 +27,11 @@ export const config = {
   host: env.HOST || "0.0.0.0",
   /** Folder of the embedded NeDB files (used when MONGO_URI is not set). */
   dataDir: path.resolve(env.DATA_DIR || "./data"),
+  /**
+   * Seconds a node waits for the live holder of its embedded data to stop before refusing to start: a
+   * standby started before the one-instance node it replaces stops (0 = refuse at once).
+   */
+  dataLockWait: int("DATA_LOCK_WAIT", 0),
   /** MongoDB connection string; when set, every collection lives in MongoDB. */
   mongoUri: env.MONGO_URI || "",
   /** Moleculer transporter, e.g. nats://127.0.0.1:4222; empty = all services in one process. */
