@@ -133,6 +133,13 @@ const ApiService: ServiceSchema = {
         return { status_code: 200, service_instance: true };
       },
     },
+    /** GET /api/data/get_service_version */
+    service_version: {
+      params: {},
+      handler() {
+        return { data: config.version };
+      },
+    },
     config: {
       params: {},
       handler() {

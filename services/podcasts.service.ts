@@ -15,6 +15,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
+import { playbackActions } from "./podcasts.parts/playback.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
@@ -32,6 +33,7 @@ const PodcastsService: ServiceSchema = {
     ...subscribeActions,
     ...readActions,
     ...settingsActions,
+    ...playbackActions,
     ...syncActions,
   },
   events: {

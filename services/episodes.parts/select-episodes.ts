@@ -7,8 +7,7 @@ import type { Context, ServiceActionsSchema } from "moleculer";
 import type { EpisodeListItem, EpisodeSelection, SelectEpisodesParams, SelectionResult } from "../../shared/contracts/episodes";
 import { PLAYLIST_SORT_ORDERS } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
-import { isPlayed, visibleQuery } from "../episodes.service";
-import type { EpisodeDoc, EpisodeStateDoc } from "../episodes.service";
+import { type EpisodeDoc, type EpisodeStateDoc, isPlayed, visibleQuery } from "./model";
 
 const HOUR_MS = 3_600_000;
 const intOrNull = { type: "number", integer: true, min: 0, nullable: true, optional: true };

@@ -56,6 +56,13 @@ export interface SubscriptionDoc {
   categories: string[] | null;
   /** This podcast's cover preference; null or absent = the user's global one. */
   use_podcast_covers?: boolean | null;
+  /** Playback of this podcast (absent on older records): speed override (null = the user's default), skips in seconds. */
+  playback_speed?: number | null;
+  start_skip?: number;
+  end_skip?: number;
+  auto_play_next?: boolean;
+  /** Read by podcast/favorite_status; the spec lists no route that sets it. */
+  is_favorite?: boolean;
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
 }
 

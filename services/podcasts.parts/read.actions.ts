@@ -79,7 +79,7 @@ export const readActions: ServiceActionsSchema = {
           subscribed_date: iso(sub?.subscribed_date),
           auto_download: !!sub?.auto_download,
           notifications_enabled: !!sub?.notifications_enabled,
-          custom_playback_speed: null,
+          custom_playback_speed: sub?.playback_speed ?? null,
           use_podcast_covers: sub?.use_podcast_covers ?? null,
         },
         recent_episodes,
@@ -136,7 +136,7 @@ export const readActions: ServiceActionsSchema = {
       if (podcast_ids) query.podcast_id = { $in: podcast_ids };
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query, sort: ["-subscribed_date", "-_id"] });
       const wanted = include_unsubscribed && podcast_ids ? podcast_ids : subs.map((s) => s.podcast_id);
-      const pods: PodcastDoc[] = wanted.length ? await this.adapter.find({ query: { _id: { $in: wanted } } }) : [];
+      const pods: PodcastDoc[] = await this.findByIds(this.adapter, wanted);
       const bySub = new Map(subs.map((s) => [s.podcast_id, s]));
       return pods.map((p) => this.view(p, bySub.get(p._id) ?? null));
     },
@@ -164,7 +164,7 @@ export const readMethods: ServiceMethods = {
   async userPodcasts(this: any, user_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc }[]> {
     const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id }, sort: ["-subscribed_date", "-_id"] });
     if (!subs.length) return [];
-    const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) } } });
+    const pods: PodcastDoc[] = await this.findByIds(this.adapter, subs.map((s) => s.podcast_id));
     const byId = new Map(pods.map((p) => [p._id, p]));
     return subs.filter((s) => byId.has(s.podcast_id)).map((sub) => ({ pod: byId.get(sub.podcast_id)!, sub }));
   },

@@ -6,6 +6,8 @@ import { BadRequestError, ForbiddenError, NotFoundError } from "../../shared/err
 import { config } from "../../shared/config";
 import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
 import type { GatewayMeta } from "../../shared/types";
+import type { PlaybackSettings } from "../../shared/contracts/podcasts";
+import type { ListeningSettings } from "../../shared/contracts/users";
 import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
 
 export const settingsActions: ServiceActionsSchema = {
@@ -95,17 +97,14 @@ export const settingsActions: ServiceActionsSchema = {
   },
   update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, { success: true, message: "Auto-complete seconds updated" }),
   set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, { detail: "Default playback speed updated" }),
-  /**
-   * The speed a player uses: the user's default. With podcast_id, the podcast must be one of the user's
-   * subscriptions (404 otherwise); subscriptions hold no speed override yet, so the default applies.
-   */
+  /** The speed a player uses: with podcast_id, that podcast's own speed (404 unless subscribed), else the user's default. */
   get_playback_speed: {
     params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (ctx.params.podcast_id != null) {
-        const subs: unknown[] = await ctx.call("podcasts.user_subscriptions", { user_id: user._id, podcast_ids: [ctx.params.podcast_id] });
-        if (!subs.length) throw new NotFoundError("Podcast not found in your subscriptions");
+        const own: PlaybackSettings = await ctx.call("podcasts.playback_settings", { user_id: user._id, podcast_id: ctx.params.podcast_id });
+        if (own.playback_speed !== null) return { playback_speed: own.playback_speed };
       }
       return { playback_speed: this.settingsOf(user).playback_speed };
     },
@@ -176,6 +175,18 @@ export const settingsActions: ServiceActionsSchema = {
       const removed = await this.stores.custom_themes.removeMany({ _id: ctx.params.theme_id, user_id: ctx.params.user_id });
       if (!removed) throw new NotFoundError("Custom theme not found");
       return { message: "Custom theme deleted" };
+    },
+  },
+
+  // --- Internal actions (not in the route table) ---
+
+  /** What shapes a user's listening (episodes and podcasts services): auto-complete, timezone, default speed. */
+  listening_settings: {
+    visibility: "public",
+    params: userIdParam,
+    async handler(this: any, ctx: Context<any>): Promise<ListeningSettings> {
+      const { auto_complete_seconds, timezone, playback_speed } = this.settingsOf(await this.getUser(ctx.params.user_id));
+      return { auto_complete_seconds, timezone, playback_speed };
     },
   },
 };

@@ -1,0 +1,287 @@
+/**
+ * Listening benchmark (issue 8): a generated library of 500 podcasts and 200,000 episodes, one user
+ * subscribed to all of them with a year of history (20,000 rows), saves, a queue of 200 and the system
+ * playlists (when the queue and playlists services are present). Prints start-up time, RSS, store
+ * sizes, then p50 / p99 latency and throughput of the listening reads, first with every service in
+ * this process (embedded), then with the services in a child process over a NATS server started here
+ * (the ratio NATS / embedded). Not a test: it asserts nothing.
+ *
+ *   npm run build && node --expose-gc dist/bench/listening.bench.js [podcasts] [episodes per podcast] [history rows]
+ *   (env BENCH_CALLS: calls per operation, default 100; BENCH_OPS: a regex of the operations to run; BENCH_NATS=0: embedded only)
+ */
+import { ChildProcess, fork, spawn } from "child_process";
+import fs from "fs";
+import net from "net";
+import os from "os";
+import path from "path";
+import { ServiceBroker, type ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+
+const SERVICE_DIR = path.join(__dirname, "..", "services");
+const WORDS = ["climate", "history", "science", "music", "startup", "health", "football", "cooking", "space", "economy", "design", "privacy"];
+const DAY = 86_400_000;
+/** Sequential calls per operation (p50 / p99), then the same number with CONCURRENCY in flight (throughput). */
+const CALLS = Number(process.env.BENCH_CALLS ?? 100);
+const CONCURRENCY = 8;
+/** Seconds without a heartbeat before a node counts as dead: a busy services node must not look dead mid-run. */
+const HEARTBEAT_TIMEOUT = 300;
+
+const mb = (n: number) => (n / 1024 / 1024).toFixed(0);
+
+/** Every service but the gateways: the bench calls actions the way the gateway does, with ctx.meta.user. */
+function schemas(): ServiceSchema[] {
+  return fs
+    .readdirSync(SERVICE_DIR)
+    .filter((f) => f.endsWith(".service.js") && !/^(api|search-api)\.service\.js$/.test(f))
+    .sort()
+    .map((f) => {
+      const mod = require(path.join(SERVICE_DIR, f));
+      return (mod.default ?? mod) as ServiceSchema;
+    });
+}
+
+async function brokerWith(services: ServiceSchema[], transporter: string | null, nodeID: string): Promise<ServiceBroker> {
+  const brokerConfig = (await import("../moleculer.config")).default;
+  const broker = new ServiceBroker({ ...brokerConfig, transporter, logger: false, nodeID });
+  for (const s of services) broker.createService(s);
+  await broker.start();
+  return broker;
+}
+
+function rss(): number {
+  (global as any).gc?.();
+  return process.memoryUsage().rss;
+}
+
+/** A seeded generator, so every run builds the same library. */
+function random(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+async function generate(broker: ServiceBroker, pods: number, perPodcast: number, historyRows: number) {
+  const rnd = random(42);
+  const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)];
+  const first: any = await broker.call("users.create_first", { username: "listener", password: "a long password", email: "listener@example.org", fullname: "Listener" });
+  const user_id: number = first.user_id;
+  const podcasts: any = broker.getLocalService("podcasts");
+  const episodes: any = broker.getLocalService("episodes");
+  const now = Date.now();
+  const podDocs: object[] = [];
+  const subDocs: object[] = [];
+  for (let p = 1; p <= pods; p++) {
+    podDocs.push({
+      _id: p, feed_key: `bench-${p}`, feed_url: `https://feeds.test/${p}.xml`, final_url: null, username: null, password: null,
+      title: `Podcast ${p} about ${pick(WORDS)}`, description: `A show about ${pick(WORDS)} and ${pick(WORDS)}.`, author: `Host ${p}`,
+      owner_email: null, artwork_url: `https://img.test/${p}.jpg`, website_url: null, language: "en", explicit: false, categories: [pick(WORDS)],
+      podcast_index_id: null, last_build_date: null, p20: {}, etag: null, last_modified: null, content_hash: "x", last_fetched_at: null,
+      episode_count: perPodcast, last_episode_date: null, created_at: new Date(now),
+    });
+    subDocs.push({
+      _id: p, key: `${user_id}:${p}`, user_id, podcast_id: p, subscribed_date: new Date(now - p * 60_000), feed_cutoff_days: 0,
+      auto_download: false, notifications_enabled: false, categories: null, overrides: {},
+    });
+  }
+  await podcasts.adapter.insertMany(podDocs);
+  await podcasts.stores.subscriptions.insertMany(subDocs);
+  let id = 0;
+  for (let p = 1; p <= pods; p++) {
+    const batch: object[] = [];
+    for (let n = 0; n < perPodcast; n++) {
+      id++;
+      batch.push({
+        _id: id, podcast_id: p, guid: `g-${id}`, enclosure_key: `https://media.test/${p}/${n}.mp3`,
+        title: `Episode ${n} of podcast ${p}: ${pick(WORDS)} and ${pick(WORDS)}`,
+        description: `In this episode we talk about ${pick(WORDS)}, ${pick(WORDS)} and ${pick(WORDS)}. `.repeat(3),
+        pub_date: new Date(now - (perPodcast - n) * 2 * DAY + p * 1000), duration: 300 + Math.floor(rnd() * 7000),
+        enclosure_url: `https://media.test/${p}/${n}.mp3`, enclosure_type: "audio/mpeg", enclosure_length: 1_000_000,
+        artwork: null, link: null, author: null, explicit: false, season: null, episode: n, episode_type: "full", p20: {}, created_at: new Date(now),
+      });
+    }
+    await episodes.adapter.insertMany(batch);
+  }
+  const total = id;
+  const chosen = new Set<number>();
+  while (chosen.size < Math.min(historyRows, total)) chosen.add(1 + Math.floor(rnd() * total));
+  const states = [...chosen].map((episode_id) => ({
+    _id: `${user_id}:${episode_id}`, user_id, episode_id, podcast_id: Math.ceil(episode_id / perPodcast),
+    listen_duration: Math.floor(rnd() * 3000), completed: rnd() < 0.6, saved: rnd() < 0.02, saved_at: new Date(now - rnd() * 365 * DAY),
+    last_listened_at: new Date(now - rnd() * 365 * DAY),
+  }));
+  for (let i = 0; i < states.length; i += 5000) await episodes.stores.episode_states.insertMany(states.slice(i, i + 5000));
+  const meta = { user: { id: user_id, isAdmin: false, keyId: 0, rssOnly: false, podcastIds: null } };
+  if (broker.getLocalService("queue")) {
+    const ids = Array.from({ length: 200 }, (_, i) => total - i * 7);
+    await broker.call("queue.bulk_add", { user_id, episode_ids: ids }, { meta });
+  }
+  return { user_id, total, meta };
+}
+
+interface Op {
+  name: string;
+  action: string;
+  params: object;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Sequential latency (p50 / p99) and throughput with CONCURRENCY calls in flight. */
+async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<Map<string, { p50: number; p99: number; perSecond: number }>> {
+  const out = new Map<string, { p50: number; p99: number; perSecond: number }>();
+  for (const op of ops) {
+    for (let i = 0; i < 5; i++) await broker.call(op.action, op.params, { meta });
+    const times: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      const t = process.hrtime.bigint();
+      const c = process.cpuUsage();
+      await broker.call(op.action, op.params, { meta });
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      const used = process.cpuUsage(c);
+      cpu.push((used.user + used.system) / 1000);
+    }
+    times.sort((a, b) => a - b);
+    cpu.sort((a, b) => a - b);
+    let left = CALLS;
+    const start = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (left-- > 0) await broker.call(op.action, op.params, { meta });
+    }));
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    out.set(op.name, { p50: percentile(times, 50), p99: percentile(times, 99), perSecond: CALLS / seconds });
+    // This process's CPU time per call: on a shared machine wall time mostly measures the others.
+    console.log(`  ${op.name}: wall p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; this process's CPU p50 ${percentile(cpu, 50).toFixed(1)} ms, p99 ${percentile(cpu, 99).toFixed(1)} ms; ${(CALLS / seconds).toFixed(0)}/s`);
+  }
+  return out;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number) {
+  for (let i = 0; i < 100; i++) {
+    const open = await new Promise<boolean>((r) => {
+      const s = net.connect(port, "127.0.0.1").once("connect", () => (s.destroy(), r(true))).once("error", () => r(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("nats-server did not start");
+}
+
+/** Child mode: every service on the generated data, over NATS. */
+async function serve(dataDir: string, nats: string) {
+  config.dataDir = dataDir;
+  config.refreshInterval = 0;
+  config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
+  const broker = await brokerWith(schemas(), nats, `bench-services-${process.pid}`);
+  process.send?.({ ready: true, rss: rss() });
+  process.on("message", async () => {
+    await broker.stop();
+    process.exit(0);
+  });
+}
+
+async function main() {
+  const [pods, perPodcast, historyRows] = [Number(process.argv[2] ?? 500), Number(process.argv[3] ?? 400), Number(process.argv[4] ?? 20_000)];
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "listening-bench-"));
+  config.dataDir = dataDir;
+  config.refreshInterval = 0;
+  config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
+  console.log(`listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version}, NeDB in ${dataDir}`);
+
+  let t = Date.now();
+  let broker = await brokerWith(schemas(), null, "bench-generate");
+  const lib = await generate(broker, pods, perPodcast, historyRows);
+  await broker.stop();
+  console.log(`generated ${lib.total} episodes in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  for (const f of fs.readdirSync(dataDir).filter((n) => n.endsWith(".db")).sort()) {
+    const size = fs.statSync(path.join(dataDir, f)).size;
+    if (size > 100_000) console.log(`  ${f.padEnd(28)} ${mb(size)} MB on disk`);
+  }
+
+  const before = rss();
+  t = Date.now();
+  broker = await brokerWith(schemas(), null, "bench-embedded");
+  const startup = Date.now() - t;
+  console.log(`embedded start-up (every collection loaded, indexes built): ${(startup / 1000).toFixed(1)} s; RSS ${mb(before)} -> ${mb(rss())} MB; load average ${os.loadavg()[0].toFixed(1)}`);
+  // What the episodes indexes cost: each rebuilt alone on the loaded collection (time and heap).
+  const episodesDb = (broker.getLocalService("episodes") as any).adapter.db;
+  for (const fieldName of ["podcast_id", "guid", "pub_date"]) {
+    episodesDb.removeIndex(fieldName);
+    const heap = (rss(), process.memoryUsage().heapUsed);
+    const t0 = Date.now();
+    await episodesDb.ensureIndexAsync({ fieldName });
+    console.log(`  index episodes.${fieldName}: built in ${Date.now() - t0} ms, heap +${mb((rss(), process.memoryUsage().heapUsed) - heap)} MB`);
+  }
+
+  const { user_id, meta } = lib;
+  const ops: Op[] = [
+    { name: "user_history (page of 50)", action: "episodes.user_history", params: { user_id, limit: 50 } },
+    { name: "user_history (search)", action: "episodes.user_history", params: { user_id, limit: 50, search: "climate" } },
+    { name: "saved_episode_list", action: "episodes.saved_episode_list", params: { user_id, limit: 50 } },
+    { name: "get_stats", action: "episodes.get_stats", params: { user_id } },
+    { name: "home_overview", action: "episodes.home_overview", params: { user_id } },
+    { name: "search_data (page of 50)", action: "episodes.search_data", params: { user_id, search_term: "climate", limit: 50 } },
+  ];
+  if (broker.getLocalService("queue")) ops.push({ name: "get_queued_episodes (200)", action: "queue.get_queued_episodes", params: { user_id } });
+  if (broker.getLocalService("playlists")) {
+    const lists: any = await broker.call("playlists.get_playlists", { user_id }, { meta });
+    const first = (lists.playlists ?? lists.data ?? [])[0];
+    if (first) ops.push({ name: "get_playlist_episodes (50)", action: "playlists.get_playlist_episodes", params: { user_id, playlist_id: first.playlist_id, limit: 50 } });
+  }
+  // BENCH_OPS=<regex> measures only the matching operations (for profiling one of them).
+  if (process.env.BENCH_OPS) ops.splice(0, ops.length, ...ops.filter((o) => new RegExp(process.env.BENCH_OPS!).test(o.name)));
+  const embedded = await measure(broker, ops, meta);
+  console.log(`embedded RSS after the runs: ${mb(rss())} MB`);
+  await broker.stop();
+
+  let natsRows: Map<string, { p50: number; p99: number; perSecond: number }> | null = null;
+  const natsBin = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find((p) => fs.existsSync(p));
+  if (natsBin && process.env.BENCH_NATS !== "0") {
+    const port = await freePort();
+    const nats: ChildProcess = spawn(natsBin, ["-a", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
+    await waitForPort(port);
+    const url = `nats://127.0.0.1:${port}`;
+    const services = fork(__filename, ["serve", dataDir, url], { execArgv: ["--expose-gc"] });
+    const ready: any = await new Promise((r) => services.once("message", r));
+    console.log(`over NATS: services process RSS ${mb(ready.rss)} MB`);
+    const caller = await brokerWith([], url, "bench-caller");
+    try {
+      await caller.waitForServices(["episodes", "podcasts", "users"]);
+      natsRows = await measure(caller, ops, meta);
+    } finally {
+      await caller.stop();
+      services.send("stop");
+      await new Promise((r) => services.once("exit", r));
+      nats.kill();
+    }
+  } else {
+    console.log("over NATS: skipped (no nats-server binary)");
+  }
+
+  console.log(`\n${"operation".padEnd(28)} ${"embedded p50/p99 ms".padStart(20)} ${"/s".padStart(7)}   ${"NATS p50/p99 ms".padStart(16)} ${"/s".padStart(7)}  NATS/embedded`);
+  for (const op of ops) {
+    const e = embedded.get(op.name)!;
+    const n = natsRows?.get(op.name);
+    const cell = (r: { p50: number; p99: number }) => `${r.p50.toFixed(1)} / ${r.p99.toFixed(1)}`;
+    console.log(
+      `${op.name.padEnd(28)} ${cell(e).padStart(20)} ${e.perSecond.toFixed(0).padStart(7)}   ${n ? cell(n).padStart(16) : "-".padStart(16)} ${n ? n.perSecond.toFixed(0).padStart(7) : "-".padStart(7)}  ${n ? `${((n.perSecond / e.perSecond) * 100).toFixed(0)}%` : "-"}`,
+    );
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+if (process.argv[2] === "serve") serve(process.argv[3], process.argv[4]);
+else main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,166 @@
+/**
+ * Methods every episodes module uses: which episodes a user may see (one podcasts call per request),
+ * reading and writing that user's states in batches, the queue flags (one queue call per request),
+ * and the list item shapes of the spec ("Episode list items").
+ */
+import type { Context } from "moleculer";
+import { NotFoundError } from "../../shared/errors";
+import type { QueuePositionsParams, QueuePositionsResult } from "../../shared/contracts/queue";
+import { isDuplicateKeyError } from "../../shared/db.mixin";
+import type { AuthUser } from "../../shared/types";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { type EpisodeDoc, type EpisodeStateDoc, iso, type Row, visibleQuery, visibleTo } from "./model";
+
+type Meta = { user?: AuthUser };
+
+/** Above this many episodes, a user's states are read whole (one indexed query) rather than by id. */
+const STATES_BY_ID = 500;
+
+export const accessMethods: Record<string, any> = {
+  /** The user's subscription of a podcast; an admin may read any existing podcast. 404 otherwise. */
+  async access(this: any, ctx: Context<any, Meta>, user_id: number, podcast_id: number): Promise<SubscriptionView> {
+    const [sub]: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id, podcast_ids: [podcast_id], include_unsubscribed: !!ctx.meta.user?.isAdmin });
+    if (!sub) throw new NotFoundError("Podcast not found in your subscriptions");
+    return sub;
+  },
+  /** One episode the user may act on, or 404 (the same answer for another feed's episode and a missing one). */
+  async accessibleEpisode(this: any, ctx: Context<any>, user_id: number, episode_id: number): Promise<EpisodeDoc> {
+    const ep: EpisodeDoc | null = await this.adapter.findOne({ _id: episode_id });
+    if (!ep) throw new NotFoundError("Episode not found");
+    await this.access(ctx, user_id, ep.podcast_id).catch(() => {
+      throw new NotFoundError("Episode not found");
+    });
+    return ep;
+  },
+  /** An episode of the user's podcasts with this audio URL and (when given) title. */
+  async findByNameAndUrl(this: any, ctx: Context<any>, user_id: number, title: string | undefined, url: string): Promise<EpisodeDoc | null> {
+    const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id });
+    return this.adapter.findOne(visibleQuery(subs, title === undefined ? { enclosure_url: url } : { enclosure_url: url, title }));
+  },
+  /** The user's subscriptions by podcast id. */
+  async subscriptionsOf(this: any, ctx: Context<any>, user_id: number): Promise<Map<number, SubscriptionView>> {
+    const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id });
+    return new Map(subs.map((s) => [s.podcast_id, s]));
+  },
+  /** Of these ids, the episodes the user sees (their subscriptions, within the cutoff): one call whatever the count. */
+  async visibleEpisodes(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<EpisodeDoc[]> {
+    if (!episode_ids.length) return [];
+    const subs: Map<number, SubscriptionView> = await this.subscriptionsOf(ctx, user_id);
+    const found: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids);
+    return found.filter((e) => visibleTo(e, subs.get(e.podcast_id)));
+  },
+  async statesOf(this: any, user_id: number, episode_ids: number[]): Promise<Map<number, EpisodeStateDoc>> {
+    if (!episode_ids.length) return new Map();
+    if (episode_ids.length > STATES_BY_ID) {
+      const wanted = new Set(episode_ids);
+      const all: EpisodeStateDoc[] = await this.stores.episode_states.find({ query: { user_id } });
+      return new Map(all.filter((s) => wanted.has(s.episode_id)).map((s) => [s.episode_id, s]));
+    }
+    const states: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`));
+    return new Map(states.map((s) => [s.episode_id, s]));
+  },
+  /**
+   * Sets fields of the user's states of these episodes: one update for the existing states, one insert
+   * of the missing ones (complete, with defaults); a state a concurrent request created meanwhile is updated.
+   */
+  async writeStates(this: any, user_id: number, episodes: EpisodeDoc[], set: Partial<EpisodeStateDoc>): Promise<void> {
+    if (!episodes.length) return;
+    const store = this.stores.episode_states;
+    const existing: Map<number, EpisodeStateDoc> = await this.statesOf(user_id, episodes.map((e) => e._id));
+    const known = episodes.filter((e) => existing.has(e._id)).map((e) => `${user_id}:${e._id}`);
+    if (known.length) await store.updateMany({ _id: { $in: known } }, { $set: set });
+    const fresh: EpisodeStateDoc[] = episodes.filter((e) => !existing.has(e._id)).map((e) => ({
+      _id: `${user_id}:${e._id}`, user_id, episode_id: e._id, podcast_id: e.podcast_id,
+      listen_duration: 0, completed: false, saved: false, saved_at: null, last_listened_at: null, ...set,
+    }));
+    if (!fresh.length) return;
+    try {
+      await store.insertMany(fresh);
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      // The batch was refused as a whole: one by one, updating those that exist now.
+      for (const doc of fresh) {
+        await store.insert(doc).catch(async (e: unknown) => {
+          if (!isDuplicateKeyError(e)) throw e;
+          await store.updateMany({ _id: doc._id }, { $set: set });
+        });
+      }
+    }
+  },
+  /** The user's states matching `where`, joined with their episodes and subscriptions (see join). */
+  async joinedStates(this: any, ctx: Context<any>, user_id: number, where: object): Promise<Row[]> {
+    return this.join(ctx, user_id, await this.stores.episode_states.find({ query: { user_id, ...where } }));
+  },
+  /**
+   * States of one user joined with their episodes and subscriptions, in the states' order: one podcasts
+   * call whatever the count. States of podcasts the user left or episodes gone are dropped.
+   */
+  async join(this: any, ctx: Context<any>, user_id: number, states: EpisodeStateDoc[]): Promise<Row[]> {
+    const [subs, eps]: [Map<number, SubscriptionView>, EpisodeDoc[]] = await Promise.all([
+      this.subscriptionsOf(ctx, user_id),
+      this.findByIds(this.adapter, states.map((s) => s.episode_id)),
+    ]);
+    const byId = new Map(eps.map((e) => [e._id, e]));
+    const rows: Row[] = [];
+    for (const st of states) {
+      const ep = byId.get(st.episode_id);
+      const sub = ep && subs.get(ep.podcast_id);
+      if (ep && sub) rows.push({ ep, sub, st });
+    }
+    return rows;
+  },
+  /** Where these episodes are in the user's queue (queued ones only), from the queue service in one call. */
+  async queueOf(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<QueuePositionsResult> {
+    if (!episode_ids.length) return {};
+    const params: QueuePositionsParams = { user_id, episode_ids };
+    return ctx.call("queue.positions", params);
+  },
+  /** An episode in list operations (podcast_episodes, return_episodes). */
+  listItem(e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined) {
+    return {
+      episodeid: e._id,
+      podcastid: e.podcast_id,
+      podcastname: sub.title,
+      episodetitle: e.title,
+      episodepubdate: iso(e.pub_date),
+      episodedescription: e.description,
+      episodeartwork: e.artwork ?? sub.artwork_url,
+      episodeurl: e.enclosure_url,
+      episodeduration: e.duration,
+      listenduration: st?.listen_duration ?? null,
+      completed: !!st?.completed,
+      saved: !!st?.saved,
+      is_vidsite: false,
+    };
+  },
+  /**
+   * Queue or next-episode item (also the saved item's fields). `downloaded` stays false until the
+   * downloads service offers a batched read of a user's downloads.
+   */
+  queueItem(this: any, r: Row, q: QueuePositionsResult[number] | undefined) {
+    return {
+      ...this.listItem(r.ep, r.sub, r.st),
+      queueposition: q?.position ?? null,
+      queuedate: q?.queued_at ?? null,
+      queued: !!q,
+      downloaded: false,
+      is_video: /^video\//.test(r.ep.enclosure_type ?? ""),
+    };
+  },
+  /** History item (spec "Episode list items"). */
+  historyItem(r: Row) {
+    return {
+      episodeid: r.ep._id,
+      podcastname: r.sub.title,
+      episodename: r.ep.title,
+      episodeartwork: r.ep.artwork ?? r.sub.artwork_url,
+      episodeurl: r.ep.enclosure_url,
+      episodepubdate: iso(r.ep.pub_date),
+      episodeduration: r.ep.duration,
+      listenduration: r.st?.listen_duration ?? 0,
+      completed: !!r.st?.completed,
+      listendate: iso(r.st?.last_listened_at),
+      is_vidsite: false,
+    };
+  },
+};

@@ -1,0 +1,180 @@
+/**
+ * Reading the catalogue: a subscriber's episode lists and lookups, and the per podcast reads the
+ * podcasts service asks for. Everything a user reads is scoped by their subscriptions (asked of the
+ * podcasts service in one call per request).
+ */
+import type { Context } from "moleculer";
+import { NotFoundError } from "../../shared/errors";
+import type { AuthUser } from "../../shared/types";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import {
+  EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, id, iso, isPlayed, optionalBool, pageRows, paging,
+  search, sortOrder, visibleQuery,
+} from "./model";
+import type { PodcastUserStats } from "../../shared/contracts/episodes";
+
+/** Episodes in get_podcast_details' recent_episodes. */
+const RECENT_DETAILS = 10;
+
+export const catalogActions: Record<string, any> = {
+  /** GET /api/data/podcast_episodes: one podcast's episodes for a subscriber, paged. */
+  podcast_episodes: {
+    params: {
+      user_id: id,
+      podcast_id: id,
+      ...paging,
+      sort_by: { type: "enum", values: ["pub_date", "title", "duration", "listen_progress"], optional: true },
+      sort_order: sortOrder,
+      search,
+      filter: { type: "enum", values: ["all", "unplayed", "played", "in_progress", "saved"], optional: true },
+    },
+    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+      const p = ctx.params;
+      const sub: SubscriptionView = await this.access(ctx, p.user_id, p.podcast_id);
+      const episodes: EpisodeDoc[] = await this.adapter.find({ query: visibleQuery([sub]) });
+      const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
+      const keep = EPISODE_FILTERS[p.filter ?? "all"];
+      // The podcast's own name would match every row: only episode titles are searched here.
+      const needle = p.search?.toLowerCase();
+      const rows = episodes
+        .map((ep) => ({ ep, sub, st: states.get(ep._id) }))
+        .filter((r) => keep(r) && (!needle || r.ep.title.toLowerCase().includes(needle)));
+      const { page, total } = pageRows(rows, { ...p, search: undefined }, EPISODE_SORTS[p.sort_by ?? "pub_date"], "desc");
+      return { episodes: page.map((r) => this.listItem(r.ep, sub, r.st)), total };
+    },
+  },
+  /** GET /api/data/return_episodes/{user_id}: the newest episodes of all the user's podcasts. */
+  return_episodes: {
+    params: { user_id: id, ...paging, since: { type: "date", convert: true, optional: true } },
+    async handler(this: any, ctx: Context<any>) {
+      const p = ctx.params;
+      const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id: p.user_id });
+      const where = visibleQuery(subs, {}, p.since);
+      const [episodes, total] = await Promise.all([
+        this.adapter.find({ query: where, sort: ["-pub_date", "-_id"], offset: p.offset ?? 0, limit: p.limit ?? 100 }),
+        this.adapter.count({ query: where }),
+      ]);
+      const states = await this.statesOf(p.user_id, episodes.map((e: EpisodeDoc) => e._id));
+      const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
+      return { episodes: episodes.map((e: EpisodeDoc) => this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id))), total };
+    },
+  },
+  /** GET /api/data/check_episode_in_db/{user_id}: is an episode with this title and audio URL in the user's podcasts. */
+  check_episode_in_db: {
+    params: { user_id: id, episode_title: { type: "string", max: 1000 }, episode_url: { type: "string", max: 4000 } },
+    async handler(this: any, ctx: Context<any>) {
+      const found = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);
+      return { episode_in_db: !!found };
+    },
+  },
+  /** GET /api/data/get_podcast_id_from_ep_name */
+  get_podcast_id_from_ep_name: {
+    params: { user_id: id, episode_name: { type: "string", max: 1000 }, episode_url: { type: "string", max: 4000 } },
+    async handler(this: any, ctx: Context<any>) {
+      const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_name, ctx.params.episode_url);
+      if (!found) throw new NotFoundError("Episode not found in your podcasts");
+      return { podcast_id: found.podcast_id, episode_id: found._id };
+    },
+  },
+  /** GET /api/data/get_podcast_id_from_ep_id */
+  get_podcast_id_from_ep_id: {
+    params: { user_id: id, episode_id: id, is_vidsite: optionalBool },
+    async handler(this: any, ctx: Context<any>) {
+      const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
+      return { podcast_id: ep.podcast_id };
+    },
+  },
+  /** GET /api/data/get_episode_id_ep_name: the episode of the user's podcasts with this audio URL (and title, when given). */
+  get_episode_id_ep_name: {
+    params: { user_id: id, episode_url: { type: "string", max: 4000 }, episode_title: { type: "string", max: 1000, optional: true } },
+    async handler(this: any, ctx: Context<any>) {
+      const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);
+      if (!found) throw new NotFoundError("Episode not found in your podcasts");
+      return { episode_id: found._id };
+    },
+  },
+  /** POST /api/data/update_episode_duration: corrects a duration the feed got wrong (for every subscriber). */
+  update_episode_duration: {
+    params: { episode_id: id, new_duration: { type: "number", integer: true, min: 0, max: 2147483647, convert: true }, is_vidsite: optionalBool },
+    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+      const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.meta.user!.id, ctx.params.episode_id);
+      await this.adapter.updateMany({ _id: ep._id }, { $set: { duration: ctx.params.new_duration } });
+      return { detail: "Episode duration updated" };
+    },
+  },
+
+  // --- Internal actions (not in the route table) ---
+
+  /** get_podcast_details' recent_episodes with the user's state. */
+  recent_episodes: {
+    visibility: "public",
+    params: { user_id: id, podcast_id: id, feed_cutoff_days: { type: "number", integer: true, min: 0 } },
+    async handler(this: any, ctx: Context<any>) {
+      const query = visibleQuery([ctx.params]);
+      const episodes: EpisodeDoc[] = await this.adapter.find({ query, sort: ["-pub_date", "-_id"], limit: RECENT_DETAILS });
+      const states = await this.statesOf(ctx.params.user_id, episodes.map((e) => e._id));
+      return episodes.map((e) => {
+        const st = states.get(e._id);
+        return {
+          episode_id: e._id,
+          title: e.title,
+          description: e.description,
+          pub_date: iso(e.pub_date),
+          duration: e.duration,
+          file_size: e.enclosure_length,
+          audio_url: e.enclosure_url,
+          is_played: isPlayed(e, st),
+          is_saved: !!st?.saved,
+          progress: st?.listen_duration ?? 0,
+        };
+      });
+    },
+  },
+  /** return_pods_extra's per podcast figures for one user, batched over their subscriptions. */
+  user_podcast_stats: {
+    visibility: "public",
+    params: { user_id: id, subscriptions: { type: "array", items: "object" } },
+    async handler(this: any, ctx: Context<any>): Promise<Record<number, PodcastUserStats>> {
+      const subs: SubscriptionView[] = ctx.params.subscriptions;
+      const episodes: EpisodeDoc[] = await this.adapter.find({ query: visibleQuery(subs) });
+      const states = await this.statesOf(ctx.params.user_id, episodes.map((e) => e._id));
+      const out: Record<number, PodcastUserStats> = {};
+      for (const s of subs) out[s.podcast_id] = { total_episodes: 0, unplayed_episodes: 0, last_played: null, total_listen_time: 0 };
+      for (const e of episodes) {
+        const o = out[e.podcast_id];
+        const st = states.get(e._id);
+        o.total_episodes++;
+        if (!isPlayed(e, st)) o.unplayed_episodes++;
+        if (st) {
+          o.total_listen_time += st.listen_duration ?? 0;
+          const at = iso(st.last_listened_at);
+          if (at && (!o.last_played || at > o.last_played)) o.last_played = at;
+        }
+      }
+      return out;
+    },
+  },
+  /**
+   * Episodes by id as list items plus enclosure type and length, for one user: only those of their
+   * podcasts (with include_unsubscribed, of any podcast). Batched for downloads and media.
+   */
+  episode_items: {
+    visibility: "public",
+    params: { user_id: id, episode_ids: { type: "array", items: "number", max: 10_000 }, include_unsubscribed: optionalBool },
+    async handler(this: any, ctx: Context<any>) {
+      const { user_id, episode_ids, include_unsubscribed } = ctx.params;
+      const episodes: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids);
+      const podcast_ids = Array.from(new Set(episodes.map((e) => e.podcast_id)));
+      const subs: SubscriptionView[] = podcast_ids.length ? await ctx.call("podcasts.user_subscriptions", { user_id, podcast_ids, include_unsubscribed: !!include_unsubscribed }) : [];
+      const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
+      const states = await this.statesOf(user_id, episodes.map((e) => e._id));
+      return episodes
+        .filter((e) => byPodcast.has(e.podcast_id))
+        .map((e) => {
+          const sub = byPodcast.get(e.podcast_id)!;
+          const podcast = { podcast_artwork: sub.artwork_url, podcast_website: sub.website_url, podcast_index_id: sub.podcast_index_id };
+          return { ...this.listItem(e, sub, states.get(e._id)), enclosure_type: e.enclosure_type, enclosure_length: e.enclosure_length, ...podcast };
+        });
+    },
+  },
+};

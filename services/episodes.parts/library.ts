@@ -1,0 +1,296 @@
+/**
+ * Library reads over one user's listening: statistics, the home overview, search over the caller's
+ * subscriptions, one episode's metadata and the next episode of a podcast. Each makes a fixed number
+ * of service calls (subscriptions, settings, queue) whatever the size of the library.
+ */
+import type { Context } from "moleculer";
+import { NotFoundError } from "../../shared/errors";
+import type { ListeningSettings } from "../../shared/contracts/users";
+import type { PodcastSearchResult } from "../../shared/contracts/podcasts";
+import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import {
+  type EpisodeDoc, type EpisodeStateDoc, escapeRegex, id, iso, type ListenCounterDoc, optionalBool, paging, type Row,
+  streakDays, time, visibleQuery,
+} from "./model";
+
+const DAY_MS = 86_400_000;
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+/** Recent items and recommendations on the home overview. */
+const HOME_ITEMS = 10;
+/** Podcasts listened to most (else subscribed to last) whose new episodes the home overview recommends. */
+const TOP_PODCASTS = 3;
+/** Podcasts per episodes query of search_data. */
+const PODCAST_CHUNK = 25;
+
+/** What get_stats, get_extended_stats and home_overview are computed from: one pass over the user's states. */
+interface Listening {
+  subs: Map<number, SubscriptionView>;
+  settings: ListeningSettings;
+  states: EpisodeStateDoc[];
+  history: EpisodeStateDoc[];
+  counters: ListenCounterDoc | null;
+  /** Seconds listened per podcast (positions in the history). */
+  byPodcast: Map<number, number>;
+  total_listen_time: number;
+  episodes_played: number;
+}
+
+function stats(l: Listening, queued: number) {
+  const completed = l.states.filter((s) => s.completed).length;
+  const top = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1])[0];
+  const last = l.history.reduce((max, s) => Math.max(max, time(s.last_listened_at)), 0);
+  return {
+    total_listen_time: l.total_listen_time,
+    episodes_played: l.episodes_played,
+    episodes_completed: completed,
+    podcasts_subscribed: l.subs.size,
+    // Downloads are the downloads service's; it offers no batched per user count yet.
+    episodes_downloaded: 0,
+    episodes_saved: l.states.filter((s) => s.saved).length,
+    episodes_queued: queued,
+    avg_listen_time_per_episode: l.episodes_played ? Math.round(l.total_listen_time / l.episodes_played) : 0,
+    most_listened_podcast: top ? l.subs.get(top[0])?.title ?? null : null,
+    listening_streak_days: streakDays(l.history.map((s) => s.last_listened_at!), l.settings.timezone),
+    last_activity: last ? new Date(last).toISOString() : null,
+  };
+}
+
+/** Of the episodes the user started or completed, the percentage completed. */
+function completionRate(l: Listening): number {
+  const touched = l.states.filter((s) => s.completed || s.last_listened_at);
+  return percent(touched.filter((s) => s.completed).length, touched.length);
+}
+
+function percent(part: number, whole: number): number {
+  return whole ? Math.round((part / whole) * 1000) / 10 : 0;
+}
+
+export const libraryActions: Record<string, any> = {
+  /** GET /api/data/get_stats (spec "Other records", user stats). */
+  get_stats: {
+    params: { user_id: id },
+    async handler(this: any, ctx: Context<any>) {
+      // The user first: an unknown one is a 404 whatever the queue service's state.
+      const l: Listening = await this.listening(ctx, ctx.params.user_id);
+      return stats(l, await this.queueLength(ctx, ctx.params.user_id));
+    },
+  },
+  /** GET /api/data/get_extended_stats: get_stats plus rates, listening per weekday and hour, per podcast and per day of the last 30. */
+  get_extended_stats: {
+    params: { user_id: id },
+    async handler(this: any, ctx: Context<any>) {
+      const l: Listening = await this.listening(ctx, ctx.params.user_id);
+      const queued: number = await this.queueLength(ctx, ctx.params.user_id);
+      const tz = l.settings.timezone;
+      const format = new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "long", hour: "numeric", hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit" });
+      const parts = (d: Date) => {
+        const f = format.formatToParts(d);
+        const get = (t: string) => f.find((p) => p.type === t)!.value;
+        return { weekday: get("weekday"), hour: Number(get("hour")), day: `${get("year")}-${get("month")}-${get("day")}` };
+      };
+      const by_weekday: Record<string, number> = Object.fromEntries(WEEKDAYS.map((d) => [d, 0]));
+      const by_hour = new Array<number>(24).fill(0);
+      const since = Date.now() - 30 * DAY_MS;
+      const daily = new Map<string, number>();
+      for (const s of l.history) {
+        const p = parts(new Date(s.last_listened_at!));
+        by_weekday[p.weekday]++;
+        by_hour[p.hour]++;
+        if (time(s.last_listened_at) >= since) daily.set(p.day, (daily.get(p.day) ?? 0) + 1);
+      }
+      const episodes = new Map<number, number>();
+      for (const s of l.history) episodes.set(s.podcast_id, (episodes.get(s.podcast_id) ?? 0) + 1);
+      const base = stats(l, queued);
+      return {
+        ...base,
+        timezone: tz,
+        completion_rate: completionRate(l),
+        episodes_listened_by_weekday: by_weekday,
+        episodes_listened_by_hour: by_hour,
+        last_30_days: [...daily.entries()].sort().map(([date, count]) => ({ date, episodes: count })),
+        top_podcasts: [...l.byPodcast.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 10)
+          .map(([podcast_id, seconds]) => ({ podcast_id, podcast_name: l.subs.get(podcast_id)?.title ?? null, listen_time: seconds, episodes_listened: episodes.get(podcast_id) ?? 0 })),
+      };
+    },
+  },
+  /** GET /api/data/home_overview (spec "Other records"); listen_progress is the percentage heard. */
+  home_overview: {
+    params: { user_id: id },
+    async handler(this: any, ctx: Context<any>) {
+      const user_id = ctx.params.user_id;
+      const l: Listening = await this.listening(ctx, user_id);
+      const recent = l.history.map((s) => ({ s, t: time(s.last_listened_at) })).sort((a, b) => b.t - a.t).slice(0, HOME_ITEMS).map((x) => x.s);
+      const favourites = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_PODCASTS).map(([p]) => p);
+      const from = favourites.length ? favourites : [...l.subs.keys()].slice(0, TOP_PODCASTS);
+      const fresh: EpisodeDoc[] = from.length
+        ? await this.adapter.find({ query: visibleQuery(from.map((p) => l.subs.get(p)!).filter(Boolean)), sort: ["-pub_date", "-_id"], limit: HOME_ITEMS * 5 })
+        : [];
+      const known = new Map(l.states.map((s) => [s.episode_id, s]));
+      const recentEps: EpisodeDoc[] = recent.length ? await this.adapter.find({ query: { _id: { $in: recent.map((s) => s.episode_id) } } }) : [];
+      const epById = new Map(recentEps.map((e) => [e._id, e]));
+      const weekAgo = Date.now() - 7 * DAY_MS;
+      return {
+        recent_episodes: recent.filter((s) => epById.has(s.episode_id)).map((s) => {
+          const e = epById.get(s.episode_id)!;
+          return {
+            episode_id: e._id,
+            episode_title: e.title,
+            podcast_name: l.subs.get(e.podcast_id)?.title ?? null,
+            episode_artwork: e.artwork ?? l.subs.get(e.podcast_id)?.artwork_url ?? null,
+            listen_progress: s.completed ? 100 : percent(Math.min(s.listen_duration ?? 0, e.duration), e.duration),
+            last_listened: iso(s.last_listened_at),
+          };
+        }),
+        quick_stats: {
+          total_listen_time: l.total_listen_time,
+          episodes_this_week: l.history.filter((s) => time(s.last_listened_at) >= weekAgo).length,
+          completion_rate: completionRate(l),
+        },
+        recommended_episodes: fresh.filter((e) => !known.get(e._id)?.listen_duration && !known.get(e._id)?.completed).slice(0, HOME_ITEMS).map((e) => ({
+          episode_id: e._id,
+          episode_title: e.title,
+          podcast_name: l.subs.get(e.podcast_id)?.title ?? null,
+          reason: favourites.length ? "New from one of your most listened podcasts" : "New from a podcast you subscribed to recently",
+        })),
+      };
+    },
+  },
+  /**
+   * POST /api/data/search_data: podcasts (title, author, description) and episodes (title, description)
+   * of the caller's subscriptions, optionally only of podcasts in `categories`; podcasts first, then
+   * episodes newest first; total before paging.
+   */
+  search_data: {
+    params: {
+      user_id: id,
+      search_term: { type: "string", trim: true, max: 200 },
+      categories: { type: "array", items: { type: "string", max: 200 }, max: 100, optional: true },
+      filter: { type: "enum", values: ["all", "podcasts", "episodes"], optional: true },
+      ...paging,
+    },
+    async handler(this: any, ctx: Context<any>) {
+      const p = ctx.params;
+      const offset = p.offset ?? 0;
+      const limit = p.limit ?? 50;
+      const [found, subs]: [PodcastSearchResult, Map<number, SubscriptionView>] = await Promise.all([
+        ctx.call<PodcastSearchResult, object>("podcasts.search_podcasts", { user_id: p.user_id, search_term: p.search_term, categories: p.categories }),
+        this.subscriptionsOf(ctx, p.user_id),
+      ]);
+      const podcasts = p.filter === "episodes" ? [] : found.podcasts.map((h) => ({ type: "podcast", ...h }));
+      if (p.filter === "podcasts") return { data: podcasts.slice(offset, offset + limit), total: podcasts.length };
+      const scope = found.podcast_ids.map((pid) => subs.get(pid)).filter((s): s is SubscriptionView => !!s);
+      const re = new RegExp(escapeRegex(p.search_term), "i");
+      const match = p.search_term ? { $or: [{ title: re }, { description: re }] } : {};
+      const skip = Math.max(0, offset - podcasts.length);
+      const take = Math.max(0, offset + limit - Math.max(offset, podcasts.length));
+      // Podcasts in chunks (NeDB compares each candidate with every id of a $in); each chunk's first
+      // skip + take hits are enough to cut the page from their merge.
+      let count = 0;
+      const hits: EpisodeDoc[] = [];
+      for (let i = 0; i < scope.length; i += PODCAST_CHUNK) {
+        const where = visibleQuery(scope.slice(i, i + PODCAST_CHUNK), match);
+        const [n, some]: [number, EpisodeDoc[]] = await Promise.all([
+          this.adapter.count({ query: where }),
+          take ? this.adapter.find({ query: where, sort: ["-pub_date", "-_id"], limit: skip + take }) : [],
+        ]);
+        count += n;
+        hits.push(...some);
+      }
+      hits.sort((a, b) => time(b.pub_date) - time(a.pub_date) || b._id - a._id);
+      const episodes = hits.slice(skip, skip + take);
+      const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
+      const items = episodes.map((e) => {
+        const sub = subs.get(e.podcast_id)!;
+        const st = states.get(e._id);
+        return {
+          type: "episode",
+          episode_id: e._id,
+          podcast_id: e.podcast_id,
+          episode_title: e.title,
+          podcast_name: sub.title,
+          description: e.description,
+          artwork_url: e.artwork ?? sub.artwork_url,
+          pub_date: iso(e.pub_date),
+          duration: e.duration,
+          listen_duration: st?.listen_duration ?? 0,
+          completed: !!st?.completed,
+          saved: !!st?.saved,
+        };
+      });
+      return { data: [...podcasts.slice(offset, offset + limit), ...items], total: podcasts.length + count };
+    },
+  },
+  /** POST /api/data/get_episode_metadata: one episode with the user's state, as a queue-style item plus its links. */
+  get_episode_metadata: {
+    params: { episode_id: id, user_id: id, person_episode: optionalBool, is_vidsite: optionalBool },
+    async handler(this: any, ctx: Context<any>) {
+      const { user_id, episode_id } = ctx.params;
+      const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);
+      const [sub, states, queue] = await Promise.all([this.access(ctx, user_id, ep.podcast_id), this.statesOf(user_id, [ep._id]), this.queueOf(ctx, user_id, [ep._id])]);
+      const row: Row = { ep, sub, st: states.get(ep._id) };
+      return {
+        episode: {
+          ...this.queueItem(row, queue[ep._id]),
+          episodelink: ep.link,
+          episodeauthor: ep.author,
+          explicit: ep.explicit,
+          season: ep.season,
+          episode_number: ep.episode,
+          episode_type: ep.episode_type,
+          enclosure_type: ep.enclosure_type,
+          file_size: ep.enclosure_length,
+          ...ep.p20,
+        },
+      };
+    },
+  },
+  /** POST /api/data/get_next_podcast_episode: the next episode published after this one that the user has not completed; 404 at the end. */
+  get_next_podcast_episode: {
+    params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+    async handler(this: any, ctx: Context<any>) {
+      const { user_id, episode_id } = ctx.params;
+      const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);
+      if (!ep.pub_date) throw new NotFoundError("No next episode in this podcast");
+      const sub: SubscriptionView = await this.access(ctx, user_id, ep.podcast_id);
+      const later: EpisodeDoc[] = await this.adapter.find({ query: visibleQuery([sub], {}, ep.pub_date), sort: ["pub_date", "_id"], limit: 50 });
+      const states: Map<number, EpisodeStateDoc> = await this.statesOf(user_id, later.map((e) => e._id));
+      const next = later.find((e) => !states.get(e._id)?.completed);
+      if (!next) throw new NotFoundError("No next episode in this podcast");
+      const queue = await this.queueOf(ctx, user_id, [next._id]);
+      return this.queueItem({ ep: next, sub, st: states.get(next._id) }, queue[next._id]);
+    },
+  },
+};
+
+export const libraryMethods: Record<string, any> = {
+  /** How many episodes the user has queued (the queue service's own listing: its items the user still sees). */
+  async queueLength(this: any, ctx: Context<any>, user_id: number): Promise<number> {
+    const res: { data: unknown[] } = await ctx.call("queue.get_queued_episodes", { user_id });
+    return res.data.length;
+  },
+  /** The user's subscriptions, settings, counters and every state, with the figures derived from them. */
+  async listening(this: any, ctx: Context<any>, user_id: number): Promise<Listening> {
+    const [subs, settings, states, counters] = await Promise.all([
+      this.subscriptionsOf(ctx, user_id),
+      ctx.call<ListeningSettings, object>("users.listening_settings", { user_id }),
+      this.stores.episode_states.find({ query: { user_id } }),
+      this.stores.listen_counters.findOne({ _id: user_id }),
+    ]);
+    const history = (states as EpisodeStateDoc[]).filter((s) => s.last_listened_at);
+    const byPodcast = new Map<number, number>();
+    let heard = 0;
+    for (const s of history) {
+      heard += s.listen_duration ?? 0;
+      byPodcast.set(s.podcast_id, (byPodcast.get(s.podcast_id) ?? 0) + (s.listen_duration ?? 0));
+    }
+    // The counters measure real playing time and starts (replays too); players that never send them
+    // still get the positions and episodes of their history.
+    return {
+      subs, settings, states, history, counters, byPodcast,
+      total_listen_time: Math.round(Math.max(counters?.listen_seconds ?? 0, heard)),
+      episodes_played: Math.max(counters?.played ?? 0, history.length),
+    };
+  },
+};

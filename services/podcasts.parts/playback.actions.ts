@@ -1,0 +1,99 @@
+/**
+ * What a player asks of a subscription: the per podcast playback settings (speed override, skips,
+ * auto-play-next), the read of its favorite flag and the podcast side of search_data
+ * (podcast/notification_status lives in sync.actions.ts). Every action answers 404 unless the user is
+ * subscribed to the podcast.
+ */
+import type { Context, ServiceActionsSchema } from "moleculer";
+import type { PlaybackSettings, PodcastSearchHit, PodcastSearchResult } from "../../shared/contracts/podcasts";
+import type { ListeningSettings } from "../../shared/contracts/users";
+import { id, type PodcastDoc, type SubscriptionDoc } from "./model";
+
+const ofPodcast = { user_id: id, podcast_id: id };
+const skip = { type: "number", integer: true, min: 0, max: 86_400, convert: true, optional: true };
+
+function playback(sub: SubscriptionDoc): PlaybackSettings {
+  return { playback_speed: sub.playback_speed ?? null, start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0, auto_play_next: !!sub.auto_play_next };
+}
+
+/** An action that sets fields of the user's subscription of a podcast. */
+function setter(params: object, fields: (p: any) => Partial<SubscriptionDoc>, detail: (p: any) => string) {
+  return {
+    params: { ...ofPodcast, ...params },
+    async handler(this: any, ctx: Context<any>) {
+      const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
+      await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: fields(ctx.params) });
+      return { detail: detail(ctx.params) };
+    },
+  };
+}
+
+/** An action that answers something of the user's subscription of a podcast. */
+function reader(read: (sub: SubscriptionDoc) => object, visibility?: "public") {
+  return {
+    visibility,
+    params: ofPodcast,
+    async handler(this: any, ctx: Context<any>) {
+      return read(await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id));
+    },
+  };
+}
+
+export const playbackActions: ServiceActionsSchema = {
+  /** POST /api/data/podcast/set_playback_speed */
+  set_podcast_playback_speed: setter(
+    { playback_speed: { type: "number", min: 0.5, max: 3, convert: true } },
+    (p) => ({ playback_speed: p.playback_speed }),
+    () => "Podcast playback speed updated",
+  ),
+  clear_podcast_playback_speed: setter({}, () => ({ playback_speed: null }), () => "Podcast playback speed cleared: the default speed applies"),
+  /** POST /api/data/adjust_skip_times: seconds skipped at the start and end; a skip not sent keeps its value. */
+  adjust_skip_times: setter(
+    { start_skip: skip, end_skip: skip },
+    (p) => Object.fromEntries(Object.entries({ start_skip: p.start_skip, end_skip: p.end_skip }).filter(([, v]) => v !== undefined)),
+    () => "Skip times updated",
+  ),
+  enable_auto_play_next: setter(
+    { auto_play_next: { type: "boolean", convert: true } },
+    (p) => ({ auto_play_next: p.auto_play_next }),
+    (p) => `Auto-play next ${p.auto_play_next ? "enabled" : "disabled"}`,
+  ),
+  get_auto_play_next_status: reader((sub) => ({ auto_play_next: !!sub.auto_play_next })),
+  /** POST /api/data/podcast/favorite_status */
+  favorite_status: reader((sub) => ({ is_favorite: !!sub.is_favorite })),
+  /** POST /api/data/get_play_episode_details: the podcast's speed, else the user's default, and its skips. */
+  get_play_episode_details: {
+    params: { ...ofPodcast, is_vidsite: { type: "boolean", convert: true, optional: true } },
+    async handler(this: any, ctx: Context<any>) {
+      const [sub, settings]: [SubscriptionDoc, ListeningSettings] = await Promise.all([
+        this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id),
+        ctx.call<ListeningSettings, object>("users.listening_settings", { user_id: ctx.params.user_id }),
+      ]);
+      const p = playback(sub);
+      return { playback_speed: p.playback_speed ?? settings.playback_speed, start_skip: p.start_skip, end_skip: p.end_skip, playback_speed_customized: p.playback_speed !== null };
+    },
+  },
+
+  // --- Internal actions (not in the route table) ---
+
+  /** One subscription's playback settings (get_playback_speed of the users service). */
+  playback_settings: reader((sub): PlaybackSettings => playback(sub), "public"),
+  /**
+   * search_data's podcast side: the user's podcasts in `categories` (any of them, case-insensitive; all
+   * without), and those of them whose shown title, author or description contains search_term.
+   */
+  search_podcasts: {
+    visibility: "public",
+    params: { user_id: id, search_term: { type: "string", max: 200 }, categories: { type: "array", items: "string", optional: true } },
+    async handler(this: any, ctx: Context<any>): Promise<PodcastSearchResult> {
+      const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(ctx.params.user_id);
+      const wanted = ctx.params.categories?.map((c: string) => c.toLowerCase());
+      const needle = ctx.params.search_term.toLowerCase();
+      const items = rows.map(({ pod, sub }) => this.podItem(pod, sub)).filter((item: any) => !wanted || item.categories.some((c: string) => wanted.includes(c.toLowerCase())));
+      const hits: PodcastSearchHit[] = items
+        .filter((item: any) => [item.title, item.author, item.description].some((f) => f?.toLowerCase().includes(needle)))
+        .map((item: any) => ({ podcast_id: item.podcast_id, podcast_name: item.title, author: item.author, description: item.description, artwork_url: item.artwork_url, categories: item.categories }));
+      return { podcasts: hits, podcast_ids: items.map((item: any) => item.podcast_id) };
+    },
+  },
+};
