@@ -343,7 +343,9 @@ const DownloadsService: ServiceSchema = {
      */
     async serveMedia(this: any, ctx: Context<any, MediaMeta>, user_id: number, episode_id: number, asAttachment: boolean) {
       const [item]: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, [episode_id]);
-      if (!item) throw new NotFoundError("Episode not found in your podcasts");
+      // An RSS-only key (the user feed's enclosures) plays only the podcasts it is limited to.
+      const limited = ctx.meta.user?.podcastIds;
+      if (!item || (ctx.meta.user?.rssOnly && limited && !limited.includes(item.podcastid))) throw new NotFoundError("Episode not found in your podcasts");
       const stored: StoredFile | null = await this.actions.stored_file({ episode_id }, { parentCtx: ctx });
       const head = ctx.meta.method === "HEAD";
       const headers: Record<string, string | number> = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };

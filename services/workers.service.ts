@@ -1,5 +1,5 @@
 /**
- * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads, refresh_pods and the
+ * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads, refresh_pods, OPML imports and the
  * import of a new feed's older episodes (import_feed). Stateless, so any number of
  * replicas may run (also on the embedded store): each claims jobs with a lease, renews it while it
  * works and finishes the job; a replica that dies leaves its lease to expire and another takes the job
@@ -20,7 +20,8 @@ import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
-import { ClaimedTask, ImportFeedPayload, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_IMPORT_FEED, JOB_REFRESH_PODS, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import { ClaimedTask, ImportFeedPayload, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_IMPORT_FEED, JOB_IMPORT_OPML, JOB_REFRESH_PODS, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import type { ImportChunkResult, ImportOpmlPayload } from "../shared/contracts/opml";
 import type { RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import type { DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
@@ -38,9 +39,11 @@ interface Reporter {
 }
 
 const MB = 1024 * 1024;
-const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, JOB_IMPORT_FEED];
+const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, JOB_IMPORT_OPML, JOB_IMPORT_FEED];
 /** Podcasts per feeds.refresh_many call of a refresh job: progress is reported between chunks. */
 const REFRESH_CHUNK = 50;
+/** Feeds per opml.import_chunk call of an import job. */
+const IMPORT_CHUNK = 10;
 
 /** A file or folder name a person can read, safe on every file system. */
 function safeName(text: string, fallback: string): string {
@@ -112,6 +115,7 @@ const WorkersService: ServiceSchema = {
       try {
         let result;
         if (job.task_type === JOB_REFRESH_PODS) result = await this.refreshPods(job, reporter);
+        else if (job.task_type === JOB_IMPORT_OPML) result = await this.importOpml(job, reporter);
         else if (job.task_type === JOB_IMPORT_FEED) result = await this.importFeed(job, reporter);
         else if (job.task_type === JOB_DOWNLOAD_PODCAST) result = await this.downloadPodcast(job, reporter);
         else result = await this.downloadOne(job, job.payload.episode_id, reporter, (f: number) => reporter.set(f * 100));
@@ -176,6 +180,21 @@ const WorkersService: ServiceSchema = {
       if (res.status === "failed") throw new Error(`Could not fetch the feed: ${res.error}`);
       if (res.status === "gone") return { message: "The podcast was removed", podcast_id };
       return { message: `Imported ${res.new_episodes} more episodes`, podcast_id, new_episodes: res.new_episodes };
+    },
+    /** An OPML import: its feeds in chunks, subscribed with the rights of the user who asked. */
+    async importOpml(this: any, job: ClaimedTask, reporter: Reporter) {
+      const { feeds, rejected, caller } = job.payload as ImportOpmlPayload;
+      const total: ImportChunkResult = { imported: 0, skipped: 0, failed: [...rejected] };
+      for (let at = 0; at < feeds.length; at += IMPORT_CHUNK) {
+        if (reporter.lost) throw new LeaseLostError("lease lost");
+        const params = { user_id: job.user_id, task_id: job.id, feeds: feeds.slice(at, at + IMPORT_CHUNK), offset: at, total: feeds.length };
+        const part: ImportChunkResult = await this.broker.call("opml.import_chunk", params, { timeout: config.httpTimeoutMs * 4, meta: { user: caller } });
+        total.imported += part.imported;
+        total.skipped += part.skipped;
+        total.failed.push(...part.failed);
+        reporter.set(((at + IMPORT_CHUNK) / feeds.length) * 100, `Imported ${Math.min(at + IMPORT_CHUNK, feeds.length)} of ${feeds.length} feeds`);
+      }
+      return { message: `Imported ${total.imported} feeds, ${total.skipped} already subscribed, ${total.failed.length} failed`, ...total };
     },
     /** A podcast job: its episodes one after the other; those a retry finds downloaded are skipped. */
     async downloadPodcast(this: any, job: ClaimedTask, reporter: Reporter) {

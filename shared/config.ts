@@ -27,6 +27,11 @@ export const config = {
   host: env.HOST || "0.0.0.0",
   /** Folder of the embedded NeDB files (used when MONGO_URI is not set). */
   dataDir: path.resolve(env.DATA_DIR || "./data"),
+  /**
+   * Seconds a node waits for the live holder of its embedded data to stop before refusing to start: a
+   * standby started before the one-instance node it replaces stops (0 = refuse at once).
+   */
+  dataLockWait: int("DATA_LOCK_WAIT", 0),
   /** MongoDB connection string; when set, every collection lives in MongoDB. */
   mongoUri: env.MONGO_URI || "",
   /** Moleculer transporter, e.g. nats://127.0.0.1:4222; empty = all services in one process. */
@@ -116,6 +121,28 @@ export const config = {
   /** Newest episodes of a new feed stored before add_podcast answers; the older ones follow right after. */
   addPodcastSyncEpisodes: int("ADD_PODCAST_SYNC_EPISODES", 30),
 
+  // Search service (services/search.service.ts) and its gateway (services/search-api.service.ts).
+  /** Port and interface of the search gateway. */
+  searchPort: int("SEARCH_PORT", 5000),
+  searchHost: env.SEARCH_HOST || "0.0.0.0",
+  /** Directory provider credentials; directory requests answer 500 while either is missing. */
+  apiKey: env.API_KEY || "",
+  apiSecret: env.API_SECRET || "",
+  /** Provider base URLs (tests point them at loopback peers). */
+  directoryApiUrl: env.DIRECTORY_API_URL || "https://api.podcastindex.org/api/1.0",
+  storeApiUrl: env.STORE_API_URL || "https://itunes.apple.com",
+  vidsiteUrl: env.VIDSITE_URL || "https://www.youtube.com",
+  /** The video extraction tool (yt-dlp): a name on PATH or a full path. */
+  ytdlpPath: env.YTDLP_PATH || "yt-dlp",
+  /** Extraction tool processes running at once per search replica. */
+  ytdlpConcurrency: int("YTDLP_CONCURRENCY", 4),
+  /** Deadline of one provider call (HTTP or the extraction tool), in ms. */
+  searchProviderTimeoutMs: int("SEARCH_PROVIDER_TIMEOUT_MS", 30_000),
+  /** Seconds a provider answer stays in the broker's cacher. */
+  searchCacheTtl: int("SEARCH_CACHE_TTL", 300),
+  /** Counter increments are summed in memory and written with one $inc at most this often, in ms. */
+  searchStatsFlushMs: int("SEARCH_STATS_FLUSH_MS", 1000),
+
   // Sync and notifications (services/sync.service.ts, notifications.service.ts).
   /** Key that seals sync and notification passwords at rest; empty = generated into DATA_DIR/secret.key (set it when replicas share MongoDB). */
   secretKey: env.SECRET_KEY || "",
@@ -148,4 +175,20 @@ export const config = {
   taskRetryBaseMs: int("TASK_RETRY_BASE_MS", 2000),
   /** Hours a finished task is kept before cleanup_tasks (also run hourly) removes it. */
   taskRetentionHours: int("TASK_RETENTION_HOURS", 24),
+
+  // Library extras (services/opml, rss, sharing, p20, proxy .service.ts).
+  /** RSS-only keys kept per user: get_rss_key issues a new one each time, the oldest beyond this go. */
+  maxRssKeys: int("MAX_RSS_KEYS", 10),
+  /** Episodes in the user's RSS feed when the request gives no limit (at most 1000). */
+  rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
+  /** Seconds fetched chapters and transcripts stay in the broker cacher. */
+  p20CacheTtl: int("P20_CACHE_TTL", 3600),
+  /** Largest image the image proxy passes on, in bytes. */
+  imageProxyMaxBytes: int("IMAGE_PROXY_MAX_BYTES", 10 * 1024 * 1024),
+  /** Memory each node gives the image proxy's cache of recent images, in MB (0: no cache). */
+  imageProxyCacheMb: int("IMAGE_PROXY_CACHE_MB", 32),
+  /** Seconds clients and caches in between may keep a proxied image (Cache-Control max-age). */
+  imageProxyMaxAge: int("IMAGE_PROXY_MAX_AGE", 86_400),
+  /** Folder whose subfolders admins may browse for local podcasts (list_local_directories); nothing outside it is read. */
+  localMediaDir: path.resolve(env.LOCAL_MEDIA_DIR || "./media"),
 };

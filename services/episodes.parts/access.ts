@@ -130,7 +130,7 @@ export const accessMethods: Record<string, any> = {
       listenduration: st?.listen_duration ?? null,
       completed: !!st?.completed,
       saved: !!st?.saved,
-      is_vidsite: false,
+      is_vidsite: !!sub.is_vidsite,
     };
   },
   /**
@@ -160,7 +160,7 @@ export const accessMethods: Record<string, any> = {
       listenduration: r.st?.listen_duration ?? 0,
       completed: !!r.st?.completed,
       listendate: iso(r.st?.last_listened_at),
-      is_vidsite: false,
+      is_vidsite: !!r.sub.is_vidsite,
     };
   },
 };

@@ -8,6 +8,7 @@ import type { AuthUser } from "../../shared/types";
 import type { PodcastUserStats } from "../../shared/contracts/episodes";
 import type { FetchedFeed } from "../../shared/contracts/feeds";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { isVidsiteFeed } from "../../shared/contracts/vidsite";
 import { byName, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
 
 export const readActions: ServiceActionsSchema = {
@@ -15,7 +16,7 @@ export const readActions: ServiceActionsSchema = {
   return_pods: {
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
-      const rows = await this.userPodcasts(ctx.params.user_id);
+      const rows = await this.listedPodcasts(ctx.params.user_id);
       return { pods: rows.map(({ pod, sub }: { pod: PodcastDoc; sub: SubscriptionDoc }) => this.podItem(pod, sub)) };
     },
   },
@@ -23,7 +24,7 @@ export const readActions: ServiceActionsSchema = {
   return_pods_extra: {
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
-      const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(ctx.params.user_id);
+      const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.listedPodcasts(ctx.params.user_id);
       const stats: Record<number, PodcastUserStats> = rows.length
         ? await ctx.call("episodes.user_podcast_stats", { user_id: ctx.params.user_id, subscriptions: rows.map(({ pod, sub }) => this.view(pod, sub)) })
         : {};
@@ -110,7 +111,7 @@ export const readActions: ServiceActionsSchema = {
         return {
           podcastid: pod._id, podcastname: s.title, feedurl: pod.feed_url, description: s.description, author: s.author,
           artworkurl: s.artwork_url, explicit: pod.explicit, episodecount: pod.episode_count, categories: s.categories,
-          websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: false,
+          websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: isVidsiteFeed(pod.feed_url),
         };
       }
       const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
@@ -118,7 +119,7 @@ export const readActions: ServiceActionsSchema = {
       return {
         podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: feed.url, description: f.description, author: f.author,
         artworkurl: f.artwork_url, explicit: f.explicit, episodecount: fetched.feed!.episodes.length, categories: f.categories,
-        websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: false,
+        websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: isVidsiteFeed(feed.url),
       };
     },
   },
@@ -168,6 +169,10 @@ export const readMethods: ServiceMethods = {
     const byId = new Map(pods.map((p) => [p._id, p]));
     return subs.filter((s) => byId.has(s.podcast_id)).map((sub) => ({ pod: byId.get(sub.podcast_id)!, sub }));
   },
+  /** The podcasts a user's lists show: merged ones appear only as their primary. */
+  async listedPodcasts(this: any, user_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc }[]> {
+    return (await this.userPodcasts(user_id)).filter((r: { sub: SubscriptionDoc }) => !r.sub.merged_into);
+  },
   /** The user's podcast whose shown title (case-sensitive) and feed URL match. */
   async findByName(this: any, user_id: number, name: string, url: string): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc } | null> {
     const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(user_id);
@@ -178,7 +183,7 @@ export const readMethods: ServiceMethods = {
     const v = shown(p, s);
     return {
       podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url,
-      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s,
+      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url),
     };
   },
   /** A return_pods item (spec: "Podcast records as returned"). */
@@ -196,6 +201,7 @@ export const readMethods: ServiceMethods = {
       last_episode_date: p.last_episode_date,
       episode_count: p.episode_count,
       subscribed_date: iso(s.subscribed_date),
+      is_vidsite: isVidsiteFeed(p.feed_url),
     };
   },
 };

@@ -106,6 +106,17 @@ export const subscribeActions: ServiceActionsSchema = {
       }));
     },
   },
+  /** Directory ids of the podcasts someone is subscribed to (people.refresh_hosts). */
+  index_ids: {
+    visibility: "public",
+    params: {},
+    async handler(this: any): Promise<number[]> {
+      const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({});
+      const ids = Array.from(new Set(subs.map((s) => s.podcast_id)));
+      const pods: PodcastDoc[] = ids.length ? await this.adapter.find({ query: { _id: { $in: ids }, podcast_index_id: { $gt: 0 } } }) : [];
+      return Array.from(new Set(pods.map((p) => p.podcast_index_id!)));
+    },
+  },
   /** Records what a refresh of a changed feed learnt (channel fields, validators, hash, counts). */
   apply_feed: {
     visibility: "public",
@@ -246,6 +257,8 @@ export const subscribeMethods: ServiceMethods = {
   },
   async unsubscribe(this: any, ctx: Context<any>, sub: SubscriptionDoc) {
     await this.stores.subscriptions.removeMany({ _id: sub._id });
+    // Podcasts the user had merged into this one show on their own again.
+    await this.stores.subscriptions.updateMany({ user_id: sub.user_id, merged_into: sub.podcast_id }, { $set: { merged_into: null } });
     this.logger.info("unsubscribed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
     // Owners of queue, history, saves, downloads and episode states remove theirs.
     ctx.emit("subscriptions.removed", { user_id: sub.user_id, podcast_id: sub.podcast_id });

@@ -122,3 +122,11 @@ export interface EpisodeMediaItem extends EpisodeListItem {
   podcast_website: string | null;
   podcast_index_id: number | null;
 }
+
+/** episodes.episode_p20 result: an episode's Podcasting 2.0 data as the feed parser read it. */
+export interface EpisodeP20 {
+  episode_id: number;
+  podcast_id: number;
+  title: string;
+  p20: Record<string, any>;
+}

@@ -86,6 +86,7 @@ export const TASKS_AVAILABLE = "tasks.available";
 export const JOB_DOWNLOAD_EPISODE = "download_episode";
 export const JOB_DOWNLOAD_PODCAST = "download_podcast";
 export const JOB_REFRESH_PODS = "refresh_pods";
+export const JOB_IMPORT_OPML = "import_opml";
 export const JOB_IMPORT_FEED = "import_feed";
 
 /** Payload of an import_feed job (the older episodes of a feed just added): the worker refetches the feed. */
