@@ -58,6 +58,8 @@ function isTransient(err: any): boolean {
     if (err.kind === "network" || err.kind === "timeout") return true;
     return err.kind === "http_status" && (err.status! >= 500 || err.status === 429 || err.status === 408);
   }
+  // The broker's own "no endpoint" errors carry code 404 but are transient (a node stopping or killed mid-job).
+  if (err?.retryable === true) return true;
   // A service answered a client error (a sync server's 401, an account gone): no retry fixes it. A 409 (busy) may clear.
   if (typeof err?.code === "number" && err.code >= 400 && err.code < 500) return [408, 409, 429].includes(err.code);
   return true; // the store or another service unavailable: worth another attempt (attempts are bounded)
