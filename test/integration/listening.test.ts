@@ -78,7 +78,7 @@ describe("listening", () => {
     expect(res.body.total).toBe(3);
     expect(res.body.data[1]).toEqual({
       episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: null, episodeurl: "https://media.test/shared/0.mp3",
-      episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), is_vidsite: false,
+      episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), downloaded: false, is_vidsite: false,
     });
     const page = await history("alice", { limit: 1, offset: 1 });
     expect(page.body.data.map((h: any) => h.episodename)).toEqual(["Tiny"]);
