@@ -145,6 +145,16 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/search_data": { action: "episodes.search_data", auth: "key" },
   "GET /api/data/get_service_version": { action: "api.service_version", auth: "key" },
 
+  // Video channels and podcast people (issue 11; channel search and details come from the search service)
+  "GET /api/data/search_vidsite_channels": { action: "vidsite.search_vidsite_channels", auth: "key" },
+  "GET /api/data/check_vidsite_channel": { action: "vidsite.check_vidsite_channel", auth: "key" },
+  "POST /api/data/vidsite/subscribe": { action: "vidsite.subscribe", auth: "key" },
+  "GET /api/data/vidsite_episodes": { action: "vidsite.vidsite_episodes", auth: "key" },
+  "POST /api/data/remove_vidsite_channel": { action: "vidsite.remove_vidsite_channel", auth: "key" },
+  "GET /api/data/podpeople/discover": { action: "people.discover", auth: "key" },
+  "GET /api/data/podpeople/host_podcasts": { action: "people.host_podcasts", auth: "key" },
+  "GET /api/data/refresh_hosts": { action: "people.refresh_hosts", auth: "admin" },
+
   // Sync (podsync: a gPodder v2 server; cloudsync: Nextcloud gpoddersync) and push notifications of new episodes.
   // initiate_cloudsync_login and toggle_notifications have no path in the spec: these are the ones clients of this API family call.
   "POST /api/data/add_podsync_server": { action: "sync.add_podsync_server", auth: "key" },

@@ -22,6 +22,7 @@ import { FeedParseError, parseFeed } from "../shared/feed-parser";
 import { decodeBytes } from "../shared/feed-parser/text";
 import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import type { AuthUser } from "../shared/types";
+import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import type { SyncResult } from "../shared/contracts/episodes";
 import type { FetchedFeed, RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import type { RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
@@ -181,6 +182,8 @@ const FeedsService: ServiceSchema = {
       }
     },
     async fetchFeed(this: any, p: { url: string; rights: Rights; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
+      // A video channel has no RSS: the vidsite service reads it through the search service's extraction tool.
+      if (isVidsiteFeed(p.url)) return this.broker.call("vidsite.channel_feed", { url: p.url, content_hash: p.content_hash ?? null });
       const res = await fetchUrl(p.url, {
         rights: p.rights, etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
         accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",

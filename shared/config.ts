@@ -116,6 +116,28 @@ export const config = {
   /** Newest episodes of a new feed stored before add_podcast answers; the older ones follow right after. */
   addPodcastSyncEpisodes: int("ADD_PODCAST_SYNC_EPISODES", 30),
 
+  // Search service (services/search.service.ts) and its gateway (services/search-api.service.ts).
+  /** Port and interface of the search gateway. */
+  searchPort: int("SEARCH_PORT", 5000),
+  searchHost: env.SEARCH_HOST || "0.0.0.0",
+  /** Directory provider credentials; directory requests answer 500 while either is missing. */
+  apiKey: env.API_KEY || "",
+  apiSecret: env.API_SECRET || "",
+  /** Provider base URLs (tests point them at loopback peers). */
+  directoryApiUrl: env.DIRECTORY_API_URL || "https://api.podcastindex.org/api/1.0",
+  storeApiUrl: env.STORE_API_URL || "https://itunes.apple.com",
+  vidsiteUrl: env.VIDSITE_URL || "https://www.youtube.com",
+  /** The video extraction tool (yt-dlp): a name on PATH or a full path. */
+  ytdlpPath: env.YTDLP_PATH || "yt-dlp",
+  /** Extraction tool processes running at once per search replica. */
+  ytdlpConcurrency: int("YTDLP_CONCURRENCY", 4),
+  /** Deadline of one provider call (HTTP or the extraction tool), in ms. */
+  searchProviderTimeoutMs: int("SEARCH_PROVIDER_TIMEOUT_MS", 30_000),
+  /** Seconds a provider answer stays in the broker's cacher. */
+  searchCacheTtl: int("SEARCH_CACHE_TTL", 300),
+  /** Counter increments are summed in memory and written with one $inc at most this often, in ms. */
+  searchStatsFlushMs: int("SEARCH_STATS_FLUSH_MS", 1000),
+
   // Sync and notifications (services/sync.service.ts, notifications.service.ts).
   /** Key that seals sync and notification passwords at rest; empty = generated into DATA_DIR/secret.key (set it when replicas share MongoDB). */
   secretKey: env.SECRET_KEY || "",

@@ -162,21 +162,22 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         if (isMongo()) await store.collection.updateOne({ _id }, update, { upsert: true });
         else await store.db.updateAsync({ _id }, update, { upsert: true });
       },
-      /** Next int32 id of a sequence (DESIGN.md rule 3): one atomic $inc on the counters collection. */
-      async nextId(this: any, sequence: string): Promise<number> {
-        const counters = this.stores[COUNTERS];
-        let seq: number;
+      /** One atomic $inc on the document _id of a store (created when missing); returns the document after it. */
+      async incrementDoc(this: any, store: any, id: string, inc: Record<string, number>): Promise<any> {
         if (isMongo()) {
-          const res = await counters.collection.findOneAndUpdate(
-            { _id: sequence },
-            { $inc: { seq: 1 } },
+          const res = await store.collection.findOneAndUpdate(
+            { _id: id },
+            { $inc: inc },
             { upsert: true, returnOriginal: false, returnDocument: "after" },
           );
-          seq = res.value.seq;
-        } else {
-          const res = await counters.db.updateAsync({ _id: sequence }, { $inc: { seq: 1 } }, { upsert: true, returnUpdatedDocs: true });
-          seq = res.affectedDocuments.seq;
+          return res.value;
         }
+        const res = await store.db.updateAsync({ _id: id }, { $inc: inc }, { upsert: true, returnUpdatedDocs: true });
+        return res.affectedDocuments;
+      },
+      /** Next int32 id of a sequence (DESIGN.md rule 3): one atomic $inc on the counters collection. */
+      async nextId(this: any, sequence: string): Promise<number> {
+        const { seq } = await this.incrementDoc(this.stores[COUNTERS], sequence, { seq: 1 });
         if (seq > 2147483647) throw new Error(`Sequence ${sequence} is past int32`);
         return seq;
       },

@@ -30,10 +30,12 @@ export interface FetchOptions {
   maxRedirects?: number;
   /** Range header (media proxying); the answer may then be a 206. */
   range?: string;
-  /** Sync servers and notification endpoints take other methods, a body and their own headers (cookies, tokens). */
+  /** Sync servers and notification endpoints take other methods, a body and their own headers (cookies, tokens, a provider's request signature). */
   method?: "GET" | "POST" | "PUT";
   body?: string | Buffer;
   headers?: Record<string, string>;
+  /** A fixed User-Agent: sent on every hop, with no browser-lookalike retry on 403. */
+  userAgent?: string;
 }
 
 export interface FetchResult {
@@ -353,8 +355,8 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
   const pool = agents[opts.rights];
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? config.httpTimeoutMs);
-  let userAgent = `${config.serviceName}/${config.version}`;
-  let retried403 = false;
+  let userAgent = opts.userAgent ?? `${config.serviceName}/${config.version}`;
+  let retried403 = opts.userAgent !== undefined;
   let sendAuth = authorization !== null;
   let trusted = true; // the caller's headers (tokens, cookies) follow the same rule as credentials
   let method = opts.method ?? "GET";

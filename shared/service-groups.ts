@@ -25,7 +25,7 @@ export const serviceGroups: ServiceGroup[] = [
   { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "listening"], replicas: 2, resources: small },
   { name: "feeds", services: ["feeds"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "downloads", services: ["tasks", "downloads", "workers"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
-  { name: "search", services: ["search", "search-api", "vidsite"], httpPort: 5000, replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
+  { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "sync", services: ["sync"], replicas: 1, resources: small },
 ];
 

@@ -140,7 +140,7 @@ export const accessMethods: Record<string, any> = {
       listenduration: st?.listen_duration ?? null,
       completed: !!st?.completed,
       saved: !!st?.saved,
-      is_vidsite: false,
+      is_vidsite: !!sub.is_vidsite,
     };
   },
   /** An episode in list operations (podcast_episodes, return_episodes, select_episodes); downloaded: see downloadedOf. */
@@ -171,7 +171,7 @@ export const accessMethods: Record<string, any> = {
       completed: !!r.st?.completed,
       listendate: iso(r.st?.last_listened_at),
       downloaded: downloaded.has(r.ep._id),
-      is_vidsite: false,
+      is_vidsite: !!r.sub.is_vidsite,
     };
   },
 };

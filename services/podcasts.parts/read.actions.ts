@@ -8,6 +8,7 @@ import type { AuthUser } from "../../shared/types";
 import type { PodcastUserStats } from "../../shared/contracts/episodes";
 import type { FetchedFeed } from "../../shared/contracts/feeds";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { isVidsiteFeed } from "../../shared/contracts/vidsite";
 import { byName, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
 
 export const readActions: ServiceActionsSchema = {
@@ -110,7 +111,7 @@ export const readActions: ServiceActionsSchema = {
         return {
           podcastid: pod._id, podcastname: s.title, feedurl: pod.feed_url, description: s.description, author: s.author,
           artworkurl: s.artwork_url, explicit: pod.explicit, episodecount: pod.episode_count, categories: s.categories,
-          websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: false,
+          websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: isVidsiteFeed(pod.feed_url),
         };
       }
       const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
@@ -118,7 +119,7 @@ export const readActions: ServiceActionsSchema = {
       return {
         podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: feed.url, description: f.description, author: f.author,
         artworkurl: f.artwork_url, explicit: f.explicit, episodecount: fetched.feed!.episodes.length, categories: f.categories,
-        websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: false,
+        websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: isVidsiteFeed(feed.url),
       };
     },
   },
@@ -178,7 +179,7 @@ export const readMethods: ServiceMethods = {
     const v = shown(p, s);
     return {
       podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url,
-      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s,
+      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url),
     };
   },
   /** A return_pods item (spec: "Podcast records as returned"). */
@@ -196,6 +197,7 @@ export const readMethods: ServiceMethods = {
       last_episode_date: p.last_episode_date,
       episode_count: p.episode_count,
       subscribed_date: iso(s.subscribed_date),
+      is_vidsite: isVidsiteFeed(p.feed_url),
     };
   },
 };

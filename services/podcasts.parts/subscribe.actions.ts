@@ -106,6 +106,17 @@ export const subscribeActions: ServiceActionsSchema = {
       }));
     },
   },
+  /** Directory ids of the podcasts someone is subscribed to (people.refresh_hosts). */
+  index_ids: {
+    visibility: "public",
+    params: {},
+    async handler(this: any): Promise<number[]> {
+      const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({});
+      const ids = Array.from(new Set(subs.map((s) => s.podcast_id)));
+      const pods: PodcastDoc[] = ids.length ? await this.adapter.find({ query: { _id: { $in: ids }, podcast_index_id: { $gt: 0 } } }) : [];
+      return Array.from(new Set(pods.map((p) => p.podcast_index_id!)));
+    },
+  },
   /** Records what a refresh of a changed feed learnt (channel fields, validators, hash, counts). */
   apply_feed: {
     visibility: "public",

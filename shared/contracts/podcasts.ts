@@ -14,6 +14,8 @@ export interface SubscriptionView {
   podcast_index_id: number | null;
   /** false for a podcast an admin reads without being subscribed. */
   subscribed: boolean;
+  /** A video channel (services/vidsite.service.ts). */
+  is_vidsite: boolean;
 }
 
 /** A podcast as the refresh needs it, credentials included: internal only. */

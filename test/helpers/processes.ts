@@ -87,8 +87,11 @@ export async function startNats(bin: string, reusePort?: number): Promise<{ url:
  * shellPrelude runs in a shell that then execs node, so `$$` in it is the node process's own pid.
  */
 export function startNode(env: Record<string, string>, services?: string[], shellPrelude?: string): Proc {
-  // Loopback feeds of the tests are open to normal users, as startServer does.
-  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: "warn", OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32", ...env };
+  // Loopback feeds of the tests are open to normal users, as startServer does; the search gateway takes a
+  // free loopback port unless a test names one (5000 may be in use on this machine).
+  const childEnv: Record<string, string> = {
+    ...(process.env as Record<string, string>), LOG_LEVEL: "warn", OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32", SEARCH_PORT: "0", SEARCH_HOST: "127.0.0.1", ...env,
+  };
   const args = [RUNNER, "--config", path.join(ROOT, "dist", "moleculer.config.js")];
   if (services) {
     childEnv.SERVICEDIR = path.join(ROOT, "dist", "services");

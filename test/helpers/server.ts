@@ -23,6 +23,8 @@ export const ALL_SERVICES: ServiceSchema[] = fs
 export interface TestServer {
   broker: ServiceBroker;
   url: string;
+  /** The search service's gateway, when it is among the services. */
+  searchUrl: string;
   dataDir: string;
   stop(): Promise<void>;
 }
@@ -42,14 +44,17 @@ export async function startServer(opts: { dataDir?: string; services?: ServiceSc
   config.port = 0;
   config.host = "127.0.0.1";
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false, nodeID: `test-${process.pid}-${Date.now()}`, ...opts.broker });
-  // The gateway read PORT/HOST into its settings when its module loaded: a test server takes a free loopback port.
+  // The gateways read their port and host into their settings when their modules loaded: a test server takes free loopback ports.
   for (const schema of opts.services ?? ALL_SERVICES) {
-    broker.createService(schema.name === "api" ? { ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } : schema);
+    const gateway = schema.name === "api" || schema.name === "search-api";
+    broker.createService(gateway ? { ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } : schema);
   }
   await broker.start();
-  const api: any = broker.getLocalService("api");
-  const { port } = api.server.address();
-  return { broker, url: `http://127.0.0.1:${port}`, dataDir, stop: () => broker.stop() };
+  const urlOf = (name: string) => {
+    const gateway: any = broker.getLocalService(name);
+    return gateway ? `http://127.0.0.1:${gateway.server.address().port}` : "";
+  };
+  return { broker, url: urlOf("api"), searchUrl: urlOf("search-api"), dataDir, stop: () => broker.stop() };
 }
 
 /** Lets X-Forwarded-For play the clients' addresses: the test's loopback peer becomes a trusted proxy. Returns the undo. */

@@ -59,7 +59,7 @@ describe("podcasts and subscriptions", () => {
     expect(pods.body.pods).toHaveLength(1);
     const pod = pods.body.pods[0];
     expect(Object.keys(pod).sort()).toEqual(
-      ["podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories", "last_episode_date", "episode_count", "subscribed_date"].sort(),
+      ["podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories", "last_episode_date", "episode_count", "subscribed_date", "is_vidsite"].sort(),
     );
     expect(pod).toMatchObject({ podcast_id: res.body.podcast_id, title: "All Things Chemical", feed_url: feeds.url + "/chemical.xml", episode_count: 4, last_episode_date: "2018-11-29T10:30:00.000Z" });
     expect(Array.isArray(pod.categories)).toBe(true);

@@ -1,0 +1,104 @@
+/**
+ * Podcast people (spec: podpeople/discover, podpeople/host_podcasts, refresh_hosts) from the podcast
+ * people database at PEOPLE_URL (its public API: /api/recent-hosts, /api/popular-podcasts, /api/stats,
+ * /api/hosts/{directory id}) and the directory's person search (search service).
+ * Collection podcast_hosts: the hosts the people database lists for each subscribed podcast, by
+ * directory id, renewed by refresh_hosts and read in batches through podcast_hosts.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+import { DbMixin } from "../shared/db.mixin";
+import { ServiceUnavailableError } from "../shared/errors";
+import { fetchProviderJson, PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
+
+/** discover kinds: the people database's listing endpoints (underscore spellings accepted). */
+const DISCOVER_KINDS = ["recent-hosts", "popular-podcasts", "stats"];
+/** Host lookups in flight during refresh_hosts. */
+const REFRESH_CONCURRENCY = 4;
+
+interface PodcastHostsDoc {
+  _id: number;
+  hosts: unknown[];
+  refreshed_at: Date;
+}
+
+function peopleUrl(path: string): string {
+  if (!config.peopleUrl) throw new ServiceUnavailableError("The podcast people database is not configured (PEOPLE_URL)");
+  return `${config.peopleUrl.replace(/\/$/, "")}${path}`;
+}
+
+const PeopleService: ServiceSchema = {
+  name: "people",
+  mixins: [DbMixin({ name: "podcast_hosts" })],
+  actions: {
+    /** GET /api/data/podpeople/discover: a listing of the people database, at most limit entries. */
+    discover: {
+      circuitBreaker,
+      params: {
+        kind: { type: "enum", values: [...DISCOVER_KINDS, ...DISCOVER_KINDS.map((k) => k.replace("-", "_"))] },
+        limit: { type: "number", integer: true, min: 1, max: 200, convert: true, optional: true },
+      },
+      async handler(this: any, ctx: Context<{ kind: string; limit?: number }>) {
+        const kind = ctx.params.kind.replace("_", "-");
+        const data = await fetchProviderJson("people", peopleUrl(`/api/${kind}`));
+        return Array.isArray(data) && ctx.params.limit ? data.slice(0, ctx.params.limit) : data;
+      },
+    },
+    /** GET /api/data/podpeople/host_podcasts: the podcasts a person hosts or appears in (directory person search). */
+    host_podcasts: {
+      circuitBreaker,
+      params: { hostname: { type: "string", trim: true, min: 1, max: 200 } },
+      async handler(this: any, ctx: Context<{ hostname: string }>) {
+        const found: { feeds: any[] } = await ctx.call("search.search", { query: ctx.params.hostname, index: "directory", search_type: "person" });
+        return {
+          success: true,
+          podcasts: found.feeds.map((f) => ({
+            podcast_index_id: f.id, title: f.title, feed_url: f.url, author: f.author, artwork_url: f.artwork || f.image, description: f.description,
+          })),
+        };
+      },
+    },
+    /** GET /api/data/refresh_hosts (admin): renews the hosts of every subscribed podcast that has a directory id. */
+    refresh_hosts: {
+      circuitBreaker,
+      params: {},
+      async handler(this: any, ctx: Context) {
+        const ids: number[] = await ctx.call("podcasts.index_ids", {});
+        // Not configured: one clear 503 rather than a failure per podcast (nothing to refresh needs no database).
+        if (ids.length) peopleUrl("/");
+        let next = 0;
+        let failed = 0;
+        const worker = async () => {
+          while (next < ids.length) {
+            const id = ids[next++];
+            try {
+              const data = await fetchProviderJson("people", peopleUrl(`/api/hosts/${id}`));
+              const hosts = Array.isArray(data) ? data : Array.isArray(data.hosts) ? data.hosts : [];
+              const set = { hosts, refreshed_at: new Date() };
+              if (!(await this.adapter.updateMany({ _id: id }, { $set: set }))) await this.insertUnique(this.adapter, { _id: id, ...set }, "refreshed twice at once");
+            } catch (err: any) {
+              failed++;
+              this.logger.warn("host refresh failed", { podcast_index_id: id, error: err?.message });
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: REFRESH_CONCURRENCY }, worker));
+        return { success: failed === 0, detail: `Refreshed the hosts of ${ids.length - failed} podcasts`, refreshed: ids.length - failed, failed };
+      },
+    },
+
+    // --- Internal actions (not in the route table) ---
+
+    /** The stored hosts of podcasts by directory id, in one call. */
+    podcast_hosts: {
+      visibility: "public",
+      params: { podcast_index_ids: { type: "array", items: "number" } },
+      async handler(this: any, ctx: Context<{ podcast_index_ids: number[] }>): Promise<Record<number, unknown[]>> {
+        const docs: PodcastHostsDoc[] = await this.adapter.find({ query: { _id: { $in: ctx.params.podcast_index_ids } } });
+        return Object.fromEntries(docs.map((d) => [d._id, d.hosts]));
+      },
+    },
+  },
+};
+
+export default PeopleService;

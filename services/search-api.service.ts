@@ -1,0 +1,59 @@
+/**
+ * The search service's own gateway (moleculer-web) on SEARCH_PORT, all interfaces: the four routes of
+ * spec/search-service-api.md, CORS for any origin (preflight included), and plain-text errors.
+ * It scales apart from the podcast API gateway (SERVICES=search-api,search).
+ */
+import type { ServiceSchema } from "moleculer";
+import ApiGateway from "moleculer-web";
+import { config } from "../shared/config";
+import { toErrorResponse } from "../shared/errors";
+
+/** Messages the search service wrote for the client; any other failure stays a generic text. */
+const CLIENT_FACING_TYPES = new Set(["internal_error", "service_unavailable"]);
+
+function sendPlainError(this: any, req: any, res: any, err: any) {
+  const { status, body } = toErrorResponse(err);
+  const message = status >= 500 && CLIENT_FACING_TYPES.has(err?.type) ? err.message : body.message;
+  if (status >= 500) this.logger.warn("search request failed", { path: String(req.url ?? "").split("?")[0], status, error: message });
+  if (res.headersSent) return;
+  res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" });
+  res.end(message);
+}
+
+const SearchApiService: ServiceSchema = {
+  name: "search-api",
+  mixins: [ApiGateway],
+  settings: {
+    port: config.searchPort,
+    ip: config.searchHost,
+    // Query strings are search terms of users: the request line is not logged at info level.
+    logRequest: "debug",
+    logResponse: null,
+    logRequestParams: null,
+    logResponseData: null,
+    routes: [
+      {
+        path: "/api",
+        mappingPolicy: "restrict",
+        autoAliases: false,
+        cors: { origin: "*", methods: ["GET", "OPTIONS"], maxAge: 86400 },
+        aliases: {
+          "GET /search": "search.search",
+          "GET /podcast": "search.podcast",
+          "GET /vidsite/channel": "search.vidsite_channel",
+          "GET /stats": "search.stats",
+        },
+        // The provider deadline plus the way there and back.
+        callOptions: { timeout: config.searchProviderTimeoutMs + 10_000, retries: 0 },
+        onAfterCall(this: any, ctx: any, _route: any, _req: any, _res: any, data: any) {
+          if (typeof data === "string") ctx.meta.$responseType = "text/plain; charset=utf-8";
+          return data;
+        },
+        onError: sendPlainError,
+      },
+    ],
+    onError: sendPlainError,
+  },
+};
+
+export default SearchApiService;

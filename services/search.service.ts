@@ -1,0 +1,151 @@
+/**
+ * The search service (spec/search-service-api.md): podcast search in the directory and store
+ * providers, video channel search and details, and the per-provider request counters. Its gateway is
+ * search-api.service.ts. Provider answers are cached in the broker's cacher for SEARCH_CACHE_TTL
+ * seconds; the counters live in this service's search_stats collection (one document, $inc only),
+ * so every replica shares them and they survive restarts.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+import type { SearchParams, SearchProvider, SearchStats } from "../shared/contracts/search";
+import { CHANNEL_ID } from "../shared/contracts/vidsite";
+import { DbMixin } from "../shared/db.mixin";
+import { BadRequestError } from "../shared/errors";
+import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
+import { directoryPodcast, directorySearch, storeSearch } from "./search.parts/providers";
+import { channelDetails, searchChannels } from "./search.parts/vidsite";
+
+/** The index values accepted: the neutral words and the spellings real clients send. */
+const INDEXES: Record<string, SearchProvider> = {
+  directory: "directory", podcastindex: "directory",
+  store: "store", itunes: "store",
+  vidsite: "vidsite", youtube: "vidsite",
+};
+const STATS_ID = "api_usage";
+const PROVIDERS: SearchProvider[] = ["store", "directory", "vidsite"];
+/** Plain-text answer of GET /api/search without query and index: clients use it to test the address. */
+const CONNECTION_OK = "Successful connection to the search service";
+
+type Lookup = { provider: SearchProvider; kind: "term" | "person" | "podcast" | "channel"; q: string };
+
+const SearchService: ServiceSchema = {
+  name: "search",
+  mixins: [DbMixin({ name: "search_stats" })],
+  actions: {
+    search: {
+      circuitBreaker,
+      params: {
+        query: { type: "string", optional: true, trim: true, max: 500 },
+        index: { type: "string", optional: true, trim: true, lowercase: true },
+        search_type: { type: "string", optional: true, trim: true, lowercase: true },
+      },
+      async handler(this: any, ctx: Context<SearchParams>) {
+        const { query, index, search_type } = ctx.params;
+        if (!query && !index) return CONNECTION_OK;
+        if (!query) throw new BadRequestError("query is required");
+        const provider = INDEXES[index || "directory"];
+        if (!provider) throw new BadRequestError("index must be directory, store or vidsite (or podcastindex, itunes, youtube)");
+        const kind = search_type || "term";
+        if (kind !== "term" && kind !== "person") throw new BadRequestError("search_type must be term or person");
+        if (kind === "person" && provider !== "directory") throw new BadRequestError("search_type person is supported by the directory index only");
+        return this.lookup(ctx, { provider, kind, q: query });
+      },
+    },
+    podcast: {
+      circuitBreaker,
+      params: { id: { type: "string", trim: true } },
+      handler(this: any, ctx: Context<{ id: string }>) {
+        if (!/^\d{1,12}$/.test(ctx.params.id)) throw new BadRequestError("id must be a directory feed id (digits)");
+        return this.lookup(ctx, { provider: "directory", kind: "podcast", q: ctx.params.id });
+      },
+    },
+    vidsite_channel: {
+      circuitBreaker,
+      params: { id: { type: "string", trim: true } },
+      handler(this: any, ctx: Context<{ id: string }>) {
+        if (!CHANNEL_ID.test(ctx.params.id)) throw new BadRequestError("id must be a channel id or @handle");
+        return this.lookup(ctx, { provider: "vidsite", kind: "channel", q: ctx.params.id });
+      },
+    },
+    stats: {
+      params: {},
+      async handler(this: any): Promise<SearchStats> {
+        const stored = (await this.adapter.findById(STATS_ID)) ?? {};
+        const unsaved = (p: SearchProvider) => this.pending[p] + (this.flushing[`${p}_hits`] ?? 0);
+        const counts = Object.fromEntries(PROVIDERS.map((p) => [p, (stored[`${p}_hits`] ?? 0) + unsaved(p)]));
+        return {
+          api_usage: {
+            store_hits: counts.store, directory_hits: counts.directory, vidsite_hits: counts.vidsite,
+            total_hits: counts.store + counts.directory + counts.vidsite,
+          },
+          timestamp: new Date().toISOString(),
+        };
+      },
+    },
+    /** The provider call behind every route, cached by what it asks (errors are not cached). */
+    provider_call: {
+      visibility: "protected",
+      circuitBreaker,
+      cache: { keys: ["provider", "kind", "q"], ttl: config.searchCacheTtl },
+      params: { provider: "string", kind: "string", q: "string" },
+      handler(this: any, ctx: Context<Lookup>) {
+        const { provider, kind, q } = ctx.params;
+        if (provider === "store") return storeSearch(q);
+        if (provider === "vidsite") return kind === "channel" ? channelDetails(q, this.logger) : searchChannels(q, this.logger);
+        return kind === "podcast" ? directoryPodcast(q) : directorySearch(q, kind as "term" | "person");
+      },
+    },
+  },
+  methods: {
+    /**
+     * Counts the request for its provider, then answers from the cache or the provider. Concurrent
+     * requests for the same thing share one call, so that a burst on a cold term asks the provider once
+     * (the shared answer is read-only to its callers).
+     */
+    lookup(this: any, ctx: Context, params: Lookup) {
+      this.count(params.provider);
+      const key = `${params.provider}\n${params.kind}\n${params.q}`;
+      let call = this.inflight.get(key);
+      if (!call) {
+        call = ctx.call("search.provider_call", params, { timeout: config.searchProviderTimeoutMs + 5_000 }).finally(() => this.inflight.delete(key));
+        this.inflight.set(key, call);
+      }
+      return call;
+    },
+    count(this: any, provider: SearchProvider) {
+      this.pending[provider]++;
+    },
+    /** Writes the counts gathered since the last flush with one $inc (a burst costs one write, not one per request). */
+    async flushStats(this: any) {
+      const inc: Record<string, number> = {};
+      for (const p of PROVIDERS) if (this.pending[p] > 0) inc[`${p}_hits`] = this.pending[p];
+      if (Object.keys(inc).length === 0) return;
+      for (const p of PROVIDERS) this.pending[p] = 0;
+      this.flushing = inc; // still counted by the stats action while the write is on its way
+      try {
+        await this.incrementDoc(this.adapter, STATS_ID, inc);
+      } catch (err: any) {
+        // Kept for the next flush rather than lost.
+        for (const p of PROVIDERS) this.pending[p] += inc[`${p}_hits`] ?? 0;
+        this.logger.warn("search stats flush failed", { error: err?.message });
+      } finally {
+        this.flushing = {};
+      }
+    },
+  },
+  created(this: any) {
+    this.pending = { store: 0, directory: 0, vidsite: 0 };
+    this.flushing = {};
+    this.inflight = new Map();
+  },
+  started(this: any) {
+    this.flushTimer = setInterval(() => this.flushStats(), config.searchStatsFlushMs);
+    this.flushTimer.unref();
+  },
+  async stopped(this: any) {
+    clearInterval(this.flushTimer);
+    await this.flushStats();
+  },
+};
+
+export default SearchService;

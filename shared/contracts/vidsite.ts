@@ -1,0 +1,30 @@
+/**
+ * Video channels as podcasts (services/vidsite.service.ts): a subscribed channel is a podcast record
+ * whose feed URL is the channel's address on the video site; feeds fetches such a "feed" through
+ * vidsite.channel_feed, and every list marks its podcasts and episodes is_vidsite.
+ */
+import { config } from "../config";
+
+/** Channel ids (UC...) and handles (@name); anything else never reaches the extraction tool. */
+export const CHANNEL_ID = /^@?[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
+
+function channelPrefix(): string {
+  return `${config.vidsiteUrl.replace(/\/$/, "")}/`;
+}
+
+/** The channel's address on the video site: its feed URL as a podcast. */
+export function vidsiteChannelUrl(id: string): string {
+  return id.startsWith("@") ? `${channelPrefix()}${id}` : `${channelPrefix()}channel/${id}`;
+}
+
+/** The channel id of a video channel feed URL, or null for any other feed. */
+export function vidsiteChannelId(feedUrl: string): string | null {
+  if (!feedUrl.startsWith(channelPrefix())) return null;
+  const rest = feedUrl.slice(channelPrefix().length).replace(/\/(videos)?$/, "");
+  const id = rest.startsWith("channel/") ? rest.slice("channel/".length) : rest;
+  return CHANNEL_ID.test(id) && (id.startsWith("@") || rest.startsWith("channel/")) ? id : null;
+}
+
+export function isVidsiteFeed(feedUrl: string | null | undefined): boolean {
+  return !!feedUrl && vidsiteChannelId(feedUrl) !== null;
+}
