@@ -299,8 +299,9 @@ describe("listening", () => {
       for (const [name, read] of reads) calls[name] = await countCalls(lib, read); // one at a time: the counter is broker-wide
       return calls;
     };
-    // One item first: an empty list skips the queue call.
+    // One item first: an empty list skips the queue and downloads calls.
     await lib.post("/api/data/save_episode", "alice", { episode_id: lib.ids["Own 29"], user_id: uid("alice"), is_vidsite: false });
+    await lib.post("/api/data/record_podcast_history", "alice", { episode_id: lib.ids["Own 29"], user_id: uid("alice"), episode_pos: 60, is_vidsite: false });
     const before = await count();
     const own = Array.from({ length: 20 }, (_, n) => lib.ids[`Own ${String(n).padStart(2, "0")}`]);
     await lib.post("/api/data/bulk_save_episodes", "alice", { episode_ids: own, user_id: uid("alice") });
