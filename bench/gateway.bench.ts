@@ -1,13 +1,13 @@
 /**
- * Gateway benchmark (issue 13): an authenticated read, GET /api/data/get_theme/{id} with an Api-Key,
- * under autocannon (32 connections) against
+ * Gateway benchmark (issue 13): two authenticated reads with an Api-Key, GET /api/data/get_theme/{id}
+ * and GET /api/data/get_queued_episodes with 200 queued episodes, under autocannon (32 connections) against
  *   (a) a bare node:http handler doing the same work: sha256 of the key, a cache of key lookups, the
- *       ownership check and one NeDB read;
+ *       ownership check and the NeDB reads (the user; the queue and the 200 episodes it names);
  *   (b) the embedded server (every service in one process, as `npm start`);
- *   (c) over NATS: the gateway and the accounts group in separate processes;
+ *   (c) over NATS: the gateway, the accounts, library and feeds groups in separate processes;
  *   (d) two gateway processes behind the same NATS (two autocannon runs at once, 16 connections each).
  * Every server runs in its own process; autocannon runs in this one. Prints requests/s, p99 and the
- * ratios b/a, c/b, d/c. Not a test: it asserts nothing.
+ * ratios b/a, c/b, d/c per read. Not a test: it asserts nothing.
  *
  *   npm run build && node dist/bench/gateway.bench.js [seconds] [--profile]
  * --profile runs (b) and (c)'s gateway under --cpu-prof and prints where their CPU time went, by package.
@@ -19,6 +19,7 @@ import http from "http";
 import net from "net";
 import os from "os";
 import path from "path";
+import { serviceGroups } from "../shared/service-groups";
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const autocannon = require("autocannon"); // ships no types
@@ -26,6 +27,10 @@ const autocannon = require("autocannon"); // ships no types
 const ROOT = path.resolve(__dirname, "..", "..");
 const RUNNER = path.join(ROOT, "node_modules", "moleculer", "bin", "moleculer-runner.js");
 const CONNECTIONS = 32;
+const QUEUED = 200;
+const READS = { theme: "/api/data/get_theme/1", queue: "/api/data/get_queued_episodes?user_id=1" };
+type Read = keyof typeof READS;
+const group = (name: string) => serviceGroups.find((g) => g.name === name)!.services.join(",");
 
 interface Result { rps: number; p99: number; errors: number; non2xx: number }
 
@@ -66,11 +71,51 @@ async function waitOk(url: string, accept: (status: number) => boolean = (status
   throw new Error(`${url} did not answer`);
 }
 
+/** /api/health answers before every node has joined: wait until it lists the services the bench calls. */
+async function waitReady(base: string) {
+  const needed = ["users", "auth", "podcasts", "episodes", "queue", "feeds"];
+  await waitOk(`${base}/api/health`, (status) => status === 200);
+  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+    const { services } = (await (await fetch(`${base}/api/health`)).json()) as { services: string[] };
+    if (needed.every((s) => services.includes(s))) return;
+  }
+  throw new Error(`${base}: services missing`);
+}
+
 /** The first admin and a key for it, through the API. */
 async function login(base: string): Promise<string> {
   await fetch(`${base}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "bench", password: "bench password", email: "b@example.org", fullname: "B" }) });
   const res = await fetch(`${base}/api/data/get_key`, { headers: { Authorization: "Basic " + Buffer.from("bench:bench password").toString("base64") } });
   return ((await res.json()) as { retrieved_key: string }).retrieved_key;
+}
+
+/** A loopback feed of QUEUED episodes, served by this process. */
+function feedServer(port: number) {
+  const items = Array.from({ length: QUEUED }, (_, i) =>
+    `<item><title>Episode ${i + 1}</title><guid>ep-${i + 1}</guid><description>Episode ${i + 1} of the bench feed</description>` +
+    `<pubDate>${new Date(Date.UTC(2024, 0, 1) + i * 86_400_000).toUTCString()}</pubDate><itunes:duration>1800</itunes:duration>` +
+    `<enclosure url="http://127.0.0.1:${port}/ep-${i + 1}.mp3" length="1000" type="audio/mpeg"/></item>`).join("");
+  const rss = `<?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Bench</title><link>http://127.0.0.1/</link><description>Bench feed</description>${items}</channel></rss>`;
+  return http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/rss+xml" }).end(rss)).listen(port, "127.0.0.1");
+}
+
+/** Subscribes user 1 to the bench feed and queues its QUEUED episodes, through the API. */
+async function seedQueue(base: string, key: string, feedUrl: string) {
+  const call = (method: string, p: string, body?: unknown) =>
+    fetch(`${base}${p}`, { method, headers: { "Api-Key": key, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => {
+      if (r.status !== 200) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
+      return r.json() as Promise<any>;
+    });
+  const { podcast_id } = await call("POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: feedUrl, user_id: 1 } });
+  // The import may finish after add_podcast answers: wait for every episode.
+  let episodes: { episodeid: number }[] = [];
+  for (const end = Date.now() + 60_000; episodes.length < QUEUED && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+    episodes = (await call("GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${podcast_id}`)).episodes;
+  }
+  for (const e of episodes) await call("POST", "/api/data/queue_pod", { user_id: 1, episode_id: e.episodeid });
+  const queued = (await call("GET", READS.queue)).data;
+  if (queued.length !== QUEUED) throw new Error(`queue holds ${queued.length} episodes, not ${QUEUED}`);
+  return queued;
 }
 
 function cannon(url: string, key: string, seconds: number, connections = CONNECTIONS): Promise<Result> {
@@ -87,16 +132,34 @@ async function measure(urls: string[], key: string, seconds: number): Promise<Re
   return { rps: rs.reduce((s, r) => s + r.rps, 0), p99: Math.max(...rs.map((r) => r.p99)), errors: rs.reduce((s, r) => s + r.errors, 0), non2xx: rs.reduce((s, r) => s + r.non2xx, 0) };
 }
 
-/** (a): the same work with nothing but node:http and NeDB, in its own process (this file with --bare). */
-function bareServer(port: number, key: string) {
+/**
+ * (a): the same work with nothing but node:http and NeDB, in its own process (this file with --bare).
+ * queueFile holds the queue that (b) answered: its episodes become the store's documents, so that both
+ * send the same bodies.
+ */
+function bareServer(port: number, key: string, queueFile: string) {
   // eslint-disable-next-line @typescript-eslint/no-var-requires
   const Datastore = require("@seald-io/nedb");
-  const users = new Datastore({ inMemoryOnly: true });
+  const [users, queues, episodes] = [new Datastore({ inMemoryOnly: true }), new Datastore({ inMemoryOnly: true }), new Datastore({ inMemoryOnly: true })];
   const keys = new Map([[crypto.createHash("sha256").update(key).digest("hex"), { id: 1, isAdmin: true }]]);
   const cache = new Map<string, { user: any; until: number }>();
+  const queued: any[] = JSON.parse(fs.readFileSync(queueFile, "utf8"));
+  episodes.insert(queued.map(({ queueposition: _p, queuedate: _d, queued: _q, downloaded: _dl, ...e }) => ({ ...e, _id: e.episodeid, user_id: 1 })));
+  queues.insert({ _id: 1, items: queued.map((e) => ({ episode_id: e.episodeid, queued_at: e.queuedate })) });
+  /** The queue document, then its episodes in one $in read, joined in queue order. */
+  const queueOf = (userId: number, send: (status: number, body: unknown) => void) =>
+    queues.findOne({ _id: userId }, (err: any, doc: any) => {
+      if (err || !doc) return send(200, { data: [] });
+      episodes.find({ _id: { $in: doc.items.map((i: any) => i.episode_id) } }, (err2: any, docs: any[]) => {
+        if (err2) return send(500, { error: "internal" });
+        const byId = new Map(docs.map(({ _id, user_id: _u, ...e }) => [_id, e]));
+        send(200, { data: doc.items.map((i: any, n: number) => ({ ...byId.get(i.episode_id), queueposition: n + 1, queuedate: i.queued_at, queued: true, downloaded: false })) });
+      });
+    });
   users.insert({ _id: 1, username: "bench", settings: { theme: "dark" } }, () => {
     http.createServer((req, res) => {
-      const m = /^\/api\/data\/get_theme\/(\d+)$/.exec(req.url || "");
+      const url = new URL(req.url || "/", "http://x");
+      const m = /^\/api\/data\/get_theme\/(\d+)$/.exec(url.pathname);
       const hash = crypto.createHash("sha256").update(String(req.headers["api-key"] || "")).digest("hex");
       let hit = cache.get(hash);
       if (!hit || hit.until < Date.now()) cache.set(hash, (hit = { user: keys.get(hash) ?? null, until: Date.now() + 60_000 }));
@@ -104,10 +167,12 @@ function bareServer(port: number, key: string) {
         res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
         res.end(JSON.stringify(body));
       };
-      if (!m) return send(404, { error: "not_found" });
+      const isQueue = url.pathname === "/api/data/get_queued_episodes";
+      if (!m && !isQueue) return send(404, { error: "not_found" });
       if (!hit.user) return send(401, { error: "unauthorized" });
-      const id = Number(m[1]);
+      const id = Number(isQueue ? url.searchParams.get("user_id") : m![1]);
       if (id !== hit.user.id && !hit.user.isAdmin) return send(403, { error: "forbidden" });
+      if (isQueue) return queueOf(id, send);
       users.findOne({ _id: id }, (err: any, doc: any) => (err || !doc ? send(404, { error: "not_found" }) : send(200, { theme: doc.settings.theme })));
     }).listen(port, "127.0.0.1");
   });
@@ -133,60 +198,80 @@ function profileSummary(dir: string): string {
   return [...self.entries()].sort((x, y) => y[1] - x[1]).slice(0, 12).map(([k, v]) => `    ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`).join("\n");
 }
 
-const fmt = (r: Result) => `${Math.round(r.rps).toString().padStart(6)} req/s  p99 ${String(r.p99).padStart(4)} ms${r.errors || r.non2xx ? `  (${r.errors} errors, ${r.non2xx} non-2xx)` : ""}`;
+const fmt = (r: Result) => `${Math.round(r.rps).toString().padStart(6)} req/s  p99 ${String(r.p99).padStart(4)} ms${r.errors || r.non2xx ? ` (${r.errors} err, ${r.non2xx} non-2xx)` : ""}`;
 
 async function main() {
   const seconds = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10);
   const profile = process.argv.includes("--profile");
   const natsBin = ["/usr/sbin/nats-server", "/usr/bin/nats-server", process.env.NATS_SERVER_BIN].find((p) => p && fs.existsSync(p));
-  const results: Record<string, Result> = {};
+  const results: Record<string, Partial<Record<Read, Result>>> = { a: {}, b: {}, c: {}, d: {} };
   const profiles: string[] = [];
   const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
-  console.log(`GET /api/data/get_theme/1 with an Api-Key, autocannon ${CONNECTIONS} connections, ${seconds} s per run, ${os.cpus().length} cores\n`);
+  const feedPort = await freePort();
+  const feed = feedServer(feedPort);
+  const feedUrl = `http://127.0.0.1:${feedPort}/feed.xml`;
+  // The bench feed is on loopback.
+  const allow = { OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32", REFRESH_INTERVAL: "0" };
+  /** Both reads against the gateways at `bases`, one after the other. */
+  const measureReads = async (bases: string[], key: string, into: Partial<Record<Read, Result>>) => {
+    for (const read of Object.keys(READS) as Read[]) into[read] = await measure(bases.map((b) => `${b}${READS[read]}`), key, seconds);
+  };
+  console.log(`With an Api-Key: GET ${READS.theme} and GET ${READS.queue} (${QUEUED} queued), autocannon ${CONNECTIONS} connections, ${seconds} s per run, ${os.cpus().length} cores\n`);
 
-  // (b) embedded, first: it also makes the key that (a) accepts.
+  // (b) embedded, first: it also makes the key and the queue that (a) serves.
   const profDir = temp();
   const bPort = await freePort();
-  const b = server({ PORT: String(bPort), DATA_DIR: temp(), TRANSPORTER: "", ...(profile ? { CPU_PROF_DIR: profDir } : {}) });
+  const b = server({ ...allow, PORT: String(bPort), DATA_DIR: temp(), TRANSPORTER: "", ...(profile ? { CPU_PROF_DIR: profDir } : {}) });
   const bUrl = `http://127.0.0.1:${bPort}`;
-  await waitOk(`${bUrl}/api/health`);
+  await waitReady(bUrl);
   const key = await login(bUrl);
-  results.b = await measure([`${bUrl}/api/data/get_theme/1`], key, seconds);
+  const queueFile = path.join(temp(), "queue.json");
+  fs.writeFileSync(queueFile, JSON.stringify(await seedQueue(bUrl, key, feedUrl)));
+  await measureReads([bUrl], key, results.b);
   await stop(b);
   if (profile) profiles.push(`(b) embedded:\n${profileSummary(profDir)}`);
 
   const aPort = await freePort();
-  const a = node([__filename, "--bare", String(aPort), key], {});
+  const a = node([__filename, "--bare", String(aPort), key, queueFile], {});
   await waitOk(`http://127.0.0.1:${aPort}/`, (status) => status > 0); // listening
-  results.a = await measure([`http://127.0.0.1:${aPort}/api/data/get_theme/1`], key, seconds);
+  await measureReads([`http://127.0.0.1:${aPort}`], key, results.a);
   await stop(a);
 
   if (natsBin) {
     const natsPort = await freePort();
     procs.push(spawn(natsBin, ["-a", "127.0.0.1", "-p", String(natsPort)], { stdio: "ignore" }));
-    const env = { TRANSPORTER: `nats://127.0.0.1:${natsPort}`, DATA_DIR: temp(), NAMESPACE: "bench" };
-    const [g1, g2] = [await freePort(), await freePort()];
+    const env = { ...allow, TRANSPORTER: `nats://127.0.0.1:${natsPort}`, DATA_DIR: temp(), NAMESPACE: "bench" };
+    const [g1, g2] = [await freePort(), await freePort()].map((p) => `http://127.0.0.1:${p}`);
     const cProfDir = temp();
-    const gw1 = server({ ...env, PORT: String(g1), NODE_ID: "gw-1", ...(profile ? { CPU_PROF_DIR: cProfDir } : {}) }, "api");
-    server({ ...env, NODE_ID: "accounts" }, "users,auth,oidc,notifications");
-    await waitOk(`http://127.0.0.1:${g1}/api/health`);
-    const natsKey = await login(`http://127.0.0.1:${g1}`);
-    results.c = await measure([`http://127.0.0.1:${g1}/api/data/get_theme/1`], natsKey, seconds);
+    const gw1 = server({ ...env, PORT: new URL(g1).port, NODE_ID: "gw-1", ...(profile ? { CPU_PROF_DIR: cProfDir } : {}) }, "api");
+    // add_podcast needs feeds.fetch_feed; the downloads group is there for an import run as a job.
+    for (const name of ["accounts", "library", "feeds", "downloads"]) server({ ...env, NODE_ID: name }, group(name));
+    await waitReady(g1);
+    const natsKey = await login(g1);
+    await seedQueue(g1, natsKey, feedUrl);
+    await measureReads([g1], natsKey, results.c);
     if (profile) {
       await stop(gw1); // writes its profile; a fresh gw-1 joins for (d)
       profiles.push(`(c)'s gateway:\n${profileSummary(cProfDir)}`);
-      server({ ...env, PORT: String(g1), NODE_ID: "gw-1b" }, "api");
+      server({ ...env, PORT: new URL(g1).port, NODE_ID: "gw-1b" }, "api");
     }
-    server({ ...env, PORT: String(g2), NODE_ID: "gw-2" }, "api");
-    for (const p of [g1, g2]) await waitOk(`http://127.0.0.1:${p}/api/health`);
-    results.d = await measure([g1, g2].map((p) => `http://127.0.0.1:${p}/api/data/get_theme/1`), natsKey, seconds);
+    server({ ...env, PORT: new URL(g2).port, NODE_ID: "gw-2" }, "api");
+    for (const g of [g1, g2]) await waitReady(g);
+    await measureReads([g1, g2], natsKey, results.d);
   } else {
     console.log("No nats-server binary: (c) and (d) are skipped.");
   }
+  feed.close();
 
   const names: Record<string, string> = { a: "(a) bare node:http", b: "(b) embedded", c: "(c) over NATS", d: "(d) 2 gateways, NATS" };
-  for (const k of ["a", "b", "c", "d"]) if (results[k]) console.log(`${names[k].padEnd(22)} ${fmt(results[k])}`);
-  const ratio = (x: string, y: string, goal: string) => results[x] && results[y] && console.log(`${x}/${y} = ${(results[x].rps / results[y].rps).toFixed(2)}  (goal ${goal})`);
+  const cell = (r?: Result) => (r ? fmt(r) : "").padEnd(36);
+  console.log(`${"".padEnd(22)} ${"get_theme".padEnd(36)} get_queued_episodes (${QUEUED})`);
+  for (const k of ["a", "b", "c", "d"]) if (results[k].theme) console.log(`${names[k].padEnd(22)} ${cell(results[k].theme)} ${cell(results[k].queue)}`);
+  const ratio = (x: string, y: string, goal: string) => {
+    if (!results[x].theme || !results[y].theme) return;
+    const r = (read: Read) => (results[x][read]!.rps / results[y][read]!.rps).toFixed(2);
+    console.log(`${`${x}/${y}`.padEnd(22)} ${r("theme").padEnd(36)} ${r("queue").padEnd(36)} (goal ${goal})`);
+  };
   console.log("");
   ratio("b", "a", ">= 0.70");
   ratio("c", "b", ">= 0.50");
@@ -195,7 +280,7 @@ async function main() {
 }
 
 if (process.argv[2] === "--bare") {
-  bareServer(Number(process.argv[3]), process.argv[4]);
+  bareServer(Number(process.argv[3]), process.argv[4], process.argv[5]);
 } else {
   main()
     .catch((err) => {

@@ -213,10 +213,35 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/download_status": { action: "downloads.download_status", auth: "key" },
   "GET /api/data/download_status/{user_id}": { action: "downloads.user_download_status", auth: "key" },
   "POST /api/data/enable_disable_downloads": { action: "downloads.enable_disable_downloads", auth: "admin" },
-  "GET /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "key", keyIn: "query" },
-  "HEAD /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "key", keyIn: "query" },
+  "GET /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "rss", keyIn: "query" },
+  "HEAD /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "rss", keyIn: "query" },
   "GET /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
   "HEAD /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
+
+  // Library extras: OPML import (a durable job) and export
+  "POST /api/data/import_opml": { action: "opml.import_opml", auth: "key" },
+  "GET /api/data/import_progress/{user_id}": { action: "opml.import_progress", auth: "key" },
+  "POST /api/data/backup_user": { action: "opml.backup_user", auth: "key" },
+  // The user's RSS feed (auth rss: RSS-only keys too, in api_key; its enclosures are the stream route above)
+  "GET /api/data/get_rss_key": { action: "auth.get_rss_key", auth: "key" },
+  "GET /api/feed/{user_id}": { action: "rss.user_feed", auth: "rss", keyIn: "query" },
+  // Podcasting 2.0 data (chapters and transcripts fetched, read and cached)
+  "GET /api/data/fetch_podcasting_2_data": { action: "p20.fetch_podcasting_2_data", auth: "key" },
+  "GET /api/data/fetch_podcasting_2_pod_data": { action: "p20.fetch_podcasting_2_pod_data", auth: "key" },
+  "POST /api/data/fetch_transcript": { action: "p20.fetch_transcript", auth: "key" },
+  // Image proxy (no key; every hop under the outbound URL policy)
+  "GET /api/proxy/image": { action: "proxy.image", auth: "none" },
+  // Local podcasts (folders under LOCAL_MEDIA_DIR)
+  "GET /api/data/list_local_directories": { action: "local.list_local_directories", auth: "admin" },
+  // Merged podcasts (per user)
+  "POST /api/data/{podcast_id}/merge": { action: "podcasts.merge_podcasts", auth: "key" },
+  "GET /api/data/{podcast_id}/merged": { action: "podcasts.get_merged_podcasts", auth: "key" },
+  "POST /api/data/{podcast_id}/unmerge/{target_podcast_id}": { action: "podcasts.unmerge_podcast", auth: "key" },
+  // Shared episode links (episode_by_url needs no key)
+  "POST /api/data/share_episode/{episode_id}": { action: "sharing.share_episode", auth: "key" },
+  "GET /api/data/episode_by_url/{url_key}": { action: "sharing.episode_by_url", auth: "none" },
+  "DELETE /api/data/delete_shared_link": { action: "sharing.delete_shared_link", auth: "key" },
+
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

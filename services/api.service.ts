@@ -170,7 +170,10 @@ const ApiService: ServiceSchema = {
       }
       if (level === "none" || level === "basic") return null;
       if (!key && level === "optional") return null;
-      return this.userForKey(ctx, key, level);
+      const user = await this.userForKey(ctx, key, level);
+      // The user's RSS feed hands its own key on to the players it serves (enclosure URLs); never logged.
+      if (level === "rss") ctx.meta.feedKey = key;
+      return user;
     },
     /** The caller of a key at a route's level: 401 missing or unknown, 403 an rssonly key elsewhere or not an admin. */
     async userForKey(this: any, ctx: Pick<Context, "call">, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser> {

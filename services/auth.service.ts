@@ -13,13 +13,13 @@ import { generateApiKey, hashApiKey } from "../shared/secrets";
 import type { AuthUser, GatewayMeta } from "../shared/types";
 import type { UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
 
-/** A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key. */
+/** A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key; "rss" keys from get_rss_key. */
 export interface ApiKeyDoc {
   _id: number;
   user_id: number;
   key_hash: string;
   last4: string;
-  kind: "login" | "user";
+  kind: "login" | "user" | "rss";
   rssonly: boolean;
   podcast_ids: number[] | null;
   created_at: Date;
@@ -210,6 +210,14 @@ const AuthService: ServiceSchema = {
         return { key };
       },
     },
+    /** GET /api/data/get_rss_key: a new RSS-only key for the user's feed (keys are stored as hashes, so an old one cannot be shown again). */
+    get_rss_key: {
+      params: { user_id: userIdParam },
+      async handler(this: any, ctx: Context<{ user_id: number }>) {
+        const { key } = await this.issueKey(ctx.params.user_id, "rss", true, null);
+        return { rss_key: key };
+      },
+    },
     /** The gateway's one lookup per request: key hash -> ctx.meta.user, or null. Cached by hash. */
     resolve_key: {
       visibility: "public",
@@ -258,7 +266,7 @@ const AuthService: ServiceSchema = {
         created_at: new Date(),
       };
       await this.adapter.insert(doc);
-      if (kind === "login") await this.retireOldLoginKeys(userId);
+      if (kind !== "user") await this.retireOldKeys(userId, kind);
       return { key, doc };
     },
     async createMfaSession(this: any, userId: number, username: string): Promise<string> {
@@ -276,9 +284,10 @@ const AuthService: ServiceSchema = {
       await this.stores.mfa_sessions.insert(doc);
       return token;
     },
-    async retireOldLoginKeys(this: any, userId: number) {
-      const logins: ApiKeyDoc[] = await this.adapter.find({ query: { user_id: userId, kind: "login" }, sort: ["-_id"] });
-      const old = logins.slice(config.maxLoginKeys);
+    /** Login keys beyond MAX_LOGIN_KEYS and RSS keys beyond MAX_RSS_KEYS, oldest first, are retired. */
+    async retireOldKeys(this: any, userId: number, kind: "login" | "rss") {
+      const keys: ApiKeyDoc[] = await this.adapter.find({ query: { user_id: userId, kind }, sort: ["-_id"] });
+      const old = keys.slice(kind === "login" ? config.maxLoginKeys : config.maxRssKeys);
       if (!old.length) return;
       await this.adapter.removeMany({ _id: { $in: old.map((d) => d._id) } });
       await this.forgetKeys(old.map((d) => d.key_hash));

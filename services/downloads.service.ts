@@ -6,6 +6,8 @@
  * them and reports a finished file with record_download. A file is shared by every user who
  * downloaded the episode, so deleting one user's download removes the file only when nobody else
  * keeps it. Media answers stream the downloaded file, else proxy the enclosure, with HTTP Range.
+ * `download_deletions` remembers for DELETION_DAYS when a user deleted a download, so that a sync can
+ * report it to a gPodder server (a `delete` episode action) and weigh it against the server's actions.
  */
 import fs from "fs";
 import path from "path";
@@ -19,7 +21,8 @@ import type { AuthUser } from "../shared/types";
 import type { UserEvent } from "../shared/contracts/users";
 import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
 import type {
-  DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, RecordDownloadParams, StoredFile,
+  ApplyDownloadActionsResult, DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction,
+  RecordDownloadParams, StoredFile, SyncDownloadAction,
 } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 
@@ -28,6 +31,14 @@ interface DownloadDoc extends RecordDownloadParams {
   /** "<user_id>:<episode_id>": one download per user and episode, written with one upsert. */
   _id: string;
   downloaded_at: Date;
+}
+
+/** A user deleted a downloaded episode (kept DELETION_DAYS for sync). */
+interface DeletionDoc {
+  user_id: number;
+  episode_id: number;
+  podcast_id: number;
+  deleted_at: Date;
 }
 
 /** ctx.meta the gateway adds for media routes. */
@@ -52,6 +63,7 @@ const listQuery = {
 };
 const DOWNLOAD_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST];
 const SETTINGS_ID = "server";
+const DELETION_DAYS = 30;
 
 const keyOf = (user_id: number, episode_id: number) => `${user_id}:${episode_id}`;
 
@@ -73,7 +85,10 @@ function attachment(name: string): string {
 
 const DownloadsService: ServiceSchema = {
   name: "downloads",
-  mixins: [DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [{ name: "download_settings" }])],
+  mixins: [DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
+    { name: "download_settings" },
+    { name: "download_deletions", indexes: [{ fields: { user_id: 1 } }, { fields: { deleted_at: 1 }, expireAfterSeconds: DELETION_DAYS * 86_400 }] },
+  ])],
   actions: {
     /** POST /api/data/download_podcast: one episode, as a background task. */
     download_podcast: {
@@ -233,7 +248,10 @@ const DownloadsService: ServiceSchema = {
     /** A worker finished a file: the user's download, written once however often a job is retried. */
     record_download: {
       visibility: "public",
-      params: { user_id: id, episode_id: id, podcast_id: id, file: { type: "string", max: 4000 }, size: { type: "number", min: 0 }, content_type: { type: "string", max: 200 } },
+      params: {
+        user_id: id, episode_id: id, podcast_id: id, file: { type: "string", max: 4000 }, size: { type: "number", min: 0 }, content_type: { type: "string", max: 200 },
+        from_sync: { type: "boolean", optional: true },
+      },
       async handler(this: any, ctx: Context<RecordDownloadParams>) {
         const _id = keyOf(ctx.params.user_id, ctx.params.episode_id);
         const fields = { ...ctx.params, downloaded_at: new Date() };
@@ -249,6 +267,57 @@ const DownloadsService: ServiceSchema = {
       async handler(this: any, ctx: Context<{ episode_id: number }>): Promise<StoredFile | null> {
         const doc: DownloadDoc | null = await this.adapter.findOne({ episode_id: ctx.params.episode_id });
         return doc && fs.existsSync(path.join(config.downloadDir, doc.file)) ? { file: doc.file, size: doc.size, content_type: doc.content_type } : null;
+      },
+    },
+    /** The user's downloads and deletions after `since` (all kept ones without it): what a sync uploads. Downloads a sync asked for are not reported back. */
+    sync_actions: {
+      visibility: "public",
+      params: { user_id: id, since: { type: "date", convert: true, optional: true } },
+      async handler(this: any, ctx: Context<{ user_id: number; since?: Date }>): Promise<LocalDownloadAction[]> {
+        const { user_id, since } = ctx.params;
+        const downloads: DownloadDoc[] = await this.adapter.find({ query: { user_id, from_sync: { $ne: true }, ...(since ? { downloaded_at: { $gt: since } } : {}) } });
+        const deletions: DeletionDoc[] = await this.stores.download_deletions.find({ query: { user_id, ...(since ? { deleted_at: { $gt: since } } : {}) } });
+        return [
+          ...downloads.map((d) => ({ episode_id: d.episode_id, podcast_id: d.podcast_id, action: "download" as const, at: new Date(d.downloaded_at).toISOString() })),
+          ...deletions.map((d) => ({ episode_id: d.episode_id, podcast_id: d.podcast_id, action: "delete" as const, at: new Date(d.deleted_at).toISOString() })),
+        ];
+      },
+    },
+    /**
+     * Download and delete actions from a sync server (episodes of the user's podcasts): per episode the
+     * newest action counts, and only when it is newer than what happened here. A delete removes the
+     * downloaded file (never listening history); a download queues a job when downloads are enabled.
+     */
+    apply_sync_actions: {
+      visibility: "public",
+      params: { user_id: id, actions: { type: "array", items: "object", max: 100_000 } },
+      async handler(this: any, ctx: Context<{ user_id: number; actions: SyncDownloadAction[] }>): Promise<ApplyDownloadActionsResult> {
+        const { user_id } = ctx.params;
+        const newest = new Map<number, SyncDownloadAction>();
+        for (const a of ctx.params.actions) if (!(newest.get(a.episode_id)?.at! >= a.at)) newest.set(a.episode_id, a);
+        if (!newest.size) return { queued: 0, deleted: 0 };
+        const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: [...newest.keys()].map((e) => keyOf(user_id, e)) } } });
+        const have = new Map(docs.map((d) => [d.episode_id, d]));
+        let deleted = 0;
+        for (const a of newest.values()) {
+          const d = have.get(a.episode_id);
+          // The deletion keeps the server's time, so that the next sync does not report it back as this server's.
+          if (a.action === "delete" && d && new Date(d.downloaded_at) < new Date(a.at)) deleted += await this.removeDownloads(user_id, [a.episode_id], new Date(a.at));
+        }
+        const wanted = [...newest.values()].filter((a) => a.action === "download" && !have.has(a.episode_id));
+        if (!wanted.length || !(await this.enabled())) return { queued: 0, deleted };
+        const gone: DeletionDoc[] = await this.stores.download_deletions.find({ query: { user_id, episode_id: { $in: wanted.map((a) => a.episode_id) } } });
+        const deletedAt = new Map<number, string>();
+        for (const g of gone) {
+          const at = new Date(g.deleted_at).toISOString();
+          if (!(deletedAt.get(g.episode_id)! >= at)) deletedAt.set(g.episode_id, at);
+        }
+        const todo = wanted.filter((a) => !(deletedAt.get(a.episode_id)! >= a.at)).map((a) => a.episode_id);
+        if (!todo.length) return { queued: 0, deleted };
+        const items: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id, episode_ids: todo });
+        if (!items.length) return { queued: 0, deleted };
+        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: items.map((i) => this.episodeJob(user_id, i, "user", true)) });
+        return { queued: res.created.length, deleted };
       },
     },
     /** Which of these episodes the user has downloaded (the downloaded flag of other services' lists). */
@@ -287,6 +356,7 @@ const DownloadsService: ServiceSchema = {
       params: { user_id: "number" },
       async handler(this: any, ctx: Context<UserEvent>) {
         await this.removeWhere(ctx.params.user_id, {});
+        await this.stores.download_deletions.removeMany({ user_id: ctx.params.user_id });
       },
     },
   },
@@ -302,11 +372,11 @@ const DownloadsService: ServiceSchema = {
     itemsFor(this: any, ctx: Context<any, MediaMeta>, user_id: number, episode_ids: number[]): Promise<EpisodeMediaItem[]> {
       return ctx.call("episodes.episode_items", { user_id, episode_ids, include_unsubscribed: !!ctx.meta.user?.isAdmin });
     },
-    /** A download job of one episode; rights: the requester's (auto-download: a user's). */
-    episodeJob(user_id: number, i: EpisodeMediaItem, rights: Rights): CreateTaskParams {
+    /** A download job of one episode; rights: the requester's (auto-download and sync: a user's). */
+    episodeJob(user_id: number, i: EpisodeMediaItem, rights: Rights, fromSync = false): CreateTaskParams {
       return {
         task_type: JOB_DOWNLOAD_EPISODE, user_id, item_id: i.episodeid, episode_title: i.episodetitle, podcast_name: i.podcastname,
-        payload: { episode_id: i.episodeid, rights } satisfies DownloadEpisodePayload, dedupe_key: `episode:${user_id}:${i.episodeid}`,
+        payload: { episode_id: i.episodeid, rights, ...(fromSync ? { from_sync: true } : {}) } satisfies DownloadEpisodePayload, dedupe_key: `episode:${user_id}:${i.episodeid}`,
       };
     },
     async downloadedIds(this: any, user_id: number, episode_ids: number[]): Promise<Set<number>> {
@@ -333,11 +403,12 @@ const DownloadsService: ServiceSchema = {
       const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id, ...where } });
       await this.removeDownloads(user_id, docs.map((d) => d.episode_id));
     },
-    /** Removes a user's downloads of these episodes; a file goes when no other user keeps it. Returns how many went. */
-    async removeDownloads(this: any, user_id: number, episode_ids: number[]): Promise<number> {
+    /** Removes a user's downloads of these episodes (remembered at `at`); a file goes when no other user keeps it. Returns how many went. */
+    async removeDownloads(this: any, user_id: number, episode_ids: number[], at = new Date()): Promise<number> {
       const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: episode_ids.map((e) => keyOf(user_id, e)) } } });
       if (!docs.length) return 0;
       await this.adapter.removeMany({ _id: { $in: docs.map((d) => d._id) } });
+      await this.stores.download_deletions.insertMany(docs.map((d): DeletionDoc => ({ user_id, episode_id: d.episode_id, podcast_id: d.podcast_id, deleted_at: at })));
       const kept: DownloadDoc[] = await this.adapter.find({ query: { episode_id: { $in: docs.map((d) => d.episode_id) } } });
       const inUse = new Set(kept.map((d) => d.file));
       for (const d of docs) {
@@ -353,7 +424,9 @@ const DownloadsService: ServiceSchema = {
      */
     async serveMedia(this: any, ctx: Context<any, MediaMeta>, user_id: number, episode_id: number, asAttachment: boolean) {
       const [item]: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, [episode_id]);
-      if (!item) throw new NotFoundError("Episode not found in your podcasts");
+      // An RSS-only key (the user feed's enclosures) plays only the podcasts it is limited to.
+      const limited = ctx.meta.user?.podcastIds;
+      if (!item || (ctx.meta.user?.rssOnly && limited && !limited.includes(item.podcastid))) throw new NotFoundError("Episode not found in your podcasts");
       const stored: StoredFile | null = await this.actions.stored_file({ episode_id }, { parentCtx: ctx });
       const head = ctx.meta.method === "HEAD";
       const headers: Record<string, string | number> = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };

@@ -19,6 +19,7 @@ import { catalogActions } from "./episodes.parts/catalog";
 import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
+import { extrasActions } from "./episodes.parts/extras.actions";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
 import { syncActions } from "./episodes.parts/sync.actions";
 
@@ -33,7 +34,7 @@ const EpisodesService: ServiceSchema = {
       ],
     ),
   ],
-  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions },
+  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions },
   events: {
     /** A user left a podcast: their saves, history and other states of its episodes go with it. */
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {

@@ -26,7 +26,8 @@ import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import type { SyncResult } from "../shared/contracts/episodes";
 import type { FetchedFeed, RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import type { RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
-import { CreateTasksResult, JOB_REFRESH_PODS, TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
+import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contracts/tasks";
+import { TaskWaitMixin } from "../shared/task-wait.mixin";
 
 interface LeaseDoc {
   _id: string;
@@ -52,6 +53,7 @@ function feedError(err: unknown): Error {
 const FeedsService: ServiceSchema = {
   name: "feeds",
   mixins: [
+    TaskWaitMixin,
     DbMixin({ name: "feed_leases" }, [{ name: "feed_fetches", indexes: [{ fields: { at: 1 }, expireAfterSeconds: FETCH_WINDOW_SECONDS }] }]),
   ],
   actions: {
@@ -157,30 +159,7 @@ const FeedsService: ServiceSchema = {
       },
     },
   },
-  events: {
-    /** Finished tasks wake the refresh_pods requests waiting for them on this node. */
-    [TASK_CHANGED](this: any, ctx: Context<TaskRecord>) {
-      if (ctx.params.status === "SUCCESS" || ctx.params.status === "FAILED") this.taskWaiters.get(ctx.params.id)?.(ctx.params);
-    },
-  },
   methods: {
-    /** The task once finished, or null after timeoutMs. */
-    async waitForTask(this: any, ctx: Context, id: string, timeoutMs: number): Promise<TaskRecord | null> {
-      let timer: NodeJS.Timeout | undefined;
-      const finished = new Promise<TaskRecord | null>((resolve) => {
-        this.taskWaiters.set(id, resolve);
-        timer = setTimeout(() => resolve(null), timeoutMs);
-      });
-      try {
-        // It may have finished before the waiter was set.
-        const now: TaskRecord = await ctx.call("tasks.task_status", { task_id: id });
-        if (now.status === "SUCCESS" || now.status === "FAILED") return now;
-        return await finished;
-      } finally {
-        clearTimeout(timer);
-        this.taskWaiters.delete(id);
-      }
-    },
     async fetchFeed(this: any, p: { url: string; rights: Rights; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
       // A video channel has no RSS: the vidsite service reads it through the search service's extraction tool.
       if (isVidsiteFeed(p.url)) return this.broker.call("vidsite.channel_feed", { url: p.url, content_hash: p.content_hash ?? null });
@@ -261,7 +240,6 @@ const FeedsService: ServiceSchema = {
   },
   created(this: any) {
     this.holderId = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
-    this.taskWaiters = new Map();
     this.fullRefresh = null;
   },
   async started(this: any) {

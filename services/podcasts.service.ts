@@ -15,6 +15,8 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
+import { libraryActions } from "./podcasts.parts/library.actions";
+import { mergeActions } from "./podcasts.parts/merge.actions";
 import { playbackActions } from "./podcasts.parts/playback.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
@@ -33,6 +35,8 @@ const PodcastsService: ServiceSchema = {
     ...subscribeActions,
     ...readActions,
     ...settingsActions,
+    ...libraryActions,
+    ...mergeActions,
     ...playbackActions,
     ...syncActions,
   },

@@ -2,25 +2,27 @@
  * Sync with a gPodder v2 server ("podsync") or a Nextcloud gpoddersync app ("cloudsync"): one account
  * per user in `sync_accounts`, password sealed with SECRET_KEY and never returned or logged.
  * The local side is reached only through actions of podcasts (subscriptions by feed URL) and episodes
- * (play positions by enclosure URL). A scheduled sync runs every SYNC_INTERVAL minutes for each user
- * with sync on; a lease on the account record lets one replica sync a user at a time (manual syncs
- * take the same lease).
+ * (play positions by enclosure URL) and downloads (download and delete actions). Every sync is a task
+ * (sync.parts/jobs.ts), asked for or queued every SYNC_INTERVAL minutes for each user with sync on; a
+ * lease on the account record lets one replica sync a user at a time.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
+import { TaskWaitMixin } from "../shared/task-wait.mixin";
 import type { UserEvent } from "../shared/contracts/users";
 import { cloudsyncActions, cloudsyncMethods } from "./sync.parts/cloudsync.actions";
 import { engineMethods } from "./sync.parts/engine";
-import type { SyncSettingsDoc } from "./sync.parts/model";
+import { jobActions, jobMethods } from "./sync.parts/jobs";
 import { podsyncActions, podsyncMethods } from "./sync.parts/podsync.actions";
 
 const SyncService: ServiceSchema = {
   name: "sync",
-  mixins: [DbMixin({ name: "sync_accounts", indexes: [{ fields: { enabled: 1 } }] })],
+  mixins: [TaskWaitMixin, DbMixin({ name: "sync_accounts", indexes: [{ fields: { enabled: 1 } }] })],
   actions: {
     ...podsyncActions,
     ...cloudsyncActions,
+    ...jobActions,
   },
   events: {
     "user.removed": {
@@ -48,17 +50,7 @@ const SyncService: ServiceSchema = {
     ...podsyncMethods,
     ...cloudsyncMethods,
     ...engineMethods,
-    /** One round of the scheduler: every enabled account whose last sync is older than SYNC_INTERVAL. */
-    async syncDue(this: any) {
-      const due = new Date(Date.now() - config.syncInterval * 60_000);
-      const accounts: SyncSettingsDoc[] = await this.adapter.find({ query: { enabled: true } });
-      for (const s of accounts) {
-        if (s.last_sync && new Date(s.last_sync) > due) continue;
-        await this.syncUser(this.broker.ContextFactory.create(this.broker, null, {}, {}), s.user_id, { force: false }).catch((err: any) => {
-          if (err?.code !== 409) this.logger.warn("scheduled sync failed", { user_id: s.user_id, reason: err?.message });
-        });
-      }
-    },
+    ...jobMethods,
     /** Takes the user's lease when it is free or expired (one atomic update). */
     async claimLease(this: any, user_id: number): Promise<boolean> {
       const now = new Date();

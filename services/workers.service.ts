@@ -1,5 +1,5 @@
 /**
- * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads and refresh_pods. Stateless, so any number of
+ * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads, refresh_pods, OPML imports and syncs. Stateless, so any number of
  * replicas may run (also on the embedded store): each claims jobs with a lease, renews it while it
  * works and finishes the job; a replica that dies leaves its lease to expire and another takes the job
  * over. New jobs wake every replica (`tasks.available`); a poll catches anything missed.
@@ -19,9 +19,11 @@ import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
-import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_IMPORT_OPML, JOB_REFRESH_PODS, JOB_SYNC, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import type { ImportChunkResult, ImportOpmlPayload } from "../shared/contracts/opml";
 import type { RefreshSummary } from "../shared/contracts/feeds";
-import type { DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
+import type { DownloadEpisodePayload, DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
+import type { RunSyncJobParams, SyncJobPayload } from "../shared/contracts/sync";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 
 /** A failure no retry can fix: the job fails with this message. */
@@ -37,9 +39,11 @@ interface Reporter {
 }
 
 const MB = 1024 * 1024;
-const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS];
+const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, JOB_IMPORT_OPML, JOB_SYNC];
 /** Podcasts per feeds.refresh_many call of a refresh job: progress is reported between chunks. */
 const REFRESH_CHUNK = 50;
+/** Feeds per opml.import_chunk call of an import job. */
+const IMPORT_CHUNK = 10;
 
 /** A file or folder name a person can read, safe on every file system. */
 function safeName(text: string, fallback: string): string {
@@ -53,6 +57,8 @@ function isTransient(err: any): boolean {
     if (err.kind === "network" || err.kind === "timeout") return true;
     return err.kind === "http_status" && (err.status! >= 500 || err.status === 429 || err.status === 408);
   }
+  // A service answered a client error (a sync server's 401, an account gone): no retry fixes it. A 409 (busy) may clear.
+  if (typeof err?.code === "number" && err.code >= 400 && err.code < 500) return [408, 409, 429].includes(err.code);
   return true; // the store or another service unavailable: worth another attempt (attempts are bounded)
 }
 
@@ -111,7 +117,10 @@ const WorkersService: ServiceSchema = {
       try {
         let result;
         if (job.task_type === JOB_REFRESH_PODS) result = await this.refreshPods(job, reporter);
+        else if (job.task_type === JOB_IMPORT_OPML) result = await this.importOpml(job, reporter);
         else if (job.task_type === JOB_DOWNLOAD_PODCAST) result = await this.downloadPodcast(job, reporter);
+        // A sync holds the user's sync lease, which bounds how long it may run.
+        else if (job.task_type === JOB_SYNC) result = await this.broker.call("sync.run_job", { user_id: job.user_id, ...(job.payload as SyncJobPayload) } satisfies RunSyncJobParams, { timeout: config.syncLeaseSeconds * 1000 });
         else result = await this.downloadOne(job, job.payload.episode_id, reporter, (f: number) => reporter.set(f * 100));
         reporter.stop();
         await this.broker.call("tasks.finish", { ...base, status: "SUCCESS", message: result.message, result });
@@ -162,6 +171,21 @@ const WorkersService: ServiceSchema = {
       }
       return { message: `Refreshed ${total.refreshed} podcasts`, ...total };
     },
+    /** An OPML import: its feeds in chunks, subscribed with the rights of the user who asked. */
+    async importOpml(this: any, job: ClaimedTask, reporter: Reporter) {
+      const { feeds, rejected, caller } = job.payload as ImportOpmlPayload;
+      const total: ImportChunkResult = { imported: 0, skipped: 0, failed: [...rejected] };
+      for (let at = 0; at < feeds.length; at += IMPORT_CHUNK) {
+        if (reporter.lost) throw new LeaseLostError("lease lost");
+        const params = { user_id: job.user_id, task_id: job.id, feeds: feeds.slice(at, at + IMPORT_CHUNK), offset: at, total: feeds.length };
+        const part: ImportChunkResult = await this.broker.call("opml.import_chunk", params, { timeout: config.httpTimeoutMs * 4, meta: { user: caller } });
+        total.imported += part.imported;
+        total.skipped += part.skipped;
+        total.failed.push(...part.failed);
+        reporter.set(((at + IMPORT_CHUNK) / feeds.length) * 100, `Imported ${Math.min(at + IMPORT_CHUNK, feeds.length)} of ${feeds.length} feeds`);
+      }
+      return { message: `Imported ${total.imported} feeds, ${total.skipped} already subscribed, ${total.failed.length} failed`, ...total };
+    },
     /** A podcast job: its episodes one after the other; those a retry finds downloaded are skipped. */
     async downloadPodcast(this: any, job: ClaimedTask, reporter: Reporter) {
       const { episode_ids } = job.payload as DownloadPodcastPayload;
@@ -188,7 +212,7 @@ const WorkersService: ServiceSchema = {
       const [item]: EpisodeMediaItem[] = await this.broker.call("episodes.episode_items", { user_id, episode_ids: [episode_id], include_unsubscribed: true });
       if (!item) throw new PermanentError("The episode no longer exists");
       const record = (file: string, size: number, content_type: string) =>
-        this.broker.call("downloads.record_download", { user_id, episode_id, podcast_id: item.podcastid, file, size, content_type });
+        this.broker.call("downloads.record_download", { user_id, episode_id, podcast_id: item.podcastid, file, size, content_type, from_sync: !!(job.payload as DownloadEpisodePayload).from_sync });
       const stored: StoredFile | null = await this.broker.call("downloads.stored_file", { episode_id });
       if (stored) {
         await record(stored.file, stored.size, stored.content_type);

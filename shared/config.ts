@@ -27,6 +27,11 @@ export const config = {
   host: env.HOST || "0.0.0.0",
   /** Folder of the embedded NeDB files (used when MONGO_URI is not set). */
   dataDir: path.resolve(env.DATA_DIR || "./data"),
+  /**
+   * Seconds a node waits for the live holder of its embedded data to stop before refusing to start: a
+   * standby started before the one-instance node it replaces stops (0 = refuse at once).
+   */
+  dataLockWait: int("DATA_LOCK_WAIT", 0),
   /** MongoDB connection string; when set, every collection lives in MongoDB. */
   mongoUri: env.MONGO_URI || "",
   /** Moleculer transporter, e.g. nats://127.0.0.1:4222; empty = all services in one process. */
@@ -145,6 +150,8 @@ export const config = {
   syncInterval: int("SYNC_INTERVAL", 15),
   /** Seconds a replica holds a user's sync before another may take it over. */
   syncLeaseSeconds: int("SYNC_LEASE_SECONDS", 300),
+  /** How long a sync request waits for its task to answer with the figures; after that it answers with the task_id only. */
+  syncWaitMs: int("SYNC_WAIT_MS", 20_000),
   /** Notifications per user per minute; more are dropped (and logged) so a flood of new episodes cannot spam. */
   notifyPerMinute: int("NOTIFY_PER_MINUTE", 20),
   /** Delivery attempts of one notification (with a short growing pause between them). */
@@ -170,4 +177,20 @@ export const config = {
   taskRetryBaseMs: int("TASK_RETRY_BASE_MS", 2000),
   /** Hours a finished task is kept before cleanup_tasks (also run hourly) removes it. */
   taskRetentionHours: int("TASK_RETENTION_HOURS", 24),
+
+  // Library extras (services/opml, rss, sharing, p20, proxy .service.ts).
+  /** RSS-only keys kept per user: get_rss_key issues a new one each time, the oldest beyond this go. */
+  maxRssKeys: int("MAX_RSS_KEYS", 10),
+  /** Episodes in the user's RSS feed when the request gives no limit (at most 1000). */
+  rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
+  /** Seconds fetched chapters and transcripts stay in the broker cacher. */
+  p20CacheTtl: int("P20_CACHE_TTL", 3600),
+  /** Largest image the image proxy passes on, in bytes. */
+  imageProxyMaxBytes: int("IMAGE_PROXY_MAX_BYTES", 10 * 1024 * 1024),
+  /** Memory each node gives the image proxy's cache of recent images, in MB (0: no cache). */
+  imageProxyCacheMb: int("IMAGE_PROXY_CACHE_MB", 32),
+  /** Seconds clients and caches in between may keep a proxied image (Cache-Control max-age). */
+  imageProxyMaxAge: int("IMAGE_PROXY_MAX_AGE", 86_400),
+  /** Folder whose subfolders admins may browse for local podcasts (list_local_directories); nothing outside it is read. */
+  localMediaDir: path.resolve(env.LOCAL_MEDIA_DIR || "./media"),
 };

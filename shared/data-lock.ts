@@ -10,6 +10,8 @@
  * - the holder recorded in the owner file ran on this host and its pid is gone or is our own: its lock
  *   counts as stale after DEAD_HOLDER_STALE_MS (3 s) without a refresh;
  * - otherwise (another host, or the pid was reused by another process) after STALE_MS (10 s).
+ * A standby waits up to standby.waitMs for a live holder to let go instead of refusing: the process that
+ * replaces a one-instance node starts before that node stops and takes over at once.
  */
 import fs from "fs";
 import os from "os";
@@ -57,15 +59,23 @@ function holderGone(owner: Owner): boolean {
 
 /**
  * Takes the lock of `name` in `dir`, waiting while a dead holder's lock goes stale; throws "... is in use
- * by ..." when a live process holds it. Returns the release function. onCompromised runs when the lock
- * is lost while held (it was not refreshed in time, or someone else took it).
+ * by ..." when a live process holds it (a standby first waits, and says so once through onWait).
+ * Returns the release function. onCompromised runs when the lock is lost while held (it was not
+ * refreshed in time, or someone else took it).
  */
-export async function lockDataDir(dir: string, name: string, onCompromised: (err: Error) => void): Promise<() => Promise<void>> {
+export async function lockDataDir(
+  dir: string,
+  name: string,
+  onCompromised: (err: Error) => void,
+  standby?: { waitMs: number; onWait: (holder: string) => void },
+): Promise<() => Promise<void>> {
   const target = path.join(dir, name);
   const lockPath = `${target}.lock`;
   const ownerPath = `${target}.lock-owner.json`;
   const options = { realpath: false, lockfilePath: lockPath };
   const deadline = Date.now() + STALE_MS + UPDATE_MS + POLL_MS;
+  const standbyUntil = Date.now() + (standby?.waitMs ?? 0);
+  let waitAnnounced = false;
   let firstSeen: number | undefined;
   for (;;) {
     const owner = readOwner(ownerPath);
@@ -87,9 +97,13 @@ export async function lockDataDir(dir: string, name: string, onCompromised: (err
     const mtime = mtimeOf(lockPath);
     firstSeen ??= mtime;
     const refreshed = mtime !== undefined && firstSeen !== undefined && mtime > firstSeen;
-    if (refreshed || Date.now() > deadline) {
-      const holder = readOwner(ownerPath);
-      const who = holder ? `${holder.host} pid ${holder.pid}` : "another process";
+    const holder = readOwner(ownerPath);
+    const who = holder ? `${holder.host} pid ${holder.pid}` : "another process";
+    if (standby && !waitAnnounced) {
+      waitAnnounced = true;
+      standby.onWait(who);
+    }
+    if ((refreshed || Date.now() > deadline) && Date.now() > standbyUntil) {
       throw new Error(
         `${name} data in ${dir} is in use by ${who}: a service on the embedded store runs as one instance; set MONGO_URI to scale it out`,
       );

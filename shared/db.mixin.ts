@@ -88,6 +88,9 @@ const DataLockMixin: Partial<ServiceSchema> = {
     fs.mkdirSync(config.dataDir, { recursive: true });
     this.releaseDataLock = await lockDataDir(config.dataDir, `${this.name}.service`, (err) =>
       this.broker.fatal(`Lost the lock of the ${this.name} data in ${config.dataDir}; stopping before the data splits`, err),
+      config.dataLockWait
+        ? { waitMs: config.dataLockWait * 1000, onWait: (holder) => this.logger.warn(`Standby: waiting for ${holder} to release the ${this.name} data`) }
+        : undefined,
     );
   },
   async stopped(this: any) {

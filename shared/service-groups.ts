@@ -27,6 +27,7 @@ export const serviceGroups: ServiceGroup[] = [
   { name: "downloads", services: ["tasks", "downloads", "workers"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "sync", services: ["sync"], replicas: 1, resources: small },
+  { name: "extras", services: ["opml", "rss", "sharing", "p20", "proxy", "local"], replicas: 2, resources: small },
 ];
 
 /** Ports every node opens (shared/node-health.middleware.ts and Moleculer's Prometheus reporter). */

@@ -31,17 +31,20 @@ export const catalogActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const p = ctx.params;
       const sub: SubscriptionView = await this.access(ctx, p.user_id, p.podcast_id);
-      const episodes: EpisodeDoc[] = await this.adapter.find({ query: visibleQuery([sub]) });
+      // Podcasts the user merged into this one are listed with it.
+      const merged: SubscriptionView[] = await ctx.call("podcasts.merged_views", { user_id: p.user_id, podcast_id: p.podcast_id });
+      const subOf = new Map([sub, ...merged].map((s) => [s.podcast_id, s]));
+      const episodes: EpisodeDoc[] = await this.adapter.find({ query: visibleQuery([...subOf.values()]) });
       const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
       const keep = EPISODE_FILTERS[p.filter ?? "all"];
       // The podcast's own name would match every row: only episode titles are searched here.
       const needle = p.search?.toLowerCase();
       const rows = episodes
-        .map((ep) => ({ ep, sub, st: states.get(ep._id) }))
+        .map((ep) => ({ ep, sub: subOf.get(ep.podcast_id)!, st: states.get(ep._id) }))
         .filter((r) => keep(r) && (!needle || r.ep.title.toLowerCase().includes(needle)));
       const { page, total } = pageRows(rows, { ...p, search: undefined }, EPISODE_SORTS[p.sort_by ?? "pub_date"], "desc");
       const downloaded = await this.downloadedOf(ctx, p.user_id, page.map((r) => r.ep._id));
-      return { episodes: page.map((r) => this.listItem(r.ep, sub, r.st, downloaded)), total };
+      return { episodes: page.map((r) => this.listItem(r.ep, r.sub, r.st, downloaded)), total };
     },
   },
   /** GET /api/data/return_episodes/{user_id}: the newest episodes of all the user's podcasts. */

@@ -3,13 +3,18 @@
  * positions read and written by feed URL and enclosure URL (how sync servers name episodes).
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import type { EpisodeSummary, SyncEpisodeState } from "../../shared/contracts/episodes";
+import type { EpisodeSummary, SyncEpisodeRef, SyncEpisodeState } from "../../shared/contracts/episodes";
 import type { SyncFeed } from "../../shared/contracts/podcasts";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const feeds = { type: "array", items: "object", max: 100_000 };
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const noQuery = (url: string) => url.split("?")[0];
+
+/** An episode of a podcast by its enclosure URL as a sync server names it (exactly, else without the query string). */
+async function episodeByUrl(svc: any, podcast_id: number, url: string) {
+  return (await svc.adapter.findOne({ podcast_id, enclosure_url: url })) ?? (await svc.adapter.findOne({ podcast_id, enclosure_key: noQuery(url) }));
+}
 
 export const syncActions: ServiceActionsSchema = {
   episode_summaries: {
@@ -38,6 +43,21 @@ export const syncActions: ServiceActionsSchema = {
         });
     },
   },
+  /** The episode ids of (feed URL, enclosure URL) pairs from a sync server, in these feeds; unknown ones are left out. */
+  sync_episode_ids: {
+    visibility: "public",
+    params: { feeds, refs: { type: "array", items: "object", max: 100_000 } },
+    async handler(this: any, ctx: Context<{ feeds: SyncFeed[]; refs: SyncEpisodeRef[] }>): Promise<(SyncEpisodeRef & { episode_id: number })[]> {
+      const podcastOf = new Map(ctx.params.feeds.map((f) => [f.feed_url, f.podcast_id]));
+      const out: (SyncEpisodeRef & { episode_id: number })[] = [];
+      for (const r of ctx.params.refs) {
+        const podcast_id = podcastOf.get(r.podcast_url);
+        const ep = podcast_id ? await episodeByUrl(this, podcast_id, r.episode_url) : null;
+        if (ep) out.push({ ...r, episode_id: ep._id });
+      }
+      return out;
+    },
+  },
   /**
    * Play positions from a sync server: for each episode the newest action wins, and it is written only
    * when it is newer than the local position (README "Sync"). Nothing local is ever deleted.
@@ -56,7 +76,7 @@ export const syncActions: ServiceActionsSchema = {
       let applied = 0;
       for (const s of newest.values()) {
         const podcast_id = podcastOf.get(s.podcast_url)!;
-        const ep = (await this.adapter.findOne({ podcast_id, enclosure_url: s.episode_url })) ?? (await this.adapter.findOne({ podcast_id, enclosure_key: noQuery(s.episode_url) }));
+        const ep = await episodeByUrl(this, podcast_id, s.episode_url);
         const at = new Date(s.timestamp);
         if (!ep || Number.isNaN(at.getTime())) continue;
         const _id = `${user_id}:${ep._id}`;

@@ -64,6 +64,8 @@ export interface SubscriptionDoc {
   /** Read by podcast/favorite_status; the spec lists no route that sets it. */
   is_favorite?: boolean;
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
+  /** The user merged this podcast into that one (merge.actions): hidden from their list, its episodes listed with it. */
+  merged_into?: number | null;
 }
 
 const P20_CHANNEL_FIELDS = [

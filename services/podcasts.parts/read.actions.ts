@@ -16,7 +16,7 @@ export const readActions: ServiceActionsSchema = {
   return_pods: {
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
-      const rows = await this.userPodcasts(ctx.params.user_id);
+      const rows = await this.listedPodcasts(ctx.params.user_id);
       return { pods: rows.map(({ pod, sub }: { pod: PodcastDoc; sub: SubscriptionDoc }) => this.podItem(pod, sub)) };
     },
   },
@@ -24,7 +24,7 @@ export const readActions: ServiceActionsSchema = {
   return_pods_extra: {
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
-      const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(ctx.params.user_id);
+      const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.listedPodcasts(ctx.params.user_id);
       const stats: Record<number, PodcastUserStats> = rows.length
         ? await ctx.call("episodes.user_podcast_stats", { user_id: ctx.params.user_id, subscriptions: rows.map(({ pod, sub }) => this.view(pod, sub)) })
         : {};
@@ -168,6 +168,10 @@ export const readMethods: ServiceMethods = {
     const pods: PodcastDoc[] = await this.findByIds(this.adapter, subs.map((s) => s.podcast_id));
     const byId = new Map(pods.map((p) => [p._id, p]));
     return subs.filter((s) => byId.has(s.podcast_id)).map((sub) => ({ pod: byId.get(sub.podcast_id)!, sub }));
+  },
+  /** The podcasts a user's lists show: merged ones appear only as their primary. */
+  async listedPodcasts(this: any, user_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc }[]> {
+    return (await this.userPodcasts(user_id)).filter((r: { sub: SubscriptionDoc }) => !r.sub.merged_into);
   },
   /** The user's podcast whose shown title (case-sensitive) and feed URL match. */
   async findByName(this: any, user_id: number, name: string, url: string): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc } | null> {

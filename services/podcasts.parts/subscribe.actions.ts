@@ -249,6 +249,8 @@ export const subscribeMethods: ServiceMethods = {
   },
   async unsubscribe(this: any, ctx: Context<any>, sub: SubscriptionDoc) {
     await this.stores.subscriptions.removeMany({ _id: sub._id });
+    // Podcasts the user had merged into this one show on their own again.
+    await this.stores.subscriptions.updateMany({ user_id: sub.user_id, merged_into: sub.podcast_id }, { $set: { merged_into: null } });
     this.logger.info("unsubscribed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
     // Owners of queue, history, saves, downloads and episode states remove theirs.
     ctx.emit("subscriptions.removed", { user_id: sub.user_id, podcast_id: sub.podcast_id });

@@ -60,7 +60,7 @@ export const cloudsyncActions: ServiceActionsSchema = {
   refresh_cloudsync_subscriptions: {
     params: {},
     async handler(this: any, ctx: Ctx) {
-      return this.syncUser(ctx, ctx.meta.user.id, { force: false, subscriptionsOnly: true, type: "nextcloud" });
+      return this.queueSync(ctx, ctx.meta.user.id, { force: false, subscriptions_only: true, type: "nextcloud" });
     },
   },
 };

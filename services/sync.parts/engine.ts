@@ -4,11 +4,16 @@
  *   and removed on the other in the same interval is kept. A force sync starts from nothing (since=0):
  *   the union of both sides.
  * - play positions: for each episode the newest timestamp wins; nothing local is ever deleted.
+ * - download / delete: the newest action per episode wins against what happened here; a delete removes
+ *   the downloaded file only. `new` (marked unplayed elsewhere) is counted, never applied: it would
+ *   erase local listening history.
  * The episode actions' `since` is the download's timestamp, so actions other devices upload while this
  * sync runs come again next time (the position rule makes a repeat harmless).
  */
 import type { Context, ServiceMethods } from "moleculer";
-import type { SyncEpisodeState } from "../../shared/contracts/episodes";
+import type { ApplyDownloadActionsResult, LocalDownloadAction } from "../../shared/contracts/downloads";
+import type { EpisodeSummary, SyncEpisodeRef, SyncEpisodeState } from "../../shared/contracts/episodes";
+import type { SyncJobPayload } from "../../shared/contracts/sync";
 import type { SyncFeed } from "../../shared/contracts/podcasts";
 import { decryptSecret } from "../../shared/secrets";
 import { BadRequestError } from "../../shared/errors";
@@ -21,14 +26,14 @@ export const engineMethods: ServiceMethods = {
     if (password === null) throw new BadRequestError("The stored sync password cannot be read (SECRET_KEY changed): save the sync server again");
     return new GpodderClient({ url: s.server_url, username: s.username, password, rights: s.rights }, s.sync_type);
   },
-  async runSync(this: any, ctx: Context, s: SyncSettingsDoc, opts: { force: boolean; subscriptionsOnly?: boolean }): Promise<SyncSummary> {
+  async runSync(this: any, ctx: Context, s: SyncSettingsDoc, opts: SyncJobPayload): Promise<SyncSummary> {
     const gp: GpodderClient = this.client(s);
     const startedAt = new Date();
     await gp.login();
     await gp.saveDevice(s.device_id, `${this.broker.namespace || "podcast server"} (${s.device_id})`, "server");
     const out: SyncSummary = {
       subscriptions_added_here: 0, subscriptions_removed_here: 0, subscriptions_uploaded: 0, subscriptions_removed_there: 0,
-      positions_applied: 0, actions_received: 0, actions_uploaded: 0, failed_feeds: [],
+      positions_applied: 0, actions_received: 0, actions_uploaded: 0, downloads_queued: 0, downloads_deleted: 0, failed_feeds: [],
     };
 
     // Subscriptions.
@@ -52,29 +57,52 @@ export const engineMethods: ServiceMethods = {
     Object.assign(out, { subscriptions_added_here: applied.added.length, subscriptions_removed_here: applied.removed, subscriptions_uploaded: addThere.length, subscriptions_removed_there: removeThere.length, failed_feeds: applied.failed });
     const set: Partial<SyncSettingsDoc> = { subs_since: subsSince || changes.timestamp, remote_feeds: [...agreed] };
 
-    if (!opts.subscriptionsOnly) {
+    if (!opts.subscriptions_only) {
       const feeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id: s.user_id });
       // Episode actions: download, then upload what changed here since the last upload.
       const got = await gp.episodeActions(opts.force ? 0 : s.actions_since);
       out.actions_received = got.actions.length;
       const states: SyncEpisodeState[] = [];
+      const files: (SyncEpisodeRef & { action: "download" | "delete"; at: string })[] = [];
       for (const a of got.actions) {
         const at = parseApiTime(a.timestamp);
-        if (a.action?.toLowerCase() === "play" && at && Number.isFinite(Number(a.position)))
+        const kind = a.action?.toLowerCase();
+        if (!at) continue;
+        if (kind === "play" && Number.isFinite(Number(a.position)))
           states.push({ podcast_url: a.podcast, episode_url: a.episode, position: Number(a.position), total: Number(a.total) || 0, completed: false, timestamp: at.toISOString() });
+        else if (kind === "download" || kind === "delete") files.push({ podcast_url: a.podcast, episode_url: a.episode, action: kind, at: at.toISOString() });
       }
       if (states.length) out.positions_applied = (await ctx.call<any, any>("episodes.apply_sync_states", { user_id: s.user_id, feeds, states })).applied;
-      const mine: SyncEpisodeState[] = await ctx.call("episodes.sync_states", { user_id: s.user_id, feeds, ...(opts.force || !s.last_upload ? {} : { since: s.last_upload }) });
-      // De-duplicated: a position that came from the server (same episode and time) does not go back.
-      const received = new Set(states.map((st) => `${st.episode_url}\n${st.timestamp}`));
-      const upload: EpisodeAction[] = mine
-        .filter((m) => !received.has(`${m.episode_url}\n${m.timestamp}`))
-        .map((m) => ({ podcast: m.podcast_url, episode: m.episode_url, device: s.device_id, action: "play", timestamp: apiTime(new Date(m.timestamp)), started: 0, position: m.position, total: m.total }));
+      if (files.length) {
+        // Only episodes of the user's podcasts come back, each with its id.
+        const known: ((typeof files)[number] & { episode_id: number })[] = await ctx.call("episodes.sync_episode_ids", { feeds, refs: files });
+        const actions = known.map(({ episode_id, action, at }) => ({ episode_id, action, at }));
+        const applied: ApplyDownloadActionsResult = await ctx.call("downloads.apply_sync_actions", { user_id: s.user_id, actions });
+        Object.assign(out, { downloads_queued: applied.queued, downloads_deleted: applied.deleted });
+      }
+      const since = opts.force || !s.last_upload ? {} : { since: s.last_upload };
+      const mine: SyncEpisodeState[] = await ctx.call("episodes.sync_states", { user_id: s.user_id, feeds, ...since });
+      const plays: EpisodeAction[] = mine.map((m) => ({ podcast: m.podcast_url, episode: m.episode_url, device: s.device_id, action: "play", timestamp: apiTime(new Date(m.timestamp)), started: 0, position: m.position, total: m.total }));
+      // De-duplicated: an action that came from the server (same kind, episode and time) does not go back.
+      const key = (action: string, episode: string, at: string) => `${action}\n${episode}\n${apiTime(new Date(at))}`;
+      const received = new Set([...states.map((st) => key("play", st.episode_url, st.timestamp)), ...files.map((f) => key(f.action, f.episode_url, f.at))]);
+      const upload = [...plays, ...(await this.localFileActions(ctx, s, feeds, since))].filter((a) => !received.has(key(a.action, a.episode, `${a.timestamp}Z`)));
       if (upload.length) await gp.uploadEpisodeActions(upload);
       out.actions_uploaded = upload.length;
       Object.assign(set, { actions_since: got.timestamp, last_upload: startedAt });
     }
-    await this.adapter.updateMany({ _id: s._id }, { $set: { ...set, last_sync: new Date(), last_status: "success", last_error: null, last_result: out } });
+    await this.adapter.updateMany({ _id: s._id }, { $set: { ...set, last_sync: new Date(), last_status: "success", last_error: null, last_error_code: null, last_result: out } });
     return out;
+  },
+  /** The user's downloads and deletions here since the last upload, in synced feeds, as episode actions. */
+  async localFileActions(this: any, ctx: Context, s: SyncSettingsDoc, feeds: SyncFeed[], since: { since?: Date }): Promise<EpisodeAction[]> {
+    const feedOf = new Map(feeds.map((f) => [f.podcast_id, f.feed_url]));
+    const local: LocalDownloadAction[] = (await ctx.call<LocalDownloadAction[], any>("downloads.sync_actions", { user_id: s.user_id, ...since })).filter((l) => feedOf.has(l.podcast_id));
+    if (!local.length) return [];
+    const episodes: EpisodeSummary[] = await ctx.call("episodes.episode_summaries", { episode_ids: [...new Set(local.map((l) => l.episode_id))] });
+    const urlOf = new Map(episodes.map((e) => [e.episode_id, e.url]));
+    return local
+      .filter((l) => urlOf.get(l.episode_id))
+      .map((l) => ({ podcast: feedOf.get(l.podcast_id)!, episode: urlOf.get(l.episode_id)!, device: s.device_id, action: l.action, timestamp: apiTime(new Date(l.at)) }));
   },
 };

@@ -1,5 +1,5 @@
 /** The sync service's record of one user's sync account, and the errors a sync server's failures become. */
-import { BadRequestError, ServiceUnavailableError, UnauthorizedError } from "../../shared/errors";
+import { BadRequestError, NotFoundError, ServiceUnavailableError, UnauthorizedError } from "../../shared/errors";
 import { OutboundHttpError, Rights } from "../../shared/http";
 
 export type SyncType = "gpodder" | "nextcloud";
@@ -26,6 +26,10 @@ export interface SyncSettingsDoc {
   last_sync: Date | null;
   last_status: "never" | "success" | "failed";
   last_error: string | null;
+  /** The HTTP status the last failure answered, so that a request waiting for its sync task answers the same. */
+  last_error_code?: number | null;
+  /** When the scheduler last queued a sync of this user. */
+  scheduled_at?: Date;
   last_result: SyncSummary | null;
   /** Who syncs this user now (one replica at a time), and until when. */
   lease_owner: string | null;
@@ -40,6 +44,9 @@ export interface SyncSummary {
   positions_applied: number;
   actions_received: number;
   actions_uploaded: number;
+  /** download / delete actions from the server: download jobs queued here, downloaded files deleted here. */
+  downloads_queued: number;
+  downloads_deleted: number;
   failed_feeds: { url: string; reason: string }[];
 }
 
@@ -52,4 +59,12 @@ export function syncError(err: any): Error {
   if (err.kind === "blocked_address" || err.kind === "invalid_url") return new BadRequestError(err.message);
   if (err.kind === "http_status") return new ServiceUnavailableError(`The sync server answered HTTP ${err.status}`);
   return new ServiceUnavailableError(`The sync server could not be reached: ${err.message}`);
+}
+
+/** A failed sync task as the request that waited for it answers (the status the sync failed with). */
+export function failureOf(code: number | null | undefined, message: string): Error {
+  if (code === 400) return new BadRequestError(message);
+  if (code === 401) return new UnauthorizedError(message);
+  if (code === 404) return new NotFoundError(message);
+  return new ServiceUnavailableError(message);
 }

@@ -9,7 +9,8 @@ import { rightsOf } from "../../shared/http";
 import { encryptSecret } from "../../shared/secrets";
 import type { AuthUser } from "../../shared/types";
 import { GpodderClient } from "./gpodder";
-import { DEVICE_ID, syncError, SyncSettingsDoc } from "./model";
+import type { SyncJobPayload } from "../../shared/contracts/sync";
+import { DEVICE_ID, syncError, SyncSettingsDoc, SyncSummary } from "./model";
 
 type Ctx = Context<any, { user: AuthUser }>;
 const id = { type: "number", integer: true, positive: true, convert: true };
@@ -133,19 +134,19 @@ export const podsyncActions: ServiceActionsSchema = {
   sync_now: {
     params: {},
     async handler(this: any, ctx: Ctx) {
-      return this.syncUser(ctx, ctx.meta.user.id, { force: false });
+      return this.queueSync(ctx, ctx.meta.user.id, { force: false });
     },
   },
   force_sync: {
     params: {},
     async handler(this: any, ctx: Ctx) {
-      return this.syncUser(ctx, ctx.meta.user.id, { force: true });
+      return this.queueSync(ctx, ctx.meta.user.id, { force: true });
     },
   },
   refresh_podsync_subscriptions: {
     params: {},
     async handler(this: any, ctx: Ctx) {
-      return this.syncUser(ctx, ctx.meta.user.id, { force: false, subscriptionsOnly: true, type: "gpodder" });
+      return this.queueSync(ctx, ctx.meta.user.id, { force: false, subscriptions_only: true, type: "gpodder" });
     },
   },
 };
@@ -163,7 +164,7 @@ export const podsyncMethods: ServiceMethods = {
     const doc: SyncSettingsDoc = {
       _id: user_id, user_id, sync_type, server_url: server_url.replace(/\/+$/, ""), username, password_sealed: encryptSecret(password), enabled: true,
       device_id: config.serviceName.replace(/[^\w.-]/g, "-").slice(0, 64) || "podcast-server", rights,
-      subs_since: 0, actions_since: 0, last_upload: null, remote_feeds: [], last_sync: null, last_status: "never", last_error: null, last_result: null,
+      subs_since: 0, actions_since: 0, last_upload: null, remote_feeds: [], last_sync: null, last_status: "never", last_error: null, last_result: null, scheduled_at: new Date(0),
       lease_owner: null, lease_until: new Date(0),
     };
     await this.adapter.removeMany({ _id: user_id });
@@ -225,16 +226,15 @@ export const podsyncMethods: ServiceMethods = {
     });
     return out;
   },
-  /** A sync now under the user's lease: 409 while another replica (or request) syncs them. */
-  async syncUser(this: any, ctx: Context, user_id: number, opts: { force: boolean; subscriptionsOnly?: boolean; type?: SyncSettingsDoc["sync_type"] }) {
+  /** A sync now under the user's lease (a sync job runs it): 409 while another replica syncs them. */
+  async syncUser(this: any, ctx: Context, user_id: number, opts: SyncJobPayload): Promise<SyncSummary> {
     const s: SyncSettingsDoc = await this.settingsOf(user_id, opts.type);
     if (!(await this.claimLease(user_id))) throw new ConflictError("A sync of this account is already running");
     try {
-      const result = await this.runSync(ctx, s, opts);
-      return { success: true, detail: "Sync complete", ...result };
+      return await this.runSync(ctx, s, opts);
     } catch (err: any) {
-      const shown = syncError(err);
-      await this.adapter.updateMany({ _id: user_id }, { $set: { last_status: "failed", last_error: shown.message } });
+      const shown: any = syncError(err);
+      await this.adapter.updateMany({ _id: user_id }, { $set: { last_status: "failed", last_error: shown.message, last_error_code: shown.code ?? null } });
       this.logger.warn("sync failed", { user_id, reason: shown.message });
       throw shown;
     } finally {

@@ -9,6 +9,8 @@ export interface RecordDownloadParams {
   file: string;
   size: number;
   content_type: string;
+  /** Queued because a sync server reported a download on another device: not reported back to it. */
+  from_sync?: boolean;
 }
 
 /** downloads.stored_file result: a finished file of an episode (any user's), to reuse instead of fetching again. */
@@ -33,9 +35,29 @@ export interface DownloadedCountParams {
 export interface DownloadEpisodePayload {
   episode_id: number;
   rights: Rights;
+  from_sync?: boolean;
 }
 export interface DownloadPodcastPayload {
   podcast_id: number;
   episode_ids: number[];
   rights: Rights;
+}
+
+/** A download or a deletion of a user's downloaded file, as the sync service exchanges them with a gPodder server. */
+export interface SyncDownloadAction {
+  episode_id: number;
+  action: "download" | "delete";
+  /** When it happened (ISO, UTC). */
+  at: string;
+}
+
+/** downloads.sync_actions result item: a local download or deletion since the last upload. */
+export interface LocalDownloadAction extends SyncDownloadAction {
+  podcast_id: number;
+}
+
+/** downloads.apply_sync_actions result: download jobs queued and local files deleted. */
+export interface ApplyDownloadActionsResult {
+  queued: number;
+  deleted: number;
 }

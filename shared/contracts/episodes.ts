@@ -44,6 +44,12 @@ export interface SyncEpisodeState {
   timestamp: string;
 }
 
+/** An episode as a sync server names it (episodes.sync_episode_ids). */
+export interface SyncEpisodeRef {
+  podcast_url: string;
+  episode_url: string;
+}
+
 /** The values of a playlist's sort_order (spec/ROUTES.md). */
 export const PLAYLIST_SORT_ORDERS = [
   "date_asc", "date_desc", "duration_asc", "duration_desc", "listen_progress", "completion",
@@ -123,4 +129,12 @@ export interface EpisodeMediaItem extends Omit<EpisodeListItem, "downloaded" | "
   podcast_artwork: string | null;
   podcast_website: string | null;
   podcast_index_id: number | null;
+}
+
+/** episodes.episode_p20 result: an episode's Podcasting 2.0 data as the feed parser read it. */
+export interface EpisodeP20 {
+  episode_id: number;
+  podcast_id: number;
+  title: string;
+  p20: Record<string, any>;
 }

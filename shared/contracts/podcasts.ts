@@ -37,6 +37,23 @@ export interface ApplyFeedParams {
   sync: SyncResult;
 }
 
+/** podcasts.user_feeds item: a subscription as OPML export and import see it. */
+export interface LibraryFeed {
+  podcast_id: number;
+  title: string;
+  feed_url: string;
+  /** Where feed_url redirected at the last fetch (an import of either URL is "already subscribed"). */
+  final_url: string | null;
+  website_url: string | null;
+}
+
+/** podcasts.podcast_p20 result: a podcast's Podcasting 2.0 channel data as the feed parser read it. */
+export interface PodcastP20 {
+  podcast_id: number;
+  title: string;
+  p20: Record<string, any>;
+}
+
 /** podcasts.search_podcasts result item: a subscribed podcast whose title, author or description matched. */
 export interface PodcastSearchHit {
   podcast_id: number;

@@ -86,3 +86,6 @@ export const TASKS_AVAILABLE = "tasks.available";
 export const JOB_DOWNLOAD_EPISODE = "download_episode";
 export const JOB_DOWNLOAD_PODCAST = "download_podcast";
 export const JOB_REFRESH_PODS = "refresh_pods";
+export const JOB_IMPORT_OPML = "import_opml";
+/** A sync of one user with their gPodder / Nextcloud account (payload: SyncJobPayload, shared/contracts/sync.ts). */
+export const JOB_SYNC = "sync";

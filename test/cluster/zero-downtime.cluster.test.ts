@@ -1,14 +1,22 @@
 /**
  * Zero downtime over NATS, each process as Kubernetes runs it (moleculer-runner, SERVICES=<group>):
- * - a rolling restart of each service group under steady load fails no request (two gateways behind
- *   a round-robin "Service" that, like Kubernetes after preStop, stops sending to a pod before SIGTERM;
- *   the one-instance groups on NeDB stop, then start again while callers retry the missing endpoint);
+ * - a rolling restart of each service group under steady load fails no request. As Kubernetes does it
+ *   (maxSurge 1, maxUnavailable 0), the new node starts before the old one stops: a new gateway joins the
+ *   round-robin "Service" once ready, then the old one leaves it (preStop) and gets SIGTERM; a one-instance
+ *   group on NeDB, which cannot run twice, gets a standby (DATA_LOCK_WAIT) that loads and connects while
+ *   the old node serves and takes its data over as soon as it stops, so callers wait only for the hand-over;
  * - a SIGKILLed node loses no write it had accepted (and a key deleted through one gateway is refused
- *   at once by the other, which had it cached);
+ *   at once by the other, which had it cached), and a SIGKILLed downloads node no job: every accepted
+ *   download ends SUCCESS once, after a new node took the jobs over;
  * - NATS itself restarted: the nodes reconnect and requests succeed again within seconds.
  * Along the way: per-node /ready and /live, the Prometheus metrics of a gateway and its JSON log lines.
  */
+import fs from "fs";
+import path from "path";
 import { basic } from "../helpers/client";
+import { Loopback, startLoopback } from "../helpers/loopback";
+import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
+import { rssFeed } from "../helpers/podcasts";
 import { tempDir } from "../helpers/server";
 import { findNatsServer, freePort, Proc, startNats, startNode, waitClusterHealthy } from "../helpers/processes";
 import { serviceGroups } from "../../shared/service-groups";
@@ -19,6 +27,13 @@ const describeCluster = natsBin ? describe : describe.skip;
 const groupServices = (name: string) => serviceGroups.find((g) => g.name === name)!.services;
 // The groups that exist today: a group's services without a file yet are skipped by moleculer-runner.
 const STATEFUL_GROUPS = ["accounts", "library"];
+/** The services of a group that keep NeDB data: each says when it waits as a standby. */
+const storeServices = (name: string) =>
+  groupServices(name).filter((s) => {
+    const file = path.join(__dirname, "..", "..", "services", `${s}.service.ts`);
+    return fs.existsSync(file) && /DbMixin\(/.test(fs.readFileSync(file, "utf8"));
+  });
+const EPISODES = 12;
 
 interface Load {
   stop(): Promise<{ statuses: number[]; failures: string[] }>;
@@ -51,21 +66,31 @@ function steadyLoad(targets: () => string[], send: (base: string, i: number) => 
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
+  for (const end = Date.now() + timeoutMs; !(await check()); await sleep(100)) if (Date.now() > end) throw new Error("condition not met in time");
+}
 
 describeCluster("zero downtime over NATS", () => {
   const procs: Record<string, Proc> = {};
   let nats: Proc;
   let natsPort = 0;
   let common: Record<string, string>;
-  const gateways: { name: string; port: number; url: string; env: Record<string, string> }[] = [];
+  const gateways: { name: string; url: string; observed: boolean }[] = [];
+  let media: Loopback;
   let live: string[] = [];
   let key = "";
   let healthPort = 0;
   let metricsPort = 0;
   let restarts = 0;
 
-  const startGateway = (g: (typeof gateways)[number]) =>
-    (procs[g.name] = startNode({ ...common, PORT: String(g.port), NODE_ID: `${g.name}-${++restarts}`, ...g.env }, groupServices("gateway")));
+  /** A gateway on fresh ports (a new pod has its own address); g1 is observed: JSON logs at info level (one line per request), probes and metrics. */
+  const startGateway = async (g: (typeof gateways)[number]) => {
+    const port = await freePort();
+    g.url = `http://127.0.0.1:${port}`;
+    if (g.observed) [healthPort, metricsPort] = [await freePort(), await freePort()];
+    const observed = { LOG_FORMAT: "json", LOG_LEVEL: "info", HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort) };
+    procs[g.name] = startNode({ ...common, PORT: String(port), NODE_ID: `${g.name}-${++restarts}`, ...(g.observed ? observed : {}) }, groupServices("gateway"));
+  };
   const startGroup = (name: string, extra: Record<string, string> = {}) =>
     (procs[name] = startNode({ ...common, NODE_ID: `${name}-${++restarts}`, ...extra }, groupServices(name)));
   const readLoad = () =>
@@ -78,18 +103,15 @@ describeCluster("zero downtime over NATS", () => {
     const started = await startNats(natsBin!);
     nats = started.proc;
     natsPort = Number(new URL(started.url).port);
-    [healthPort, metricsPort] = [await freePort(), await freePort()];
-    common = { TRANSPORTER: started.url, NAMESPACE: `zd-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-zd-"), HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", REQUEST_TIMEOUT: "5000" };
-    // g1 is the one observed: JSON logs at info level (one line per request), probes and metrics.
-    const observed = { LOG_FORMAT: "json", LOG_LEVEL: "info", HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort) };
-    for (const [name, env] of [["g1", observed], ["g2", {}]] as const) {
-      const port = await freePort();
-      gateways.push({ name, port, url: `http://127.0.0.1:${port}`, env });
-    }
-    gateways.forEach(startGateway);
-    for (const name of STATEFUL_GROUPS) startGroup(name);
+    common = {
+      TRANSPORTER: started.url, NAMESPACE: `zd-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-zd-"), DOWNLOAD_DIR: tempDir("podcast-zd-files-"),
+      HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", REQUEST_TIMEOUT: "5000", TASK_LEASE_SECONDS: "2", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
+    };
+    gateways.push({ name: "g1", url: "", observed: true }, { name: "g2", url: "", observed: false });
+    for (const g of gateways) await startGateway(g);
+    for (const name of [...STATEFUL_GROUPS, "feeds", "downloads"]) startGroup(name);
     live = gateways.map((g) => g.url);
-    await waitClusterHealthy(live, procs, ["auth", "users", "podcasts", "episodes"]);
+    await waitClusterHealthy(live, procs, ["auth", "users", "podcasts", "episodes", "feeds", "tasks", "downloads"]);
 
     const first = await fetch(`${live[0]}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "admin", password: "a long password", email: "a@example.org", fullname: "A" }) });
     expect(first.status).toBe(200);
@@ -99,6 +121,7 @@ describeCluster("zero downtime over NATS", () => {
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.stop("SIGKILL")));
     await nats?.stop();
+    await media?.close();
   });
 
   test("per-node probes: /live and /ready answer 200 on a running node, unknown paths 404", async () => {
@@ -112,21 +135,23 @@ describeCluster("zero downtime over NATS", () => {
     await sleep(500);
     for (const g of gateways) {
       phase = `restart of ${g.name}`;
-      // What Kubernetes does: the pod leaves the Service (preStop), then gets SIGTERM and drains.
-      live = live.filter((u) => u !== g.url);
-      await sleep(200);
-      expect(await procs[g.name].stop("SIGTERM")).toBe(0);
-      startGateway(g);
+      const [old, oldUrl] = [procs[g.name], g.url];
+      // Surge: the new pod joins the Service once ready; then the old one leaves it (preStop), gets SIGTERM and drains.
+      await startGateway(g);
       await waitClusterHealthy([g.url], procs, ["auth", "users", "podcasts"]);
-      live = [...live, g.url];
+      live = [...live.filter((u) => u !== oldUrl), g.url];
+      await sleep(200);
+      expect(await old.stop("SIGTERM")).toBe(0);
     }
     for (const name of STATEFUL_GROUPS) {
       phase = `restart of ${name}`;
-      // One instance on NeDB: the old process drains and frees its data, the new one takes it over;
-      // calls in between wait in the callers' retry policy.
-      expect(await procs[name].stop("SIGTERM")).toBe(0);
-      startGroup(name);
-      await waitClusterHealthy([gateways[0].url], procs, ["auth", "users", "podcasts"]);
+      const old = procs[name];
+      // The standby has loaded and connected once every store service of it waits for the old node's data.
+      startGroup(name, { DATA_LOCK_WAIT: "60" });
+      const waiting = () => procs[name].output().split("\n").filter((l) => l.includes("Standby: waiting")).length;
+      await until(() => waiting() >= storeServices(name).length, 45_000);
+      expect(await old.stop("SIGTERM")).toBe(0);
+      await waitClusterHealthy([live[0]], procs, ["auth", "users", "podcasts"]);
       await sleep(500);
     }
     const { statuses, failures } = await load.stop();
@@ -153,11 +178,69 @@ describeCluster("zero downtime over NATS", () => {
     expect(failures.filter((f) => !f.startsWith("503 "))).toEqual([]);
     expect(accepted.length).toBeGreaterThan(5);
     for (const k of accepted) expect((await fetch(`${live[0]}/api/data/verify_key`, { headers: { "Api-Key": k.api_key } })).status).toBe(200);
-    // g1 has these keys in its cache of key lookups now: a key deleted through g2 is refused by g1 at once.
+    // live[0] has these keys in its cache of key lookups now: a key deleted through the other gateway is refused by it at once.
     const [gone] = accepted;
     const deleted = await fetch(`${live[1]}/api/data/delete_api_key`, { method: "DELETE", headers: { "Api-Key": key, "Content-Type": "application/json" }, body: JSON.stringify({ api_id: gone.api_id }) });
     expect(deleted.status).toBe(200);
     expect((await fetch(`${live[0]}/api/data/verify_key`, { headers: { "Api-Key": gone.api_key } })).status).toBe(401);
+  }, 90_000);
+
+  test("a SIGKILLed downloads node loses no accepted job: each ends SUCCESS once after the takeover", async () => {
+    // Slow media (a 64 KiB chunk every 300 ms) keeps jobs running and queued when the node dies.
+    const audio = audioBytes(300_000);
+    media = await startLoopback();
+    const items = Array.from({ length: EPISODES }, (_, i) => ({ title: `e${i}`, guid: `e${i}`, url: `${media.url}/e${i}.mp3`, date: `2024-01-${String(i + 1).padStart(2, "0")}T00:00:00Z` }));
+    items.forEach((it, i) => media.route(`/e${i}.mp3`, mediaRoute(audio, "audio/mpeg", 300)));
+    media.route("/feed.xml", { body: rssFeed("Jobs", items) });
+    const call = (base: string, method: string, p: string, body?: unknown) =>
+      fetch(`${base}${p}`, { method, headers: { "Api-Key": key, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
+    const added = await (await call(live[0], "POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: 1 } })).json();
+    let episodes: number[] = [];
+    await until(async () => {
+      const res = await call(live[0], "GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${added.podcast_id}`);
+      episodes = res.status === 200 ? (await res.json()).episodes.map((e: any) => e.episodeid) : [];
+      return episodes.length === EPISODES;
+    });
+
+    // Each episode asked for in turn, again and again: a repeat answers the same task, or "already downloaded".
+    const tasks = new Map<number, Set<string>>();
+    const load = steadyLoad(() => live, async (base, i) => {
+      const episode_id = episodes[i % EPISODES];
+      const res = await call(base, "POST", "/api/data/download_podcast", { episode_id, user_id: 1 });
+      const body = res.status === 200 ? await res.clone().json() : null;
+      if (body?.task_id) tasks.set(episode_id, (tasks.get(episode_id) ?? new Set()).add(body.task_id));
+      return res;
+    }, 2);
+    phase = "downloads node killed";
+    // Killed with jobs both running and queued.
+    await until(async () => {
+      const res = await call(live[0], "GET", "/api/tasks/active");
+      const statuses: string[] = res.status === 200 ? (await res.json()).map((t: any) => t.status) : [];
+      return statuses.includes("PENDING") && statuses.some((st) => st === "RUNNING" || st === "DOWNLOADING");
+    });
+    await procs.downloads.stop("SIGKILL");
+    startGroup("downloads");
+    await waitClusterHealthy([live[0]], procs, ["tasks", "downloads"]);
+    await sleep(1000);
+    const { failures } = await load.stop();
+    // Calls caught by the kill may answer 503 (not accepted); nothing else may fail.
+    expect(failures.filter((f) => !f.startsWith("503 "))).toEqual([]);
+    // A call answered 503 may still have run on the dead node: its job, once done, answers "already downloaded".
+    for (const episode_id of episodes) {
+      const res = await call(live[0], "POST", "/api/data/download_podcast", { episode_id, user_id: 1 });
+      expect(res.status).toBe(200);
+      const { task_id } = await res.json();
+      if (task_id) tasks.set(episode_id, (tasks.get(episode_id) ?? new Set()).add(task_id));
+    }
+    expect(tasks.size).toBeGreaterThan(0);
+    for (const ids of tasks.values()) expect(ids.size).toBe(1);
+    for (const ids of tasks.values()) expect(await waitForTask(live[0], key, [...ids][0], 45_000)).toMatchObject({ status: "SUCCESS", progress: 100 });
+    const list = await (await call(live[0], "GET", "/api/data/download_episode_list?user_id=1")).json();
+    const downloaded = list.downloaded_episodes.map((d: any) => d.episodeid).sort((x: number, y: number) => x - y);
+    expect(downloaded).toEqual([...episodes].sort((x, y) => x - y));
+    for (const d of list.downloaded_episodes) expect(fs.readFileSync(d.downloadedlocation).equals(audio)).toBe(true);
+    // The jobs cut off by the kill were fetched again by the new node.
+    expect(media.requests.filter((r) => r.url.endsWith(".mp3")).length).toBeGreaterThan(EPISODES);
   }, 90_000);
 
   test("NATS restarted: requests succeed again within seconds", async () => {

@@ -6,12 +6,14 @@
 import fs from "fs";
 import path from "path";
 import { config } from "../../shared/config";
+import { encryptSecret } from "../../shared/secrets";
 import { api, asUsers, expectErrorBody } from "../helpers/client";
 import { GpodderPeer, startGpodderPeer } from "../helpers/gpodder-peer";
 import { capturingLogger } from "../helpers/logs";
 import { Loopback, startLoopback } from "../helpers/loopback";
+import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
 import { createUsers, rssFeed } from "../helpers/podcasts";
-import { startServer, TestServer } from "../helpers/server";
+import { startServer, tempDir, TestServer } from "../helpers/server";
 
 const REMOTE_USER = "alice-remote";
 const REMOTE_PASSWORD = "remote sync pass 42";
@@ -36,11 +38,12 @@ describe("podsync: a gPodder v2 server", () => {
   };
 
   beforeAll(async () => {
-    config.refreshInterval = 0;
-    config.syncInterval = 0;
+    Object.assign(config, { refreshInterval: 0, syncInterval: 0, downloadDir: tempDir("podcast-sync-dl-"), workerPollMs: 100, taskRetryBaseMs: 200 });
     feeds = await startLoopback();
-    for (const name of ["one", "two", "three"])
+    for (const name of ["one", "two", "three"]) {
+      for (const n of [1, 2]) feeds.route(`/media/${name}-${n}.mp3`, mediaRoute(audioBytes(20_000)));
       feeds.route(`/${name}.xml`, { body: rssFeed(`Feed ${name}`, [1, 2].map((n) => ({ title: `${name} ${n}`, guid: `${name}-${n}`, url: episodeUrl(name, n), date: `2024-0${n}-01T00:00:00Z` }))) });
+    }
     peer = await startGpodderPeer(REMOTE_USER, REMOTE_PASSWORD);
     account.podsync_url = peer.url;
     server = await startServer({
@@ -155,13 +158,118 @@ describe("podsync: a gPodder v2 server", () => {
     expect(await myFeeds("alice")).toEqual([feed("one"), feed("three"), feed("two")].sort());
   });
 
-  test("one sync of a user at a time: a held lease answers 409, an expired one is taken over", async () => {
+  test("download and delete actions go both ways; a delete from the server keeps listening history", async () => {
+    const now = () => new Date().toISOString().slice(0, 19);
+    const idOf = async (feedName: string, n: number) => {
+      const pod = (await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods.find((p: any) => p.feed_url === feed(feedName));
+      const eps = (await get("/api/data/podcast_episodes", "alice", { user_id: u.alice.id, podcast_id: pod.podcast_id })).body.episodes;
+      return eps.find((e: any) => e.episodeurl === episodeUrl(feedName, n)).episodeid as number;
+    };
+    const downloaded = async () => (await get("/api/data/download_episode_list", "alice", { user_id: u.alice.id })).body.downloaded_episodes.map((e: any) => e.episodeurl).sort();
+    const mine = () => peer.actions().filter((a) => a.device === DEVICE && a.action !== "play");
+    const syncTask = async () => {
+      const res = await post("/api/podsync/sync", "alice", {});
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const until = async (check: () => Promise<boolean>) => {
+      for (const end = Date.now() + 15_000; !(await check()); await new Promise((r) => setTimeout(r, 50))) if (Date.now() > end) throw new Error("timed out");
+    };
+
+    // The phone downloaded one-2: the server downloads it too (a job), and does not report that back.
+    peer.upload([{ podcast: feed("one"), episode: episodeUrl("one", 2), device: "phone", action: "download", timestamp: now() }]);
+    expect(await syncTask()).toMatchObject({ downloads_queued: 1, downloads_deleted: 0 });
+    await until(async () => (await downloaded()).includes(episodeUrl("one", 2)));
+    expect(await syncTask()).toMatchObject({ downloads_queued: 0, actions_uploaded: 0 });
+    expect(mine()).toEqual([]);
+
+    // Downloaded and deleted here: uploaded once each, as UTC actions of this device.
+    const three1 = await idOf("three", 1);
+    const started = await post("/api/data/download_podcast", "alice", { episode_id: three1, user_id: u.alice.id });
+    expect((await waitForTask(server.url, u.alice.key, started.body.task_id)).status).toBe("SUCCESS");
+    expect((await syncTask()).actions_uploaded).toBe(1);
+    expect((await post("/api/data/delete_episode", "alice", { episode_id: three1, user_id: u.alice.id })).status).toBe(200);
+    expect((await syncTask()).actions_uploaded).toBe(1);
+    const utc = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+    expect(mine()).toEqual([
+      { podcast: feed("three"), episode: episodeUrl("three", 1), device: DEVICE, action: "download", timestamp: utc },
+      { podcast: feed("three"), episode: episodeUrl("three", 1), device: DEVICE, action: "delete", timestamp: utc },
+    ]);
+    expect((await syncTask()).actions_uploaded).toBe(0);
+    // A download older than the local delete does not bring the file back.
+    peer.upload([{ podcast: feed("three"), episode: episodeUrl("three", 1), device: "phone", action: "download", timestamp: "2020-01-01T00:00:00" }]);
+    expect(await syncTask()).toMatchObject({ downloads_queued: 0 });
+    // With downloads turned off on this server, a download from the phone is only counted.
+    expect((await post("/api/data/enable_disable_downloads", "admin", {})).body.downloads_enabled).toBe(false);
+    peer.upload([{ podcast: feed("three"), episode: episodeUrl("three", 2), device: "phone", action: "download", timestamp: now() }]);
+    expect(await syncTask()).toMatchObject({ actions_received: 1, downloads_queued: 0 });
+    expect((await post("/api/data/enable_disable_downloads", "admin", {})).body.downloads_enabled).toBe(true);
+    expect(await downloaded()).not.toContain(episodeUrl("three", 2));
+
+    // Played here to 600 s, then deleted on the phone: the file goes, the position stays, nothing goes back.
+    const one2 = await idOf("one", 2);
+    await server.broker.call("episodes.update_state", { user_id: u.alice.id, episode_id: one2, listen_duration: 600 });
+    await new Promise((r) => setTimeout(r, 1100)); // the API's timestamps have whole seconds: the delete is newer than the download
+    peer.upload([{ podcast: feed("one"), episode: episodeUrl("one", 2), device: "phone", action: "delete", timestamp: now() }]);
+    expect(await syncTask()).toMatchObject({ downloads_deleted: 1 });
+    expect(await downloaded()).not.toContain(episodeUrl("one", 2));
+    expect(await positionOf("alice", "one", 2)).toBe(600);
+    expect(await syncTask()).toMatchObject({ downloads_deleted: 0, actions_uploaded: 0 });
+    expect(mine().filter((a) => a.episode === episodeUrl("one", 2))).toEqual([]);
+  });
+
+  test("a sync is a task; one sync of a user at a time: a held lease holds the job back, an expired one is taken over", async () => {
     const sync: any = server.broker.getLocalService("sync");
+    const done = await post("/api/podsync/sync", "alice", {});
+    expect(done.body).toMatchObject({ success: true, detail: "Sync complete", task_id: expect.any(String), actions_received: expect.any(Number) });
+    const tasks = (await get(`/api/tasks/user/${u.alice.id}`, "alice")).body;
+    expect(tasks.find((t: any) => t.id === done.body.task_id)).toMatchObject({ task_type: "sync", status: "SUCCESS", user_id: u.alice.id });
+
     expect(await sync.claimLease(u.alice.id)).toBe(true); // another replica syncs alice now
-    expectErrorBody(await post("/api/podsync/sync", "alice", {}), 409);
-    await sync.adapter.updateMany({ _id: u.alice.id }, { $set: { lease_until: new Date(Date.now() - 1000) } }); // and died
-    expect((await post("/api/podsync/sync", "alice", {})).status).toBe(200);
-    expect((await post("/api/podsync/sync", "alice", {})).status).toBe(200); // released after each sync
+    const wait = config.syncWaitMs;
+    config.syncWaitMs = 300;
+    try {
+      const held = await post("/api/podsync/sync", "alice", {});
+      expect(held.body).toEqual({ success: true, detail: "The sync continues in the background", task_id: expect.any(String) });
+      expect((await get(`/api/tasks/${held.body.task_id}`, "alice")).body.status).not.toBe("SUCCESS");
+      await sync.adapter.updateMany({ _id: u.alice.id }, { $set: { lease_until: new Date(Date.now() - 1000) } }); // and died
+      expect(await waitForTask(server.url, u.alice.key, held.body.task_id)).toMatchObject({ status: "SUCCESS", task_type: "sync" });
+    } finally {
+      config.syncWaitMs = wait;
+    }
+    expect((await post("/api/podsync/sync", "alice", {})).body.detail).toBe("Sync complete"); // released after each sync
+  });
+
+  test("the scheduler queues one sync task per due user, once per interval", async () => {
+    const sync: any = server.broker.getLocalService("sync");
+    const interval = config.syncInterval;
+    config.syncInterval = 15;
+    try {
+      await sync.adapter.updateMany({ _id: u.alice.id }, { $set: { last_sync: new Date(Date.now() - 3_600_000) } });
+      const before = (await get(`/api/tasks/user/${u.alice.id}`, "alice")).body.length;
+      await Promise.all([sync.syncDue(), sync.syncDue()]); // two replicas at once
+      const tasks = (await get(`/api/tasks/user/${u.alice.id}`, "alice")).body;
+      expect(tasks.length).toBe(before + 1);
+      expect(await waitForTask(server.url, u.alice.key, tasks[0].id)).toMatchObject({ task_type: "sync", status: "SUCCESS" });
+      await sync.syncDue(); // synced now: nothing is due
+      expect((await get(`/api/tasks/user/${u.alice.id}`, "alice")).body.length).toBe(before + 1);
+    } finally {
+      config.syncInterval = interval;
+    }
+  });
+
+  test("a sync the server refuses answers 401 and its task fails without retries", async () => {
+    const sync: any = server.broker.getLocalService("sync");
+    const { password_sealed } = await sync.adapter.findOne({ _id: u.alice.id });
+    await sync.adapter.updateMany({ _id: u.alice.id }, { $set: { password_sealed: encryptSecret("changed on the server since") } });
+    try {
+      expectErrorBody(await post("/api/podsync/sync", "alice", {}), 401);
+      const [task] = (await get(`/api/tasks/user/${u.alice.id}`, "alice")).body;
+      expect(task).toMatchObject({ task_type: "sync", status: "FAILED", message: expect.stringMatching(/rejected the username or password/) });
+      expect((await get("/api/data/podsync/status", "alice")).body).toMatchObject({ last_status: "failed" });
+    } finally {
+      await sync.adapter.updateMany({ _id: u.alice.id }, { $set: { password_sealed } });
+    }
   });
 
   test("the remote password never reaches a log", () => {

@@ -32,6 +32,21 @@ describe("lockDataDir", () => {
     await (await lockDataDir(dir, "users.service", fail))();
   });
 
+  test("a standby waits while the holder refreshes and takes the lock soon after its release", async () => {
+    const dir = tempDir("data-lock-");
+    const release = await lockDataDir(dir, "queue.service", fail);
+    let takenAt = 0;
+    const waits: string[] = [];
+    const standby = lockDataDir(dir, "queue.service", fail, { waitMs: 30_000, onWait: (h) => waits.push(h) }).then((r) => ((takenAt = Date.now()), r));
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(takenAt).toBe(0);
+    expect(waits).toEqual([`${os.hostname()} pid ${process.pid}`]);
+    const releasedAt = Date.now();
+    await release();
+    await (await standby)();
+    expect(takenAt - releasedAt).toBeLessThan(1_500);
+  });
+
   test("a fresh lock naming this host and our own pid (container restart) is taken within ~3 s", async () => {
     const dir = tempDir("data-lock-");
     forge(dir, "auth.service", { host: os.hostname(), pid: process.pid }, 0);

@@ -1,0 +1,129 @@
+/**
+ * Podcasting 2.0 data of episodes and podcasts: what the feed parser stored (transcripts, people,
+ * soundbites, value, location, funding, podroll, locked, guid ...) plus the documents the feed only
+ * links to: chapters (JSON) and transcripts (SRT, WebVTT, JSON, HTML, read into one shape). Those are
+ * fetched through the server's outbound client with the caller's rights (a user's URLs never reach
+ * private addresses) and kept in the broker cacher, so a player opening an episode twice costs one fetch.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+import { BadRequestError } from "../shared/errors";
+import { decodeBytes } from "../shared/feed-parser/text";
+import { fetchUrl, OutboundHttpError, Rights, rightsOf } from "../shared/http";
+import type { AuthUser } from "../shared/types";
+import type { EpisodeP20 } from "../shared/contracts/episodes";
+import type { PodcastP20 } from "../shared/contracts/podcasts";
+import { detectFormat, parseTranscript, TranscriptSegment } from "./p20.parts/transcript";
+
+type Meta = { user?: AuthUser };
+
+/** Largest chapters or transcript document fetched. */
+const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
+const id = { type: "number", integer: true, positive: true, convert: true };
+
+export interface Chapter {
+  start_time: number;
+  end_time: number | null;
+  title: string;
+  img: string | null;
+  url: string | null;
+  toc: boolean;
+}
+
+function chaptersOf(body: string): Chapter[] {
+  const doc = JSON.parse(body);
+  const list: any[] = Array.isArray(doc?.chapters) ? doc.chapters : [];
+  return list
+    .filter((c) => c && typeof c === "object" && Number.isFinite(Number(c.startTime)))
+    .map((c) => ({
+      start_time: Number(c.startTime),
+      end_time: Number.isFinite(Number(c.endTime)) && c.endTime !== undefined ? Number(c.endTime) : null,
+      title: typeof c.title === "string" ? c.title : "",
+      img: typeof c.img === "string" ? c.img : null,
+      url: typeof c.url === "string" ? c.url : null,
+      toc: c.toc !== false,
+    }))
+    .sort((a, b) => a.start_time - b.start_time);
+}
+
+const P20Service: ServiceSchema = {
+  name: "p20",
+  actions: {
+    /** GET /api/data/fetch_podcasting_2_data?episode_id&user_id: an episode's data, chapters fetched and read. */
+    fetch_podcasting_2_data: {
+      params: { episode_id: id, user_id: id },
+      async handler(this: any, ctx: Context<{ episode_id: number; user_id: number }, Meta>) {
+        const ep: EpisodeP20 = await ctx.call("episodes.episode_p20", ctx.params);
+        const p = ep.p20 ?? {};
+        let chapters: Chapter[] = [];
+        let chapters_error: string | null = null;
+        if (p.chapters?.url) {
+          try {
+            chapters = (await ctx.call<any, object>("p20.remote", { url: p.chapters.url, kind: "chapters", rights: rightsOf(ctx.meta.user) })).chapters;
+          } catch (err: any) {
+            chapters_error = err?.message ?? "The chapters could not be fetched";
+          }
+        }
+        return {
+          episode_id: ep.episode_id, podcast_id: ep.podcast_id, chapters, chapters_url: p.chapters?.url ?? null, chapters_error,
+          transcripts: p.transcripts ?? [], people: p.persons ?? [], soundbites: p.soundbites ?? [], value: p.values ?? [],
+          location: p.locations ?? [], license: p.license ?? null, alternate_enclosures: p.alternate_enclosures ?? [],
+          season: p.podcast_season ?? null, episode: p.podcast_episode ?? null, images: p.images ?? [], txt: p.txt ?? [],
+        };
+      },
+    },
+    /** GET /api/data/fetch_podcasting_2_pod_data?podcast_id&user_id: a podcast's channel data. */
+    fetch_podcasting_2_pod_data: {
+      params: { podcast_id: id, user_id: id },
+      async handler(this: any, ctx: Context<{ podcast_id: number; user_id: number }>) {
+        const pod: PodcastP20 = await ctx.call("podcasts.podcast_p20", ctx.params);
+        const p = pod.p20 ?? {};
+        return {
+          podcast_id: pod.podcast_id, guid: p.podcast_guid ?? null, medium: p.medium ?? null, locked: p.locked ?? null, locked_owner: p.locked_owner ?? null,
+          funding: p.funding ?? [], people: p.persons ?? [], value: p.values ?? [], podroll: p.podroll ?? [], location: p.locations ?? [],
+          license: p.license ?? null, trailers: p.trailers ?? [], images: p.images ?? [], txt: p.txt ?? [], publisher: p.publisher ?? null,
+          blocks: p.blocks ?? [], podping: p.podping ?? null, chat: p.chat ?? null, live_items: p.live_items ?? [], keywords: p.keywords ?? [],
+        };
+      },
+    },
+    /** POST /api/data/fetch_transcript: url (and the feed's declared type, when known) -> segments. */
+    fetch_transcript: {
+      params: { url: { type: "url", max: 4000 }, type: { type: "string", max: 100, optional: true } },
+      async handler(this: any, ctx: Context<{ url: string; type?: string }, Meta>) {
+        const res: { format: string; segments: TranscriptSegment[] } = await ctx.call("p20.remote", { url: ctx.params.url, kind: "transcript", rights: rightsOf(ctx.meta.user), hint: ctx.params.type ?? "" });
+        return { success: true, url: ctx.params.url, ...res, text: res.segments.map((s) => s.text).join(" ") };
+      },
+    },
+
+    // --- Internal ---
+
+    /** A chapters or transcript document, fetched and read; cached per URL, kind and rights. */
+    remote: {
+      visibility: "public",
+      cache: { keys: ["url", "kind", "rights", "hint"], ttl: config.p20CacheTtl },
+      params: { url: "string", kind: { type: "enum", values: ["chapters", "transcript"] }, rights: { type: "enum", values: ["admin", "user"] }, hint: { type: "string", optional: true } },
+      async handler(this: any, ctx: Context<{ url: string; kind: "chapters" | "transcript"; rights: Rights; hint?: string }>) {
+        const { url, kind, rights, hint } = ctx.params;
+        let body: string;
+        let contentType: string | null;
+        try {
+          const res = await fetchUrl(url, { rights, maxBytes: MAX_DOCUMENT_BYTES });
+          body = decodeBytes(res.body!, /charset=([\w-]+)/i.exec(res.contentType ?? "")?.[1]);
+          contentType = res.contentType;
+        } catch (err) {
+          if (err instanceof OutboundHttpError) throw new BadRequestError(`The ${kind} could not be fetched: ${err.message}`);
+          throw err;
+        }
+        try {
+          if (kind === "chapters") return { chapters: chaptersOf(body) };
+          const format = detectFormat(body, hint, contentType, url);
+          return { format, segments: parseTranscript(body, format) };
+        } catch {
+          throw new BadRequestError(`The ${kind} document cannot be read`);
+        }
+      },
+    },
+  },
+};
+
+export default P20Service;

@@ -1,0 +1,103 @@
+/**
+ * The user's own RSS feed: GET /api/feed/{user_id}?api_key=... lists their episodes (newest of their
+ * podcasts, or one source: saved, queue, downloads, history, playlist) as RSS 2.0 whose enclosures are
+ * the stream route with the same key, so a podcast app plays through this server. The key may be an
+ * RSS-only one (get_rss_key, or create_api_key with rssonly); one limited to podcast_ids lists and
+ * plays only those podcasts. Owns no collection: it reads podcasts, episodes and the source's service
+ * in a fixed number of calls.
+ */
+import type { Context, ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+import { BadRequestError } from "../shared/errors";
+import type { AuthUser } from "../shared/types";
+import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+import type { UserAuthInfo } from "../shared/contracts/users";
+import { buildRss } from "./rss.parts/build";
+
+interface FeedMeta {
+  user?: AuthUser;
+  feedKey?: string;
+  requestOrigin?: string;
+  $responseType?: string;
+  $responseHeaders?: Record<string, string>;
+}
+
+const id = { type: "number", integer: true, positive: true, convert: true };
+
+/** Where each source's episodes come from: the owner's list action, and the field of its answer that holds the list. */
+const SOURCES: Record<string, { action: string; field: string }> = {
+  downloads: { action: "downloads.download_episode_list", field: "downloaded_episodes" },
+  queue: { action: "queue.get_queued_episodes", field: "data" },
+  history: { action: "episodes.user_history", field: "data" },
+  playlist: { action: "playlists.get_playlist_episodes", field: "episodes" },
+};
+
+const RssService: ServiceSchema = {
+  name: "rss",
+  actions: {
+    /** GET /api/feed/{user_id} (auth rss: the key in api_key). */
+    user_feed: {
+      params: {
+        user_id: id,
+        limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
+        podcast_id: { ...id, optional: true },
+        source: { type: "enum", values: ["all", "saved", ...Object.keys(SOURCES)], optional: true },
+        playlist_id: { ...id, optional: true },
+        type: { type: "string", max: 20, optional: true },
+      },
+      async handler(this: any, ctx: Context<any, FeedMeta>) {
+        const { user_id, podcast_id, playlist_id } = ctx.params;
+        const limit: number = ctx.params.limit ?? config.rssDefaultLimit;
+        const source: string = ctx.params.source ?? "all";
+        const caller = ctx.meta.user!;
+        // The podcasts this feed may show: a limited key's, narrowed to podcast_id when given.
+        let allowed: number[] | null = caller.podcastIds ?? null;
+        if (podcast_id) allowed = allowed && !allowed.includes(podcast_id) ? [] : [podcast_id];
+        if (source === "playlist" && !playlist_id) throw new BadRequestError("source=playlist needs playlist_id");
+        const ids = await this.episodeIds(ctx, user_id, source, limit, allowed, playlist_id);
+        const found: EpisodeMediaItem[] = ids.length ? await ctx.call("episodes.episode_items", { user_id, episode_ids: ids }) : [];
+        const byId = new Map(found.map((e) => [e.episodeid, e]));
+        const items = ids.map((i) => byId.get(i)).filter((e): e is EpisodeMediaItem => !!e && (!allowed || allowed.includes(e.podcastid))).slice(0, limit);
+        const [owner]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [user_id] });
+        const origin = config.apiUrl || ctx.meta.requestOrigin || "";
+        const key = encodeURIComponent(ctx.meta.feedKey ?? "");
+        const single = podcast_id && items.length ? items[0] : null;
+        const xml = buildRss(
+          {
+            title: single ? single.podcastname : `${owner?.username ?? "User"}'s podcasts${source === "all" ? "" : ` (${source})`}`,
+            link: origin || "http://localhost/",
+            description: `Episodes from ${config.serviceName}`,
+            image: single?.podcast_artwork ?? null,
+            author: owner?.username ?? config.serviceName,
+          },
+          items,
+          (e) => `${origin}/api/data/stream/${e.episodeid}?api_key=${key}&user_id=${user_id}`,
+          config.serviceName,
+        );
+        ctx.meta.$responseType = "application/rss+xml; charset=utf-8";
+        ctx.meta.$responseHeaders = { "Cache-Control": "private, max-age=0" };
+        return xml;
+      },
+    },
+  },
+  methods: {
+    /** Episode ids of a source, newest or in the source's own order; one call to the owner of the list. */
+    async episodeIds(this: any, ctx: Context, user_id: number, source: string, limit: number, allowed: number[] | null, playlist_id?: number): Promise<number[]> {
+      if (allowed && !allowed.length) return [];
+      if (source === "all" || source === "saved") {
+        return ctx.call("episodes.feed_episode_ids", { user_id, limit, ...(allowed ? { podcast_ids: allowed } : {}), ...(source === "saved" ? { saved: true } : {}) });
+      }
+      const { action, field } = SOURCES[source];
+      let res: any;
+      try {
+        res = await ctx.call(action, { user_id, ...(source === "playlist" ? { playlist_id } : {}), ...(source === "history" || source === "playlist" ? { limit: 1000 } : {}) });
+      } catch (err: any) {
+        if (err?.name === "ServiceNotFoundError") throw new BadRequestError(`The ${source} source is not available on this server`);
+        throw err;
+      }
+      return (res?.[field] ?? []).map((e: { episodeid: number }) => e.episodeid);
+    },
+  },
+};
+
+export default RssService;

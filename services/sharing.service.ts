@@ -1,0 +1,111 @@
+/**
+ * Shared episode links: share_episode gives an unguessable url_key (optionally expiring) for an
+ * episode the caller can see; anyone holding the key reads the episode with episode_by_url, no API key
+ * needed; the sharer (or an admin) removes it with delete_shared_link. One link per user and episode:
+ * sharing again returns the same key (with a new expiry when one is asked for).
+ */
+import crypto from "crypto";
+import type { Context, ServiceSchema } from "moleculer";
+import { DbMixin } from "../shared/db.mixin";
+import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
+import type { AuthUser } from "../shared/types";
+import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+import type { UserEvent } from "../shared/contracts/users";
+
+interface LinkDoc {
+  _id: number;
+  url_key: string;
+  episode_id: number;
+  user_id: number;
+  created_at: Date;
+  /** null: never expires. Expired links are answered 404 and removed by the store's TTL index. */
+  expires_at: Date | null;
+}
+
+const DAY_MS = 86_400_000;
+const id = { type: "number", integer: true, positive: true, convert: true };
+const urlKey = { type: "string", pattern: /^[A-Za-z0-9_-]{16,64}$/ };
+
+function live(link: LinkDoc): boolean {
+  return !link.expires_at || new Date(link.expires_at).getTime() > Date.now();
+}
+
+function shape(link: LinkDoc) {
+  return { url_key: link.url_key, episode_id: link.episode_id, share_path: `/api/data/episode_by_url/${link.url_key}`, expires_at: link.expires_at ? new Date(link.expires_at).toISOString() : null };
+}
+
+const SharingService: ServiceSchema = {
+  name: "sharing",
+  mixins: [
+    DbMixin({
+      name: "shared_links",
+      indexes: [{ fields: { url_key: 1 }, unique: true }, { fields: { user_id: 1 } }, { fields: { expires_at: 1 }, expireAfterSeconds: 0 }],
+    }),
+  ],
+  actions: {
+    /** POST /api/data/share_episode/{episode_id}: body expires_in_days? (1-3650; none = no expiry). */
+    share_episode: {
+      params: { episode_id: id, expires_in_days: { type: "number", integer: true, min: 1, max: 3650, convert: true, optional: true } },
+      async handler(this: any, ctx: Context<{ episode_id: number; expires_in_days?: number }, { user?: AuthUser }>) {
+        const user = ctx.meta.user!;
+        const { episode_id, expires_in_days } = ctx.params;
+        const [item]: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: user.id, episode_ids: [episode_id], include_unsubscribed: user.isAdmin });
+        if (!item) throw new NotFoundError("Episode not found in your podcasts");
+        const expires_at = expires_in_days ? new Date(Date.now() + expires_in_days * DAY_MS) : null;
+        const existing: LinkDoc | null = await this.adapter.findOne({ user_id: user.id, episode_id });
+        if (existing && live(existing)) {
+          if (expires_in_days) await this.adapter.updateMany({ _id: existing._id }, { $set: { expires_at } });
+          return { ...shape({ ...existing, expires_at: expires_in_days ? expires_at : existing.expires_at }), detail: "Episode shared" };
+        }
+        if (existing) await this.adapter.removeMany({ _id: existing._id });
+        const link: LinkDoc = { _id: await this.nextId("shared_links"), url_key: crypto.randomBytes(24).toString("base64url"), episode_id, user_id: user.id, created_at: new Date(), expires_at };
+        await this.adapter.insert(link);
+        return { ...shape(link), detail: "Episode shared" };
+      },
+    },
+    /** GET /api/data/episode_by_url/{url_key} (no key): the episode and where to play it; 404 when the link or the episode is gone. */
+    episode_by_url: {
+      params: { url_key: urlKey },
+      async handler(this: any, ctx: Context<{ url_key: string }>) {
+        const link: LinkDoc | null = await this.adapter.findOne({ url_key: ctx.params.url_key });
+        if (!link || !live(link)) throw new NotFoundError("Shared link not found or expired");
+        const [e]: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: link.user_id, episode_ids: [link.episode_id], include_unsubscribed: true });
+        if (!e) throw new NotFoundError("The shared episode no longer exists");
+        // The sharer's own state of the episode (position, saved, completed) is not shown.
+        return {
+          episode: {
+            episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle,
+            episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork ?? e.podcast_artwork,
+            episodeurl: e.episodeurl, episodeduration: e.episodeduration, enclosure_type: e.enclosure_type, is_vidsite: e.is_vidsite,
+          },
+          stream_url: e.episodeurl,
+          expires_at: shape(link).expires_at,
+        };
+      },
+    },
+    /** DELETE /api/data/delete_shared_link: body url_key, or episode_id (the caller's link of it). */
+    delete_shared_link: {
+      params: { url_key: { ...urlKey, optional: true }, episode_id: { ...id, optional: true } },
+      async handler(this: any, ctx: Context<{ url_key?: string; episode_id?: number }, { user?: AuthUser }>) {
+        const user = ctx.meta.user!;
+        const { url_key, episode_id } = ctx.params;
+        if (!url_key && !episode_id) throw new BadRequestError("Send url_key (or episode_id) of the link");
+        const link: LinkDoc | null = await this.adapter.findOne(url_key ? { url_key } : { user_id: user.id, episode_id });
+        if (!link) throw new NotFoundError("Shared link not found");
+        if (link.user_id !== user.id && !user.isAdmin) throw new ForbiddenError("This link was shared by another user");
+        await this.adapter.removeMany({ _id: link._id });
+        return { detail: "Shared link deleted" };
+      },
+    },
+  },
+  events: {
+    "user.removed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        await this.adapter.removeMany({ user_id: ctx.params.user_id });
+      },
+    },
+  },
+};
+
+export default SharingService;

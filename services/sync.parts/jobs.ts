@@ -1,0 +1,64 @@
+/**
+ * Syncs as durable jobs (DESIGN.md rule 6): a request or the scheduler creates a `sync` task, a worker
+ * runs it through run_job, which syncs under the user's lease. A request waits up to SYNC_WAIT_MS to
+ * answer with the figures (as clients of this API expect), else with the task_id alone.
+ */
+import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import { config } from "../../shared/config";
+import { CreateTaskParams, CreateTasksResult, JOB_SYNC, TaskRecord } from "../../shared/contracts/tasks";
+import type { RunSyncJobParams, SyncJobPayload } from "../../shared/contracts/sync";
+import { failureOf, SyncSettingsDoc, SyncSummary } from "./model";
+
+const id = { type: "number", integer: true, positive: true, convert: true };
+
+export const jobActions: ServiceActionsSchema = {
+  /** Runs a sync job (called by the workers): 409 while another sync of the user holds the lease, so the job is retried. */
+  run_job: {
+    visibility: "public",
+    params: { user_id: id, force: "boolean", subscriptions_only: { type: "boolean", optional: true }, type: { type: "enum", values: ["gpodder", "nextcloud"], optional: true } },
+    async handler(this: any, ctx: Context<RunSyncJobParams>) {
+      const { user_id, ...opts } = ctx.params;
+      const summary: SyncSummary = await this.syncUser(ctx, user_id, opts);
+      return { message: "Sync complete", ...summary };
+    },
+  },
+};
+
+export const jobMethods: ServiceMethods = {
+  syncJob(user_id: number, opts: SyncJobPayload): CreateTaskParams {
+    const mode = opts.force ? "force" : opts.subscriptions_only ? "subscriptions" : "full";
+    return { task_type: JOB_SYNC, user_id, payload: { ...opts }, dedupe_key: `sync:${user_id}:${mode}` };
+  },
+  /** A sync asked for over the API: the task, and its figures (or its failure as an error) when it ends in time. */
+  async queueSync(this: any, ctx: Context, user_id: number, opts: SyncJobPayload) {
+    await this.settingsOf(user_id, opts.type); // 404 before any task exists
+    const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [this.syncJob(user_id, opts)] });
+    const task_id = (res.created[0] ?? res.existing[0]).id;
+    const done: TaskRecord | null = await this.waitForTask(ctx, task_id, config.syncWaitMs);
+    if (done?.status === "SUCCESS") {
+      const { message: _message, ...summary } = done.result as SyncSummary & { message: string };
+      return { success: true, detail: "Sync complete", task_id, ...summary };
+    }
+    if (done) {
+      const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: user_id });
+      throw failureOf(s?.last_error_code, done.message);
+    }
+    return { success: true, detail: "The sync continues in the background", task_id };
+  },
+  /**
+   * One round of the scheduler: a sync task for every enabled account not synced for SYNC_INTERVAL.
+   * scheduled_at is a compare-and-set, so one replica queues a user once per interval, even when the last sync failed.
+   */
+  async syncDue(this: any) {
+    const now = new Date();
+    const due = new Date(now.getTime() - config.syncInterval * 60_000);
+    const accounts: SyncSettingsDoc[] = await this.adapter.find({ query: { enabled: true } });
+    const jobs: CreateTaskParams[] = [];
+    for (const s of accounts) {
+      if (s.last_sync && new Date(s.last_sync) > due) continue;
+      const mine = await this.adapter.updateMany({ _id: s._id, $or: [{ scheduled_at: { $lt: due } }, { scheduled_at: { $exists: false } }] }, { $set: { scheduled_at: now } });
+      if (Number(mine?.modifiedCount ?? mine) > 0) jobs.push(this.syncJob(s.user_id, { force: false }));
+    }
+    if (jobs.length) await this.broker.call("tasks.create", { tasks: jobs });
+  },
+};
