@@ -76,7 +76,11 @@ async function rangeReaders(url: (i: number) => string, size: number, readers: n
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "downloads-bench-"));
-  Object.assign(config, { dataDir: path.join(dir, "data"), downloadDir: path.join(dir, "downloads"), refreshInterval: 0, port: 0, host: "127.0.0.1", downloadMaxBytes: 4 * 1024 * MB });
+  // The feed and media are on loopback, which the outbound policy refuses to users unless allowed.
+  Object.assign(config, {
+    dataDir: path.join(dir, "data"), downloadDir: path.join(dir, "downloads"), refreshInterval: 0, port: 0, host: "127.0.0.1", downloadMaxBytes: 4 * 1024 * MB,
+    outboundAllowPrivate: "127.0.0.1/32",
+  });
   const episodeBytes = Buffer.alloc(EPISODE_MB * MB, 7);
   const media = await listen((req, res) => {
     if (req.url === "/feed.xml") {

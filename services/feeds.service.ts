@@ -132,12 +132,15 @@ const FeedsService: ServiceSchema = {
         }
       },
     },
-    /** Refreshes one stored podcast; feed failures are reported in the result, not thrown. */
+    /**
+     * Refreshes one stored podcast; feed failures are reported in the result, not thrown. announce: false
+     * for the import_feed job, whose older episodes of a just added feed are not "new episodes".
+     */
     refresh_feed: {
       visibility: "public",
-      params: { podcast_id: { type: "number", integer: true, positive: true } },
-      async handler(this: any, ctx: Context<{ podcast_id: number }>): Promise<RefreshResult> {
-        const { podcast_id } = ctx.params;
+      params: { podcast_id: { type: "number", integer: true, positive: true }, announce: { type: "boolean", optional: true } },
+      async handler(this: any, ctx: Context<{ podcast_id: number; announce?: boolean }>): Promise<RefreshResult> {
+        const { podcast_id, announce = true } = ctx.params;
         const [target]: RefreshTarget[] = await ctx.call("podcasts.refresh_targets", { podcast_ids: [podcast_id] });
         if (!target) return { podcast_id, status: "gone", new_episodes: 0 };
         let fetched: FetchedFeed;
@@ -153,7 +156,7 @@ const FeedsService: ServiceSchema = {
         }
         if (fetched.unchanged) return { podcast_id, status: "unchanged", new_episodes: 0 };
         const { episodes, ...channel } = fetched.feed!;
-        const sync: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id, episodes, announce: true });
+        const sync: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id, episodes, announce });
         await ctx.call("podcasts.apply_feed", { podcast_id, fetched: { ...fetched, feed: channel }, sync });
         return { podcast_id, status: "updated", new_episodes: sync.created_ids.length };
       },

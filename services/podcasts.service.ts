@@ -8,9 +8,9 @@
  * never changes what other subscribers see).
  *
  * Adding a feed nobody has yet: the feeds service fetches and parses it, this service stores the
- * record, the newest ADD_PODCAST_SYNC_EPISODES episodes are stored before the answer and the rest
- * right after it. The record's content hash is written only when every episode is stored, so an
- * import cut short (a crash) is completed by the next refresh, which sees a "changed" feed.
+ * record, the newest ADD_PODCAST_SYNC_EPISODES episodes are stored before the answer and the rest by
+ * an import_feed job of the workers. The record's content hash is written only when every episode is
+ * stored, so an import that still fails is completed by the next refresh, which sees a "changed" feed.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";

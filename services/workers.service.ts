@@ -1,5 +1,6 @@
 /**
- * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads, refresh_pods, OPML imports and syncs. Stateless, so any number of
+ * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads, refresh_pods, OPML imports, syncs
+ * and the import of a new feed's older episodes (import_feed). Stateless, so any number of
  * replicas may run (also on the embedded store): each claims jobs with a lease, renews it while it
  * works and finishes the job; a replica that dies leaves its lease to expire and another takes the job
  * over. New jobs wake every replica (`tasks.available`); a poll catches anything missed.
@@ -19,9 +20,9 @@ import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
-import { ClaimedTask, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_IMPORT_OPML, JOB_REFRESH_PODS, JOB_SYNC, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import { ClaimedTask, ImportFeedPayload, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_IMPORT_FEED, JOB_IMPORT_OPML, JOB_REFRESH_PODS, JOB_SYNC, TASKS_AVAILABLE } from "../shared/contracts/tasks";
 import type { ImportChunkResult, ImportOpmlPayload } from "../shared/contracts/opml";
-import type { RefreshSummary } from "../shared/contracts/feeds";
+import type { RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import type { DownloadEpisodePayload, DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
 import type { RunSyncJobParams, SyncJobPayload } from "../shared/contracts/sync";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
@@ -39,7 +40,7 @@ interface Reporter {
 }
 
 const MB = 1024 * 1024;
-const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, JOB_IMPORT_OPML, JOB_SYNC];
+const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, JOB_IMPORT_OPML, JOB_SYNC, JOB_IMPORT_FEED];
 /** Podcasts per feeds.refresh_many call of a refresh job: progress is reported between chunks. */
 const REFRESH_CHUNK = 50;
 /** Feeds per opml.import_chunk call of an import job. */
@@ -118,6 +119,7 @@ const WorkersService: ServiceSchema = {
         let result;
         if (job.task_type === JOB_REFRESH_PODS) result = await this.refreshPods(job, reporter);
         else if (job.task_type === JOB_IMPORT_OPML) result = await this.importOpml(job, reporter);
+        else if (job.task_type === JOB_IMPORT_FEED) result = await this.importFeed(job, reporter);
         else if (job.task_type === JOB_DOWNLOAD_PODCAST) result = await this.downloadPodcast(job, reporter);
         // A sync holds the user's sync lease, which bounds how long it may run.
         else if (job.task_type === JOB_SYNC) result = await this.broker.call("sync.run_job", { user_id: job.user_id, ...(job.payload as SyncJobPayload) } satisfies RunSyncJobParams, { timeout: config.syncLeaseSeconds * 1000 });
@@ -170,6 +172,19 @@ const WorkersService: ServiceSchema = {
         reporter.set(((at + REFRESH_CHUNK) / ids.length) * 100, `Refreshed ${total.refreshed} of ${ids.length} podcasts`);
       }
       return { message: `Refreshed ${total.refreshed} podcasts`, ...total };
+    },
+    /**
+     * An import job: feeds refetches the whole feed (the incomplete import recorded no validators, so it
+     * is never "unchanged" before it is complete), stores every episode and records the content hash.
+     */
+    async importFeed(this: any, job: ClaimedTask, reporter: Reporter) {
+      const { podcast_id } = job.payload as ImportFeedPayload;
+      reporter.set(10, "Importing the older episodes");
+      const res: RefreshResult = await this.broker.call("feeds.refresh_feed", { podcast_id, announce: false }, { timeout: config.httpTimeoutMs * 4 });
+      // A feed error is most likely passing (the feed parsed moments ago): retried with back-off, attempts bounded.
+      if (res.status === "failed") throw new Error(`Could not fetch the feed: ${res.error}`);
+      if (res.status === "gone") return { message: "The podcast was removed", podcast_id };
+      return { message: `Imported ${res.new_episodes} more episodes`, podcast_id, new_episodes: res.new_episodes };
     },
     /** An OPML import: its feeds in chunks, subscribed with the rights of the user who asked. */
     async importOpml(this: any, job: ClaimedTask, reporter: Reporter) {

@@ -30,6 +30,13 @@ export const serviceGroups: ServiceGroup[] = [
   { name: "extras", services: ["opml", "rss", "sharing", "p20", "proxy", "local"], replicas: 2, resources: small },
 ];
 
+/**
+ * Services that read or write files under DOWNLOAD_DIR (workers write downloads, downloads streams and
+ * deletes them): every replica of a group holding one mounts the one shared volume there.
+ */
+export const FILE_SERVICES = ["downloads", "workers"];
+export const DOWNLOAD_DIR = "/data/downloads";
+
 /** Ports every node opens (shared/node-health.middleware.ts and Moleculer's Prometheus reporter). */
 export const HEALTH_PORT = 3001;
 export const METRICS_PORT = 3030;

@@ -71,7 +71,7 @@ export const settingsActions: ServiceActionsSchema = {
         const username = p.username !== undefined ? p.username || null : inUrl?.username ?? pod.username;
         const password = username ? (p.password !== undefined ? p.password : inUrl?.username ? inUrl.password : pod.password) ?? "" : null;
         if (feedKey(url, username, password) !== pod.feed_key) {
-          const { pod: target } = await this.podcastFor(ctx, { url, username, password }, { podcast_index_id: null, fallback: {} });
+          const { pod: target } = await this.podcastFor(ctx, { url, username, password }, { user_id: p.user_id, podcast_index_id: null, fallback: {} });
           if (await this.stores.subscriptions.findOne({ key: `${p.user_id}:${target._id}` })) throw new ConflictError("Already subscribed to that feed");
           set.podcast_id = target._id;
           set.key = `${p.user_id}:${target._id}`;

@@ -1,17 +1,17 @@
 /**
  * Subscribing and unsubscribing: a feed nobody has yet is fetched and imported (newest episodes before
- * the answer, the rest right after), and a refresh records what it learnt of a changed feed.
+ * the answer, the rest by an import_feed job), and a refresh records what it learnt of a changed feed.
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { config } from "../../shared/config";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
 import { ConflictError, ForbiddenError, NotFoundError } from "../../shared/errors";
-import type { ParsedEpisode } from "../../shared/feed-parser";
 import { redactUrl, rightsOf } from "../../shared/http";
 import type { AuthUser } from "../../shared/types";
 import type { SyncResult } from "../../shared/contracts/episodes";
 import type { FetchedFeed } from "../../shared/contracts/feeds";
 import type { ApplyFeedParams, RefreshTarget } from "../../shared/contracts/podcasts";
+import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED } from "../../shared/contracts/tasks";
 import { byName, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
 
 export const subscribeActions: ServiceActionsSchema = {
@@ -131,7 +131,7 @@ export const subscribeActions: ServiceActionsSchema = {
 export const subscribeMethods: ServiceMethods = {
   /** add_podcast and add_custom_podcast: the feed's record (found or created), then the subscription. */
   async subscribe(this: any, ctx: Context<any>, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback }) {
-    const { pod } = await this.podcastFor(ctx, feed, opts);
+    const { pod } = await this.podcastFor(ctx, feed, { ...opts, user_id });
     if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) throw new ConflictError("Podcast already subscribed");
     const sub: SubscriptionDoc = {
       _id: await this.nextId("subscriptions"),
@@ -157,9 +157,10 @@ export const subscribeMethods: ServiceMethods = {
   },
   /**
    * The record of a feed, created from a fresh fetch when nobody has it: the newest episodes are stored
-   * now, the rest right after (finishImport), then the content hash that marks the import complete.
+   * now, the rest by an import_feed job of user_id (startImport), which records the content hash that
+   * marks the import complete.
    */
-  async podcastFor(this: any, ctx: Context<any, { user?: AuthUser }>, feed: FeedRef, opts: { podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }> {
+  async podcastFor(this: any, ctx: Context<any, { user?: AuthUser }>, feed: FeedRef, opts: { user_id: number; podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }> {
     const key = feedKey(feed.url, feed.username, feed.password);
     const known: PodcastDoc | null = await this.adapter.findOne({ feed_key: key });
     const rights = rightsOf(ctx.meta.user);
@@ -211,19 +212,26 @@ export const subscribeMethods: ServiceMethods = {
     const first: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id: pod._id, episodes: recent, announce: false });
     if (ordered.length > recent.length) {
       await this.applyFeed(pod._id, meta, first, false);
-      // The whole feed again: matching needs every guid of the document (reruns share titles).
-      this.finishImport(pod._id, meta, ordered);
+      await this.startImport(ctx, opts.user_id, pod);
     } else {
       await this.applyFeed(pod._id, meta, first, true);
     }
     return { pod };
   },
-  /** Stores the older episodes of a new feed after add_podcast answered; a failure is completed by the next refresh. */
-  finishImport(this: any, podcast_id: number, meta: ApplyFeedParams["fetched"], episodes: ParsedEpisode[]) {
-    this.broker
-      .call("episodes.sync_episodes", { podcast_id, episodes, announce: false })
-      .then((sync: SyncResult) => this.applyFeed(podcast_id, meta, sync, true))
-      .catch((err: any) => this.logger.warn("episode import left for the next refresh", { podcast_id, error: err?.message }));
+  /**
+   * The older episodes of a new feed, as a durable job (DESIGN.md rule 6). The job holds the podcast id
+   * only: the worker has feeds refetch the whole feed (matching needs every guid of the document) and
+   * apply it. Without a job (tasks unreachable) the next refresh completes the import.
+   */
+  async startImport(this: any, ctx: Context, user_id: number, pod: PodcastDoc) {
+    const job: CreateTaskParams = {
+      task_type: JOB_IMPORT_FEED, user_id, payload: { podcast_id: pod._id } satisfies ImportFeedPayload, item_id: pod._id, podcast_name: pod.title, dedupe_key: `import:${pod._id}`,
+    };
+    try {
+      await ctx.call("tasks.create", { tasks: [job] });
+    } catch (err: any) {
+      this.logger.warn("episode import left for the next refresh", { podcast_id: pod._id, error: err?.message });
+    }
   },
   async applyFeed(this: any, podcast_id: number, fetched: ApplyFeedParams["fetched"], sync: SyncResult, complete: boolean) {
     const set: Record<string, unknown> = {

@@ -59,7 +59,7 @@ export const syncActions: ServiceActionsSchema = {
       const failed: { url: string; reason: string }[] = [];
       for (const url of ctx.params.add) {
         try {
-          const { pod } = await this.podcastFor(ctx, feedRef(url, null, null), { podcast_index_id: null, fallback: {} });
+          const { pod } = await this.podcastFor(ctx, feedRef(url, null, null), { user_id, podcast_index_id: null, fallback: {} });
           if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) continue;
           await this.subscribe(ctx, user_id, feedRef(url, null, null), { podcast_index_id: null, feed_cutoff_days: 0, fallback: {} });
           added.push(url);

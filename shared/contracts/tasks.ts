@@ -89,3 +89,10 @@ export const JOB_REFRESH_PODS = "refresh_pods";
 export const JOB_IMPORT_OPML = "import_opml";
 /** A sync of one user with their gPodder / Nextcloud account (payload: SyncJobPayload, shared/contracts/sync.ts). */
 export const JOB_SYNC = "sync";
+/** The older episodes of a feed just added (payload: ImportFeedPayload). */
+export const JOB_IMPORT_FEED = "import_feed";
+
+/** Payload of an import_feed job (the older episodes of a feed just added): the worker refetches the feed. */
+export interface ImportFeedPayload {
+  podcast_id: number;
+}

