@@ -21,7 +21,8 @@ import type { AuthUser } from "../shared/types";
 import type { UserEvent } from "../shared/contracts/users";
 import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
 import type {
-  ApplyDownloadActionsResult, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction, RecordDownloadParams, StoredFile, SyncDownloadAction,
+  ApplyDownloadActionsResult, DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction,
+  RecordDownloadParams, StoredFile, SyncDownloadAction,
 } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 
@@ -323,8 +324,16 @@ const DownloadsService: ServiceSchema = {
     downloaded_ids: {
       visibility: "public",
       params: { user_id: id, episode_ids: { type: "array", items: "number" } },
-      async handler(this: any, ctx: Context<{ user_id: number; episode_ids: number[] }>): Promise<number[]> {
+      async handler(this: any, ctx: Context<DownloadedIdsParams>): Promise<number[]> {
         return [...(await this.downloadedIds(ctx.params.user_id, ctx.params.episode_ids))];
+      },
+    },
+    /** How many episodes the user has downloaded (get_stats' episodes_downloaded). */
+    downloaded_count: {
+      visibility: "public",
+      params: { user_id: id },
+      handler(this: any, ctx: Context<DownloadedCountParams>): Promise<number> {
+        return this.adapter.count({ query: { user_id: ctx.params.user_id } });
       },
     },
   },

@@ -257,7 +257,7 @@ const PlaylistsService: ServiceSchema = {
     /** An episode with the queue fields of a queue-style item. */
     withQueue(e: Omit<EpisodeListItem, "is_video">, queued: QueuePositionsResult) {
       const q = queued[e.episodeid];
-      return { ...e, queued: !!q, queueposition: q?.position ?? null, queuedate: q?.queued_at ?? null, downloaded: false };
+      return { ...e, queued: !!q, queueposition: q?.position ?? null, queuedate: q?.queued_at ?? null };
     },
   },
 };

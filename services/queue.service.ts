@@ -95,7 +95,7 @@ const QueueService: ServiceSchema = {
         return { message: "Queue reordered" };
       },
     },
-    /** GET /api/data/get_queued_episodes: queue items in queue order (two service calls whatever the length). */
+    /** GET /api/data/get_queued_episodes: queue items in queue order (a constant number of service calls whatever the length). */
     get_queued_episodes: {
       params: { user_id: id },
       async handler(this: any, ctx: Context<any>) {
@@ -110,7 +110,7 @@ const QueueService: ServiceSchema = {
         // An episode hidden since it was queued (feed cutoff) is skipped, and the positions shown stay 1..n.
         const data = items.filter((i) => byId.has(i.episode_id)).map((i, n) => {
           const { is_video: _video, ...item }: EpisodeListItem = byId.get(i.episode_id)!;
-          return { ...item, queueposition: n + 1, queuedate: new Date(i.queued_at).toISOString(), queued: true, downloaded: false };
+          return { ...item, queueposition: n + 1, queuedate: new Date(i.queued_at).toISOString(), queued: true };
         });
         return { data };
       },

@@ -1,11 +1,12 @@
 /**
  * Methods every episodes module uses: which episodes a user may see (one podcasts call per request),
- * reading and writing that user's states in batches, the queue flags (one queue call per request),
- * and the list item shapes of the spec ("Episode list items").
+ * reading and writing that user's states in batches, the queue and downloaded flags (one queue and
+ * one downloads call per request), and the list item shapes of the spec ("Episode list items").
  */
 import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { QueuePositionsParams, QueuePositionsResult } from "../../shared/contracts/queue";
+import type { DownloadedCountParams, DownloadedIdsParams } from "../../shared/contracts/downloads";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
 import type { AuthUser } from "../../shared/types";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
@@ -115,8 +116,17 @@ export const accessMethods: Record<string, any> = {
     const params: QueuePositionsParams = { user_id, episode_ids };
     return ctx.call("queue.positions", params);
   },
-  /** An episode in list operations (podcast_episodes, return_episodes). */
-  listItem(e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined) {
+  /** Which of these episodes (a page) the user has downloaded, from the downloads service in one call. */
+  async downloadedOf(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<Set<number>> {
+    if (!episode_ids.length) return new Set();
+    const params: DownloadedIdsParams = { user_id, episode_ids };
+    return new Set(await ctx.call<number[], DownloadedIdsParams>("downloads.downloaded_ids", params));
+  },
+  downloadedCount(this: any, ctx: Context<any>, user_id: number): Promise<number> {
+    return ctx.call<number, DownloadedCountParams>("downloads.downloaded_count", { user_id });
+  },
+  /** An episode with the user's state (episode_items, and the base of every list item). */
+  episodeItem(e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined) {
     return {
       episodeid: e._id,
       podcastid: e.podcast_id,
@@ -133,22 +143,22 @@ export const accessMethods: Record<string, any> = {
       is_vidsite: !!sub.is_vidsite,
     };
   },
-  /**
-   * Queue or next-episode item (also the saved item's fields). `downloaded` stays false until the
-   * downloads service offers a batched read of a user's downloads.
-   */
-  queueItem(this: any, r: Row, q: QueuePositionsResult[number] | undefined) {
+  /** An episode in list operations (podcast_episodes, return_episodes, select_episodes); downloaded: see downloadedOf. */
+  listItem(this: any, e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined, downloaded: Set<number>) {
+    return { ...this.episodeItem(e, sub, st), downloaded: downloaded.has(e._id) };
+  },
+  /** Queue or next-episode item (also the saved item's fields). */
+  queueItem(this: any, r: Row, q: QueuePositionsResult[number] | undefined, downloaded: Set<number>) {
     return {
-      ...this.listItem(r.ep, r.sub, r.st),
+      ...this.listItem(r.ep, r.sub, r.st, downloaded),
       queueposition: q?.position ?? null,
       queuedate: q?.queued_at ?? null,
       queued: !!q,
-      downloaded: false,
       is_video: /^video\//.test(r.ep.enclosure_type ?? ""),
     };
   },
-  /** History item (spec "Episode list items"). */
-  historyItem(r: Row) {
+  /** History item (spec "Episode list items", plus downloaded as the other lists show it). */
+  historyItem(r: Row, downloaded: Set<number>) {
     return {
       episodeid: r.ep._id,
       podcastname: r.sub.title,
@@ -160,6 +170,7 @@ export const accessMethods: Record<string, any> = {
       listenduration: r.st?.listen_duration ?? 0,
       completed: !!r.st?.completed,
       listendate: iso(r.st?.last_listened_at),
+      downloaded: downloaded.has(r.ep._id),
       is_vidsite: !!r.sub.is_vidsite,
     };
   },

@@ -43,7 +43,8 @@ export const catalogActions: Record<string, any> = {
         .map((ep) => ({ ep, sub: subOf.get(ep.podcast_id)!, st: states.get(ep._id) }))
         .filter((r) => keep(r) && (!needle || r.ep.title.toLowerCase().includes(needle)));
       const { page, total } = pageRows(rows, { ...p, search: undefined }, EPISODE_SORTS[p.sort_by ?? "pub_date"], "desc");
-      return { episodes: page.map((r) => this.listItem(r.ep, r.sub, r.st)), total };
+      const downloaded = await this.downloadedOf(ctx, p.user_id, page.map((r) => r.ep._id));
+      return { episodes: page.map((r) => this.listItem(r.ep, r.sub, r.st, downloaded)), total };
     },
   },
   /** GET /api/data/return_episodes/{user_id}: the newest episodes of all the user's podcasts. */
@@ -57,9 +58,10 @@ export const catalogActions: Record<string, any> = {
         this.adapter.find({ query: where, sort: ["-pub_date", "-_id"], offset: p.offset ?? 0, limit: p.limit ?? 100 }),
         this.adapter.count({ query: where }),
       ]);
-      const states = await this.statesOf(p.user_id, episodes.map((e: EpisodeDoc) => e._id));
+      const ids = episodes.map((e: EpisodeDoc) => e._id);
+      const [states, downloaded] = await Promise.all([this.statesOf(p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids)]);
       const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
-      return { episodes: episodes.map((e: EpisodeDoc) => this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id))), total };
+      return { episodes: episodes.map((e: EpisodeDoc) => this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded)), total };
     },
   },
   /** GET /api/data/check_episode_in_db/{user_id}: is an episode with this title and audio URL in the user's podcasts. */
@@ -176,7 +178,7 @@ export const catalogActions: Record<string, any> = {
         .map((e) => {
           const sub = byPodcast.get(e.podcast_id)!;
           const podcast = { podcast_artwork: sub.artwork_url, podcast_website: sub.website_url, podcast_index_id: sub.podcast_index_id };
-          return { ...this.listItem(e, sub, states.get(e._id)), enclosure_type: e.enclosure_type, enclosure_length: e.enclosure_length, ...podcast };
+          return { ...this.episodeItem(e, sub, states.get(e._id)), enclosure_type: e.enclosure_type, enclosure_length: e.enclosure_length, ...podcast };
         });
     },
   },

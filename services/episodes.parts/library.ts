@@ -1,7 +1,7 @@
 /**
  * Library reads over one user's listening: statistics, the home overview, search over the caller's
  * subscriptions, one episode's metadata and the next episode of a podcast. Each makes a fixed number
- * of service calls (subscriptions, settings, queue) whatever the size of the library.
+ * of service calls (subscriptions, settings, queue, downloads) whatever the size of the library.
  */
 import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
@@ -35,7 +35,7 @@ interface Listening {
   episodes_played: number;
 }
 
-function stats(l: Listening, queued: number) {
+function stats(l: Listening, queued: number, downloaded: number) {
   const completed = l.states.filter((s) => s.completed).length;
   const top = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1])[0];
   const last = l.history.reduce((max, s) => Math.max(max, time(s.last_listened_at)), 0);
@@ -44,8 +44,7 @@ function stats(l: Listening, queued: number) {
     episodes_played: l.episodes_played,
     episodes_completed: completed,
     podcasts_subscribed: l.subs.size,
-    // Downloads are the downloads service's; it offers no batched per user count yet.
-    episodes_downloaded: 0,
+    episodes_downloaded: downloaded,
     episodes_saved: l.states.filter((s) => s.saved).length,
     episodes_queued: queued,
     avg_listen_time_per_episode: l.episodes_played ? Math.round(l.total_listen_time / l.episodes_played) : 0,
@@ -72,7 +71,8 @@ export const libraryActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       // The user first: an unknown one is a 404 whatever the queue service's state.
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
-      return stats(l, await this.queueLength(ctx, ctx.params.user_id));
+      const [queued, downloaded]: [number, number] = await Promise.all([this.queueLength(ctx, ctx.params.user_id), this.downloadedCount(ctx, ctx.params.user_id)]);
+      return stats(l, queued, downloaded);
     },
   },
   /** GET /api/data/get_extended_stats: get_stats plus rates, listening per weekday and hour, per podcast and per day of the last 30. */
@@ -80,7 +80,7 @@ export const libraryActions: Record<string, any> = {
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
-      const queued: number = await this.queueLength(ctx, ctx.params.user_id);
+      const [queued, downloaded]: [number, number] = await Promise.all([this.queueLength(ctx, ctx.params.user_id), this.downloadedCount(ctx, ctx.params.user_id)]);
       const tz = l.settings.timezone;
       const format = new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "long", hour: "numeric", hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit" });
       const parts = (d: Date) => {
@@ -100,7 +100,7 @@ export const libraryActions: Record<string, any> = {
       }
       const episodes = new Map<number, number>();
       for (const s of l.history) episodes.set(s.podcast_id, (episodes.get(s.podcast_id) ?? 0) + 1);
-      const base = stats(l, queued);
+      const base = stats(l, queued, downloaded);
       return {
         ...base,
         timezone: tz,
@@ -200,7 +200,8 @@ export const libraryActions: Record<string, any> = {
       }
       hits.sort((a, b) => time(b.pub_date) - time(a.pub_date) || b._id - a._id);
       const episodes = hits.slice(skip, skip + take);
-      const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
+      const ids = episodes.map((e) => e._id);
+      const [states, downloaded]: [Map<number, EpisodeStateDoc>, Set<number>] = await Promise.all([this.statesOf(p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids)]);
       const items = episodes.map((e) => {
         const sub = subs.get(e.podcast_id)!;
         const st = states.get(e._id);
@@ -217,6 +218,7 @@ export const libraryActions: Record<string, any> = {
           listen_duration: st?.listen_duration ?? 0,
           completed: !!st?.completed,
           saved: !!st?.saved,
+          downloaded: downloaded.has(e._id),
         };
       });
       return { data: [...podcasts.slice(offset, offset + limit), ...items], total: podcasts.length + count };
@@ -228,11 +230,13 @@ export const libraryActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       const { user_id, episode_id } = ctx.params;
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);
-      const [sub, states, queue] = await Promise.all([this.access(ctx, user_id, ep.podcast_id), this.statesOf(user_id, [ep._id]), this.queueOf(ctx, user_id, [ep._id])]);
+      const [sub, states, queue, downloaded] = await Promise.all([
+        this.access(ctx, user_id, ep.podcast_id), this.statesOf(user_id, [ep._id]), this.queueOf(ctx, user_id, [ep._id]), this.downloadedOf(ctx, user_id, [ep._id]),
+      ]);
       const row: Row = { ep, sub, st: states.get(ep._id) };
       return {
         episode: {
-          ...this.queueItem(row, queue[ep._id]),
+          ...this.queueItem(row, queue[ep._id], downloaded),
           episodelink: ep.link,
           episodeauthor: ep.author,
           explicit: ep.explicit,
@@ -258,8 +262,8 @@ export const libraryActions: Record<string, any> = {
       const states: Map<number, EpisodeStateDoc> = await this.statesOf(user_id, later.map((e) => e._id));
       const next = later.find((e) => !states.get(e._id)?.completed);
       if (!next) throw new NotFoundError("No next episode in this podcast");
-      const queue = await this.queueOf(ctx, user_id, [next._id]);
-      return this.queueItem({ ep: next, sub, st: states.get(next._id) }, queue[next._id]);
+      const [queue, downloaded] = await Promise.all([this.queueOf(ctx, user_id, [next._id]), this.downloadedOf(ctx, user_id, [next._id])]);
+      return this.queueItem({ ep: next, sub, st: states.get(next._id) }, queue[next._id], downloaded);
     },
   },
 };

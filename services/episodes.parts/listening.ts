@@ -86,9 +86,10 @@ export const listeningActions: Record<string, any> = {
       const p = ctx.params;
       const rows = (await this.joinedStates(ctx, p.user_id, { saved: true })).filter(EPISODE_FILTERS[p.filter ?? "all"]);
       const { page, total } = pageRows(rows, p, SAVED_SORTS[p.sort_by ?? "save_date"], "desc");
-      const queue = await this.queueOf(ctx, p.user_id, page.map((r) => r.ep._id));
+      const ids = page.map((r) => r.ep._id);
+      const [queue, downloaded] = await Promise.all([this.queueOf(ctx, p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids)]);
       const saved_episodes = page.map((r) => {
-        const { episodedescription: _d, podcastid: _p, queueposition: _q, queuedate: _qd, is_video: _v, ...item } = this.queueItem(r, queue[r.ep._id]);
+        const { episodedescription: _d, podcastid: _p, queueposition: _q, queuedate: _qd, is_video: _v, ...item } = this.queueItem(r, queue[r.ep._id], downloaded);
         return item;
       });
       return { saved_episodes, total };
@@ -140,12 +141,17 @@ export const listeningActions: Record<string, any> = {
         const ids = keyed.slice(offset, offset + (p.limit ?? 100)).map((k) => k.id);
         const found: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, ids);
         const byId = new Map(found.map((st) => [st._id, st]));
-        const rows: Row[] = await this.join(ctx, p.user_id, ids.filter((i) => byId.has(i)).map((i) => byId.get(i)!));
-        return { data: rows.map((r) => this.historyItem(r)), total: keyed.length };
+        const states = ids.filter((i) => byId.has(i)).map((i) => byId.get(i)!);
+        const [rows, downloaded]: [Row[], Set<number>] = await Promise.all([
+          this.join(ctx, p.user_id, states),
+          this.downloadedOf(ctx, p.user_id, states.map((st) => st.episode_id)),
+        ]);
+        return { data: rows.map((r) => this.historyItem(r, downloaded)), total: keyed.length };
       }
       const rows = (await this.joinedStates(ctx, p.user_id, LISTENED)).filter(EPISODE_FILTERS[p.filter ?? "all"]);
       const { page, total } = pageRows(rows, { ...p, limit: p.limit ?? 100 }, HISTORY_SORTS[sortBy], "desc");
-      return { data: page.map((r) => this.historyItem(r)), total };
+      const downloaded = await this.downloadedOf(ctx, p.user_id, page.map((r) => r.ep._id));
+      return { data: page.map((r) => this.historyItem(r, downloaded)), total };
     },
   },
   /** PUT /api/data/increment_listen_time/{user_id}: players call it once per minute of playback. */

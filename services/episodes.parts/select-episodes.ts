@@ -125,7 +125,7 @@ export const selectEpisodesActions: ServiceActionsSchema = {
       const states: Map<number, EpisodeStateDoc> = ids
         ? await this.statesOf(user_id, episodes.map((e) => e._id))
         : new Map((await this.stores.episode_states.find({ query: { user_id } })).map((s: EpisodeStateDoc) => [s.episode_id, s]));
-      return selections.map((sel): SelectionResult => {
+      const pages = selections.map((sel) => {
         const only = sel.episode_ids ? new Set(sel.episode_ids) : null;
         const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
         const since = sel.time_filter_hours != null ? now - sel.time_filter_hours * HOUR_MS : null;
@@ -146,12 +146,17 @@ export const selectEpisodesActions: ServiceActionsSchema = {
         const page = after_episode_id !== undefined
           ? listed.slice(listed.findIndex((r) => r.e._id === after_episode_id) + 1).filter((r) => r.e._id !== after_episode_id).slice(0, 1)
           : listed.slice(offset, limit === undefined ? undefined : offset + limit);
-        const items: EpisodeListItem[] = page.map((r) => ({
-          ...this.listItem(r.e, byPodcast.get(r.e.podcast_id)!, states.get(r.e._id)),
-          is_video: /^video\//i.test(r.e.enclosure_type ?? ""),
-        }));
-        return { total: listed.length, episodes: items };
+        return { total: listed.length, page: page.map((r) => r.e) };
       });
+      // One downloads call for the pages of every selection (none when only counting).
+      const downloaded: Set<number> = await this.downloadedOf(ctx, user_id, Array.from(new Set(pages.flatMap((p) => p.page.map((e) => e._id)))));
+      return pages.map(({ total, page }): SelectionResult => ({
+        total,
+        episodes: page.map((e): EpisodeListItem => ({
+          ...this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded),
+          is_video: /^video\//i.test(e.enclosure_type ?? ""),
+        })),
+      }));
     },
   },
 };

@@ -20,6 +20,17 @@ export interface StoredFile {
   content_type: string;
 }
 
+/** downloads.downloaded_ids params; the result is the ids of these episodes the user has downloaded (list items' `downloaded`). */
+export interface DownloadedIdsParams {
+  user_id: number;
+  episode_ids: number[];
+}
+
+/** downloads.downloaded_count params; the result is how many episodes the user has downloaded (get_stats). */
+export interface DownloadedCountParams {
+  user_id: number;
+}
+
 /** Payloads of the download jobs (tasks of types JOB_DOWNLOAD_EPISODE and JOB_DOWNLOAD_PODCAST); rights: the requester's under the outbound URL policy. */
 export interface DownloadEpisodePayload {
   episode_id: number;

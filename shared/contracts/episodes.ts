@@ -109,6 +109,8 @@ export interface EpisodeListItem {
   listenduration: number | null;
   completed: boolean;
   saved: boolean;
+  /** The user has downloaded it (the downloads service's answer). */
+  downloaded: boolean;
   is_vidsite: boolean;
   /** A video enclosure; the spec shows it on next-episode answers only. */
   is_video: boolean;
@@ -120,8 +122,8 @@ export interface SelectionResult {
   episodes: EpisodeListItem[];
 }
 
-/** episodes.episode_items: an episode as list item, with what a download needs. */
-export interface EpisodeMediaItem extends EpisodeListItem {
+/** episodes.episode_items: an episode as list item, with what a download needs (not whether it is downloaded: the asker owns that). */
+export interface EpisodeMediaItem extends Omit<EpisodeListItem, "downloaded" | "is_video"> {
   enclosure_type: string | null;
   enclosure_length: number;
   podcast_artwork: string | null;

@@ -188,6 +188,49 @@ describe("downloads, tasks and media", () => {
     expect(await list("alice")).toEqual([]);
   });
 
+  test("list items, episode metadata and get_stats show what the user downloaded; deleting it shows false again", async () => {
+    const a = u.alice.id;
+    const mine = { user_id: a, is_vidsite: false };
+    for (const t of ["ep1", "ep2"]) {
+      await post("/api/data/queue_pod", "alice", { ...mine, episode_id: ep[t] });
+      await post("/api/data/save_episode", "alice", { ...mine, episode_id: ep[t] });
+      await post("/api/data/record_podcast_history", "alice", { ...mine, episode_id: ep[t], episode_pos: 5 });
+    }
+    const playlist = (await post("/api/data/create_playlist", "alice", {
+      user_id: a, name: "All media", podcast_ids: [podcastId], include_unplayed: true, include_partially_played: true, include_played: true,
+      sort_order: "date_desc", group_by_podcast: false, icon_name: "ph-list",
+    })).body.playlist_id;
+    /** episodeid -> downloaded, per list. */
+    const flags = async () => {
+      const byId = (items: any[], key = "episodeid") => Object.fromEntries(items.filter((i) => i[key] === ep.ep1 || i[key] === ep.ep2).map((i) => [i[key], i.downloaded]));
+      const [queue, saved, history, episodes, latest, inPlaylist, search, meta, stats] = await Promise.all([
+        get("/api/data/get_queued_episodes", "alice", { user_id: a }),
+        get(`/api/data/saved_episode_list/${a}`, "alice"),
+        get(`/api/data/user_history/${a}`, "alice"),
+        get("/api/data/podcast_episodes", "alice", { user_id: a, podcast_id: podcastId }),
+        get(`/api/data/return_episodes/${a}`, "alice"),
+        get("/api/data/get_playlist_episodes", "alice", { user_id: a, playlist_id: playlist }),
+        post("/api/data/search_data", "alice", { user_id: a, search_term: "ep", filter: "episodes" }),
+        post("/api/data/get_episode_metadata", "alice", { user_id: a, episode_id: ep.ep1 }),
+        get("/api/data/get_stats", "alice", { user_id: a }),
+      ]);
+      return {
+        queue: byId(queue.body.data), saved: byId(saved.body.saved_episodes), history: byId(history.body.data), episodes: byId(episodes.body.episodes),
+        latest: byId(latest.body.episodes), playlist: byId(inPlaylist.body.episodes), search: byId(search.body.data, "episode_id"),
+        metadata: meta.body.episode.downloaded, stats: stats.body.episodes_downloaded,
+      };
+    };
+    const lists = (e1: boolean) => ({ [ep.ep1]: e1, [ep.ep2]: false });
+    const everywhere = (e1: boolean) => ({
+      queue: lists(e1), saved: lists(e1), history: lists(e1), episodes: lists(e1), latest: lists(e1), playlist: lists(e1), search: lists(e1), metadata: e1, stats: e1 ? 1 : 0,
+    });
+    expect(await flags()).toEqual(everywhere(false));
+    expect(await download("alice", "ep1")).toMatchObject({ status: "SUCCESS" });
+    expect(await flags()).toEqual(everywhere(true));
+    expect((await post("/api/data/delete_episode", "alice", { ...mine, episode_id: ep.ep1 })).status).toBe(200);
+    expect(await flags()).toEqual(everywhere(false));
+  });
+
   test("auto-download: new episodes of a podcast with auto_download on are downloaded for that subscriber", async () => {
     expect((await post("/api/data/enable_auto_download", "alice", { podcast_id: podcastId, user_id: u.alice.id, auto_download: true })).status).toBe(200);
     const items = ["ep1", "ep2", "page", "gone", "cut", "fresh"].map((t, i) => ({ title: t, guid: t, url: `${media.url}/${t === "fresh" ? "ep2" : t}.mp3`, date: `2024-01-0${i + 1}T00:00:00Z` }));

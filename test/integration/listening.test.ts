@@ -78,7 +78,7 @@ describe("listening", () => {
     expect(res.body.total).toBe(3);
     expect(res.body.data[1]).toEqual({
       episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: null, episodeurl: "https://media.test/shared/0.mp3",
-      episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), is_vidsite: false,
+      episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), downloaded: false, is_vidsite: false,
     });
     const page = await history("alice", { limit: 1, offset: 1 });
     expect(page.body.data.map((h: any) => h.episodename)).toEqual(["Tiny"]);
@@ -299,8 +299,9 @@ describe("listening", () => {
       for (const [name, read] of reads) calls[name] = await countCalls(lib, read); // one at a time: the counter is broker-wide
       return calls;
     };
-    // One item first: an empty list skips the queue call.
+    // One item first: an empty list skips the queue and downloads calls.
     await lib.post("/api/data/save_episode", "alice", { episode_id: lib.ids["Own 29"], user_id: uid("alice"), is_vidsite: false });
+    await lib.post("/api/data/record_podcast_history", "alice", { episode_id: lib.ids["Own 29"], user_id: uid("alice"), episode_pos: 60, is_vidsite: false });
     const before = await count();
     const own = Array.from({ length: 20 }, (_, n) => lib.ids[`Own ${String(n).padStart(2, "0")}`]);
     await lib.post("/api/data/bulk_save_episodes", "alice", { episode_ids: own, user_id: uid("alice") });
