@@ -9,6 +9,7 @@ import https from "https";
 import net from "net";
 import type { Readable } from "stream";
 import axios, { AxiosResponse } from "axios";
+import { addressList } from "./address-list";
 import { config } from "./config";
 
 export interface FetchOptions {
@@ -167,30 +168,12 @@ export function rightsOf(user: { isAdmin?: boolean } | null | undefined): Rights
   return user?.isAdmin ? "admin" : "user";
 }
 
-let allowanceCache: { value: string; allowed: "all" | net.BlockList } | null = null;
-
 /** OUTBOUND_ALLOW_PRIVATE parsed: "all", or the private addresses / CIDRs users may reach (possibly none). */
 function operatorAllowance(value: string): "all" | net.BlockList {
-  if (allowanceCache?.value === value) return allowanceCache.allowed;
   const word = value.trim().toLowerCase();
-  let allowed: "all" | net.BlockList;
-  if (["1", "true", "yes", "on"].includes(word)) allowed = "all";
-  else {
-    allowed = new net.BlockList();
-    if (!["", "0", "false", "no", "off"].includes(word)) {
-      for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
-        const [address, bits] = entry.split("/");
-        const family = net.isIP(address);
-        const type = family === 6 ? "ipv6" : "ipv4";
-        const invalid = `OUTBOUND_ALLOW_PRIVATE (or PROXY_ALLOW_PRIVATE): "${entry}" is not an address or CIDR`;
-        if (family === 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32)))) throw new Error(invalid);
-        if (bits === undefined) allowed.addAddress(address, type);
-        else allowed.addSubnet(address, Number(bits), type);
-      }
-    }
-  }
-  allowanceCache = { value, allowed };
-  return allowed;
+  if (["1", "true", "yes", "on"].includes(word)) return "all";
+  const entries = ["", "0", "false", "no", "off"].includes(word) ? [] : value.split(",").map((e) => e.trim()).filter(Boolean);
+  return addressList("OUTBOUND_ALLOW_PRIVATE (or PROXY_ALLOW_PRIVATE)", entries);
 }
 operatorAllowance(config.outboundAllowPrivate); // a malformed setting stops the server at start, not a request later
 
