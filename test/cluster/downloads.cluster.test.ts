@@ -11,6 +11,7 @@ import { Loopback, startLoopback } from "../helpers/loopback";
 import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
 import { createUsers, rssFeed } from "../helpers/podcasts";
 import { tempDir } from "../helpers/server";
+import { until } from "../helpers/wait";
 import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 
 const natsBin = findNatsServer();
@@ -94,11 +95,3 @@ describeCluster("a download whose worker process is killed", () => {
     expect(Buffer.from(await streamed.arrayBuffer()).equals(audio.subarray(0, 100))).toBe(true);
   }, 90_000);
 });
-
-async function until(check: () => boolean, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

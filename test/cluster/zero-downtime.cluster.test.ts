@@ -18,6 +18,7 @@ import { Loopback, startLoopback } from "../helpers/loopback";
 import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
 import { rssFeed } from "../helpers/podcasts";
 import { tempDir } from "../helpers/server";
+import { until } from "../helpers/wait";
 import { findNatsServer, freePort, Proc, startNats, startNode, waitClusterHealthy } from "../helpers/processes";
 import { serviceGroups } from "../../shared/service-groups";
 
@@ -66,10 +67,6 @@ function steadyLoad(targets: () => string[], send: (base: string, i: number) => 
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
-  for (const end = Date.now() + timeoutMs; !(await check()); await sleep(100)) if (Date.now() > end) throw new Error("condition not met in time");
-}
-
 describeCluster("zero downtime over NATS", () => {
   const procs: Record<string, Proc> = {};
   let nats: Proc;

@@ -12,6 +12,7 @@ import { Loopback, startLoopback } from "../helpers/loopback";
 import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
 import { createUsers, rssFeed } from "../helpers/podcasts";
 import { startServer, tempDir, TestServer } from "../helpers/server";
+import { until } from "../helpers/wait";
 
 const SIZE = 300_000;
 
@@ -62,12 +63,12 @@ describe("downloads, tasks and media", () => {
     const messages: any[] = [];
     ws.on("message", (m) => messages.push(JSON.parse(String(m))));
     await new Promise((r) => ws.once("open", r));
-    await until(() => messages.length > 0);
+    await until(() => messages.length > 0, 15_000);
     expect(messages[0]).toMatchObject({ event: "initial", tasks: [] });
 
     const task = await download("alice", "ep1");
     expect(task).toMatchObject({ status: "SUCCESS", progress: 100, task_type: "download_episode", user_id: u.alice.id, episode_title: "ep1", podcast_name: "Media Show" });
-    await until(() => messages.some((m) => m.task?.status === "SUCCESS"));
+    await until(() => messages.some((m) => m.task?.status === "SUCCESS"), 15_000);
     const seen = messages.filter((m) => m.event === "update" && m.task.id === task.id).map((m) => m.task.status);
     expect(seen[0]).toBe("PENDING");
     expect(seen).toContain("DOWNLOADING");
@@ -163,7 +164,7 @@ describe("downloads, tasks and media", () => {
   test("bulk download skips downloaded episodes; summary, paged list and status count them", async () => {
     const res = await post("/api/data/bulk_download_episodes", "alice", { episode_ids: [ep.ep1, ep.ep2], user_id: u.alice.id });
     expect(res.body).toMatchObject({ processed_count: 2, failed_count: null, message: expect.stringMatching(/Queued 1 downloads; 1 already downloaded/) });
-    await until(async () => (await list("alice")).length === 2);
+    await until(async () => (await list("alice")).length === 2, 15_000);
     const summary = await get(`/api/data/podcast_download_summary/${u.alice.id}`, "alice");
     expect(summary.body.podcasts).toEqual([expect.objectContaining({ podcastid: podcastId, podcastname: "Media Show", episode_count: 2, total_size: SIZE + other.length })]);
     const paged = await get(`/api/data/podcast_downloads_paged/${u.alice.id}/${podcastId}`, "alice", { limit: 1, sort_by: "title", sort_order: "asc" });
@@ -239,7 +240,7 @@ describe("downloads, tasks and media", () => {
     const refresh = await get("/api/data/refresh_pods", "alice");
     expect(refresh.body).toMatchObject({ new_episodes: 1, refreshed: 1, task_id: expect.any(String) });
     expect((await get(`/api/tasks/${refresh.body.task_id}`, "alice")).body).toMatchObject({ task_type: "refresh_pods", status: "SUCCESS", progress: 100 });
-    await until(async () => (await list("alice")).some((i: any) => i.episodetitle === "fresh"));
+    await until(async () => (await list("alice")).some((i: any) => i.episodetitle === "fresh"), 15_000);
     const tasks = (await get(`/api/tasks/user/${u.alice.id}`, "alice")).body;
     expect(tasks.find((t: any) => t.episode_title === "fresh")).toMatchObject({ status: "SUCCESS", task_type: "download_episode" });
     await post("/api/data/enable_auto_download", "alice", { podcast_id: podcastId, user_id: u.alice.id, auto_download: false });
@@ -311,8 +312,8 @@ describe("downloads, tasks and media", () => {
     const [item] = await list("bob");
     expect(fs.existsSync(item.downloadedlocation)).toBe(true);
     expect((await post("/api/data/remove_podcast_id", "bob", { podcast_id: podcastId, user_id: u.bob.id })).status).toBe(200);
-    await until(async () => (await list("bob")).length === 0);
-    await until(() => !fs.existsSync(item.downloadedlocation));
+    await until(async () => (await list("bob")).length === 0, 15_000);
+    await until(() => !fs.existsSync(item.downloadedlocation), 15_000);
   });
 
   test("cleanup_tasks removes finished tasks; startup_tasks needs an admin key in the body", async () => {
@@ -348,7 +349,7 @@ describe("a job survives a restart of the server", () => {
     const added = await api(server.url).post("/api/data/add_podcast").set("Api-Key", key).send({ podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: users.admin.id } });
     const eps = await api(server.url).get("/api/data/podcast_episodes").set("Api-Key", key).query({ user_id: users.admin.id, podcast_id: added.body.podcast_id });
     const res = await api(server.url).post("/api/data/download_podcast").set("Api-Key", key).send({ episode_id: eps.body.episodes[0].episodeid, user_id: users.admin.id });
-    await until(() => fs.existsSync(path.join(config.downloadDir, "Restart Show")));
+    await until(() => fs.existsSync(path.join(config.downloadDir, "Restart Show")), 15_000);
     await server.stop();
 
     server = await startServer({ dataDir });
@@ -371,12 +372,4 @@ function binary(res: any, done: (err: Error | null, body: Buffer) => void) {
   const chunks: Buffer[] = [];
   res.on("data", (c: Buffer) => chunks.push(c));
   res.on("end", () => done(null, Buffer.concat(chunks)));
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
