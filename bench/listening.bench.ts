@@ -109,6 +109,9 @@ async function generate(broker: ServiceBroker, pods: number, perPodcast: number,
     last_listened_at: new Date(now - rnd() * 365 * DAY),
   }));
   for (let i = 0; i < states.length; i += 5000) await episodes.stores.episode_states.insertMany(states.slice(i, i + 5000));
+  // Written straight into the stores (fast), so the episodes service's in-memory indexes are told.
+  await episodes.loadCatalog();
+  await episodes.statesChanged(user_id, null);
   const meta = { user: { id: user_id, isAdmin: false, keyId: 0, rssOnly: false, podcastIds: null } };
   if (broker.getLocalService("queue")) {
     const ids = Array.from({ length: 200 }, (_, i) => total - i * 7);

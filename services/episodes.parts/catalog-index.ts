@@ -1,0 +1,111 @@
+/**
+ * The episodes service's compact in-memory index of the catalogue: for every episode only the fields
+ * that filters, sorts and search read (no p20, links or enclosure data), grouped per podcast newest
+ * first. Reads that would otherwise make NeDB scan and deep-copy 200,000 documents (playlists, search,
+ * history joins) walk these rows and fetch whole documents only for the page they answer.
+ *
+ * The rows are kept up to date by the service on every episode write (see the catalog methods of
+ * access.ts); the strings are the ones the store read gave, so the index adds the row objects and
+ * arrays, not a second copy of the text.
+ */
+import type { EpisodeDoc } from "./model";
+
+/** What the index keeps of an episode (the same field names and types as the stored document). */
+export type CatalogRow = Pick<EpisodeDoc, "_id" | "podcast_id" | "title" | "description" | "pub_date" | "duration" | "enclosure_type"> & {
+  /** pub_date in ms, 0 without one: the sort and window key, without a Date per comparison. */
+  pub: number;
+};
+
+/** The stored fields a row is made of (a projection of the store). */
+export const CATALOG_FIELDS = ["podcast_id", "title", "description", "pub_date", "duration", "enclosure_type"] as const;
+
+export function toRow(doc: Pick<EpisodeDoc, "_id" | (typeof CATALOG_FIELDS)[number]>): CatalogRow {
+  const pub_date = doc.pub_date ? new Date(doc.pub_date) : null;
+  return {
+    _id: doc._id, podcast_id: doc.podcast_id, title: doc.title ?? "", description: doc.description ?? null, pub_date,
+    duration: doc.duration ?? 0, enclosure_type: doc.enclosure_type ?? null, pub: pub_date ? pub_date.getTime() : 0,
+  };
+}
+
+/** Newest first, ties by id descending: the order of every "-pub_date, -_id" read. */
+function newestFirst(a: CatalogRow, b: CatalogRow): number {
+  return b.pub - a.pub || b._id - a._id;
+}
+
+export class CatalogIndex {
+  private byId = new Map<number, CatalogRow>();
+  private byPodcast = new Map<number, CatalogRow[]>();
+  /** Podcasts whose list changed since it was last sorted (sorted on the next read, once). */
+  private unsorted = new Set<number>();
+  /** Bumped on every change: caches derived from the catalogue (search results) compare it. */
+  version = 0;
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: number): CatalogRow | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Adds or replaces rows (an episode that moved podcast leaves its old list). */
+  upsert(rows: CatalogRow[]): void {
+    for (const row of rows) {
+      const old = this.byId.get(row._id);
+      if (old) this.detach(old);
+      this.byId.set(row._id, row);
+      let list = this.byPodcast.get(row.podcast_id);
+      if (!list) this.byPodcast.set(row.podcast_id, (list = []));
+      list.push(row);
+      this.unsorted.add(row.podcast_id);
+    }
+    if (rows.length) this.version++;
+  }
+
+  remove(ids: number[]): void {
+    let changed = false;
+    for (const id of ids) {
+      const old = this.byId.get(id);
+      if (!old) continue;
+      this.detach(old);
+      this.byId.delete(id);
+      changed = true;
+    }
+    if (changed) this.version++;
+  }
+
+  podcastIds(): number[] {
+    return [...this.byPodcast.keys()];
+  }
+
+  /** A podcast's episodes, newest first. The array is the index's own: read it, never change it. */
+  podcast(podcast_id: number): readonly CatalogRow[] {
+    const list = this.byPodcast.get(podcast_id);
+    if (!list) return [];
+    if (this.unsorted.delete(podcast_id)) list.sort(newestFirst);
+    return list;
+  }
+
+  /** A podcast's episodes published after `after` (ms; null: all), newest first: a prefix of its list. */
+  podcastSince(podcast_id: number, after: number | null): readonly CatalogRow[] {
+    const list = this.podcast(podcast_id);
+    if (after === null) return list;
+    let lo = 0;
+    let hi = list.length;
+    // Binary search for the first row at or before `after` (the list runs newest first).
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid].pub > after) lo = mid + 1;
+      else hi = mid;
+    }
+    return list.slice(0, lo);
+  }
+
+  private detach(row: CatalogRow): void {
+    const list = this.byPodcast.get(row.podcast_id);
+    if (!list) return;
+    const at = list.indexOf(row);
+    if (at !== -1) list.splice(at, 1);
+    if (!list.length) this.byPodcast.delete(row.podcast_id);
+  }
+}
