@@ -123,7 +123,8 @@ async function generate(broker: ServiceBroker, pods: number, perPodcast: number,
 interface Op {
   name: string;
   action: string;
-  params: object;
+  /** The same params on every call, or new ones per call (n counts the calls). */
+  params: object | ((n: number) => object);
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -134,13 +135,15 @@ function percentile(sorted: number[], p: number): number {
 async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<Map<string, { p50: number; p99: number; perSecond: number }>> {
   const out = new Map<string, { p50: number; p99: number; perSecond: number }>();
   for (const op of ops) {
-    for (let i = 0; i < 5; i++) await broker.call(op.action, op.params, { meta });
+    let n = 0;
+    const call = () => broker.call(op.action, typeof op.params === "function" ? op.params(n++) : op.params, { meta });
+    for (let i = 0; i < 5; i++) await call();
     const times: number[] = [];
     const cpu: number[] = [];
     for (let i = 0; i < CALLS; i++) {
       const t = process.hrtime.bigint();
       const c = process.cpuUsage();
-      await broker.call(op.action, op.params, { meta });
+      await call();
       times.push(Number(process.hrtime.bigint() - t) / 1e6);
       const used = process.cpuUsage(c);
       cpu.push((used.user + used.system) / 1000);
@@ -150,7 +153,7 @@ async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<
     let left = CALLS;
     const start = process.hrtime.bigint();
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (left-- > 0) await broker.call(op.action, op.params, { meta });
+      while (left-- > 0) await call();
     }));
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     out.set(op.name, { p50: percentile(times, 50), p99: percentile(times, 99), perSecond: CALLS / seconds });
@@ -158,6 +161,39 @@ async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<
     console.log(`  ${op.name}: wall p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; this process's CPU p50 ${percentile(cpu, 50).toFixed(1)} ms, p99 ${percentile(cpu, 99).toFixed(1)} ms; ${(CALLS / seconds).toFixed(0)}/s`);
   }
   return out;
+}
+
+/** Heap used after a full GC (run with --expose-gc). */
+function heap(): number {
+  rss();
+  return process.memoryUsage().heapUsed;
+}
+
+/**
+ * What each index of the episodes service costs, rebuilt alone on the loaded data (time, heap): the
+ * NeDB indexes of its collections, the in-memory catalogue and one user's cached states.
+ */
+async function indexCosts(episodes: any, user_id: number) {
+  for (const [collection, store] of [["episodes", episodes.adapter], ["episode_states", episodes.stores.episode_states]]) {
+    for (const fieldName of Object.keys(store.db.indexes).filter((f) => f !== "_id")) {
+      store.db.removeIndex(fieldName);
+      const before = heap();
+      const t0 = Date.now();
+      await store.db.ensureIndexAsync({ fieldName });
+      console.log(`  NeDB index ${collection}.${fieldName}: built in ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
+    }
+  }
+  const { CatalogIndex } = await import("../services/episodes.parts/catalog-index");
+  episodes.catalog = new CatalogIndex();
+  let before = heap();
+  let t0 = Date.now();
+  await episodes.loadCatalog();
+  console.log(`  episodes catalogue (${episodes.catalog.size} rows): built in ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
+  await episodes.statesChanged(user_id, null);
+  before = heap();
+  t0 = Date.now();
+  const states = await episodes.userStates(user_id);
+  console.log(`  cached states of the user (${states.byEpisode.size}): read in ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
 }
 
 function freePort(): Promise<number> {
@@ -216,15 +252,7 @@ async function main() {
   broker = await brokerWith(schemas(), null, "bench-embedded");
   const startup = Date.now() - t;
   console.log(`embedded start-up (every collection loaded, indexes built): ${(startup / 1000).toFixed(1)} s; RSS ${mb(before)} -> ${mb(rss())} MB; load average ${os.loadavg()[0].toFixed(1)}`);
-  // What the episodes indexes cost: each rebuilt alone on the loaded collection (time and heap).
-  const episodesDb = (broker.getLocalService("episodes") as any).adapter.db;
-  for (const fieldName of ["podcast_id", "guid", "pub_date"]) {
-    episodesDb.removeIndex(fieldName);
-    const heap = (rss(), process.memoryUsage().heapUsed);
-    const t0 = Date.now();
-    await episodesDb.ensureIndexAsync({ fieldName });
-    console.log(`  index episodes.${fieldName}: built in ${Date.now() - t0} ms, heap +${mb((rss(), process.memoryUsage().heapUsed) - heap)} MB`);
-  }
+  await indexCosts(broker.getLocalService("episodes"), lib.user_id);
 
   const { user_id, meta } = lib;
   const ops: Op[] = [
@@ -234,6 +262,8 @@ async function main() {
     { name: "get_stats", action: "episodes.get_stats", params: { user_id } },
     { name: "home_overview", action: "episodes.home_overview", params: { user_id } },
     { name: "search_data (page of 50)", action: "episodes.search_data", params: { user_id, search_term: "climate", limit: 50 } },
+    // A term not searched before on every call: the scan of every title and description, not the kept matches.
+    { name: "search_data (new term)", action: "episodes.search_data", params: (n: number) => ({ user_id, search_term: `podcast ${n + 1}:`, limit: 50 }) },
   ];
   if (broker.getLocalService("queue")) ops.push({ name: "get_queued_episodes (200)", action: "queue.get_queued_episodes", params: { user_id } });
   if (broker.getLocalService("playlists")) {

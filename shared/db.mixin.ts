@@ -170,6 +170,15 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         if (isMongo()) return store.collection.find(query, { projection }).toArray();
         return store.db.findAsync(query, projection);
       },
+      /**
+       * Every document of a store, to read once (an in-memory index built at start-up): on NeDB its own
+       * in-memory documents, without the copy a find makes of each (never change them); on MongoDB only
+       * these fields.
+       */
+      async allDocs(this: any, store: any, fields: readonly string[]): Promise<any[]> {
+        if (isMongo()) return this.findFields(store, {}, fields);
+        return store.db.getAllData();
+      },
       /** Applies a modifier ($set, $inc) to the document with this _id, creating it when missing: one atomic write. */
       async upsert(this: any, store: any, _id: unknown, update: object): Promise<void> {
         if (isMongo()) await store.collection.updateOne({ _id }, update, { upsert: true });

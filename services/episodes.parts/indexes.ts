@@ -16,10 +16,10 @@ import { StateCache, type UserStates } from "./state-cache";
 const SEARCH_TERMS = 16;
 
 export const indexMethods: Record<string, any> = {
-  /** Reads the catalogue rows of every episode (a projection: no descriptions' neighbours, no p20). */
+  /** Builds the catalogue rows of every episode (at start-up). */
   async loadCatalog(this: any): Promise<void> {
     const started = Date.now();
-    this.catalog.upsert((await this.findFields(this.adapter, {}, CATALOG_FIELDS)).map(toRow));
+    this.catalog.upsert((await this.allDocs(this.adapter, CATALOG_FIELDS)).map(toRow));
     this.logger.info("episode catalogue indexed", { episodes: this.catalog.size, ms: Date.now() - started });
   },
   /** These episodes were written (or deleted): their rows are read again, here and on every other replica. */

@@ -61,6 +61,23 @@ function completionRate(l: Listening): number {
   return percent(touched.filter((s) => s.completed).length, touched.length);
 }
 
+/**
+ * The n items of highest key, highest first, ties in list order: what a stable sort by key descending
+ * then slice(0, n) gives, in one pass without sorting the whole list.
+ */
+function newest<T>(list: readonly T[], n: number, key: (x: T) => number): T[] {
+  const top: { x: T; k: number }[] = [];
+  for (const x of list) {
+    const k = key(x);
+    if (top.length === n && k <= top[n - 1].k) continue;
+    let at = top.length;
+    while (at > 0 && top[at - 1].k < k) at--;
+    top.splice(at, 0, { x, k });
+    if (top.length > n) top.pop();
+  }
+  return top.map((t) => t.x);
+}
+
 /** How many of these rows (newest first) were published after `after` (ms). */
 function newerThan(rows: readonly CatalogRow[], after: number): number {
   let n = 0;
@@ -129,7 +146,7 @@ export const libraryActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       const user_id = ctx.params.user_id;
       const l: Listening = await this.listening(ctx, user_id);
-      const recent = l.history.map((s) => ({ s, t: time(s.last_listened_at) })).sort((a, b) => b.t - a.t).slice(0, HOME_ITEMS).map((x) => x.s);
+      const recent = newest(l.history, HOME_ITEMS, (s) => time(s.last_listened_at));
       const favourites = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_PODCASTS).map(([p]) => p);
       const from = favourites.length ? favourites : [...l.subs.keys()].slice(0, TOP_PODCASTS);
       const fresh: CatalogRow[] = (this.visibleRows(from.map((p) => l.subs.get(p)!).filter(Boolean)) as CatalogRow[])
@@ -291,17 +308,21 @@ export const libraryMethods: Record<string, any> = {
       this.stores.listen_counters.findOne({ _id: user_id }),
     ]);
     const cached = states as UserStates;
-    const all = cached.all();
-    const history = all.filter((s) => s.last_listened_at);
-    // The streak formats a date per day of it: kept per timezone and local day until the next write.
+    // Figures of the states alone are kept with them until the user's next write.
+    const { all, history, byPodcast, heard } = cached.memo("listening", () => {
+      const all = cached.all();
+      const history = all.filter((s) => s.last_listened_at);
+      const byPodcast = new Map<number, number>();
+      let heard = 0;
+      for (const s of history) {
+        heard += s.listen_duration ?? 0;
+        byPodcast.set(s.podcast_id, (byPodcast.get(s.podcast_id) ?? 0) + (s.listen_duration ?? 0));
+      }
+      return { all, history, byPodcast, heard };
+    });
+    // The streak formats a date per day of it: kept per timezone and local day.
     const tz = settings.timezone;
     const listening_streak_days = cached.memo(`streak ${tz} ${localDay(new Date(), tz)}`, () => streakDays(history.map((s) => s.last_listened_at!), tz));
-    const byPodcast = new Map<number, number>();
-    let heard = 0;
-    for (const s of history) {
-      heard += s.listen_duration ?? 0;
-      byPodcast.set(s.podcast_id, (byPodcast.get(s.podcast_id) ?? 0) + (s.listen_duration ?? 0));
-    }
     // The counters measure real playing time and starts (replays too); players that never send them
     // still get the positions and episodes of their history.
     return {

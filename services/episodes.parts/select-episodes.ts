@@ -129,12 +129,14 @@ export const selectEpisodesActions: ServiceActionsSchema = {
         const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
         const since = sel.time_filter_hours != null ? now - sel.time_filter_hours * HOUR_MS : null;
         const order = sel.sort_order ?? "date_desc";
-        const rows = episodes
-          .filter((e) => (!only || only.has(e._id)) && (!pods || pods.has(e.podcast_id)) && keep(sel, e, states.get(e._id), since))
-          .map((e) => {
-            const podcast = podcastName.get(e.podcast_id) ?? "";
-            return { e, podcast, key: sortKey(order, e, states.get(e._id), podcast, sel.seed ?? 0) };
-          });
+        const rows: { e: CatalogRow; podcast: string; key: [number | string, boolean] }[] = [];
+        for (const e of episodes) {
+          if ((only && !only.has(e._id)) || (pods && !pods.has(e.podcast_id))) continue;
+          const st = states.get(e._id);
+          if (!keep(sel, e, st, since)) continue;
+          const podcast = podcastName.get(e.podcast_id) ?? "";
+          rows.push({ e, podcast, key: sortKey(order, e, st, podcast, sel.seed ?? 0) });
+        }
         rows.sort((a, b) => {
           const group = sel.group_by_podcast ? cmp(a.podcast, b.podcast) || a.e.podcast_id - b.e.podcast_id : 0;
           const [ka, desc] = a.key;
