@@ -26,8 +26,14 @@ const TOP_PODCASTS = 3;
 interface Listening {
   subs: Map<number, SubscriptionView>;
   settings: ListeningSettings;
-  states: EpisodeStateDoc[];
+  /** Every state of the user by episode (the cache's own map: read only). */
+  states: ReadonlyMap<number, EpisodeStateDoc>;
   history: EpisodeStateDoc[];
+  /** States completed, saved; the newest listen (ms, 0 for none); of the states started or completed, the percentage completed. */
+  completed: number;
+  saved: number;
+  last: number;
+  completion_rate: number;
   counters: ListenCounterDoc | null;
   /** Seconds listened per podcast (positions in the history). */
   byPodcast: Map<number, number>;
@@ -37,16 +43,15 @@ interface Listening {
 }
 
 function stats(l: Listening, queued: number, downloaded: number) {
-  const completed = l.states.filter((s) => s.completed).length;
+  const { completed, last } = l;
   const top = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1])[0];
-  const last = l.history.reduce((max, s) => Math.max(max, time(s.last_listened_at)), 0);
   return {
     total_listen_time: l.total_listen_time,
     episodes_played: l.episodes_played,
     episodes_completed: completed,
     podcasts_subscribed: l.subs.size,
     episodes_downloaded: downloaded,
-    episodes_saved: l.states.filter((s) => s.saved).length,
+    episodes_saved: l.saved,
     episodes_queued: queued,
     avg_listen_time_per_episode: l.episodes_played ? Math.round(l.total_listen_time / l.episodes_played) : 0,
     most_listened_podcast: top ? l.subs.get(top[0])?.title ?? null : null,
@@ -56,8 +61,8 @@ function stats(l: Listening, queued: number, downloaded: number) {
 }
 
 /** Of the episodes the user started or completed, the percentage completed. */
-function completionRate(l: Listening): number {
-  const touched = l.states.filter((s) => s.completed || s.last_listened_at);
+function completionRate(states: EpisodeStateDoc[]): number {
+  const touched = states.filter((s) => s.completed || s.last_listened_at);
   return percent(touched.filter((s) => s.completed).length, touched.length);
 }
 
@@ -129,7 +134,7 @@ export const libraryActions: Record<string, any> = {
       return {
         ...base,
         timezone: tz,
-        completion_rate: completionRate(l),
+        completion_rate: l.completion_rate,
         episodes_listened_by_weekday: by_weekday,
         episodes_listened_by_hour: by_hour,
         last_30_days: [...daily.entries()].sort().map(([date, count]) => ({ date, episodes: count })),
@@ -152,7 +157,7 @@ export const libraryActions: Record<string, any> = {
       const fresh: CatalogRow[] = (this.visibleRows(from.map((p) => l.subs.get(p)!).filter(Boolean)) as CatalogRow[])
         .sort((a, b) => b.pub - a.pub || b._id - a._id)
         .slice(0, HOME_ITEMS * 5);
-      const known = new Map(l.states.map((s) => [s.episode_id, s]));
+      const known = l.states;
       const recentEps: EpisodeDoc[] = recent.length ? await this.adapter.find({ query: { _id: { $in: recent.map((s) => s.episode_id) } } }) : [];
       const epById = new Map(recentEps.map((e) => [e._id, e]));
       const weekAgo = Date.now() - 7 * DAY_MS;
@@ -171,7 +176,7 @@ export const libraryActions: Record<string, any> = {
         quick_stats: {
           total_listen_time: l.total_listen_time,
           episodes_this_week: l.history.filter((s) => time(s.last_listened_at) >= weekAgo).length,
-          completion_rate: completionRate(l),
+          completion_rate: l.completion_rate,
         },
         recommended_episodes: fresh.filter((e) => !known.get(e._id)?.listen_duration && !known.get(e._id)?.completed).slice(0, HOME_ITEMS).map((e) => ({
           episode_id: e._id,
@@ -309,7 +314,7 @@ export const libraryMethods: Record<string, any> = {
     ]);
     const cached = states as UserStates;
     // Figures of the states alone are kept with them until the user's next write.
-    const { all, history, byPodcast, heard } = cached.memo("listening", () => {
+    const { history, byPodcast, heard, ...figures } = cached.memo("listening", () => {
       const all = cached.all();
       const history = all.filter((s) => s.last_listened_at);
       const byPodcast = new Map<number, number>();
@@ -318,7 +323,10 @@ export const libraryMethods: Record<string, any> = {
         heard += s.listen_duration ?? 0;
         byPodcast.set(s.podcast_id, (byPodcast.get(s.podcast_id) ?? 0) + (s.listen_duration ?? 0));
       }
-      return { all, history, byPodcast, heard };
+      const completed = all.filter((s) => s.completed).length;
+      const saved = all.filter((s) => s.saved).length;
+      const last = history.reduce((max, s) => Math.max(max, time(s.last_listened_at)), 0);
+      return { history, byPodcast, heard, completed, saved, last, completion_rate: completionRate(all) };
     });
     // The streak formats a date per day of it: kept per timezone and local day.
     const tz = settings.timezone;
@@ -326,7 +334,7 @@ export const libraryMethods: Record<string, any> = {
     // The counters measure real playing time and starts (replays too); players that never send them
     // still get the positions and episodes of their history.
     return {
-      subs, settings, states: all, history, counters, byPodcast,
+      subs, settings, states: cached.byEpisode, history, counters, byPodcast, ...figures,
       total_listen_time: Math.round(Math.max(counters?.listen_seconds ?? 0, heard)),
       episodes_played: Math.max(counters?.played ?? 0, history.length),
       listening_streak_days,

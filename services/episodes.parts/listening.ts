@@ -27,8 +27,6 @@ const position = { type: "number", min: 0, max: 2147483647, convert: true };
 const filter = { type: "enum", values: Object.keys(EPISODE_FILTERS), optional: true };
 const SAVED_SORTS: Record<string, SortKey> = { ...EPISODE_SORTS, save_date: (r) => time(r.st?.saved_at) };
 const HISTORY_SORTS: Record<string, SortKey> = { ...EPISODE_SORTS, listen_date: (r) => time(r.st?.last_listened_at) };
-/** History rows are the states with a listen date. */
-const listened = (st: EpisodeStateDoc) => time(st.last_listened_at) > 0;
 
 /** Does a position this close to the end complete the episode (auto_complete_seconds 0 disables it)? */
 export function nearEnd(ep: Pick<EpisodeDoc, "duration">, heard: number, autoCompleteSeconds: number): boolean {
@@ -146,7 +144,8 @@ export const listeningActions: Record<string, any> = {
         ]);
         return { data: rows.map((r) => this.historyItem(r, downloaded)), total: history.length };
       }
-      const rows = (await this.joinedStates(ctx, p.user_id, listened)).filter(EPISODE_FILTERS[p.filter ?? "all"]);
+      // In the history's own order (newest listen first), so that the default sort finds it sorted.
+      const rows = (await this.join(ctx, p.user_id, (await this.userStates(p.user_id)).history())).filter(EPISODE_FILTERS[p.filter ?? "all"]);
       const cut = pageRows(rows, { ...p, limit: p.limit ?? 100 }, HISTORY_SORTS[sortBy], "desc");
       const page: Row[] = await this.withDocs(cut.page);
       const downloaded = await this.downloadedOf(ctx, p.user_id, page.map((r) => r.ep._id));

@@ -9,7 +9,7 @@ import type { EpisodeListItem, EpisodeSelection, SelectEpisodesParams, Selection
 import { PLAYLIST_SORT_ORDERS } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import type { CatalogRow } from "./catalog-index";
-import { type EpisodeDoc, type EpisodeStateDoc, isPlayed, visibleTo } from "./model";
+import { cutoffTime, type EpisodeDoc, type EpisodeStateDoc, isPlayed, visibleTo } from "./model";
 import type { UserStates } from "./state-cache";
 
 const HOUR_MS = 3_600_000;
@@ -30,12 +30,17 @@ function shuffleRank(seed: number, id: number): number {
   return Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
 }
 
-function keep(sel: EpisodeSelection, e: CatalogRow, st: EpisodeStateDoc | undefined, since: number | null): boolean {
+/** The selection's conditions on the episode alone (checked before its state is looked up). */
+function fits(sel: EpisodeSelection, e: CatalogRow, since: number | null): boolean {
   // An unknown duration (0) is neither short nor long: a duration filter leaves it out.
   if ((sel.min_duration != null || sel.max_duration != null) && !(e.duration > 0)) return false;
   if (sel.min_duration != null && e.duration < sel.min_duration) return false;
   if (sel.max_duration != null && e.duration > sel.max_duration) return false;
-  if (since !== null && !(e.pub_date && e.pub > since)) return false;
+  return since === null || (!!e.pub_date && e.pub > since);
+}
+
+/** The selection's conditions on the user's state of the episode. */
+function keep(sel: EpisodeSelection, e: CatalogRow, st: EpisodeStateDoc | undefined): boolean {
   const played = isPlayed(e, st);
   const partial = !played && !!st && st.listen_duration > 0;
   if (played ? !sel.include_played : partial ? !sel.include_partially_played : !sel.include_unplayed) return false;
@@ -123,17 +128,19 @@ export const selectEpisodesActions: ServiceActionsSchema = {
       const ids = idsOnly ? Array.from(new Set(selections.flatMap((s) => s.episode_ids!))) : null;
       const now = Date.now();
       const episodes = candidates(this, subs, byPodcast, selections, ids, now);
-      const states = ((await this.userStates(user_id)) as UserStates).byEpisode;
-      const pages = selections.map((sel) => {
+      const user: UserStates = await this.userStates(user_id);
+      const states = user.byEpisode;
+      /** One selection's episodes in its order (max_episodes applied). */
+      const select = (sel: EpisodeSelection): CatalogRow[] => {
         const only = sel.episode_ids ? new Set(sel.episode_ids) : null;
         const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
         const since = sel.time_filter_hours != null ? now - sel.time_filter_hours * HOUR_MS : null;
         const order = sel.sort_order ?? "date_desc";
         const rows: { e: CatalogRow; podcast: string; key: [number | string, boolean] }[] = [];
         for (const e of episodes) {
-          if ((only && !only.has(e._id)) || (pods && !pods.has(e.podcast_id))) continue;
+          if ((only && !only.has(e._id)) || (pods && !pods.has(e.podcast_id)) || !fits(sel, e, since)) continue;
           const st = states.get(e._id);
-          if (!keep(sel, e, st, since)) continue;
+          if (!keep(sel, e, st)) continue;
           const podcast = podcastName.get(e.podcast_id) ?? "";
           rows.push({ e, podcast, key: sortKey(order, e, st, podcast, sel.seed ?? 0) });
         }
@@ -142,12 +149,23 @@ export const selectEpisodesActions: ServiceActionsSchema = {
           const [ka, desc] = a.key;
           return group || (desc ? -cmp(ka, b.key[0]) : cmp(ka, b.key[0])) || a.e._id - b.e._id;
         });
-        const listed = sel.max_episodes ? rows.slice(0, sel.max_episodes) : rows;
+        return (sel.max_episodes ? rows.slice(0, sel.max_episodes) : rows).map((r) => r.e);
+      };
+      // A playlist's order is kept with the user's states (until their next write) when nothing in it
+      // depends on the time (no time window, no feed cutoff): its pages and counts are then read, not
+      // worked out again. The key names everything else it depends on: the catalogue's version and the
+      // subscriptions' podcasts and names.
+      const timeless = !ids && subs.every((s) => cutoffTime(s.feed_cutoff_days) === null);
+      const subsKey = timeless ? subs.map((s) => `${s.podcast_id}:${s.title}`).join("\n") : "";
+      const pages = selections.map((sel) => {
+        const listed = timeless && sel.time_filter_hours == null
+          ? user.memo(`select ${this.catalog.version} ${JSON.stringify(sel)} ${subsKey}`, () => select(sel))
+          : select(sel);
         // The episode just played may have left the playlist (now played): then the first one is next.
         const page = after_episode_id !== undefined
-          ? listed.slice(listed.findIndex((r) => r.e._id === after_episode_id) + 1).filter((r) => r.e._id !== after_episode_id).slice(0, 1)
+          ? listed.slice(listed.findIndex((e) => e._id === after_episode_id) + 1).filter((e) => e._id !== after_episode_id).slice(0, 1)
           : listed.slice(offset, limit === undefined ? undefined : offset + limit);
-        return { total: listed.length, page: page.map((r) => r.e._id) };
+        return { total: listed.length, page: page.map((e) => e._id) };
       });
       // One store read and one downloads call for the pages of every selection (none when only counting).
       const pageIds = Array.from(new Set(pages.flatMap((p) => p.page)));

@@ -10,6 +10,9 @@
 import type { EpisodeStateDoc } from "./model";
 import { time } from "./model";
 
+/** Derived figures kept per user. */
+const MEMO_KEYS = 64;
+
 export class UserStates {
   readonly byEpisode: Map<number, EpisodeStateDoc>;
   private listened: EpisodeStateDoc[] | null = null;
@@ -36,7 +39,11 @@ export class UserStates {
 
   /** A figure computed from these states only (and what `key` names), computed once until a write. */
   memo<T>(key: string, compute: () => T): T {
-    if (!this.derived.has(key)) this.derived.set(key, compute());
+    if (!this.derived.has(key)) {
+      // Keys that name a catalogue version or subscriptions gone stale are never asked again: a bound clears them.
+      if (this.derived.size >= MEMO_KEYS) this.derived.clear();
+      this.derived.set(key, compute());
+    }
     return this.derived.get(key) as T;
   }
 
