@@ -98,6 +98,6 @@ export const indexEvents: Record<string, any> = {
 /** Fresh indexes for a service instance (created()). */
 export function createIndexes(svc: any): void {
   svc.catalog = new CatalogIndex();
-  svc.stateCache = new StateCache(config.stateCacheUsers);
+  svc.stateCache = new StateCache(config.stateCacheStates);
   svc.searchCache = new Map();
 }

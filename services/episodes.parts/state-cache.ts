@@ -5,7 +5,8 @@
  *
  * A user's entry is loaded whole on first use and patched on every write of their states (the
  * service re-reads the written ids from the store, see statesChanged); a load that a write overtook
- * is not kept. Least recently used users leave first.
+ * is not kept. Least recently used users leave first once the cache holds more than its number of
+ * states (a user's states cost ~150 bytes each).
  */
 import type { EpisodeStateDoc } from "./model";
 import { time } from "./model";
@@ -62,7 +63,7 @@ export class StateCache {
   /** Writes seen per user: a load that started before a write answers its caller but is not kept. */
   private writes = new Map<number, number>();
 
-  constructor(private readonly maxUsers: number) {}
+  constructor(private readonly maxStates: number) {}
 
   /** The user's states, read with `read` when not cached (one read however many callers wait). */
   async get(user_id: number, read: () => Promise<EpisodeStateDoc[]>): Promise<UserStates> {
@@ -112,6 +113,13 @@ export class StateCache {
 
   private keep(user_id: number, entry: UserStates): void {
     this.entries.set(user_id, entry);
-    while (this.entries.size > this.maxUsers) this.entries.delete(this.entries.keys().next().value as number);
+    let held = 0;
+    for (const e of this.entries.values()) held += e.byEpisode.size;
+    // The user just read stays, however many states they have.
+    for (const [oldest, e] of this.entries) {
+      if (held <= this.maxStates || oldest === user_id) break;
+      this.entries.delete(oldest);
+      held -= e.byEpisode.size;
+    }
   }
 }

@@ -7,6 +7,7 @@ import { ServiceBroker } from "moleculer";
 import { config } from "../../shared/config";
 import EpisodesService from "../../services/episodes.service";
 import { CatalogIndex, type CatalogRow, toRow } from "../../services/episodes.parts/catalog-index";
+import { StateCache } from "../../services/episodes.parts/state-cache";
 
 const DAY = 86_400_000;
 const fields = (r: CatalogRow) => [r._id, r.podcast_id, r.title, r.description, r.pub_date?.toISOString() ?? null, r.duration, r.enclosure_type];
@@ -46,6 +47,25 @@ describe("catalogue index", () => {
         }
       }
     }
+  });
+});
+
+describe("state cache", () => {
+  test("keeps at most its number of states, whole users, the least recently read leaving first", async () => {
+    const cache = new StateCache(5);
+    const reads: number[] = [];
+    const states = (user_id: number, n: number) => async () => {
+      reads.push(user_id);
+      return Array.from({ length: n }, (_, i) => ({ _id: `${user_id}:${i + 1}`, user_id, episode_id: i + 1, podcast_id: 1, listen_duration: 0, completed: false, saved: false, last_listened_at: null }));
+    };
+    await cache.get(1, states(1, 2));
+    await cache.get(2, states(2, 2));
+    await cache.get(1, states(1, 2)); // read again: 2 is now the least recently read
+    await cache.get(3, states(3, 2));
+    expect([cache.has(1), cache.has(2), cache.has(3)]).toEqual([true, false, true]);
+    await cache.get(4, states(4, 9)); // more than the bound alone: kept, everyone else leaves
+    expect([cache.has(1), cache.has(3), cache.has(4)]).toEqual([false, false, true]);
+    expect(reads).toEqual([1, 2, 3, 4]);
   });
 });
 
