@@ -49,13 +49,14 @@ export const indexMethods: Record<string, any> = {
   },
   /** The catalogue rows of these subscriptions that their subscriber sees (cutoffs applied), newest first per podcast. */
   visibleRows(this: any, subs: SubscriptionView[], since: number | null = null): CatalogRow[] {
-    const out: CatalogRow[] = [];
-    for (const s of subs) {
+    return (this.visibleLists(subs, since) as (readonly CatalogRow[])[]).flat();
+  },
+  /** visibleRows as one list per podcast, without copying the catalogue's own lists (read them, never change them). */
+  visibleLists(this: any, subs: SubscriptionView[], since: number | null = null): (readonly CatalogRow[])[] {
+    return subs.map((s) => {
       const cutoff = cutoffTime(s.feed_cutoff_days);
-      const after = cutoff === null ? since : since === null ? cutoff : Math.max(cutoff, since);
-      for (const r of this.catalog.podcastSince(s.podcast_id, after)) out.push(r);
-    }
-    return out;
+      return this.catalog.podcastSince(s.podcast_id, cutoff === null ? since : since === null ? cutoff : Math.max(cutoff, since));
+    });
   },
   /**
    * The episodes whose title or description contains `term` (case-insensitive, as a MongoDB / NeDB

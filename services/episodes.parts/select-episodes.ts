@@ -77,13 +77,13 @@ function cmp(a: number | string, b: number | string): number {
  * (a prefix of each podcast's newest-first rows); several playlists (get_playlists' counts) every
  * visible episode once.
  */
-function candidates(svc: any, subs: SubscriptionView[], byPodcast: Map<number, SubscriptionView>, selections: EpisodeSelection[], ids: number[] | null, now: number): CatalogRow[] {
-  if (ids) return ids.map((i) => svc.catalog.get(i) as CatalogRow | undefined).filter((r): r is CatalogRow => !!r && visibleTo(r, byPodcast.get(r.podcast_id)));
-  if (selections.length > 1) return svc.visibleRows(subs);
+function candidates(svc: any, subs: SubscriptionView[], byPodcast: Map<number, SubscriptionView>, selections: EpisodeSelection[], ids: number[] | null, now: number): (readonly CatalogRow[])[] {
+  if (ids) return [ids.map((i) => svc.catalog.get(i) as CatalogRow | undefined).filter((r): r is CatalogRow => !!r && visibleTo(r, byPodcast.get(r.podcast_id)))];
+  if (selections.length > 1) return svc.visibleLists(subs);
   const [sel] = selections;
   const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
   const since = sel.time_filter_hours != null ? now - sel.time_filter_hours * HOUR_MS : null;
-  return svc.visibleRows(pods ? subs.filter((s) => pods.has(s.podcast_id)) : subs, since);
+  return svc.visibleLists(pods ? subs.filter((s) => pods.has(s.podcast_id)) : subs, since);
 }
 
 export const selectEpisodesActions: ServiceActionsSchema = {
@@ -127,8 +127,9 @@ export const selectEpisodesActions: ServiceActionsSchema = {
       const idsOnly = selections.every((s) => s.episode_ids);
       const ids = idsOnly ? Array.from(new Set(selections.flatMap((s) => s.episode_ids!))) : null;
       const now = Date.now();
-      const episodes = candidates(this, subs, byPodcast, selections, ids, now);
       const user: UserStates = await this.userStates(user_id);
+      // After the last await before their use: these are the catalogue's own lists.
+      const episodes = candidates(this, subs, byPodcast, selections, ids, now);
       const states = user.byEpisode;
       /** One selection's episodes in its order (max_episodes applied). */
       const select = (sel: EpisodeSelection): CatalogRow[] => {
@@ -137,12 +138,14 @@ export const selectEpisodesActions: ServiceActionsSchema = {
         const since = sel.time_filter_hours != null ? now - sel.time_filter_hours * HOUR_MS : null;
         const order = sel.sort_order ?? "date_desc";
         const rows: { e: CatalogRow; podcast: string; key: [number | string, boolean] }[] = [];
-        for (const e of episodes) {
-          if ((only && !only.has(e._id)) || (pods && !pods.has(e.podcast_id)) || !fits(sel, e, since)) continue;
-          const st = states.get(e._id);
-          if (!keep(sel, e, st)) continue;
-          const podcast = podcastName.get(e.podcast_id) ?? "";
-          rows.push({ e, podcast, key: sortKey(order, e, st, podcast, sel.seed ?? 0) });
+        for (const list of episodes) {
+          for (const e of list) {
+            if ((only && !only.has(e._id)) || (pods && !pods.has(e.podcast_id)) || !fits(sel, e, since)) continue;
+            const st = states.get(e._id);
+            if (!keep(sel, e, st)) continue;
+            const podcast = podcastName.get(e.podcast_id) ?? "";
+            rows.push({ e, podcast, key: sortKey(order, e, st, podcast, sel.seed ?? 0) });
+          }
         }
         rows.sort((a, b) => {
           const group = sel.group_by_podcast ? cmp(a.podcast, b.podcast) || a.e.podcast_id - b.e.podcast_id : 0;
