@@ -6,6 +6,7 @@
 import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { ListeningSettings } from "../../shared/contracts/users";
+import type { QueueLengthParams } from "../../shared/contracts/queue";
 import type { PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import {
@@ -299,10 +300,9 @@ export const libraryActions: Record<string, any> = {
 };
 
 export const libraryMethods: Record<string, any> = {
-  /** How many episodes the user has queued (the queue service's own listing: its items the user still sees). */
-  async queueLength(this: any, ctx: Context<any>, user_id: number): Promise<number> {
-    const res: { data: unknown[] } = await ctx.call("queue.get_queued_episodes", { user_id });
-    return res.data.length;
+  /** How many episodes the user has queued (the queue service's count of its items the user still sees). */
+  queueLength(this: any, ctx: Context<any>, user_id: number): Promise<number> {
+    return ctx.call<number, QueueLengthParams>("queue.visible_length", { user_id });
   },
   /** The user's subscriptions, settings, counters and every state, with the figures derived from them. */
   async listening(this: any, ctx: Context<any>, user_id: number): Promise<Listening> {
