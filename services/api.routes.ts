@@ -233,6 +233,12 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/proxy/image": { action: "proxy.image", auth: "none" },
   // Local podcasts (folders under LOCAL_MEDIA_DIR)
   "GET /api/data/list_local_directories": { action: "local.list_local_directories", auth: "admin" },
+  "POST /api/data/add_local_podcast": { action: "local.add_local_podcast", auth: "key" },
+  "POST /api/data/add_local_podcast_artwork": { action: "local.add_local_podcast_artwork", auth: "key", upload: true },
+  "GET /api/data/detect_local_cover": { action: "local.detect_local_cover", auth: "key" },
+  "POST /api/data/refresh_local_podcast": { action: "local.refresh_local_podcast", auth: "key" },
+  // Not in the spec: where local podcasts' artwork_url points (no key: players load images without one)
+  "GET /api/data/local_artwork/{folder_id}": { action: "local.local_artwork", auth: "none" },
   // Merged podcasts (per user)
   "POST /api/data/{podcast_id}/merge": { action: "podcasts.merge_podcasts", auth: "key" },
   "GET /api/data/{podcast_id}/merged": { action: "podcasts.get_merged_podcasts", auth: "key" },
@@ -247,6 +253,7 @@ export const routes: Record<string, RouteDef> = {
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */
 export function toAliases(table: Record<string, RouteDef>): Record<string, RouteDef> {
   const aliases: Record<string, RouteDef> = {};
-  for (const [key, def] of Object.entries(table)) aliases[key.replace(/\{(\w+)\}/g, ":$1")] = { ...def };
+  // An upload route is a moleculer-web multipart alias: its action gets the file stream (busboy limits on the route).
+  for (const [key, def] of Object.entries(table)) aliases[key.replace(/\{(\w+)\}/g, ":$1")] = def.upload ? { ...def, type: "multipart" } as RouteDef : { ...def };
   return aliases;
 }

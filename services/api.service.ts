@@ -74,6 +74,8 @@ const ApiService: ServiceSchema = {
           json: { strict: false, limit: config.maxBodySize },
           urlencoded: { extended: true, limit: config.maxBodySize },
         },
+        // Upload routes (RouteDef.upload): one file, cut off at ARTWORK_MAX_BYTES (413).
+        busboyConfig: { limits: { files: 1, fileSize: config.artworkMaxBytes } },
         onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
           if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
           ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;

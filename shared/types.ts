@@ -20,6 +20,8 @@ export interface RouteDef {
   auth: AuthLevel;
   /** Also accept the key as api_key in the query string (media, feeds) or the JSON body (startup_tasks). */
   keyIn?: "query" | "body";
+  /** A multipart/form-data upload of one file: the action's params are the file stream, the form fields in ctx.meta.$multipart. */
+  upload?: true;
 }
 
 /** ctx.meta as filled by the gateway. */
