@@ -17,9 +17,8 @@ export const OwnershipMiddleware: Middleware = {
       if (user && raw !== undefined && raw !== null && raw !== "") {
         const id = Number(raw);
         // A non-numeric user_id is left to the param schema, which answers 400.
-        if (Number.isInteger(id) && id !== user.id && !user.isAdmin) {
-          throw new ForbiddenError("You can only access your own data");
-        }
+        // A rejection, not a throw: moleculer-web calls upload actions from a stream event, where a throw would escape.
+        if (Number.isInteger(id) && id !== user.id && !user.isAdmin) return Promise.reject(new ForbiddenError("You can only access your own data"));
       }
       return next(ctx);
     };
