@@ -37,6 +37,13 @@ export const serviceGroups: ServiceGroup[] = [
 export const FILE_SERVICES = ["downloads", "workers"];
 export const DOWNLOAD_DIR = "/data/downloads";
 
+/**
+ * Services that read the local podcast folders (LOCAL_MEDIA_DIR): their groups mount the media volume
+ * there, read-only (nothing ever writes into it).
+ */
+export const MEDIA_SERVICES = ["local"];
+export const LOCAL_MEDIA_DIR = "/data/media";
+
 /** Ports every node opens (shared/node-health.middleware.ts and Moleculer's Prometheus reporter). */
 export const HEALTH_PORT = 3001;
 export const METRICS_PORT = 3030;

