@@ -12,7 +12,7 @@ import { clientAddress, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
-import { ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
+import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
 import type { AuthUser, RouteDef } from "../shared/types";
 import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
@@ -78,6 +78,8 @@ const ApiService: ServiceSchema = {
         busboyConfig: { limits: { files: 1, fileSize: config.artworkMaxBytes } },
         onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
           if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
+          // Busboy throws on any other body type, which would surface as a 500.
+          if (req.$alias?.upload && !/^multipart\/form-data\s*;/i.test(String(req.headers["content-type"] ?? ""))) throw new BadRequestError("Send the upload as multipart/form-data");
           ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
           // Media routes answer ranges and HEAD themselves.
           if (req.headers.range) ctx.meta.range = String(req.headers.range);

@@ -28,6 +28,8 @@ import { ArtworkDoc, artworkUrl, folderFeed, FolderDoc } from "./local.parts/fee
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const relPath = { type: "string", max: 1000 };
+/** Form fields of add_local_podcast_artwork, sent before the file. */
+const UPLOAD_FIELDS = { user_id: id, podcast_id: id };
 
 interface ImageMeta {
   $responseType?: string;
@@ -60,7 +62,7 @@ const LocalService: ServiceSchema = {
   name: "local",
   mixins: [TaskWaitMixin, DbMixin({ name: "local_folders", indexes: [{ fields: { path: 1 }, unique: true }] }, [{ name: "local_artwork" }])],
   created(this: any) {
-    this.checkUploadFields = this.broker.validator.compile({ user_id: id, podcast_id: id });
+    this.checkUploadFields = this.broker.validator.compile(UPLOAD_FIELDS);
   },
   actions: {
     /** GET /api/data/list_local_directories?path= (admin): the subfolders of a folder, with their audio file counts. */
@@ -143,6 +145,7 @@ const LocalService: ServiceSchema = {
      * local podcast's cover. The form fields are checked here: the params of an upload are its stream.
      */
     add_local_podcast_artwork: {
+      multipart: UPLOAD_FIELDS,
       async handler(this: any, ctx: Context<Readable, UploadMeta>) {
         const fields = ctx.meta.$multipart ?? {};
         const checked = this.checkUploadFields({ ...fields });

@@ -131,7 +131,13 @@ export function buildOpenApi(table: Record<string, RouteDef>, paramsOf: (action:
         ...Object.fromEntries(errorStatuses(def.auth).map((s) => [String(s), { $ref: `#/components/responses/E${s}` }])),
       },
     };
-    if (method === "GET") {
+    if (def.upload) {
+      // One file after the form fields (moleculer-web hands the action the file as a stream).
+      op.requestBody = {
+        required: true,
+        content: { "multipart/form-data": { schema: { type: "object", properties: { ...bodyProps, file: { type: "string", format: "binary" } }, required: [...bodyRequired, "file"] } } },
+      };
+    } else if (method === "GET") {
       for (const [name, s] of Object.entries(bodyProps)) parameters.push({ name, in: "query", required: bodyRequired.includes(name), schema: s });
     } else {
       op.requestBody = {

@@ -180,6 +180,7 @@ describe("local media folders", () => {
       expectErrorBody(await upload("alice", fields, red, "text/plain"), 400);
       expectErrorBody(await upload("alice", fields, Buffer.concat([red, Buffer.alloc(ARTWORK_MAX)])), 413);
       expectErrorBody(await upload("alice", { user_id: u.alice.id }, red), 400);
+      expectErrorBody(await post("/api/data/add_local_podcast_artwork", "alice", fields), 400); // JSON, not multipart
       expectErrorBody(await upload("bob", fields, red), 403);
       const ok = await upload("alice", fields, red);
       expect(ok.status).toBe(200);
