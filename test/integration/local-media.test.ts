@@ -8,7 +8,8 @@ import path from "path";
 import { config } from "../../shared/config";
 import { api, asUsers, expectErrorBody } from "../helpers/client";
 import { mp3Bytes, pngBytes, wavBytes } from "../helpers/audio";
-import { createUsers } from "../helpers/podcasts";
+import { startLoopback } from "../helpers/loopback";
+import { createUsers, rssFeed } from "../helpers/podcasts";
 import { startServer, tempDir, TestServer } from "../helpers/server";
 
 const ARTWORK_MAX = 4096;
@@ -217,12 +218,21 @@ describe("local media folders", () => {
       expect((await episodes("alice", podcastId)).length).toBe(2);
     });
 
-    test("refresh_local_podcast: another user's podcast 403, someone else's user_id 403, unknown 404", async () => {
+    test("refresh and upload: another user's podcast 403, someone else's user_id 403, unknown 404, a feed podcast 400", async () => {
       const other = await addLocal("admin", "Waves", "Admin waves");
       expectErrorBody(await refresh("alice", other.body.podcast_id), 403);
+      expectErrorBody(await upload("alice", { user_id: u.alice.id, podcast_id: other.body.podcast_id }, red), 403);
       expectErrorBody(await post("/api/data/refresh_local_podcast", "alice", { user_id: u.bob.id, podcast_id: podcastId }), 403);
       expectErrorBody(await refresh("alice", 99999), 404);
       expect((await refresh("admin", other.body.podcast_id)).status).toBe(200);
+      const peer = await startLoopback({ "/feed.xml": { body: rssFeed("A feed", [{ title: "One", url: "https://media.example/one.mp3", date: "2024-03-01T00:00:00Z" }]) } });
+      try {
+        const feed = await post("/api/data/add_custom_podcast", "alice", { feed_url: `${peer.url}/feed.xml`, user_id: u.alice.id });
+        expectErrorBody(await refresh("alice", feed.body.podcast_id), 400);
+        expectErrorBody(await upload("alice", { user_id: u.alice.id, podcast_id: feed.body.podcast_id }, red), 400);
+      } finally {
+        await peer.close();
+      }
     });
   });
 
