@@ -142,6 +142,13 @@ describe("local media folders", () => {
       expect(byTitle["Second part"].episodeartwork).toBe(pod.artwork_url);
     });
 
+    test("a sync server is never told of local folders, nor can it subscribe a user to one", async () => {
+      expect(await server.broker.call("podcasts.sync_feeds", { user_id: u.alice.id })).toEqual([]);
+      const res: any = await server.broker.call("podcasts.sync_subscriptions", { user_id: u.bob.id, add: ["local:Show%20A"], remove: [] });
+      expect(res.failed).toEqual([{ url: "local:Show%20A", reason: "Not a feed URL" }]);
+      expect(await pods("bob")).toEqual([]);
+    });
+
     test("a second add is a 409; another user adding the folder shares it under their own name", async () => {
       expectErrorBody(await addLocal("alice", "Show A"), 409);
       const res = await addLocal("bob", "Show A/", "Bob's copy");
