@@ -14,7 +14,7 @@ import path from "path";
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
-import { ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
+import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import { parseRange } from "../shared/range";
 import type { AuthUser } from "../shared/types";
@@ -99,6 +99,7 @@ const DownloadsService: ServiceSchema = {
         const { user_id, episode_id } = ctx.params;
         const [item] = await this.itemsFor(ctx, user_id, [episode_id]);
         if (!item) throw new NotFoundError("Episode not found in your podcasts");
+        if (isLocalFeed(item.episodeurl)) throw new BadRequestError("A local podcast's episode is already on the server: it plays through the stream route");
         if (await this.adapter.findOne({ _id: keyOf(user_id, episode_id) })) return { detail: "Episode already downloaded", task_id: null };
         const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [this.episodeJob(user_id, item, rightsOf(ctx.meta.user))] });
         const [task] = [...res.created, ...res.existing];
@@ -111,9 +112,10 @@ const DownloadsService: ServiceSchema = {
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         await this.requireEnabled();
         const { user_id, podcast_id } = ctx.params;
-        const { episodes } = await ctx.call("episodes.podcast_episodes", { user_id, podcast_id }) as { episodes: { episodeid: number; podcastname: string }[] };
+        const { episodes } = await ctx.call("episodes.podcast_episodes", { user_id, podcast_id }) as { episodes: { episodeid: number; podcastname: string; episodeurl: string | null }[] };
         const have = await this.downloadedIds(user_id, episodes.map((e) => e.episodeid));
-        const todo = episodes.filter((e) => !have.has(e.episodeid)).map((e) => e.episodeid);
+        // Local podcasts' episodes are on the server already.
+        const todo = episodes.filter((e) => !have.has(e.episodeid) && !isLocalFeed(e.episodeurl)).map((e) => e.episodeid);
         if (!todo.length) return { detail: "All episodes are already downloaded", task_id: null };
         const job: CreateTaskParams = {
           task_type: JOB_DOWNLOAD_PODCAST, user_id, item_id: podcast_id, podcast_name: episodes[0].podcastname,
@@ -132,7 +134,7 @@ const DownloadsService: ServiceSchema = {
         const { user_id, episode_ids } = ctx.params;
         const items: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, episode_ids);
         const have = await this.downloadedIds(user_id, items.map((i) => i.episodeid));
-        const todo = items.filter((i) => !have.has(i.episodeid));
+        const todo = items.filter((i) => !have.has(i.episodeid) && !isLocalFeed(i.episodeurl));
         if (todo.length) await ctx.call("tasks.create", { tasks: todo.map((i) => this.episodeJob(user_id, i, rightsOf(ctx.meta.user))) });
         const failed = new Set(episode_ids).size - items.length;
         return { message: `Queued ${todo.length} downloads; ${have.size} already downloaded`, processed_count: items.length, failed_count: failed || null };

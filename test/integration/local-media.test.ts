@@ -178,6 +178,11 @@ describe("local media folders", () => {
       expect((await stream(`bytes=${showA.second.length}-`)).status).toBe(416);
       const head = await api(server.url).head(`/api/data/stream/${id}`).query({ api_key: u.alice.key, user_id: u.alice.id });
       expect(head.headers["content-length"]).toBe(String(showA.second.length));
+      // The media download route serves the file too; a server-side download of it is pointless and refused.
+      const attachment = await api(server.url).get(`/api/episodes/${id}/download`).set("Api-Key", u.alice.key);
+      expect([attachment.status, attachment.headers["content-disposition"]]).toEqual([200, expect.stringContaining("Second part.mp3")]);
+      expectErrorBody(await post("/api/data/download_podcast", "alice", { user_id: u.alice.id, episode_id: id }), 400);
+      expect((await post("/api/data/download_all_podcast", "alice", { user_id: u.alice.id, podcast_id: podcastId })).body.task_id).toBeNull();
       expect((await post("/api/data/queue_pod", "alice", { user_id: u.alice.id, episode_id: id })).status).toBe(200);
       expect((await get("/api/data/get_queued_episodes", "alice", { user_id: u.alice.id })).body.data.map((e: any) => e.episodetitle)).toEqual(["Second part"]);
     });
