@@ -183,6 +183,12 @@ describe("local media folders", () => {
       expect([attachment.status, attachment.headers["content-disposition"]]).toEqual([200, expect.stringContaining("Second part.mp3")]);
       expectErrorBody(await post("/api/data/download_podcast", "alice", { user_id: u.alice.id, episode_id: id }), 400);
       expect((await post("/api/data/download_all_podcast", "alice", { user_id: u.alice.id, podcast_id: podcastId })).body.task_id).toBeNull();
+      // The user's RSS feed: the enclosure is the stream route, the cover a whole address.
+      const rssKey = (await get("/api/data/get_rss_key", "alice", { user_id: u.alice.id })).body.rss_key;
+      const rss = await api(server.url).get(`/api/feed/${u.alice.id}`).query({ api_key: rssKey, podcast_id: podcastId });
+      expect(rss.status).toBe(200);
+      expect(rss.text).toContain(`${server.url}/api/data/stream/${id}?api_key=`);
+      expect(rss.text).toMatch(new RegExp(`<itunes:image href="${server.url}/api/data/local_artwork/\\d+\\?file=02\\.mp3"`));
       expect((await post("/api/data/queue_pod", "alice", { user_id: u.alice.id, episode_id: id })).status).toBe(200);
       expect((await get("/api/data/get_queued_episodes", "alice", { user_id: u.alice.id })).body.data.map((e: any) => e.episodetitle)).toEqual(["Second part"]);
     });
