@@ -209,7 +209,9 @@ const LocalService: ServiceSchema = {
       params: { url: { type: "string", max: 4000 }, start: { type: "number", integer: true, min: 0 }, end: { type: "number", integer: true, min: 0 } },
       async handler(this: any, ctx: Context<{ url: string; start: number; end: number }>): Promise<Readable> {
         const { full } = await this.mediaFile(ctx.params.url);
-        return fs.createReadStream(full, { start: ctx.params.start, end: ctx.params.end });
+        // O_NOFOLLOW: a file swapped for a link after the check is not followed either.
+        const file = await fs.promises.open(full, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+        return file.createReadStream({ start: ctx.params.start, end: ctx.params.end });
       },
     },
   },
