@@ -241,6 +241,17 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/share_episode/{episode_id}": { action: "sharing.share_episode", auth: "key" },
   "GET /api/data/episode_by_url/{url_key}": { action: "sharing.episode_by_url", auth: "none" },
   "DELETE /api/data/delete_shared_link": { action: "sharing.delete_shared_link", auth: "key" },
+  // Server backups (admin): the whole server as one JSON-lines download, the files of BACKUP_DIR, restores, the schedule
+  "POST /api/data/backup_server": { action: "backups.backup_server", auth: "admin" },
+  "POST /api/data/list_backup_files": { action: "backups.list_backup_files", auth: "admin" },
+  "POST /api/data/delete_backup_file": { action: "backups.delete_backup_file", auth: "admin" },
+  "POST /api/data/restore_backup_file": { action: "backups.restore_backup_file", auth: "admin" },
+  "POST /api/data/schedule_backup": { action: "backups.schedule_backup", auth: "admin" },
+  "POST /api/data/get_scheduled_backup": { action: "backups.get_scheduled_backup", auth: "admin" },
+  // Podcast index matching: subscriptions without a podcast index id, and those the user chose to leave so
+  "POST /api/data/get_unmatched_podcasts": { action: "podcasts.get_unmatched_podcasts", auth: "key" },
+  "POST /api/data/get_ignored_podcasts": { action: "podcasts.get_ignored_podcasts", auth: "key" },
+  "POST /api/data/ignore_podcast_index_id": { action: "podcasts.ignore_podcast_index_id", auth: "key" },
 
 };
 

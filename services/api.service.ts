@@ -80,6 +80,8 @@ const ApiService: ServiceSchema = {
           // Media routes answer ranges and HEAD themselves.
           if (req.headers.range) ctx.meta.range = String(req.headers.range);
           if (req.method === "HEAD") ctx.meta.method = "HEAD";
+          // Large downloads (backup_server) are gzip-encoded for clients that accept it.
+          if (req.headers["accept-encoding"]) ctx.meta.acceptEncoding = String(req.headers["accept-encoding"]);
           ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
         },
         onError: sendError,
