@@ -160,6 +160,12 @@ const BackupsService: ServiceSchema = {
       },
     },
   },
+  events: {
+    /** The restored lease names a holder of the server that wrote the backup: free it instead of waiting for it to expire. */
+    async "backup.restored"(this: any) {
+      await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { holder: null, expires_at: new Date(0) } });
+    },
+  },
   methods: {
     /** BACKUP_PASSWORD, or the calling admin's own password (checked by the users service). */
     async checkBackupPassword(this: any, ctx: Context<any, Meta>, password: string): Promise<void> {

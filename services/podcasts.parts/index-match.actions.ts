@@ -17,8 +17,8 @@ interface IndexMatchItem {
 
 /** The user's own (not merged away) subscriptions without a podcast index id, ignored or not. */
 async function withoutIndexId(self: any, user_id: number, ignored: boolean): Promise<IndexMatchItem[]> {
-  const subs: SubscriptionDoc[] = await self.stores.subscriptions.find({ query: { user_id }, sort: { podcast_id: 1 } });
-  const wanted = subs.filter((s) => !s.merged_into && !!s.index_id_ignored === ignored);
+  const subs: SubscriptionDoc[] = await self.stores.subscriptions.find({ query: { user_id } });
+  const wanted = subs.filter((s) => !s.merged_into && !!s.index_id_ignored === ignored).sort((a, b) => a.podcast_id - b.podcast_id);
   const pods: PodcastDoc[] = await self.findByIds(self.adapter, wanted.map((s) => s.podcast_id));
   const byId = new Map(pods.map((p) => [p._id, p]));
   const out: IndexMatchItem[] = [];
