@@ -167,16 +167,21 @@ const BackupsService: ServiceSchema = {
     },
   },
   methods: {
-    /** BACKUP_PASSWORD, or the calling admin's own password (checked by the users service). */
+    /**
+     * BACKUP_PASSWORD, or the calling admin's own password (checked by the users service). Wrong guesses
+     * count as failed logins of the admin (auth's login limits, 429): a stolen key cannot guess freely.
+     */
     async checkBackupPassword(this: any, ctx: Context<any, Meta>, password: string): Promise<void> {
-      if (config.backupPassword && sameSecret(password, config.backupPassword)) return;
       const caller = ctx.meta.user!;
       const [info]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [caller.id] });
-      const login: VerifiedLogin | null = info ? await ctx.call("users.verify_password", { username: info.username, password }) : null;
-      if (login?.user_id !== caller.id) {
+      const { attempt_id }: { attempt_id: string } = await ctx.call("auth.begin_attempt", { username: info?.username ?? `user ${caller.id}` });
+      const ok = (!!config.backupPassword && sameSecret(password, config.backupPassword))
+        || (!!info && ((await ctx.call("users.verify_password", { username: info.username, password })) as VerifiedLogin | null)?.user_id === caller.id);
+      if (!ok) {
         this.logger.warn("server backup refused: wrong database_pass", { user_id: caller.id });
         throw new ForbiddenError("Wrong backup password");
       }
+      await ctx.call("auth.attempt_succeeded", { attempt_id });
     },
     /** Runs are counted from the last run, or from when the schedule was set. */
     scheduleBase(this: any, doc: ScheduleDoc): Date {

@@ -122,6 +122,16 @@ describe("server backups", () => {
     expectErrorBody(await raw(lib, "post", "/api/data/backup_server", users().alice.key).send({ database_pass: PASSWORD }), 403);
     expectErrorBody(await raw(lib, "post", "/api/data/backup_server", users().admin.key).send({ database_pass: "wrong password" }), 403);
     expectErrorBody(await raw(lib, "post", "/api/data/backup_server", users().admin.key).send({}), 400);
+    // Wrong guesses count as failed logins of the admin: a stolen key cannot guess the password freely.
+    const limit = config.loginMaxFailures;
+    config.loginMaxFailures = 2;
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await raw(lib, "post", "/api/data/backup_server", users().admin.key).send({ database_pass: `guess ${i}` })).status);
+      expect(statuses).toContain(429);
+    } finally {
+      config.loginMaxFailures = limit;
+    }
     config.backupPassword = "the backup password";
     try {
       const res = await backup(lib.server.url, "admin", { database_pass: "the backup password" });
