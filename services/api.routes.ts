@@ -246,6 +246,7 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/list_backup_files": { action: "backups.list_backup_files", auth: "admin" },
   "POST /api/data/delete_backup_file": { action: "backups.delete_backup_file", auth: "admin" },
   "POST /api/data/restore_backup_file": { action: "backups.restore_backup_file", auth: "admin" },
+  "POST /api/data/restore_server": { action: "backups.restore_server", auth: "admin", upload: "backup_file" },
   "POST /api/data/schedule_backup": { action: "backups.schedule_backup", auth: "admin" },
   "POST /api/data/get_scheduled_backup": { action: "backups.get_scheduled_backup", auth: "admin" },
   // Podcast index matching: subscriptions without a podcast index id, and those the user chose to leave so
@@ -258,6 +259,10 @@ export const routes: Record<string, RouteDef> = {
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */
 export function toAliases(table: Record<string, RouteDef>): Record<string, RouteDef> {
   const aliases: Record<string, RouteDef> = {};
-  for (const [key, def] of Object.entries(table)) aliases[key.replace(/\{(\w+)\}/g, ":$1")] = { ...def };
+  for (const [key, def] of Object.entries(table)) {
+    // moleculer-web's multipart aliases call the action with each file's stream; one file per request.
+    const upload = def.upload ? { type: "multipart", busboyConfig: { limits: { files: 1 } } } : {};
+    aliases[key.replace(/\{(\w+)\}/g, ":$1")] = { ...def, ...upload };
+  }
   return aliases;
 }

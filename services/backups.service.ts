@@ -14,11 +14,12 @@ import type { Context, ServiceSchema } from "moleculer";
 import { Cron } from "croner";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
-import { BadRequestError, ForbiddenError } from "../shared/errors";
+import type { Readable } from "stream";
+import { BadRequestError, ConflictError, ForbiddenError } from "../shared/errors";
 import type { AuthUser } from "../shared/types";
 import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
 import {
-  backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, restoreBackup, SCHEDULED_PREFIX, writeBackupFile,
+  backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, restoreBackup, RestoreResult, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
 } from "./backups.parts/archive";
 
 const SCHEDULE_ID = "schedule";
@@ -41,6 +42,8 @@ interface LeaseDoc {
 }
 
 type Meta = { user?: AuthUser; acceptEncoding?: string; $responseType?: string; $responseHeaders?: Record<string, string> };
+/** What moleculer-web's multipart alias puts in ctx.meta with an uploaded file. */
+type UploadMeta = Meta & { fieldname?: string; filename?: string };
 
 const userId = { type: "number", integer: true, positive: true, convert: true, optional: true };
 const filename = { type: "string", min: 1, max: 300 };
@@ -113,10 +116,32 @@ const BackupsService: ServiceSchema = {
       timeout: 0,
       async handler(this: any, ctx: Context<{ backup_filename: string }, Meta>) {
         const file = existingBackup(ctx.params.backup_filename);
-        this.logger.warn("restoring a backup over the server's data", { user_id: ctx.meta.user?.id, file: ctx.params.backup_filename });
-        const result = await restoreBackup(this.broker, file, "replace");
-        this.logger.info("backup restored", { file: ctx.params.backup_filename, records: result.records });
+        const result = await this.replaceAll(ctx, ctx.params.backup_filename, () => restoreBackup(this.broker, file, "replace"));
         return { detail: "Restore completed", backup_filename: ctx.params.backup_filename, ...result };
+      },
+    },
+    /**
+     * POST /api/data/restore_server: the same with an uploaded file (multipart/form-data, field
+     * backup_file, plain or gzip), written into BACKUP_DIR for the time of the restore.
+     */
+    restore_server: {
+      params: {},
+      timeout: 0,
+      async handler(this: any, ctx: Context<Readable, UploadMeta>) {
+        if (ctx.meta.fieldname !== "backup_file" || typeof (ctx.params as any)?.pipe !== "function") {
+          (ctx.params as any)?.resume?.();
+          throw new BadRequestError("Send the backup file as the multipart/form-data field backup_file");
+        }
+        const name = ctx.meta.filename || "upload";
+        const result = await this.replaceAll(ctx, name, async () => {
+          const file = await saveUpload(ctx.params);
+          try {
+            return await restoreBackup(this.broker, file, "replace");
+          } finally {
+            fs.rmSync(file, { force: true });
+          }
+        });
+        return { detail: "Restore completed", backup_filename: name, ...result };
       },
     },
     /** The restore of `npm run restore -- FILE` (any path; not routed): into a server without accounts only. */
@@ -167,6 +192,22 @@ const BackupsService: ServiceSchema = {
     },
   },
   methods: {
+    /** One restore at a time on this replica (a second one answers 409 instead of interleaving with it). */
+    async replaceAll(this: any, ctx: Context<any, Meta>, name: string, restore: () => Promise<RestoreResult>): Promise<RestoreResult> {
+      if (this.restoring) {
+        (ctx.params as any)?.resume?.();
+        throw new ConflictError("A restore is already in progress");
+      }
+      this.restoring = true;
+      try {
+        this.logger.warn("restoring a backup over the server's data", { user_id: ctx.meta.user?.id, file: name });
+        const result = await restore();
+        this.logger.info("backup restored", { file: name, records: result.records });
+        return result;
+      } finally {
+        this.restoring = false;
+      }
+    },
     /**
      * BACKUP_PASSWORD, or the calling admin's own password (checked by the users service). Wrong guesses
      * count as failed logins of the admin (auth's login limits, 429): a stolen key cannot guess freely.
@@ -229,6 +270,7 @@ const BackupsService: ServiceSchema = {
   created(this: any) {
     this.holderId = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
     this.running = null;
+    this.restoring = false;
   },
   started(this: any) {
     if (config.backupSchedulerMs > 0) {

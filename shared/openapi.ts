@@ -133,6 +133,11 @@ export function buildOpenApi(table: Record<string, RouteDef>, paramsOf: (action:
     };
     if (method === "GET") {
       for (const [name, s] of Object.entries(bodyProps)) parameters.push({ name, in: "query", required: bodyRequired.includes(name), schema: s });
+    } else if (def.upload) {
+      op.requestBody = {
+        required: true,
+        content: { "multipart/form-data": { schema: { type: "object", properties: { [def.upload]: { type: "string", format: "binary" } }, required: [def.upload] } } },
+      };
     } else {
       op.requestBody = {
         required: bodyRequired.length > 0,

@@ -3,6 +3,7 @@
  * imports its own collections through the db mixin's backup_* actions (DESIGN.md rule 1); this module
  * only strings their streams together and hands records back to their owners.
  */
+import crypto from "crypto";
 import fs from "fs";
 import path from "path";
 import zlib from "zlib";
@@ -84,6 +85,22 @@ export function backupPath(name: string): string {
   if (!SAFE_NAME.test(name) || name.includes("..")) throw new BadRequestError("backup_filename must be a file name inside the backup folder");
   const file = path.join(config.backupDir, name);
   if (path.dirname(file) !== config.backupDir) throw new BadRequestError("backup_filename must be a file name inside the backup folder");
+  return file;
+}
+
+/**
+ * An uploaded backup, kept in BACKUP_DIR for the time of its restore under a name that the file routes
+ * never see (a leading dot, no .jsonl ending). Returns its path; the caller removes it.
+ */
+export async function saveUpload(upload: Readable): Promise<string> {
+  fs.mkdirSync(config.backupDir, { recursive: true });
+  const file = path.join(config.backupDir, `.upload-${crypto.randomUUID()}.tmp`);
+  try {
+    await pipeline(upload, fs.createWriteStream(file));
+  } catch (err) {
+    fs.rmSync(file, { force: true });
+    throw err;
+  }
   return file;
 }
 

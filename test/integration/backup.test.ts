@@ -42,6 +42,8 @@ function runRestore(file: string, dataDir: string): Promise<{ code: number; stdo
 describe("server backups", () => {
   let lib: Library;
   let restored: TestServer | null = null;
+  /** The first backup_server download (plain) and the reads the server gave when it was made. */
+  let original: { file: Buffer; reads: Record<string, unknown> } | null = null;
   const users = () => lib.users;
   const uid = (who: string) => users()[who].id;
   const as = (url: string, who: string) => ({
@@ -148,6 +150,7 @@ describe("server backups", () => {
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("application/octet-stream");
     expect(res.headers["content-disposition"]).toMatch(/^attachment; filename="podcast-server-backup_\d{8}_\d{9}\.jsonl"$/);
+    original = { file: res.body, reads: before };
     const all = lines(res.body);
     expect(all[0]).toEqual({ format: "podcast-server-backup", version: 1, created_at: expect.any(String), server_version: expect.any(String) });
     expect(all[all.length - 1]).toEqual({ end: true, records: all.length - 2 });
@@ -251,5 +254,25 @@ describe("server backups", () => {
     expect(await logins("carol")).toBe(200);
     // The restored schedule (enabled when that file was written) is turned off again.
     expect((await admin.post("/api/data/schedule_backup", { user_id: uid("admin"), cron_schedule: "0 3 * * *", enabled: false })).status).toBe(200);
+  });
+
+  test("restore_server restores an uploaded file (multipart field backup_file), replacing the data", async () => {
+    const url = restored!.url;
+    const upload = (who: string, file: Buffer | null, field = "backup_file") => {
+      const req = api(url).post("/api/data/restore_server").set("Api-Key", users()[who].key);
+      return file ? req.attach(field, file, "server.jsonl") : req.field("database_pass", PASSWORD);
+    };
+    const erin = await api(url).post("/api/data/add_user").set("Api-Key", users().admin.key).send({ fullname: "Erin", username: "erin", email: "erin@example.org", hash_pw: PASSWORD });
+    expect(erin.status).toBe(200);
+    expectErrorBody(await upload("alice", original!.file), 403);
+    expectErrorBody(await upload("admin", original!.file, "other"), 400);
+    expectErrorBody(await upload("admin", Buffer.from("not a backup\n")), 400);
+    const done = await upload("admin", original!.file);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ detail: "Restore completed", backup_filename: "server.jsonl", records: lines(original!.file).length - 2 });
+    expect(await snapshot(url)).toEqual(original!.reads);
+    for (const name of ["erin", "carol"]) expect((await api(url).get("/api/data/get_key").set("Authorization", basic(name, PASSWORD))).status).toBe(401);
+    // The upload was kept only for the time of the restore.
+    expect(fs.readdirSync(config.backupDir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
 });
