@@ -226,6 +226,8 @@ describe("server backups", () => {
     const before = await snapshot(url);
     const dave = await api(url).post("/api/data/add_user").set("Api-Key", users().admin.key).send({ fullname: "Dave", username: "dave", email: "dave@example.org", hash_pw: PASSWORD });
     expect(dave.status).toBe(200);
+    const daveKey = (await api(url).get("/api/data/get_key").set("Authorization", basic("dave", PASSWORD))).body.retrieved_key;
+    expect((await api(url).get("/api/data/verify_key").set("Api-Key", daveKey)).status).toBe(200); // now in the gateway's key cache
     expectErrorBody(await as(url, "alice").post("/api/data/restore_backup_file", { user_id: uid("alice"), backup_filename: file.filename }), 403);
     const done = await admin.post("/api/data/restore_backup_file", { user_id: uid("admin"), backup_filename: file.filename });
     expect(done.status).toBe(200);
@@ -234,6 +236,7 @@ describe("server backups", () => {
     const logins = async (name: string) => (await api(url).get("/api/data/get_key").set("Authorization", basic(name, PASSWORD))).status;
     expect(await logins("carol")).toBe(200);
     expect(await logins("dave")).toBe(401);
+    expectErrorBody(await api(url).get("/api/data/verify_key").set("Api-Key", daveKey), 401); // caches dropped on backup.restored
 
     // Names only inside BACKUP_DIR.
     fs.writeFileSync(path.join(path.dirname(config.backupDir), "outside.jsonl"), "x");
