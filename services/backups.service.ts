@@ -10,11 +10,11 @@
  */
 import crypto from "crypto";
 import fs from "fs";
+import type { Readable } from "stream";
 import type { Context, ServiceSchema } from "moleculer";
 import { Cron } from "croner";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
-import type { Readable } from "stream";
 import { BadRequestError, ConflictError, ForbiddenError } from "../shared/errors";
 import type { AuthUser } from "../shared/types";
 import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
@@ -245,7 +245,8 @@ const BackupsService: ServiceSchema = {
     },
     /** One scheduler beat: the lease holder writes a backup when the schedule is due. */
     async schedulerTick(this: any): Promise<void> {
-      if (this.running || !(await this.claimLease())) return;
+      // While this replica restores, the lease record may be gone and written back at any moment.
+      if (this.running || this.restoring || !(await this.claimLease())) return;
       const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
       if (!doc?.enabled) return;
       const now = new Date();

@@ -113,6 +113,23 @@ async function* allDocs(store: any): AsyncGenerator<object> {
   for (const doc of store.db.getAllData()) yield doc;
 }
 
+/**
+ * Inserts restored records with their ids. When a record with one of these ids appeared meanwhile (a
+ * restore into a running server races its own writes, say a scheduler's lease), the backup's record wins.
+ */
+async function insertAll(store: any, docs: any[]): Promise<void> {
+  try {
+    if (isMongo()) await store.collection.insertMany(docs, { ordered: true });
+    else await store.db.insertAsync(docs);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    for (const doc of docs) {
+      if (isMongo()) await store.collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
+      else await store.db.updateAsync({ _id: doc._id }, doc, { upsert: true });
+    }
+  }
+}
+
 /** The backup lines of these stores, in chunks of about EXPORT_CHUNK bytes. */
 async function* exportChunks(service: string, stores: [string, any][]): AsyncGenerator<Buffer> {
   let pending = "";
@@ -178,10 +195,8 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
                 const others = Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v !== "number"));
                 await this.upsert(store, _id, { $max: numbers, ...(Object.keys(others).length ? { $set: others } : {}) });
               }
-            } else if (isMongo()) {
-              await store.collection.insertMany(docs, { ordered: true });
             } else {
-              await store.db.insertAsync(docs);
+              await insertAll(store, docs);
             }
           }
           return { records: ctx.params.lines.length };

@@ -77,7 +77,9 @@ describe("db mixin on the embedded store", () => {
     await to.nextId("items"); // a record of a first start: a restore clears first
     await b.call("saved.backup_clear", {});
     expect(await b.call("saved.backup_counts", {})).toEqual({ items: 0, extras: 0, counters: 0 });
+    await to.adapter.insert({ _id: 2, written: "meanwhile" }); // a running server's write racing the restore: the backup's record wins
     await b.call("saved.backup_import", { lines });
+    expect(await to.adapter.findById(2)).toEqual({ _id: 2, at: null });
     const restored = await to.adapter.findById(1);
     expect(restored).toEqual({ _id: 1, at: when, nested: { list: [when, "x"] } });
     expect(restored.at).toBeInstanceOf(Date);
