@@ -195,4 +195,16 @@ export const config = {
   localMediaDir: path.resolve(env.LOCAL_MEDIA_DIR || "./media"),
   /** Largest artwork upload (add_local_podcast_artwork), in bytes; larger ones get 413. */
   artworkMaxBytes: int("ARTWORK_MAX_BYTES", 5 * 1024 * 1024),
+
+  // Server backups (services/backups.service.ts).
+  /** Folder of server backup files: scheduled ones are written there, list/restore/delete_backup_file read only there. */
+  backupDir: path.resolve(env.BACKUP_DIR || "./backups"),
+  /** Password backup_server accepts as database_pass besides the calling admin's own; empty = only the admin's. */
+  backupPassword: env.BACKUP_PASSWORD || "",
+  /** Milliseconds between two checks of the backup scheduler (lease renewal, and a due scheduled backup runs). */
+  backupSchedulerMs: int("BACKUP_SCHEDULER_MS", 30_000),
+  /** Seconds the backup scheduler lease lasts unless renewed; another replica takes over this long after the holder died. */
+  backupLeaseSeconds: int("BACKUP_LEASE_SECONDS", 120),
+  /** Scheduled backup files kept in BACKUP_DIR (the oldest beyond go after each run); 0 = keep all. */
+  backupKeep: int("BACKUP_KEEP", 7),
 };

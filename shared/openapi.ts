@@ -131,14 +131,14 @@ export function buildOpenApi(table: Record<string, RouteDef>, paramsOf: (action:
         ...Object.fromEntries(errorStatuses(def.auth).map((s) => [String(s), { $ref: `#/components/responses/E${s}` }])),
       },
     };
-    if (def.upload) {
-      // One file after the form fields (moleculer-web hands the action the file as a stream).
+    if (method === "GET") {
+      for (const [name, s] of Object.entries(bodyProps)) parameters.push({ name, in: "query", required: bodyRequired.includes(name), schema: s });
+    } else if (def.upload) {
+      // The form fields an upload action declares (its `multipart` schema), then the file.
       op.requestBody = {
         required: true,
-        content: { "multipart/form-data": { schema: { type: "object", properties: { ...bodyProps, file: { type: "string", format: "binary" } }, required: [...bodyRequired, "file"] } } },
+        content: { "multipart/form-data": { schema: { type: "object", properties: { ...bodyProps, [def.upload]: { type: "string", format: "binary" } }, required: [...bodyRequired, def.upload] } } },
       };
-    } else if (method === "GET") {
-      for (const [name, s] of Object.entries(bodyProps)) parameters.push({ name, in: "query", required: bodyRequired.includes(name), schema: s });
     } else {
       op.requestBody = {
         required: bodyRequired.length > 0,

