@@ -19,7 +19,7 @@ export const indexMethods: Record<string, any> = {
   /** Builds the catalogue rows of every episode (at start-up). */
   async loadCatalog(this: any): Promise<void> {
     const started = Date.now();
-    this.catalog.upsert((await this.allDocs(this.adapter, CATALOG_FIELDS)).map(toRow));
+    this.catalog.upsert((await this.readAll(this.adapter, CATALOG_FIELDS)).map(toRow));
     this.logger.info("episode catalogue indexed", { episodes: this.catalog.size, ms: Date.now() - started });
   },
   /** These episodes were written (or deleted): their rows are read again, here and on every other replica. */
@@ -30,6 +30,16 @@ export const indexMethods: Record<string, any> = {
     this.catalog.upsert(found);
     this.catalog.remove(episode_ids.filter((i) => !present.has(i)));
     if (announce) this.broker.broadcast("episodes.catalog_changed", { episode_ids } satisfies CatalogChangedEvent);
+  },
+  /** Removes episodes and every user's states of them; each holder's cached states are told. */
+  async removeEpisodes(this: any, episode_ids: number[]): Promise<void> {
+    const holders: { user_id: number }[] = await this.findFields(this.stores.episode_states, { episode_id: { $in: episode_ids } }, ["user_id"]);
+    await this.adapter.removeMany({ _id: { $in: episode_ids } });
+    try {
+      await this.stores.episode_states.removeMany({ episode_id: { $in: episode_ids } });
+    } finally {
+      for (const user_id of new Set(holders.map((h) => h.user_id))) await this.statesChanged(user_id, episode_ids);
+    }
   },
   /** Every state of one user (from memory after the first read). */
   userStates(this: any, user_id: number): Promise<UserStates> {
@@ -81,6 +91,11 @@ export const indexMethods: Record<string, any> = {
 };
 
 export const indexEvents: Record<string, any> = {
+  /** A restore replaced every collection under the service: the indexes start again from the store. */
+  async "backup.restored"(this: any) {
+    createIndexes(this);
+    await this.loadCatalog();
+  },
   /** Another replica wrote episodes: read them again (this node's own writes are already in). */
   "episodes.catalog_changed": {
     params: { episode_ids: { type: "array", items: "number" } },

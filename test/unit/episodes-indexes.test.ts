@@ -120,6 +120,12 @@ describe("episodes service indexes against its store", () => {
     svc.catalog = rebuilt;
     await svc.loadCatalog();
     await expectCatalogMatchesStore();
+    // A restore writes the stores directly, then announces it: the catalogue starts again from the store.
+    await svc.adapter.removeMany({ podcast_id: 1 });
+    await svc.adapter.insert({ ...toRow({ _id: 999, podcast_id: 2, title: "Restored", description: null, pub_date: new Date(), duration: 5, enclosure_type: null }), guid: "r" });
+    await broker.emit("backup.restored", {});
+    await expectCatalogMatchesStore();
+    expect(svc.catalog.podcast(1)).toEqual([]);
   });
 
   test("a user's cached states and history follow writes, concurrent loads and removals", async () => {
