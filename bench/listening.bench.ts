@@ -246,6 +246,7 @@ async function serve(dataDir: string, nats: string) {
   const broker = await brokerWith(schemas(), nats, `bench-services-${process.pid}`);
   process.send?.({ ready: true, rss: rss() });
   process.on("message", async () => {
+    process.send?.({ rss: rss(), heap: process.memoryUsage().heapUsed });
     await broker.stop();
     process.exit(0);
   });
@@ -302,7 +303,7 @@ async function main() {
   // BENCH_OPS=<regex> measures only the matching operations (for profiling one of them).
   if (process.env.BENCH_OPS) ops.splice(0, ops.length, ...ops.filter((o) => new RegExp(process.env.BENCH_OPS!).test(o.name)));
   const embedded = await measure(broker, ops, meta);
-  console.log(`embedded RSS after the runs: ${mb(rss())} MB`);
+  console.log(`embedded RSS after the runs: ${mb(rss())} MB (heap used ${mb(process.memoryUsage().heapUsed)} MB)`);
   await nedbLoadCost(broker.getLocalService("episodes"));
   await broker.stop();
 
@@ -315,14 +316,17 @@ async function main() {
     const url = `nats://127.0.0.1:${port}`;
     const services = fork(__filename, ["serve", dataDir, url], { execArgv: ["--expose-gc"] });
     const ready: any = await new Promise((r) => services.once("message", r));
-    console.log(`over NATS: services process RSS ${mb(ready.rss)} MB`);
+    console.log(`over NATS: services process RSS after start-up ${mb(ready.rss)} MB`);
     const caller = await brokerWith([], url, "bench-caller");
     try {
       await caller.waitForServices(["episodes", "podcasts", "users"]);
       natsRows = await measure(caller, ops, meta);
     } finally {
       await caller.stop();
+      const after = new Promise<any>((r) => services.once("message", r));
       services.send("stop");
+      const mem = await after;
+      console.log(`over NATS: services process RSS after the runs ${mb(mem.rss)} MB (heap used ${mb(mem.heap)} MB)`);
       await new Promise((r) => services.once("exit", r));
       nats.kill();
     }

@@ -28,6 +28,35 @@ export function toRow(doc: Pick<EpisodeDoc, "_id" | (typeof CATALOG_FIELDS)[numb
   };
 }
 
+/** Bits of a podcast's trigram filter (8 KB a podcast). */
+const GRAM_BITS = 1 << 16;
+/** Code units as a case-insensitive, non-unicode RegExp compares them (Canonicalize of ECMA-262), built on first use. */
+let canonTable: Uint16Array | null = null;
+
+function canonical(): Uint16Array {
+  if (!canonTable) {
+    canonTable = new Uint16Array(65536);
+    for (let c = 0; c < 65536; c++) {
+      const u = String.fromCharCode(c).toUpperCase();
+      canonTable[c] = u.length !== 1 || (c >= 128 && u.charCodeAt(0) < 128) ? c : u.charCodeAt(0);
+    }
+  }
+  return canonTable;
+}
+
+/** Calls `each` with the bit of every trigram of `text` (of canonical code units). */
+function trigramBits(text: string, each: (bit: number) => void): void {
+  const canon = canonical();
+  let a = 0;
+  let b = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = canon[text.charCodeAt(i)];
+    if (i >= 2) each((Math.imul(a, 961) + Math.imul(b, 31) + c) & (GRAM_BITS - 1));
+    a = b;
+    b = c;
+  }
+}
+
 /** Newest first, ties by id descending: the order of every "-pub_date, -_id" read. */
 function newestFirst(a: CatalogRow, b: CatalogRow): number {
   return b.pub - a.pub || b._id - a._id;
@@ -40,6 +69,11 @@ export class CatalogIndex {
   private unsorted = new Set<number>();
   /** Bumped on every change: caches derived from the catalogue (search results) compare it. */
   version = 0;
+  /**
+   * Per podcast, a bit for every trigram of its titles and descriptions (built on the first search,
+   * then only added to: a bit left by a changed episode costs a needless scan, never a missed match).
+   */
+  private grams: Map<number, Uint32Array> | null = null;
 
   get size(): number {
     return this.byId.size;
@@ -59,6 +93,7 @@ export class CatalogIndex {
       if (!list) this.byPodcast.set(row.podcast_id, (list = []));
       list.push(row);
       this.unsorted.add(row.podcast_id);
+      if (this.grams) this.addGrams(row);
     }
     if (rows.length) this.version++;
   }
@@ -100,6 +135,34 @@ export class CatalogIndex {
       else hi = mid;
     }
     return list.slice(0, lo);
+  }
+
+  /**
+   * False when no episode of the podcast can match a case-insensitive RegExp of `term` in its title or
+   * description: a match has every trigram of the term (compared as the RegExp compares them).
+   */
+  mayContain(podcast_id: number, term: string): boolean {
+    if (!this.grams) {
+      this.grams = new Map();
+      for (const row of this.byId.values()) this.addGrams(row);
+    }
+    const bits = this.grams.get(podcast_id);
+    if (!bits) return false;
+    let all = true;
+    trigramBits(term, (bit) => {
+      if (!(bits[bit >>> 5] & (1 << (bit & 31)))) all = false;
+    });
+    return all;
+  }
+
+  private addGrams(row: CatalogRow): void {
+    let bits = this.grams!.get(row.podcast_id);
+    if (!bits) this.grams!.set(row.podcast_id, (bits = new Uint32Array(GRAM_BITS / 32)));
+    const set = (bit: number) => {
+      bits![bit >>> 5] |= 1 << (bit & 31);
+    };
+    trigramBits(row.title, set);
+    if (row.description !== null) trigramBits(row.description, set);
   }
 
   private detach(row: CatalogRow): void {

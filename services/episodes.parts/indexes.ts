@@ -80,6 +80,8 @@ export const indexMethods: Record<string, any> = {
     const re = new RegExp(escapeRegex(term), "i");
     const hits = new Map<number, CatalogRow[]>();
     for (const podcast_id of this.catalog.podcastIds()) {
+      // Podcasts whose texts lack one of the term's trigrams are not scanned.
+      if (!this.catalog.mayContain(podcast_id, term)) continue;
       const found = this.catalog.podcast(podcast_id).filter((r: CatalogRow) => re.test(r.title) || (r.description !== null && re.test(r.description)));
       if (found.length) hits.set(podcast_id, found);
     }

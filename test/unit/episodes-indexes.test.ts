@@ -8,6 +8,7 @@ import { config } from "../../shared/config";
 import EpisodesService from "../../services/episodes.service";
 import { CatalogIndex, type CatalogRow, toRow } from "../../services/episodes.parts/catalog-index";
 import { StateCache } from "../../services/episodes.parts/state-cache";
+import { escapeRegex } from "../../services/episodes.parts/model";
 
 const DAY = 86_400_000;
 const fields = (r: CatalogRow) => [r._id, r.podcast_id, r.title, r.description, r.pub_date?.toISOString() ?? null, r.duration, r.enclosure_type];
@@ -47,6 +48,38 @@ describe("catalogue index", () => {
         }
       }
     }
+  });
+});
+
+describe("catalogue search filter", () => {
+  test("never rules out a podcast where a case-insensitive RegExp of the term matches, and rules out others", () => {
+    const rnd = random(11);
+    // Letters whose case rules differ (ß → SS, final sigma, dotted I, Kelvin sign, long s) among plain ones.
+    const alphabet = "abcxyzABCXYZ ßſςσΣİıiKkKéÉ-:1".split("");
+    const text = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join("");
+    const index = new CatalogIndex();
+    const rows = Array.from({ length: 60 }, (_, i) => toRow({ _id: i + 1, podcast_id: 1 + (i % 6), title: text(20), description: rnd() < 0.2 ? null : text(60), pub_date: null, duration: 0, enclosure_type: null }));
+    index.upsert(rows.slice(0, 30));
+    index.mayContain(1, "abc"); // builds the filter: later rows are added to it
+    index.upsert(rows.slice(30));
+    const flip = (s: string) => s.split("").map((c) => (rnd() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join("");
+    let ruledOut = 0;
+    for (let n = 0; n < 3000; n++) {
+      const from = rows[Math.floor(rnd() * rows.length)];
+      const source = rnd() < 0.5 || from.description === null ? from.title : from.description;
+      const at = Math.floor(rnd() * (source.length - 5));
+      // A piece of a stored text with its case changed, or random letters.
+      const term = rnd() < 0.7 ? flip(source.slice(at, at + 3 + Math.floor(rnd() * 3))) : text(4);
+      const re = new RegExp(escapeRegex(term), "i");
+      for (let p = 1; p <= 6; p++) {
+        const matches = rows.some((r) => r.podcast_id === p && (re.test(r.title) || (r.description !== null && re.test(r.description))));
+        const may = index.mayContain(p, term);
+        if (matches) expect(may).toBe(true);
+        if (!may) ruledOut++;
+      }
+    }
+    expect(ruledOut).toBeGreaterThan(0);
+    expect(index.mayContain(99, "abc")).toBe(false); // a podcast without episodes
   });
 });
 
