@@ -169,6 +169,19 @@ async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<
   return out;
 }
 
+/**
+ * What the process's memory is made of, right after a full GC and again 2 s later (V8 hands the pages a
+ * GC freed back to the system in the background, so RSS right after a run still counts them).
+ */
+async function memory(): Promise<string> {
+  const now = process.memoryUsage.rss();
+  rss();
+  await new Promise((r) => setTimeout(r, 2000));
+  rss();
+  const m = process.memoryUsage();
+  return `RSS ${mb(now)} MB, settled ${mb(m.rss)} MB (V8 heap ${mb(m.heapUsed)} MB used of ${mb(m.heapTotal)} MB, buffers ${mb(m.external)} MB)`;
+}
+
 /** Heap used after a full GC (run with --expose-gc). */
 function heap(): number {
   rss();
@@ -244,9 +257,9 @@ async function serve(dataDir: string, nats: string) {
   config.refreshInterval = 0;
   config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
   const broker = await brokerWith(schemas(), nats, `bench-services-${process.pid}`);
-  process.send?.({ ready: true, rss: rss() });
+  process.send?.({ ready: true, memory: await memory() });
   process.on("message", async () => {
-    process.send?.({ rss: rss(), heap: process.memoryUsage().heapUsed });
+    process.send?.({ memory: await memory() });
     await broker.stop();
     process.exit(0);
   });
@@ -274,7 +287,7 @@ async function main() {
   t = Date.now();
   broker = await brokerWith(schemas(), null, "bench-embedded");
   const startup = Date.now() - t;
-  console.log(`embedded start-up (every collection loaded, indexes built): ${(startup / 1000).toFixed(1)} s; RSS ${mb(before)} -> ${mb(rss())} MB (heap used ${mb(process.memoryUsage().heapUsed)} MB); load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`embedded start-up (every collection loaded, indexes built): ${(startup / 1000).toFixed(1)} s; RSS before ${mb(before)} MB, after: ${await memory()}; load average ${os.loadavg()[0].toFixed(1)}`);
   await indexCosts(broker.getLocalService("episodes"), lib.user_id);
 
   const { user_id, meta } = lib;
@@ -303,7 +316,7 @@ async function main() {
   // BENCH_OPS=<regex> measures only the matching operations (for profiling one of them).
   if (process.env.BENCH_OPS) ops.splice(0, ops.length, ...ops.filter((o) => new RegExp(process.env.BENCH_OPS!).test(o.name)));
   const embedded = await measure(broker, ops, meta);
-  console.log(`embedded RSS after the runs: ${mb(rss())} MB (heap used ${mb(process.memoryUsage().heapUsed)} MB)`);
+  console.log(`embedded, after the runs: ${await memory()}`);
   await nedbLoadCost(broker.getLocalService("episodes"));
   await broker.stop();
 
@@ -316,7 +329,7 @@ async function main() {
     const url = `nats://127.0.0.1:${port}`;
     const services = fork(__filename, ["serve", dataDir, url], { execArgv: ["--expose-gc"] });
     const ready: any = await new Promise((r) => services.once("message", r));
-    console.log(`over NATS: services process RSS after start-up ${mb(ready.rss)} MB`);
+    console.log(`over NATS: services process after start-up: ${ready.memory}`);
     const caller = await brokerWith([], url, "bench-caller");
     try {
       await caller.waitForServices(["episodes", "podcasts", "users"]);
@@ -326,7 +339,7 @@ async function main() {
       const after = new Promise<any>((r) => services.once("message", r));
       services.send("stop");
       const mem = await after;
-      console.log(`over NATS: services process RSS after the runs ${mb(mem.rss)} MB (heap used ${mb(mem.heap)} MB)`);
+      console.log(`over NATS: services process after the runs: ${mem.memory}`);
       await new Promise((r) => services.once("exit", r));
       nats.kill();
     }
