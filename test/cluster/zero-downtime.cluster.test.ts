@@ -11,6 +11,7 @@
  * - NATS itself restarted: the nodes reconnect and requests succeed again within seconds.
  * Along the way: per-node /ready and /live, the Prometheus metrics of a gateway and its JSON log lines.
  */
+import { spawn } from "child_process";
 import fs from "fs";
 import path from "path";
 import { basic } from "../helpers/client";
@@ -79,6 +80,7 @@ describeCluster("zero downtime over NATS", () => {
   let healthPort = 0;
   let metricsPort = 0;
   let restarts = 0;
+  const nodeIds: Record<string, string> = {};
   // The search group's own gateway (search-api on SEARCH_PORT); a new search pod has its own address.
   let searchUrl = "";
   /** phase:group for every read answered 200: each group's restart must have served its own reads. */
@@ -90,7 +92,8 @@ describeCluster("zero downtime over NATS", () => {
     g.url = `http://127.0.0.1:${port}`;
     if (g.observed) [healthPort, metricsPort] = [await freePort(), await freePort()];
     const observed = { LOG_FORMAT: "json", LOG_LEVEL: "info", HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort) };
-    procs[g.name] = startNode({ ...common, PORT: String(port), NODE_ID: `${g.name}-${++restarts}`, ...(g.observed ? observed : {}) }, groupServices("gateway"));
+    nodeIds[g.name] = `${g.name}-${++restarts}`;
+    procs[g.name] = startNode({ ...common, PORT: String(port), NODE_ID: nodeIds[g.name], ...(g.observed ? observed : {}) }, groupServices("gateway"));
   };
   const startGroup = (name: string, extra: Record<string, string> = {}) =>
     (procs[name] = startNode({ ...common, NODE_ID: `${name}-${++restarts}`, ...extra }, groupServices(name)));
@@ -191,6 +194,34 @@ describeCluster("zero downtime over NATS", () => {
     // Each group served its own reads while it was being restarted.
     for (const name of STATEFUL_GROUPS) expect(served).toContain(`restart of ${name}:${name}`);
   }, 150_000);
+
+  test("the REPL (npm run repl) attaches from a node's own environment: nodes listed, an action called", async () => {
+    // The command of `npm run repl` after its build step, run where a node's env is set (kubectl exec): its
+    // health port is taken, SERVICES and NODE_ID name the pod's own; the script must clear them.
+    const command = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")).scripts.repl.split("&&").slice(1).join("&&").trim();
+    const bin = path.join(__dirname, "..", "..", "node_modules", ".bin");
+    const env = { ...process.env, ...common, PATH: `${bin}:${process.env.PATH}`, HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort), SERVICES: "api", NODE_ID: nodeIds.g1, LOG_LEVEL: "warn" };
+    const repl = spawn("sh", ["-c", command], { cwd: path.join(__dirname, "..", ".."), env, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    repl.stdout.on("data", (d) => (out += d));
+    repl.stderr.on("data", (d) => (out += d));
+    const text = () => out.replace(/\u001b\[[0-9;]*m/g, ""); // the REPL colours what it prints
+    try {
+      await until(() => text().includes("mol $"), 30_000);
+      // Once the REPL node has seen the cluster: every group's node is listed.
+      await until(async () => {
+        repl.stdin.write("nodes\n");
+        await sleep(300);
+        return STATEFUL_GROUPS.every((g) => text().includes(`${g}-`));
+      }, 20_000, 500);
+      repl.stdin.write("call users.get_theme --user_id 1\n");
+      await until(() => /theme: '(light|dark|auto)'/.test(text()), 10_000);
+      expect(text()).not.toMatch(/EADDRINUSE/);
+    } finally {
+      repl.stdin.end("exit\n");
+      if (repl.exitCode === null) await new Promise((r) => repl.once("exit", r));
+    }
+  }, 60_000);
 
   test("a SIGKILLed accounts node loses no write it had accepted", async () => {
     const accepted: { api_key: string; api_id: number }[] = [];
