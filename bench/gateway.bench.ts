@@ -6,8 +6,10 @@
  *   (b) the embedded server (every service in one process, as `npm start`);
  *   (c) over NATS: the gateway, the accounts, library and feeds groups in separate processes;
  *   (d) two gateway processes behind the same NATS (two autocannon runs at once, 16 connections each).
- * Every server runs in its own process; autocannon runs in this one. Prints requests/s, p99 and the
- * ratios b/a, c/b, d/c per read. Not a test: it asserts nothing.
+ * (a) and (b) are measured in turns over several rounds, and so is a floor pair that does no work (node:http
+ * and a moleculer-web gateway answering a constant: what the framework alone costs per request).
+ * Every server runs in its own process; autocannon runs in this one. Prints requests/s, p99, the server
+ * processes' CPU time per request and the ratios b/a, c/b, d/c per read. Not a test: it asserts nothing.
  *
  *   npm run build && node dist/bench/gateway.bench.js [seconds] [--profile] [--read=theme|queue]
  * --profile runs (b) and (c)'s gateway under --cpu-prof and prints where their CPU time went, by package;
@@ -206,6 +208,32 @@ function bareServer(port: number, key: string, queueFile: string) {
   });
 }
 
+/**
+ * The floor pair, no work at all: node:http answering a constant (--floor-bare), and a moleculer-web gateway
+ * with this project's broker options (moleculer.config.ts: validator, tracking, retries, breaker, the
+ * ownership middleware) calling one action that answers the same constant (--floor-moleculer). Their ratio is
+ * what the framework alone leaves of a bare handler's rate, whatever the handler does.
+ */
+function floorServer(port: number, framework: boolean) {
+  const body = JSON.stringify({ theme: "dark" });
+  if (!framework) {
+    http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" }).end(body)).listen(port, "127.0.0.1");
+    return;
+  }
+  /* eslint-disable @typescript-eslint/no-var-requires */
+  const { ServiceBroker } = require("moleculer");
+  const ApiGateway = require("moleculer-web");
+  const options = require(path.join(ROOT, "dist", "moleculer.config.js"));
+  /* eslint-enable @typescript-eslint/no-var-requires */
+  const broker = new ServiceBroker({ ...options, transporter: null, logger: false });
+  broker.createService({ name: "users", actions: { get_theme: { params: { user_id: { type: "number", convert: true } }, handler: () => ({ theme: "dark" }) } } });
+  broker.createService({
+    name: "api", mixins: [ApiGateway],
+    settings: { port, ip: "127.0.0.1", logRequest: null, logResponse: null, routes: [{ path: "/", mappingPolicy: "restrict", autoAliases: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } }] },
+  });
+  broker.start();
+}
+
 /** Self time of a --cpu-prof profile, by package (node_modules/<pkg>), our code, or Node itself. */
 function profileSummary(dir: string): string {
   const file = fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f))[0];
@@ -272,6 +300,15 @@ async function main() {
   for (const k of ["a", "b"] as const) for (const read of reads) results[k][read] = median(rounds[k].map((r) => r[read]!));
   await stop(a);
   await stop(b);
+  // The floor pair on the theme's URL, also in turns.
+  const [f0Port, f1Port] = [await freePort(), await freePort()];
+  const floors = [node([__filename, "--floor-bare", String(f0Port)], {}), node([__filename, "--floor-moleculer", String(f1Port)], {})];
+  const floorUrls = [f0Port, f1Port].map((p) => `http://127.0.0.1:${p}${READS.theme}`);
+  for (const u of floorUrls) await waitOk(u);
+  const floorRounds: Result[][] = [[], []];
+  for (let i = 0; i < ROUNDS; i++) for (const f of [0, 1]) floorRounds[f].push(await measure([floorUrls[f]], key, seconds, [floors[f].pid!]));
+  const [floorBare, floorMoleculer] = floorRounds.map(median);
+  for (const f of floors) await stop(f);
   if (profile) profiles.push(`(b) embedded:\n${profileSummary(profDir)}`);
 
   if (natsBin) {
@@ -320,6 +357,8 @@ async function main() {
   };
   console.log("");
   ratio("b", "a", ">= 0.70");
+  console.log(`${"floor".padEnd(22)} ${`${(floorMoleculer.rps / floorBare.rps).toFixed(2)} (CPU ${(floorBare.cpuMs / floorMoleculer.cpuMs).toFixed(2)})`.padEnd(52)} ` +
+    `moleculer-web + broker options, constant answer: ${Math.round(floorMoleculer.rps)} req/s, CPU ${floorMoleculer.cpuMs.toFixed(3)} ms; node:http: ${Math.round(floorBare.rps)} req/s, CPU ${floorBare.cpuMs.toFixed(3)} ms`);
   ratio("c", "b", ">= 0.50");
   ratio("d", "c", ">= 1.6 when the machine has the cores");
   if (profile) console.log(`\nWhere the CPU time went (self time by package, idle left out)\n${profiles.join("\n")}`);
@@ -327,6 +366,8 @@ async function main() {
 
 if (process.argv[2] === "--bare") {
   bareServer(Number(process.argv[3]), process.argv[4], process.argv[5]);
+} else if (process.argv[2] === "--floor-bare" || process.argv[2] === "--floor-moleculer") {
+  floorServer(Number(process.argv[3]), process.argv[2] === "--floor-moleculer");
 } else {
   main()
     .catch((err) => {
