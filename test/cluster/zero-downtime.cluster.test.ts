@@ -197,10 +197,11 @@ describeCluster("zero downtime over NATS", () => {
 
   test("the REPL (npm run repl) attaches from a node's own environment: nodes listed, an action called", async () => {
     // The command of `npm run repl` after its build step, run where a node's env is set (kubectl exec): its
-    // health port is taken, SERVICES and NODE_ID name the pod's own; the script must clear them.
+    // health port is taken, SERVICES, SERVICEDIR (the image sets it) and NODE_ID name the pod's own; the
+    // script must clear them.
     const command = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")).scripts.repl.split("&&").slice(1).join("&&").trim();
     const bin = path.join(__dirname, "..", "..", "node_modules", ".bin");
-    const env = { ...process.env, ...common, PATH: `${bin}:${process.env.PATH}`, HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort), SERVICES: "api", NODE_ID: nodeIds.g1, LOG_LEVEL: "warn" };
+    const env = { ...process.env, ...common, PATH: `${bin}:${process.env.PATH}`, HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort), SERVICES: "api", SERVICEDIR: "dist/services", NODE_ID: nodeIds.g1, LOG_LEVEL: "info" };
     const repl = spawn("sh", ["-c", command], { cwd: path.join(__dirname, "..", ".."), env, stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     repl.stdout.on("data", (d) => (out += d));
@@ -216,6 +217,8 @@ describeCluster("zero downtime over NATS", () => {
       }, 20_000, 500);
       repl.stdin.write("call users.get_theme --user_id 1\n");
       await until(() => /theme: '(light|dark|auto)'/.test(text()), 10_000);
+      // It ran no service of the pod's (at info level they would have logged their start).
+      expect(text()).not.toMatch(/Service '(api|users|auth)' started/);
       expect(text()).not.toMatch(/EADDRINUSE/);
     } finally {
       repl.stdin.end("exit\n");
