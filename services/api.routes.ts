@@ -233,6 +233,12 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/proxy/image": { action: "proxy.image", auth: "none" },
   // Local podcasts (folders under LOCAL_MEDIA_DIR)
   "GET /api/data/list_local_directories": { action: "local.list_local_directories", auth: "admin" },
+  "POST /api/data/add_local_podcast": { action: "local.add_local_podcast", auth: "key" },
+  "POST /api/data/add_local_podcast_artwork": { action: "local.add_local_podcast_artwork", auth: "key", upload: "file" },
+  "GET /api/data/detect_local_cover": { action: "local.detect_local_cover", auth: "key" },
+  "POST /api/data/refresh_local_podcast": { action: "local.refresh_local_podcast", auth: "key" },
+  // Not in the spec: where local podcasts' artwork_url points (no key: players load images without one)
+  "GET /api/data/local_artwork/{folder_id}": { action: "local.local_artwork", auth: "none" },
   // Merged podcasts (per user)
   "POST /api/data/{podcast_id}/merge": { action: "podcasts.merge_podcasts", auth: "key" },
   "GET /api/data/{podcast_id}/merged": { action: "podcasts.get_merged_podcasts", auth: "key" },
@@ -241,12 +247,28 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/share_episode/{episode_id}": { action: "sharing.share_episode", auth: "key" },
   "GET /api/data/episode_by_url/{url_key}": { action: "sharing.episode_by_url", auth: "none" },
   "DELETE /api/data/delete_shared_link": { action: "sharing.delete_shared_link", auth: "key" },
+  // Server backups (admin): the whole server as one JSON-lines download, the files of BACKUP_DIR, restores, the schedule
+  "POST /api/data/backup_server": { action: "backups.backup_server", auth: "admin" },
+  "POST /api/data/list_backup_files": { action: "backups.list_backup_files", auth: "admin" },
+  "POST /api/data/delete_backup_file": { action: "backups.delete_backup_file", auth: "admin" },
+  "POST /api/data/restore_backup_file": { action: "backups.restore_backup_file", auth: "admin" },
+  "POST /api/data/restore_server": { action: "backups.restore_server", auth: "admin", upload: "backup_file" },
+  "POST /api/data/schedule_backup": { action: "backups.schedule_backup", auth: "admin" },
+  "POST /api/data/get_scheduled_backup": { action: "backups.get_scheduled_backup", auth: "admin" },
+  // Podcast index matching: subscriptions without a podcast index id, and those the user chose to leave so
+  "POST /api/data/get_unmatched_podcasts": { action: "podcasts.get_unmatched_podcasts", auth: "key" },
+  "POST /api/data/get_ignored_podcasts": { action: "podcasts.get_ignored_podcasts", auth: "key" },
+  "POST /api/data/ignore_podcast_index_id": { action: "podcasts.ignore_podcast_index_id", auth: "key" },
 
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */
 export function toAliases(table: Record<string, RouteDef>): Record<string, RouteDef> {
   const aliases: Record<string, RouteDef> = {};
-  for (const [key, def] of Object.entries(table)) aliases[key.replace(/\{(\w+)\}/g, ":$1")] = { ...def };
+  for (const [key, def] of Object.entries(table)) {
+    // moleculer-web's multipart aliases call the action with each file's stream; one file per request.
+    const upload = def.upload ? { type: "multipart", busboyConfig: { limits: { files: 1 } } } : {};
+    aliases[key.replace(/\{(\w+)\}/g, ":$1")] = { ...def, ...upload };
+  }
   return aliases;
 }

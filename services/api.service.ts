@@ -12,7 +12,7 @@ import { clientAddress, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
-import { ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
+import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
 import type { AuthUser, RouteDef } from "../shared/types";
 import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
@@ -67,6 +67,7 @@ const ApiService: ServiceSchema = {
       {
         path: "/",
         authentication: true,
+        authorization: true,
         mappingPolicy: "restrict",
         autoAliases: false,
         aliases: toAliases(routes),
@@ -80,6 +81,8 @@ const ApiService: ServiceSchema = {
           // Media routes answer ranges and HEAD themselves.
           if (req.headers.range) ctx.meta.range = String(req.headers.range);
           if (req.method === "HEAD") ctx.meta.method = "HEAD";
+          // Large downloads (backup_server) are gzip-encoded for clients that accept it.
+          if (req.headers["accept-encoding"]) ctx.meta.acceptEncoding = String(req.headers["accept-encoding"]);
           ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
         },
         onError: sendError,
@@ -174,6 +177,16 @@ const ApiService: ServiceSchema = {
       // The user's RSS feed hands its own key on to the players it serves (enclosure URLs); never logged.
       if (level === "rss") ctx.meta.feedKey = key;
       return user;
+    },
+    /**
+     * moleculer-web's hook after authentication, before the action: an upload route takes
+     * multipart/form-data only (its form parser would fail on anything else with a 500).
+     */
+    authorize(this: any, _ctx: Context, _route: any, req: any) {
+      const upload: string | undefined = req.$alias?.upload;
+      if (upload && !/^multipart\/form-data\b/i.test(String(req.headers["content-type"] ?? ""))) {
+        throw new BadRequestError(`Send multipart/form-data with the file in the field ${upload}`);
+      }
     },
     /** The caller of a key at a route's level: 401 missing or unknown, 403 an rssonly key elsewhere or not an admin. */
     async userForKey(this: any, ctx: Pick<Context, "call">, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser> {

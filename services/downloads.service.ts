@@ -14,7 +14,7 @@ import path from "path";
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
-import { ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
+import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import { parseRange } from "../shared/range";
 import type { AuthUser } from "../shared/types";
@@ -25,6 +25,7 @@ import type {
   RecordDownloadParams, StoredFile, SyncDownloadAction,
 } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+import { isLocalFeed, LocalMediaInfo, localPathOf } from "../shared/contracts/local";
 
 /** A user's download; `file` is the path under DOWNLOAD_DIR. */
 interface DownloadDoc extends RecordDownloadParams {
@@ -98,6 +99,7 @@ const DownloadsService: ServiceSchema = {
         const { user_id, episode_id } = ctx.params;
         const [item] = await this.itemsFor(ctx, user_id, [episode_id]);
         if (!item) throw new NotFoundError("Episode not found in your podcasts");
+        if (isLocalFeed(item.episodeurl)) throw new BadRequestError("A local podcast's episode is already on the server: it plays through the stream route");
         if (await this.adapter.findOne({ _id: keyOf(user_id, episode_id) })) return { detail: "Episode already downloaded", task_id: null };
         const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [this.episodeJob(user_id, item, rightsOf(ctx.meta.user))] });
         const [task] = [...res.created, ...res.existing];
@@ -110,9 +112,10 @@ const DownloadsService: ServiceSchema = {
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         await this.requireEnabled();
         const { user_id, podcast_id } = ctx.params;
-        const { episodes } = await ctx.call("episodes.podcast_episodes", { user_id, podcast_id }) as { episodes: { episodeid: number; podcastname: string }[] };
+        const { episodes } = await ctx.call("episodes.podcast_episodes", { user_id, podcast_id }) as { episodes: { episodeid: number; podcastname: string; episodeurl: string | null }[] };
         const have = await this.downloadedIds(user_id, episodes.map((e) => e.episodeid));
-        const todo = episodes.filter((e) => !have.has(e.episodeid)).map((e) => e.episodeid);
+        // Local podcasts' episodes are on the server already.
+        const todo = episodes.filter((e) => !have.has(e.episodeid) && !isLocalFeed(e.episodeurl)).map((e) => e.episodeid);
         if (!todo.length) return { detail: "All episodes are already downloaded", task_id: null };
         const job: CreateTaskParams = {
           task_type: JOB_DOWNLOAD_PODCAST, user_id, item_id: podcast_id, podcast_name: episodes[0].podcastname,
@@ -131,7 +134,7 @@ const DownloadsService: ServiceSchema = {
         const { user_id, episode_ids } = ctx.params;
         const items: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, episode_ids);
         const have = await this.downloadedIds(user_id, items.map((i) => i.episodeid));
-        const todo = items.filter((i) => !have.has(i.episodeid));
+        const todo = items.filter((i) => !have.has(i.episodeid) && !isLocalFeed(i.episodeurl));
         if (todo.length) await ctx.call("tasks.create", { tasks: todo.map((i) => this.episodeJob(user_id, i, rightsOf(ctx.meta.user))) });
         const failed = new Set(episode_ids).size - items.length;
         return { message: `Queued ${todo.length} downloads; ${have.size} already downloaded`, processed_count: items.length, failed_count: failed || null };
@@ -430,16 +433,15 @@ const DownloadsService: ServiceSchema = {
       const stored: StoredFile | null = await this.actions.stored_file({ episode_id }, { parentCtx: ctx });
       const head = ctx.meta.method === "HEAD";
       const headers: Record<string, string | number> = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };
-      if (asAttachment) headers["Content-Disposition"] = attachment(`${item.episodetitle || "episode"}${path.extname(stored?.file ?? "") || ".mp3"}`);
-      if (stored) {
-        const range = parseRange(ctx.meta.range, stored.size);
-        if (range === "unsatisfiable") return this.unsatisfiable(ctx, headers, stored.size);
-        const { start, end } = range ?? { start: 0, end: stored.size - 1 };
-        if (range) Object.assign(headers, { "Content-Range": `bytes ${start}-${end}/${stored.size}` });
-        return this.mediaAnswer(ctx, range ? 206 : 200, stored.content_type, { ...headers, "Content-Length": Math.max(0, end - start + 1) },
-          head || stored.size === 0 ? null : fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }));
-      }
+      if (asAttachment) headers["Content-Disposition"] = attachment(`${item.episodetitle || "episode"}${path.extname(stored?.file ?? localPathOf(item.episodeurl) ?? "") || ".mp3"}`);
+      if (stored) return this.fileAnswer(ctx, headers, stored.size, stored.content_type, (start: number, end: number) => fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }));
       if (!item.episodeurl) throw new NotFoundError("Episode has no media file");
+      // A local podcast's file: only the local service reads LOCAL_MEDIA_DIR (and checks the path again).
+      if (isLocalFeed(item.episodeurl)) {
+        const url = item.episodeurl;
+        const file: LocalMediaInfo = await ctx.call("local.media_info", { url });
+        return this.fileAnswer(ctx, headers, file.size, file.content_type, (start: number, end: number) => ctx.call("local.media_stream", { url, start, end }));
+      }
       let upstream;
       try {
         upstream = await fetchStream(item.episodeurl, { rights: rightsOf(ctx.meta.user), range: ctx.meta.range, maxBytes: Number.MAX_SAFE_INTEGER });
@@ -454,6 +456,15 @@ const DownloadsService: ServiceSchema = {
       if (upstream.contentLength !== null) headers["Content-Length"] = upstream.contentLength;
       if (head) upstream.stream.destroy();
       return this.mediaAnswer(ctx, upstream.status === 206 ? 206 : 200, upstream.contentType ?? item.enclosure_type ?? "application/octet-stream", headers, head ? null : upstream.stream);
+    },
+    /** A file of `size` bytes with Range (206 / 416) and HEAD; open(start, end) gives its bytes. */
+    async fileAnswer(this: any, ctx: Context<any, MediaMeta>, headers: Record<string, string | number>, size: number, contentType: string, open: (start: number, end: number) => unknown) {
+      const range = parseRange(ctx.meta.range, size);
+      if (range === "unsatisfiable") return this.unsatisfiable(ctx, headers, size);
+      const { start, end } = range ?? { start: 0, end: size - 1 };
+      if (range) Object.assign(headers, { "Content-Range": `bytes ${start}-${end}/${size}` });
+      return this.mediaAnswer(ctx, range ? 206 : 200, contentType, { ...headers, "Content-Length": Math.max(0, end - start + 1) },
+        ctx.meta.method === "HEAD" || size === 0 ? null : await open(start, end));
     },
     mediaAnswer(ctx: Context<any, MediaMeta>, status: number, contentType: string, headers: Record<string, string | number>, body: unknown) {
       ctx.meta.$statusCode = status;

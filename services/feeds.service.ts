@@ -23,6 +23,7 @@ import { decodeBytes } from "../shared/feed-parser/text";
 import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import type { AuthUser } from "../shared/types";
 import { isVidsiteFeed } from "../shared/contracts/vidsite";
+import { isLocalFeed } from "../shared/contracts/local";
 import type { SyncResult } from "../shared/contracts/episodes";
 import type { FetchedFeed, RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import type { RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
@@ -156,7 +157,8 @@ const FeedsService: ServiceSchema = {
         }
         if (fetched.unchanged) return { podcast_id, status: "unchanged", new_episodes: 0 };
         const { episodes, ...channel } = fetched.feed!;
-        const sync: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id, episodes, announce });
+        // A local folder lists every episode it has: a file that went is an episode that goes.
+        const sync: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id, episodes, announce, prune: isLocalFeed(target.feed_url) });
         await ctx.call("podcasts.apply_feed", { podcast_id, fetched: { ...fetched, feed: channel }, sync });
         return { podcast_id, status: "updated", new_episodes: sync.created_ids.length };
       },
@@ -166,6 +168,8 @@ const FeedsService: ServiceSchema = {
     async fetchFeed(this: any, p: { url: string; rights: Rights; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
       // A video channel has no RSS: the vidsite service reads it through the search service's extraction tool.
       if (isVidsiteFeed(p.url)) return this.broker.call("vidsite.channel_feed", { url: p.url, content_hash: p.content_hash ?? null });
+      // A local folder is read by the local service, the one that may read LOCAL_MEDIA_DIR.
+      if (isLocalFeed(p.url)) return this.broker.call("local.local_feed", { url: p.url, content_hash: p.content_hash ?? null });
       const res = await fetchUrl(p.url, {
         rights: p.rights, etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
         accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",

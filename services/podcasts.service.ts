@@ -15,6 +15,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
+import { indexMatchActions } from "./podcasts.parts/index-match.actions";
 import { libraryActions } from "./podcasts.parts/library.actions";
 import { mergeActions } from "./podcasts.parts/merge.actions";
 import { playbackActions } from "./podcasts.parts/playback.actions";
@@ -39,6 +40,7 @@ const PodcastsService: ServiceSchema = {
     ...mergeActions,
     ...playbackActions,
     ...syncActions,
+    ...indexMatchActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

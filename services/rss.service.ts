@@ -57,9 +57,12 @@ const RssService: ServiceSchema = {
         const ids = await this.episodeIds(ctx, user_id, source, limit, allowed, playlist_id);
         const found: EpisodeMediaItem[] = ids.length ? await ctx.call("episodes.episode_items", { user_id, episode_ids: ids }) : [];
         const byId = new Map(found.map((e) => [e.episodeid, e]));
-        const items = ids.map((i) => byId.get(i)).filter((e): e is EpisodeMediaItem => !!e && (!allowed || allowed.includes(e.podcastid))).slice(0, limit);
-        const [owner]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [user_id] });
         const origin = config.apiUrl || ctx.meta.requestOrigin || "";
+        // Images this server serves (local podcasts' covers) are stored as paths: a podcast app needs the whole address.
+        const absolute = (url: string | null) => (url?.startsWith("/") ? `${origin}${url}` : url);
+        const items = ids.map((i) => byId.get(i)).filter((e): e is EpisodeMediaItem => !!e && (!allowed || allowed.includes(e.podcastid))).slice(0, limit)
+          .map((e) => ({ ...e, episodeartwork: absolute(e.episodeartwork), podcast_artwork: absolute(e.podcast_artwork) }));
+        const [owner]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [user_id] });
         const key = encodeURIComponent(ctx.meta.feedKey ?? "");
         const single = podcast_id && items.length ? items[0] : null;
         const xml = buildRss(

@@ -178,7 +178,7 @@ export const config = {
   /** Hours a finished task is kept before cleanup_tasks (also run hourly) removes it. */
   taskRetentionHours: int("TASK_RETENTION_HOURS", 24),
 
-  // Library extras (services/opml, rss, sharing, p20, proxy .service.ts).
+  // Library extras (services/opml, rss, sharing, p20, proxy, local .service.ts).
   /** RSS-only keys kept per user: get_rss_key issues a new one each time, the oldest beyond this go. */
   maxRssKeys: int("MAX_RSS_KEYS", 10),
   /** Episodes in the user's RSS feed when the request gives no limit (at most 1000). */
@@ -191,6 +191,20 @@ export const config = {
   imageProxyCacheMb: int("IMAGE_PROXY_CACHE_MB", 32),
   /** Seconds clients and caches in between may keep a proxied image (Cache-Control max-age). */
   imageProxyMaxAge: int("IMAGE_PROXY_MAX_AGE", 86_400),
-  /** Folder whose subfolders admins may browse for local podcasts (list_local_directories); nothing outside it is read. */
+  /** Folder of local podcast folders (services/local.service.ts); nothing outside it is read. */
   localMediaDir: path.resolve(env.LOCAL_MEDIA_DIR || "./media"),
+  /** Largest artwork upload (add_local_podcast_artwork), in bytes; larger ones get 413. */
+  artworkMaxBytes: int("ARTWORK_MAX_BYTES", 5 * 1024 * 1024),
+
+  // Server backups (services/backups.service.ts).
+  /** Folder of server backup files: scheduled ones are written there, list/restore/delete_backup_file read only there. */
+  backupDir: path.resolve(env.BACKUP_DIR || "./backups"),
+  /** Password backup_server accepts as database_pass besides the calling admin's own; empty = only the admin's. */
+  backupPassword: env.BACKUP_PASSWORD || "",
+  /** Milliseconds between two checks of the backup scheduler (lease renewal, and a due scheduled backup runs). */
+  backupSchedulerMs: int("BACKUP_SCHEDULER_MS", 30_000),
+  /** Seconds the backup scheduler lease lasts unless renewed; another replica takes over this long after the holder died. */
+  backupLeaseSeconds: int("BACKUP_LEASE_SECONDS", 120),
+  /** Scheduled backup files kept in BACKUP_DIR (the oldest beyond go after each run); 0 = keep all. */
+  backupKeep: int("BACKUP_KEEP", 7),
 };

@@ -6,15 +6,19 @@
  * - With MONGO_URI each collection is a MongoDB collection through moleculer-db-adapter-mongo.
  * The first collection is `this.adapter` (moleculer-db); further ones are `this.stores.<name>`.
  * moleculer-db's generic CRUD actions are switched off: the route table names only our own actions.
+ * Every service exports and imports its own collections for server backups (backup_* actions, called
+ * by services/backups.service.ts; the line format is shared/backup-format.ts).
  */
 import fs from "fs";
 import path from "path";
 import DbService from "moleculer-db";
 import MongoAdapter from "moleculer-db-adapter-mongo";
-import type { ServiceSchema } from "moleculer";
+import { Readable } from "stream";
+import type { Context, ServiceSchema } from "moleculer";
+import { COUNTERS_COLLECTION, decodeLine, encodeRecord } from "./backup-format";
 import { config } from "./config";
 import { lockDataDir } from "./data-lock";
-import { ConflictError } from "./errors";
+import { BadRequestError, ConflictError } from "./errors";
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>;
@@ -29,7 +33,9 @@ export interface CollectionSpec {
   indexes?: IndexSpec[];
 }
 
-const COUNTERS = "counters";
+const COUNTERS = COUNTERS_COLLECTION;
+/** Bytes of backup lines per chunk of an export stream. */
+const EXPORT_CHUNK = 64 * 1024;
 /**
  * Ids per `$in` query of findByIds: NeDB compares every candidate with every listed id, so one query
  * of n ids costs n² comparisons (seconds at 20,000); chunks keep it linear, and MongoDB is indifferent.
@@ -98,6 +104,47 @@ const DataLockMixin: Partial<ServiceSchema> = {
   },
 };
 
+/** Every document of a store, one at a time (NeDB keeps them in memory already; MongoDB through a cursor). */
+async function* allDocs(store: any): AsyncGenerator<object> {
+  if (isMongo()) {
+    for await (const doc of store.collection.find({})) yield doc;
+    return;
+  }
+  for (const doc of store.db.getAllData()) yield doc;
+}
+
+/**
+ * Inserts restored records with their ids. When a record with one of these ids appeared meanwhile (a
+ * restore into a running server races its own writes, say a scheduler's lease), the backup's record wins.
+ */
+async function insertAll(store: any, docs: any[]): Promise<void> {
+  try {
+    if (isMongo()) await store.collection.insertMany(docs, { ordered: true });
+    else await store.db.insertAsync(docs);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    for (const doc of docs) {
+      if (isMongo()) await store.collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
+      else await store.db.updateAsync({ _id: doc._id }, doc, { upsert: true });
+    }
+  }
+}
+
+/** The backup lines of these stores, in chunks of about EXPORT_CHUNK bytes. */
+async function* exportChunks(service: string, stores: [string, any][]): AsyncGenerator<Buffer> {
+  let pending = "";
+  for (const [collection, store] of stores) {
+    for await (const doc of allDocs(store)) {
+      pending += encodeRecord(service, collection, doc);
+      if (pending.length >= EXPORT_CHUNK) {
+        yield Buffer.from(pending);
+        pending = "";
+      }
+    }
+  }
+  if (pending) yield Buffer.from(pending);
+}
+
 export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): ServiceSchema {
   return {
     name: "db-mixin",
@@ -116,7 +163,76 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
           return { ok: true };
         },
       },
+      /** Backups: every record of this service's collections (counters last) as backup lines, streamed. */
+      backup_export: {
+        visibility: "public",
+        params: {},
+        handler(this: any) {
+          return Readable.from(exportChunks(this.name, this.backupStores()), { objectMode: false });
+        },
+      },
+      /** Backups: records of a backup written back as they were (ids kept); counters only move up. */
+      backup_import: {
+        visibility: "public",
+        params: { lines: { type: "array", items: "string", max: 10_000 } },
+        async handler(this: any, ctx: Context<{ lines: string[] }>) {
+          const stores = new Map<string, any>(this.backupStores());
+          const byCollection = new Map<string, any[]>();
+          for (const line of ctx.params.lines) {
+            const rec = decodeLine(line);
+            if (rec?.service !== this.name || !stores.has(rec.collection) || !rec.doc || rec.doc._id === undefined) {
+              throw new BadRequestError(`Backup record not for a collection of the ${this.name} service`);
+            }
+            if (!byCollection.has(rec.collection)) byCollection.set(rec.collection, []);
+            byCollection.get(rec.collection)!.push(rec.doc);
+          }
+          for (const [collection, docs] of byCollection) {
+            const store = stores.get(collection);
+            if (collection === COUNTERS) {
+              // With MongoDB every service shares one counters collection, so each export holds all of it.
+              for (const { _id, ...fields } of docs) {
+                const numbers = Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v === "number"));
+                const others = Object.fromEntries(Object.entries(fields).filter(([, v]) => typeof v !== "number"));
+                await this.upsert(store, _id, { $max: numbers, ...(Object.keys(others).length ? { $set: others } : {}) });
+              }
+            } else {
+              await insertAll(store, docs);
+            }
+          }
+          return { records: ctx.params.lines.length };
+        },
+      },
+      /** Backups: records per collection of this service (a restore target must hold no accounts). */
+      backup_counts: {
+        visibility: "public",
+        params: {},
+        async handler(this: any): Promise<Record<string, number>> {
+          const counts: Record<string, number> = {};
+          for (const [collection, store] of this.backupStores()) {
+            counts[collection] = isMongo() ? await store.collection.countDocuments({}) : await store.db.countAsync({});
+          }
+          return counts;
+        },
+      },
+      /** Backups: removes every record of this service; a restore replaces all data. */
+      backup_clear: {
+        visibility: "public",
+        params: {},
+        async handler(this: any) {
+          for (const [, store] of this.backupStores()) {
+            if (isMongo()) await store.collection.deleteMany({});
+            else await store.db.removeAsync({}, { multi: true });
+          }
+          return { ok: true };
+        },
+      },
     } as any,
+    events: {
+      /** A restore replaced the data under every service: cached answers describe the old data. */
+      "backup.restored"(this: any) {
+        return this.broker.cacher?.clean();
+      },
+    },
     created(this: any) {
       const files: Record<string, string | null> = {};
       for (const spec of [main, ...extra]) files[spec.name] = nedbFile(spec.name);
@@ -139,6 +255,10 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       for (const store of Object.values(this.stores || {}) as any[]) await store.disconnect?.();
     },
     methods: {
+      /** [collection name, adapter] of every store of this service, counters last. */
+      backupStores(this: any): [string, any][] {
+        return [[main.name, this.adapter], ...extra.map((spec) => [spec.name, this.stores[spec.name]] as [string, any]), [COUNTERS, this.stores[COUNTERS]]];
+      },
       /** Inserts into a store; a unique-index violation (also of a racing insert) becomes a 409 with this message. */
       async insertUnique(this: any, store: any, doc: object, conflictMessage: string): Promise<void> {
         try {

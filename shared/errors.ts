@@ -21,6 +21,9 @@ export class NotFoundError extends MoleculerClientError {
 export class ConflictError extends MoleculerClientError {
   constructor(message: string) { super(message, 409, "conflict"); }
 }
+export class PayloadTooLargeError extends MoleculerClientError {
+  constructor(message = "Request body too large") { super(message, 413, "payload_too_large"); }
+}
 export class TooManyRequestsError extends MoleculerClientError {
   constructor(message = "Too many requests") { super(message, 429, "too_many_requests"); }
 }

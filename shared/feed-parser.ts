@@ -15,6 +15,9 @@ import { emptyFeed, readChannel } from "./feed-parser/channel";
 import { readItem } from "./feed-parser/item";
 
 export * from "./feed-parser/types";
+/** Empty shapes for feeds built from other sources than XML (local folders). */
+export { emptyFeed } from "./feed-parser/channel";
+export { emptyEpisode } from "./feed-parser/item";
 
 /** Anything that is not an RSS/Atom feed. The gateway answers it with 400 "not a podcast feed". */
 export class FeedParseError extends Error {

@@ -70,7 +70,8 @@ export function gatewayOpsMixin(table: Record<string, RouteDef>): ServiceSchema 
       openApiDocument(this: any) {
         const params = new Map<string, any>();
         for (const a of this.broker.registry.getActionList({ onlyAvailable: false, skipInternal: true, withEndpoints: false })) {
-          if (a.action?.params) params.set(a.name, a.action.params);
+          // An upload action (RouteDef.upload) declares its form fields as `multipart`: its params are the file stream.
+          if (a.action?.params || a.action?.multipart) params.set(a.name, a.action.params ?? a.action.multipart);
         }
         return buildOpenApi(table, (action) => params.get(action), { title: `${config.serviceName} API`, version: config.version });
       },

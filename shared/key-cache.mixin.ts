@@ -3,7 +3,8 @@
  * this every request over NATS pays a round trip just to learn who is calling (half of the gateway's
  * NATS traffic on a simple read; bench/README.md). Entries live KEY_CACHE_TTL seconds at most and go at
  * once on the broadcasts that already drop the auth node's cache: auth.keys_removed (keys deleted or
- * retired) and user.rights_changed (admin flag changed, user deleted). Only found keys are kept.
+ * retired), user.rights_changed (admin flag changed, user deleted) and backup.restored (every key
+ * replaced by a backup's). Only found keys are kept.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "./config";
@@ -23,6 +24,10 @@ export const keyCacheMixin: ServiceSchema = {
     "auth.keys_removed"(this: any, ctx: Context<{ key_hashes: string[] }>) {
       this.keyCacheGeneration++;
       for (const hash of ctx.params.key_hashes ?? []) this.keyCache.delete(hash);
+    },
+    "backup.restored"(this: any) {
+      this.keyCacheGeneration++;
+      this.keyCache.clear();
     },
     "user.rights_changed"(this: any, ctx: Context<{ user_id: number }>) {
       this.keyCacheGeneration++;

@@ -133,6 +133,12 @@ export function buildOpenApi(table: Record<string, RouteDef>, paramsOf: (action:
     };
     if (method === "GET") {
       for (const [name, s] of Object.entries(bodyProps)) parameters.push({ name, in: "query", required: bodyRequired.includes(name), schema: s });
+    } else if (def.upload) {
+      // The form fields an upload action declares (its `multipart` schema), then the file.
+      op.requestBody = {
+        required: true,
+        content: { "multipart/form-data": { schema: { type: "object", properties: { ...bodyProps, [def.upload]: { type: "string", format: "binary" } }, required: [...bodyRequired, def.upload] } } },
+      };
     } else {
       op.requestBody = {
         required: bodyRequired.length > 0,

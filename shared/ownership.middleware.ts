@@ -1,5 +1,5 @@
 /**
- * The single ownership check (DESIGN.md rule 4): an action whose params carry user_id answers 403 when
+ * The single ownership check (DESIGN.md rule 4): an action whose params (or upload form fields) carry user_id answers 403 when
  * it is not the caller's id and the caller is not an admin. Calls without ctx.meta.user (service to
  * service, or open routes) are not restricted here: the gateway decides who reaches them.
  */
@@ -12,13 +12,13 @@ export const OwnershipMiddleware: Middleware = {
   localAction(next: any) {
     return function ownership(ctx: any) {
       const user: AuthUser | null | undefined = ctx.meta?.user;
-      const raw = ctx.params?.user_id;
+      // A multipart upload's params are the file stream: its form fields carry user_id.
+      const raw = typeof ctx.params?.pipe === "function" ? ctx.meta?.$multipart?.user_id : ctx.params?.user_id;
       if (user && raw !== undefined && raw !== null && raw !== "") {
         const id = Number(raw);
         // A non-numeric user_id is left to the param schema, which answers 400.
-        if (Number.isInteger(id) && id !== user.id && !user.isAdmin) {
-          throw new ForbiddenError("You can only access your own data");
-        }
+        // A rejection, not a throw: moleculer-web calls upload actions from a stream event, where a throw would escape.
+        if (Number.isInteger(id) && id !== user.id && !user.isAdmin) return Promise.reject(new ForbiddenError("You can only access your own data"));
       }
       return next(ctx);
     };

@@ -28,6 +28,7 @@ export const serviceGroups: ServiceGroup[] = [
   { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "sync", services: ["sync"], replicas: 1, resources: small },
   { name: "extras", services: ["opml", "rss", "sharing", "p20", "proxy", "local"], replicas: 2, resources: small },
+  { name: "backups", services: ["backups"], replicas: 1, resources: small },
 ];
 
 /**
@@ -36,6 +37,37 @@ export const serviceGroups: ServiceGroup[] = [
  */
 export const FILE_SERVICES = ["downloads", "workers"];
 export const DOWNLOAD_DIR = "/data/downloads";
+/** The backups service writes scheduled backups to BACKUP_DIR and lists, restores and deletes them there. */
+export const BACKUP_SERVICES = ["backups"];
+export const BACKUP_DIR = "/data/backups";
+/** The local service reads the local podcast folders under LOCAL_MEDIA_DIR (and never writes there). */
+export const MEDIA_SERVICES = ["local"];
+export const LOCAL_MEDIA_DIR = "/data/media";
+
+/** A folder that every replica of the groups holding one of `services` mounts: a named volume or host folder (compose), a ReadWriteMany or ReadOnlyMany claim (k8s). */
+export interface SharedFolder {
+  volume: string;
+  /** The setting (shared/config.ts) that points the services at it. */
+  env: string;
+  mountPath: string;
+  services: string[];
+  storage: string;
+  /** Mounted read-only: a ReadOnlyMany claim (k8s), `:ro` (compose). */
+  readOnly?: true;
+  /** Compose binds this host folder instead of a named volume (the operator's own files). */
+  hostDir?: string;
+}
+
+export const SHARED_FOLDERS: SharedFolder[] = [
+  { volume: "downloads", env: "DOWNLOAD_DIR", mountPath: DOWNLOAD_DIR, services: FILE_SERVICES, storage: "100Gi" },
+  { volume: "backups", env: "BACKUP_DIR", mountPath: BACKUP_DIR, services: BACKUP_SERVICES, storage: "20Gi" },
+  { volume: "media", env: "LOCAL_MEDIA_DIR", mountPath: LOCAL_MEDIA_DIR, services: MEDIA_SERVICES, storage: "100Gi", readOnly: true, hostDir: "${LOCAL_MEDIA_HOST_DIR:-./media}" },
+];
+
+/** The shared folders a group's pods mount. */
+export function foldersOf(g: ServiceGroup): SharedFolder[] {
+  return SHARED_FOLDERS.filter((f) => g.services.some((s) => f.services.includes(s)));
+}
 
 /** Ports every node opens (shared/node-health.middleware.ts and Moleculer's Prometheus reporter). */
 export const HEALTH_PORT = 3001;

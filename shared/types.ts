@@ -20,6 +20,11 @@ export interface RouteDef {
   auth: AuthLevel;
   /** Also accept the key as api_key in the query string (media, feeds) or the JSON body (startup_tasks). */
   keyIn?: "query" | "body";
+  /**
+   * A multipart/form-data upload with one file in this field: the action gets the file as a stream in
+   * ctx.params (ctx.meta.fieldname, filename; the form fields sent before it in ctx.meta.$multipart).
+   */
+  upload?: string;
 }
 
 /** ctx.meta as filled by the gateway. */

@@ -63,12 +63,13 @@ export const feedSyncActions: Record<string, any> = {
    * Stores a podcast's feed items: matched ones are updated only when a field changed, new ones are
    * inserted and, with announce (refreshes; not a first import), announced with `episodes.created`
    * { podcast_id, episode_ids }. Items missing from the feed are kept (feeds drop old items; users
-   * keep their history).
+   * keep their history), except with prune (a local folder, which lists every file it has): those
+   * episodes and their users' states are removed.
    */
   sync_episodes: {
     visibility: "public",
-    params: { podcast_id: id, episodes: { type: "array", items: "object" }, announce: { type: "boolean", optional: true } },
-    async handler(this: any, ctx: Context<{ podcast_id: number; episodes: ParsedEpisode[]; announce?: boolean }>): Promise<SyncResult> {
+    params: { podcast_id: id, episodes: { type: "array", items: "object" }, announce: { type: "boolean", optional: true }, prune: { type: "boolean", optional: true } },
+    async handler(this: any, ctx: Context<{ podcast_id: number; episodes: ParsedEpisode[]; announce?: boolean; prune?: boolean }>): Promise<SyncResult> {
       const { podcast_id } = ctx.params;
       const existing: EpisodeDoc[] = await this.adapter.find({ query: { podcast_id } });
       const byGuid = new Map<string, EpisodeDoc>();
@@ -115,7 +116,13 @@ export const feedSyncActions: Record<string, any> = {
         matched.add(doc._id);
       }
       if (inserts.length) await this.adapter.insertMany(inserts);
-      const all = [...existing, ...inserts];
+      const gone = ctx.params.prune ? existing.filter((e) => !matched.has(e._id)).map((e) => e._id) : [];
+      if (gone.length) {
+        await this.adapter.removeMany({ _id: { $in: gone } });
+        await this.stores.episode_states.removeMany({ episode_id: { $in: gone } });
+        this.logger.info("episodes removed", { podcast_id, removed: gone.length });
+      }
+      const all = [...existing.filter((e) => !gone.includes(e._id)), ...inserts];
       let newest: Date | null = null;
       for (const e of all) if (e.pub_date && (!newest || e.pub_date > newest)) newest = e.pub_date;
       const created_ids = inserts.map((d) => d._id);

@@ -66,6 +66,8 @@ export interface SubscriptionDoc {
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
   /** The user merged this podcast into that one (merge.actions): hidden from their list, its episodes listed with it. */
   merged_into?: number | null;
+  /** The user chose not to match this podcast with the podcast index (index-match.actions). */
+  index_id_ignored?: boolean;
 }
 
 const P20_CHANNEL_FIELDS = [

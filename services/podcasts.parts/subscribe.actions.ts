@@ -10,6 +10,7 @@ import { redactUrl, rightsOf } from "../../shared/http";
 import type { AuthUser } from "../../shared/types";
 import type { SyncResult } from "../../shared/contracts/episodes";
 import type { FetchedFeed } from "../../shared/contracts/feeds";
+import type { SubscribeLocalParams } from "../../shared/contracts/local";
 import type { ApplyFeedParams, RefreshTarget } from "../../shared/contracts/podcasts";
 import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED } from "../../shared/contracts/tasks";
 import { byName, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
@@ -64,6 +65,14 @@ export const subscribeActions: ServiceActionsSchema = {
         feed_cutoff_days: p.feed_cutoff ?? 0,
         fallback: {},
       });
+    },
+  },
+  /** A local folder (local.add_local_podcast): feeds reads its `local:` feed URL through local.local_feed. */
+  subscribe_local: {
+    visibility: "public",
+    params: { user_id: id, feed_url: { type: "string", pattern: /^local:./, max: 4000 } },
+    async handler(this: any, ctx: Context<SubscribeLocalParams>) {
+      return this.subscribe(ctx, ctx.params.user_id, { url: ctx.params.feed_url, username: null, password: null }, { podcast_index_id: null, feed_cutoff_days: 0, fallback: {} });
     },
   },
   /** POST /api/data/remove_podcast: by the title the user sees (case-sensitive) and the feed URL. */

@@ -4,6 +4,7 @@
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
 import type { NotifyTarget, SyncFeed, SyncSubscriptionsParams } from "../../shared/contracts/podcasts";
+import { isLocalFeed } from "../../shared/contracts/local";
 import { feedRef, id, PodcastDoc, shown, SubscriptionDoc } from "./model";
 
 const urlList = { type: "array", items: { type: "string", max: 4000 }, max: 10_000 };
@@ -38,7 +39,7 @@ export const syncActions: ServiceActionsSchema = {
       return subs.map((s) => ({ user_id: s.user_id, podcast_title: shown(pod, s).title }));
     },
   },
-  /** The feed URLs a user is subscribed to, as a sync server knows them (feeds behind credentials are left out). */
+  /** The feed URLs a user is subscribed to, as a sync server knows them (feeds behind credentials and local folders are left out). */
   sync_feeds: {
     visibility: "public",
     params: { user_id: id },
@@ -46,7 +47,7 @@ export const syncActions: ServiceActionsSchema = {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: ctx.params.user_id } });
       if (!subs.length) return [];
       const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) } } });
-      return pods.filter((p) => !p.username).map((p) => ({ podcast_id: p._id, feed_url: p.feed_url }));
+      return pods.filter((p) => !p.username && !isLocalFeed(p.feed_url)).map((p) => ({ podcast_id: p._id, feed_url: p.feed_url }));
     },
   },
   /** Subscribes and unsubscribes by feed URL (a sync server's changes); a URL that fails (dead feed, refused address) is reported, not thrown. */
@@ -58,6 +59,11 @@ export const syncActions: ServiceActionsSchema = {
       const added: string[] = [];
       const failed: { url: string; reason: string }[] = [];
       for (const url of ctx.params.add) {
+        // A sync server never names this server's local folders (it was never told of them).
+        if (isLocalFeed(url)) {
+          failed.push({ url, reason: "Not a feed URL" });
+          continue;
+        }
         try {
           const { pod } = await this.podcastFor(ctx, feedRef(url, null, null), { user_id, podcast_index_id: null, fallback: {} });
           if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) continue;

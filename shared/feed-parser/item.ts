@@ -6,14 +6,19 @@ import type { ParsedEpisode, ParsedFeed } from "./types";
 import { attr, authorOf, eachElement, htmlTitle, imageUrl, keywordList, Names, num, text, textOrNull, XNode } from "./xml";
 import { readItemPodcast20 } from "./podcast20";
 
-export function readItem(kids: XNode[], names: Names, feed: ParsedFeed): ParsedEpisode {
-  const ep: ParsedEpisode = {
+/** An episode with nothing read yet (also the base of episodes built from other sources than XML). */
+export function emptyEpisode(explicit: boolean): ParsedEpisode {
+  return {
     guid: "", title: null, description: null, pub_date: null, enclosure_url: null, enclosure_type: null,
-    enclosure_length: 0, duration: null, image: null, link: null, author: null, explicit: feed.explicit,
+    enclosure_length: 0, duration: null, image: null, link: null, author: null, explicit,
     episode: null, season: null, episode_type: null, keywords: [], itunes_block: false, transcripts: [],
     chapters: null, soundbites: [], persons: [], values: [], podcast_season: null, podcast_episode: null,
     alternate_enclosures: [], locations: [], license: null, images: [], txt: [], social_interacts: [],
   };
+}
+
+export function readItem(kids: XNode[], names: Names, feed: ParsedFeed): ParsedEpisode {
+  const ep = emptyEpisode(feed.explicit);
   let guid: string | null = null;
   let content: string | null = null;
   let description: string | null = null;

@@ -51,6 +51,12 @@ test("params come from the action schemas: path, query and body, with types and 
   expect(doc.paths["/api/data/get_key"].get.security).toEqual([{ Basic: [] }]);
 });
 
+test("an upload route is multipart/form-data: its form fields, then the file", () => {
+  const form = doc.paths["/api/data/add_local_podcast_artwork"].post.requestBody.content["multipart/form-data"].schema;
+  expect(form.required).toEqual(["user_id", "podcast_id", "file"]);
+  expect(form.properties.file).toEqual({ type: "string", format: "binary" });
+});
+
 test("error responses carry the JSON error body; admin routes list 403", () => {
   const op = doc.paths["/api/data/add_user"].post;
   expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "500", "503"]));

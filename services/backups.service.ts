@@ -1,0 +1,291 @@
+/**
+ * Server backups (admin): a full export of every service's collections as one streamed JSON-lines file
+ * (shared/backup-format.ts), restores of such a file with every id kept, the files in BACKUP_DIR, and
+ * scheduled backups into it.
+ *
+ * Each service exports and imports only its own collections (the db mixin's backup_* actions, rule 1);
+ * this service strings them together (services/backups.parts/archive.ts). `backup_state` holds the
+ * schedule (a cron expression, as clients of this API family send it) and the scheduler lease: every
+ * replica ticks every BACKUP_SCHEDULER_MS, only the lease holder runs a due backup.
+ */
+import crypto from "crypto";
+import fs from "fs";
+import type { Readable } from "stream";
+import type { Context, ServiceSchema } from "moleculer";
+import { Cron } from "croner";
+import { config } from "../shared/config";
+import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { BadRequestError, ConflictError, ForbiddenError } from "../shared/errors";
+import type { AuthUser } from "../shared/types";
+import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
+import {
+  backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, restoreBackup, RestoreResult, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
+} from "./backups.parts/archive";
+
+const SCHEDULE_ID = "schedule";
+const LEASE_ID = "backup-scheduler";
+
+interface ScheduleDoc {
+  _id: typeof SCHEDULE_ID;
+  cron_schedule: string;
+  enabled: boolean;
+  updated_at: Date;
+  last_run_at: Date | null;
+  last_file: string | null;
+  last_error: string | null;
+}
+
+interface LeaseDoc {
+  _id: typeof LEASE_ID;
+  holder: string | null;
+  expires_at: Date;
+}
+
+type Meta = { user?: AuthUser; acceptEncoding?: string; $responseType?: string; $responseHeaders?: Record<string, string> };
+/** What moleculer-web's multipart alias puts in ctx.meta with an uploaded file. */
+type UploadMeta = Meta & { fieldname?: string; filename?: string };
+
+const userId = { type: "number", integer: true, positive: true, convert: true, optional: true };
+const filename = { type: "string", min: 1, max: 300 };
+
+/** The cron expression's next run after `from`, or null when it never runs again; 400 when it does not parse. */
+function nextRun(cron: string, from: Date): Date | null {
+  try {
+    return new Cron(cron, { paused: true }).nextRun(from);
+  } catch (err: any) {
+    throw new BadRequestError(`Invalid cron schedule: ${err?.message}`);
+  }
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const ha = crypto.createHash("sha256").update(a).digest();
+  const hb = crypto.createHash("sha256").update(b).digest();
+  return crypto.timingSafeEqual(ha, hb);
+}
+
+const BackupsService: ServiceSchema = {
+  name: "backups",
+  mixins: [DbMixin({ name: "backup_state" })],
+  actions: {
+    /**
+     * POST /api/data/backup_server: the whole server as a download. database_pass is BACKUP_PASSWORD or
+     * the calling admin's own password (403 otherwise). `gzip: true` sends a .jsonl.gz file; without it a
+     * client that accepts gzip gets the .jsonl file gzip-encoded on the wire (Content-Encoding).
+     */
+    backup_server: {
+      params: { database_pass: { type: "string", min: 1, max: 1000 }, gzip: { type: "boolean", convert: true, optional: true } },
+      async handler(this: any, ctx: Context<{ database_pass: string; gzip?: boolean }, Meta>) {
+        await this.checkBackupPassword(ctx, ctx.params.database_pass);
+        const fileGzip = !!ctx.params.gzip;
+        const wireGzip = !fileGzip && /\bgzip\b/i.test(ctx.meta.acceptEncoding ?? "");
+        const name = `podcast-server-backup_${fileStamp(new Date())}.jsonl${fileGzip ? ".gz" : ""}`;
+        ctx.meta.$responseType = fileGzip ? "application/gzip" : "application/octet-stream";
+        ctx.meta.$responseHeaders = {
+          "Content-Disposition": `attachment; filename="${name}"`,
+          "Cache-Control": "no-store",
+          ...(wireGzip ? { "Content-Encoding": "gzip", Vary: "Accept-Encoding" } : {}),
+        };
+        this.logger.info("server backup started", { user_id: ctx.meta.user?.id, gzip: fileGzip || wireGzip });
+        return backupStream(this.broker, fileGzip || wireGzip);
+      },
+    },
+    /** POST /api/data/list_backup_files: the backup files in BACKUP_DIR, newest first. */
+    list_backup_files: {
+      params: { user_id: userId },
+      handler() {
+        return { backup_files: listBackupFiles() };
+      },
+    },
+    /** POST /api/data/delete_backup_file: a file of BACKUP_DIR by its bare name (400 for anything path-like). */
+    delete_backup_file: {
+      params: { backup_filename: filename },
+      handler(this: any, ctx: Context<{ backup_filename: string }, Meta>) {
+        const file = existingBackup(ctx.params.backup_filename);
+        fs.rmSync(file, { force: true });
+        this.logger.info("backup file deleted", { user_id: ctx.meta.user?.id, file: ctx.params.backup_filename });
+        return { detail: "Backup file deleted", backup_filename: ctx.params.backup_filename };
+      },
+    },
+    /**
+     * POST /api/data/restore_backup_file: replaces all data of the server with a backup file of BACKUP_DIR
+     * (ids kept; the caller's key is gone unless the backup has it). The file is read through once
+     * before anything is touched, so a cut or foreign file changes nothing (400).
+     */
+    restore_backup_file: {
+      params: { user_id: userId, backup_filename: filename },
+      timeout: 0,
+      async handler(this: any, ctx: Context<{ backup_filename: string }, Meta>) {
+        const file = existingBackup(ctx.params.backup_filename);
+        const result = await this.replaceAll(ctx, ctx.params.backup_filename, () => restoreBackup(this.broker, file, "replace"));
+        return { detail: "Restore completed", backup_filename: ctx.params.backup_filename, ...result };
+      },
+    },
+    /**
+     * POST /api/data/restore_server: the same with an uploaded file (multipart/form-data, field
+     * backup_file, plain or gzip), written into BACKUP_DIR for the time of the restore.
+     */
+    restore_server: {
+      params: {},
+      timeout: 0,
+      async handler(this: any, ctx: Context<Readable, UploadMeta>) {
+        if (ctx.meta.fieldname !== "backup_file" || typeof (ctx.params as any)?.pipe !== "function") {
+          (ctx.params as any)?.resume?.();
+          throw new BadRequestError("Send the backup file as the multipart/form-data field backup_file");
+        }
+        const name = ctx.meta.filename || "upload";
+        const result = await this.replaceAll(ctx, name, async () => {
+          const file = await saveUpload(ctx.params);
+          try {
+            return await restoreBackup(this.broker, file, "replace");
+          } finally {
+            fs.rmSync(file, { force: true });
+          }
+        });
+        return { detail: "Restore completed", backup_filename: name, ...result };
+      },
+    },
+    /** The restore of `npm run restore -- FILE` (any path; not routed): into a server without accounts only. */
+    restore_file: {
+      visibility: "public",
+      params: { file: { type: "string", min: 1 } },
+      timeout: 0,
+      async handler(this: any, ctx: Context<{ file: string }>) {
+        return restoreBackup(this.broker, ctx.params.file, "empty");
+      },
+    },
+    /** POST /api/data/schedule_backup: cron_schedule (5 fields, or 6 with seconds) and enabled. */
+    schedule_backup: {
+      params: { user_id: userId, cron_schedule: { type: "string", trim: true, min: 1, max: 200 }, enabled: { type: "boolean", convert: true } },
+      async handler(this: any, ctx: Context<{ cron_schedule: string; enabled: boolean }, Meta>) {
+        const { cron_schedule, enabled } = ctx.params;
+        const now = new Date();
+        const next = nextRun(cron_schedule, now);
+        if (enabled && !next) throw new BadRequestError("The cron schedule never runs");
+        await this.upsert(this.adapter, SCHEDULE_ID, { $set: { cron_schedule, enabled, updated_at: now } });
+        this.logger.info("backup schedule set", { user_id: ctx.meta.user?.id, cron_schedule, enabled });
+        return { detail: "Backup schedule updated successfully", schedule: cron_schedule, enabled };
+      },
+    },
+    /** POST /api/data/get_scheduled_backup: the schedule, its next run and what the last run wrote. */
+    get_scheduled_backup: {
+      params: { user_id: userId },
+      async handler(this: any) {
+        const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
+        if (!doc) return { schedule: null, cron_schedule: null, enabled: false, next_run: null, last_run: null, last_file: null, last_error: null };
+        const next = doc.enabled ? nextRun(doc.cron_schedule, this.scheduleBase(doc)) : null;
+        return {
+          schedule: doc.cron_schedule,
+          cron_schedule: doc.cron_schedule,
+          enabled: doc.enabled,
+          next_run: next ? next.toISOString() : null,
+          last_run: doc.last_run_at ? new Date(doc.last_run_at).toISOString() : null,
+          last_file: doc.last_file,
+          last_error: doc.last_error,
+        };
+      },
+    },
+  },
+  events: {
+    /** The restored lease names a holder of the server that wrote the backup: free it instead of waiting for it to expire. */
+    async "backup.restored"(this: any) {
+      await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { holder: null, expires_at: new Date(0) } });
+    },
+  },
+  methods: {
+    /** One restore at a time on this replica (a second one answers 409 instead of interleaving with it). */
+    async replaceAll(this: any, ctx: Context<any, Meta>, name: string, restore: () => Promise<RestoreResult>): Promise<RestoreResult> {
+      if (this.restoring) {
+        (ctx.params as any)?.resume?.();
+        throw new ConflictError("A restore is already in progress");
+      }
+      this.restoring = true;
+      try {
+        this.logger.warn("restoring a backup over the server's data", { user_id: ctx.meta.user?.id, file: name });
+        const result = await restore();
+        this.logger.info("backup restored", { file: name, records: result.records });
+        return result;
+      } finally {
+        this.restoring = false;
+      }
+    },
+    /**
+     * BACKUP_PASSWORD, or the calling admin's own password (checked by the users service). Wrong guesses
+     * count as failed logins of the admin (auth's login limits, 429): a stolen key cannot guess freely.
+     */
+    async checkBackupPassword(this: any, ctx: Context<any, Meta>, password: string): Promise<void> {
+      const caller = ctx.meta.user!;
+      const [info]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [caller.id] });
+      const { attempt_id }: { attempt_id: string } = await ctx.call("auth.begin_attempt", { username: info?.username ?? `user ${caller.id}` });
+      const ok = (!!config.backupPassword && sameSecret(password, config.backupPassword))
+        || (!!info && ((await ctx.call("users.verify_password", { username: info.username, password })) as VerifiedLogin | null)?.user_id === caller.id);
+      if (!ok) {
+        this.logger.warn("server backup refused: wrong database_pass", { user_id: caller.id });
+        throw new ForbiddenError("Wrong backup password");
+      }
+      await ctx.call("auth.attempt_succeeded", { attempt_id });
+    },
+    /** Runs are counted from the last run, or from when the schedule was set. */
+    scheduleBase(this: any, doc: ScheduleDoc): Date {
+      return new Date(doc.last_run_at ?? doc.updated_at);
+    },
+    /** Claims or renews the scheduler lease (one atomic update); true when this replica holds it. */
+    async claimLease(this: any): Promise<boolean> {
+      const now = new Date();
+      try {
+        // A restore may have replaced the lease record with none.
+        await this.adapter.insert({ _id: LEASE_ID, holder: null, expires_at: new Date(0) } satisfies LeaseDoc);
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+      const claimed = await this.adapter.updateMany(
+        { _id: LEASE_ID, $or: [{ expires_at: { $lt: now } }, { holder: this.holderId }] },
+        { $set: { holder: this.holderId, expires_at: new Date(now.getTime() + config.backupLeaseSeconds * 1000) } },
+      );
+      return claimed > 0;
+    },
+    /** One scheduler beat: the lease holder writes a backup when the schedule is due. */
+    async schedulerTick(this: any): Promise<void> {
+      // While this replica restores, the lease record may be gone and written back at any moment.
+      if (this.running || this.restoring || !(await this.claimLease())) return;
+      const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
+      if (!doc?.enabled) return;
+      const now = new Date();
+      const due = nextRun(doc.cron_schedule, this.scheduleBase(doc));
+      if (!due || due > now) return;
+      await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_run_at: now } });
+      this.running = this.runScheduled(now).finally(() => { this.running = null; });
+    },
+    async runScheduled(this: any, at: Date): Promise<void> {
+      const name = `${SCHEDULED_PREFIX}${fileStamp(at)}.jsonl.gz`;
+      try {
+        const written = await writeBackupFile(this.broker, name);
+        const pruned = pruneScheduled(config.backupKeep);
+        await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_file: name, last_error: null } });
+        this.logger.info("scheduled backup written", { ...written, pruned: pruned.length });
+      } catch (err: any) {
+        await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_error: String(err?.message ?? err) } }).catch(() => undefined);
+        this.logger.error("scheduled backup failed", { file: name, error: err?.message });
+      }
+    },
+  },
+  created(this: any) {
+    this.holderId = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
+    this.running = null;
+    this.restoring = false;
+  },
+  started(this: any) {
+    if (config.backupSchedulerMs > 0) {
+      const beat = () => this.schedulerTick().catch((err: any) => this.logger.warn("backup scheduler tick failed", { error: err?.message }));
+      this.heartbeat = setInterval(beat, config.backupSchedulerMs);
+      this.heartbeat.unref();
+    }
+  },
+  async stopped(this: any) {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.running?.catch(() => undefined);
+    // Hand the lease over at once instead of letting it expire.
+    await this.adapter.updateMany({ _id: LEASE_ID, holder: this.holderId }, { $set: { holder: null, expires_at: new Date(0) } }).catch(() => undefined);
+  },
+};
+
+export default BackupsService;

@@ -1,0 +1,59 @@
+/**
+ * Podcast index matching: a subscription whose podcast (under the user's own overrides) has no podcast
+ * index id is "unmatched" (clients offer to find it in the directory), unless the user chose to ignore
+ * that, then it is "ignored". The ignore flag is per user, on the subscription.
+ */
+import type { Context, ServiceActionsSchema } from "moleculer";
+import { id, PodcastDoc, shown, SubscriptionDoc } from "./model";
+
+interface IndexMatchItem {
+  podcast_id: number;
+  podcast_name: string;
+  artwork_url: string | null;
+  author: string | null;
+  description: string | null;
+  feed_url: string;
+}
+
+/** The user's own (not merged away) subscriptions without a podcast index id, ignored or not. */
+async function withoutIndexId(self: any, user_id: number, ignored: boolean): Promise<IndexMatchItem[]> {
+  const subs: SubscriptionDoc[] = await self.stores.subscriptions.find({ query: { user_id } });
+  const wanted = subs.filter((s) => !s.merged_into && !!s.index_id_ignored === ignored).sort((a, b) => a.podcast_id - b.podcast_id);
+  const pods: PodcastDoc[] = await self.findByIds(self.adapter, wanted.map((s) => s.podcast_id));
+  const byId = new Map(pods.map((p) => [p._id, p]));
+  const out: IndexMatchItem[] = [];
+  for (const sub of wanted) {
+    const pod = byId.get(sub.podcast_id);
+    if (!pod) continue;
+    const v = shown(pod, sub);
+    if (v.podcast_index_id) continue; // null, absent or 0: not matched
+    out.push({ podcast_id: pod._id, podcast_name: v.title, artwork_url: v.artwork_url, author: v.author, description: v.description, feed_url: pod.feed_url });
+  }
+  return out;
+}
+
+export const indexMatchActions: ServiceActionsSchema = {
+  /** POST /api/data/get_unmatched_podcasts */
+  get_unmatched_podcasts: {
+    params: { user_id: id },
+    async handler(this: any, ctx: Context<{ user_id: number }>) {
+      return { podcasts: await withoutIndexId(this, ctx.params.user_id, false) };
+    },
+  },
+  /** POST /api/data/get_ignored_podcasts */
+  get_ignored_podcasts: {
+    params: { user_id: id },
+    async handler(this: any, ctx: Context<{ user_id: number }>) {
+      return { podcasts: await withoutIndexId(this, ctx.params.user_id, true) };
+    },
+  },
+  /** POST /api/data/ignore_podcast_index_id: ignore true leaves the podcast out of the unmatched list, false puts it back. */
+  ignore_podcast_index_id: {
+    params: { user_id: id, podcast_id: id, ignore: { type: "boolean", convert: true } },
+    async handler(this: any, ctx: Context<{ user_id: number; podcast_id: number; ignore: boolean }>) {
+      const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
+      await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: { index_id_ignored: ctx.params.ignore } });
+      return { detail: `Podcast index ID requirement ${ctx.params.ignore ? "ignored" : "unignored"}` };
+    },
+  },
+};

@@ -1,0 +1,43 @@
+/**
+ * Local podcasts (services/local.service.ts): a folder of audio files under LOCAL_MEDIA_DIR is a
+ * podcast record (podcasts) whose feed URL is `local:` and the folder's path, and each file an episode
+ * (episodes) whose enclosure URL is `local:` and the file's path. feeds reads such a "feed" through
+ * local.local_feed, so refreshes (scheduled or refresh_local_podcast) work as for any other podcast;
+ * downloads streams such an enclosure through local.media_info / local.media_stream.
+ */
+
+export const LOCAL_SCHEME = "local:";
+
+/** `local:` + the path relative to LOCAL_MEDIA_DIR, each segment URL-encoded. */
+export function localUrl(relPath: string): string {
+  return LOCAL_SCHEME + relPath.split(/[\\/]+/).filter(Boolean).map(encodeURIComponent).join("/");
+}
+
+/**
+ * The relative path a `local:` URL names, or null for any other URL. The path is not trusted: the
+ * local service checks it again against the media folder before reading anything.
+ */
+export function localPathOf(url: string | null | undefined): string | null {
+  if (!url?.startsWith(LOCAL_SCHEME)) return null;
+  try {
+    return url.slice(LOCAL_SCHEME.length).split("/").map(decodeURIComponent).join("/");
+  } catch {
+    return null; // a malformed %-escape
+  }
+}
+
+export function isLocalFeed(url: string | null | undefined): boolean {
+  return localPathOf(url) !== null;
+}
+
+/** local.media_info result: what the stream route needs before it opens the file. */
+export interface LocalMediaInfo {
+  size: number;
+  content_type: string;
+}
+
+/** podcasts.subscribe_local params. */
+export interface SubscribeLocalParams {
+  user_id: number;
+  feed_url: string;
+}
