@@ -195,7 +195,7 @@ describeCluster("zero downtime over NATS", () => {
     for (const name of STATEFUL_GROUPS) expect(served).toContain(`restart of ${name}:${name}`);
   }, 150_000);
 
-  test("the REPL (npm run repl) attaches from a node's own environment: nodes listed, an action called", async () => {
+  test("the REPL (npm run repl) attaches from a node's own environment: nodes listed, an action called, an event watched", async () => {
     // The command of `npm run repl` after its build step, run where a node's env is set (kubectl exec): its
     // health port is taken, SERVICES, SERVICEDIR (the image sets it) and NODE_ID name the pod's own; the
     // script must clear them.
@@ -209,6 +209,8 @@ describeCluster("zero downtime over NATS", () => {
     const text = () => out.replace(/\u001b\[[0-9;]*m/g, ""); // the REPL colours what it prints
     try {
       await until(() => text().includes("mol $"), 30_000);
+      repl.stdin.write("listener add auth.keys_removed\n");
+      await until(() => text().includes("listening to event: auth.keys_removed"), 10_000);
       // Once the REPL node has seen the cluster: every group's node is listed.
       await until(async () => {
         repl.stdin.write("nodes\n");
@@ -217,6 +219,15 @@ describeCluster("zero downtime over NATS", () => {
       }, 20_000, 500);
       repl.stdin.write("call users.get_theme --user_id 1\n");
       await until(() => /theme: '(light|dark|auto)'/.test(text()), 10_000);
+      // A key deleted broadcasts auth.keys_removed. The other nodes learn of the REPL's listener from its
+      // next INFO packet (Moleculer sends it up to a second after a change): delete keys until one is seen.
+      const headers = { "Api-Key": key, "Content-Type": "application/json" };
+      await until(async () => {
+        const created = await (await fetch(`${live[0]}/api/data/create_api_key`, { method: "POST", headers, body: JSON.stringify({ user_id: 1, rssonly: false }) })).json();
+        expect((await fetch(`${live[0]}/api/data/delete_api_key`, { method: "DELETE", headers, body: JSON.stringify({ api_id: created.api_id }) })).status).toBe(200);
+        await sleep(300);
+        return text().includes("Event Listener 'auth.keys_removed' received event");
+      }, 15_000, 200);
       // It ran no service of the pod's (at info level they would have logged their start).
       expect(text()).not.toMatch(/Service '(api|users|auth)' started/);
       expect(text()).not.toMatch(/EADDRINUSE/);
