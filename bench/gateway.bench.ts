@@ -6,11 +6,14 @@
  *   (b) the embedded server (every service in one process, as `npm start`);
  *   (c) over NATS: the gateway, the accounts, library and feeds groups in separate processes;
  *   (d) two gateway processes behind the same NATS (two autocannon runs at once, 16 connections each).
- * Every server runs in its own process; autocannon runs in this one. Prints requests/s, p99 and the
- * ratios b/a, c/b, d/c per read. Not a test: it asserts nothing.
+ * (a) and (b) are measured in turns over several rounds, and so is a floor pair that does no work (node:http
+ * and a moleculer-web gateway answering a constant: what the framework alone costs per request).
+ * Every server runs in its own process; autocannon runs in this one. Prints requests/s, p99, the server
+ * processes' CPU time per request and the ratios b/a, c/b, d/c per read. Not a test: it asserts nothing.
  *
- *   npm run build && node dist/bench/gateway.bench.js [seconds] [--profile]
- * --profile runs (b) and (c)'s gateway under --cpu-prof and prints where their CPU time went, by package.
+ *   npm run build && node dist/bench/gateway.bench.js [seconds] [--profile] [--read=theme|queue]
+ * --profile runs (b) and (c)'s gateway under --cpu-prof and prints where their CPU time went, by package;
+ * --read measures one of the two reads only (a profile of that read alone).
  */
 import { ChildProcess, spawn } from "child_process";
 import crypto from "crypto";
@@ -32,7 +35,8 @@ const READS = { theme: "/api/data/get_theme/1", queue: "/api/data/get_queued_epi
 type Read = keyof typeof READS;
 const group = (name: string) => serviceGroups.find((g) => g.name === name)!.services.join(",");
 
-interface Result { rps: number; p99: number; errors: number; non2xx: number }
+/** cpuMs: CPU time (user + system) of every server process of the setup per request, in ms. */
+interface Result { rps: number; p99: number; errors: number; non2xx: number; total: number; cpuMs: number }
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -121,15 +125,41 @@ async function seedQueue(base: string, key: string, feedUrl: string) {
 function cannon(url: string, key: string, seconds: number, connections = CONNECTIONS): Promise<Result> {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections, duration: seconds, headers: { "Api-Key": key } }, (err: any, r: any) =>
-      err ? reject(err) : resolve({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx }));
+      err ? reject(err) : resolve({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, total: r.requests.total, cpuMs: 0 }));
   });
 }
 
-/** A short warm-up, then the measured run. */
-async function measure(urls: string[], key: string, seconds: number): Promise<Result> {
+/**
+ * CPU time (user + system) the processes have used so far, in ms, from /proc/<pid>/stat (Linux; clock
+ * ticks of 10 ms). Unlike requests/s it barely moves with what else runs on a shared machine.
+ */
+function cpuMsOf(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The fields after the command name, from the state (field 3): utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+/** A short warm-up, then the measured run; `pids` are the setup's server processes. */
+async function measure(urls: string[], key: string, seconds: number, pids: number[]): Promise<Result> {
   await Promise.all(urls.map((u) => cannon(u, key, 2, CONNECTIONS / urls.length)));
+  const cpuBefore = cpuMsOf(pids);
   const rs = await Promise.all(urls.map((u) => cannon(u, key, seconds, CONNECTIONS / urls.length)));
-  return { rps: rs.reduce((s, r) => s + r.rps, 0), p99: Math.max(...rs.map((r) => r.p99)), errors: rs.reduce((s, r) => s + r.errors, 0), non2xx: rs.reduce((s, r) => s + r.non2xx, 0) };
+  const total = rs.reduce((s, r) => s + r.total, 0);
+  return {
+    rps: rs.reduce((s, r) => s + r.rps, 0), p99: Math.max(...rs.map((r) => r.p99)), errors: rs.reduce((s, r) => s + r.errors, 0),
+    non2xx: rs.reduce((s, r) => s + r.non2xx, 0), total, cpuMs: (cpuMsOf(pids) - cpuBefore) / Math.max(total, 1),
+  };
+}
+
+/** The round with the median requests/s (its p99 with it), and the median CPU per request of all rounds. */
+function median(rounds: Result[]): Result {
+  const mid = <T>(xs: T[], by: (x: T) => number) => [...xs].sort((x, y) => by(x) - by(y))[Math.floor(xs.length / 2)];
+  return { ...mid(rounds, (r) => r.rps), cpuMs: mid(rounds, (r) => r.cpuMs).cpuMs };
 }
 
 /**
@@ -178,6 +208,32 @@ function bareServer(port: number, key: string, queueFile: string) {
   });
 }
 
+/**
+ * The floor pair, no work at all: node:http answering a constant (--floor-bare), and a moleculer-web gateway
+ * with this project's broker options (moleculer.config.ts: validator, tracking, retries, breaker, the
+ * ownership middleware) calling one action that answers the same constant (--floor-moleculer). Their ratio is
+ * what the framework alone leaves of a bare handler's rate, whatever the handler does.
+ */
+function floorServer(port: number, framework: boolean) {
+  const body = JSON.stringify({ theme: "dark" });
+  if (!framework) {
+    http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" }).end(body)).listen(port, "127.0.0.1");
+    return;
+  }
+  /* eslint-disable @typescript-eslint/no-var-requires */
+  const { ServiceBroker } = require("moleculer");
+  const ApiGateway = require("moleculer-web");
+  const options = require(path.join(ROOT, "dist", "moleculer.config.js"));
+  /* eslint-enable @typescript-eslint/no-var-requires */
+  const broker = new ServiceBroker({ ...options, transporter: null, logger: false });
+  broker.createService({ name: "users", actions: { get_theme: { params: { user_id: { type: "number", convert: true } }, handler: () => ({ theme: "dark" }) } } });
+  broker.createService({
+    name: "api", mixins: [ApiGateway],
+    settings: { port, ip: "127.0.0.1", logRequest: null, logResponse: null, routes: [{ path: "/", mappingPolicy: "restrict", autoAliases: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } }] },
+  });
+  broker.start();
+}
+
 /** Self time of a --cpu-prof profile, by package (node_modules/<pkg>), our code, or Node itself. */
 function profileSummary(dir: string): string {
   const file = fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f))[0];
@@ -198,11 +254,16 @@ function profileSummary(dir: string): string {
   return [...self.entries()].sort((x, y) => y[1] - x[1]).slice(0, 12).map(([k, v]) => `    ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`).join("\n");
 }
 
-const fmt = (r: Result) => `${Math.round(r.rps).toString().padStart(6)} req/s  p99 ${String(r.p99).padStart(4)} ms${r.errors || r.non2xx ? ` (${r.errors} err, ${r.non2xx} non-2xx)` : ""}`;
+const fmt = (r: Result) =>
+  `${Math.round(r.rps).toString().padStart(6)} req/s  p99 ${String(r.p99).padStart(4)} ms  CPU ${r.cpuMs.toFixed(3)} ms${r.errors || r.non2xx ? ` (${r.errors} err, ${r.non2xx} non-2xx)` : ""}`;
+/** (a) and (b) are measured in turns, this many rounds each, and their median kept: load from elsewhere hits both alike. */
+const ROUNDS = 3;
 
 async function main() {
   const seconds = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10);
   const profile = process.argv.includes("--profile");
+  const only = process.argv.find((a) => a.startsWith("--read="))?.slice("--read=".length);
+  const reads = (Object.keys(READS) as Read[]).filter((r) => !only || r === only);
   const natsBin = ["/usr/sbin/nats-server", "/usr/bin/nats-server", process.env.NATS_SERVER_BIN].find((p) => p && fs.existsSync(p));
   const results: Record<string, Partial<Record<Read, Result>>> = { a: {}, b: {}, c: {}, d: {} };
   const profiles: string[] = [];
@@ -213,8 +274,8 @@ async function main() {
   // The bench feed is on loopback.
   const allow = { OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32", REFRESH_INTERVAL: "0" };
   /** Both reads against the gateways at `bases`, one after the other. */
-  const measureReads = async (bases: string[], key: string, into: Partial<Record<Read, Result>>) => {
-    for (const read of Object.keys(READS) as Read[]) into[read] = await measure(bases.map((b) => `${b}${READS[read]}`), key, seconds);
+  const measureReads = async (bases: string[], key: string, pids: number[], into: Partial<Record<Read, Result>>) => {
+    for (const read of reads) into[read] = await measure(bases.map((b) => `${b}${READS[read]}`), key, seconds, pids);
   };
   console.log(`With an Api-Key: GET ${READS.theme} and GET ${READS.queue} (${QUEUED} queued), autocannon ${CONNECTIONS} connections, ${seconds} s per run, ${os.cpus().length} cores\n`);
 
@@ -227,53 +288,77 @@ async function main() {
   const key = await login(bUrl);
   const queueFile = path.join(temp(), "queue.json");
   fs.writeFileSync(queueFile, JSON.stringify(await seedQueue(bUrl, key, feedUrl)));
-  await measureReads([bUrl], key, results.b);
-  await stop(b);
-  if (profile) profiles.push(`(b) embedded:\n${profileSummary(profDir)}`);
-
   const aPort = await freePort();
   const a = node([__filename, "--bare", String(aPort), key, queueFile], {});
-  await waitOk(`http://127.0.0.1:${aPort}/`, (status) => status > 0); // listening
-  await measureReads([`http://127.0.0.1:${aPort}`], key, results.a);
+  const aUrl = `http://127.0.0.1:${aPort}`;
+  await waitOk(`${aUrl}/`, (status) => status > 0); // listening
+  const rounds: Record<"a" | "b", Partial<Record<Read, Result>>[]> = { a: [], b: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    await measureReads([aUrl], key, [a.pid!], (rounds.a[i] = {}));
+    await measureReads([bUrl], key, [b.pid!], (rounds.b[i] = {}));
+  }
+  for (const k of ["a", "b"] as const) for (const read of reads) results[k][read] = median(rounds[k].map((r) => r[read]!));
   await stop(a);
+  await stop(b);
+  // The floor pair on the theme's URL, also in turns.
+  const [f0Port, f1Port] = [await freePort(), await freePort()];
+  const floors = [node([__filename, "--floor-bare", String(f0Port)], {}), node([__filename, "--floor-moleculer", String(f1Port)], {})];
+  const floorUrls = [f0Port, f1Port].map((p) => `http://127.0.0.1:${p}${READS.theme}`);
+  for (const u of floorUrls) await waitOk(u);
+  const floorRounds: Result[][] = [[], []];
+  for (let i = 0; i < ROUNDS; i++) for (const f of [0, 1]) floorRounds[f].push(await measure([floorUrls[f]], key, seconds, [floors[f].pid!]));
+  const [floorBare, floorMoleculer] = floorRounds.map(median);
+  for (const f of floors) await stop(f);
+  if (profile) profiles.push(`(b) embedded:\n${profileSummary(profDir)}`);
 
   if (natsBin) {
     const natsPort = await freePort();
-    procs.push(spawn(natsBin, ["-a", "127.0.0.1", "-p", String(natsPort)], { stdio: "ignore" }));
+    const nats = spawn(natsBin, ["-a", "127.0.0.1", "-p", String(natsPort)], { stdio: "ignore" });
+    procs.push(nats);
     const env = { ...allow, TRANSPORTER: `nats://127.0.0.1:${natsPort}`, DATA_DIR: temp(), NAMESPACE: "bench" };
     const [g1, g2] = [await freePort(), await freePort()].map((p) => `http://127.0.0.1:${p}`);
     const cProfDir = temp();
     const gw1 = server({ ...env, PORT: new URL(g1).port, NODE_ID: "gw-1", ...(profile ? { CPU_PROF_DIR: cProfDir } : {}) }, "api");
     // add_podcast needs feeds.fetch_feed; the downloads group is there for an import run as a job.
-    for (const name of ["accounts", "library", "feeds", "downloads"]) server({ ...env, NODE_ID: name }, group(name));
+    const nodes = ["accounts", "library", "feeds", "downloads"].map((name) => server({ ...env, NODE_ID: name }, group(name)));
+    // CPU per request counts NATS and every node of the cluster.
+    const clusterPids = [nats.pid!, ...nodes.map((n) => n.pid!)];
     await waitReady(g1);
     const natsKey = await login(g1);
     await seedQueue(g1, natsKey, feedUrl);
-    await measureReads([g1], natsKey, results.c);
+    await measureReads([g1], natsKey, [...clusterPids, gw1.pid!], results.c);
+    let gw1b = gw1;
     if (profile) {
       await stop(gw1); // writes its profile; a fresh gw-1 joins for (d)
       profiles.push(`(c)'s gateway:\n${profileSummary(cProfDir)}`);
-      server({ ...env, PORT: new URL(g1).port, NODE_ID: "gw-1b" }, "api");
+      gw1b = server({ ...env, PORT: new URL(g1).port, NODE_ID: "gw-1b" }, "api");
     }
-    server({ ...env, PORT: new URL(g2).port, NODE_ID: "gw-2" }, "api");
+    const gw2 = server({ ...env, PORT: new URL(g2).port, NODE_ID: "gw-2" }, "api");
     for (const g of [g1, g2]) await waitReady(g);
-    await measureReads([g1, g2], natsKey, results.d);
+    await measureReads([g1, g2], natsKey, [...clusterPids, gw1b.pid!, gw2.pid!], results.d);
   } else {
     console.log("No nats-server binary: (c) and (d) are skipped.");
   }
   feed.close();
 
   const names: Record<string, string> = { a: "(a) bare node:http", b: "(b) embedded", c: "(c) over NATS", d: "(d) 2 gateways, NATS" };
-  const cell = (r?: Result) => (r ? fmt(r) : "").padEnd(36);
-  console.log(`${"".padEnd(22)} ${"get_theme".padEnd(36)} get_queued_episodes (${QUEUED})`);
-  for (const k of ["a", "b", "c", "d"]) if (results[k].theme) console.log(`${names[k].padEnd(22)} ${cell(results[k].theme)} ${cell(results[k].queue)}`);
+  const cell = (r?: Result) => (r ? fmt(r) : "").padEnd(52);
+  console.log(`(a) and (b): median of ${ROUNDS} rounds taken in turns; CPU: the setup's server processes' CPU time per request\n`);
+  console.log(`${"".padEnd(22)} ${"get_theme".padEnd(52)} get_queued_episodes (${QUEUED})`);
+  for (const k of ["a", "b", "c", "d"]) if (reads.some((r) => results[k][r])) console.log(`${names[k].padEnd(22)} ${cell(results[k].theme)} ${cell(results[k].queue)}`);
   const ratio = (x: string, y: string, goal: string) => {
-    if (!results[x].theme || !results[y].theme) return;
-    const r = (read: Read) => (results[x][read]!.rps / results[y][read]!.rps).toFixed(2);
-    console.log(`${`${x}/${y}`.padEnd(22)} ${r("theme").padEnd(36)} ${r("queue").padEnd(36)} (goal ${goal})`);
+    // Requests/s, and in brackets the same ratio by CPU per request (y's CPU / x's).
+    const r = (read: Read) => {
+      const [rx, ry] = [results[x][read], results[y][read]];
+      return rx && ry ? `${(rx.rps / ry.rps).toFixed(2)} (CPU ${(ry.cpuMs / rx.cpuMs).toFixed(2)})` : "-";
+    };
+    if (r("theme") === "-" && r("queue") === "-") return;
+    console.log(`${`${x}/${y}`.padEnd(22)} ${r("theme").padEnd(52)} ${r("queue").padEnd(52)} (goal ${goal})`);
   };
   console.log("");
   ratio("b", "a", ">= 0.70");
+  console.log(`${"floor".padEnd(22)} ${`${(floorMoleculer.rps / floorBare.rps).toFixed(2)} (CPU ${(floorBare.cpuMs / floorMoleculer.cpuMs).toFixed(2)})`.padEnd(52)} ` +
+    `moleculer-web + broker options, constant answer: ${Math.round(floorMoleculer.rps)} req/s, CPU ${floorMoleculer.cpuMs.toFixed(3)} ms; node:http: ${Math.round(floorBare.rps)} req/s, CPU ${floorBare.cpuMs.toFixed(3)} ms`);
   ratio("c", "b", ">= 0.50");
   ratio("d", "c", ">= 1.6 when the machine has the cores");
   if (profile) console.log(`\nWhere the CPU time went (self time by package, idle left out)\n${profiles.join("\n")}`);
@@ -281,6 +366,8 @@ async function main() {
 
 if (process.argv[2] === "--bare") {
   bareServer(Number(process.argv[3]), process.argv[4], process.argv[5]);
+} else if (process.argv[2] === "--floor-bare" || process.argv[2] === "--floor-moleculer") {
+  floorServer(Number(process.argv[3]), process.argv[2] === "--floor-moleculer");
 } else {
   main()
     .catch((err) => {

@@ -33,15 +33,17 @@ const SearchApiService: ServiceSchema = {
     logResponseData: null,
     routes: [
       {
-        path: "/api",
+        // Mounted at "/", not "/api": a request that found no search node (a rolling restart) is retried
+        // with the same req, whose url moleculer-web has already cut by the route's path; "/" leaves it whole.
+        path: "/",
         mappingPolicy: "restrict",
         autoAliases: false,
         cors: { origin: "*", methods: ["GET", "OPTIONS"], maxAge: 86400 },
         aliases: {
-          "GET /search": "search.search",
-          "GET /podcast": "search.podcast",
-          "GET /vidsite/channel": "search.vidsite_channel",
-          "GET /stats": "search.stats",
+          "GET /api/search": "search.search",
+          "GET /api/podcast": "search.podcast",
+          "GET /api/vidsite/channel": "search.vidsite_channel",
+          "GET /api/stats": "search.stats",
         },
         // The provider deadline plus the way there and back.
         callOptions: { timeout: config.searchProviderTimeoutMs + 10_000, retries: 0 },

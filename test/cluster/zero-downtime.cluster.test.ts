@@ -11,6 +11,7 @@
  * - NATS itself restarted: the nodes reconnect and requests succeed again within seconds.
  * Along the way: per-node /ready and /live, the Prometheus metrics of a gateway and its JSON log lines.
  */
+import { spawn } from "child_process";
 import fs from "fs";
 import path from "path";
 import { basic } from "../helpers/client";
@@ -19,15 +20,15 @@ import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
 import { rssFeed } from "../helpers/podcasts";
 import { tempDir } from "../helpers/server";
 import { until } from "../helpers/wait";
-import { findNatsServer, freePort, Proc, startNats, startNode, waitClusterHealthy } from "../helpers/processes";
+import { findNatsServer, freePort, portOpen, Proc, startNats, startNode, waitClusterHealthy } from "../helpers/processes";
 import { serviceGroups } from "../../shared/service-groups";
 
 const natsBin = findNatsServer();
 // NATS is restarted here, so this suite needs a server of its own (NATS_URL is not enough).
 const describeCluster = natsBin ? describe : describe.skip;
 const groupServices = (name: string) => serviceGroups.find((g) => g.name === name)!.services;
-// The groups that exist today: a group's services without a file yet are skipped by moleculer-runner.
-const STATEFUL_GROUPS = ["accounts", "library"];
+// The groups with NeDB data (each a standby hand-over); a group's services without a file yet are skipped by moleculer-runner.
+const STATEFUL_GROUPS = ["accounts", "library", "feeds", "downloads", "search", "sync"];
 /** The services of a group that keep NeDB data: each says when it waits as a standby. */
 const storeServices = (name: string) =>
   groupServices(name).filter((s) => {
@@ -79,6 +80,11 @@ describeCluster("zero downtime over NATS", () => {
   let healthPort = 0;
   let metricsPort = 0;
   let restarts = 0;
+  const nodeIds: Record<string, string> = {};
+  // The search group's own gateway (search-api on SEARCH_PORT); a new search pod has its own address.
+  let searchUrl = "";
+  /** phase:group for every read answered 200: each group's restart must have served its own reads. */
+  const served = new Set<string>();
 
   /** A gateway on fresh ports (a new pod has its own address); g1 is observed: JSON logs at info level (one line per request), probes and metrics. */
   const startGateway = async (g: (typeof gateways)[number]) => {
@@ -86,14 +92,31 @@ describeCluster("zero downtime over NATS", () => {
     g.url = `http://127.0.0.1:${port}`;
     if (g.observed) [healthPort, metricsPort] = [await freePort(), await freePort()];
     const observed = { LOG_FORMAT: "json", LOG_LEVEL: "info", HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort) };
-    procs[g.name] = startNode({ ...common, PORT: String(port), NODE_ID: `${g.name}-${++restarts}`, ...(g.observed ? observed : {}) }, groupServices("gateway"));
+    nodeIds[g.name] = `${g.name}-${++restarts}`;
+    procs[g.name] = startNode({ ...common, PORT: String(port), NODE_ID: nodeIds[g.name], ...(g.observed ? observed : {}) }, groupServices("gateway"));
   };
   const startGroup = (name: string, extra: Record<string, string> = {}) =>
     (procs[name] = startNode({ ...common, NODE_ID: `${name}-${++restarts}`, ...extra }, groupServices(name)));
-  const readLoad = () =>
-    steadyLoad(() => live, (base, i) => {
-      const path = ["/api/data/verify_key", "/api/data/get_theme/1", "/api/data/return_pods/1"][i % 3];
-      return fetch(`${base}${path}`, { headers: { "Api-Key": key }, signal: AbortSignal.timeout(20_000) });
+  /** Reads each served by one group: through a gateway, or (search) the search group's own gateway. */
+  const ACCOUNTS_LIBRARY_READS = [
+    { group: "accounts", url: (g: string) => `${g}/api/data/verify_key` },
+    { group: "accounts", url: (g: string) => `${g}/api/data/get_theme/1` },
+    { group: "library", url: (g: string) => `${g}/api/data/return_pods/1` },
+  ];
+  const EVERY_GROUP_READS = [
+    ...ACCOUNTS_LIBRARY_READS,
+    { group: "feeds", url: (g: string) => `${g}/api/data/fetch_podcast_feed?podcast_feed=${encodeURIComponent(`${media.url}/steady.xml`)}` },
+    { group: "downloads", url: (g: string) => `${g}/api/data/download_episode_list?user_id=1` },
+    { group: "downloads", url: (g: string) => `${g}/api/tasks/active` },
+    { group: "search", url: () => `${searchUrl}/api/stats` },
+    { group: "sync", url: (g: string) => `${g}/api/data/get_podsync_settings/1` },
+  ];
+  const readLoad = (reads = ACCOUNTS_LIBRARY_READS) =>
+    steadyLoad(() => live, async (base, i) => {
+      const read = reads[i % reads.length];
+      const res = await fetch(read.url(base), { headers: { "Api-Key": key }, signal: AbortSignal.timeout(20_000) });
+      if (res.status === 200) served.add(`${phase}:${read.group}`);
+      return res;
     });
 
   beforeAll(async () => {
@@ -103,12 +126,17 @@ describeCluster("zero downtime over NATS", () => {
     common = {
       TRANSPORTER: started.url, NAMESPACE: `zd-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-zd-"), DOWNLOAD_DIR: tempDir("podcast-zd-files-"),
       HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", REQUEST_TIMEOUT: "5000", TASK_LEASE_SECONDS: "2", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
+      FEED_FETCH_PER_MINUTE: "1000000", // the steady load fetches a feed several times a second
     };
+    media = await startLoopback();
+    media.route("/steady.xml", { body: rssFeed("Steady", [{ title: "s1", guid: "s1", url: `${media.url}/s1.mp3`, date: "2024-01-01T00:00:00Z" }]) });
     gateways.push({ name: "g1", url: "", observed: true }, { name: "g2", url: "", observed: false });
     for (const g of gateways) await startGateway(g);
-    for (const name of [...STATEFUL_GROUPS, "feeds", "downloads"]) startGroup(name);
+    const searchPort = await freePort();
+    for (const name of STATEFUL_GROUPS) startGroup(name, name === "search" ? { SEARCH_PORT: String(searchPort) } : {});
+    searchUrl = `http://127.0.0.1:${searchPort}`;
     live = gateways.map((g) => g.url);
-    await waitClusterHealthy(live, procs, ["auth", "users", "podcasts", "episodes", "feeds", "tasks", "downloads"]);
+    await waitClusterHealthy(live, procs, ["auth", "users", "podcasts", "episodes", "feeds", "tasks", "downloads", "search", "sync"]);
 
     const first = await fetch(`${live[0]}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "admin", password: "a long password", email: "a@example.org", fullname: "A" }) });
     expect(first.status).toBe(200);
@@ -128,7 +156,7 @@ describeCluster("zero downtime over NATS", () => {
   });
 
   test("rolling restart of every group under steady load: no failed request", async () => {
-    const load = readLoad();
+    const load = readLoad(EVERY_GROUP_READS);
     await sleep(500);
     for (const g of gateways) {
       phase = `restart of ${g.name}`;
@@ -143,12 +171,19 @@ describeCluster("zero downtime over NATS", () => {
     for (const name of STATEFUL_GROUPS) {
       phase = `restart of ${name}`;
       const old = procs[name];
+      const searchPort = name === "search" ? await freePort() : 0;
       // The standby has loaded and connected once every store service of it waits for the old node's data.
-      startGroup(name, { DATA_LOCK_WAIT: "60" });
+      startGroup(name, { DATA_LOCK_WAIT: "60", ...(searchPort ? { SEARCH_PORT: String(searchPort) } : {}) });
       const waiting = () => procs[name].output().split("\n").filter((l) => l.includes("Standby: waiting")).length;
       await until(() => waiting() >= storeServices(name).length, 45_000);
+      if (searchPort) {
+        // The search group's gateway, like the main ones: the new pod joins the Service, then the old one leaves it.
+        await until(() => portOpen(searchPort), 10_000);
+        searchUrl = `http://127.0.0.1:${searchPort}`;
+        await sleep(200);
+      }
       expect(await old.stop("SIGTERM")).toBe(0);
-      await waitClusterHealthy([live[0]], procs, ["auth", "users", "podcasts"]);
+      await waitClusterHealthy([live[0]], procs, storeServices(name));
       await sleep(500);
     }
     const { statuses, failures } = await load.stop();
@@ -156,7 +191,51 @@ describeCluster("zero downtime over NATS", () => {
     if (failures.length) for (const g of gateways) console.error(procs[g.name].output().split("\n").filter((l) => l.includes("request failed")).join("\n"));
     expect(failures).toEqual([]);
     expect(statuses.length).toBeGreaterThan(50);
-  }, 120_000);
+    // Each group served its own reads while it was being restarted.
+    for (const name of STATEFUL_GROUPS) expect(served).toContain(`restart of ${name}:${name}`);
+  }, 150_000);
+
+  test("the REPL (npm run repl) attaches from a node's own environment: nodes listed, an action called, an event watched", async () => {
+    // The command of `npm run repl` after its build step, run where a node's env is set (kubectl exec): its
+    // health port is taken, SERVICES, SERVICEDIR (the image sets it) and NODE_ID name the pod's own; the
+    // script must clear them.
+    const command = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")).scripts.repl.split("&&").slice(1).join("&&").trim();
+    const bin = path.join(__dirname, "..", "..", "node_modules", ".bin");
+    const env = { ...process.env, ...common, PATH: `${bin}:${process.env.PATH}`, HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort), SERVICES: "api", SERVICEDIR: "dist/services", NODE_ID: nodeIds.g1, LOG_LEVEL: "info" };
+    const repl = spawn("sh", ["-c", command], { cwd: path.join(__dirname, "..", ".."), env, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    repl.stdout.on("data", (d) => (out += d));
+    repl.stderr.on("data", (d) => (out += d));
+    const text = () => out.replace(/\u001b\[[0-9;]*m/g, ""); // the REPL colours what it prints
+    try {
+      await until(() => text().includes("mol $"), 30_000);
+      repl.stdin.write("listener add auth.keys_removed\n");
+      await until(() => text().includes("listening to event: auth.keys_removed"), 10_000);
+      // Once the REPL node has seen the cluster: every group's node is listed.
+      await until(async () => {
+        repl.stdin.write("nodes\n");
+        await sleep(300);
+        return STATEFUL_GROUPS.every((g) => text().includes(`${g}-`));
+      }, 20_000, 500);
+      repl.stdin.write("call users.get_theme --user_id 1\n");
+      await until(() => /theme: '(light|dark|auto)'/.test(text()), 10_000);
+      // A key deleted broadcasts auth.keys_removed. The other nodes learn of the REPL's listener from its
+      // next INFO packet (Moleculer sends it up to a second after a change): delete keys until one is seen.
+      const headers = { "Api-Key": key, "Content-Type": "application/json" };
+      await until(async () => {
+        const created = await (await fetch(`${live[0]}/api/data/create_api_key`, { method: "POST", headers, body: JSON.stringify({ user_id: 1, rssonly: false }) })).json();
+        expect((await fetch(`${live[0]}/api/data/delete_api_key`, { method: "DELETE", headers, body: JSON.stringify({ api_id: created.api_id }) })).status).toBe(200);
+        await sleep(300);
+        return text().includes("Event Listener 'auth.keys_removed' received event");
+      }, 15_000, 200);
+      // It ran no service of the pod's (at info level they would have logged their start).
+      expect(text()).not.toMatch(/Service '(api|users|auth)' started/);
+      expect(text()).not.toMatch(/EADDRINUSE/);
+    } finally {
+      repl.stdin.end("exit\n");
+      if (repl.exitCode === null) await new Promise((r) => repl.once("exit", r));
+    }
+  }, 60_000);
 
   test("a SIGKILLed accounts node loses no write it had accepted", async () => {
     const accepted: { api_key: string; api_id: number }[] = [];
@@ -185,7 +264,6 @@ describeCluster("zero downtime over NATS", () => {
   test("a SIGKILLed downloads node loses no accepted job: each ends SUCCESS once after the takeover", async () => {
     // Slow media (a 64 KiB chunk every 300 ms) keeps jobs running and queued when the node dies.
     const audio = audioBytes(300_000);
-    media = await startLoopback();
     const items = Array.from({ length: EPISODES }, (_, i) => ({ title: `e${i}`, guid: `e${i}`, url: `${media.url}/e${i}.mp3`, date: `2024-01-${String(i + 1).padStart(2, "0")}T00:00:00Z` }));
     items.forEach((it, i) => media.route(`/e${i}.mp3`, mediaRoute(audio, "audio/mpeg", 300)));
     media.route("/feed.xml", { body: rssFeed("Jobs", items) });
