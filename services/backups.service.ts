@@ -246,7 +246,9 @@ const BackupsService: ServiceSchema = {
     /** One scheduler beat: the lease holder writes a backup when the schedule is due. */
     async schedulerTick(this: any): Promise<void> {
       // While this replica restores, the lease record may be gone and written back at any moment.
-      if (this.running || this.restoring || !(await this.claimLease())) return;
+      if (this.restoring) return;
+      // Renewed on every beat, also while a backup runs, so that a long backup keeps the lease to the end.
+      if (!(await this.claimLease()) || this.running) return;
       const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
       if (!doc?.enabled) return;
       const now = new Date();
