@@ -48,6 +48,47 @@ async function brokerWith(services: ServiceSchema[], transporter: string | null,
   return broker;
 }
 
+/**
+ * The peak RSS of each phase of the run: sampled every 100 ms, and the kernel's high-water mark (VmHWM,
+ * reset at each phase through /proc/self/clear_refs), which also sees a peak inside a synchronous stretch
+ * that no timer can sample. The peak is what a container's memory limit meets, not a reading after a GC.
+ */
+class RssPeaks {
+  readonly rows: { phase: string; sampled: number; hwm: number }[] = [];
+  private phase: string | null = null;
+  private max = 0;
+  private timer = setInterval(() => (this.max = Math.max(this.max, process.memoryUsage.rss())), 100).unref();
+
+  /** Closes the current phase (if any) and opens `phase`. */
+  start(phase: string | null): void {
+    const now = process.memoryUsage.rss();
+    if (this.phase !== null) this.rows.push({ phase: this.phase, sampled: Math.max(this.max, now), hwm: highWaterMark() });
+    this.phase = phase;
+    this.max = now;
+    try {
+      fs.writeFileSync("/proc/self/clear_refs", "5");
+    } catch {
+      // Not Linux: the sampled figure only.
+    }
+  }
+
+  stop(): void {
+    this.start(null);
+    clearInterval(this.timer);
+  }
+}
+
+/** The process's peak RSS since the last reset, in bytes (0 where /proc is missing). */
+function highWaterMark(): number {
+  try {
+    return Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+const peaks = new RssPeaks();
+
 function rss(): number {
   (global as any).gc?.();
   return process.memoryUsage().rss;
@@ -137,6 +178,8 @@ function percentile(sorted: number[], p: number): number {
 async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<Map<string, { p50: number; p99: number; perSecond: number }>> {
   const out = new Map<string, { p50: number; p99: number; perSecond: number }>();
   for (const op of ops) {
+    // Over NATS the peaks that matter are the services process's (it reports its own).
+    if (!broker.transit) peaks.start(op.name);
     let n = 0;
     const call = () => broker.call(op.action, typeof op.params === "function" ? op.params(n++) : op.params, { meta });
     for (let i = 0; i < 5; i++) await call();
@@ -251,15 +294,29 @@ async function waitForPort(port: number) {
   throw new Error("nats-server did not start");
 }
 
+/** Child mode: generates the library in dataDir and sends back what the calls need. */
+async function generateIn(dataDir: string, pods: number, perPodcast: number, historyRows: number) {
+  config.dataDir = dataDir;
+  config.refreshInterval = 0;
+  const broker = await brokerWith(schemas(), null, "bench-generate");
+  const lib = await generate(broker, pods, perPodcast, historyRows);
+  await broker.stop();
+  process.send?.(lib, () => process.exit(0));
+}
+
 /** Child mode: every service on the generated data, over NATS. */
 async function serve(dataDir: string, nats: string) {
   config.dataDir = dataDir;
   config.refreshInterval = 0;
   config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
   const broker = await brokerWith(schemas(), nats, `bench-services-${process.pid}`);
-  process.send?.({ ready: true, memory: await memory() });
+  const startup = Math.max(highWaterMark(), process.memoryUsage.rss());
+  peaks.start("runs");
+  process.send?.({ ready: true, memory: `${await memory()}; peak RSS ${mb(startup)} MB` });
   process.on("message", async () => {
-    process.send?.({ memory: await memory() });
+    peaks.stop();
+    const runs = peaks.rows[0];
+    process.send?.({ memory: `${await memory()}; peak RSS during the runs ${mb(Math.max(runs.sampled, runs.hwm))} MB (sampled ${mb(runs.sampled)} MB)` });
     await broker.stop();
     process.exit(0);
   });
@@ -274,9 +331,12 @@ async function main() {
   console.log(`listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version}, NeDB in ${dataDir}`);
 
   let t = Date.now();
-  let broker = await brokerWith(schemas(), null, "bench-generate");
-  const lib = await generate(broker, pods, perPodcast, historyRows);
-  await broker.stop();
+  // In a child process, so the embedded server below starts in a process that holds nothing of the generation.
+  const generator = fork(__filename, ["generate", dataDir, String(pods), String(perPodcast), String(historyRows)], { execArgv: ["--expose-gc"] });
+  const lib: Awaited<ReturnType<typeof generate>> = await new Promise((resolve, reject) => {
+    generator.once("message", resolve);
+    generator.once("exit", (code) => reject(new Error(`generation exited with ${code}`)));
+  });
   console.log(`generated ${lib.total} episodes in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   for (const f of fs.readdirSync(dataDir).filter((n) => n.endsWith(".db")).sort()) {
     const size = fs.statSync(path.join(dataDir, f)).size;
@@ -284,10 +344,12 @@ async function main() {
   }
 
   const before = rss();
+  peaks.start("embedded start-up");
   t = Date.now();
-  broker = await brokerWith(schemas(), null, "bench-embedded");
+  const broker = await brokerWith(schemas(), null, "bench-embedded");
   const startup = Date.now() - t;
   console.log(`embedded start-up (every collection loaded, indexes built): ${(startup / 1000).toFixed(1)} s; RSS before ${mb(before)} MB, after: ${await memory()}; load average ${os.loadavg()[0].toFixed(1)}`);
+  peaks.start("index costs (rebuilt by this bench)");
   await indexCosts(broker.getLocalService("episodes"), lib.user_id);
 
   const { user_id, meta } = lib;
@@ -316,9 +378,14 @@ async function main() {
   // BENCH_OPS=<regex> measures only the matching operations (for profiling one of them).
   if (process.env.BENCH_OPS) ops.splice(0, ops.length, ...ops.filter((o) => new RegExp(process.env.BENCH_OPS!).test(o.name)));
   const embedded = await measure(broker, ops, meta);
+  peaks.start("after the runs");
   console.log(`embedded, after the runs: ${await memory()}`);
+  peaks.start("NeDB load of episodes.db alone (a second copy)");
   await nedbLoadCost(broker.getLocalService("episodes"));
   await broker.stop();
+  peaks.start(null);
+  console.log("\nembedded peak RSS per phase (sampled every 100 ms / kernel high-water mark):");
+  for (const p of peaks.rows) console.log(`  ${p.phase.padEnd(48)} ${mb(p.sampled).padStart(6)} MB / ${mb(p.hwm).padStart(6)} MB`);
 
   let natsRows: Map<string, { p50: number; p99: number; perSecond: number }> | null = null;
   const natsBin = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"].find((p) => fs.existsSync(p));
@@ -344,7 +411,7 @@ async function main() {
       nats.kill();
     }
   } else {
-    console.log("over NATS: skipped (no nats-server binary)");
+    console.log("over NATS: skipped (BENCH_NATS=0 or no nats-server binary)");
   }
 
   console.log(`\n${"operation".padEnd(38)} ${"embedded p50/p99 ms".padStart(20)} ${"/s".padStart(7)}   ${"NATS p50/p99 ms".padStart(16)} ${"/s".padStart(7)}  NATS/embedded`);
@@ -360,6 +427,7 @@ async function main() {
 }
 
 if (process.argv[2] === "serve") serve(process.argv[3], process.argv[4]);
+else if (process.argv[2] === "generate") generateIn(process.argv[3], ...(process.argv.slice(4, 7).map(Number) as [number, number, number]));
 else main().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -18,6 +18,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { COUNTERS_COLLECTION, decodeLine, encodeRecord } from "./backup-format";
 import { config } from "./config";
 import { lockDataDir } from "./data-lock";
+import "./nedb-compaction";
 import { BadRequestError, ConflictError } from "./errors";
 
 export interface IndexSpec {
