@@ -14,6 +14,7 @@ import fs from "fs";
 import net from "net";
 import os from "os";
 import path from "path";
+import v8 from "v8";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 
@@ -260,18 +261,28 @@ async function indexCosts(episodes: any, user_id: number) {
 
 /**
  * The bulk of the start-up: NeDB parses every line of the file, builds the _id index, then rewrites the
- * file (its compaction on load). Timed on a copy, so the running service's file is left alone; run last,
- * since the process keeps the memory it took.
+ * file (its compaction on load). Timed on a copy, in a child process of its own with the server's V8
+ * flags, so the running service's file is left alone and the peak RSS is the load's alone.
  */
-async function nedbLoadCost(episodes: any) {
+async function nedbLoadCost() {
   const copy = path.join(config.dataDir, "load-timing.db");
   fs.copyFileSync(path.join(config.dataDir, "episodes.db"), copy);
-  const Datastore = episodes.adapter.db.constructor;
-  const before = heap();
-  const t0 = Date.now();
-  await new Datastore({ filename: copy }).loadDatabaseAsync();
-  console.log(`NeDB load of episodes.db alone (parse, _id index, compaction): ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
+  const child = fork(__filename, ["nedb-load", copy], { execArgv: process.execArgv });
+  const [ms, peak]: [number, number] = await new Promise((resolve, reject) => {
+    child.once("message", resolve as (m: unknown) => void);
+    child.once("exit", (code) => reject(new Error(`the NeDB load exited with ${code}`)));
+  });
+  console.log(`NeDB load of episodes.db alone (parse, _id index, compaction), in a process of its own: ${ms} ms, peak RSS ${mb(peak)} MB`);
   fs.rmSync(copy);
+}
+
+/** Child mode: loads one NeDB file the way the server does and sends back [ms, peak RSS]. */
+async function nedbLoad(file: string) {
+  await import("../shared/db.mixin"); // the server's NeDB, with its rewrite on load
+  const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] }));
+  const t0 = Date.now();
+  await new Datastore({ filename: file }).loadDatabaseAsync();
+  process.send?.([Date.now() - t0, Math.max(highWaterMark(), process.memoryUsage.rss())], () => process.exit(0));
 }
 
 function freePort(): Promise<number> {
@@ -328,7 +339,7 @@ async function main() {
   config.dataDir = dataDir;
   config.refreshInterval = 0;
   config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
-  console.log(`listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version}, NeDB in ${dataDir}`);
+  console.log(`listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version} (V8 heap limit ${mb(v8.getHeapStatistics().heap_size_limit)} MB, flags: ${process.execArgv.join(" ") || "none"}), NeDB in ${dataDir}`);
 
   let t = Date.now();
   // In a child process, so the embedded server below starts in a process that holds nothing of the generation.
@@ -380,9 +391,8 @@ async function main() {
   const embedded = await measure(broker, ops, meta);
   peaks.start("after the runs");
   console.log(`embedded, after the runs: ${await memory()}`);
-  peaks.start("NeDB load of episodes.db alone (a second copy)");
-  await nedbLoadCost(broker.getLocalService("episodes"));
   await broker.stop();
+  await nedbLoadCost();
   peaks.start(null);
   console.log("\nembedded peak RSS per phase (sampled every 100 ms / kernel high-water mark):");
   for (const p of peaks.rows) console.log(`  ${p.phase.padEnd(48)} ${mb(p.sampled).padStart(6)} MB / ${mb(p.hwm).padStart(6)} MB`);
@@ -394,7 +404,7 @@ async function main() {
     const nats: ChildProcess = spawn(natsBin, ["-a", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
     await waitForPort(port);
     const url = `nats://127.0.0.1:${port}`;
-    const services = fork(__filename, ["serve", dataDir, url], { execArgv: ["--expose-gc"] });
+    const services = fork(__filename, ["serve", dataDir, url], { execArgv: process.execArgv });
     const ready: any = await new Promise((r) => services.once("message", r));
     console.log(`over NATS: services process after start-up: ${ready.memory}`);
     const caller = await brokerWith([], url, "bench-caller");
@@ -427,6 +437,7 @@ async function main() {
 }
 
 if (process.argv[2] === "serve") serve(process.argv[3], process.argv[4]);
+else if (process.argv[2] === "nedb-load") nedbLoad(process.argv[3]);
 else if (process.argv[2] === "generate") generateIn(process.argv[3], ...(process.argv.slice(4, 7).map(Number) as [number, number, number]));
 else main().catch((err) => {
   console.error(err);

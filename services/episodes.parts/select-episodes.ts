@@ -50,22 +50,27 @@ function keep(sel: EpisodeSelection, e: CatalogRow, st: EpisodeStateDoc | undefi
   return true;
 }
 
-/** Sort key of an episode for a sort_order, and whether it runs descending. */
-function sortKey(order: string, e: CatalogRow, st: EpisodeStateDoc | undefined, podcast: string, seed: number): [number | string, boolean] {
+/** Sort key of an episode for a sort_order (see descending for its direction). */
+function sortKey(order: string, e: CatalogRow, st: EpisodeStateDoc | undefined, podcast: string, seed: number): number | string {
   switch (order) {
-    case "date_asc": return [e.pub, false];
-    case "duration_asc": return [e.duration, false];
-    case "duration_desc": return [e.duration, true];
+    case "date_asc": return e.pub;
+    case "duration_asc":
+    case "duration_desc": return e.duration;
     // Most listened first: seconds, and share of the episode.
-    case "listen_progress": return [st?.listen_duration ?? 0, true];
-    case "completion": return [progressOf(e, st), true];
-    case "title_asc": return [e.title.toLowerCase(), false];
-    case "title_desc": return [e.title.toLowerCase(), true];
-    case "podcast_asc": return [podcast, false];
-    case "podcast_desc": return [podcast, true];
-    case "random": return [shuffleRank(seed, e._id), false];
-    default: return [e.pub, true]; // date_desc
+    case "listen_progress": return st?.listen_duration ?? 0;
+    case "completion": return progressOf(e, st);
+    case "title_asc":
+    case "title_desc": return e.title.toLowerCase();
+    case "podcast_asc":
+    case "podcast_desc": return podcast;
+    case "random": return shuffleRank(seed, e._id);
+    default: return e.pub; // date_desc
   }
+}
+
+/** Whether a sort_order runs its key descending. */
+function descending(order: string): boolean {
+  return !["date_asc", "duration_asc", "title_asc", "podcast_asc", "random"].includes(order);
 }
 
 function cmp(a: number | string, b: number | string): number {
@@ -137,22 +142,30 @@ export const selectEpisodesActions: ServiceActionsSchema = {
         const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
         const since = sel.time_filter_hours != null ? now - sel.time_filter_hours * HOUR_MS : null;
         const order = sel.sort_order ?? "date_desc";
-        const rows: { e: CatalogRow; podcast: string; key: [number | string, boolean] }[] = [];
+        // Parallel arrays, not an object per row: a selection keeps up to every visible episode (200,000),
+        // and one short-lived object (and boxed key) per row was most of the garbage of a playlist read.
+        const kept: CatalogRow[] = [];
+        const keys: (number | string)[] = [];
+        const names: string[] = [];
         for (const list of episodes) {
           for (const e of list) {
             if ((only && !only.has(e._id)) || (pods && !pods.has(e.podcast_id)) || !fits(sel, e, since)) continue;
             const st = states.get(e._id);
             if (!keep(sel, e, st)) continue;
             const podcast = podcastName.get(e.podcast_id) ?? "";
-            rows.push({ e, podcast, key: sortKey(order, e, st, podcast, sel.seed ?? 0) });
+            kept.push(e);
+            keys.push(sortKey(order, e, st, podcast, sel.seed ?? 0));
+            if (sel.group_by_podcast) names.push(podcast);
           }
         }
-        rows.sort((a, b) => {
-          const group = sel.group_by_podcast ? cmp(a.podcast, b.podcast) || a.e.podcast_id - b.e.podcast_id : 0;
-          const [ka, desc] = a.key;
-          return group || (desc ? -cmp(ka, b.key[0]) : cmp(ka, b.key[0])) || a.e._id - b.e._id;
+        const sign = descending(order) ? -1 : 1;
+        const byOrder = new Uint32Array(kept.length).map((_, i) => i);
+        byOrder.sort((a, b) => {
+          const group = sel.group_by_podcast ? cmp(names[a], names[b]) || kept[a].podcast_id - kept[b].podcast_id : 0;
+          return group || sign * cmp(keys[a], keys[b]) || kept[a]._id - kept[b]._id;
         });
-        return (sel.max_episodes ? rows.slice(0, sel.max_episodes) : rows).map((r) => r.e);
+        const n = sel.max_episodes ? Math.min(sel.max_episodes, kept.length) : kept.length;
+        return Array.from(byOrder.subarray(0, n), (i) => kept[i]);
       };
       // A playlist's order is kept with the user's states (until their next write) when nothing in it
       // depends on the time (no time window, no feed cutoff): its pages and counts are then read, not
