@@ -109,6 +109,9 @@ async function generate(broker: ServiceBroker, pods: number, perPodcast: number,
     last_listened_at: new Date(now - rnd() * 365 * DAY),
   }));
   for (let i = 0; i < states.length; i += 5000) await episodes.stores.episode_states.insertMany(states.slice(i, i + 5000));
+  // Written straight into the stores (fast), so the episodes service's in-memory indexes are told.
+  await episodes.loadCatalog();
+  await episodes.statesChanged(user_id, null);
   const meta = { user: { id: user_id, isAdmin: false, keyId: 0, rssOnly: false, podcastIds: null } };
   if (broker.getLocalService("queue")) {
     const ids = Array.from({ length: 200 }, (_, i) => total - i * 7);
@@ -120,7 +123,10 @@ async function generate(broker: ServiceBroker, pods: number, perPodcast: number,
 interface Op {
   name: string;
   action: string;
-  params: object;
+  /** The same params on every call, or new ones per call (n counts the calls). */
+  params: object | ((n: number) => object);
+  /** A write before each call (not timed in the latency runs; part of the throughput runs). */
+  before?: (broker: ServiceBroker, n: number) => Promise<unknown>;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -131,13 +137,16 @@ function percentile(sorted: number[], p: number): number {
 async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<Map<string, { p50: number; p99: number; perSecond: number }>> {
   const out = new Map<string, { p50: number; p99: number; perSecond: number }>();
   for (const op of ops) {
-    for (let i = 0; i < 5; i++) await broker.call(op.action, op.params, { meta });
+    let n = 0;
+    const call = () => broker.call(op.action, typeof op.params === "function" ? op.params(n++) : op.params, { meta });
+    for (let i = 0; i < 5; i++) await call();
     const times: number[] = [];
     const cpu: number[] = [];
     for (let i = 0; i < CALLS; i++) {
+      await op.before?.(broker, i);
       const t = process.hrtime.bigint();
       const c = process.cpuUsage();
-      await broker.call(op.action, op.params, { meta });
+      await call();
       times.push(Number(process.hrtime.bigint() - t) / 1e6);
       const used = process.cpuUsage(c);
       cpu.push((used.user + used.system) / 1000);
@@ -147,7 +156,10 @@ async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<
     let left = CALLS;
     const start = process.hrtime.bigint();
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (left-- > 0) await broker.call(op.action, op.params, { meta });
+      while (left-- > 0) {
+        await op.before?.(broker, left);
+        await call();
+      }
     }));
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     out.set(op.name, { p50: percentile(times, 50), p99: percentile(times, 99), perSecond: CALLS / seconds });
@@ -155,6 +167,68 @@ async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<
     console.log(`  ${op.name}: wall p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; this process's CPU p50 ${percentile(cpu, 50).toFixed(1)} ms, p99 ${percentile(cpu, 99).toFixed(1)} ms; ${(CALLS / seconds).toFixed(0)}/s`);
   }
   return out;
+}
+
+/**
+ * What the process's memory is made of, right after a full GC and again 2 s later (V8 hands the pages a
+ * GC freed back to the system in the background, so RSS right after a run still counts them).
+ */
+async function memory(): Promise<string> {
+  const now = process.memoryUsage.rss();
+  rss();
+  await new Promise((r) => setTimeout(r, 2000));
+  rss();
+  const m = process.memoryUsage();
+  return `RSS ${mb(now)} MB, settled ${mb(m.rss)} MB (V8 heap ${mb(m.heapUsed)} MB used of ${mb(m.heapTotal)} MB, buffers ${mb(m.external)} MB)`;
+}
+
+/** Heap used after a full GC (run with --expose-gc). */
+function heap(): number {
+  rss();
+  return process.memoryUsage().heapUsed;
+}
+
+/**
+ * What each index of the episodes service costs, rebuilt alone on the loaded data (time, heap): the
+ * NeDB indexes of its collections, the in-memory catalogue and one user's cached states.
+ */
+async function indexCosts(episodes: any, user_id: number) {
+  for (const [collection, store] of [["episodes", episodes.adapter], ["episode_states", episodes.stores.episode_states]]) {
+    for (const fieldName of Object.keys(store.db.indexes).filter((f) => f !== "_id")) {
+      store.db.removeIndex(fieldName);
+      const before = heap();
+      const t0 = Date.now();
+      await store.db.ensureIndexAsync({ fieldName });
+      console.log(`  NeDB index ${collection}.${fieldName}: built in ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
+    }
+  }
+  const { CatalogIndex } = await import("../services/episodes.parts/catalog-index");
+  episodes.catalog = new CatalogIndex();
+  let before = heap();
+  let t0 = Date.now();
+  await episodes.loadCatalog();
+  console.log(`  episodes catalogue (${episodes.catalog.size} rows): built in ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
+  await episodes.statesChanged(user_id, null);
+  before = heap();
+  t0 = Date.now();
+  const states = await episodes.userStates(user_id);
+  console.log(`  cached states of the user (${states.byEpisode.size}): read in ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
+}
+
+/**
+ * The bulk of the start-up: NeDB parses every line of the file, builds the _id index, then rewrites the
+ * file (its compaction on load). Timed on a copy, so the running service's file is left alone; run last,
+ * since the process keeps the memory it took.
+ */
+async function nedbLoadCost(episodes: any) {
+  const copy = path.join(config.dataDir, "load-timing.db");
+  fs.copyFileSync(path.join(config.dataDir, "episodes.db"), copy);
+  const Datastore = episodes.adapter.db.constructor;
+  const before = heap();
+  const t0 = Date.now();
+  await new Datastore({ filename: copy }).loadDatabaseAsync();
+  console.log(`NeDB load of episodes.db alone (parse, _id index, compaction): ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
+  fs.rmSync(copy);
 }
 
 function freePort(): Promise<number> {
@@ -183,8 +257,9 @@ async function serve(dataDir: string, nats: string) {
   config.refreshInterval = 0;
   config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
   const broker = await brokerWith(schemas(), nats, `bench-services-${process.pid}`);
-  process.send?.({ ready: true, rss: rss() });
+  process.send?.({ ready: true, memory: await memory() });
   process.on("message", async () => {
+    process.send?.({ memory: await memory() });
     await broker.stop();
     process.exit(0);
   });
@@ -212,16 +287,8 @@ async function main() {
   t = Date.now();
   broker = await brokerWith(schemas(), null, "bench-embedded");
   const startup = Date.now() - t;
-  console.log(`embedded start-up (every collection loaded, indexes built): ${(startup / 1000).toFixed(1)} s; RSS ${mb(before)} -> ${mb(rss())} MB; load average ${os.loadavg()[0].toFixed(1)}`);
-  // What the episodes indexes cost: each rebuilt alone on the loaded collection (time and heap).
-  const episodesDb = (broker.getLocalService("episodes") as any).adapter.db;
-  for (const fieldName of ["podcast_id", "guid", "pub_date"]) {
-    episodesDb.removeIndex(fieldName);
-    const heap = (rss(), process.memoryUsage().heapUsed);
-    const t0 = Date.now();
-    await episodesDb.ensureIndexAsync({ fieldName });
-    console.log(`  index episodes.${fieldName}: built in ${Date.now() - t0} ms, heap +${mb((rss(), process.memoryUsage().heapUsed) - heap)} MB`);
-  }
+  console.log(`embedded start-up (every collection loaded, indexes built): ${(startup / 1000).toFixed(1)} s; RSS before ${mb(before)} MB, after: ${await memory()}; load average ${os.loadavg()[0].toFixed(1)}`);
+  await indexCosts(broker.getLocalService("episodes"), lib.user_id);
 
   const { user_id, meta } = lib;
   const ops: Op[] = [
@@ -231,17 +298,26 @@ async function main() {
     { name: "get_stats", action: "episodes.get_stats", params: { user_id } },
     { name: "home_overview", action: "episodes.home_overview", params: { user_id } },
     { name: "search_data (page of 50)", action: "episodes.search_data", params: { user_id, search_term: "climate", limit: 50 } },
+    // A term not searched before on every call: the scan of every title and description, not the kept matches.
+    { name: "search_data (new term)", action: "episodes.search_data", params: (n: number) => ({ user_id, search_term: `podcast ${n + 1}:`, limit: 50 }) },
   ];
   if (broker.getLocalService("queue")) ops.push({ name: "get_queued_episodes (200)", action: "queue.get_queued_episodes", params: { user_id } });
   if (broker.getLocalService("playlists")) {
     const lists: any = await broker.call("playlists.get_playlists", { user_id }, { meta });
     const first = (lists.playlists ?? lists.data ?? [])[0];
-    if (first) ops.push({ name: "get_playlist_episodes (50)", action: "playlists.get_playlist_episodes", params: { user_id, playlist_id: first.playlist_id, limit: 50 } });
+    if (first) {
+      const params = { user_id, playlist_id: first.playlist_id, limit: 50 };
+      ops.push({ name: "get_playlist_episodes (50)", action: "playlists.get_playlist_episodes", params });
+      // A position recorded before each read: the user's kept playlist orders are stale, so each read works its playlist out.
+      const listen = (b: ServiceBroker, n: number) => b.call("episodes.update_state", { user_id, episode_id: 1 + (n % 1000), listen_duration: n + 1 }, { meta });
+      ops.push({ name: "get_playlist_episodes (after a write)", action: "playlists.get_playlist_episodes", params, before: listen });
+    }
   }
   // BENCH_OPS=<regex> measures only the matching operations (for profiling one of them).
   if (process.env.BENCH_OPS) ops.splice(0, ops.length, ...ops.filter((o) => new RegExp(process.env.BENCH_OPS!).test(o.name)));
   const embedded = await measure(broker, ops, meta);
-  console.log(`embedded RSS after the runs: ${mb(rss())} MB`);
+  console.log(`embedded, after the runs: ${await memory()}`);
+  await nedbLoadCost(broker.getLocalService("episodes"));
   await broker.stop();
 
   let natsRows: Map<string, { p50: number; p99: number; perSecond: number }> | null = null;
@@ -253,14 +329,17 @@ async function main() {
     const url = `nats://127.0.0.1:${port}`;
     const services = fork(__filename, ["serve", dataDir, url], { execArgv: ["--expose-gc"] });
     const ready: any = await new Promise((r) => services.once("message", r));
-    console.log(`over NATS: services process RSS ${mb(ready.rss)} MB`);
+    console.log(`over NATS: services process after start-up: ${ready.memory}`);
     const caller = await brokerWith([], url, "bench-caller");
     try {
       await caller.waitForServices(["episodes", "podcasts", "users"]);
       natsRows = await measure(caller, ops, meta);
     } finally {
       await caller.stop();
+      const after = new Promise<any>((r) => services.once("message", r));
       services.send("stop");
+      const mem = await after;
+      console.log(`over NATS: services process after the runs: ${mem.memory}`);
       await new Promise((r) => services.once("exit", r));
       nats.kill();
     }
@@ -268,13 +347,13 @@ async function main() {
     console.log("over NATS: skipped (no nats-server binary)");
   }
 
-  console.log(`\n${"operation".padEnd(28)} ${"embedded p50/p99 ms".padStart(20)} ${"/s".padStart(7)}   ${"NATS p50/p99 ms".padStart(16)} ${"/s".padStart(7)}  NATS/embedded`);
+  console.log(`\n${"operation".padEnd(38)} ${"embedded p50/p99 ms".padStart(20)} ${"/s".padStart(7)}   ${"NATS p50/p99 ms".padStart(16)} ${"/s".padStart(7)}  NATS/embedded`);
   for (const op of ops) {
     const e = embedded.get(op.name)!;
     const n = natsRows?.get(op.name);
     const cell = (r: { p50: number; p99: number }) => `${r.p50.toFixed(1)} / ${r.p99.toFixed(1)}`;
     console.log(
-      `${op.name.padEnd(28)} ${cell(e).padStart(20)} ${e.perSecond.toFixed(0).padStart(7)}   ${n ? cell(n).padStart(16) : "-".padStart(16)} ${n ? n.perSecond.toFixed(0).padStart(7) : "-".padStart(7)}  ${n ? `${((n.perSecond / e.perSecond) * 100).toFixed(0)}%` : "-"}`,
+      `${op.name.padEnd(38)} ${cell(e).padStart(20)} ${e.perSecond.toFixed(0).padStart(7)}   ${n ? cell(n).padStart(16) : "-".padStart(16)} ${n ? n.perSecond.toFixed(0).padStart(7) : "-".padStart(7)}  ${n ? `${((n.perSecond / e.perSecond) * 100).toFixed(0)}%` : "-"}`,
     );
   }
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -246,6 +246,9 @@ export const routes: Record<string, RouteDef> = {
   // Shared episode links (episode_by_url needs no key)
   "POST /api/data/share_episode/{episode_id}": { action: "sharing.share_episode", auth: "key" },
   "GET /api/data/episode_by_url/{url_key}": { action: "sharing.episode_by_url", auth: "none" },
+  // Not in the spec: where episode_by_url's stream_url points for a local podcast's episode (the link's key is the credential)
+  "GET /api/data/shared_stream/{url_key}": { action: "sharing.shared_stream", auth: "none" },
+  "HEAD /api/data/shared_stream/{url_key}": { action: "sharing.shared_stream", auth: "none" },
   "DELETE /api/data/delete_shared_link": { action: "sharing.delete_shared_link", auth: "key" },
   // Server backups (admin): the whole server as one JSON-lines download, the files of BACKUP_DIR, restores, the schedule
   "POST /api/data/backup_server": { action: "backups.backup_server", auth: "admin" },

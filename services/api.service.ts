@@ -17,14 +17,37 @@ import { hashApiKey } from "../shared/secrets";
 import type { AuthUser, RouteDef } from "../shared/types";
 import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
 
-function sendError(this: any, req: any, res: any, err: any) {
+/** The JSON error answer of an error; failures of the server itself (5xx) are logged. */
+function errorAnswer(logger: any, req: any, err: any): { status: number; body: object } {
   const { status, body } = toErrorResponse(err);
-  if (status >= 500) this.logger.error("request failed", { method: req.method, path: pathOf(req), status, error: err?.message, name: err?.name });
+  if (status >= 500) logger.error("request failed", { method: req.method, path: pathOf(req), status, error: err?.message, name: err?.name });
+  return { status, body };
+}
+
+function sendError(this: any, req: any, res: any, err: any) {
+  const { status, body } = errorAnswer(this.logger, req, err);
   if (res.headersSent) return;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   if (status === 401 && req.$alias?.auth === "basic") res.setHeader("WWW-Authenticate", 'Basic realm="podcast-server"');
   res.writeHead(status);
   res.end(JSON.stringify(body));
+}
+
+/**
+ * moleculer-web's multipart handler answers a rejected upload action twice: its catch sends the error
+ * at once (through busboy's "error"), then the form's end sends the caught error again as the result
+ * ("Headers have already sent"). So the upload's call never rejects: the error becomes the JSON error
+ * answer, sent once through the normal response when the form ends (the rest of the file drained).
+ */
+function answerUploadErrorsOnce(logger: any, ctx: Context<any, any>, req: any) {
+  const call = ctx.call.bind(ctx);
+  (ctx as any).call = (action: string, file: any, opts?: object) =>
+    call(action, file, opts).catch((err: unknown) => {
+      file?.resume?.();
+      const { status, body } = errorAnswer(logger, req, err);
+      Object.assign(ctx.meta, { $statusCode: status, $responseType: "application/json; charset=utf-8", $responseHeaders: undefined });
+      return body;
+    });
 }
 
 /** Path without the query string: query strings may carry api_key. */
@@ -189,13 +212,16 @@ const ApiService: ServiceSchema = {
     },
     /**
      * moleculer-web's hook after authentication, before the action: an upload route takes
-     * multipart/form-data only (its form parser would fail on anything else with a 500).
+     * multipart/form-data only (its form parser would fail on anything else with a 500), and its
+     * action's errors are answered once.
      */
-    authorize(this: any, _ctx: Context, _route: any, req: any) {
+    authorize(this: any, ctx: Context, _route: any, req: any) {
       const upload: string | undefined = req.$alias?.upload;
-      if (upload && !/^multipart\/form-data\b/i.test(String(req.headers["content-type"] ?? ""))) {
+      if (!upload) return;
+      if (!/^multipart\/form-data\b/i.test(String(req.headers["content-type"] ?? ""))) {
         throw new BadRequestError(`Send multipart/form-data with the file in the field ${upload}`);
       }
+      answerUploadErrorsOnce(this.logger, ctx, req);
     },
     /** The caller of a key at a route's level: 401 missing or unknown, 403 an rssonly key elsewhere or not an admin. */
     async userForKey(this: any, ctx: Pick<Context, "call">, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser> {

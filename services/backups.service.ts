@@ -19,7 +19,7 @@ import { BadRequestError, ConflictError, ForbiddenError } from "../shared/errors
 import type { AuthUser } from "../shared/types";
 import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
 import {
-  backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, restoreBackup, RestoreResult, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
+  backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, removeStalePartials, restoreBackup, RestoreResult, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
 } from "./backups.parts/archive";
 
 const SCHEDULE_ID = "schedule";
@@ -246,7 +246,9 @@ const BackupsService: ServiceSchema = {
     /** One scheduler beat: the lease holder writes a backup when the schedule is due. */
     async schedulerTick(this: any): Promise<void> {
       // While this replica restores, the lease record may be gone and written back at any moment.
-      if (this.running || this.restoring || !(await this.claimLease())) return;
+      if (this.restoring) return;
+      // Renewed on every beat, also while a backup runs, so that a long backup keeps the lease to the end.
+      if (!(await this.claimLease()) || this.running) return;
       const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
       if (!doc?.enabled) return;
       const now = new Date();
@@ -260,8 +262,10 @@ const BackupsService: ServiceSchema = {
       try {
         const written = await writeBackupFile(this.broker, name);
         const pruned = pruneScheduled(config.backupKeep);
+        // Another replica's backup may still be running (its lease ran out): only files idle for a lease period go.
+        const stale = removeStalePartials(config.backupLeaseSeconds * 1000);
         await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_file: name, last_error: null } });
-        this.logger.info("scheduled backup written", { ...written, pruned: pruned.length });
+        this.logger.info("scheduled backup written", { ...written, pruned: pruned.length, stale_partials: stale.length });
       } catch (err: any) {
         await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_error: String(err?.message ?? err) } }).catch(() => undefined);
         this.logger.error("scheduled backup failed", { file: name, error: err?.message });

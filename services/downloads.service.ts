@@ -16,7 +16,7 @@ import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
-import { parseRange } from "../shared/range";
+import { fileAnswer, mediaAnswer, MediaAnswerMeta, unsatisfiable } from "../shared/range";
 import type { AuthUser } from "../shared/types";
 import type { UserEvent } from "../shared/contracts/users";
 import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
@@ -43,13 +43,8 @@ interface DeletionDoc {
 }
 
 /** ctx.meta the gateway adds for media routes. */
-interface MediaMeta {
+interface MediaMeta extends MediaAnswerMeta {
   user?: AuthUser;
-  method?: string;
-  range?: string;
-  $statusCode?: number;
-  $responseType?: string;
-  $responseHeaders?: Record<string, string | number>;
 }
 
 const id = { type: "number", integer: true, positive: true, convert: true };
@@ -317,7 +312,8 @@ const DownloadsService: ServiceSchema = {
         }
         const todo = wanted.filter((a) => !(deletedAt.get(a.episode_id)! >= a.at)).map((a) => a.episode_id);
         if (!todo.length) return { queued: 0, deleted };
-        const items: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id, episode_ids: todo });
+        const found: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id, episode_ids: todo });
+        const items = found.filter((i) => !isLocalFeed(i.episodeurl));
         if (!items.length) return { queued: 0, deleted };
         const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: items.map((i) => this.episodeJob(user_id, i, "user", true)) });
         return { queued: res.created.length, deleted };
@@ -347,7 +343,9 @@ const DownloadsService: ServiceSchema = {
       const users: number[] = await ctx.call("podcasts.auto_download_users", { podcast_id: ctx.params.podcast_id });
       if (!users.length) return;
       const items: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: users[0], episode_ids: ctx.params.episode_ids, include_unsubscribed: true });
-      const jobs = users.flatMap((u) => items.map((i) => this.episodeJob(u, i, "user")));
+      // A local podcast's files are on the server already: a download job could only fail on the local: address.
+      const remote = items.filter((i) => !isLocalFeed(i.episodeurl));
+      const jobs = users.flatMap((u) => remote.map((i) => this.episodeJob(u, i, "user")));
       if (jobs.length) await ctx.call("tasks.create", { tasks: jobs });
       this.logger.info("auto-download queued", { podcast_id: ctx.params.podcast_id, jobs: jobs.length });
     },
@@ -434,20 +432,20 @@ const DownloadsService: ServiceSchema = {
       const head = ctx.meta.method === "HEAD";
       const headers: Record<string, string | number> = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };
       if (asAttachment) headers["Content-Disposition"] = attachment(`${item.episodetitle || "episode"}${path.extname(stored?.file ?? localPathOf(item.episodeurl) ?? "") || ".mp3"}`);
-      if (stored) return this.fileAnswer(ctx, headers, stored.size, stored.content_type, (start: number, end: number) => fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }));
+      if (stored) return fileAnswer(ctx.meta, headers, stored.size, stored.content_type, (start: number, end: number) => fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }));
       if (!item.episodeurl) throw new NotFoundError("Episode has no media file");
       // A local podcast's file: only the local service reads LOCAL_MEDIA_DIR (and checks the path again).
       if (isLocalFeed(item.episodeurl)) {
         const url = item.episodeurl;
         const file: LocalMediaInfo = await ctx.call("local.media_info", { url });
-        return this.fileAnswer(ctx, headers, file.size, file.content_type, (start: number, end: number) => ctx.call("local.media_stream", { url, start, end }));
+        return fileAnswer(ctx.meta, headers, file.size, file.content_type, (start: number, end: number) => ctx.call("local.media_stream", { url, start, end }));
       }
       let upstream;
       try {
         upstream = await fetchStream(item.episodeurl, { rights: rightsOf(ctx.meta.user), range: ctx.meta.range, maxBytes: Number.MAX_SAFE_INTEGER });
       } catch (err) {
         if (!(err instanceof OutboundHttpError)) throw err;
-        if (err.status === 416) return this.unsatisfiable(ctx, headers, null);
+        if (err.status === 416) return unsatisfiable(ctx.meta, headers, null);
         if (err.kind === "blocked_address") throw new ForbiddenError("The episode's media address is not allowed");
         if (err.kind === "http_status" && err.status! < 500) throw new NotFoundError("The episode's media is not available from its host");
         throw new ServiceUnavailableError("The episode's media host could not be reached");
@@ -455,29 +453,7 @@ const DownloadsService: ServiceSchema = {
       if (upstream.contentRange) headers["Content-Range"] = upstream.contentRange;
       if (upstream.contentLength !== null) headers["Content-Length"] = upstream.contentLength;
       if (head) upstream.stream.destroy();
-      return this.mediaAnswer(ctx, upstream.status === 206 ? 206 : 200, upstream.contentType ?? item.enclosure_type ?? "application/octet-stream", headers, head ? null : upstream.stream);
-    },
-    /** A file of `size` bytes with Range (206 / 416) and HEAD; open(start, end) gives its bytes. */
-    async fileAnswer(this: any, ctx: Context<any, MediaMeta>, headers: Record<string, string | number>, size: number, contentType: string, open: (start: number, end: number) => unknown) {
-      const range = parseRange(ctx.meta.range, size);
-      if (range === "unsatisfiable") return this.unsatisfiable(ctx, headers, size);
-      const { start, end } = range ?? { start: 0, end: size - 1 };
-      if (range) Object.assign(headers, { "Content-Range": `bytes ${start}-${end}/${size}` });
-      return this.mediaAnswer(ctx, range ? 206 : 200, contentType, { ...headers, "Content-Length": Math.max(0, end - start + 1) },
-        ctx.meta.method === "HEAD" || size === 0 ? null : await open(start, end));
-    },
-    mediaAnswer(ctx: Context<any, MediaMeta>, status: number, contentType: string, headers: Record<string, string | number>, body: unknown) {
-      ctx.meta.$statusCode = status;
-      // moleculer-web sets Content-Type from $responseType, and also from $responseHeaders once a type is set (a HEAD has no body to type).
-      ctx.meta.$responseType = contentType;
-      ctx.meta.$responseHeaders = { ...headers, "Content-Type": contentType };
-      return body;
-    },
-    unsatisfiable(ctx: Context<any, MediaMeta>, headers: Record<string, string | number>, size: number | null) {
-      const message = "Requested range not satisfiable";
-      ctx.meta.$statusCode = 416;
-      ctx.meta.$responseHeaders = { ...headers, ...(size !== null ? { "Content-Range": `bytes */${size}` } : {}) };
-      return { error: "range_not_satisfiable", message, detail: message, status_code: 416 };
+      return mediaAnswer(ctx.meta, upstream.status === 206 ? 206 : 200, upstream.contentType ?? item.enclosure_type ?? "application/octet-stream", headers, head ? null : upstream.stream);
     },
   },
 };

@@ -10,6 +10,9 @@
  * Everything a user reads or writes is scoped by their subscriptions (asked of the podcasts service in
  * one call per request), and an episode older than the subscription's feed_cutoff_days is hidden from
  * that user only: the episode record is shared, so the cutoff is applied when reading.
+ *
+ * Reads over many episodes or states use in-memory indexes (episodes.parts/indexes.ts): a compact
+ * catalogue of every episode and the states of recent readers, kept true on every write.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
@@ -20,6 +23,7 @@ import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
 import { extrasActions } from "./episodes.parts/extras.actions";
+import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
 import { syncActions } from "./episodes.parts/sync.actions";
 
@@ -27,7 +31,8 @@ const EpisodesService: ServiceSchema = {
   name: "episodes",
   mixins: [
     DbMixin(
-      { name: "episodes", indexes: [{ fields: { podcast_id: 1 } }, { fields: { guid: 1 } }, { fields: { pub_date: 1 } }] },
+      // The catalogue's reads by pub_date run in memory; MongoDB also serves a podcast's episodes by date.
+      { name: "episodes", indexes: [{ fields: { podcast_id: 1 } }, { fields: { podcast_id: 1, pub_date: -1 }, mongoOnly: true }] },
       [
         { name: "episode_states", indexes: [{ fields: { user_id: 1 } }, { fields: { podcast_id: 1 } }] },
         { name: "listen_counters" },
@@ -35,21 +40,30 @@ const EpisodesService: ServiceSchema = {
     ),
   ],
   actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions },
+  created(this: any) {
+    createIndexes(this);
+  },
+  async started(this: any) {
+    await this.loadCatalog();
+  },
   events: {
+    ...indexEvents,
     /** A user left a podcast: their saves, history and other states of its episodes go with it. */
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
       await this.stores.episode_states.removeMany({ user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
+      await this.statesChanged(ctx.params.user_id, null);
     },
     /** The account is gone: its episode states and counters go too. */
     "user.removed": {
       params: { user_id: "number" },
       async handler(this: any, ctx: Context<UserEvent>) {
         await this.stores.episode_states.removeMany({ user_id: ctx.params.user_id });
+        await this.statesChanged(ctx.params.user_id, null);
         await this.stores.listen_counters.removeMany({ _id: ctx.params.user_id });
       },
     },
   },
-  methods: { ...accessMethods, ...listeningMethods, ...libraryMethods },
+  methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...indexMethods },
 };
 
 export default EpisodesService;

@@ -23,7 +23,7 @@ import { LocalMediaInfo, localPathOf, localUrl } from "../shared/contracts/local
 import type { FetchedFeed, RefreshSummary } from "../shared/contracts/feeds";
 import type { LibraryFeed, RefreshTarget } from "../shared/contracts/podcasts";
 import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contracts/tasks";
-import { audioFiles, audioType, AUDIO, coverFile, embeddedPicture, imageTypeOf, insideMediaDir } from "./local.parts/files";
+import { audioFiles, audioType, coverFile, embeddedPicture, imageTypeOf, insideMediaDir } from "./local.parts/files";
 import { ArtworkDoc, artworkUrl, folderFeed, FolderDoc } from "./local.parts/feed";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
@@ -65,7 +65,7 @@ const LocalService: ServiceSchema = {
     this.checkUploadFields = this.broker.validator.compile(UPLOAD_FIELDS);
   },
   actions: {
-    /** GET /api/data/list_local_directories?path= (admin): the subfolders of a folder, with their audio file counts. */
+    /** GET /api/data/list_local_directories?path= (admin): the subfolders of a folder, with their audio file counts (subfolders included, as add_local_podcast reads them). */
     list_local_directories: {
       params: { path: { ...relPath, optional: true } },
       async handler(this: any, ctx: Context<{ path?: string }>) {
@@ -73,11 +73,11 @@ const LocalService: ServiceSchema = {
         const entries = await fs.promises.readdir(full, { withFileTypes: true });
         const directories: { name: string; path: string; audio_files: number }[] = [];
         for (const e of entries.filter((x) => x.isDirectory() && !x.name.startsWith(".")).sort((a, b) => a.name.localeCompare(b.name))) {
-          const inner = await fs.promises.readdir(path.join(full, e.name), { withFileTypes: true }).catch(() => []);
-          directories.push({ name: e.name, path: path.relative(root, path.join(full, e.name)), audio_files: inner.filter((f) => f.isFile() && AUDIO.test(f.name)).length });
+          // The files add_local_podcast would take: subfolders included.
+          const inner = await audioFiles(path.join(full, e.name)).catch(() => []);
+          directories.push({ name: e.name, path: path.relative(root, path.join(full, e.name)), audio_files: inner.length });
         }
-        const audio_files = entries.filter((f) => f.isFile() && AUDIO.test(f.name)).length;
-        return { path: path.relative(root, full), directories, audio_files };
+        return { path: path.relative(root, full), directories, audio_files: (await audioFiles(full)).length };
       },
     },
     /** POST /api/data/add_local_podcast: a folder with audio files becomes a podcast the user is subscribed to. */
@@ -258,7 +258,8 @@ const LocalService: ServiceSchema = {
     async coverOf(this: any, folder: FolderDoc, file?: string): Promise<{ type: string; data: Buffer } | null> {
       const dir = await insideMediaDir(folder.path, "dir");
       if (file !== undefined) {
-        if (/[\\/]/.test(file)) throw new BadRequestError("file must be a file name of the folder");
+        // A file of a subfolder is named by its relative path ("CD1/01.mp3"); the guard refuses "..".
+        if (file.includes("\\")) throw new BadRequestError("file must be a path inside the folder, with / between folders");
         return embeddedPicture((await insideMediaDir(path.join(dir.rel, file), "file")).full);
       }
       const upload: ArtworkDoc | null = await this.stores.local_artwork.findOne({ _id: folder._id });

@@ -13,6 +13,7 @@ import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, ConflictError } from "../shared/errors";
 import { splitCredentials } from "../shared/http";
 import type { AuthUser } from "../shared/types";
+import { isLocalFeed } from "../shared/contracts/local";
 import type { LibraryFeed } from "../shared/contracts/podcasts";
 import type { ImportChunkParams, ImportChunkResult, ImportFailure, ImportFeed, ImportOpmlPayload } from "../shared/contracts/opml";
 import { CreateTasksResult, JOB_IMPORT_OPML, TaskRecord } from "../shared/contracts/tasks";
@@ -95,7 +96,8 @@ const OpmlService: ServiceSchema = {
       async handler(this: any, ctx: Context<{ user_id: number }, { $responseType?: string; $responseHeaders?: Record<string, string> }>) {
         const feeds: LibraryFeed[] = await ctx.call("podcasts.user_feeds", { user_id: ctx.params.user_id });
         ctx.meta.$responseType = "text/plain; charset=utf-8";
-        return buildOpml("Podcast subscriptions", feeds);
+        // Local folders are left out: a local: address is no feed another app (or an import) can read.
+        return buildOpml("Podcast subscriptions", feeds.filter((f) => !isLocalFeed(f.feed_url)));
       },
     },
 

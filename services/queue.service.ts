@@ -15,7 +15,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import type { EpisodeListItem, EpisodeSelection, SelectionResult } from "../shared/contracts/episodes";
-import type { QueueBulkAddParams, QueueBulkAddResult, QueuePositionsResult } from "../shared/contracts/queue";
+import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsResult } from "../shared/contracts/queue";
 import type { UserEvent } from "../shared/contracts/users";
 
 interface QueueItem {
@@ -135,6 +135,22 @@ const QueueService: ServiceSchema = {
       params: { user_id: id, episode_ids: idList },
       async handler(this: any, ctx: Context<QueueBulkAddParams>): Promise<QueueBulkAddResult> {
         return this.addAll(ctx, ctx.params.user_id, ctx.params.episode_ids);
+      },
+    },
+    /** How many queued episodes the user still sees (get_stats): get_queued_episodes' length, without building its items. */
+    visible_length: {
+      visibility: "public",
+      params: { user_id: id },
+      async handler(this: any, ctx: Context<QueueLengthParams>): Promise<number> {
+        const doc: QueueDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
+        const items = doc?.items ?? [];
+        if (!items.length) return 0;
+        const [found]: SelectionResult[] = await ctx.call("episodes.select_episodes", {
+          user_id: ctx.params.user_id,
+          selections: [onlyThese(items.map((i) => i.episode_id))],
+          limit: 0,
+        });
+        return found.total;
       },
     },
     /** Where these episodes are in the user's queue (playlist items show queued / queueposition). */

@@ -2,14 +2,18 @@
  * Shared episode links: share_episode gives an unguessable url_key (optionally expiring) for an
  * episode the caller can see; anyone holding the key reads the episode with episode_by_url, no API key
  * needed; the sharer (or an admin) removes it with delete_shared_link. One link per user and episode:
- * sharing again returns the same key (with a new expiry when one is asked for).
+ * sharing again returns the same key (with a new expiry when one is asked for). A local podcast's
+ * episode is played through shared_stream of its key, as its `local:` address is no URL.
  */
 import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
+import { fileAnswer, MediaAnswerMeta } from "../shared/range";
 import type { AuthUser } from "../shared/types";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+import { isLocalFeed, LocalMediaInfo } from "../shared/contracts/local";
 import type { UserEvent } from "../shared/contracts/users";
 
 interface LinkDoc {
@@ -63,14 +67,16 @@ const SharingService: ServiceSchema = {
         return { ...shape(link), detail: "Episode shared" };
       },
     },
-    /** GET /api/data/episode_by_url/{url_key} (no key): the episode and where to play it; 404 when the link or the episode is gone. */
+    /**
+     * GET /api/data/episode_by_url/{url_key} (no key): the episode and where to play it; 404 when the link
+     * or the episode is gone. A local podcast's episode (a `local:` address nobody else can open) plays
+     * through shared_stream of the same key.
+     */
     episode_by_url: {
       params: { url_key: urlKey },
-      async handler(this: any, ctx: Context<{ url_key: string }>) {
-        const link: LinkDoc | null = await this.adapter.findOne({ url_key: ctx.params.url_key });
-        if (!link || !live(link)) throw new NotFoundError("Shared link not found or expired");
-        const [e]: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: link.user_id, episode_ids: [link.episode_id], include_unsubscribed: true });
-        if (!e) throw new NotFoundError("The shared episode no longer exists");
+      async handler(this: any, ctx: Context<{ url_key: string }, { requestOrigin?: string }>) {
+        const { link, e } = await this.sharedEpisode(ctx, ctx.params.url_key);
+        const stream_url = isLocalFeed(e.episodeurl) ? `${(config.apiUrl || ctx.meta.requestOrigin || "").replace(/\/+$/, "")}/api/data/shared_stream/${link.url_key}` : e.episodeurl;
         // The sharer's own state of the episode (position, saved, completed) is not shown.
         return {
           episode: {
@@ -78,9 +84,25 @@ const SharingService: ServiceSchema = {
             episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork ?? e.podcast_artwork,
             episodeurl: e.episodeurl, episodeduration: e.episodeduration, enclosure_type: e.enclosure_type, is_vidsite: e.is_vidsite,
           },
-          stream_url: e.episodeurl,
+          stream_url,
           expires_at: shape(link).expires_at,
         };
+      },
+    },
+    /**
+     * GET|HEAD /api/data/shared_stream/{url_key} (no key): the file of a shared local episode, with Range,
+     * for as long as the link lives (deleted or expired: 404). Only that one file: the key names it.
+     */
+    shared_stream: {
+      params: { url_key: urlKey },
+      async handler(this: any, ctx: Context<{ url_key: string }, MediaAnswerMeta>) {
+        const { e } = await this.sharedEpisode(ctx, ctx.params.url_key);
+        if (!isLocalFeed(e.episodeurl)) throw new NotFoundError("This episode plays from its own address (stream_url of episode_by_url)");
+        const url = e.episodeurl!;
+        // Only the local service reads LOCAL_MEDIA_DIR (and checks the path again), as for the stream route.
+        const file: LocalMediaInfo = await ctx.call("local.media_info", { url });
+        const headers = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };
+        return fileAnswer(ctx.meta, headers, file.size, file.content_type, (start, end) => ctx.call("local.media_stream", { url, start, end }));
       },
     },
     /** DELETE /api/data/delete_shared_link: body url_key, or episode_id (the caller's link of it). */
@@ -96,6 +118,16 @@ const SharingService: ServiceSchema = {
         await this.adapter.removeMany({ _id: link._id });
         return { detail: "Shared link deleted" };
       },
+    },
+  },
+  methods: {
+    /** The live link of a key and its episode (read as its sharer sees it); 404 when either is gone. */
+    async sharedEpisode(this: any, ctx: Context, url_key: string): Promise<{ link: LinkDoc; e: EpisodeMediaItem }> {
+      const link: LinkDoc | null = await this.adapter.findOne({ url_key });
+      if (!link || !live(link)) throw new NotFoundError("Shared link not found or expired");
+      const [e]: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: link.user_id, episode_ids: [link.episode_id], include_unsubscribed: true });
+      if (!e) throw new NotFoundError("The shared episode no longer exists");
+      return { link, e };
     },
   },
   events: {

@@ -32,6 +32,8 @@ export const config = {
    * standby started before the one-instance node it replaces stops (0 = refuse at once).
    */
   dataLockWait: int("DATA_LOCK_WAIT", 0),
+  /** Episode states the episodes service keeps in memory, whole users at a time (least recently read leave first). */
+  stateCacheStates: int("STATE_CACHE_STATES", 500_000),
   /** MongoDB connection string; when set, every collection lives in MongoDB. */
   mongoUri: env.MONGO_URI || "",
   /** Moleculer transporter, e.g. nats://127.0.0.1:4222; empty = all services in one process. */

@@ -26,6 +26,12 @@ export interface IndexSpec {
   sparse?: boolean;
   /** TTL index: documents go this many seconds after the date in the (single) indexed field. */
   expireAfterSeconds?: number;
+  /**
+   * Only on MongoDB: an index for sorts (a compound one, say). NeDB uses an index only to pick the
+   * candidates of a query, never to sort, and each of its indexes is a tree over every document built
+   * on every start, so there it would cost memory and start-up for nothing.
+   */
+  mongoOnly?: boolean;
 }
 
 export interface CollectionSpec {
@@ -89,6 +95,7 @@ async function ensureIndex(adapter: any, spec: IndexSpec): Promise<void> {
     await adapter.collection.createIndex(spec.fields, opts);
     return;
   }
+  if (spec.mongoOnly) return;
   // NeDB indexes one field at a time.
   for (const fieldName of Object.keys(spec.fields)) {
     await adapter.db.ensureIndexAsync({
@@ -293,17 +300,29 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
           throw err;
         }
       },
-      /** Documents of a store by _id (in ID_CHUNK queries). */
-      async findByIds(this: any, store: any, ids: unknown[]): Promise<any[]> {
+      /** Documents of a store by _id (in ID_CHUNK queries); with `fields`, only those fields (and _id). */
+      async findByIds(this: any, store: any, ids: unknown[], fields?: readonly string[]): Promise<any[]> {
         const out: any[] = [];
-        for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(...(await store.find({ query: { _id: { $in: ids.slice(i, i + ID_CHUNK) } } })));
+        for (let i = 0; i < ids.length; i += ID_CHUNK) {
+          const query = { _id: { $in: ids.slice(i, i + ID_CHUNK) } };
+          out.push(...(await (fields ? this.findFields(store, query, fields) : store.find({ query }))));
+        }
         return out;
       },
       /** Documents of a store with only these fields (and _id): far less to copy than whole documents. */
-      async findFields(this: any, store: any, query: object, fields: string[]): Promise<any[]> {
+      async findFields(this: any, store: any, query: object, fields: readonly string[]): Promise<any[]> {
         const projection = Object.fromEntries(fields.map((f) => [f, 1]));
         if (isMongo()) return store.collection.find(query, { projection }).toArray();
         return store.db.findAsync(query, projection);
+      },
+      /**
+       * Every document of a store, to read once (an in-memory index built at start-up): on NeDB its own
+       * in-memory documents, without the copy a find makes of each (never change them); on MongoDB only
+       * these fields.
+       */
+      async readAll(this: any, store: any, fields: readonly string[]): Promise<any[]> {
+        if (isMongo()) return this.findFields(store, {}, fields);
+        return store.db.getAllData();
       },
       /** Applies a modifier ($set, $inc) to the document with this _id, creating it when missing: one atomic write. */
       async upsert(this: any, store: any, _id: unknown, update: object): Promise<void> {

@@ -24,6 +24,44 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end };
 }
 
+/** ctx.meta of a media answer: what the gateway passes in (Range, HEAD) and the response fields moleculer-web reads back. */
+export interface MediaAnswerMeta {
+  method?: string;
+  range?: string;
+  $statusCode?: number;
+  $responseType?: string;
+  $responseHeaders?: Record<string, string | number>;
+}
+
+type Headers = Record<string, string | number>;
+
+/** A media answer: status, type and headers on ctx.meta; the body (a stream, or null for HEAD) is returned. */
+export function mediaAnswer(meta: MediaAnswerMeta, status: number, contentType: string, headers: Headers, body: unknown): unknown {
+  meta.$statusCode = status;
+  // moleculer-web sets Content-Type from $responseType, and also from $responseHeaders once a type is set (a HEAD has no body to type).
+  meta.$responseType = contentType;
+  meta.$responseHeaders = { ...headers, "Content-Type": contentType };
+  return body;
+}
+
+/** The 416 answer (with the resource's size when known), in the JSON error shape. */
+export function unsatisfiable(meta: MediaAnswerMeta, headers: Headers, size: number | null) {
+  const message = "Requested range not satisfiable";
+  meta.$statusCode = 416;
+  meta.$responseHeaders = { ...headers, ...(size !== null ? { "Content-Range": `bytes */${size}` } : {}) };
+  return { error: "range_not_satisfiable", message, detail: message, status_code: 416 };
+}
+
+/** A file of `size` bytes with Range (206 / 416) and HEAD; open(start, end) gives its bytes (inclusive). */
+export async function fileAnswer(meta: MediaAnswerMeta, headers: Headers, size: number, contentType: string, open: (start: number, end: number) => unknown): Promise<unknown> {
+  const range = parseRange(meta.range, size);
+  if (range === "unsatisfiable") return unsatisfiable(meta, headers, size);
+  const { start, end } = range ?? { start: 0, end: size - 1 };
+  if (range) Object.assign(headers, { "Content-Range": `bytes ${start}-${end}/${size}` });
+  return mediaAnswer(meta, range ? 206 : 200, contentType, { ...headers, "Content-Length": Math.max(0, end - start + 1) },
+    meta.method === "HEAD" || size === 0 ? null : await open(start, end));
+}
+
 /** File extension for a media content type (a download's file name); unknown types keep the URL's or get .bin. */
 const EXTENSIONS: Record<string, string> = {
   "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mp4": "m4a", "audio/x-m4a": "m4a", "audio/m4a": "m4a", "audio/aac": "aac",

@@ -21,6 +21,8 @@ const IMPORT_BATCH_BYTES = 256 * 1024;
 const BACKUP_FILE = /\.jsonl(\.gz)?$/;
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 export const SCHEDULED_PREFIX = "scheduled_backup_";
+/** Suffix of a backup being written (never listed: it does not end in .jsonl or .jsonl.gz). */
+const PARTIAL = ".partial";
 
 /** Services with a store (they answer backup_export), sorted: the order of a backup file. */
 export function storeServices(broker: ServiceBroker): string[] {
@@ -69,7 +71,7 @@ export function fileStamp(at: Date): string {
 export async function writeBackupFile(broker: ServiceBroker, name: string): Promise<{ filename: string; size: number }> {
   fs.mkdirSync(config.backupDir, { recursive: true });
   const target = path.join(config.backupDir, name);
-  const temp = `${target}.partial`;
+  const temp = `${target}${PARTIAL}`;
   try {
     await pipeline(backupStream(broker, true), fs.createWriteStream(temp));
     fs.renameSync(temp, target);
@@ -137,6 +139,23 @@ export function pruneScheduled(keep: number): string[] {
   const old = listBackupFiles().filter((f) => f.filename.startsWith(SCHEDULED_PREFIX)).sort((a, b) => b.filename.localeCompare(a.filename)).slice(keep);
   for (const f of old) fs.rmSync(path.join(config.backupDir, f.filename), { force: true });
   return old.map((f) => f.filename);
+}
+
+/**
+ * Partial files that no writer touched for `idleMs` (a process killed mid-backup left them) are
+ * deleted; a backup still being written keeps changing its file.
+ */
+export function removeStalePartials(idleMs: number): string[] {
+  if (!fs.existsSync(config.backupDir)) return [];
+  const stale: string[] = [];
+  for (const entry of fs.readdirSync(config.backupDir, { withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(PARTIAL)) continue;
+    const file = path.join(config.backupDir, entry.name);
+    if (Date.now() - fs.statSync(file).mtimeMs < idleMs) continue;
+    fs.rmSync(file, { force: true });
+    stale.push(entry.name);
+  }
+  return stale;
 }
 
 /** Reads the whole file once without writing: its header, its end line and the services its records belong to. */

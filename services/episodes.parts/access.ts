@@ -10,12 +10,11 @@ import type { DownloadedCountParams, DownloadedIdsParams } from "../../shared/co
 import { isDuplicateKeyError } from "../../shared/db.mixin";
 import type { AuthUser } from "../../shared/types";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import type { CatalogRow } from "./catalog-index";
 import { type EpisodeDoc, type EpisodeStateDoc, iso, type Row, visibleQuery, visibleTo } from "./model";
+import type { UserStates } from "./state-cache";
 
 type Meta = { user?: AuthUser };
-
-/** Above this many episodes, a user's states are read whole (one indexed query) rather than by id. */
-const STATES_BY_ID = 500;
 
 export const accessMethods: Record<string, any> = {
   /** The user's subscription of a podcast; an admin may read any existing podcast. 404 otherwise. */
@@ -50,24 +49,35 @@ export const accessMethods: Record<string, any> = {
     const found: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids);
     return found.filter((e) => visibleTo(e, subs.get(e.podcast_id)));
   },
+  /** The user's states of these episodes (from the user's cached states: read them, never change them). */
   async statesOf(this: any, user_id: number, episode_ids: number[]): Promise<Map<number, EpisodeStateDoc>> {
     if (!episode_ids.length) return new Map();
-    if (episode_ids.length > STATES_BY_ID) {
-      const wanted = new Set(episode_ids);
-      const all: EpisodeStateDoc[] = await this.stores.episode_states.find({ query: { user_id } });
-      return new Map(all.filter((s) => wanted.has(s.episode_id)).map((s) => [s.episode_id, s]));
+    const { byEpisode }: UserStates = await this.userStates(user_id);
+    const out = new Map<number, EpisodeStateDoc>();
+    for (const e of episode_ids) {
+      const st = byEpisode.get(e);
+      if (st) out.set(e, st);
     }
-    const states: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`));
-    return new Map(states.map((s) => [s.episode_id, s]));
+    return out;
   },
   /**
    * Sets fields of the user's states of these episodes: one update for the existing states, one insert
    * of the missing ones (complete, with defaults); a state a concurrent request created meanwhile is updated.
    */
-  async writeStates(this: any, user_id: number, episodes: EpisodeDoc[], set: Partial<EpisodeStateDoc>): Promise<void> {
+  async writeStates(this: any, user_id: number, episodes: Pick<EpisodeDoc, "_id" | "podcast_id">[], set: Partial<EpisodeStateDoc>): Promise<void> {
     if (!episodes.length) return;
+    const ids = episodes.map((e) => e._id);
+    // What is known is read from the store, not the cache: a write must not trust a copy.
+    const known: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, ids.map((e) => `${user_id}:${e}`), ["episode_id"]);
+    try {
+      await this.storeStates(user_id, episodes, new Set(known.map((s) => s.episode_id)), set);
+    } finally {
+      await this.statesChanged(user_id, ids);
+    }
+  },
+  /** writeStates' store writes; `existing`: the episodes that have a state. */
+  async storeStates(this: any, user_id: number, episodes: Pick<EpisodeDoc, "_id" | "podcast_id">[], existing: Set<number>, set: Partial<EpisodeStateDoc>): Promise<void> {
     const store = this.stores.episode_states;
-    const existing: Map<number, EpisodeStateDoc> = await this.statesOf(user_id, episodes.map((e) => e._id));
     const known = episodes.filter((e) => existing.has(e._id)).map((e) => `${user_id}:${e._id}`);
     if (known.length) await store.updateMany({ _id: { $in: known } }, { $set: set });
     const fresh: EpisodeStateDoc[] = episodes.filter((e) => !existing.has(e._id)).map((e) => ({
@@ -88,27 +98,31 @@ export const accessMethods: Record<string, any> = {
       }
     }
   },
-  /** The user's states matching `where`, joined with their episodes and subscriptions (see join). */
-  async joinedStates(this: any, ctx: Context<any>, user_id: number, where: object): Promise<Row[]> {
-    return this.join(ctx, user_id, await this.stores.episode_states.find({ query: { user_id, ...where } }));
+  /** The user's states that `keep` accepts, joined with their catalogue rows and subscriptions (see join). */
+  async joinedStates(this: any, ctx: Context<any>, user_id: number, keep: (st: EpisodeStateDoc) => boolean): Promise<Row<CatalogRow>[]> {
+    const states: UserStates = await this.userStates(user_id);
+    return this.join(ctx, user_id, states.all().filter(keep));
   },
   /**
-   * States of one user joined with their episodes and subscriptions, in the states' order: one podcasts
-   * call whatever the count. States of podcasts the user left or episodes gone are dropped.
+   * States of one user joined with their episodes' catalogue rows and subscriptions, in the states'
+   * order: one podcasts call whatever the count. States of podcasts the user left or episodes gone are
+   * dropped. Sort and filter these rows, then read the page's documents with withDocs.
    */
-  async join(this: any, ctx: Context<any>, user_id: number, states: EpisodeStateDoc[]): Promise<Row[]> {
-    const [subs, eps]: [Map<number, SubscriptionView>, EpisodeDoc[]] = await Promise.all([
-      this.subscriptionsOf(ctx, user_id),
-      this.findByIds(this.adapter, states.map((s) => s.episode_id)),
-    ]);
-    const byId = new Map(eps.map((e) => [e._id, e]));
-    const rows: Row[] = [];
+  async join(this: any, ctx: Context<any>, user_id: number, states: readonly EpisodeStateDoc[]): Promise<Row<CatalogRow>[]> {
+    const subs: Map<number, SubscriptionView> = await this.subscriptionsOf(ctx, user_id);
+    const rows: Row<CatalogRow>[] = [];
     for (const st of states) {
-      const ep = byId.get(st.episode_id);
+      const ep: CatalogRow | undefined = this.catalog.get(st.episode_id);
       const sub = ep && subs.get(ep.podcast_id);
       if (ep && sub) rows.push({ ep, sub, st });
     }
     return rows;
+  },
+  /** The rows (a page) with their whole episode documents, in one batched read. */
+  async withDocs(this: any, rows: Row<CatalogRow>[]): Promise<Row[]> {
+    const docs: EpisodeDoc[] = await this.findByIds(this.adapter, rows.map((r) => r.ep._id));
+    const byId = new Map(docs.map((e) => [e._id, e]));
+    return rows.filter((r) => byId.has(r.ep._id)).map((r) => ({ ...r, ep: byId.get(r.ep._id)! }));
   },
   /** Where these episodes are in the user's queue (queued ones only), from the queue service in one call. */
   async queueOf(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<QueuePositionsResult> {

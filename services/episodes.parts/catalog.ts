@@ -104,6 +104,7 @@ export const catalogActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.meta.user!.id, ctx.params.episode_id);
       await this.adapter.updateMany({ _id: ep._id }, { $set: { duration: ctx.params.new_duration } });
+      await this.catalogChanged([ep._id]);
       return { detail: "Episode duration updated" };
     },
   },

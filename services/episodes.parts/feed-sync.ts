@@ -83,44 +83,49 @@ export const feedSyncActions: Record<string, any> = {
       const feedGuids = new Set(ctx.params.episodes.map((e) => e.guid));
       const matched = new Set<number>();
       const inserts: EpisodeDoc[] = [];
+      const changed: number[] = [];
+      let gone: number[] = [];
       let updated = 0;
       const now = new Date();
-      for (const item of ctx.params.episodes) {
-        const next = fromParsed(item);
-        // Enclosure and title only match an episode whose guid left the feed: a rerun with the
-        // same title but its own guid is a new episode, a re-guided one is not.
-        const orphan = (c: EpisodeDoc | undefined) => (c && !feedGuids.has(c.guid) ? c : undefined);
-        const candidates = [
-          byGuid.get(next.guid),
-          next.enclosure_key ? orphan(byEnclosure.get(next.enclosure_key)) : undefined,
-          next.title ? orphan(byTitle.get(next.title)) : undefined,
-        ];
-        const match = candidates.find((c) => c && !matched.has(c._id));
-        if (match) {
-          matched.add(match._id);
-          const changes: Record<string, unknown> = {};
-          for (const f of SYNCED_FIELDS) if (!sameValue((match as any)[f], (next as any)[f])) changes[f] = (next as any)[f];
-          // A duration corrected by update_episode_duration stays when the feed still has none.
-          if (changes.duration === 0) delete changes.duration;
-          if (Object.keys(changes).length) {
-            await this.adapter.updateMany({ _id: match._id }, { $set: changes });
-            updated++;
+      // Whatever was written, also before an error, is read into the catalogue again.
+      try {
+        for (const item of ctx.params.episodes) {
+          const next = fromParsed(item);
+          // Enclosure and title only match an episode whose guid left the feed: a rerun with the
+          // same title but its own guid is a new episode, a re-guided one is not.
+          const orphan = (c: EpisodeDoc | undefined) => (c && !feedGuids.has(c.guid) ? c : undefined);
+          const candidates = [
+            byGuid.get(next.guid),
+            next.enclosure_key ? orphan(byEnclosure.get(next.enclosure_key)) : undefined,
+            next.title ? orphan(byTitle.get(next.title)) : undefined,
+          ];
+          const match = candidates.find((c) => c && !matched.has(c._id));
+          if (match) {
+            matched.add(match._id);
+            const changes: Record<string, unknown> = {};
+            for (const f of SYNCED_FIELDS) if (!sameValue((match as any)[f], (next as any)[f])) changes[f] = (next as any)[f];
+            // A duration corrected by update_episode_duration stays when the feed still has none.
+            if (changes.duration === 0) delete changes.duration;
+            if (Object.keys(changes).length) {
+              changed.push(match._id);
+              await this.adapter.updateMany({ _id: match._id }, { $set: changes });
+              updated++;
+            }
+            continue;
           }
-          continue;
+          // Items repeated inside one feed document are stored once.
+          if (inserts.some((d) => d.guid === next.guid)) continue;
+          const doc: EpisodeDoc = { _id: await this.nextId("episodes"), podcast_id, ...next, created_at: now };
+          inserts.push(doc);
+          byGuid.set(doc.guid, doc);
+          matched.add(doc._id);
         }
-        // Items repeated inside one feed document are stored once.
-        if (inserts.some((d) => d.guid === next.guid)) continue;
-        const doc: EpisodeDoc = { _id: await this.nextId("episodes"), podcast_id, ...next, created_at: now };
-        inserts.push(doc);
-        byGuid.set(doc.guid, doc);
-        matched.add(doc._id);
-      }
-      if (inserts.length) await this.adapter.insertMany(inserts);
-      const gone = ctx.params.prune ? existing.filter((e) => !matched.has(e._id)).map((e) => e._id) : [];
-      if (gone.length) {
-        await this.adapter.removeMany({ _id: { $in: gone } });
-        await this.stores.episode_states.removeMany({ episode_id: { $in: gone } });
-        this.logger.info("episodes removed", { podcast_id, removed: gone.length });
+        if (inserts.length) await this.adapter.insertMany(inserts);
+        gone = ctx.params.prune ? existing.filter((e) => !matched.has(e._id)).map((e) => e._id) : [];
+        if (gone.length) await this.removeEpisodes(gone);
+        if (gone.length) this.logger.info("episodes removed", { podcast_id, removed: gone.length });
+      } finally {
+        await this.catalogChanged([...changed, ...inserts.map((d) => d._id), ...gone]);
       }
       const all = [...existing.filter((e) => !gone.includes(e._id)), ...inserts];
       let newest: Date | null = null;

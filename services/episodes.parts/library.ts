@@ -6,12 +6,15 @@
 import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { ListeningSettings } from "../../shared/contracts/users";
+import type { QueueLengthParams } from "../../shared/contracts/queue";
 import type { PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import {
-  type EpisodeDoc, type EpisodeStateDoc, escapeRegex, id, iso, type ListenCounterDoc, optionalBool, paging, type Row,
-  streakDays, time, visibleQuery,
+  type EpisodeDoc, type EpisodeStateDoc, id, iso, type ListenCounterDoc, optionalBool, paging, type Row,
+  cutoffTime, localDay, streakDays, time, visibleQuery,
 } from "./model";
+import type { CatalogRow } from "./catalog-index";
+import type { UserStates } from "./state-cache";
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
@@ -19,45 +22,73 @@ const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Frida
 const HOME_ITEMS = 10;
 /** Podcasts listened to most (else subscribed to last) whose new episodes the home overview recommends. */
 const TOP_PODCASTS = 3;
-/** Podcasts per episodes query of search_data. */
-const PODCAST_CHUNK = 25;
 
 /** What get_stats, get_extended_stats and home_overview are computed from: one pass over the user's states. */
 interface Listening {
   subs: Map<number, SubscriptionView>;
   settings: ListeningSettings;
-  states: EpisodeStateDoc[];
+  /** Every state of the user by episode (the cache's own map: read only). */
+  states: ReadonlyMap<number, EpisodeStateDoc>;
   history: EpisodeStateDoc[];
+  /** States completed, saved; the newest listen (ms, 0 for none); of the states started or completed, the percentage completed. */
+  completed: number;
+  saved: number;
+  last: number;
+  completion_rate: number;
   counters: ListenCounterDoc | null;
   /** Seconds listened per podcast (positions in the history). */
   byPodcast: Map<number, number>;
   total_listen_time: number;
   episodes_played: number;
+  listening_streak_days: number;
 }
 
 function stats(l: Listening, queued: number, downloaded: number) {
-  const completed = l.states.filter((s) => s.completed).length;
+  const { completed, last } = l;
   const top = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1])[0];
-  const last = l.history.reduce((max, s) => Math.max(max, time(s.last_listened_at)), 0);
   return {
     total_listen_time: l.total_listen_time,
     episodes_played: l.episodes_played,
     episodes_completed: completed,
     podcasts_subscribed: l.subs.size,
     episodes_downloaded: downloaded,
-    episodes_saved: l.states.filter((s) => s.saved).length,
+    episodes_saved: l.saved,
     episodes_queued: queued,
     avg_listen_time_per_episode: l.episodes_played ? Math.round(l.total_listen_time / l.episodes_played) : 0,
     most_listened_podcast: top ? l.subs.get(top[0])?.title ?? null : null,
-    listening_streak_days: streakDays(l.history.map((s) => s.last_listened_at!), l.settings.timezone),
+    listening_streak_days: l.listening_streak_days,
     last_activity: last ? new Date(last).toISOString() : null,
   };
 }
 
 /** Of the episodes the user started or completed, the percentage completed. */
-function completionRate(l: Listening): number {
-  const touched = l.states.filter((s) => s.completed || s.last_listened_at);
+function completionRate(states: EpisodeStateDoc[]): number {
+  const touched = states.filter((s) => s.completed || s.last_listened_at);
   return percent(touched.filter((s) => s.completed).length, touched.length);
+}
+
+/**
+ * The n items of highest key, highest first, ties in list order: what a stable sort by key descending
+ * then slice(0, n) gives, in one pass without sorting the whole list.
+ */
+function newest<T>(list: readonly T[], n: number, key: (x: T) => number): T[] {
+  const top: { x: T; k: number }[] = [];
+  for (const x of list) {
+    const k = key(x);
+    if (top.length === n && k <= top[n - 1].k) continue;
+    let at = top.length;
+    while (at > 0 && top[at - 1].k < k) at--;
+    top.splice(at, 0, { x, k });
+    if (top.length > n) top.pop();
+  }
+  return top.map((t) => t.x);
+}
+
+/** How many of these rows (newest first) were published after `after` (ms). */
+function newerThan(rows: readonly CatalogRow[], after: number): number {
+  let n = 0;
+  while (n < rows.length && rows[n].pub > after) n++;
+  return n;
 }
 
 function percent(part: number, whole: number): number {
@@ -104,7 +135,7 @@ export const libraryActions: Record<string, any> = {
       return {
         ...base,
         timezone: tz,
-        completion_rate: completionRate(l),
+        completion_rate: l.completion_rate,
         episodes_listened_by_weekday: by_weekday,
         episodes_listened_by_hour: by_hour,
         last_30_days: [...daily.entries()].sort().map(([date, count]) => ({ date, episodes: count })),
@@ -121,13 +152,13 @@ export const libraryActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       const user_id = ctx.params.user_id;
       const l: Listening = await this.listening(ctx, user_id);
-      const recent = l.history.map((s) => ({ s, t: time(s.last_listened_at) })).sort((a, b) => b.t - a.t).slice(0, HOME_ITEMS).map((x) => x.s);
+      const recent = newest(l.history, HOME_ITEMS, (s) => time(s.last_listened_at));
       const favourites = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_PODCASTS).map(([p]) => p);
       const from = favourites.length ? favourites : [...l.subs.keys()].slice(0, TOP_PODCASTS);
-      const fresh: EpisodeDoc[] = from.length
-        ? await this.adapter.find({ query: visibleQuery(from.map((p) => l.subs.get(p)!).filter(Boolean)), sort: ["-pub_date", "-_id"], limit: HOME_ITEMS * 5 })
-        : [];
-      const known = new Map(l.states.map((s) => [s.episode_id, s]));
+      const fresh: CatalogRow[] = (this.visibleRows(from.map((p) => l.subs.get(p)!).filter(Boolean)) as CatalogRow[])
+        .sort((a, b) => b.pub - a.pub || b._id - a._id)
+        .slice(0, HOME_ITEMS * 5);
+      const known = l.states;
       const recentEps: EpisodeDoc[] = recent.length ? await this.adapter.find({ query: { _id: { $in: recent.map((s) => s.episode_id) } } }) : [];
       const epById = new Map(recentEps.map((e) => [e._id, e]));
       const weekAgo = Date.now() - 7 * DAY_MS;
@@ -146,7 +177,7 @@ export const libraryActions: Record<string, any> = {
         quick_stats: {
           total_listen_time: l.total_listen_time,
           episodes_this_week: l.history.filter((s) => time(s.last_listened_at) >= weekAgo).length,
-          completion_rate: completionRate(l),
+          completion_rate: l.completion_rate,
         },
         recommended_episodes: fresh.filter((e) => !known.get(e._id)?.listen_duration && !known.get(e._id)?.completed).slice(0, HOME_ITEMS).map((e) => ({
           episode_id: e._id,
@@ -181,27 +212,27 @@ export const libraryActions: Record<string, any> = {
       const podcasts = p.filter === "episodes" ? [] : found.podcasts.map((h) => ({ type: "podcast", ...h }));
       if (p.filter === "podcasts") return { data: podcasts.slice(offset, offset + limit), total: podcasts.length };
       const scope = found.podcast_ids.map((pid) => subs.get(pid)).filter((s): s is SubscriptionView => !!s);
-      const re = new RegExp(escapeRegex(p.search_term), "i");
-      const match = p.search_term ? { $or: [{ title: re }, { description: re }] } : {};
       const skip = Math.max(0, offset - podcasts.length);
       const take = Math.max(0, offset + limit - Math.max(offset, podcasts.length));
-      // Podcasts in chunks (NeDB compares each candidate with every id of a $in); each chunk's first
-      // skip + take hits are enough to cut the page from their merge.
+      // The matches of every podcast (newest first, from the catalogue; see searchCatalog), cut to what
+      // each subscriber sees; each podcast's first skip + take hits are enough to cut the page from their merge.
+      const matches: Map<number, CatalogRow[]> | null = p.search_term ? this.searchCatalog(p.search_term) : null;
       let count = 0;
-      const hits: EpisodeDoc[] = [];
-      for (let i = 0; i < scope.length; i += PODCAST_CHUNK) {
-        const where = visibleQuery(scope.slice(i, i + PODCAST_CHUNK), match);
-        const [n, some]: [number, EpisodeDoc[]] = await Promise.all([
-          this.adapter.count({ query: where }),
-          take ? this.adapter.find({ query: where, sort: ["-pub_date", "-_id"], limit: skip + take }) : [],
-        ]);
-        count += n;
-        hits.push(...some);
+      const hits: CatalogRow[] = [];
+      for (const sub of scope) {
+        const cutoff = cutoffTime(sub.feed_cutoff_days);
+        const rows: readonly CatalogRow[] = matches ? matches.get(sub.podcast_id) ?? [] : this.catalog.podcast(sub.podcast_id);
+        const seen = cutoff === null ? rows.length : newerThan(rows, cutoff);
+        count += seen;
+        for (let i = 0; i < Math.min(seen, skip + take); i++) hits.push(rows[i]);
       }
-      hits.sort((a, b) => time(b.pub_date) - time(a.pub_date) || b._id - a._id);
-      const episodes = hits.slice(skip, skip + take);
-      const ids = episodes.map((e) => e._id);
-      const [states, downloaded]: [Map<number, EpisodeStateDoc>, Set<number>] = await Promise.all([this.statesOf(p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids)]);
+      hits.sort((a, b) => b.pub - a.pub || b._id - a._id);
+      const ids = hits.slice(skip, skip + take).map((e) => e._id);
+      const [docs, states, downloaded]: [EpisodeDoc[], Map<number, EpisodeStateDoc>, Set<number>] = await Promise.all([
+        this.findByIds(this.adapter, ids), this.statesOf(p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids),
+      ]);
+      const docById = new Map(docs.map((e) => [e._id, e]));
+      const episodes = ids.filter((i) => docById.has(i)).map((i) => docById.get(i)!);
       const items = episodes.map((e) => {
         const sub = subs.get(e.podcast_id)!;
         const st = states.get(e._id);
@@ -269,32 +300,44 @@ export const libraryActions: Record<string, any> = {
 };
 
 export const libraryMethods: Record<string, any> = {
-  /** How many episodes the user has queued (the queue service's own listing: its items the user still sees). */
-  async queueLength(this: any, ctx: Context<any>, user_id: number): Promise<number> {
-    const res: { data: unknown[] } = await ctx.call("queue.get_queued_episodes", { user_id });
-    return res.data.length;
+  /** How many episodes the user has queued (the queue service's count of its items the user still sees). */
+  queueLength(this: any, ctx: Context<any>, user_id: number): Promise<number> {
+    return ctx.call<number, QueueLengthParams>("queue.visible_length", { user_id });
   },
   /** The user's subscriptions, settings, counters and every state, with the figures derived from them. */
   async listening(this: any, ctx: Context<any>, user_id: number): Promise<Listening> {
     const [subs, settings, states, counters] = await Promise.all([
       this.subscriptionsOf(ctx, user_id),
       ctx.call<ListeningSettings, object>("users.listening_settings", { user_id }),
-      this.stores.episode_states.find({ query: { user_id } }),
+      this.userStates(user_id),
       this.stores.listen_counters.findOne({ _id: user_id }),
     ]);
-    const history = (states as EpisodeStateDoc[]).filter((s) => s.last_listened_at);
-    const byPodcast = new Map<number, number>();
-    let heard = 0;
-    for (const s of history) {
-      heard += s.listen_duration ?? 0;
-      byPodcast.set(s.podcast_id, (byPodcast.get(s.podcast_id) ?? 0) + (s.listen_duration ?? 0));
-    }
+    const cached = states as UserStates;
+    // Figures of the states alone are kept with them until the user's next write.
+    const { history, byPodcast, heard, ...figures } = cached.memo("listening", () => {
+      const all = cached.all();
+      const history = all.filter((s) => s.last_listened_at);
+      const byPodcast = new Map<number, number>();
+      let heard = 0;
+      for (const s of history) {
+        heard += s.listen_duration ?? 0;
+        byPodcast.set(s.podcast_id, (byPodcast.get(s.podcast_id) ?? 0) + (s.listen_duration ?? 0));
+      }
+      const completed = all.filter((s) => s.completed).length;
+      const saved = all.filter((s) => s.saved).length;
+      const last = history.reduce((max, s) => Math.max(max, time(s.last_listened_at)), 0);
+      return { history, byPodcast, heard, completed, saved, last, completion_rate: completionRate(all) };
+    });
+    // The streak formats a date per day of it: kept per timezone and local day.
+    const tz = settings.timezone;
+    const listening_streak_days = cached.memo(`streak ${tz} ${localDay(new Date(), tz)}`, () => streakDays(history.map((s) => s.last_listened_at!), tz));
     // The counters measure real playing time and starts (replays too); players that never send them
     // still get the positions and episodes of their history.
     return {
-      subs, settings, states, history, counters, byPodcast,
+      subs, settings, states: cached.byEpisode, history, counters, byPodcast, ...figures,
       total_listen_time: Math.round(Math.max(counters?.listen_seconds ?? 0, heard)),
       episodes_played: Math.max(counters?.played ?? 0, history.length),
+      listening_streak_days,
     };
   },
 };

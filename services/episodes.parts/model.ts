@@ -82,11 +82,12 @@ export function escapeRegex(s: string): string {
 }
 
 export function time(d: Date | null | undefined): number {
-  return d ? new Date(d).getTime() : 0;
+  // Stored dates are Date objects: no copy per call (this runs over every state of a user's history).
+  return d instanceof Date ? d.getTime() : d ? new Date(d).getTime() : 0;
 }
 
 /** "Played": completed, or listened to 90% or to within 30 s of the end (spec/ROUTES.md). */
-export function isPlayed(ep: EpisodeDoc, st: EpisodeStateDoc | undefined): boolean {
+export function isPlayed(ep: Pick<EpisodeDoc, "duration">, st: EpisodeStateDoc | undefined): boolean {
   if (!st) return false;
   if (st.completed) return true;
   const heard = st.listen_duration;
@@ -94,13 +95,18 @@ export function isPlayed(ep: EpisodeDoc, st: EpisodeStateDoc | undefined): boole
 }
 
 /** Started and not played to the end. */
-export function inProgress(ep: EpisodeDoc, st: EpisodeStateDoc | undefined): boolean {
+export function inProgress(ep: Pick<EpisodeDoc, "duration">, st: EpisodeStateDoc | undefined): boolean {
   return !!st && st.listen_duration > 0 && !isPlayed(ep, st);
 }
 
 /** The earliest pub_date a subscriber sees, or null when the cutoff keeps everything. */
 function cutoffDate(days: number | undefined): Date | null {
   return days && days > 0 ? new Date(Date.now() - days * DAY_MS) : null;
+}
+
+/** cutoffDate in ms: a subscriber sees the episodes published after it. */
+export function cutoffTime(days: number | undefined): number | null {
+  return cutoffDate(days)?.getTime() ?? null;
 }
 
 /**
@@ -123,27 +129,37 @@ export function visibleQuery(subs: Pick<SubscriptionView, "podcast_id" | "feed_c
 }
 
 /** Is the episode one the subscriber sees (its podcast subscribed, not older than the cutoff)? */
-export function visibleTo(ep: EpisodeDoc, sub: SubscriptionView | undefined): boolean {
+export function visibleTo(ep: Pick<EpisodeDoc, "pub_date">, sub: SubscriptionView | undefined): boolean {
   if (!sub) return false;
   const cutoff = cutoffDate(sub.feed_cutoff_days);
   return !cutoff || (!!ep.pub_date && new Date(ep.pub_date) > cutoff);
 }
 
-/** An episode joined with its podcast (as the user sees it) and the user's state. */
-export interface Row {
-  ep: EpisodeDoc;
+/** Fields of an episode the listing sorts and filters read (a catalogue row has them). */
+export type ListedEpisode = Pick<EpisodeDoc, "_id" | "title" | "pub_date" | "duration">;
+
+/** An episode (the document, or its catalogue row until the page is cut) joined with its podcast as the user sees it and the user's state. */
+export interface Row<E extends ListedEpisode = EpisodeDoc> {
+  ep: E;
   sub: SubscriptionView;
   st: EpisodeStateDoc | undefined;
 }
 
-export type SortKey = (r: Row) => number | string;
+export type SortKey = (r: Row<ListedEpisode>) => number | string;
 
 /** The shared query of the listing routes: search, then sort (ties by id), then total and the page. */
-export function pageRows(rows: Row[], p: { search?: string; sort_order?: string; limit?: number; offset?: number }, key: SortKey, defaultOrder: "asc" | "desc") {
+export function pageRows<R extends Row<ListedEpisode>>(rows: R[], p: { search?: string; sort_order?: string; limit?: number; offset?: number }, key: SortKey, defaultOrder: "asc" | "desc") {
   let kept = rows;
   if (p.search) {
     const needle = p.search.toLowerCase();
-    kept = kept.filter((r) => r.ep.title.toLowerCase().includes(needle) || r.sub.title.toLowerCase().includes(needle));
+    // A podcast's name is tested once, not once per row of it.
+    const podcastMatches = new Map<SubscriptionView, boolean>();
+    const podcastMatch = (sub: SubscriptionView) => {
+      let m = podcastMatches.get(sub);
+      if (m === undefined) podcastMatches.set(sub, (m = sub.title.toLowerCase().includes(needle)));
+      return m;
+    };
+    kept = kept.filter((r) => podcastMatch(r.sub) || r.ep.title.toLowerCase().includes(needle));
   }
   const dir = (p.sort_order ?? defaultOrder) === "asc" ? 1 : -1;
   const keyed = kept.map((r) => ({ r, k: key(r) }));
@@ -163,7 +179,7 @@ export const EPISODE_SORTS: Record<string, SortKey> = {
 };
 
 /** Filters every episode listing offers. */
-export const EPISODE_FILTERS: Record<string, (r: Row) => boolean> = {
+export const EPISODE_FILTERS: Record<string, (r: Row<ListedEpisode>) => boolean> = {
   all: () => true,
   unplayed: (r) => !isPlayed(r.ep, r.st),
   played: (r) => isPlayed(r.ep, r.st),

@@ -1,20 +1,23 @@
 /**
  * episodes.select_episodes: the data owner evaluates smart-playlist filters (and the queue's join) over
  * one user's visible episodes and states, so that neither 200k episodes nor their states cross the
- * broker: a caller gets only the page it asks for and the counts.
+ * broker: a caller gets only the page it asks for and the counts. Filters and sorts run over the
+ * in-memory catalogue rows and cached states; only the page's documents are read from the store.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
 import type { EpisodeListItem, EpisodeSelection, SelectEpisodesParams, SelectionResult } from "../../shared/contracts/episodes";
 import { PLAYLIST_SORT_ORDERS } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
-import { type EpisodeDoc, type EpisodeStateDoc, isPlayed, visibleQuery } from "./model";
+import type { CatalogRow } from "./catalog-index";
+import { cutoffTime, type EpisodeDoc, type EpisodeStateDoc, isPlayed, visibleTo } from "./model";
+import type { UserStates } from "./state-cache";
 
 const HOUR_MS = 3_600_000;
 const intOrNull = { type: "number", integer: true, min: 0, nullable: true, optional: true };
 const idList = { type: "array", items: { type: "number", integer: true, positive: true }, nullable: true, optional: true };
 
 /** Percent of the episode listened; a completed one counts as 100. */
-function progressOf(e: EpisodeDoc, st: EpisodeStateDoc | undefined): number {
+function progressOf(e: CatalogRow, st: EpisodeStateDoc | undefined): number {
   if (!st) return 0;
   if (st.completed) return 100;
   return e.duration > 0 ? Math.min(100, (st.listen_duration / e.duration) * 100) : 0;
@@ -27,12 +30,17 @@ function shuffleRank(seed: number, id: number): number {
   return Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
 }
 
-function keep(sel: EpisodeSelection, e: EpisodeDoc, st: EpisodeStateDoc | undefined, since: number | null): boolean {
+/** The selection's conditions on the episode alone (checked before its state is looked up). */
+function fits(sel: EpisodeSelection, e: CatalogRow, since: number | null): boolean {
   // An unknown duration (0) is neither short nor long: a duration filter leaves it out.
   if ((sel.min_duration != null || sel.max_duration != null) && !(e.duration > 0)) return false;
   if (sel.min_duration != null && e.duration < sel.min_duration) return false;
   if (sel.max_duration != null && e.duration > sel.max_duration) return false;
-  if (since !== null && !(e.pub_date && new Date(e.pub_date).getTime() > since)) return false;
+  return since === null || (!!e.pub_date && e.pub > since);
+}
+
+/** The selection's conditions on the user's state of the episode. */
+function keep(sel: EpisodeSelection, e: CatalogRow, st: EpisodeStateDoc | undefined): boolean {
   const played = isPlayed(e, st);
   const partial = !played && !!st && st.listen_duration > 0;
   if (played ? !sel.include_played : partial ? !sel.include_partially_played : !sel.include_unplayed) return false;
@@ -43,9 +51,9 @@ function keep(sel: EpisodeSelection, e: EpisodeDoc, st: EpisodeStateDoc | undefi
 }
 
 /** Sort key of an episode for a sort_order, and whether it runs descending. */
-function sortKey(order: string, e: EpisodeDoc, st: EpisodeStateDoc | undefined, podcast: string, seed: number): [number | string, boolean] {
+function sortKey(order: string, e: CatalogRow, st: EpisodeStateDoc | undefined, podcast: string, seed: number): [number | string, boolean] {
   switch (order) {
-    case "date_asc": return [e.pub_date ? new Date(e.pub_date).getTime() : 0, false];
+    case "date_asc": return [e.pub, false];
     case "duration_asc": return [e.duration, false];
     case "duration_desc": return [e.duration, true];
     // Most listened first: seconds, and share of the episode.
@@ -56,7 +64,7 @@ function sortKey(order: string, e: EpisodeDoc, st: EpisodeStateDoc | undefined, 
     case "podcast_asc": return [podcast, false];
     case "podcast_desc": return [podcast, true];
     case "random": return [shuffleRank(seed, e._id), false];
-    default: return [e.pub_date ? new Date(e.pub_date).getTime() : 0, true]; // date_desc
+    default: return [e.pub, true]; // date_desc
   }
 }
 
@@ -65,20 +73,17 @@ function cmp(a: number | string, b: number | string): number {
 }
 
 /**
- * What the store is asked for: the queue's few ids; one playlist's podcasts, durations and time window
- * (fewer documents read); several playlists (get_playlists' counts) read every visible episode once.
+ * The rows the selections are cut from: the queue's few ids; one playlist's podcasts and time window
+ * (a prefix of each podcast's newest-first rows); several playlists (get_playlists' counts) every
+ * visible episode once.
  */
-function storeQuery(subs: SubscriptionView[], selections: EpisodeSelection[], ids: number[] | null, now: number): object {
-  if (ids) return visibleQuery(subs, { _id: { $in: ids } });
-  if (selections.length > 1) return visibleQuery(subs);
+function candidates(svc: any, subs: SubscriptionView[], byPodcast: Map<number, SubscriptionView>, selections: EpisodeSelection[], ids: number[] | null, now: number): (readonly CatalogRow[])[] {
+  if (ids) return [ids.map((i) => svc.catalog.get(i) as CatalogRow | undefined).filter((r): r is CatalogRow => !!r && visibleTo(r, byPodcast.get(r.podcast_id)))];
+  if (selections.length > 1) return svc.visibleLists(subs);
   const [sel] = selections;
   const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
-  const duration: Record<string, number> = {};
-  if (sel.min_duration != null || sel.max_duration != null) duration.$gt = 0;
-  if (sel.min_duration != null) duration.$gte = sel.min_duration;
-  if (sel.max_duration != null) duration.$lte = sel.max_duration;
-  const since = sel.time_filter_hours != null ? new Date(now - sel.time_filter_hours * HOUR_MS) : undefined;
-  return visibleQuery(pods ? subs.filter((s) => pods.has(s.podcast_id)) : subs, Object.keys(duration).length ? { duration } : {}, since);
+  const since = sel.time_filter_hours != null ? now - sel.time_filter_hours * HOUR_MS : null;
+  return svc.visibleLists(pods ? subs.filter((s) => pods.has(s.podcast_id)) : subs, since);
 }
 
 export const selectEpisodesActions: ServiceActionsSchema = {
@@ -118,41 +123,60 @@ export const selectEpisodesActions: ServiceActionsSchema = {
       const { user_id, selections, offset = 0, limit, after_episode_id } = ctx.params;
       const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id });
       const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
+      const podcastName = new Map(subs.map((s) => [s.podcast_id, (s.title ?? "").toLowerCase()]));
       const idsOnly = selections.every((s) => s.episode_ids);
       const ids = idsOnly ? Array.from(new Set(selections.flatMap((s) => s.episode_ids!))) : null;
       const now = Date.now();
-      const episodes: EpisodeDoc[] = ids && ids.length === 0 ? [] : await this.adapter.find({ query: storeQuery(subs, selections, ids, now) });
-      const states: Map<number, EpisodeStateDoc> = ids
-        ? await this.statesOf(user_id, episodes.map((e) => e._id))
-        : new Map((await this.stores.episode_states.find({ query: { user_id } })).map((s: EpisodeStateDoc) => [s.episode_id, s]));
-      const pages = selections.map((sel) => {
+      const user: UserStates = await this.userStates(user_id);
+      // After the last await before their use: these are the catalogue's own lists.
+      const episodes = candidates(this, subs, byPodcast, selections, ids, now);
+      const states = user.byEpisode;
+      /** One selection's episodes in its order (max_episodes applied). */
+      const select = (sel: EpisodeSelection): CatalogRow[] => {
         const only = sel.episode_ids ? new Set(sel.episode_ids) : null;
         const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
         const since = sel.time_filter_hours != null ? now - sel.time_filter_hours * HOUR_MS : null;
         const order = sel.sort_order ?? "date_desc";
-        const rows = episodes
-          .filter((e) => (!only || only.has(e._id)) && (!pods || pods.has(e.podcast_id)) && keep(sel, e, states.get(e._id), since))
-          .map((e) => {
-            const podcast = (byPodcast.get(e.podcast_id)?.title ?? "").toLowerCase();
-            return { e, podcast, key: sortKey(order, e, states.get(e._id), podcast, sel.seed ?? 0) };
-          });
+        const rows: { e: CatalogRow; podcast: string; key: [number | string, boolean] }[] = [];
+        for (const list of episodes) {
+          for (const e of list) {
+            if ((only && !only.has(e._id)) || (pods && !pods.has(e.podcast_id)) || !fits(sel, e, since)) continue;
+            const st = states.get(e._id);
+            if (!keep(sel, e, st)) continue;
+            const podcast = podcastName.get(e.podcast_id) ?? "";
+            rows.push({ e, podcast, key: sortKey(order, e, st, podcast, sel.seed ?? 0) });
+          }
+        }
         rows.sort((a, b) => {
           const group = sel.group_by_podcast ? cmp(a.podcast, b.podcast) || a.e.podcast_id - b.e.podcast_id : 0;
           const [ka, desc] = a.key;
           return group || (desc ? -cmp(ka, b.key[0]) : cmp(ka, b.key[0])) || a.e._id - b.e._id;
         });
-        const listed = sel.max_episodes ? rows.slice(0, sel.max_episodes) : rows;
+        return (sel.max_episodes ? rows.slice(0, sel.max_episodes) : rows).map((r) => r.e);
+      };
+      // A playlist's order is kept with the user's states (until their next write) when nothing in it
+      // depends on the time (no time window, no feed cutoff): its pages and counts are then read, not
+      // worked out again. The key names everything else it depends on: the catalogue's version and the
+      // subscriptions' podcasts and names.
+      const timeless = !ids && subs.every((s) => cutoffTime(s.feed_cutoff_days) === null);
+      const subsKey = timeless ? subs.map((s) => `${s.podcast_id}:${s.title}`).join("\n") : "";
+      const pages = selections.map((sel) => {
+        const listed = timeless && sel.time_filter_hours == null
+          ? user.memo(`select ${this.catalog.version} ${JSON.stringify(sel)} ${subsKey}`, () => select(sel))
+          : select(sel);
         // The episode just played may have left the playlist (now played): then the first one is next.
         const page = after_episode_id !== undefined
-          ? listed.slice(listed.findIndex((r) => r.e._id === after_episode_id) + 1).filter((r) => r.e._id !== after_episode_id).slice(0, 1)
+          ? listed.slice(listed.findIndex((e) => e._id === after_episode_id) + 1).filter((e) => e._id !== after_episode_id).slice(0, 1)
           : listed.slice(offset, limit === undefined ? undefined : offset + limit);
-        return { total: listed.length, page: page.map((r) => r.e) };
+        return { total: listed.length, page: page.map((e) => e._id) };
       });
-      // One downloads call for the pages of every selection (none when only counting).
-      const downloaded: Set<number> = await this.downloadedOf(ctx, user_id, Array.from(new Set(pages.flatMap((p) => p.page.map((e) => e._id)))));
+      // One store read and one downloads call for the pages of every selection (none when only counting).
+      const pageIds = Array.from(new Set(pages.flatMap((p) => p.page)));
+      const [docs, downloaded]: [EpisodeDoc[], Set<number>] = await Promise.all([this.findByIds(this.adapter, pageIds), this.downloadedOf(ctx, user_id, pageIds)]);
+      const docById = new Map(docs.map((e) => [e._id, e]));
       return pages.map(({ total, page }): SelectionResult => ({
         total,
-        episodes: page.map((e): EpisodeListItem => ({
+        episodes: page.filter((i) => docById.has(i)).map((i) => docById.get(i)!).map((e): EpisodeListItem => ({
           ...this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded),
           is_video: /^video\//i.test(e.enclosure_type ?? ""),
         })),

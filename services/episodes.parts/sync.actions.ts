@@ -85,6 +85,7 @@ export const syncActions: ServiceActionsSchema = {
         const set = { user_id, episode_id: ep._id, podcast_id, listen_duration: s.position, last_listened_at: at };
         if (current) await this.stores.episode_states.updateMany({ _id }, { $set: set });
         else await this.stores.episode_states.insert({ _id, completed: false, saved: false, ...set });
+        await this.statesChanged(user_id, [ep._id]);
         applied++;
       }
       return { applied };

@@ -11,7 +11,7 @@ import { emptyEpisode, emptyFeed, ParsedEpisode } from "../../shared/feed-parser
 import { sha256Hex } from "../../shared/secrets";
 import { localUrl } from "../../shared/contracts/local";
 import type { FetchedFeed } from "../../shared/contracts/feeds";
-import { AudioFile, audioFiles, audioType, coverFile, readTags, Resolved, Tags } from "./files";
+import { AudioFile, audioFiles, audioType, byPath, coverFile, readTags, Resolved, Tags } from "./files";
 
 /** A folder someone added as a podcast: what the feed's channel says (first adder's values). */
 export interface FolderDoc {
@@ -42,15 +42,16 @@ export function artworkUrl(folderId: number, file?: string): string {
 }
 
 /**
- * Episode order: by track number when every file has one, else by date (tag, else the file's
- * modification time), then by name. Lists order episodes by date, so dates that would contradict
- * this order (files copied at the same second, untagged tracks) are moved one minute after the
- * previous episode's.
+ * Episode order: folder by folder (the folder's own files first, then its subfolders by path, as an
+ * audiobook's CD1 before CD2), and within a folder by track number when every file has one, else by
+ * date (tag, else the file's modification time), then by name. Lists order episodes by date, so dates
+ * that would contradict this order (files copied at the same second, untagged tracks, a later CD's
+ * older tags) are moved one minute after the previous episode's.
  */
 function ordered<T extends AudioFile & { tags: Tags }>(items: T[]): (T & { time: number })[] {
-  const dated = items.map((i) => ({ ...i, time: i.tags.date ? Date.parse(i.tags.date) : Math.floor(i.mtimeMs / 1000) * 1000 }));
+  const dated = items.map((i) => ({ ...i, folder: path.posix.dirname(i.name), time: i.tags.date ? Date.parse(i.tags.date) : Math.floor(i.mtimeMs / 1000) * 1000 }));
   const byTrack = dated.length > 0 && dated.every((i) => i.tags.track !== null);
-  dated.sort((a, b) => (byTrack ? a.tags.track! - b.tags.track! : a.time - b.time) || a.name.localeCompare(b.name));
+  dated.sort((a, b) => byPath(a.folder, b.folder) || (byTrack ? a.tags.track! - b.tags.track! : a.time - b.time) || byPath(a.name, b.name));
   let previous = -Infinity;
   for (const i of dated) {
     if (i.time <= previous) i.time = previous + 60_000;

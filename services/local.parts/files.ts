@@ -59,21 +59,37 @@ export async function insideMediaDir(rel: string, kind: "dir" | "file"): Promise
 }
 
 export interface AudioFile {
+  /** Relative to the podcast's folder, "/"-separated. */
   name: string;
   size: number;
   mtimeMs: number;
 }
 
-/** The audio files directly in a folder (links and hidden files left out), by name. */
-export async function audioFiles(full: string): Promise<AudioFile[]> {
-  const entries = await fs.promises.readdir(full, { withFileTypes: true });
+/** Subfolder levels read below a podcast folder (an audiobook's CD1/CD2, a book's Part 1/Disc 2). */
+export const MAX_DEPTH = 3;
+
+/** Path order as people number things: "Disc 2" before "Disc 10". */
+export function byPath(a: string, b: string): number {
+  return a.localeCompare(b, undefined, { numeric: true });
+}
+
+/**
+ * The audio files of a folder and of its subfolders down to MAX_DEPTH levels, named by their path
+ * relative to it ("CD1/01.mp3") and ordered by that path. Links (files or folders) and hidden entries
+ * are left out: a link could lead out of the media folder.
+ */
+export async function audioFiles(full: string, sub = "", depth = 0): Promise<AudioFile[]> {
+  const entries = await fs.promises.readdir(path.join(full, sub), { withFileTypes: true });
   const files: AudioFile[] = [];
   for (const e of entries) {
-    if (!e.isFile() || e.name.startsWith(".") || !AUDIO.test(e.name)) continue;
-    const st = await fs.promises.stat(path.join(full, e.name));
-    files.push({ name: e.name, size: st.size, mtimeMs: st.mtimeMs });
+    if (e.name.startsWith(".")) continue;
+    const name = sub ? `${sub}/${e.name}` : e.name;
+    if (e.isDirectory() && depth < MAX_DEPTH) files.push(...(await audioFiles(full, name, depth + 1)));
+    if (!e.isFile() || !AUDIO.test(e.name)) continue;
+    const st = await fs.promises.stat(path.join(full, name));
+    files.push({ name, size: st.size, mtimeMs: st.mtimeMs });
   }
-  return files.sort((a, b) => a.name.localeCompare(b.name));
+  return files.sort((a, b) => byPath(a.name, b.name));
 }
 
 /** A cover image file of the folder (cover.jpg, folder.png ...; real files only), or null. */

@@ -23,6 +23,20 @@ export interface EpisodesCreatedEvent {
   episode_ids: number[];
 }
 
+/**
+ * `episodes.catalog_changed` (broadcast between episodes replicas): these episodes were written, so
+ * each replica re-reads them into its in-memory catalogue.
+ */
+export interface CatalogChangedEvent {
+  episode_ids: number[];
+}
+
+/** `episodes.states_changed` (broadcast between episodes replicas): these states of a user (null: any) were written. */
+export interface StatesChangedEvent {
+  user_id: number;
+  episode_ids: number[] | null;
+}
+
 /** episodes.episode_summaries result item (notifications). */
 export interface EpisodeSummary {
   episode_id: number;

@@ -17,6 +17,11 @@ export interface QueueBulkAddResult {
   failed: number[];
 }
 
+/** queue.visible_length params; its result is how many queued episodes the user still sees. */
+export interface QueueLengthParams {
+  user_id: number;
+}
+
 /** queue.positions params: which of these episodes the user has queued. */
 export interface QueuePositionsParams {
   user_id: number;

@@ -9,6 +9,7 @@ import { execFile } from "child_process";
 import fs from "fs";
 import path from "path";
 import zlib from "zlib";
+import { Readable } from "stream";
 import { promisify } from "util";
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { Library, raw, startLibrary } from "../helpers/library";
@@ -277,5 +278,38 @@ describe("server backups", () => {
     for (const name of ["erin", "carol"]) expect((await api(url).get("/api/data/get_key").set("Authorization", basic(name, PASSWORD))).status).toBe(401);
     // The upload was kept only for the time of the restore.
     expect(fs.readdirSync(config.backupDir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  test("an interrupted scheduled backup is never listed nor counted by BACKUP_KEEP; the partial file of a killed run goes with the next backup", async () => {
+    const server = restored!;
+    const admin = as(server.url, "admin");
+    const listed = async () => ((await admin.post("/api/data/list_backup_files", { user_id: uid("admin") })).body.backup_files as any[]).map((f) => f.filename);
+    const partials = () => fs.readdirSync(config.backupDir).filter((f) => f.endsWith(".partial"));
+    const backups: any = server.broker.getLocalService("backups");
+    // What a process killed mid-backup leaves: newer by name than any backup, untouched for an hour.
+    const killed = "scheduled_backup_29991231_000000000.jsonl.gz.partial";
+    fs.writeFileSync(path.join(config.backupDir, killed), "half a backup");
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(path.join(config.backupDir, killed), hourAgo, hourAgo);
+    // A store whose export breaks half-way: the backup fails after some bytes are written.
+    const broken = server.broker.createService({
+      name: "zz_broken",
+      actions: { backup_export: () => Readable.from((async function* () { yield Buffer.from('{"collection":"x"}\n'); throw new Error("disk gone"); })()) },
+    });
+    await server.broker.waitForServices("zz_broken");
+    const before = await listed();
+    await backups.runScheduled(new Date(Date.UTC(2030, 0, 1)));
+    await server.broker.destroyService(broken);
+    expect(await listed()).toEqual(before);
+    expect(partials()).toEqual([killed]);
+    const keep = config.backupKeep;
+    config.backupKeep = 1;
+    try {
+      await backups.runScheduled(new Date(Date.UTC(2030, 0, 2)));
+    } finally {
+      config.backupKeep = keep;
+    }
+    expect((await listed()).filter((f) => f.startsWith("scheduled_backup_"))).toEqual(["scheduled_backup_20300102_000000000.jsonl.gz"]);
+    expect(partials()).toEqual([]);
   });
 });

@@ -1,0 +1,175 @@
+/**
+ * The episodes service's compact in-memory index of the catalogue: for every episode only the fields
+ * that filters, sorts and search read (no p20, links or enclosure data), grouped per podcast newest
+ * first. Reads that would otherwise make NeDB scan and deep-copy 200,000 documents (playlists, search,
+ * history joins) walk these rows and fetch whole documents only for the page they answer.
+ *
+ * The rows are kept up to date by the service on every episode write (see the catalog methods of
+ * access.ts); the strings are the ones the store read gave, so the index adds the row objects and
+ * arrays, not a second copy of the text.
+ */
+import type { EpisodeDoc } from "./model";
+
+/** What the index keeps of an episode (the same field names and types as the stored document). */
+export type CatalogRow = Pick<EpisodeDoc, "_id" | "podcast_id" | "title" | "description" | "pub_date" | "duration" | "enclosure_type"> & {
+  /** pub_date in ms, 0 without one: the sort and window key, without a Date per comparison. */
+  pub: number;
+};
+
+/** The stored fields a row is made of (a projection of the store). */
+export const CATALOG_FIELDS = ["podcast_id", "title", "description", "pub_date", "duration", "enclosure_type"] as const;
+
+export function toRow(doc: Pick<EpisodeDoc, "_id" | (typeof CATALOG_FIELDS)[number]>): CatalogRow {
+  // The store's Date is shared, not copied (200,000 of them): nothing changes a Date in place.
+  const pub_date = doc.pub_date instanceof Date ? doc.pub_date : doc.pub_date ? new Date(doc.pub_date) : null;
+  return {
+    _id: doc._id, podcast_id: doc.podcast_id, title: doc.title ?? "", description: doc.description ?? null, pub_date,
+    duration: doc.duration ?? 0, enclosure_type: doc.enclosure_type ?? null, pub: pub_date ? pub_date.getTime() : 0,
+  };
+}
+
+/** Bits of a podcast's trigram filter (8 KB a podcast). */
+const GRAM_BITS = 1 << 16;
+/** Code units as a case-insensitive, non-unicode RegExp compares them (Canonicalize of ECMA-262), built on first use. */
+let canonTable: Uint16Array | null = null;
+
+function canonical(): Uint16Array {
+  if (!canonTable) {
+    canonTable = new Uint16Array(65536);
+    for (let c = 0; c < 65536; c++) {
+      const u = String.fromCharCode(c).toUpperCase();
+      canonTable[c] = u.length !== 1 || (c >= 128 && u.charCodeAt(0) < 128) ? c : u.charCodeAt(0);
+    }
+  }
+  return canonTable;
+}
+
+/** Calls `each` with the bit of every trigram of `text` (of canonical code units). */
+function trigramBits(text: string, each: (bit: number) => void): void {
+  const canon = canonical();
+  let a = 0;
+  let b = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = canon[text.charCodeAt(i)];
+    if (i >= 2) each((Math.imul(a, 961) + Math.imul(b, 31) + c) & (GRAM_BITS - 1));
+    a = b;
+    b = c;
+  }
+}
+
+/** Newest first, ties by id descending: the order of every "-pub_date, -_id" read. */
+function newestFirst(a: CatalogRow, b: CatalogRow): number {
+  return b.pub - a.pub || b._id - a._id;
+}
+
+export class CatalogIndex {
+  private byId = new Map<number, CatalogRow>();
+  private byPodcast = new Map<number, CatalogRow[]>();
+  /** Podcasts whose list changed since it was last sorted (sorted on the next read, once). */
+  private unsorted = new Set<number>();
+  /** Bumped on every change: caches derived from the catalogue (search results) compare it. */
+  version = 0;
+  /**
+   * Per podcast, a bit for every trigram of its titles and descriptions (built on the first search,
+   * then only added to: a bit left by a changed episode costs a needless scan, never a missed match).
+   */
+  private grams: Map<number, Uint32Array> | null = null;
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: number): CatalogRow | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Adds or replaces rows (an episode that moved podcast leaves its old list). */
+  upsert(rows: CatalogRow[]): void {
+    for (const row of rows) {
+      const old = this.byId.get(row._id);
+      if (old) this.detach(old);
+      this.byId.set(row._id, row);
+      let list = this.byPodcast.get(row.podcast_id);
+      if (!list) this.byPodcast.set(row.podcast_id, (list = []));
+      list.push(row);
+      this.unsorted.add(row.podcast_id);
+      if (this.grams) this.addGrams(row);
+    }
+    if (rows.length) this.version++;
+  }
+
+  remove(ids: number[]): void {
+    let changed = false;
+    for (const id of ids) {
+      const old = this.byId.get(id);
+      if (!old) continue;
+      this.detach(old);
+      this.byId.delete(id);
+      changed = true;
+    }
+    if (changed) this.version++;
+  }
+
+  podcastIds(): number[] {
+    return [...this.byPodcast.keys()];
+  }
+
+  /** A podcast's episodes, newest first. The array is the index's own: read it, never change it. */
+  podcast(podcast_id: number): readonly CatalogRow[] {
+    const list = this.byPodcast.get(podcast_id);
+    if (!list) return [];
+    if (this.unsorted.delete(podcast_id)) list.sort(newestFirst);
+    return list;
+  }
+
+  /** A podcast's episodes published after `after` (ms; null: all), newest first: a prefix of its list. */
+  podcastSince(podcast_id: number, after: number | null): readonly CatalogRow[] {
+    const list = this.podcast(podcast_id);
+    if (after === null) return list;
+    let lo = 0;
+    let hi = list.length;
+    // Binary search for the first row at or before `after` (the list runs newest first).
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid].pub > after) lo = mid + 1;
+      else hi = mid;
+    }
+    return list.slice(0, lo);
+  }
+
+  /**
+   * False when no episode of the podcast can match a case-insensitive RegExp of `term` in its title or
+   * description: a match has every trigram of the term (compared as the RegExp compares them).
+   */
+  mayContain(podcast_id: number, term: string): boolean {
+    if (!this.grams) {
+      this.grams = new Map();
+      for (const row of this.byId.values()) this.addGrams(row);
+    }
+    const bits = this.grams.get(podcast_id);
+    if (!bits) return false;
+    let all = true;
+    trigramBits(term, (bit) => {
+      if (!(bits[bit >>> 5] & (1 << (bit & 31)))) all = false;
+    });
+    return all;
+  }
+
+  private addGrams(row: CatalogRow): void {
+    let bits = this.grams!.get(row.podcast_id);
+    if (!bits) this.grams!.set(row.podcast_id, (bits = new Uint32Array(GRAM_BITS / 32)));
+    const set = (bit: number) => {
+      bits![bit >>> 5] |= 1 << (bit & 31);
+    };
+    trigramBits(row.title, set);
+    if (row.description !== null) trigramBits(row.description, set);
+  }
+
+  private detach(row: CatalogRow): void {
+    const list = this.byPodcast.get(row.podcast_id);
+    if (!list) return;
+    const at = list.indexOf(row);
+    if (at !== -1) list.splice(at, 1);
+    if (!list.length) this.byPodcast.delete(row.podcast_id);
+  }
+}
