@@ -227,9 +227,10 @@ function floorServer(port: number, framework: boolean) {
   /* eslint-enable @typescript-eslint/no-var-requires */
   const broker = new ServiceBroker({ ...options, transporter: null, logger: false });
   broker.createService({ name: "users", actions: { get_theme: { params: { user_id: { type: "number", convert: true } }, handler: () => ({ theme: "dark" }) } } });
+  // Configured as services/api.service.ts configures moleculer-web: no route logging, no breaker on api.rest.
   broker.createService({
-    name: "api", mixins: [ApiGateway],
-    settings: { port, ip: "127.0.0.1", logRequest: null, logResponse: null, routes: [{ path: "/", mappingPolicy: "restrict", autoAliases: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } }] },
+    name: "api", mixins: [ApiGateway], actions: { rest: { circuitBreaker: { enabled: false } } },
+    settings: { port, ip: "127.0.0.1", logRequest: null, logResponse: null, routes: [{ path: "/", mappingPolicy: "restrict", autoAliases: false, logging: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } }] },
   });
   broker.start();
 }

@@ -93,6 +93,9 @@ const ApiService: ServiceSchema = {
         authorization: true,
         mappingPolicy: "restrict",
         autoAliases: false,
+        // moleculer-web's own request/response log lines are off (logRequest/logResponse null), but with
+        // route logging on it still builds a coloured duration string for every response: requestLog logs.
+        logging: false,
         aliases: toAliases(routes),
         bodyParsers: {
           json: { strict: false, limit: config.maxBodySize },
@@ -142,6 +145,12 @@ const ApiService: ServiceSchema = {
     },
   },
   actions: {
+    /**
+     * moleculer-web's per-request action, called by its own HTTP server only. The circuit breaker watches
+     * remote endpoints; here it would only put a promise step on every request (the calls api.rest makes
+     * keep theirs). Retries and tracking stay: a restart and a drain rely on them.
+     */
+    rest: { circuitBreaker: { enabled: false } },
     health: {
       params: {},
       async handler(this: any, ctx: Context) {

@@ -41,6 +41,7 @@ export const docsRoute = {
   authentication: false,
   mappingPolicy: "restrict",
   autoAliases: false,
+  logging: false, // requestLog (services/api.service.ts) logs every request; moleculer-web's lines are off
   aliases: {
     "GET openapi.json"(this: any, _req: any, res: any) {
       send(res, 200, "application/json; charset=utf-8", JSON.stringify(this.openApiDocument()));

@@ -287,11 +287,13 @@ describeCluster("zero downtime over NATS", () => {
       return res;
     }, 2);
     phase = "downloads node killed";
-    // Killed with jobs both running and queued.
+    // Killed with jobs queued and a file half sent: each file takes at least 1.2 s, so one asked for
+    // under 0.6 s ago is still being fetched (a RUNNING task alone may not have asked yet).
     await until(async () => {
       const res = await call(live[0], "GET", "/api/tasks/active");
       const statuses: string[] = res.status === 200 ? (await res.json()).map((t: any) => t.status) : [];
-      return statuses.includes("PENDING") && statuses.some((st) => st === "RUNNING" || st === "DOWNLOADING");
+      const fetching = media.requests.some((r) => r.url.endsWith(".mp3") && Date.now() - r.at < 600);
+      return statuses.includes("PENDING") && fetching;
     });
     await procs.downloads.stop("SIGKILL");
     startGroup("downloads");

@@ -21,6 +21,8 @@ export interface LoggedRequest {
   /** Path with query string, as sent. */
   url: string;
   headers: http.IncomingHttpHeaders;
+  /** When it arrived (Date.now()): tests that must act while a slow answer is still being sent. */
+  at: number;
 }
 
 export interface Loopback {
@@ -50,7 +52,7 @@ export async function startLoopback(routes: Record<string, LoopbackRoute> | Loop
   const fallback = typeof routes === "function" ? routes : null;
   const requests: LoggedRequest[] = [];
   const server = http.createServer((req, res) => {
-    requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers });
+    requests.push({ method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, at: Date.now() });
     const route = table.get((req.url ?? "/").split("?")[0]) ?? fallback;
     if (!route) return answer({ status: 404, body: "not found" }, res);
     if (typeof route !== "function") return answer(route, res);
