@@ -1,8 +1,9 @@
 import fs from "fs";
+import os from "os";
 import path from "path";
-import { tempDir } from "../helpers/server";
 
-// NeDB as moleculer-db loads it, and its own rewrite, taken before shared/nedb-compaction replaces it.
+// NeDB as moleculer-db loads it, and its own rewrite, taken before shared/nedb-compaction replaces it
+// (nothing imported above loads the db mixin, which imports it).
 const fromDb = { paths: [path.dirname(require.resolve("moleculer-db"))] };
 const Datastore = require(require.resolve("@seald-io/nedb", fromDb));
 const Persistence = require(require.resolve("@seald-io/nedb/lib/persistence", fromDb));
@@ -27,7 +28,7 @@ async function fill(file: string): Promise<any> {
 describe("NeDB's rewrite of a collection file (load and compaction), a chunk at a time", () => {
   test("writes the very file NeDB's own rewrite writes, and it loads back the same", async () => {
     expect(Persistence.prototype.persistCachedDatabaseAsync).not.toBe(stockRewrite); // ours is the one NeDB runs
-    const dir = tempDir();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nedb-compaction-"));
     const ours = await fill(path.join(dir, "ours.db"));
     await ours.compactDatafileAsync();
     const stock = await fill(path.join(dir, "stock.db"));
@@ -44,5 +45,6 @@ describe("NeDB's rewrite of a collection file (load and compaction), a chunk at 
     const byId = (a: any, b: any) => a._id - b._id;
     expect((await reloaded.findAsync({})).sort(byId)).toEqual((await ours.findAsync({})).sort(byId));
     expect(await reloaded.countAsync({})).toBe(2997);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
