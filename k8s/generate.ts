@@ -38,6 +38,21 @@ const commonEnv = {
 /** YAML without anchors (each object written out) and with lists of plain values on one line. */
 /** The claim of a shared folder's volume. */
 const claimOf = (volume: string) => `${APP}-${volume}`;
+
+/**
+ * V8 limits that fit the container's memory limit (the image's default, 768 MB of old space and 64 MB
+ * semi-spaces, is for the embedded server): old space = the limit less the young generation (3 semi-spaces)
+ * and ~100 MB of code and buffers, so that V8 collects before the kernel kills the pod. Big semi-spaces only
+ * where there is room: they keep a read's short-lived objects out of the old space (bench/README.md).
+ */
+function nodeOptionsOf(memoryLimit: string): string {
+  const m = /^(\d+)(Mi|Gi)$/.exec(memoryLimit);
+  if (!m) throw new Error(`memory limit ${memoryLimit}: expected Mi or Gi`);
+  const mb = Number(m[1]) * (m[2] === "Gi" ? 1024 : 1);
+  const semi = mb >= 1024 ? 64 : 16;
+  return `--max-old-space-size=${mb - 3 * semi - 100} --max-semi-space-size=${semi}`;
+}
+
 /** `{ key: list }` when the list has items, else nothing: the field is absent rather than empty. */
 const nonEmpty = <T>(key: string, list: T[]) => (list.length ? { [key]: list } : {});
 
@@ -121,6 +136,7 @@ function groupContainer(g: ServiceGroup): IContainer {
     env: [
       { name: "SERVICES", value: g.services.join(",") },
       { name: "NODE_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+      { name: "NODE_OPTIONS", value: nodeOptionsOf(g.resources.memoryLimit) },
       ...(g.httpPort ? [{ name: "PORT", value: String(g.httpPort) }] : []),
       ...foldersOf(g).map((f) => ({ name: f.env, value: f.mountPath })),
     ],

@@ -18,11 +18,13 @@ export interface ServiceGroup {
 
 const small = { cpu: "100m", memory: "128Mi", cpuLimit: "500m", memoryLimit: "384Mi" };
 const busy = { cpu: "250m", memory: "256Mi", cpuLimit: "1", memoryLimit: "768Mi" };
+/** The library group holds the episodes service's in-memory catalogue and cached listening states (README "Listening at size"). */
+const large = { cpu: "250m", memory: "512Mi", cpuLimit: "1", memoryLimit: "1536Mi" };
 
 export const serviceGroups: ServiceGroup[] = [
   { name: "gateway", services: ["api"], httpPort: 8040, replicas: 2, autoscale: { min: 2, max: 8, cpuPercent: 70 }, resources: busy },
   { name: "accounts", services: ["users", "auth", "oidc", "notifications"], replicas: 2, resources: small },
-  { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "listening"], replicas: 2, resources: small },
+  { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "listening"], replicas: 2, resources: large },
   { name: "feeds", services: ["feeds"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "downloads", services: ["tasks", "downloads", "workers"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },

@@ -116,6 +116,11 @@ describe("k8s/podcast-server.yaml", () => {
     expect(d.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
     expect(!!find("HorizontalPodAutoscaler", d.metadata.name)).toBe(HOT_GROUPS.includes(group.name));
     if (group.replicas > 1) expect(find("PodDisruptionBudget", d.metadata.name)).toBeTruthy();
+    // V8 must collect before the kernel kills the pod: old space + young generation + ~100 MB within the limit.
+    const opts = c.env.find((e: any) => e.name === "NODE_OPTIONS")?.value ?? "";
+    const [, old, semi] = /--max-old-space-size=(\d+) --max-semi-space-size=(\d+)/.exec(opts) ?? [];
+    const [, n, unit] = /^(\d+)(Mi|Gi)$/.exec(c.resources.limits.memory) ?? [];
+    expect(Number(old) + 3 * Number(semi) + 100).toBeLessThanOrEqual(Number(n) * (unit === "Gi" ? 1024 : 1));
   });
 
   test("the groups that write or serve downloads mount one ReadWriteMany claim on DOWNLOAD_DIR", () => {
