@@ -224,16 +224,12 @@ function floorServer(port: number, framework: boolean) {
   const { ServiceBroker } = require("moleculer");
   const ApiGateway = require("moleculer-web");
   const options = require(path.join(ROOT, "dist", "moleculer.config.js"));
+  /* eslint-enable @typescript-eslint/no-var-requires */
   const broker = new ServiceBroker({ ...options, transporter: null, logger: false });
   broker.createService({ name: "users", actions: { get_theme: { params: { user_id: { type: "number", convert: true } }, handler: () => ({ theme: "dark" }) } } });
-  const { directRest } = require(path.join(ROOT, "dist", "shared", "direct-rest.js"));
-  /* eslint-enable @typescript-eslint/no-var-requires */
-  // Configured as services/api.service.ts configures moleculer-web: no route logging, api.rest run directly.
+  // Configured as services/api.service.ts configures moleculer-web: no route logging, no breaker on api.rest.
   broker.createService({
-    name: "api", mixins: [ApiGateway],
-    created(this: any) {
-      this.actions.rest = directRest(this);
-    },
+    name: "api", mixins: [ApiGateway], actions: { rest: { circuitBreaker: { enabled: false } } },
     settings: { port, ip: "127.0.0.1", logRequest: null, logResponse: null, routes: [{ path: "/", mappingPolicy: "restrict", autoAliases: false, logging: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } }] },
   });
   broker.start();

@@ -10,7 +10,6 @@ import { routes, toAliases } from "./api.routes";
 import { attachTaskSocket } from "./api.tasks-socket";
 import { clientAddress, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
-import { directRest } from "../shared/direct-rest";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
@@ -117,9 +116,8 @@ const ApiService: ServiceSchema = {
     ],
     onError: sendError,
   },
-  created(this: any) {
+  created() {
     trustedProxyList(config.trustedProxies); // a wrong TRUSTED_PROXIES entry stops the start, not a login
-    this.actions.rest = directRest(this); // moleculer-web's httpHandler calls this.actions.rest
   },
   started(this: any) {
     // Requests Node's HTTP parser refuses (oversized headers, garbage) get the JSON error body too.
@@ -147,6 +145,12 @@ const ApiService: ServiceSchema = {
     },
   },
   actions: {
+    /**
+     * moleculer-web's per-request action, called by its own HTTP server only. The circuit breaker watches
+     * remote endpoints; here it would only put a promise step on every request (the calls api.rest makes
+     * keep theirs). Retries and tracking stay: a restart and a drain rely on them.
+     */
+    rest: { circuitBreaker: { enabled: false } },
     health: {
       params: {},
       async handler(this: any, ctx: Context) {
