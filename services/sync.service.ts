@@ -55,7 +55,7 @@ const SyncService: ServiceSchema = {
     ...cloudsyncMethods,
     ...engineMethods,
     ...jobMethods,
-    /** Takes the user's lease when it is free or expired; not renewable, so a second sync of the user is refused. */
+    /** Takes the user's lease when it is free or expired; not renewable: a second sync of the user, even on this replica, waits for it (409, its job retried). */
     claimLease(this: any, user_id: number): Promise<boolean> {
       return takeLease(this.adapter, user_id, this.broker.nodeID, config.syncLeaseSeconds, { renew: false, fields: ACCOUNT_LEASE });
     },
