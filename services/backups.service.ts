@@ -14,7 +14,8 @@ import type { Readable } from "stream";
 import type { Context, ServiceSchema } from "moleculer";
 import { Cron } from "croner";
 import { config } from "../shared/config";
-import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { DbMixin } from "../shared/db.mixin";
+import { ensureLease, releaseLease, takeLease } from "../shared/lease";
 import { BadRequestError, ConflictError, ForbiddenError } from "../shared/errors";
 import type { AuthUser } from "../shared/types";
 import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
@@ -33,12 +34,6 @@ interface ScheduleDoc {
   last_run_at: Date | null;
   last_file: string | null;
   last_error: string | null;
-}
-
-interface LeaseDoc {
-  _id: typeof LEASE_ID;
-  holder: string | null;
-  expires_at: Date;
 }
 
 type Meta = { user?: AuthUser; acceptEncoding?: string; $responseType?: string; $responseHeaders?: Record<string, string> };
@@ -188,7 +183,7 @@ const BackupsService: ServiceSchema = {
   events: {
     /** The restored lease names a holder of the server that wrote the backup: free it instead of waiting for it to expire. */
     async "backup.restored"(this: any) {
-      await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { holder: null, expires_at: new Date(0) } });
+      await releaseLease(this.adapter, LEASE_ID, null);
     },
   },
   methods: {
@@ -230,18 +225,9 @@ const BackupsService: ServiceSchema = {
     },
     /** Claims or renews the scheduler lease (one atomic update); true when this replica holds it. */
     async claimLease(this: any): Promise<boolean> {
-      const now = new Date();
-      try {
-        // A restore may have replaced the lease record with none.
-        await this.adapter.insert({ _id: LEASE_ID, holder: null, expires_at: new Date(0) } satisfies LeaseDoc);
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
-      const claimed = await this.adapter.updateMany(
-        { _id: LEASE_ID, $or: [{ expires_at: { $lt: now } }, { holder: this.holderId }] },
-        { $set: { holder: this.holderId, expires_at: new Date(now.getTime() + config.backupLeaseSeconds * 1000) } },
-      );
-      return claimed > 0;
+      // A restore may have replaced the lease record with none.
+      await ensureLease(this.adapter, LEASE_ID);
+      return takeLease(this.adapter, LEASE_ID, this.holderId, config.backupLeaseSeconds, { renew: true });
     },
     /** One scheduler beat: the lease holder writes a backup when the schedule is due. */
     async schedulerTick(this: any): Promise<void> {
@@ -288,7 +274,7 @@ const BackupsService: ServiceSchema = {
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.running?.catch(() => undefined);
     // Hand the lease over at once instead of letting it expire.
-    await this.adapter.updateMany({ _id: LEASE_ID, holder: this.holderId }, { $set: { holder: null, expires_at: new Date(0) } }).catch(() => undefined);
+    await releaseLease(this.adapter, LEASE_ID, this.holderId).catch(() => undefined);
   },
 };
 

@@ -16,11 +16,12 @@ import crypto from "crypto";
 import { sha256Hex } from "../shared/secrets";
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
-import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, TooManyRequestsError } from "../shared/errors";
 import { FeedParseError, parseFeed } from "../shared/feed-parser";
 import { decodeBytes } from "../shared/feed-parser/text";
 import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../shared/http";
+import { ensureLease, releaseLease, takeLease } from "../shared/lease";
 import type { AuthUser } from "../shared/types";
 import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import { isLocalFeed } from "../shared/contracts/local";
@@ -215,13 +216,8 @@ const FeedsService: ServiceSchema = {
       return summary;
     },
     /** Claims or renews the scheduler lease; true when this replica holds it. */
-    async claimLease(this: any): Promise<boolean> {
-      const now = new Date();
-      const claimed = await this.adapter.updateMany(
-        { _id: LEASE_ID, $or: [{ expires_at: { $lt: now } }, { holder: this.holderId }] },
-        { $set: { holder: this.holderId, expires_at: new Date(now.getTime() + config.refreshLeaseSeconds * 1000) } },
-      );
-      return claimed > 0;
+    claimLease(this: any): Promise<boolean> {
+      return takeLease(this.adapter, LEASE_ID, this.holderId, config.refreshLeaseSeconds, { renew: true });
     },
     /** One scheduler beat: renew or take the lease; the holder starts a full refresh when one is due. */
     async schedulerTick(this: any): Promise<void> {
@@ -250,11 +246,7 @@ const FeedsService: ServiceSchema = {
     this.fullRefresh = null;
   },
   async started(this: any) {
-    try {
-      await this.adapter.insert({ _id: LEASE_ID, holder: null, expires_at: new Date(0), last_run_at: null } satisfies LeaseDoc);
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err; // there from an earlier start or another replica
-    }
+    await ensureLease(this.adapter, LEASE_ID, { last_run_at: null } satisfies Pick<LeaseDoc, "last_run_at">);
     if (config.refreshInterval > 0) {
       const beat = () => this.schedulerTick().catch((err: any) => this.logger.warn("scheduler tick failed", { error: err?.message }));
       this.heartbeat = setInterval(beat, (config.refreshLeaseSeconds * 1000) / 3);
@@ -265,7 +257,7 @@ const FeedsService: ServiceSchema = {
   async stopped(this: any) {
     if (this.heartbeat) clearInterval(this.heartbeat);
     // Hand the lease over at once instead of letting it expire.
-    await this.adapter.updateMany({ _id: LEASE_ID, holder: this.holderId }, { $set: { holder: null, expires_at: new Date(0) } }).catch(() => undefined);
+    await releaseLease(this.adapter, LEASE_ID, this.holderId).catch(() => undefined);
     await this.fullRefresh?.catch(() => undefined);
   },
 };

@@ -6,14 +6,16 @@
  *
  * Providers are configured with explicit endpoints and no issuer or JWKS, so the identity comes from the
  * userinfo endpoint, called with the access token (OIDC Core 5.3), not from an ID Token the server could
- * not verify. openid-client talks to the provider with fetch (not shared/http.ts): its token and
- * userinfo calls need its own request shaping and response checks.
+ * not verify. openid-client shapes the token and userinfo requests and checks the answers; its fetch is
+ * replaced by shared/http.ts (rule 8) with admin rights, as admins configure the providers: loopback and
+ * private providers work, link-local and cloud metadata addresses are refused before any connection.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import * as oidc from "openid-client";
 import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { BadRequestError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { fetchUrl, FetchOptions, FetchResult, OutboundHttpError } from "../shared/http";
 import type { GatewayMeta } from "../shared/types";
 import type { OidcLoginParams, OidcLoginResult } from "../shared/contracts/users";
 
@@ -107,6 +109,46 @@ function isAllowedReturn(url: string, meta: GatewayMeta): boolean {
   const own = [config.apiUrl, meta.requestOrigin].filter(Boolean).map((o) => new URL(o as string).origin);
   if (own.includes(parsed.origin)) return true;
   return config.oidcAllowedRedirects.some((prefix) => url.startsWith(prefix));
+}
+
+/** The outbound failure behind an openid-client error (it throws what its fetch threw, or wraps it as the cause). */
+function outboundCause(err: any): OutboundHttpError | null {
+  for (let e = err, depth = 0; e && depth < 4; e = e.cause, depth++) if (e instanceof OutboundHttpError) return e;
+  return null;
+}
+
+/** A request body as openid-client hands it to its fetch (a form, a string or bytes). */
+function bodyOf(body: oidc.CustomFetchOptions["body"]): string | Buffer | undefined {
+  if (body === null || body === undefined) return undefined;
+  if (typeof body === "string") return body;
+  if (body instanceof URLSearchParams) return body.toString();
+  if (body instanceof ArrayBuffer || body instanceof Uint8Array) return Buffer.from(body as Uint8Array);
+  throw new TypeError("streamed request bodies are not sent to OIDC providers");
+}
+
+/**
+ * openid-client's fetch through the outbound policy. It never follows redirects (redirect "manual"), nor
+ * does this; a provider's non-2xx answer goes back to openid-client as a Response with that status (the
+ * body is not kept by shared/http.ts), so it fails the step as it would with fetch.
+ */
+async function providerFetch(url: string, options: oidc.CustomFetchOptions): Promise<Response> {
+  const { accept, "user-agent": userAgent, ...headers } = Object.fromEntries(Object.entries(options.headers).map(([k, v]) => [k.toLowerCase(), v]));
+  let res: FetchResult;
+  try {
+    res = await fetchUrl(url, {
+      rights: "admin",
+      method: options.method as FetchOptions["method"],
+      body: bodyOf(options.body),
+      headers,
+      accept,
+      userAgent, // fixed: no browser-lookalike retry of a refused token or userinfo request
+      maxRedirects: 0,
+    });
+  } catch (err) {
+    if (err instanceof OutboundHttpError && err.kind === "http_status" && err.status) return new Response(null, { status: err.status });
+    throw err;
+  }
+  return new Response(res.body?.length ? new Uint8Array(res.body) : null, { status: res.status, headers: res.contentType ? { "content-type": res.contentType } : {} });
 }
 
 function withKey(target: string, key: string): string {
@@ -309,7 +351,7 @@ const OidcService: ServiceSchema = {
       // An ID Token would be checked against an issuer the server does not know; identity comes from
       // userinfo instead, so the token response is read without it.
       cfg[oidc.customFetch] = async (url, options) => {
-        const res = await fetch(url, options as RequestInit);
+        const res = await providerFetch(url, options);
         if (url !== d.token_url || !res.ok) return res;
         const raw = await res.text();
         let body: any;
@@ -335,7 +377,8 @@ const OidcService: ServiceSchema = {
         });
         return tokens.access_token;
       } catch (err: any) {
-        this.logger.error("oidc token exchange failed", { provider_id: d._id, error: err?.error ?? err?.code ?? err?.name, status: err?.status });
+        // A refused or unreachable endpoint says why (the outbound error's message names the URL without its query).
+        this.logger.error("oidc token exchange failed", { provider_id: d._id, error: err?.error ?? err?.code ?? err?.name, status: err?.status, outbound: outboundCause(err)?.message });
         throw new InternalServerError("OIDC token exchange failed");
       }
     },
@@ -346,7 +389,9 @@ const OidcService: ServiceSchema = {
         // fetchProtectedResource rather than fetchUserInfo: plain OAuth 2 userinfo endpoints omit "sub".
         res = await oidc.fetchProtectedResource(cfg, accessToken, new URL(d.user_info_url), "GET", undefined, new Headers({ accept: "application/json" }));
       } catch (err: any) {
-        this.logger.warn("oidc userinfo failed", { provider_id: d._id, error: err?.code ?? err?.name });
+        const outbound = outboundCause(err);
+        this.logger.warn("oidc userinfo failed", { provider_id: d._id, error: err?.code ?? err?.name, outbound: outbound?.message });
+        if (outbound?.kind === "blocked_address") throw new UnauthorizedError(`The OIDC provider's userinfo endpoint is refused. ${outbound.message}`);
         throw new UnauthorizedError("The OIDC provider refused the userinfo request");
       }
       const claims = res.ok ? await res.json().catch(() => null) : null;

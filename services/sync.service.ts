@@ -9,12 +9,16 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
+import { LeaseFields, releaseLease, takeLease } from "../shared/lease";
 import { TaskWaitMixin } from "../shared/task-wait.mixin";
 import type { UserEvent } from "../shared/contracts/users";
 import { cloudsyncActions, cloudsyncMethods } from "./sync.parts/cloudsync.actions";
 import { engineMethods } from "./sync.parts/engine";
 import { jobActions, jobMethods } from "./sync.parts/jobs";
 import { podsyncActions, podsyncMethods } from "./sync.parts/podsync.actions";
+
+/** The lease fields of an account record (sync.parts/model.ts). */
+const ACCOUNT_LEASE: LeaseFields = { holder: "lease_owner", until: "lease_until" };
 
 const SyncService: ServiceSchema = {
   name: "sync",
@@ -51,17 +55,12 @@ const SyncService: ServiceSchema = {
     ...cloudsyncMethods,
     ...engineMethods,
     ...jobMethods,
-    /** Takes the user's lease when it is free or expired (one atomic update). */
-    async claimLease(this: any, user_id: number): Promise<boolean> {
-      const now = new Date();
-      const taken = await this.adapter.updateMany(
-        { _id: user_id, lease_until: { $lt: now } },
-        { $set: { lease_owner: this.broker.nodeID, lease_until: new Date(now.getTime() + config.syncLeaseSeconds * 1000) } },
-      );
-      return Number(taken?.modifiedCount ?? taken) > 0;
+    /** Takes the user's lease when it is free or expired; not renewable: a second sync of the user, even on this replica, waits for it (409, its job retried). */
+    claimLease(this: any, user_id: number): Promise<boolean> {
+      return takeLease(this.adapter, user_id, this.broker.nodeID, config.syncLeaseSeconds, { renew: false, fields: ACCOUNT_LEASE });
     },
-    async releaseLease(this: any, user_id: number) {
-      await this.adapter.updateMany({ _id: user_id, lease_owner: this.broker.nodeID }, { $set: { lease_owner: null, lease_until: new Date(0) } });
+    releaseLease(this: any, user_id: number): Promise<void> {
+      return releaseLease(this.adapter, user_id, this.broker.nodeID, ACCOUNT_LEASE);
     },
   },
 };

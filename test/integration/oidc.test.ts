@@ -8,12 +8,15 @@ import http from "http";
 import type { AddressInfo } from "net";
 import Provider from "oidc-provider";
 import { api, basic, expectErrorBody } from "../helpers/client";
+import { capturingLogger } from "../helpers/logs";
 import { startServer, TestServer } from "../helpers/server";
 import { config } from "../../shared/config";
 
 const GOOD_CLIENT = { client_id: "podcasts-web", client_secret: "correct-horse-battery-staple" };
 // Registered at the provider with one secret, configured at the gateway with another.
 const MISCONFIGURED_CLIENT = { client_id: "podcasts-misconfigured", client_secret: "the-real-secret" };
+// Configured at the gateway with one endpoint on the cloud metadata address.
+const GUARDED_CLIENT = { client_id: "podcasts-guarded", client_secret: "guarded-client-secret" };
 
 /** Accounts the provider knows: the login name typed on its login page -> claims. */
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
@@ -56,6 +59,7 @@ describe("OIDC login through a loopback OpenID provider", () => {
   let goodProviderId = 0;
   let badProviderId = 0;
   const allowHttpBefore = config.oidcAllowHttp;
+  const logs: string[] = [];
 
   const providerRecord = (client: { client_id: string }, secret: string) => ({
     provider_name: `Test IdP ${client.client_id}`,
@@ -79,7 +83,7 @@ describe("OIDC login through a loopback OpenID provider", () => {
     jest.spyOn(console, "warn").mockImplementation(() => undefined);
     jest.spyOn(console, "info").mockImplementation(() => undefined);
     config.oidcAllowHttp = true; // the loopback provider speaks http
-    server = await startServer();
+    server = await startServer({ broker: capturingLogger(logs) });
     callbackUrl = `${server.url}/api/auth/callback`;
 
     let handler: http.RequestListener = (_req, res) => res.end();
@@ -94,7 +98,7 @@ describe("OIDC login through a loopback OpenID provider", () => {
       token_endpoint_auth_method: "client_secret_post",
     });
     const provider = new Provider(issuer, {
-      clients: [client(GOOD_CLIENT), client(MISCONFIGURED_CLIENT)],
+      clients: [client(GOOD_CLIENT), client(MISCONFIGURED_CLIENT), client(GUARDED_CLIENT)],
       claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "preferred_username"], groups: ["groups"] },
       findAccount: async (_ctx: unknown, id: string) => ACCOUNTS[id] && { accountId: id, claims: async () => ({ sub: id, ...ACCOUNTS[id] }) },
       features: { devInteractions: { enabled: true } },
@@ -352,5 +356,35 @@ describe("OIDC login through a loopback OpenID provider", () => {
     const listed = await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", adminKey).expect(200);
     expect(listed.body.providers.map((p: any) => p.provider_id)).toEqual([goodProviderId]);
     expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state: "state-of-a-removed-provider", client_id: MISCONFIGURED_CLIENT.client_id }), 400);
+  });
+
+  test("a token or userinfo endpoint on a link-local / metadata address is refused before anything is fetched", async () => {
+    const fetched = jest.spyOn(globalThis, "fetch");
+    const metadata = "http://169.254.169.254/latest/meta-data";
+    /** A login at the loopback provider with one of its endpoints configured on the metadata address. */
+    const loginWith = async (endpoint: { token_url: string } | { user_info_url: string }) => {
+      const added = await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey)
+        .send({ ...providerRecord(GUARDED_CLIENT, GUARDED_CLIENT.client_secret), ...endpoint }).expect(200);
+      try {
+        const { url } = await startLogin(GUARDED_CLIENT.client_id);
+        return await api(server.url).get(new URL(await atProvider(url, "alice")).href.slice(server.url.length));
+      } finally {
+        await api(server.url).delete("/api/data/remove_oidc_provider").set("Api-Key", adminKey).send({ provider_id: added.body.provider_id }).expect(200);
+      }
+    };
+    try {
+      // The token exchange is the spec's 500 with a generic message; the log says why.
+      expectErrorBody(await loginWith({ token_url: `${metadata}/token` }), 500);
+      const logged = logs.filter((line) => line.includes("oidc token exchange failed"));
+      expect(logged.at(-1)).toMatch(/This address is not allowed: link-local, cloud metadata.*169\.254\.169\.254/);
+
+      const userinfo = await loginWith({ user_info_url: `${metadata}/userinfo` });
+      expectErrorBody(userinfo, 401);
+      expect(userinfo.body.message).toMatch(/^The OIDC provider's userinfo endpoint is refused\. This address is not allowed: link-local, cloud metadata/);
+      // Refused by the policy, not by a failed connection: nothing went to the address, by any fetch.
+      expect(fetched.mock.calls.map(([url]) => String(url)).filter((url) => url.includes("169.254"))).toEqual([]);
+    } finally {
+      fetched.mockRestore();
+    }
   });
 });
