@@ -17,7 +17,7 @@ const brokerConfig: BrokerOptions = {
   cacher: config.cacher.startsWith("redis://")
     ? { type: "Redis", options: { redis: config.cacher, prefix: `${config.serviceName}-cache`, ttl: 300 } }
     : { type: "Memory", options: { ttl: 300, clone: true } },
-  serializer: "JSON",
+  serializer: config.serializer,
   requestTimeout: config.requestTimeout,
   heartbeatInterval: config.heartbeatInterval,
   heartbeatTimeout: config.heartbeatTimeout,

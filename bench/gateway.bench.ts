@@ -14,6 +14,8 @@
  *   npm run build && node dist/bench/gateway.bench.js [seconds] [--profile] [--read=theme|queue]
  * --profile runs (b) and (c)'s gateway under --cpu-prof and prints where their CPU time went, by package;
  * --read measures one of the two reads only (a profile of that read alone).
+ * --serializers=JSON,CBOR runs (c) once per moleculer serializer (SERIALIZER), a cluster each on the same NATS,
+ * measured in turns like (a) and (b), instead of (c) and (d): the ratios are against the first serializer.
  */
 import { ChildProcess, spawn } from "child_process";
 import crypto from "crypto";
@@ -265,8 +267,9 @@ async function main() {
   const profile = process.argv.includes("--profile");
   const only = process.argv.find((a) => a.startsWith("--read="))?.slice("--read=".length);
   const reads = (Object.keys(READS) as Read[]).filter((r) => !only || r === only);
+  const serializers = process.argv.find((a) => a.startsWith("--serializers="))?.slice("--serializers=".length).split(",") ?? [];
   const natsBin = ["/usr/sbin/nats-server", "/usr/bin/nats-server", process.env.NATS_SERVER_BIN].find((p) => p && fs.existsSync(p));
-  const results: Record<string, Partial<Record<Read, Result>>> = { a: {}, b: {}, c: {}, d: {} };
+  const results: Record<string, Partial<Record<Read, Result>>> = { a: {}, b: {}, c: {}, d: {}, ...Object.fromEntries(serializers.map((s) => [`c ${s}`, {}])) };
   const profiles: string[] = [];
   const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   const feedPort = await freePort();
@@ -316,37 +319,55 @@ async function main() {
     const natsPort = await freePort();
     const nats = spawn(natsBin, ["-a", "127.0.0.1", "-p", String(natsPort)], { stdio: "ignore" });
     procs.push(nats);
-    const env = { ...allow, TRANSPORTER: `nats://127.0.0.1:${natsPort}`, DATA_DIR: temp(), NAMESPACE: "bench" };
-    const [g1, g2] = [await freePort(), await freePort()].map((p) => `http://127.0.0.1:${p}`);
-    const cProfDir = temp();
-    const gw1 = server({ ...env, PORT: new URL(g1).port, NODE_ID: "gw-1", ...(profile ? { CPU_PROF_DIR: cProfDir } : {}) }, "api");
-    // add_podcast needs feeds.fetch_feed; the downloads group is there for an import run as a job.
-    const nodes = ["accounts", "library", "feeds", "downloads"].map((name) => server({ ...env, NODE_ID: name }, group(name)));
-    // CPU per request counts NATS and every node of the cluster.
-    const clusterPids = [nats.pid!, ...nodes.map((n) => n.pid!)];
-    await waitReady(g1);
-    const natsKey = await login(g1);
-    await seedQueue(g1, natsKey, feedUrl);
-    await measureReads([g1], natsKey, [...clusterPids, gw1.pid!], results.c);
-    let gw1b = gw1;
-    if (profile) {
-      await stop(gw1); // writes its profile; a fresh gw-1 joins for (d)
-      profiles.push(`(c)'s gateway:\n${profileSummary(cProfDir)}`);
-      gw1b = server({ ...env, PORT: new URL(g1).port, NODE_ID: "gw-1b" }, "api");
+    const env = { ...allow, TRANSPORTER: `nats://127.0.0.1:${natsPort}` };
+    /** A gateway and the service groups on the NATS, with their own data, logged in and seeded. */
+    const cluster = async (namespace: string, extra: Record<string, string>, gatewayEnv: Record<string, string> = {}) => {
+      const clusterEnv = { ...env, ...extra, DATA_DIR: temp(), NAMESPACE: namespace };
+      const url = `http://127.0.0.1:${await freePort()}`;
+      const gateway = server({ ...clusterEnv, PORT: new URL(url).port, NODE_ID: `gw-1-${namespace}`, ...gatewayEnv }, "api");
+      // add_podcast needs feeds.fetch_feed; the downloads group is there for an import run as a job.
+      const nodes = ["accounts", "library", "feeds", "downloads"].map((name) => server({ ...clusterEnv, NODE_ID: `${name}-${namespace}` }, group(name)));
+      await waitReady(url);
+      const clusterKey = await login(url);
+      await seedQueue(url, clusterKey, feedUrl);
+      // CPU per request counts NATS and every node of the cluster.
+      return { env: clusterEnv, url, gateway, key: clusterKey, pids: [nats.pid!, ...nodes.map((n) => n.pid!)] };
+    };
+    if (serializers.length) {
+      // One cluster per serializer, all up at once and measured in turns: the neighbours' load hits them alike.
+      const clusters: Awaited<ReturnType<typeof cluster>>[] = [];
+      for (const s of serializers) clusters.push(await cluster(`bench-${s.toLowerCase()}`, { SERIALIZER: s }));
+      const sRounds = serializers.map(() => [] as Partial<Record<Read, Result>>[]);
+      for (let i = 0; i < ROUNDS; i++) {
+        for (const [j, c] of clusters.entries()) await measureReads([c.url], c.key, [...c.pids, c.gateway.pid!], (sRounds[j][i] = {}));
+      }
+      serializers.forEach((s, j) => { for (const read of reads) results[`c ${s}`][read] = median(sRounds[j].map((r) => r[read]!)); });
+    } else {
+      const cProfDir = temp();
+      const c = await cluster("bench", {}, profile ? { CPU_PROF_DIR: cProfDir } : {});
+      await measureReads([c.url], c.key, [...c.pids, c.gateway.pid!], results.c);
+      const g2 = `http://127.0.0.1:${await freePort()}`;
+      let gw1b = c.gateway;
+      if (profile) {
+        await stop(c.gateway); // writes its profile; a fresh gw-1 joins for (d)
+        profiles.push(`(c)'s gateway:\n${profileSummary(cProfDir)}`);
+        gw1b = server({ ...c.env, PORT: new URL(c.url).port, NODE_ID: "gw-1b" }, "api");
+      }
+      const gw2 = server({ ...c.env, PORT: new URL(g2).port, NODE_ID: "gw-2" }, "api");
+      for (const g of [c.url, g2]) await waitReady(g);
+      await measureReads([c.url, g2], c.key, [...c.pids, gw1b.pid!, gw2.pid!], results.d);
     }
-    const gw2 = server({ ...env, PORT: new URL(g2).port, NODE_ID: "gw-2" }, "api");
-    for (const g of [g1, g2]) await waitReady(g);
-    await measureReads([g1, g2], natsKey, [...clusterPids, gw1b.pid!, gw2.pid!], results.d);
   } else {
     console.log("No nats-server binary: (c) and (d) are skipped.");
   }
   feed.close();
 
-  const names: Record<string, string> = { a: "(a) bare node:http", b: "(b) embedded", c: "(c) over NATS", d: "(d) 2 gateways, NATS" };
+  const names: Record<string, string> = { a: "(a) bare node:http", b: "(b) embedded", c: "(c) over NATS", d: "(d) 2 gateways, NATS",
+    ...Object.fromEntries(serializers.map((s) => [`c ${s}`, `(c) NATS, ${s}`])) };
   const cell = (r?: Result) => (r ? fmt(r) : "").padEnd(52);
   console.log(`(a) and (b): median of ${ROUNDS} rounds taken in turns; CPU: the setup's server processes' CPU time per request\n`);
   console.log(`${"".padEnd(22)} ${"get_theme".padEnd(52)} get_queued_episodes (${QUEUED})`);
-  for (const k of ["a", "b", "c", "d"]) if (reads.some((r) => results[k][r])) console.log(`${names[k].padEnd(22)} ${cell(results[k].theme)} ${cell(results[k].queue)}`);
+  for (const k of Object.keys(results)) if (reads.some((r) => results[k][r])) console.log(`${names[k].padEnd(22)} ${cell(results[k].theme)} ${cell(results[k].queue)}`);
   const ratio = (x: string, y: string, goal: string) => {
     // Requests/s, and in brackets the same ratio by CPU per request (y's CPU / x's).
     const r = (read: Read) => {
@@ -362,6 +383,8 @@ async function main() {
     `moleculer-web + broker options, constant answer: ${Math.round(floorMoleculer.rps)} req/s, CPU ${floorMoleculer.cpuMs.toFixed(3)} ms; node:http: ${Math.round(floorBare.rps)} req/s, CPU ${floorBare.cpuMs.toFixed(3)} ms`);
   ratio("c", "b", ">= 0.50");
   ratio("d", "c", ">= 1.6 when the machine has the cores");
+  for (const s of serializers) ratio(`c ${s}`, "b", ">= 0.50");
+  for (const s of serializers.slice(1)) ratio(`c ${s}`, `c ${serializers[0]}`, "CPU >= 1.10");
   if (profile) console.log(`\nWhere the CPU time went (self time by package, idle left out)\n${profiles.join("\n")}`);
 }
 

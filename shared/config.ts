@@ -38,6 +38,8 @@ export const config = {
   mongoUri: env.MONGO_URI || "",
   /** Moleculer transporter, e.g. nats://127.0.0.1:4222; empty = all services in one process. */
   transporter: env.TRANSPORTER || "",
+  /** Encoding of the packets between nodes over the transporter (moleculer serializer: JSON, CBOR, Notepack); every node of a cluster must use the same. */
+  serializer: env.SERIALIZER || "JSON",
   /** Moleculer cacher: "memory" (default) or a redis:// URL (shared by every node). */
   cacher: env.CACHER || "memory",
   /** Moleculer node id; defaults to hostname-pid. */
