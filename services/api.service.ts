@@ -6,6 +6,7 @@ import { STATUS_CODES } from "http";
 import type { Socket } from "net";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
+import { aliasIndexMixin } from "../shared/alias-index.mixin";
 import { routes, toAliases } from "./api.routes";
 import { attachTaskSocket } from "./api.tasks-socket";
 import { clientAddress, trustedProxyList } from "../shared/client-address";
@@ -65,7 +66,7 @@ function parseBasic(header: string | undefined): { username: string; password: s
 
 const ApiService: ServiceSchema = {
   name: "api",
-  mixins: [ApiGateway, gatewayOpsMixin(routes), keyCacheMixin],
+  mixins: [aliasIndexMixin, ApiGateway, gatewayOpsMixin(routes), keyCacheMixin],
   settings: {
     port: config.port,
     ip: config.host,

@@ -5,6 +5,7 @@
  */
 import type { ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
+import { aliasIndexMixin } from "../shared/alias-index.mixin";
 import { config } from "../shared/config";
 import { toErrorResponse } from "../shared/errors";
 
@@ -22,7 +23,7 @@ function sendPlainError(this: any, req: any, res: any, err: any) {
 
 const SearchApiService: ServiceSchema = {
   name: "search-api",
-  mixins: [ApiGateway],
+  mixins: [aliasIndexMixin, ApiGateway],
   settings: {
     port: config.searchPort,
     ip: config.searchHost,
