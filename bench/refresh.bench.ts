@@ -32,6 +32,7 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "refresh-bench-"));
   config.dataDir = dataDir;
   config.refreshInterval = 0; // the runs below are the only refreshes
+  config.outboundAllowPrivate = "127.0.0.1/32"; // the feeds are on loopback, which users may not reach by default
 
   const fixtureDir = path.join(__dirname, "..", "..", "test", "fixtures", "feeds");
   const bodies = FIXTURES.map((f) => fs.readFileSync(path.join(fixtureDir, f), "utf8"));
@@ -61,11 +62,16 @@ async function main() {
   const { default: PodcastsService } = await import("../services/podcasts.service");
   const { default: EpisodesService } = await import("../services/episodes.service");
   const { default: FeedsService } = await import("../services/feeds.service");
+  // A new feed's older episodes are imported by a job (tasks + workers), as on a server.
+  const { default: TasksService } = await import("../services/tasks.service");
+  const { default: WorkersService } = await import("../services/workers.service");
   const brokerConfig = (await import("../moleculer.config")).default;
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false });
   broker.createService(PodcastsService);
   broker.createService(EpisodesService);
   const feeds: any = broker.createService(FeedsService);
+  broker.createService(TasksService);
+  broker.createService(WorkersService);
   await broker.start();
 
   console.log(`refresh benchmark: ${count} feeds from ${FIXTURES.length} fixtures, ${os.cpus().length} CPUs, node ${process.version}, NeDB in ${dataDir}`);
