@@ -104,7 +104,7 @@ function composeFile(): string {
         depends_on: Object.fromEntries(Object.keys(infra).map((name) => [name, { condition: "service_healthy" }])),
         environment: {
           ...commonEnv, MONGO_URI: "mongodb://mongo:27017/podcasts", SECRET_KEY: "${SECRET_KEY:?set SECRET_KEY, e.g. openssl rand -base64 32}", SERVICES: g.services.join(","),
-          ...(g.httpPort ? { PORT: String(g.httpPort) } : {}),
+          ...(g.httpPort ? { [g.httpPortEnv ?? "PORT"]: String(g.httpPort) } : {}),
           ...Object.fromEntries(foldersOf(g).map((f) => [f.env, f.mountPath])),
         },
         ...(g.httpPort ? { ports: [`${g.httpPort}:${g.httpPort}`] } : {}),
@@ -137,7 +137,7 @@ function groupContainer(g: ServiceGroup): IContainer {
       { name: "SERVICES", value: g.services.join(",") },
       { name: "NODE_ID", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
       { name: "NODE_OPTIONS", value: nodeOptionsOf(g.resources.memoryLimit) },
-      ...(g.httpPort ? [{ name: "PORT", value: String(g.httpPort) }] : []),
+      ...(g.httpPort ? [{ name: g.httpPortEnv ?? "PORT", value: String(g.httpPort) }] : []),
       ...foldersOf(g).map((f) => ({ name: f.env, value: f.mountPath })),
     ],
     ...nonEmpty("volumeMounts", foldersOf(g).map((f) => ({ name: f.volume, mountPath: f.mountPath, ...(f.readOnly ? { readOnly: true } : {}) }))),

@@ -10,6 +10,8 @@ export interface ServiceGroup {
   services: string[];
   /** Ports this group listens on besides the health and metrics ports (the gateways). */
   httpPort?: number;
+  /** The setting (shared/config.ts) that gives the gateway of this group its port: PORT unless said. */
+  httpPortEnv?: "PORT" | "SEARCH_PORT";
   /** Replicas to start with; an HPA scales the hot groups between min and max. */
   replicas: number;
   autoscale?: { min: number; max: number; cpuPercent: number };
@@ -27,7 +29,7 @@ export const serviceGroups: ServiceGroup[] = [
   { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "listening"], replicas: 2, resources: large },
   { name: "feeds", services: ["feeds"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "downloads", services: ["tasks", "downloads", "workers"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
-  { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
+  { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, httpPortEnv: "SEARCH_PORT", replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "sync", services: ["sync"], replicas: 1, resources: small },
   { name: "extras", services: ["opml", "rss", "sharing", "p20", "proxy", "local"], replicas: 2, resources: small },
   { name: "backups", services: ["backups"], replicas: 1, resources: small },

@@ -53,6 +53,28 @@ test("every services/*.service.ts is in exactly one service group", () => {
   expect(files.filter((f) => !grouped.includes(f))).toEqual([]);
 });
 
+test("each gateway group's port reaches its gateway, through the setting that gateway reads", () => {
+  for (const g of serviceGroups.filter((x) => x.httpPort)) {
+    // The port as a value no default has, so that a setting the gateway does not read cannot pass.
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries<string>(compose.services[g.name].environment)) env[name] = value === String(g.httpPort) ? "15999" : value;
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    const ports: unknown[] = [];
+    try {
+      jest.isolateModules(() => {
+        for (const s of g.services) {
+          const port = require(`../../services/${s}.service`).default.settings?.port;
+          if (port !== undefined) ports.push(port);
+        }
+      });
+    } finally {
+      process.env = saved;
+    }
+    expect({ group: g.name, ports }).toEqual({ group: g.name, ports: [15999] });
+  }
+});
+
 describe("docker-compose.yml", () => {
   test("validates against the Compose Specification schema", () => {
     expect(validateCompose(compose) ? [] : validateCompose.errors).toEqual([]);
