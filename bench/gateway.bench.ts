@@ -55,8 +55,10 @@ function node(args: string[], env: Record<string, string>): ChildProcess {
   procs.push(child);
   return child;
 }
+// The V8 flags `npm start` runs the server with (its heap and young-generation sizes), from package.json.
+const START_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.match(/ node ((?:--[\w-]+=\S+ )*)/)?.[1] ?? "").split(" ").filter(Boolean);
 function server(env: Record<string, string>, services?: string): ChildProcess {
-  const args = [...(env.CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${env.CPU_PROF_DIR}`] : []), RUNNER, "--config", "dist/moleculer.config.js"];
+  const args = [...START_FLAGS, ...(env.CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${env.CPU_PROF_DIR}`] : []), RUNNER, "--config", "dist/moleculer.config.js"];
   if (!services) args.push("dist/services");
   return node(args, services ? { ...env, SERVICEDIR: "dist/services", SERVICES: services } : env);
 }
