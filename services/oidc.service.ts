@@ -15,7 +15,7 @@ import * as oidc from "openid-client";
 import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { BadRequestError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
-import { fetchUrl, FetchOptions, FetchResult, OutboundHttpError } from "../shared/http";
+import { destinationRefusal, fetchUrl, FetchOptions, FetchResult, OutboundHttpError } from "../shared/http";
 import type { GatewayMeta } from "../shared/types";
 import type { OidcLoginParams, OidcLoginResult } from "../shared/contracts/users";
 
@@ -192,6 +192,11 @@ const OidcService: ServiceSchema = {
           if (!config.oidcAllowHttp && !p[field].toLowerCase().startsWith("https://")) {
             throw new BadRequestError(`${field} must be an https:// URL (set OIDC_ALLOW_HTTP=true to allow http)`);
           }
+        }
+        // The server fetches these two itself: an address every fetch would refuse is refused now, not at the first login.
+        for (const field of ["token_url", "user_info_url"]) {
+          const why = await destinationRefusal(p[field], "admin");
+          if (why) throw new BadRequestError(`${field}: ${why}`);
         }
         const optional = (v: string | null | undefined) => (v ? v : null);
         const doc: OidcProviderDoc = {

@@ -223,6 +223,21 @@ async function resolveChecked(url: URL, shown: string, rights: Rights): Promise<
   return addresses;
 }
 
+/**
+ * Why a URL stored now for later fetches with these rights will be refused then (null: nothing against it
+ * yet). A host name that does not resolve here and now is not held against it; every fetch checks again.
+ */
+export async function destinationRefusal(rawUrl: string, rights: Rights): Promise<string | null> {
+  try {
+    const url = parseHttpUrl(rawUrl);
+    await resolveChecked(url, redactUrl(url.href), rights);
+    return null;
+  } catch (err) {
+    if (err instanceof OutboundHttpError && err.kind !== "network") return err.message;
+    return null;
+  }
+}
+
 function parseHttpUrl(raw: string, base?: string): URL {
   let url: URL;
   try {

@@ -358,13 +358,26 @@ describe("OIDC login through a loopback OpenID provider", () => {
     expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state: "state-of-a-removed-provider", client_id: MISCONFIGURED_CLIENT.client_id }), 400);
   });
 
-  test("a token or userinfo endpoint on a link-local / metadata address is refused before anything is fetched", async () => {
+  test("a token or userinfo endpoint on a link-local / metadata address is refused when saved, and at login before anything is fetched", async () => {
     const fetched = jest.spyOn(globalThis, "fetch");
     const metadata = "http://169.254.169.254/latest/meta-data";
-    /** A login at the loopback provider with one of its endpoints configured on the metadata address. */
+    const listed = async () => (await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", adminKey).expect(200)).body.providers.length;
+    const before = await listed();
+    for (const endpoint of [{ token_url: `${metadata}/token` }, { user_info_url: `${metadata}/userinfo` }, { token_url: "http://[fe80::1]/token" }]) {
+      const refused = await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey)
+        .send({ ...providerRecord(GUARDED_CLIENT, GUARDED_CLIENT.client_secret), ...endpoint });
+      expectErrorBody(refused, 400);
+      expect(refused.body.message).toMatch(new RegExp(`^${Object.keys(endpoint)[0]}: This address is not allowed: link-local, cloud metadata`));
+    }
+    expect(await listed()).toBe(before);
+    /**
+     * A login at the loopback provider with one of its endpoints on the metadata address: stored before
+     * the save-time check existed (or a name whose DNS later points there), so written to the store directly.
+     */
     const loginWith = async (endpoint: { token_url: string } | { user_info_url: string }) => {
       const added = await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey)
-        .send({ ...providerRecord(GUARDED_CLIENT, GUARDED_CLIENT.client_secret), ...endpoint }).expect(200);
+        .send(providerRecord(GUARDED_CLIENT, GUARDED_CLIENT.client_secret)).expect(200);
+      await (server.broker.getLocalService("oidc") as any).adapter.updateById(added.body.provider_id, { $set: endpoint });
       try {
         const { url } = await startLogin(GUARDED_CLIENT.client_id);
         return await api(server.url).get(new URL(await atProvider(url, "alice")).href.slice(server.url.length));

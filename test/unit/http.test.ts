@@ -5,7 +5,7 @@ import dns from "dns";
 import http from "http";
 import zlib from "zlib";
 import { config } from "../../shared/config";
-import { addressKind, addressRefusal, fetchUrl, FetchOptions, OutboundHttpError, redactUrl } from "../../shared/http";
+import { addressKind, addressRefusal, destinationRefusal, fetchUrl, FetchOptions, OutboundHttpError, redactUrl } from "../../shared/http";
 import { Loopback, startLoopback } from "../helpers/loopback";
 
 const peers: Loopback[] = [];
@@ -404,5 +404,18 @@ describe("outbound URL policy", () => {
     config.outboundAllowPrivate = "true";
     expect((await get(`${p.url}/i`, { rights: "user" })).body!.toString()).toBe("i");
     expect((await failure(`http://169.254.169.254:${p.port}/i`, { rights: "user" })).kind).toBe("blocked_address");
+  });
+});
+
+describe("destinationRefusal (a URL stored now, fetched later)", () => {
+  test("literal and resolved addresses are judged by the same policy as a fetch; a name that does not resolve yet is not held against the URL", async () => {
+    expect(await destinationRefusal("http://169.254.169.254/latest", "admin")).toMatch(/^This address is not allowed: link-local, cloud metadata/);
+    expect(await destinationRefusal("https://[fe80::1]/token", "admin")).toMatch(/^This address is not allowed: link-local/);
+    // "localhost" goes through the resolver: loopback is an admin's to reach, not a user's.
+    expect(await destinationRefusal("http://localhost:9/x", "admin")).toBeNull();
+    expect(await destinationRefusal("http://localhost:9/x", "user")).toMatch(/loopback and private network addresses are for admins only/);
+    expect(await destinationRefusal("http://no-such-host.invalid/x", "admin")).toBeNull();
+    expect(await destinationRefusal("ftp://example.org/x", "admin")).toMatch(/unsupported protocol ftp:/);
+    expect(await destinationRefusal("not a url", "admin")).toMatch(/not a valid URL/);
   });
 });
