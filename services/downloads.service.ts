@@ -25,7 +25,7 @@ import type {
   RecordDownloadParams, StoredFile, SyncDownloadAction,
 } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
-import { isLocalFeed, LocalMediaInfo, localPathOf } from "../shared/contracts/local";
+import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
 
 /** A user's download; `file` is the path under DOWNLOAD_DIR. */
 interface DownloadDoc extends RecordDownloadParams {
@@ -434,12 +434,7 @@ const DownloadsService: ServiceSchema = {
       if (asAttachment) headers["Content-Disposition"] = attachment(`${item.episodetitle || "episode"}${path.extname(stored?.file ?? localPathOf(item.episodeurl) ?? "") || ".mp3"}`);
       if (stored) return fileAnswer(ctx.meta, headers, stored.size, stored.content_type, (start: number, end: number) => fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }));
       if (!item.episodeurl) throw new NotFoundError("Episode has no media file");
-      // A local podcast's file: only the local service reads LOCAL_MEDIA_DIR (and checks the path again).
-      if (isLocalFeed(item.episodeurl)) {
-        const url = item.episodeurl;
-        const file: LocalMediaInfo = await ctx.call("local.media_info", { url });
-        return fileAnswer(ctx.meta, headers, file.size, file.content_type, (start: number, end: number) => ctx.call("local.media_stream", { url, start, end }));
-      }
+      if (isLocalFeed(item.episodeurl)) return localFileAnswer(ctx, item.episodeurl, headers);
       let upstream;
       try {
         upstream = await fetchStream(item.episodeurl, { rights: rightsOf(ctx.meta.user), range: ctx.meta.range, maxBytes: Number.MAX_SAFE_INTEGER });

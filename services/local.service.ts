@@ -156,8 +156,8 @@ const LocalService: ServiceSchema = {
         const image = await readCapped(ctx.params, config.artworkMaxBytes);
         const type = imageTypeOf(image);
         if (!type || !/^image\//i.test(ctx.meta.mimetype ?? "")) throw new BadRequestError("Only JPEG, PNG, GIF or WebP images are accepted");
-        const doc: ArtworkDoc = { _id: folder._id, content_type: type, data: image.toString("base64"), size: image.length, updated_at: new Date() };
-        if ((await this.stores.local_artwork.updateMany({ _id: folder._id }, { $set: doc })) === 0) await this.stores.local_artwork.insert(doc);
+        const artwork: Omit<ArtworkDoc, "_id"> = { content_type: type, data: image.toString("base64"), size: image.length, updated_at: new Date() };
+        await this.upsert(this.stores.local_artwork, folder._id, { $set: artwork });
         // The refresh writes the cover's address into the podcast record (its content hash covers the upload).
         await ctx.call("feeds.refresh_feed", { podcast_id });
         this.logger.info("local artwork uploaded", { user_id, podcast_id, size: image.length, type });

@@ -12,6 +12,7 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import * as oidc from "openid-client";
+import { publicOrigin } from "../shared/client-address";
 import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { BadRequestError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
@@ -82,10 +83,6 @@ function iconUrl(icon: string | null): string | null {
   if (!icon) return null;
   if (/^(https?:|data:)/i.test(icon)) return icon;
   return `data:image/svg+xml;base64,${Buffer.from(icon, "utf8").toString("base64")}`;
-}
-
-function publicOrigin(meta: GatewayMeta): string {
-  return (config.apiUrl || meta.requestOrigin || "").replace(/\/+$/, "");
 }
 
 function redirectUriFor(meta: GatewayMeta): string {

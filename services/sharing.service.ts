@@ -7,13 +7,13 @@
  */
 import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
-import { config } from "../shared/config";
+import { publicOrigin } from "../shared/client-address";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
-import { fileAnswer, MediaAnswerMeta } from "../shared/range";
+import type { MediaAnswerMeta } from "../shared/range";
 import type { AuthUser } from "../shared/types";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
-import { isLocalFeed, LocalMediaInfo } from "../shared/contracts/local";
+import { isLocalFeed, localFileAnswer } from "../shared/contracts/local";
 import type { UserEvent } from "../shared/contracts/users";
 
 interface LinkDoc {
@@ -76,7 +76,7 @@ const SharingService: ServiceSchema = {
       params: { url_key: urlKey },
       async handler(this: any, ctx: Context<{ url_key: string }, { requestOrigin?: string }>) {
         const { link, e } = await this.sharedEpisode(ctx, ctx.params.url_key);
-        const stream_url = isLocalFeed(e.episodeurl) ? `${(config.apiUrl || ctx.meta.requestOrigin || "").replace(/\/+$/, "")}/api/data/shared_stream/${link.url_key}` : e.episodeurl;
+        const stream_url = isLocalFeed(e.episodeurl) ? `${publicOrigin(ctx.meta)}/api/data/shared_stream/${link.url_key}` : e.episodeurl;
         // The sharer's own state of the episode (position, saved, completed) is not shown.
         return {
           episode: {
@@ -98,11 +98,7 @@ const SharingService: ServiceSchema = {
       async handler(this: any, ctx: Context<{ url_key: string }, MediaAnswerMeta>) {
         const { e } = await this.sharedEpisode(ctx, ctx.params.url_key);
         if (!isLocalFeed(e.episodeurl)) throw new NotFoundError("This episode plays from its own address (stream_url of episode_by_url)");
-        const url = e.episodeurl!;
-        // Only the local service reads LOCAL_MEDIA_DIR (and checks the path again), as for the stream route.
-        const file: LocalMediaInfo = await ctx.call("local.media_info", { url });
-        const headers = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };
-        return fileAnswer(ctx.meta, headers, file.size, file.content_type, (start, end) => ctx.call("local.media_stream", { url, start, end }));
+        return localFileAnswer(ctx, e.episodeurl!, { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" });
       },
     },
     /** DELETE /api/data/delete_shared_link: body url_key, or episode_id (the caller's link of it). */

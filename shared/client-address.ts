@@ -5,6 +5,8 @@
  */
 import type net from "net";
 import { addressList, ipFamily, unmapped } from "./address-list";
+import { config } from "./config";
+import type { GatewayMeta } from "./types";
 
 /** TRUSTED_PROXIES as an allow list; throws on an entry that is neither an address nor a CIDR range. */
 export function trustedProxyList(entries: string[]): net.BlockList {
@@ -23,4 +25,9 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | s
     address = hop;
   }
   return address;
+}
+
+/** Where clients reach this server (API_URL, else the request's own origin), without a trailing slash. */
+export function publicOrigin(meta: Pick<GatewayMeta, "requestOrigin">): string {
+  return (config.apiUrl || meta.requestOrigin || "").replace(/\/+$/, "");
 }

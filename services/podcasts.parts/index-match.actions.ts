@@ -5,6 +5,7 @@
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
 import { id, PodcastDoc, shown, SubscriptionDoc } from "./model";
+import { setter } from "./playback.actions";
 
 interface IndexMatchItem {
   podcast_id: number;
@@ -15,16 +16,11 @@ interface IndexMatchItem {
   feed_url: string;
 }
 
-/** The user's own (not merged away) subscriptions without a podcast index id, ignored or not. */
+/** The user's own (not merged away) subscriptions without a podcast index id, ignored or not, by podcast id. */
 async function withoutIndexId(self: any, user_id: number, ignored: boolean): Promise<IndexMatchItem[]> {
-  const subs: SubscriptionDoc[] = await self.stores.subscriptions.find({ query: { user_id } });
-  const wanted = subs.filter((s) => !s.merged_into && !!s.index_id_ignored === ignored).sort((a, b) => a.podcast_id - b.podcast_id);
-  const pods: PodcastDoc[] = await self.findByIds(self.adapter, wanted.map((s) => s.podcast_id));
-  const byId = new Map(pods.map((p) => [p._id, p]));
+  const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await self.listedPodcasts(user_id);
   const out: IndexMatchItem[] = [];
-  for (const sub of wanted) {
-    const pod = byId.get(sub.podcast_id);
-    if (!pod) continue;
+  for (const { pod, sub } of rows.filter((r) => !!r.sub.index_id_ignored === ignored).sort((a, b) => a.pod._id - b.pod._id)) {
     const v = shown(pod, sub);
     if (v.podcast_index_id) continue; // null, absent or 0: not matched
     out.push({ podcast_id: pod._id, podcast_name: v.title, artwork_url: v.artwork_url, author: v.author, description: v.description, feed_url: pod.feed_url });
@@ -48,12 +44,9 @@ export const indexMatchActions: ServiceActionsSchema = {
     },
   },
   /** POST /api/data/ignore_podcast_index_id: ignore true leaves the podcast out of the unmatched list, false puts it back. */
-  ignore_podcast_index_id: {
-    params: { user_id: id, podcast_id: id, ignore: { type: "boolean", convert: true } },
-    async handler(this: any, ctx: Context<{ user_id: number; podcast_id: number; ignore: boolean }>) {
-      const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
-      await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: { index_id_ignored: ctx.params.ignore } });
-      return { detail: `Podcast index ID requirement ${ctx.params.ignore ? "ignored" : "unignored"}` };
-    },
-  },
+  ignore_podcast_index_id: setter(
+    { ignore: { type: "boolean", convert: true } },
+    (p) => ({ index_id_ignored: p.ignore }),
+    (p) => `Podcast index ID requirement ${p.ignore ? "ignored" : "unignored"}`,
+  ),
 };

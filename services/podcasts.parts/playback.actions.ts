@@ -17,7 +17,7 @@ function playback(sub: SubscriptionDoc): PlaybackSettings {
 }
 
 /** An action that sets fields of the user's subscription of a podcast. */
-function setter(params: object, fields: (p: any) => Partial<SubscriptionDoc>, detail: (p: any) => string) {
+export function setter(params: object, fields: (p: any) => Partial<SubscriptionDoc>, detail: (p: any) => string) {
   return {
     params: { ...ofPodcast, ...params },
     async handler(this: any, ctx: Context<any>) {

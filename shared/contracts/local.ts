@@ -6,6 +6,9 @@
  * downloads streams such an enclosure through local.media_info / local.media_stream.
  */
 
+import type { Context } from "moleculer";
+import { fileAnswer, MediaAnswerMeta } from "../range";
+
 export const LOCAL_SCHEME = "local:";
 
 /** `local:` + the path relative to LOCAL_MEDIA_DIR, each segment URL-encoded. */
@@ -34,6 +37,15 @@ export function isLocalFeed(url: string | null | undefined): boolean {
 export interface LocalMediaInfo {
   size: number;
   content_type: string;
+}
+
+/**
+ * A media route's answer for a `local:` enclosure (Range, HEAD): only the local service reads
+ * LOCAL_MEDIA_DIR, and it checks the path again before it opens anything.
+ */
+export async function localFileAnswer(ctx: Context<unknown, MediaAnswerMeta>, url: string, headers: Record<string, string | number>): Promise<unknown> {
+  const file: LocalMediaInfo = await ctx.call("local.media_info", { url });
+  return fileAnswer(ctx.meta, headers, file.size, file.content_type, (start, end) => ctx.call("local.media_stream", { url, start, end }));
 }
 
 /** podcasts.subscribe_local params. */
