@@ -57,8 +57,20 @@ function trigramBits(text: string, each: (bit: number) => void): void {
   }
 }
 
+/** How many of these rows (newest first) were published after `after` (ms): a binary search for the first at or before it. */
+export function countAfter(rows: readonly CatalogRow[], after: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows[mid].pub > after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Newest first, ties by id descending: the order of every "-pub_date, -_id" read. */
-function newestFirst(a: CatalogRow, b: CatalogRow): number {
+export function newestFirst(a: CatalogRow, b: CatalogRow): number {
   return b.pub - a.pub || b._id - a._id;
 }
 
@@ -125,16 +137,7 @@ export class CatalogIndex {
   /** A podcast's episodes published after `after` (ms; null: all), newest first: a prefix of its list. */
   podcastSince(podcast_id: number, after: number | null): readonly CatalogRow[] {
     const list = this.podcast(podcast_id);
-    if (after === null) return list;
-    let lo = 0;
-    let hi = list.length;
-    // Binary search for the first row at or before `after` (the list runs newest first).
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[mid].pub > after) lo = mid + 1;
-      else hi = mid;
-    }
-    return list.slice(0, lo);
+    return after === null ? list : list.slice(0, countAfter(list, after));
   }
 
   /**

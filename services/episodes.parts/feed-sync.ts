@@ -122,12 +122,14 @@ export const feedSyncActions: Record<string, any> = {
         }
         if (inserts.length) await this.adapter.insertMany(inserts);
         gone = ctx.params.prune ? existing.filter((e) => !matched.has(e._id)).map((e) => e._id) : [];
-        if (gone.length) await this.removeEpisodes(gone);
-        if (gone.length) this.logger.info("episodes removed", { podcast_id, removed: gone.length });
+        if (gone.length) {
+          await this.removeEpisodes(gone);
+          this.logger.info("episodes removed", { podcast_id, removed: gone.length });
+        }
       } finally {
         await this.catalogChanged([...changed, ...inserts.map((d) => d._id), ...gone]);
       }
-      const all = [...existing.filter((e) => !gone.includes(e._id)), ...inserts];
+      const all = [...(ctx.params.prune ? existing.filter((e) => matched.has(e._id)) : existing), ...inserts];
       let newest: Date | null = null;
       for (const e of all) if (e.pub_date && (!newest || e.pub_date > newest)) newest = e.pub_date;
       const created_ids = inserts.map((d) => d._id);

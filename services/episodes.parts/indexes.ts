@@ -57,11 +57,10 @@ export const indexMethods: Record<string, any> = {
     }
     if (announce) this.broker.broadcast("episodes.states_changed", { user_id, episode_ids } satisfies StatesChangedEvent);
   },
-  /** The catalogue rows of these subscriptions that their subscriber sees (cutoffs applied), newest first per podcast. */
-  visibleRows(this: any, subs: SubscriptionView[], since: number | null = null): CatalogRow[] {
-    return (this.visibleLists(subs, since) as (readonly CatalogRow[])[]).flat();
-  },
-  /** visibleRows as one list per podcast, without copying the catalogue's own lists (read them, never change them). */
+  /**
+   * The catalogue rows of these subscriptions that their subscriber sees (cutoffs applied), one list per
+   * podcast, newest first, without copying the catalogue's own lists (read them, never change them).
+   */
   visibleLists(this: any, subs: SubscriptionView[], since: number | null = null): (readonly CatalogRow[])[] {
     return subs.map((s) => {
       const cutoff = cutoffTime(s.feed_cutoff_days);

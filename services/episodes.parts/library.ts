@@ -10,10 +10,10 @@ import type { QueueLengthParams } from "../../shared/contracts/queue";
 import type { PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import {
-  type EpisodeDoc, type EpisodeStateDoc, id, iso, type ListenCounterDoc, optionalBool, paging, type Row,
+  type EpisodeDoc, type EpisodeStateDoc, id, inIdOrder, iso, type ListenCounterDoc, optionalBool, paging, type Row,
   cutoffTime, localDay, streakDays, time, visibleQuery,
 } from "./model";
-import type { CatalogRow } from "./catalog-index";
+import { countAfter, newestFirst, type CatalogRow } from "./catalog-index";
 import type { UserStates } from "./state-cache";
 
 const DAY_MS = 86_400_000;
@@ -84,13 +84,6 @@ function newest<T>(list: readonly T[], n: number, key: (x: T) => number): T[] {
   return top.map((t) => t.x);
 }
 
-/** How many of these rows (newest first) were published after `after` (ms). */
-function newerThan(rows: readonly CatalogRow[], after: number): number {
-  let n = 0;
-  while (n < rows.length && rows[n].pub > after) n++;
-  return n;
-}
-
 function percent(part: number, whole: number): number {
   return whole ? Math.round((part / whole) * 1000) / 10 : 0;
 }
@@ -155,8 +148,10 @@ export const libraryActions: Record<string, any> = {
       const recent = newest(l.history, HOME_ITEMS, (s) => time(s.last_listened_at));
       const favourites = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_PODCASTS).map(([p]) => p);
       const from = favourites.length ? favourites : [...l.subs.keys()].slice(0, TOP_PODCASTS);
-      const fresh: CatalogRow[] = (this.visibleRows(from.map((p) => l.subs.get(p)!).filter(Boolean)) as CatalogRow[])
-        .sort((a, b) => b.pub - a.pub || b._id - a._id)
+      // Each podcast's list runs newest first: the newest of all are among each list's first.
+      const fresh: CatalogRow[] = (this.visibleLists(from.map((p) => l.subs.get(p)!).filter(Boolean)) as (readonly CatalogRow[])[])
+        .flatMap((rows) => rows.slice(0, HOME_ITEMS * 5))
+        .sort(newestFirst)
         .slice(0, HOME_ITEMS * 5);
       const known = l.states;
       const recentEps: EpisodeDoc[] = recent.length ? await this.adapter.find({ query: { _id: { $in: recent.map((s) => s.episode_id) } } }) : [];
@@ -222,18 +217,16 @@ export const libraryActions: Record<string, any> = {
       for (const sub of scope) {
         const cutoff = cutoffTime(sub.feed_cutoff_days);
         const rows: readonly CatalogRow[] = matches ? matches.get(sub.podcast_id) ?? [] : this.catalog.podcast(sub.podcast_id);
-        const seen = cutoff === null ? rows.length : newerThan(rows, cutoff);
+        const seen = cutoff === null ? rows.length : countAfter(rows, cutoff);
         count += seen;
         for (let i = 0; i < Math.min(seen, skip + take); i++) hits.push(rows[i]);
       }
-      hits.sort((a, b) => b.pub - a.pub || b._id - a._id);
+      hits.sort(newestFirst);
       const ids = hits.slice(skip, skip + take).map((e) => e._id);
       const [docs, states, downloaded]: [EpisodeDoc[], Map<number, EpisodeStateDoc>, Set<number>] = await Promise.all([
         this.findByIds(this.adapter, ids), this.statesOf(p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids),
       ]);
-      const docById = new Map(docs.map((e) => [e._id, e]));
-      const episodes = ids.filter((i) => docById.has(i)).map((i) => docById.get(i)!);
-      const items = episodes.map((e) => {
+      const items = inIdOrder(ids, docs).map((e) => {
         const sub = subs.get(e.podcast_id)!;
         const st = states.get(e._id);
         return {

@@ -11,7 +11,7 @@ import { NotFoundError } from "../../shared/errors";
 import type { AuthUser } from "../../shared/types";
 import type { CatalogRow } from "./catalog-index";
 import {
-  EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, type EpisodeStateDoc, id, optionalBool, pageRows, paging,
+  EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, type EpisodeStateDoc, id, inIdOrder, optionalBool, pageRows, paging,
   type Row, search, type SortKey, sortOrder, time,
 } from "./model";
 
@@ -211,8 +211,7 @@ export const listeningMethods: Record<string, any> = {
   async bulkTargets(this: any, ctx: Context<any>): Promise<{ episodes: EpisodeDoc[]; failed: number }> {
     const ids: number[] = Array.from(new Set<number>(ctx.params.episode_ids));
     const episodes: EpisodeDoc[] = await this.visibleEpisodes(ctx, ctx.params.user_id, ids);
-    const byId = new Map(episodes.map((e) => [e._id, e]));
-    const ordered = ids.filter((i) => byId.has(i)).map((i) => byId.get(i)!);
+    const ordered = inIdOrder(ids, episodes);
     return { episodes: ordered, failed: ids.length - ordered.length };
   },
 };

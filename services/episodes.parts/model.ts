@@ -73,6 +73,12 @@ export const paging = {
 export const sortOrder = { type: "enum", values: ["asc", "desc"], optional: true };
 export const search = { type: "string", max: 200, optional: true };
 
+/** The documents of these ids in the ids' order, the missing left out (a store read by ids answers in its own order). */
+export function inIdOrder<T extends { _id: number }>(ids: number[], docs: T[]): T[] {
+  const byId = new Map(docs.map((d) => [d._id, d]));
+  return ids.filter((i) => byId.has(i)).map((i) => byId.get(i)!);
+}
+
 export function iso(d: Date | null | undefined): string | null {
   return d ? new Date(d).toISOString() : null;
 }

@@ -73,22 +73,26 @@ export const syncActions: ServiceActionsSchema = {
         const key = `${s.podcast_url}\n${noQuery(s.episode_url)}`;
         if (podcastOf.has(s.podcast_url) && !(newest.get(key)?.timestamp! >= s.timestamp)) newest.set(key, s);
       }
-      let applied = 0;
-      for (const s of newest.values()) {
-        const podcast_id = podcastOf.get(s.podcast_url)!;
-        const ep = await episodeByUrl(this, podcast_id, s.episode_url);
-        const at = new Date(s.timestamp);
-        if (!ep || Number.isNaN(at.getTime())) continue;
-        const _id = `${user_id}:${ep._id}`;
-        const current = await this.stores.episode_states.findOne({ _id });
-        if (current?.last_listened_at && new Date(current.last_listened_at) >= at) continue;
-        const set = { user_id, episode_id: ep._id, podcast_id, listen_duration: s.position, last_listened_at: at };
-        if (current) await this.stores.episode_states.updateMany({ _id }, { $set: set });
-        else await this.stores.episode_states.insert({ _id, completed: false, saved: false, ...set });
-        await this.statesChanged(user_id, [ep._id]);
-        applied++;
+      const written: number[] = [];
+      try {
+        for (const s of newest.values()) {
+          const podcast_id = podcastOf.get(s.podcast_url)!;
+          const ep = await episodeByUrl(this, podcast_id, s.episode_url);
+          const at = new Date(s.timestamp);
+          if (!ep || Number.isNaN(at.getTime())) continue;
+          const _id = `${user_id}:${ep._id}`;
+          const current = await this.stores.episode_states.findOne({ _id });
+          if (current?.last_listened_at && new Date(current.last_listened_at) >= at) continue;
+          const set = { user_id, episode_id: ep._id, podcast_id, listen_duration: s.position, last_listened_at: at };
+          if (current) await this.stores.episode_states.updateMany({ _id }, { $set: set });
+          else await this.stores.episode_states.insert({ _id, completed: false, saved: false, ...set });
+          written.push(ep._id);
+        }
+      } finally {
+        // One re-read and one event for all the states written, as writeStates does (also after a failure midway).
+        if (written.length) await this.statesChanged(user_id, written);
       }
-      return { applied };
+      return { applied: written.length };
     },
   },
 };
