@@ -30,6 +30,12 @@ interface QueueDoc {
   items: QueueItem[];
 }
 
+/** A queue's items and the selection of the episodes among them the user still sees (null: an empty queue). */
+interface VisibleQueue {
+  items: QueueDoc["items"];
+  found: SelectionResult | null;
+}
+
 /** Writes lost to another replica before giving up with a 503 (each retry re-reads the queue). */
 const MAX_CAS_ATTEMPTS = 20;
 /** Most episodes one request may name (bulk add, reorder). */
@@ -113,14 +119,9 @@ const QueueService: ServiceSchema = {
     get_queued_episodes: {
       params: { user_id: id },
       async handler(this: any, ctx: Context<any>) {
-        const doc: QueueDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
-        const items = doc?.items ?? [];
+        const { items, found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id);
         if (!items.length) return { data: [] };
-        const [found]: SelectionResult[] = await ctx.call("episodes.select_episodes", {
-          user_id: ctx.params.user_id,
-          selections: [onlyThese(items.map((i) => i.episode_id))],
-        });
-        const byId = new Map(found.episodes.map((e) => [e.episodeid, e]));
+        const byId = new Map(found!.episodes.map((e) => [e.episodeid, e]));
         // An episode hidden since it was queued (feed cutoff) is skipped, and the positions shown stay 1..n.
         const data = items.filter((i) => byId.has(i.episode_id)).map((i, n) => queueEntry(byId.get(i.episode_id)!, n + 1, i.queued_at));
         return { data };
@@ -142,15 +143,8 @@ const QueueService: ServiceSchema = {
       visibility: "public",
       params: { user_id: id },
       async handler(this: any, ctx: Context<QueueLengthParams>): Promise<number> {
-        const doc: QueueDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
-        const items = doc?.items ?? [];
-        if (!items.length) return 0;
-        const [found]: SelectionResult[] = await ctx.call("episodes.select_episodes", {
-          user_id: ctx.params.user_id,
-          selections: [onlyThese(items.map((i) => i.episode_id))],
-          limit: 0,
-        });
-        return found.total;
+        const { found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id, 0);
+        return found?.total ?? 0;
       },
     },
     /** Where these episodes are in the user's queue (playlist items show queued / queueposition). */
@@ -182,6 +176,14 @@ const QueueService: ServiceSchema = {
     },
   },
   methods: {
+    /** The user's queue items and the episodes service's selection of those still visible (limit 0: only their count). */
+    async visibleQueue(this: any, ctx: Context<any>, user_id: number, limit?: number): Promise<VisibleQueue> {
+      const doc: QueueDoc | null = await this.adapter.findOne({ _id: user_id });
+      const items = doc?.items ?? [];
+      if (!items.length) return { items, found: null };
+      const [found]: SelectionResult[] = await ctx.call("episodes.select_episodes", { user_id, selections: [onlyThese(items.map((i) => i.episode_id))], limit });
+      return { items, found };
+    },
     /** Appends the episodes the user can see and has not queued; see QueueBulkAddResult. */
     async addAll(this: any, ctx: Context, user_id: number, episode_ids: number[]): Promise<QueueBulkAddResult> {
       const wanted = Array.from(new Set(episode_ids));
