@@ -18,7 +18,7 @@ import type { LibraryFeed } from "../shared/contracts/podcasts";
 import type { ImportChunkParams, ImportChunkResult, ImportFailure, ImportFeed, ImportOpmlPayload } from "../shared/contracts/opml";
 import { CreateTasksResult, JOB_IMPORT_OPML, TaskRecord } from "../shared/contracts/tasks";
 import type { UserEvent } from "../shared/contracts/users";
-import { buildOpml, parseOpml } from "./opml.parts/opml";
+import { buildOpml, parseOpml } from "../shared/opml";
 import { importFeeds, Outcome } from "./opml.parts/import";
 
 /** The live figures of a user's latest import (_id = user_id). */

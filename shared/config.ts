@@ -156,6 +156,8 @@ export const config = {
   syncLeaseSeconds: int("SYNC_LEASE_SECONDS", 300),
   /** How long a sync request waits for its task to answer with the figures; after that it answers with the task_id only. */
   syncWaitMs: int("SYNC_WAIT_MS", 20_000),
+  /** Seconds between the sync server's retries of feeds phones sent that could not be subscribed yet (services/gpodder.service.ts); 0 turns retries off. */
+  gpodderRetrySeconds: int("GPODDER_RETRY_SECONDS", 300),
   /** Notifications per user per minute; more are dropped (and logged) so a flood of new episodes cannot spam. */
   notifyPerMinute: int("NOTIFY_PER_MINUTE", 20),
   /** Delivery attempts of one notification (with a short growing pause between them). */

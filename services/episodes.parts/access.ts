@@ -9,6 +9,7 @@ import type { QueuePositionsParams, QueuePositionsResult } from "../../shared/co
 import type { DownloadedCountParams, DownloadedIdsParams } from "../../shared/contracts/downloads";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
 import type { AuthUser } from "../../shared/types";
+import type { PositionsChangedEvent } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import type { CatalogRow } from "./catalog-index";
 import { type EpisodeDoc, type EpisodeStateDoc, iso, type Row, visibleQuery, visibleTo } from "./model";
@@ -73,6 +74,10 @@ export const accessMethods: Record<string, any> = {
       await this.storeStates(user_id, episodes, new Set(known.map((s) => s.episode_id)), set);
     } finally {
       await this.statesChanged(user_id, ids);
+    }
+    // Sync servers relay positions and completions (services/gpodder.service.ts).
+    if (set.listen_duration !== undefined || set.completed !== undefined) {
+      this.broker.emit("episodes.positions_changed", { user_id, episode_ids: ids, origin: null } satisfies PositionsChangedEvent);
     }
   },
   /** writeStates' store writes; `existing`: the episodes that have a state. */

@@ -3,8 +3,9 @@
  * positions read and written by feed URL and enclosure URL (how sync servers name episodes).
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import type { EpisodeSummary, SyncEpisodeRef, SyncEpisodeState } from "../../shared/contracts/episodes";
+import type { EpisodeSummary, PositionsChangedEvent, SyncEpisodeRef, SyncEpisodeState } from "../../shared/contracts/episodes";
 import type { SyncFeed } from "../../shared/contracts/podcasts";
+import { isDuplicateKeyError } from "../../shared/db.mixin";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const feeds = { type: "array", items: "object", max: 100_000 };
@@ -25,21 +26,27 @@ export const syncActions: ServiceActionsSchema = {
       return eps.map((e: any) => ({ episode_id: e._id, podcast_id: e.podcast_id, title: e.title, url: e.enclosure_url, pub_date: iso(e.pub_date) }));
     },
   },
-  /** Positions the user set after `since` (ISO) in these feeds: what a sync uploads as play actions. */
+  /**
+   * Positions the user set after `since` (ISO) in these feeds: what a sync uploads as play actions. With
+   * episode_ids, the states of those episodes (just changed: their time is now when none was recorded).
+   */
   sync_states: {
     visibility: "public",
-    params: { user_id: id, since: { type: "date", convert: true, optional: true }, feeds },
-    async handler(this: any, ctx: Context<{ user_id: number; since?: Date; feeds: SyncFeed[] }>): Promise<SyncEpisodeState[]> {
+    params: { user_id: id, since: { type: "date", convert: true, optional: true }, feeds, episode_ids: { type: "array", items: "number", max: 100_000, optional: true } },
+    async handler(this: any, ctx: Context<{ user_id: number; since?: Date; feeds: SyncFeed[]; episode_ids?: number[] }>): Promise<SyncEpisodeState[]> {
       const urls = new Map(ctx.params.feeds.map((f) => [f.podcast_id, f.feed_url]));
-      const query: any = { user_id: ctx.params.user_id, podcast_id: { $in: [...urls.keys()] }, last_listened_at: ctx.params.since ? { $gt: ctx.params.since } : { $ne: null } };
-      const states = await this.stores.episode_states.find({ query });
+      const { user_id, episode_ids } = ctx.params;
+      const states = episode_ids
+        ? (await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`))).filter((s: any) => urls.has(s.podcast_id))
+        : await this.stores.episode_states.find({ query: { user_id, podcast_id: { $in: [...urls.keys()] }, last_listened_at: ctx.params.since ? { $gt: ctx.params.since } : { $ne: null } } });
       if (!states.length) return [];
-      const eps = new Map<number, any>((await this.adapter.find({ query: { _id: { $in: states.map((s: any) => s.episode_id) } } })).map((e: any) => [e._id, e]));
+      const eps = new Map<number, any>((await this.findByIds(this.adapter, states.map((s: any) => s.episode_id), ["enclosure_url", "duration"])).map((e: any) => [e._id, e]));
+      const now = new Date().toISOString();
       return states
         .filter((s: any) => eps.get(s.episode_id)?.enclosure_url)
         .map((s: any) => {
           const e = eps.get(s.episode_id);
-          return { podcast_url: urls.get(s.podcast_id)!, episode_url: e.enclosure_url, position: Math.round(s.listen_duration), total: e.duration, completed: !!s.completed, timestamp: iso(s.last_listened_at)! };
+          return { podcast_url: urls.get(s.podcast_id)!, episode_url: e.enclosure_url, position: Math.round(s.listen_duration), total: e.duration, completed: !!s.completed, timestamp: (episode_ids ? now : iso(s.last_listened_at))! };
         });
     },
   },
@@ -60,12 +67,14 @@ export const syncActions: ServiceActionsSchema = {
   },
   /**
    * Play positions from a sync server: for each episode the newest action wins, and it is written only
-   * when it is newer than the local position (README "Sync"). Nothing local is ever deleted.
+   * when it is newer than the local position (README "Sync"); one played to its end completes the episode.
+   * Episodes are found by enclosure URL (exactly, else without the query string), else by guid. Nothing
+   * local is ever deleted. A constant number of store reads whatever the number of states.
    */
   apply_sync_states: {
     visibility: "public",
-    params: { user_id: id, feeds, states: { type: "array", items: "object", max: 100_000 } },
-    async handler(this: any, ctx: Context<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[] }>) {
+    params: { user_id: id, feeds, states: { type: "array", items: "object", max: 100_000 }, origin: { type: "string", optional: true } },
+    async handler(this: any, ctx: Context<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[]; origin?: string }>) {
       const { user_id } = ctx.params;
       const podcastOf = new Map(ctx.params.feeds.map((f) => [f.feed_url, f.podcast_id]));
       const newest = new Map<string, SyncEpisodeState>();
@@ -73,24 +82,43 @@ export const syncActions: ServiceActionsSchema = {
         const key = `${s.podcast_url}\n${noQuery(s.episode_url)}`;
         if (podcastOf.has(s.podcast_url) && !(newest.get(key)?.timestamp! >= s.timestamp)) newest.set(key, s);
       }
+      if (!newest.size) return { applied: 0 };
+      const podcastIds = [...new Set([...newest.values()].map((s) => podcastOf.get(s.podcast_url)!))];
+      const episodes = await this.findFields(this.adapter, { podcast_id: { $in: podcastIds } }, ["podcast_id", "enclosure_url", "enclosure_key", "guid"]);
+      const byRef = new Map<string, any>();
+      // Exact URLs win over URLs without their query string, which win over guids.
+      for (const field of ["guid", "enclosure_key", "enclosure_url"]) for (const e of episodes) if (e[field]) byRef.set(`${e.podcast_id}\n${field === "guid" ? "guid:" : ""}${e[field]}`, e);
+      const found = (s: SyncEpisodeState, podcast_id: number) =>
+        byRef.get(`${podcast_id}\n${s.episode_url}`) ?? byRef.get(`${podcast_id}\n${noQuery(s.episode_url)}`) ?? (s.guid ? byRef.get(`${podcast_id}\nguid:${s.guid}`) : undefined);
+      const current = new Map<number, any>((await this.findFields(this.stores.episode_states, { user_id, podcast_id: { $in: podcastIds } }, ["episode_id", "last_listened_at"])).map((st: any) => [st.episode_id, st]));
+      const fresh: any[] = [];
       const written: number[] = [];
+      const done = new Set<number>();
       try {
         for (const s of newest.values()) {
           const podcast_id = podcastOf.get(s.podcast_url)!;
-          const ep = await episodeByUrl(this, podcast_id, s.episode_url);
+          const ep = found(s, podcast_id);
           const at = new Date(s.timestamp);
-          if (!ep || Number.isNaN(at.getTime())) continue;
-          const _id = `${user_id}:${ep._id}`;
-          const current = await this.stores.episode_states.findOne({ _id });
-          if (current?.last_listened_at && new Date(current.last_listened_at) >= at) continue;
-          const set = { user_id, episode_id: ep._id, podcast_id, listen_duration: s.position, last_listened_at: at };
-          if (current) await this.stores.episode_states.updateMany({ _id }, { $set: set });
-          else await this.stores.episode_states.insert({ _id, completed: false, saved: false, ...set });
+          if (!ep || Number.isNaN(at.getTime()) || done.has(ep._id)) continue;
+          const known = current.get(ep._id);
+          if (known?.last_listened_at && new Date(known.last_listened_at) >= at) continue;
+          const set = { user_id, episode_id: ep._id, podcast_id, listen_duration: s.position, last_listened_at: at, ...(s.completed ? { completed: true } : {}) };
+          if (known) await this.stores.episode_states.updateMany({ _id: `${user_id}:${ep._id}` }, { $set: set });
+          else fresh.push({ _id: `${user_id}:${ep._id}`, completed: false, saved: false, saved_at: null, ...set });
           written.push(ep._id);
+          done.add(ep._id);
+        }
+        if (fresh.length) {
+          await this.stores.episode_states.insertMany(fresh).catch(async (err: unknown) => {
+            if (!isDuplicateKeyError(err)) throw err;
+            // A state created meanwhile (the batch was refused): each one written over.
+            for (const { _id, ...f } of fresh) await this.upsert(this.stores.episode_states, _id, { $set: f });
+          });
         }
       } finally {
         // One re-read and one event for all the states written, as writeStates does (also after a failure midway).
         if (written.length) await this.statesChanged(user_id, written);
+        if (written.length) ctx.emit("episodes.positions_changed", { user_id, episode_ids: written, origin: ctx.params.origin ?? null } satisfies PositionsChangedEvent);
       }
       return { applied: written.length };
     },

@@ -77,6 +77,7 @@ export const settingsActions: ServiceActionsSchema = {
           set.key = `${p.user_id}:${target._id}`;
           // The user's queue, history and states of the old feed's episodes go, as on unsubscribe.
           ctx.emit("subscriptions.removed", { user_id: p.user_id, podcast_id: pod._id });
+          this.feedsChanged(ctx, p.user_id, [target], [pod]);
         }
       }
       if (Object.keys(set).length) await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: set });

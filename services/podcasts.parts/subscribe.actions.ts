@@ -11,7 +11,8 @@ import type { AuthUser } from "../../shared/types";
 import type { SyncResult } from "../../shared/contracts/episodes";
 import type { FetchedFeed } from "../../shared/contracts/feeds";
 import type { SubscribeLocalParams } from "../../shared/contracts/local";
-import type { ApplyFeedParams, RefreshTarget } from "../../shared/contracts/podcasts";
+import type { ApplyFeedParams, FeedsChangedEvent, RefreshTarget } from "../../shared/contracts/podcasts";
+import { isLocalFeed } from "../../shared/contracts/local";
 import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED } from "../../shared/contracts/tasks";
 import { byName, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
 
@@ -139,7 +140,7 @@ export const subscribeActions: ServiceActionsSchema = {
 
 export const subscribeMethods: ServiceMethods = {
   /** add_podcast and add_custom_podcast: the feed's record (found or created), then the subscription. */
-  async subscribe(this: any, ctx: Context<any>, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback }) {
+  async subscribe(this: any, ctx: Context<any>, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback; origin?: string }) {
     const { pod } = await this.podcastFor(ctx, feed, { ...opts, user_id });
     if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) throw new ConflictError("Podcast already subscribed");
     const sub: SubscriptionDoc = {
@@ -161,6 +162,7 @@ export const subscribeMethods: ServiceMethods = {
       throw err;
     }
     this.logger.info("subscribed", { user_id, podcast_id: pod._id });
+    this.feedsChanged(ctx, user_id, [pod], [], opts.origin);
     const newest: Record<number, number> = await ctx.call("episodes.newest_episode_ids", { podcast_ids: [pod._id] });
     return { success: true, podcast_id: pod._id, first_episode_id: newest[pod._id] ?? 0 };
   },
@@ -269,7 +271,14 @@ export const subscribeMethods: ServiceMethods = {
     // Podcasts the user had merged into this one show on their own again.
     await this.stores.subscriptions.updateMany({ user_id: sub.user_id, merged_into: sub.podcast_id }, { $set: { merged_into: null } });
     this.logger.info("unsubscribed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
+    this.feedsChanged(ctx, sub.user_id, [], [await this.adapter.findOne({ _id: sub.podcast_id })]);
     // Owners of queue, history, saves, downloads and episode states remove theirs.
     ctx.emit("subscriptions.removed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
+  },
+  /** Tells sync servers (podcasts.feeds_changed) of feeds a user added or removed; those behind credentials and local folders are not theirs to know. */
+  feedsChanged(this: any, ctx: Context, user_id: number, added: (PodcastDoc | null)[], removed: (PodcastDoc | null)[], origin?: string) {
+    const urls = (pods: (PodcastDoc | null)[]) => pods.filter((p): p is PodcastDoc => !!p && !p.username && !isLocalFeed(p.feed_url)).map((p) => p.feed_url);
+    const event: FeedsChangedEvent = { user_id, added: urls(added), removed: urls(removed), origin: origin ?? null };
+    if (event.added.length || event.removed.length) ctx.emit("podcasts.feeds_changed", event);
   },
 };

@@ -53,7 +53,7 @@ export const syncActions: ServiceActionsSchema = {
   /** Subscribes and unsubscribes by feed URL (a sync server's changes); a URL that fails (dead feed, refused address) is reported, not thrown. */
   sync_subscriptions: {
     visibility: "public",
-    params: { user_id: id, add: urlList, remove: urlList },
+    params: { user_id: id, add: urlList, remove: urlList, origin: { type: "string", optional: true } },
     async handler(this: any, ctx: Context<SyncSubscriptionsParams>) {
       const { user_id } = ctx.params;
       const added: string[] = [];
@@ -67,7 +67,7 @@ export const syncActions: ServiceActionsSchema = {
         try {
           const { pod } = await this.podcastFor(ctx, feedRef(url, null, null), { user_id, podcast_index_id: null, fallback: {} });
           if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) continue;
-          await this.subscribe(ctx, user_id, feedRef(url, null, null), { podcast_index_id: null, feed_cutoff_days: 0, fallback: {} });
+          await this.subscribe(ctx, user_id, feedRef(url, null, null), { podcast_index_id: null, feed_cutoff_days: 0, fallback: {}, origin: ctx.params.origin });
           added.push(url);
         } catch (err: any) {
           failed.push({ url, reason: err?.message ?? "failed" });
@@ -76,11 +76,14 @@ export const syncActions: ServiceActionsSchema = {
       let removed = 0;
       if (ctx.params.remove.length) {
         const pods: PodcastDoc[] = await this.adapter.find({ query: { feed_url: { $in: ctx.params.remove }, username: null } });
+        const gone: PodcastDoc[] = [];
         for (const pod of pods) {
           const sub: SubscriptionDoc | null = await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` });
           // Without subscriptions.removed: a sync never deletes listening history (README "Sync"); it is back on a resubscribe.
-          if (sub) removed += await this.stores.subscriptions.removeMany({ _id: sub._id });
+          if (sub && (await this.stores.subscriptions.removeMany({ _id: sub._id }))) gone.push(pod);
         }
+        removed = gone.length;
+        this.feedsChanged(ctx, user_id, [], gone, ctx.params.origin);
       }
       return { added, removed, failed };
     },

@@ -56,6 +56,18 @@ export interface SyncEpisodeState {
   completed: boolean;
   /** When the position was last set (ISO, UTC). */
   timestamp: string;
+  /** The episode's guid when the sync server knows it (Nextcloud apps send it): matched when the URLs are not. */
+  guid?: string;
+}
+
+/**
+ * `episodes.positions_changed`: the position or completion of these episodes changed for the user (a player
+ * through the API, or a sync). origin: who asked, when it was a sync (apply_sync_states' origin).
+ */
+export interface PositionsChangedEvent {
+  user_id: number;
+  episode_ids: number[];
+  origin: string | null;
 }
 
 /** An episode as a sync server names it (episodes.sync_episode_ids). */

@@ -96,4 +96,18 @@ export interface SyncSubscriptionsParams {
   user_id: number;
   add: string[];
   remove: string[];
+  /** Passed on as the origin of podcasts.feeds_changed. */
+  origin?: string;
+}
+
+/**
+ * `podcasts.feeds_changed`: a user's feed URLs as sync servers see them changed (subscribed, unsubscribed,
+ * a feed URL changed); feeds behind credentials and local folders are never named. origin: who asked, when
+ * it was a sync (the gpodder service passes "gpodder" so that it does not echo its own changes).
+ */
+export interface FeedsChangedEvent {
+  user_id: number;
+  added: string[];
+  removed: string[];
+  origin: string | null;
 }

@@ -1,7 +1,7 @@
 /** OPML reading and writing: the real exports in test/fixtures/opml and the quirks of others. */
 import fs from "fs";
 import path from "path";
-import { buildOpml, parseOpml } from "../../services/opml.parts/opml";
+import { buildOpml, parseOpml } from "../../shared/opml";
 
 const DIR = path.join(__dirname, "..", "fixtures", "opml");
 

@@ -1,10 +1,11 @@
 /**
  * OPML in and out. Reading takes what real exports contain: outlines nested in folders, type="rss"
  * missing, xmlUrl spelt in any case or given as url, HTML entities undeclared in XML, a BOM. Writing
- * gives OPML 2.0 that this reader (and other podcast apps) read back.
+ * gives OPML 2.0 that this reader (and other podcast apps) read back. Used by the opml service (import,
+ * export) and the gpodder service (the simple API's .opml lists).
  */
 import { XMLBuilder, XMLParser } from "fast-xml-parser";
-import { decodeBytes, decodeEntities } from "../../shared/feed-parser/text";
+import { decodeBytes, decodeEntities } from "./feed-parser/text";
 
 /** One feed found in an OPML document. */
 export interface OpmlFeed {

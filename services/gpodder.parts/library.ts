@@ -1,0 +1,146 @@
+/**
+ * One library both ways. What devices send is applied here after it is stored (never in the way of the
+ * upload's answer): added feeds are subscribed through podcasts.sync_subscriptions with the user's rights
+ * (the outbound policy applies), removed ones unsubscribed (listening history kept), play actions set
+ * positions through episodes.apply_sync_states (newest timestamp wins), in batches. A feed that cannot be
+ * subscribed yet stays in the devices' lists, is retried with growing pauses and is reported (updates'
+ * not_applied). The other way, the podcasts and episodes services' events become changes of
+ * SERVER_DEVICE; changes that came from a device carry origin "gpodder" and are not echoed.
+ */
+import type { Context, ServiceEvents, ServiceMethods } from "moleculer";
+import { config } from "../../shared/config";
+import { SERVER_DEVICE } from "../../shared/contracts/gpodder";
+import type { PositionsChangedEvent, SyncEpisodeState } from "../../shared/contracts/episodes";
+import type { FeedsChangedEvent, SyncFeed } from "../../shared/contracts/podcasts";
+import { ActionDoc, FeedDoc, rkeyRange, UserDoc } from "./model";
+
+/** The origin this service gives the changes it applies, so that their events are not turned back into changes. */
+export const ORIGIN = "gpodder";
+/** Feeds subscribed per podcasts call (each may fetch a feed): progress is recorded between batches. */
+const FEED_BATCH = 25;
+/** States per episodes call. */
+const STATE_BATCH = 20_000;
+/** The longest pause between two tries of a feed. */
+const MAX_RETRY_MS = 24 * 3600 * 1000;
+
+/** An action of this server's device: the feed URL as podcast, the enclosure URL as episode; a completed episode is played to its end. */
+function serverPlay(s: SyncEpisodeState): Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey"> {
+  const position = s.completed && s.total > 0 ? s.total : s.position;
+  return { podcast: s.podcast_url, episode: s.episode_url, guid: null, device: SERVER_DEVICE, action: "play", timestamp: s.timestamp.slice(0, 19), started: 0, position, total: s.total > 0 ? s.total : null };
+}
+
+export const libraryEvents: ServiceEvents = {
+  /** Subscriptions added or removed here (API, OPML import, this server's own podsync/cloudsync): a change of SERVER_DEVICE for every device. */
+  "podcasts.feeds_changed": {
+    async handler(this: any, ctx: Context<FeedsChangedEvent>) {
+      const { user_id, added, removed, origin } = ctx.params;
+      if (origin === ORIGIN || !(await this.adapter.findOne({ _id: user_id }))) return;
+      await this.changeFeeds(user_id, SERVER_DEVICE, added, removed);
+    },
+  },
+  /** Positions and completions recorded here: play actions of SERVER_DEVICE. */
+  "episodes.positions_changed": {
+    async handler(this: any, ctx: Context<PositionsChangedEvent>) {
+      const { user_id, episode_ids, origin } = ctx.params;
+      if (origin === ORIGIN || !episode_ids.length || !(await this.adapter.findOne({ _id: user_id }))) return;
+      const feeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id });
+      const states: SyncEpisodeState[] = await ctx.call("episodes.sync_states", { user_id, feeds, episode_ids });
+      if (states.length) await this.storeActions(user_id, states.map(serverPlay), false);
+    },
+  },
+};
+
+export const libraryMethods: ServiceMethods = {
+  /**
+   * A user's first call: the library as it is becomes SERVER_DEVICE's subscriptions and play actions, so
+   * a phone's first sync receives it all; from then on the events keep the devices in step.
+   */
+  async seedLibrary(this: any, user_id: number): Promise<void> {
+    const feeds: SyncFeed[] = await this.broker.call("podcasts.sync_feeds", { user_id });
+    await this.changeFeeds(user_id, SERVER_DEVICE, feeds.map((f) => f.feed_url), []);
+    const states: SyncEpisodeState[] = feeds.length ? await this.broker.call("episodes.sync_states", { user_id, feeds }) : [];
+    if (states.length) await this.storeActions(user_id, states.map(serverPlay), false);
+  },
+  /** Applies what devices sent, in the background; a call while it runs makes it run once more. */
+  applySoon(this: any, user_id: number): void {
+    const running = this.applying.get(user_id);
+    if (running) {
+      running.rerun = true;
+      return;
+    }
+    const state = { rerun: true };
+    this.applying.set(user_id, state);
+    (async () => {
+      while (state.rerun) {
+        state.rerun = false;
+        await this.applyFeeds(user_id);
+        await this.applyActions(user_id);
+      }
+    })()
+      .catch((err: any) => this.logger.warn("applying synced changes failed; retried later", { user_id, reason: err?.message }))
+      .finally(() => this.applying.delete(user_id));
+  },
+  /** The retry round: users with feeds due for another try, or with actions not applied yet. */
+  async applyDue(this: any): Promise<void> {
+    const now = new Date();
+    const due: FeedDoc[] = await this.findFields(this.stores.gpodder_feeds, { library: { $in: ["pending", "failed"] } }, ["user_id", "next_try"]);
+    const users = new Set(due.filter((f) => !f.next_try || new Date(f.next_try) <= now).map((f) => f.user_id));
+    const docs: UserDoc[] = await this.adapter.find({});
+    for (const u of docs) if ((u.applied_seq ?? 0) < u.clock) users.add(u._id);
+    for (const user_id of users) this.applySoon(user_id);
+  },
+  /** Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. */
+  async applyFeeds(this: any, user_id: number): Promise<void> {
+    const now = Date.now();
+    const due: FeedDoc[] = (await this.stores.gpodder_feeds.find({ query: { user_id, library: { $in: ["pending", "failed"] } } })).filter(
+      (f: FeedDoc) => !f.next_try || new Date(f.next_try).getTime() <= now,
+    );
+    if (!due.length) return;
+    const user: UserDoc = await this.userDoc(user_id);
+    const meta = { user: { id: user_id, isAdmin: user.is_admin, keyId: 0, rssOnly: false, podcastIds: null } };
+    for (let i = 0; i < due.length; i += FEED_BATCH) {
+      const batch = due.slice(i, i + FEED_BATCH);
+      const add = batch.filter((f) => f.subscribed).map((f) => f.url);
+      const remove = batch.filter((f) => !f.subscribed).map((f) => f.url);
+      const res: { added: string[]; failed: { url: string; reason: string }[] } = await this.broker.call("podcasts.sync_subscriptions", { user_id, add, remove, origin: ORIGIN }, { meta });
+      const failed = new Map(res.failed.map((f) => [f.url, f.reason]));
+      for (const f of batch) {
+        const reason = failed.get(f.url);
+        const retryMs = Math.min(MAX_RETRY_MS, config.gpodderRetrySeconds * 1000 * 2 ** f.attempts);
+        const set = reason === undefined
+          ? { library: "applied", last_error: null, next_try: null }
+          : { library: "failed", attempts: f.attempts + 1, last_error: reason.slice(0, 500), next_try: new Date(Date.now() + retryMs) };
+        // Only if no newer change of the feed arrived meanwhile.
+        await this.stores.gpodder_feeds.updateMany({ _id: f._id, seq: f.seq }, { $set: set });
+      }
+      if (failed.size) this.logger.info("synced feeds not subscribed yet", { user_id, failed: failed.size });
+      // Plays uploaded before their feed could be subscribed apply now.
+      const subscribed = add.filter((u) => !failed.has(u));
+      if (subscribed.length) await this.applyPlays(user_id, await this.stores.gpodder_actions.find({ query: { user_id, podcast: { $in: subscribed }, action: "play" } }));
+    }
+  },
+  /** Applies the play actions received since the last time, then moves the mark. */
+  async applyActions(this: any, user_id: number): Promise<void> {
+    const user: UserDoc = await this.userDoc(user_id);
+    if (user.applied_seq >= user.clock) return;
+    const plays: ActionDoc[] = await this.stores.gpodder_actions.find({ query: { ...rkeyRange(user_id, user.applied_seq, user.clock), action: "play" } });
+    await this.applyPlays(user_id, plays);
+    await this.adapter.updateMany({ _id: user_id, applied_seq: user.applied_seq }, { $set: { applied_seq: user.clock } });
+  },
+  /** Positions of play actions (of devices, not this server's own) written here, in a few calls whatever their number. */
+  async applyPlays(this: any, user_id: number, actions: ActionDoc[]): Promise<void> {
+    const plays = actions.filter((a) => a.device !== SERVER_DEVICE && a.position !== null);
+    if (!plays.length) return;
+    const feeds: SyncFeed[] = await this.broker.call("podcasts.sync_feeds", { user_id });
+    const known = new Set(feeds.map((f) => f.feed_url));
+    const states: SyncEpisodeState[] = plays
+      .filter((a) => known.has(a.podcast))
+      .map((a) => ({
+        podcast_url: a.podcast, episode_url: a.episode, ...(a.guid ? { guid: a.guid } : {}), position: a.position!, total: a.total ?? 0,
+        completed: !!a.total && a.position! >= a.total, timestamp: `${a.timestamp}Z`,
+      }));
+    for (let i = 0; i < states.length; i += STATE_BATCH) {
+      await this.broker.call("episodes.apply_sync_states", { user_id, feeds, states: states.slice(i, i + STATE_BATCH), origin: ORIGIN });
+    }
+  },
+};

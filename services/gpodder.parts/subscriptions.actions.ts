@@ -1,0 +1,163 @@
+/**
+ * Subscriptions as devices exchange them: changes per device with `since` (gPodder API v2), the simple
+ * API's whole lists in json, opml and txt, and the Nextcloud gpoddersync app's changes. Every device of
+ * a user reads and writes the user's one list (a change of one device reaches the others); each URL is
+ * kept as sent (sanitized as the API describes), whether or not this server can fetch it.
+ */
+import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import { BadRequestError, NotFoundError } from "../../shared/errors";
+import { NEXTCLOUD_DEVICE, SERVER_DEVICE } from "../../shared/contracts/gpodder";
+import { buildOpml, parseOpml } from "../../shared/opml";
+import { checkDeviceId, FeedDoc, feedKey, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
+
+const username = { type: "string", max: 200 };
+const deviceid = { type: "string", max: 200 };
+const format = { type: "enum", values: ["json", "opml", "txt"] };
+const since = { type: "any", optional: true };
+const list = { type: "any", optional: true };
+
+const CONTENT_TYPES: Record<string, string> = {
+  json: "application/json; charset=utf-8",
+  opml: "text/x-opml; charset=utf-8",
+  txt: "text/plain; charset=utf-8",
+};
+
+/** The simple API's answer of a list of feed URLs in one of its formats. */
+function simpleList(ctx: Context<any, any>, urls: string[], fmt: string) {
+  ctx.meta.$responseType = CONTENT_TYPES[fmt];
+  if (fmt === "json") return urls;
+  if (fmt === "txt") return urls.map((u) => `${u}\n`).join("");
+  return buildOpml("Subscriptions", urls.map((url) => ({ title: url, feed_url: url, website_url: null })));
+}
+
+/** The feed URLs of a simple API upload in its format (a JSON list, one URL a line, or OPML). */
+function parseSimpleList(body: unknown, fmt: string): string[] {
+  if (fmt === "json") {
+    const parsed = typeof body === "string" ? JSON.parse(body) : body;
+    if (!Array.isArray(parsed) || !parsed.every((u) => typeof u === "string")) throw new BadRequestError("Send a JSON list of feed URLs");
+    return parsed;
+  }
+  if (typeof body !== "string") throw new BadRequestError(`Send the ${fmt} list as the request body`);
+  if (fmt === "txt") return body.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  try {
+    return parseOpml(body).map((f) => f.url);
+  } catch (err: any) {
+    throw new BadRequestError(`Not an OPML document: ${err.message}`);
+  }
+}
+
+export const subscriptionActions: ServiceActionsSchema = {
+  /** GET /api/2/subscriptions/{username}/{deviceid}.json?since= -> {add, remove, timestamp} */
+  subscription_changes: {
+    params: { username, deviceid, since },
+    async handler(this: any, ctx: Context<any>) {
+      const user_id: number = await this.caller(ctx);
+      const device_id = checkDeviceId(ctx.params.deviceid);
+      await this.serial(user_id, () => this.ensureDevices(user_id, [device_id]));
+      return this.changesSince(user_id, sinceOf(ctx.params.since));
+    },
+  },
+  /** POST /api/2/subscriptions/{username}/{deviceid}.json {add, remove} -> {timestamp, update_urls} */
+  upload_subscription_changes: {
+    params: { username, deviceid, add: list, remove: list },
+    async handler(this: any, ctx: Context<any>) {
+      const user_id: number = await this.caller(ctx);
+      const device_id = checkDeviceId(ctx.params.deviceid);
+      const { add, remove, update_urls } = sanitizeChanges(ctx.params.add, ctx.params.remove);
+      const timestamp: number = await this.changeFeeds(user_id, device_id, add, remove);
+      return { timestamp, update_urls };
+    },
+  },
+  /** GET /subscriptions/{username}.{format}: every feed of the user. */
+  simple_subscriptions: {
+    params: { username, format },
+    async handler(this: any, ctx: Context<any>) {
+      const user_id: number = await this.caller(ctx);
+      return simpleList(ctx, await this.subscribedUrls(user_id), ctx.params.format);
+    },
+  },
+  /** GET /subscriptions/{username}/{deviceid}.{format}: the device's feeds; 404 for a device that does not exist. */
+  simple_device_subscriptions: {
+    params: { username, deviceid, format },
+    async handler(this: any, ctx: Context<any>) {
+      const user_id: number = await this.caller(ctx);
+      if (!(await this.existingDevice(user_id, checkDeviceId(ctx.params.deviceid)))) throw new NotFoundError("No such device");
+      return simpleList(ctx, await this.subscribedUrls(user_id), ctx.params.format);
+    },
+  },
+  /** PUT /subscriptions/{username}/{deviceid}.{format}: the device's whole list, replacing it (feeds left out are removed). Answers 200 with no body. */
+  put_simple_subscriptions: {
+    params: { username, deviceid, format, body: { type: "any", optional: true } },
+    async handler(this: any, ctx: Context<any>) {
+      const user_id: number = await this.caller(ctx);
+      const device_id = checkDeviceId(ctx.params.deviceid);
+      let urls: string[];
+      try {
+        urls = parseSimpleList(ctx.params.body, ctx.params.format);
+      } catch (err) {
+        if (err instanceof SyntaxError) throw new BadRequestError("Malformed JSON");
+        throw err;
+      }
+      const { add } = sanitizeChanges(urls, []);
+      const wanted = new Set(add);
+      const current: string[] = await this.subscribedUrls(user_id);
+      await this.changeFeeds(user_id, device_id, add, current.filter((u) => !wanted.has(u)));
+      ctx.meta.$responseType = CONTENT_TYPES[ctx.params.format];
+      return null;
+    },
+  },
+  /** GET /index.php/apps/gpoddersync/subscriptions?since= -> {add, remove, timestamp} */
+  nextcloud_subscriptions: {
+    params: { since },
+    async handler(this: any, ctx: Context<any>) {
+      const user_id: number = await this.caller(ctx);
+      return this.changesSince(user_id, sinceOf(ctx.params.since));
+    },
+  },
+  /** POST /index.php/apps/gpoddersync/subscription_change/create {add, remove} -> {timestamp} */
+  nextcloud_subscription_change: {
+    params: { add: list, remove: list },
+    async handler(this: any, ctx: Context<any>) {
+      const user_id: number = await this.caller(ctx);
+      const { add, remove } = sanitizeChanges(ctx.params.add, ctx.params.remove);
+      return { timestamp: await this.changeFeeds(user_id, NEXTCLOUD_DEVICE, add, remove) };
+    },
+  },
+};
+
+export const subscriptionMethods: ServiceMethods = {
+  /** The feeds added and removed after `since` (on a first sync, since 0, only what is subscribed), and the clock to ask from next. */
+  async changesSince(this: any, user_id: number, since: number) {
+    const timestamp: number = await this.clockOf(user_id);
+    const changed: FeedDoc[] = since >= timestamp ? [] : await this.findFields(this.stores.gpodder_feeds, rkeyRange(user_id, since, timestamp), ["url", "subscribed"]);
+    return {
+      add: changed.filter((f) => f.subscribed).map((f) => f.url),
+      remove: since === 0 ? [] : changed.filter((f) => !f.subscribed).map((f) => f.url),
+      timestamp,
+    };
+  },
+  async subscribedUrls(this: any, user_id: number): Promise<string[]> {
+    const feeds: FeedDoc[] = await this.findFields(this.stores.gpodder_feeds, { user_id, subscribed: true }, ["url", "seq"]);
+    return feeds.sort((a, b) => a.seq - b.seq || (a.url < b.url ? -1 : 1)).map((f) => f.url);
+  },
+  /**
+   * Records a device's (or this server's) adds and removes under one new clock value. Only real changes
+   * are written; a device's are then applied to the library (changes of SERVER_DEVICE come from it).
+   */
+  async changeFeeds(this: any, user_id: number, device: string, add: string[], remove: string[]): Promise<number> {
+    const fromDevice = device !== SERVER_DEVICE;
+    const seq: number = await this.stamp(user_id, async (seq: number) => {
+      if (fromDevice) await this.ensureDevices(user_id, [device]);
+      const known: FeedDoc[] = await this.findByIds(this.stores.gpodder_feeds, [...add, ...remove].map((u) => feedKey(user_id, u)), ["url", "subscribed"]);
+      const state = new Map(known.map((f) => [f.url, f.subscribed]));
+      const changes: [string, boolean][] = [...add.filter((u) => state.get(u) !== true).map((u) => [u, true] as [string, boolean]), ...remove.filter((u) => state.get(u) === true).map((u) => [u, false] as [string, boolean])];
+      for (const [url, subscribed] of changes) {
+        await this.upsert(this.stores.gpodder_feeds, feedKey(user_id, url), {
+          $set: { user_id, url, subscribed, seq, rkey: rkey(user_id, seq), device, library: fromDevice ? "pending" : "applied", attempts: 0, last_error: null, next_try: null },
+        });
+      }
+    });
+    if (fromDevice) this.applySoon(user_id);
+    return seq;
+  },
+};
