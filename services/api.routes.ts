@@ -1,6 +1,6 @@
 /**
  * THE route table: every documented "METHOD /path" -> the action it calls and its auth level
- * (none | optional | basic | key | admin | rss; see shared/types.ts). Paths are exactly those of
+ * (none | optional | basic | key | admin | rss | sync; see shared/types.ts). Paths are exactly those of
  * spec/podcast-server-api.md and spec/ROUTES.md; {name} is a path parameter.
  */
 import type { RouteDef } from "../shared/types";
@@ -33,6 +33,8 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/create_api_key": { action: "auth.create_api_key", auth: "key" },
   "DELETE /api/data/delete_api_key": { action: "auth.delete_api_key", auth: "key" },
   "GET /api/data/get_api_info/{user_id}": { action: "auth.get_api_info", auth: "key" },
+  // Not in the spec: an app password (a key that opens only the sync routes below), for sync apps
+  "POST /api/data/create_app_password": { action: "auth.create_app_password", auth: "key" },
 
   // Profile and settings
   "PUT /api/data/set_fullname/{user_id}": { action: "users.set_fullname", auth: "key" },
@@ -263,6 +265,9 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/get_ignored_podcasts": { action: "podcasts.get_ignored_podcasts", auth: "key" },
   "POST /api/data/ignore_podcast_index_id": { action: "podcasts.ignore_podcast_index_id", auth: "key" },
 
+  // gPodder API v2 sign-in (auth sync: HTTP Basic with the password or an app password, or the sessionid cookie)
+  "POST /api/2/auth/{username}/login.json": { action: "auth.sync_session_login", auth: "sync" },
+  "POST /api/2/auth/{username}/logout.json": { action: "auth.sync_session_logout", auth: "sync" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

@@ -9,13 +9,14 @@ import ApiGateway from "moleculer-web";
 import { aliasIndexMixin } from "../shared/alias-index.mixin";
 import { routes, toAliases } from "./api.routes";
 import { attachTaskSocket } from "./api.tasks-socket";
-import { clientAddress, trustedProxyList } from "../shared/client-address";
+import { clientAddress, publicOrigin, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
-import type { AuthUser, RouteDef } from "../shared/types";
+import { readSessionCookie, sessionCookie } from "../shared/sync-session";
+import { SYNC_ONLY_KINDS, type AuthUser, type RouteDef } from "../shared/types";
 import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
 
 /** The JSON error answer of an error; failures of the server itself (5xx) are logged. */
@@ -29,7 +30,7 @@ function sendError(this: any, req: any, res: any, err: any) {
   const { status, body } = errorAnswer(this.logger, req, err);
   if (res.headersSent) return;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
-  if (status === 401 && req.$alias?.auth === "basic") res.setHeader("WWW-Authenticate", 'Basic realm="podcast-server"');
+  if (status === 401 && (req.$alias?.auth === "basic" || req.$alias?.auth === "sync")) res.setHeader("WWW-Authenticate", 'Basic realm="podcast-server"');
   res.writeHead(status);
   res.end(JSON.stringify(body));
 }
@@ -194,7 +195,7 @@ const ApiService: ServiceSchema = {
   },
   methods: {
     /** Resolves Api-Key once per request (cached here and in the auth service) and checks the route's level. */
-    async authenticate(this: any, ctx: Context<any, any>, _route: any, req: any, _res: any, alias: RouteDef): Promise<AuthUser | null> {
+    async authenticate(this: any, ctx: Context<any, any>, _route: any, req: any, res: any, alias: RouteDef): Promise<AuthUser | null> {
       const level = alias.auth;
       const header = req.headers["api-key"];
       let key = Array.isArray(header) ? header[0] : header;
@@ -204,6 +205,7 @@ const ApiService: ServiceSchema = {
         if (!key && typeof source?.api_key === "string") key = source.api_key;
         if (req.$params) delete req.$params.api_key;
       }
+      if (level === "sync") return this.syncCaller(ctx, req, res, alias);
       if (level === "none" || level === "basic") return null;
       if (!key && level === "optional") return null;
       const user = await this.userForKey(ctx, key, level);
@@ -229,9 +231,48 @@ const ApiService: ServiceSchema = {
       if (!key) throw new UnauthorizedError("Missing Api-Key header");
       const user: AuthUser | null = await this.resolveKey(ctx, hashApiKey(String(key)));
       if (!user) throw new UnauthorizedError("Invalid API key");
+      if (user.kind && SYNC_ONLY_KINDS.includes(user.kind)) throw new ForbiddenError("App passwords and sync sessions open only the sync routes");
       if (user.rssOnly && level !== "rss") throw new ForbiddenError("This key may only read RSS feeds");
       if (level === "admin" && !user.isAdmin) throw new ForbiddenError("Admin rights required");
       return user;
+    },
+    /**
+     * The caller of a sync route (auth "sync"): HTTP Basic with the account password (get_key's login
+     * limits; refused with MFA on) or an app password, else the sessionid cookie of an earlier sync login.
+     * Basic wins over a cookie (a client switching accounts sends both). Nothing is opened unless every
+     * check passes; then a Basic login without a valid cookie of that user opens a session and sets its
+     * cookie, since gPodder's client sends credentials only after a 401 and at most three times per session.
+     */
+    async syncCaller(this: any, ctx: Context<any, any>, req: any, res: any, alias: RouteDef & { keys?: { name: string }[] }): Promise<AuthUser> {
+      if (!config.syncServerEnabled) throw new ForbiddenError("The sync server is switched off on this server");
+      const token = readSessionCookie(req.headers.cookie);
+      const session: AuthUser | null = token ? await this.resolveKey(ctx, hashApiKey(token)) : null;
+      const cookieUser = session?.kind === "session" ? session : null;
+      const basic = parseBasic(req.headers.authorization);
+      if (!basic && !cookieUser) throw new UnauthorizedError(token ? "The session has ended: sign in again" : "HTTP Basic credentials or a session cookie required");
+      const user: AuthUser = basic ? await this.basicSyncCaller(ctx, basic) : cookieUser!;
+      if (user.syncServer === false) throw new ForbiddenError("The sync server is switched off for this account");
+      // gpodder.net answers 401 when the path names another user than the credentials.
+      const pathUser = alias.keys?.some((k) => k.name === "username") ? String(req.$params?.username ?? "") : null;
+      if (pathUser !== null && pathUser.toLowerCase() !== user.username) throw new UnauthorizedError("These credentials are not for this user");
+      if (basic && cookieUser?.id !== user.id) {
+        const opened: { token: string } = await ctx.call("auth.open_sync_session", { user_id: user.id, app_password_id: user.kind === "app" ? user.keyId : undefined });
+        res.setHeader("Set-Cookie", sessionCookie(opened.token, publicOrigin(ctx.meta)));
+        ctx.meta.syncSession = hashApiKey(opened.token);
+      } else {
+        ctx.meta.syncSession = hashApiKey(token!);
+      }
+      ctx.meta.syncUsername = user.username;
+      return user;
+    },
+    /** Basic on a sync route: an app password of that user (a cached key lookup: Nextcloud apps send it on every request), else the account password. */
+    async basicSyncCaller(this: any, ctx: Context, basic: { username: string; password: string }): Promise<AuthUser> {
+      const username = basic.username.toLowerCase();
+      if (!username) throw new UnauthorizedError("Invalid username or password");
+      const key: AuthUser | null = await this.resolveKey(ctx, hashApiKey(basic.password));
+      if (key?.kind === "app" && key.username === username) return key;
+      // Every other secret (a wrong app password too) is a counted login attempt.
+      return ctx.call("auth.sync_login", { username, password: basic.password });
     },
     /** Every service with a store answers db_health; the database is healthy when all of them do. */
     async storeHealth(this: any, ctx: Context): Promise<{ healthy: boolean; services: string[] }> {

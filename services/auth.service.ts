@@ -1,8 +1,10 @@
 /**
- * Logins and API keys: get_key (HTTP Basic), key resolution for the gateway (cached), key management.
- * Keys are stored as SHA-256 hashes with their last four characters (DESIGN.md rule 10), so get_key
- * cannot hand back an old key: every login issues a new key, and the oldest login keys beyond
- * MAX_LOGIN_KEYS are retired.
+ * Logins and API keys: get_key (HTTP Basic), key resolution for the gateway (cached), key management,
+ * and the credentials of the sync routes (services/auth.parts/sync.actions.ts: app passwords, sync
+ * sessions). Keys are stored as SHA-256 hashes with their last four characters (DESIGN.md rule 10), so
+ * get_key cannot hand back an old key: every login issues a new key, and the oldest login keys beyond
+ * MAX_LOGIN_KEYS are retired. A sync session is a key of kind "session" with an expiry, so every gateway
+ * replica resolves it and drops it from its cache exactly like a key.
  */
 import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
@@ -10,20 +12,37 @@ import { DbMixin } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashApiKey } from "../shared/secrets";
-import type { AuthUser, GatewayMeta } from "../shared/types";
+import type { AuthUser, GatewayMeta, KeyKind } from "../shared/types";
 import type { UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
+import { syncActions } from "./auth.parts/sync.actions";
 
-/** A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key; "rss" keys from get_rss_key. */
+/**
+ * A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key; "rss" keys from
+ * get_rss_key; "app" keys (app passwords) from create_app_password and the Nextcloud login flow; "session"
+ * keys are sync sessions (the sessionid cookie), never listed.
+ */
 export interface ApiKeyDoc {
   _id: number;
   user_id: number;
   key_hash: string;
   last4: string;
-  kind: "login" | "user" | "rss";
+  kind: KeyKind;
   rssonly: boolean;
   podcast_ids: number[] | null;
   created_at: Date;
+  /** App passwords: what the user or the login flow named it after (the app's user agent). */
+  name?: string;
+  /** Sync sessions: when the cookie stops opening anything (the store removes the record then). */
+  expires_at?: Date;
+  /** Sync sessions: the app password they were opened with (revoking it ends them too). */
+  opened_by?: number;
 }
+/** Kinds of which only the newest few per user are kept, and how many. */
+const KEPT_PER_USER: Partial<Record<KeyKind, () => number>> = {
+  login: () => config.maxLoginKeys,
+  rss: () => config.maxRssKeys,
+  session: () => config.maxSyncSessions,
+};
 
 const userIdParam = { type: "number", integer: true, positive: true, convert: true };
 const FAILURE_WINDOW_SECONDS = 60;
@@ -64,7 +83,10 @@ const AuthService: ServiceSchema = {
   name: "auth",
   mixins: [
     DbMixin(
-      { name: "api_keys", indexes: [{ fields: { key_hash: 1 }, unique: true }, { fields: { user_id: 1 } }] },
+      {
+        name: "api_keys",
+        indexes: [{ fields: { key_hash: 1 }, unique: true }, { fields: { user_id: 1 } }, { fields: { expires_at: 1 }, expireAfterSeconds: 0, sparse: true }],
+      },
       [
         {
           name: "login_failures",
@@ -151,10 +173,12 @@ const AuthService: ServiceSchema = {
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const doc: ApiKeyDoc | null = await this.adapter.findOne({ _id: ctx.params.api_id });
         const caller = ctx.meta.user!;
-        if (!doc) throw new NotFoundError("API key not found");
+        // Sync sessions are not listed as keys either: logout.json ends them.
+        if (!doc || doc.kind === "session") throw new NotFoundError("API key not found");
         if (doc.user_id !== caller.id && !caller.isAdmin) throw new ForbiddenError("You can only delete your own API keys");
-        await this.adapter.removeMany({ _id: doc._id });
-        await this.forgetKeys([doc.key_hash]);
+        await this.removeKeys({ _id: doc._id });
+        // A revoked app password's sessions end with it: the phone's cookie opens nothing more.
+        if (doc.kind === "app") await this.removeKeys({ kind: "session", opened_by: doc._id });
         return { detail: "API key deleted" };
       },
     },
@@ -162,7 +186,8 @@ const AuthService: ServiceSchema = {
       params: { user_id: userIdParam },
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         // An admin sees every key of the server; anyone else their own.
-        const query = ctx.meta.user!.isAdmin ? {} : { user_id: ctx.params.user_id };
+        const owner = ctx.meta.user!.isAdmin ? {} : { user_id: ctx.params.user_id };
+        const query = { ...owner, kind: { $ne: "session" } };
         const docs: ApiKeyDoc[] = await this.adapter.find({ query, sort: ["_id"] });
         const owners: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [...new Set(docs.map((d) => d.user_id))] });
         const names = new Map(owners.map((o) => [o.id, o.username]));
@@ -176,6 +201,7 @@ const AuthService: ServiceSchema = {
             podcastids: d.podcast_ids ?? [],
             rssonly: d.rssonly,
             kind: d.kind,
+            name: d.name ?? null,
           })),
         };
       },
@@ -225,12 +251,14 @@ const AuthService: ServiceSchema = {
       params: { key_hash: { type: "string", length: 64 } },
       async handler(this: any, ctx: Context<any>): Promise<AuthUser | null> {
         const doc: ApiKeyDoc | null = await this.adapter.findOne({ key_hash: ctx.params.key_hash });
-        if (!doc) return null;
+        // An expired session may still be stored until the store's expiry sweep.
+        if (!doc || (doc.expires_at && new Date(doc.expires_at).getTime() <= Date.now())) return null;
         const [owner]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [doc.user_id] });
         if (!owner) return null;
-        return { id: owner.id, isAdmin: owner.isAdmin, keyId: doc._id, rssOnly: doc.rssonly, podcastIds: doc.podcast_ids };
+        return this.callerOf(owner, doc);
       },
     },
+    ...syncActions,
   },
   methods: {
     /**
@@ -253,7 +281,20 @@ const AuthService: ServiceSchema = {
     async forgetAttempt(this: any, id: string): Promise<void> {
       await this.stores.login_failures.removeMany({ _id: id });
     },
-    async issueKey(this: any, userId: number, kind: ApiKeyDoc["kind"], rssonly: boolean, podcastIds: number[] | null) {
+    /** ctx.meta.user for a key's owner; key null: the account password (a sync route's Basic login). */
+    callerOf(owner: UserAuthInfo, key: ApiKeyDoc | null): AuthUser {
+      return {
+        id: owner.id,
+        isAdmin: owner.isAdmin,
+        keyId: key?._id ?? 0,
+        rssOnly: key?.rssonly ?? false,
+        podcastIds: key?.podcast_ids ?? null,
+        kind: key?.kind ?? "password",
+        username: owner.username,
+        syncServer: owner.syncServer,
+      };
+    },
+    async issueKey(this: any, userId: number, kind: KeyKind, rssonly: boolean, podcastIds: number[] | null, extra: Pick<ApiKeyDoc, "name" | "expires_at" | "opened_by"> = {}) {
       const key = generateApiKey();
       const doc: ApiKeyDoc = {
         _id: await this.nextId("api_keys"),
@@ -264,9 +305,10 @@ const AuthService: ServiceSchema = {
         rssonly,
         podcast_ids: podcastIds,
         created_at: new Date(),
+        ...extra,
       };
       await this.adapter.insert(doc);
-      if (kind !== "user") await this.retireOldKeys(userId, kind);
+      if (KEPT_PER_USER[kind]) await this.retireOldKeys(userId, kind);
       return { key, doc };
     },
     async createMfaSession(this: any, userId: number, username: string): Promise<string> {
@@ -284,13 +326,20 @@ const AuthService: ServiceSchema = {
       await this.stores.mfa_sessions.insert(doc);
       return token;
     },
-    /** Login keys beyond MAX_LOGIN_KEYS and RSS keys beyond MAX_RSS_KEYS, oldest first, are retired. */
-    async retireOldKeys(this: any, userId: number, kind: "login" | "rss") {
+    /** Login keys beyond MAX_LOGIN_KEYS, RSS keys beyond MAX_RSS_KEYS and sync sessions beyond MAX_SYNC_SESSIONS, oldest first, are retired. */
+    async retireOldKeys(this: any, userId: number, kind: KeyKind) {
       const keys: ApiKeyDoc[] = await this.adapter.find({ query: { user_id: userId, kind }, sort: ["-_id"] });
-      const old = keys.slice(kind === "login" ? config.maxLoginKeys : config.maxRssKeys);
+      const old = keys.slice(KEPT_PER_USER[kind]!());
       if (!old.length) return;
       await this.adapter.removeMany({ _id: { $in: old.map((d) => d._id) } });
       await this.forgetKeys(old.map((d) => d.key_hash));
+    },
+    /** Removes the keys a query matches and drops their cached lookups everywhere. */
+    async removeKeys(this: any, query: object): Promise<void> {
+      const keys: ApiKeyDoc[] = await this.adapter.find({ query });
+      if (!keys.length) return;
+      await this.adapter.removeMany({ _id: { $in: keys.map((k) => k._id) } });
+      await this.forgetKeys(keys.map((k) => k.key_hash));
     },
     /** Drops cached lookups of removed keys on every auth instance (memory caches are per node). */
     async forgetKeys(this: any, hashes: string[]) {
@@ -302,13 +351,18 @@ const AuthService: ServiceSchema = {
     "user.removed": {
       params: { user_id: "number" },
       async handler(this: any, ctx: Context<UserEvent>) {
-        const keys: ApiKeyDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
-        await this.adapter.removeMany({ user_id: ctx.params.user_id });
+        await this.removeKeys({ user_id: ctx.params.user_id });
         await this.stores.mfa_sessions.removeMany({ user_id: ctx.params.user_id });
-        if (keys.length) await this.forgetKeys(keys.map((k) => k.key_hash));
       },
     },
-    /** Cached lookups carry the admin flag; this node's memory cache drops them all (the event is broadcast). */
+    /** The password changed or MFA was turned on or off: sessions opened with the old credentials end. */
+    "user.credentials_changed": {
+      params: { user_id: "number" },
+      async handler(this: any, ctx: Context<UserEvent>) {
+        await this.removeKeys({ user_id: ctx.params.user_id, kind: "session" });
+      },
+    },
+    /** Cached lookups carry the admin flag, username and sync switch; this node's memory cache drops them all (the event is broadcast). */
     "user.rights_changed": {
       params: { user_id: "number" },
       async handler(this: any) {

@@ -169,7 +169,7 @@ const UsersService: ServiceSchema = {
       params: { user_ids: { type: "array", items: "number" } },
       async handler(this: any, ctx: Context<any>): Promise<UserAuthInfo[]> {
         const users: UserDoc[] = await this.adapter.find({ query: { _id: { $in: ctx.params.user_ids } } });
-        return users.map((u) => ({ id: u._id, isAdmin: !!u.isadmin, username: u.username }));
+        return users.map((u) => ({ id: u._id, isAdmin: !!u.isadmin, username: u.username, syncServer: u.sync_server !== false }));
       },
     },
     /** Every account's id: for work done once per user (update_playlists). */
@@ -252,6 +252,10 @@ const UsersService: ServiceSchema = {
       // Services that give every account something (system playlists) add theirs.
       await this.broker.emit("user.created", { user_id: doc._id } as UserEvent);
       return doc;
+    },
+    /** The password or MFA changed: the auth service ends the user's sync sessions opened with the old ones. */
+    async credentialsChanged(this: any, userId: number): Promise<void> {
+      await this.broker.emit("user.credentials_changed", { user_id: userId } as UserEvent);
     },
     async assertUnique(this: any, username: string, email: string) {
       if (await this.adapter.findOne({ username })) throw new ConflictError("Username already exists");

@@ -70,6 +70,12 @@ export const config = {
   keyCacheTtl: int("KEY_CACHE_TTL", 60),
   /** Login keys kept per user; get_key issues a new one each time, the oldest beyond this go. */
   maxLoginKeys: int("MAX_LOGIN_KEYS", 50),
+  /** The gPodder / Nextcloud sync server (routes of auth level "sync"); false answers them 403 for everyone. */
+  syncServerEnabled: bool("SYNC_SERVER_ENABLED", true),
+  /** Days a sync session (the sessionid cookie a gPodder or Nextcloud login gets) stays valid. */
+  syncSessionDays: int("SYNC_SESSION_DAYS", 14),
+  /** Sync sessions kept per user: each Basic login without a valid cookie opens one, the oldest beyond this go. */
+  maxSyncSessions: int("MAX_SYNC_SESSIONS", 50),
   /** Self-service registration at first start (an admin toggles it later). */
   selfServiceDefault: bool("SELF_SERVICE", false),
   /** Public addresses reported by /api/data/config. */

@@ -95,6 +95,7 @@ const SECURITY: Record<AuthLevel, Record<string, string[]>[]> = {
   key: [{ ApiKey: [] }],
   admin: [{ ApiKey: [] }],
   rss: [{ ApiKey: [] }, { ApiKeyQuery: [] }],
+  sync: [{ Basic: [] }, { SyncSession: [] }],
 };
 
 /** Error statuses a route may answer: validation, auth by its level, and what every call can meet. */
@@ -158,6 +159,7 @@ export function buildOpenApi(table: Record<string, RouteDef>, paramsOf: (action:
         ApiKey: { type: "apiKey", in: "header", name: "Api-Key" },
         ApiKeyQuery: { type: "apiKey", in: "query", name: "api_key" },
         Basic: { type: "http", scheme: "basic" },
+        SyncSession: { type: "apiKey", in: "cookie", name: "sessionid" },
       },
       schemas: {
         Error: {

@@ -7,13 +7,31 @@ export interface AuthUser {
   keyId: number;
   rssOnly: boolean;
   podcastIds: number[] | null;
+  /**
+   * What the caller signed in with: a key's kind (api_keys.kind), or "password" (the account password
+   * in HTTP Basic on a sync route). "app" (app passwords) and "session" (the sessionid cookie of a sync
+   * login) open only the sync routes. Absent on callers a service makes up for itself (a full key).
+   */
+  kind?: CredentialKind;
+  /** The account's username (stored lower case): the sync routes' {username}. */
+  username?: string;
+  /** The user's own switch of the sync server (GET/PUT /api/data/user/sync_server); off: sync routes answer 403. */
+  syncServer?: boolean;
 }
+
+/** Kinds of stored API keys: login (get_key), user (create_api_key), rss (get_rss_key), app (app passwords), session (sync sessions). */
+export type KeyKind = "login" | "user" | "rss" | "app" | "session";
+export type CredentialKind = KeyKind | "password";
+/** Credentials that open the sync routes (auth "sync") and nothing else. */
+export const SYNC_ONLY_KINDS: readonly CredentialKind[] = ["app", "session"];
 
 /**
  * Auth level of a route: none (open), optional (open, but a key is read when sent), basic (HTTP Basic
- * credentials are passed to the action), key (any full key), admin (an admin's key), rss (rssonly keys too).
+ * credentials are passed to the action), key (any full key), admin (an admin's key), rss (rssonly keys too),
+ * sync (the gPodder / Nextcloud sync routes: HTTP Basic with the account password or an app password, or
+ * the sessionid cookie of an earlier sync login; a {username} in the path must be the caller's).
  */
-export type AuthLevel = "none" | "optional" | "basic" | "key" | "admin" | "rss";
+export type AuthLevel = "none" | "optional" | "basic" | "key" | "admin" | "rss" | "sync";
 
 export interface RouteDef {
   action: string;
@@ -35,4 +53,8 @@ export interface GatewayMeta {
   requestOrigin?: string;
   /** The client's address (shared/client-address.ts), set by the gateway for per-address limits. */
   clientIp?: string;
+  /** On sync routes: the caller's username, lower case (the gPodder API's {username}). */
+  syncUsername?: string;
+  /** On sync routes: the hash of the caller's sync session (logout.json drops it). */
+  syncSession?: string;
 }

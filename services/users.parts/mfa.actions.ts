@@ -33,6 +33,7 @@ export const mfaActions: ServiceActionsSchema = {
       if (verified) {
         await this.setFields(user._id, { mfa_secret: user.mfa_pending_secret, mfa_pending_secret: null, mfa_last_step: null });
         this.logger.info("MFA enabled", { user_id: user._id });
+        await this.credentialsChanged(user._id);
       }
       return { verified };
     },
@@ -58,6 +59,7 @@ export const mfaActions: ServiceActionsSchema = {
       const user: UserDoc = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
       await this.setFields(user._id, { mfa_secret: null, mfa_pending_secret: null });
       this.logger.info("MFA disabled", { user_id: user._id, by: ctx.meta.user?.id });
+      await this.credentialsChanged(user._id);
       return { detail: "MFA disabled" };
     },
   },

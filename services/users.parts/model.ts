@@ -28,6 +28,8 @@ export interface UserDoc {
   auto_complete_seconds?: number;
   playback_speed?: number;
   use_podcast_covers?: boolean;
+  /** The user's own switch of the sync server (gPodder / Nextcloud routes); absent = on. */
+  sync_server?: boolean;
   created_at: Date;
 }
 

@@ -63,6 +63,7 @@ export const passwordResetActions: ServiceActionsSchema = {
       await this.stores.password_resets.removeMany({ user_id: user._id });
       await this.setFields(user._id, { hashed_pw: storedHash });
       this.logger.info("password reset by mailed code", { user_id: user._id });
+      await this.credentialsChanged(user._id);
       return { message: "Password reset successfully" };
     },
   },

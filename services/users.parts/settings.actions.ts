@@ -7,7 +7,7 @@ import { config } from "../../shared/config";
 import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
 import type { GatewayMeta } from "../../shared/types";
 import type { PlaybackSettings } from "../../shared/contracts/podcasts";
-import type { ListeningSettings } from "../../shared/contracts/users";
+import type { ListeningSettings, UserEvent } from "../../shared/contracts/users";
 import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
 
 export const settingsActions: ServiceActionsSchema = {
@@ -29,6 +29,7 @@ export const settingsActions: ServiceActionsSchema = {
       }
       await this.setFields(user._id, { hashed_pw: await passwordToStoredHash(ctx.params.hash_pw) });
       this.logger.info("password changed", { user_id: user._id, by: ctx.meta.user?.id });
+      await this.credentialsChanged(user._id);
       return { detail: "Password updated" };
     },
   },
@@ -43,6 +44,8 @@ export const settingsActions: ServiceActionsSchema = {
     params: { user_id: userId, new_username: usernameParam },
     async handler(this: any, ctx: Context<any>) {
       await this.setUniqueField(ctx.params.user_id, "username", ctx.params.new_username.toLowerCase());
+      // Cached key lookups carry the username (the sync routes' {username}).
+      await this.broker.broadcast("user.rights_changed", { user_id: ctx.params.user_id } as UserEvent);
       return { detail: "Username updated" };
     },
   },

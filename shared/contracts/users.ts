@@ -5,6 +5,8 @@ export interface UserAuthInfo {
   id: number;
   isAdmin: boolean;
   username: string;
+  /** The user's own switch of the sync server (on unless they turned it off). */
+  syncServer: boolean;
 }
 
 /** users.oidc_login params: who the OIDC provider says logged in. */
@@ -30,8 +32,9 @@ export interface VerifiedLogin {
 /**
  * Events of the users service: `user.created` (emitted once per service group for a new account),
  * `user.removed` (emitted once per service group: each service deletes that
- * user's data) and `user.rights_changed` (broadcast: the admin flag changed or the user is gone, so cached key
- * lookups must go).
+ * user's data) and `user.rights_changed` (broadcast: the admin flag, the username or the sync-server switch changed, or
+ * the user is gone, so cached key lookups must go) and `user.credentials_changed` (emitted: the password
+ * changed or MFA was turned on or off, so the user's sync sessions go).
  */
 export interface UserEvent {
   user_id: number;
