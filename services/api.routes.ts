@@ -268,6 +268,26 @@ export const routes: Record<string, RouteDef> = {
   // gPodder API v2 sign-in (auth sync: HTTP Basic with the password or an app password, or the sessionid cookie)
   "POST /api/2/auth/{username}/login.json": { action: "auth.sync_session_login", auth: "sync" },
   "POST /api/2/auth/{username}/logout.json": { action: "auth.sync_session_logout", auth: "sync" },
+  // gPodder API v2 data (services/gpodder.service.ts; README "Sync server for phones"): devices, subscriptions, episode actions, sync groups
+  // (body "json": the JSON is read whatever its content type, as gPodder's client library labels it form data)
+  "GET /api/2/devices/{username}.json": { action: "gpodder.devices", auth: "sync" },
+  "POST /api/2/devices/{username}/{deviceid}.json": { action: "gpodder.update_device", auth: "sync", body: "json" },
+  "GET /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.subscription_changes", auth: "sync" },
+  "POST /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.upload_subscription_changes", auth: "sync", body: "json" },
+  "GET /api/2/episodes/{username}.json": { action: "gpodder.episode_actions", auth: "sync" },
+  "POST /api/2/episodes/{username}.json": { action: "gpodder.upload_episode_actions", auth: "sync", body: "json" },
+  "GET /api/2/updates/{username}/{deviceid}.json": { action: "gpodder.device_updates", auth: "sync" },
+  "GET /api/2/sync-devices/{username}.json": { action: "gpodder.sync_devices", auth: "sync" },
+  "POST /api/2/sync-devices/{username}.json": { action: "gpodder.update_sync_devices", auth: "sync", body: "json" },
+  // gPodder simple API: whole lists as json, opml or txt (a PUT's body is read as text, whatever its content type)
+  "GET /subscriptions/{username}.{format}": { action: "gpodder.simple_subscriptions", auth: "sync" },
+  "GET /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.simple_device_subscriptions", auth: "sync" },
+  "PUT /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.put_simple_subscriptions", auth: "sync", body: "text" },
+  // Nextcloud gpoddersync app's data routes (the Nextcloud user is one device of the user, "nextcloud")
+  "GET /index.php/apps/gpoddersync/subscriptions": { action: "gpodder.nextcloud_subscriptions", auth: "sync" },
+  "POST /index.php/apps/gpoddersync/subscription_change/create": { action: "gpodder.nextcloud_subscription_change", auth: "sync", body: "json" },
+  "GET /index.php/apps/gpoddersync/episode_action": { action: "gpodder.nextcloud_episode_actions", auth: "sync" },
+  "POST /index.php/apps/gpoddersync/episode_action/create": { action: "gpodder.nextcloud_create_episode_actions", auth: "sync", body: "json" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

@@ -65,6 +65,44 @@ function parseBasic(header: string | undefined): { username: string; password: s
   return { username: decoded.slice(0, sep), password: decoded.slice(sep + 1) };
 }
 
+/** The part of the route table whose bodies are read one way (RouteDef.body). */
+function routesWithBody(body: RouteDef["body"]): Record<string, RouteDef> {
+  return Object.fromEntries(Object.entries(routes).filter(([, def]) => def.body === body));
+}
+
+/** The gateway's route for part of the route table: auth, the hooks and the body parsers of those routes. */
+function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: object) {
+  return {
+    name,
+    path: "/",
+    authentication: true,
+    authorization: true,
+    mappingPolicy: "restrict",
+    autoAliases: false,
+    // moleculer-web's own request/response log lines are off (logRequest/logResponse null), but with
+    // route logging on it still builds a coloured duration string for every response: requestLog logs.
+    logging: false,
+    aliases: toAliases(table),
+    bodyParsers,
+    onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
+      if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
+      ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
+      // Media routes answer ranges and HEAD themselves.
+      if (req.headers.range) ctx.meta.range = String(req.headers.range);
+      if (req.method === "HEAD") ctx.meta.method = "HEAD";
+      // Large downloads (backup_server) are gzip-encoded for clients that accept it.
+      if (req.headers["accept-encoding"]) ctx.meta.acceptEncoding = String(req.headers["accept-encoding"]);
+      ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
+      // moleculer-web merges only an object body into the params: a list (episode actions) or a text arrives as params.body.
+      if (req.body !== undefined && (Array.isArray(req.body) || typeof req.body === "string")) {
+        if (Array.isArray(req.body)) for (const k of Object.keys(req.body)) delete req.$params[k];
+        req.$params.body = req.body;
+      }
+    },
+    onError: sendError,
+  };
+}
+
 const ApiService: ServiceSchema = {
   name: "api",
   mixins: [aliasIndexMixin, ApiGateway, gatewayOpsMixin(routes), keyCacheMixin],
@@ -89,32 +127,13 @@ const ApiService: ServiceSchema = {
     ],
     routes: [
       docsRoute,
-      {
-        path: "/",
-        authentication: true,
-        authorization: true,
-        mappingPolicy: "restrict",
-        autoAliases: false,
-        // moleculer-web's own request/response log lines are off (logRequest/logResponse null), but with
-        // route logging on it still builds a coloured duration string for every response: requestLog logs.
-        logging: false,
-        aliases: toAliases(routes),
-        bodyParsers: {
-          json: { strict: false, limit: config.maxBodySize },
-          urlencoded: { extended: true, limit: config.maxBodySize },
-        },
-        onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
-          if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
-          ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
-          // Media routes answer ranges and HEAD themselves.
-          if (req.headers.range) ctx.meta.range = String(req.headers.range);
-          if (req.method === "HEAD") ctx.meta.method = "HEAD";
-          // Large downloads (backup_server) are gzip-encoded for clients that accept it.
-          if (req.headers["accept-encoding"]) ctx.meta.acceptEncoding = String(req.headers["accept-encoding"]);
-          ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
-        },
-        onError: sendError,
-      },
+      apiRoute("api", routesWithBody(undefined), {
+        json: { strict: false, limit: config.maxBodySize },
+        urlencoded: { extended: true, limit: config.maxBodySize },
+      }),
+      // Routes whose body is JSON, or text, whatever its content type (gPodder's client library labels its JSON as form data).
+      apiRoute("api-json", routesWithBody("json"), { json: { strict: false, limit: config.maxBodySize, type: () => true } }),
+      apiRoute("api-text", routesWithBody("text"), { json: false, text: { type: () => true, limit: config.maxBodySize } }),
     ],
     onError: sendError,
   },

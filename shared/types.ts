@@ -43,6 +43,11 @@ export interface RouteDef {
    * ctx.params (ctx.meta.fieldname, filename; the form fields sent before it in ctx.meta.$multipart).
    */
   upload?: string;
+  /**
+   * The request body is read as JSON (json) or as text (text, arriving as params.body) whatever its content
+   * type: gPodder's client library labels its JSON as form data, and sends the simple API's txt and OPML so.
+   */
+  body?: "json" | "text";
 }
 
 /** ctx.meta as filled by the gateway. */

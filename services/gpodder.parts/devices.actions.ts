@@ -19,7 +19,7 @@ export const deviceActions: ServiceActionsSchema = {
     async handler(this: any, ctx: Context<any>): Promise<GpodderDevice[]> {
       const user_id: number = await this.caller(ctx);
       const [devices, subscriptions]: [DeviceDoc[], number] = await Promise.all([
-        this.stores.gpodder_devices.find({ query: { user_id }, sort: { created_at: 1 } }),
+        this.stores.gpodder_devices.find({ query: { user_id }, sort: ["created_at"] }),
         this.stores.gpodder_feeds.count({ query: { user_id, subscribed: true } }),
       ]);
       return devices.map((d) => ({ id: d.device_id, caption: d.caption, type: d.type, subscriptions }));
@@ -99,7 +99,7 @@ export const deviceMethods: ServiceMethods = {
     return this.stores.gpodder_devices.findOne({ _id: deviceKey(user_id, device_id) });
   },
   async syncStatus(this: any, user_id: number) {
-    const devices: DeviceDoc[] = await this.stores.gpodder_devices.find({ query: { user_id }, sort: { created_at: 1 } });
+    const devices: DeviceDoc[] = await this.stores.gpodder_devices.find({ query: { user_id }, sort: ["created_at"] });
     const groups = new Map<string, string[]>();
     const alone: string[] = [];
     for (const d of devices) {

@@ -102,7 +102,6 @@ export const subscriptionActions: ServiceActionsSchema = {
       const wanted = new Set(add);
       const current: string[] = await this.subscribedUrls(user_id);
       await this.changeFeeds(user_id, device_id, add, current.filter((u) => !wanted.has(u)));
-      ctx.meta.$responseType = CONTENT_TYPES[ctx.params.format];
       return null;
     },
   },

@@ -1,0 +1,196 @@
+/**
+ * This server as a gPodder API v2 / Nextcloud gpoddersync server, black-box over HTTP: gPodder's own client
+ * library (python3-mygpoclient) drives two devices of one user, the Nextcloud routes are called as AntennaPod
+ * calls them, and the library here and the devices are checked to follow each other both ways. Feeds come
+ * from a loopback server.
+ */
+import { spawn, spawnSync } from "child_process";
+import path from "path";
+import { config } from "../../shared/config";
+import { api, asUsers, basic, expectErrorBody } from "../helpers/client";
+import { Loopback, startLoopback } from "../helpers/loopback";
+import { createUsers, rssFeed } from "../helpers/podcasts";
+import { startServer, TestServer } from "../helpers/server";
+import { until } from "../helpers/wait";
+
+const PASSWORD = "a long password"; // createUsers' password
+const SCENARIO = path.join(__dirname, "..", "helpers", "mygpoclient-scenario.py");
+
+/** A Python 3 that has mygpoclient (Debian's python3-mygpoclient is for /usr/bin/python3), or a loud failure. */
+function pythonWithMygpoclient(): string {
+  for (const python of ["/usr/bin/python3", "python3"]) {
+    if (spawnSync(python, ["-c", "import mygpoclient"]).status === 0) return python;
+  }
+  throw new Error("python3-mygpoclient is not installed (.ci/run installs it: apt-get install python3-mygpoclient)");
+}
+
+describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () => {
+  let server: TestServer;
+  let feeds: Loopback;
+  let u: Record<string, { id: number; key: string }>;
+  const { get, post } = asUsers(() => ({ url: server.url, users: u }));
+  const feed = (n: number) => `${feeds.url}/feed-${n}.xml`;
+  const episodeUrl = (n: number, e: number) => `${feeds.url}/media/feed-${n}-${e}.mp3`;
+  const auth = (who = "alice") => basic(who, PASSWORD);
+  const sync = {
+    get: (p: string, who = "alice") => api(server.url).get(p).set("Authorization", auth(who)),
+    post: (p: string, body: unknown, who = "alice") => api(server.url).post(p).set("Authorization", auth(who)).send(body as object),
+  };
+  const libraryFeeds = async (who = "alice") => (await get(`/api/data/return_pods/${u[who].id}`, who)).body.pods.map((p: any) => p.feed_url).sort();
+  const episodeOf = async (n: number, e: number, who = "alice") => {
+    const pod = (await get(`/api/data/return_pods/${u[who].id}`, who)).body.pods.find((p: any) => p.feed_url === feed(n));
+    if (!pod) return null;
+    const eps = (await get("/api/data/podcast_episodes", who, { user_id: u[who].id, podcast_id: pod.podcast_id })).body.episodes;
+    return eps.find((x: any) => x.episodeurl === episodeUrl(n, e)) ?? null;
+  };
+
+  beforeAll(async () => {
+    Object.assign(config, { refreshInterval: 0, syncInterval: 0, gpodderRetrySeconds: 1 });
+    feeds = await startLoopback();
+    for (let n = 0; n < 8; n++) {
+      feeds.route(`/feed-${n}.xml`, { body: rssFeed(`Feed ${n}`, [1, 2].map((e) => ({ title: `Feed ${n} episode ${e}`, guid: `feed-${n}-${e}`, url: episodeUrl(n, e), date: `2024-0${e}-01T00:00:00Z`, duration: 3000 }))) });
+    }
+    server = await startServer();
+    u = await createUsers(server.url, ["alice", "bob"]);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await feeds?.close();
+  });
+
+  test("gPodder's client library: devices, subscription changes both ways with since, 1,000 actions in one call, the simple API in json, txt and opml", async () => {
+    const python = pythonWithMygpoclient();
+    // Not spawnSync: the server answers from this process.
+    const child = spawn(python, [SCENARIO], { env: { ...process.env, SERVER: server.url, USERNAME: "alice", PASSWORD, FEEDS: JSON.stringify([0, 1, 2, 3, 4].map(feed)) } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    if (status !== 0) throw new Error(`mygpoclient scenario failed (${status}):\n${stderr}\n${stdout}`);
+    const out = JSON.parse(stdout.trim().split("\n").pop()!);
+    expect(out.subscriptions).toEqual([feed(0), feed(4)].sort());
+  });
+
+  test("one library: the devices' feeds are subscribed here, removed ones unsubscribed", async () => {
+    await until(async () => JSON.stringify(await libraryFeeds()) === JSON.stringify([feed(0), feed(4)].sort()), 20_000, 100);
+    // Bob's library is his own.
+    expect(await libraryFeeds("bob")).toEqual([]);
+  });
+
+  test("a position recorded here reaches the phone as a play action of the server's device, feed URL as podcast", async () => {
+    const since = (await sync.get("/api/2/episodes/alice.json")).body.timestamp;
+    const ep = await episodeOf(0, 2);
+    expect((await post("/api/data/record_listen_duration", "alice", { episode_id: ep.episodeid, user_id: u.alice.id, listen_duration: 420 })).status).toBe(200);
+    await until(async () => (await sync.get(`/api/2/episodes/alice.json?since=${since}`)).body.actions.length > 0, 10_000, 50);
+    const res = await sync.get(`/api/2/episodes/alice.json?since=${since}`);
+    expect(res.body.actions).toEqual([{ podcast: feed(0), episode: episodeUrl(0, 2), device: "podcast-server", action: "play", timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/), started: 0, position: 420, total: 3000 }]);
+    // Completed here: played to its end.
+    await post("/api/data/mark_episode_completed", "alice", { episode_id: ep.episodeid, user_id: u.alice.id });
+    await until(async () => (await sync.get(`/api/2/episodes/alice.json?since=${res.body.timestamp}`)).body.actions.length > 0, 10_000, 50);
+    expect((await sync.get(`/api/2/episodes/alice.json?since=${res.body.timestamp}`)).body.actions).toMatchObject([{ episode: episodeUrl(0, 2), position: 3000, total: 3000 }]);
+  });
+
+  test("a play from a phone sets the position here (newest timestamp wins) and does not come back as the server's", async () => {
+    const now = new Date().toISOString().slice(0, 19);
+    const up = await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "play", timestamp: now, started: 0, position: 1200, total: 3000 }]);
+    expect(up.status).toBe(200);
+    expect(up.body).toEqual({ timestamp: expect.any(Number), update_urls: [] });
+    await until(async () => (await episodeOf(4, 1))?.listenduration === 1200, 10_000, 50);
+    // An older play uploaded late does not win; matched by guid when the URL is unknown.
+    await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: "http://elsewhere.example/x.mp3", guid: "feed-4-1", action: "PLAY", timestamp: "2020-01-01T00:00:00", position: 5, total: 3000 }]);
+    await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: "http://elsewhere.example/y.mp3", guid: "feed-4-2", action: "play", timestamp: now, position: 77, total: 3000 }]);
+    await until(async () => (await episodeOf(4, 2))?.listenduration === 77, 10_000, 50);
+    expect((await episodeOf(4, 1)).listenduration).toBe(1200);
+    const after = await sync.get(`/api/2/episodes/alice.json?since=${up.body.timestamp}`);
+    expect(after.body.actions.filter((a: any) => a.device === "podcast-server")).toEqual([]);
+    // download, delete and new are kept and relayed only.
+    const kept = await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "download", timestamp: now }, { podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "new" }]);
+    const relayed = await sync.get(`/api/2/episodes/alice.json?since=${kept.body.timestamp - 1}&device=phone`);
+    expect(relayed.body.actions.map((a: any) => a.action)).toEqual(["download", "new"]);
+    expect((await episodeOf(4, 1)).listenduration).toBe(1200);
+    const aggregated = await sync.get(`/api/2/episodes/alice.json?podcast=${encodeURIComponent(feed(4))}&aggregated=true`);
+    expect(aggregated.body.actions.filter((a: any) => a.episode === episodeUrl(4, 1)).map((a: any) => a.action)).toEqual(["new"]);
+  });
+
+  test("subscriptions added and removed here reach every device as changes of the server's device", async () => {
+    const since = (await sync.get("/api/2/subscriptions/alice/phone.json")).body.timestamp;
+    const added = await post("/api/data/add_podcast", "alice", { podcast_values: { pod_feed_url: feed(5), user_id: u.alice.id } });
+    expect(added.status).toBe(200);
+    await until(async () => (await sync.get(`/api/2/subscriptions/alice/phone.json?since=${since}`)).body.add.length > 0, 10_000, 50);
+    const change = (await sync.get(`/api/2/subscriptions/alice/laptop.json?since=${since}`)).body;
+    expect(change).toEqual({ add: [feed(5)], remove: [], timestamp: expect.any(Number) });
+    await post("/api/data/remove_podcast_id", "alice", { user_id: u.alice.id, podcast_id: added.body.podcast_id });
+    await until(async () => (await sync.get(`/api/2/subscriptions/alice/phone.json?since=${change.timestamp}`)).body.remove.length > 0, 10_000, 50);
+    expect((await sync.get(`/api/2/subscriptions/alice/phone.json?since=${change.timestamp}`)).body).toEqual({ add: [], remove: [feed(5)], timestamp: expect.any(Number) });
+  });
+
+  test("a feed that cannot be fetched yet is kept in the devices' lists, reported, and subscribed once it can be", async () => {
+    const missing = `${feeds.url}/later.xml`;
+    const up = await sync.post("/api/2/subscriptions/alice/phone.json", { add: [missing], remove: [] });
+    expect(up.status).toBe(200);
+    let report: any;
+    await until(async () => {
+      report = (await sync.get("/api/2/updates/alice/phone.json?since=0")).body;
+      return report.not_applied.some((f: any) => f.url === missing && f.library === "failed");
+    }, 10_000, 50);
+    expect(report.not_applied.find((f: any) => f.url === missing).last_error).toEqual(expect.any(String));
+    expect((await sync.get("/subscriptions/alice/laptop.json")).body).toContain(missing);
+    feeds.route("/later.xml", { body: rssFeed("Later", [{ title: "Later 1", url: `${feeds.url}/media/later-1.mp3`, date: "2024-03-01T00:00:00Z" }]) });
+    await until(async () => (await libraryFeeds()).includes(missing), 20_000, 200);
+    expect((await sync.get("/api/2/updates/alice/phone.json?since=0")).body.not_applied).toEqual([]);
+  });
+
+  test("Nextcloud gpoddersync, as AntennaPod calls it: subscriptions and episode actions with since", async () => {
+    const first = await sync.get("/index.php/apps/gpoddersync/subscriptions?since=0");
+    expect(first.status).toBe(200);
+    expect(first.body.add).toEqual(expect.arrayContaining([feed(0), feed(4)]));
+    const created = await sync.post("/index.php/apps/gpoddersync/subscription_change/create", { add: [feed(6)], remove: [feed(0)] });
+    expect(created.status).toBe(200);
+    const later = await sync.get(`/index.php/apps/gpoddersync/subscriptions?since=${first.body.timestamp}`);
+    expect(later.body).toMatchObject({ add: [feed(6)], remove: [feed(0)] });
+    const actions = [
+      { podcast: feed(6), episode: episodeUrl(6, 1), guid: "feed-6-1", action: "PLAY", timestamp: "2024-01-31T10:00:00", started: 10, position: 600, total: 3000 },
+      { podcast: feed(6), episode: episodeUrl(6, 2), guid: "feed-6-2", action: "Download", timestamp: "2024-01-31T10:00:00", started: -1, position: -1, total: -1 },
+    ];
+    const up = await sync.post("/index.php/apps/gpoddersync/episode_action/create", actions);
+    expect(up.status).toBe(200);
+    const got = await sync.get(`/index.php/apps/gpoddersync/episode_action?since=${up.body.timestamp - 1}`);
+    expect(got.body.actions).toEqual([
+      { ...actions[0], action: "PLAY" },
+      { ...actions[1], action: "DOWNLOAD" },
+    ]);
+    await until(async () => (await episodeOf(6, 1))?.listenduration === 600, 20_000, 100);
+    // The Nextcloud user is one device of the user: the gPodder API shows its actions too.
+    expect((await sync.get(`/api/2/episodes/alice.json?since=${up.body.timestamp - 1}&device=nextcloud`)).body.actions).toHaveLength(2);
+  });
+
+  test("sync groups: synchronize and stop-synchronize", async () => {
+    const res = await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "laptop"]] });
+    expect(res.status).toBe(200);
+    expect(res.body.synchronized).toEqual([["phone", "laptop"]]);
+    expect(res.body["not-synchronized"]).toEqual(expect.arrayContaining(["tablet"]));
+    const stopped = await sync.post("/api/2/sync-devices/alice.json", { "stop-synchronize": ["laptop"] });
+    expect(stopped.body.synchronized).toEqual([]);
+    expectErrorBody(await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "nope"]] }), 400);
+  });
+
+  test("bad input is a 4xx and stores nothing; another user's path is refused", async () => {
+    const before = (await sync.get("/api/2/episodes/alice.json")).body;
+    const malformed = await api(server.url).post("/api/2/episodes/alice.json").set("Authorization", auth()).set("Content-Type", "application/json").send("[{\"podcast\": ");
+    expectErrorBody(malformed, 400);
+    expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: episodeUrl(4, 1), action: "play" }, { episode: episodeUrl(4, 1), action: "play" }]), 400);
+    expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), action: "play" }]), 400);
+    expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: "ftp://example.org/feed", episode: "x", action: "play" }]), 400);
+    expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: "x", action: "jump" }]), 400);
+    expectErrorBody(await sync.post("/api/2/subscriptions/alice/phone.json", { add: ["ftp://example.org/feed.xml"] }), 400);
+    expectErrorBody(await sync.post("/api/2/subscriptions/alice/phone.json", { add: ["javascript:alert(1)"] }), 400);
+    expectErrorBody(await sync.post("/api/2/subscriptions/alice/bad device!.json", { add: [feed(7)] }), 400);
+    const huge = [{ podcast: feed(4), episode: "x".repeat(10 * 1024 * 1024), action: "play" }];
+    expectErrorBody(await sync.post("/api/2/episodes/alice.json", huge), 413);
+    expect((await sync.get("/api/2/episodes/alice.json")).body).toEqual(before);
+    expect((await sync.get(`/api/2/subscriptions/alice/phone.json?since=${before.timestamp}`)).body).toMatchObject({ add: [], remove: [] });
+    expect((await sync.get("/api/2/devices/alice.json", "bob")).status).toBe(401);
+    expect((await api(server.url).get("/api/2/devices/alice.json")).status).toBe(401);
+  });
+});
