@@ -45,6 +45,19 @@ describe("aliasIndexMixin", () => {
     expect(compared).toBeGreaterThan(6 * 4 * Object.keys(routes).length);
   });
 
+  test("a parameter followed by a literal in one segment (the gPodder API's {username}.json, {deviceid}.{format})", () => {
+    for (const [method, url, action, params] of [
+      ["GET", "/api/2/devices/john.doe.json", "gpodder.devices", { username: "john.doe" }],
+      ["POST", "/api/2/subscriptions/alice/phone-1.json", "gpodder.upload_subscription_changes", { username: "alice", deviceid: "phone-1" }],
+      ["GET", "/subscriptions/alice.opml", "gpodder.simple_subscriptions", { username: "alice", format: "opml" }],
+      ["PUT", "/subscriptions/alice/my.laptop.txt", "gpodder.put_simple_subscriptions", { username: "alice", deviceid: "my.laptop", format: "txt" }],
+      ["GET", "/index.php/apps/gpoddersync/episode_action", "gpodder.nextcloud_episode_actions", {}],
+    ] as const) {
+      expect(gateway.resolveAlias(url, method)).toMatchObject({ alias: { action }, params });
+      expect(scan.call(gateway, url, method)).toMatchObject({ alias: { action }, params });
+    }
+  });
+
   test("a route added later is found (the index is rebuilt)", () => {
     expect(gateway.resolveAlias("/late/1", "GET")).toBe(false);
     gateway.addRoute({ path: "/late", aliases: { "GET /:id": "x.late" } });
