@@ -20,7 +20,7 @@ import { deviceActions, deviceMethods } from "./gpodder.parts/devices.actions";
 import { episodeActions, episodeMethods } from "./gpodder.parts/episodes.actions";
 import { libraryEvents, libraryMethods } from "./gpodder.parts/library";
 import { subscriptionActions, subscriptionMethods } from "./gpodder.parts/subscriptions.actions";
-import type { UserDoc } from "./gpodder.parts/model";
+import { rkeyRange, type UserDoc } from "./gpodder.parts/model";
 
 const GpodderService: ServiceSchema = {
   name: "gpodder",
@@ -28,7 +28,8 @@ const GpodderService: ServiceSchema = {
     DbMixin({ name: "gpodder_users" }, [
       { name: "gpodder_devices", indexes: [{ fields: { user_id: 1 } }] },
       { name: "gpodder_feeds", indexes: [{ fields: { rkey: 1 } }, { fields: { user_id: 1 } }, { fields: { library: 1 } }] },
-      { name: "gpodder_actions", indexes: [{ fields: { rkey: 1 } }, { fields: { user_id: 1 } }] },
+      // Read only by ranges of rkey (one user's, in the order received): one index keeps the inserts of a large upload cheap.
+      { name: "gpodder_actions", indexes: [{ fields: { rkey: 1 } }] },
     ]),
   ],
   actions: { ...deviceActions, ...subscriptionActions, ...episodeActions },
@@ -39,7 +40,8 @@ const GpodderService: ServiceSchema = {
       async handler(this: any, ctx: Context<UserEvent>) {
         const user_id = ctx.params.user_id;
         await this.serial(user_id, async () => {
-          for (const store of [this.stores.gpodder_devices, this.stores.gpodder_feeds, this.stores.gpodder_actions]) await store.removeMany({ user_id });
+          for (const store of [this.stores.gpodder_devices, this.stores.gpodder_feeds]) await store.removeMany({ user_id });
+          await this.stores.gpodder_actions.removeMany(rkeyRange(user_id, 0, Number.MAX_SAFE_INTEGER));
           await this.adapter.removeMany({ _id: user_id });
         });
       },

@@ -116,7 +116,7 @@ export const libraryMethods: ServiceMethods = {
       if (failed.size) this.logger.info("synced feeds not subscribed yet", { user_id, failed: failed.size });
       // Plays uploaded before their feed could be subscribed apply now.
       const subscribed = add.filter((u) => !failed.has(u));
-      if (subscribed.length) await this.applyPlays(user_id, await this.stores.gpodder_actions.find({ query: { user_id, podcast: { $in: subscribed }, action: "play" } }));
+      if (subscribed.length) await this.applyPlays(user_id, await this.stores.gpodder_actions.find({ query: { ...rkeyRange(user_id, 0, await this.clockOf(user_id)), podcast: { $in: subscribed }, action: "play" } }));
     }
   },
   /** Applies the play actions received since the last time, then moves the mark. */

@@ -1,0 +1,181 @@
+/**
+ * Sync server benchmark (issue 18): a phone with SUBS subscriptions and ACTIONS episode actions syncs for
+ * the first time (upload, then a second device downloads everything), then syncs incrementally, against
+ * this server (every service in this process, NeDB under a temp DATA_DIR, real HTTP) and against oPodSync
+ * (PHP's built-in server on a free port, its code checked out of /work/.mirror/kd2org+opodsync into a temp
+ * dir, SQLite), measured in the same run with the same requests. Not a test: it asserts nothing but that
+ * each server answered what was uploaded.
+ *
+ *   npm run build && node dist/bench/gpodder.bench.js [subscriptions] [actions]
+ *   (env OPODSYNC_REPO: the bare repository, default /work/.mirror/kd2org+opodsync/repo; BENCH_ROUNDS: incremental rounds, default 20)
+ */
+import { ChildProcess, execFileSync, spawn } from "child_process";
+import fs from "fs";
+import net from "net";
+import os from "os";
+import path from "path";
+import { ServiceBroker, type ServiceSchema } from "moleculer";
+import { config } from "../shared/config";
+
+const SUBS = Number(process.argv[2] ?? 1000);
+const ACTIONS = Number(process.argv[3] ?? 100_000);
+/** Actions per upload request (under MAX_BODY_SIZE; AntennaPod sends 30, gPodder desktop all at once). */
+const CHUNK = 1000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const OPODSYNC_REPO = process.env.OPODSYNC_REPO ?? "/work/.mirror/kd2org+opodsync/repo";
+const USER = "benchuser";
+const PASSWORD = "bench password 42";
+
+interface Peer {
+  name: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+async function waitUp(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(url).then(() => true, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not start`);
+}
+
+/** This server: every service but the search gateway, in this process, on a free port. */
+async function startOurs(): Promise<Peer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpodder-bench-"));
+  Object.assign(config, { dataDir, port: 0, host: "127.0.0.1", refreshInterval: 0, syncInterval: 0, outboundAllowPrivate: "false" });
+  const brokerConfig = (await import("../moleculer.config")).default;
+  const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false, nodeID: `gpodder-bench-${process.pid}` });
+  const dir = path.join(__dirname, "..", "services");
+  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith(".service.js") && n !== "search-api.service.js").sort()) {
+    const schema: ServiceSchema = require(path.join(dir, f)).default;
+    broker.createService(schema.name === "api" ? { ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } : schema);
+  }
+  await broker.start();
+  const url = `http://127.0.0.1:${(broker.getLocalService("api") as any).server.address().port}`;
+  const first = await fetch(`${url}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: USER, password: PASSWORD, email: "bench@example.org", fullname: "Bench" }) });
+  if (!first.ok) throw new Error(`create_first: ${first.status}`);
+  return { name: "this server", url, stop: async () => { await broker.stop(); fs.rmSync(dataDir, { recursive: true, force: true }); } };
+}
+
+/** oPodSync from its repository, with PHP's built-in server and a user written into its SQLite database. */
+async function startOpodsync(): Promise<Peer> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "opodsync-bench-"));
+  execFileSync("sh", ["-c", `git -C "${OPODSYNC_REPO}" archive HEAD server | tar -x -C "${root}"`]);
+  const data = path.join(root, "data");
+  fs.mkdirSync(data);
+  const port = await freePort();
+  const child: ChildProcess = spawn("php", ["-S", `127.0.0.1:${port}`, "-d", "variables_order=EGPCS", "-t", path.join(root, "server"), path.join(root, "server", "index.php")], {
+    env: { ...process.env, DATA_ROOT: data },
+    stdio: "ignore",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUp(`${url}/`);
+  // The first request created the schema; the user is written as its register page would.
+  execFileSync("php", ["-r", `$db = new SQLite3($argv[1]); $s = $db->prepare('INSERT INTO users (name, password) VALUES (?, ?)'); $s->bindValue(1, $argv[2]); $s->bindValue(2, password_hash($argv[3], PASSWORD_DEFAULT)); $s->execute();`, path.join(data, "data.sqlite"), USER, PASSWORD]);
+  return { name: "oPodSync", url, stop: async () => { child.kill(); fs.rmSync(root, { recursive: true, force: true }); } };
+}
+
+/** A gPodder client of one server: Basic once at login, then the session cookie, as apps do. */
+class Client {
+  private cookie = "";
+  constructor(private readonly base: string) {}
+
+  async call(method: string, p: string, body?: unknown): Promise<any> {
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    if (this.cookie) headers.Cookie = this.cookie;
+    else headers.Authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`;
+    const res = await fetch(`${this.base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const cookie = res.headers.get("set-cookie");
+    if (cookie) this.cookie = cookie.split(";")[0];
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 200)}`);
+    return text ? JSON.parse(text) : null;
+  }
+}
+
+const feedUrl = (i: number) => `http://127.0.0.1:9/feeds/show-${i}.xml`;
+/** A play action; the history's are dated in 2024, the incremental rounds' now (oPodSync's `since` compares the action's own time). */
+const action = (i: number, device: string, at = new Date(Date.UTC(2024, 0, 1) + i * 1000)) => ({
+  podcast: feedUrl(i % SUBS), episode: `http://127.0.0.1:9/media/show-${i % SUBS}/ep-${i}.mp3`, device, action: "play",
+  timestamp: at.toISOString().slice(0, 19), started: 0, position: i % 3000, total: 3000,
+});
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const start = process.hrtime.bigint();
+  const out = await fn();
+  return [out, Number(process.hrtime.bigint() - start) / 1e6];
+}
+
+async function run(peer: Peer): Promise<Record<string, number>> {
+  const phone = new Client(peer.url);
+  const laptop = new Client(peer.url);
+  await phone.call("POST", `/api/2/auth/${USER}/login.json`);
+  await laptop.call("POST", `/api/2/auth/${USER}/login.json`);
+  await phone.call("POST", `/api/2/devices/${USER}/phone.json`, { caption: "Phone", type: "mobile" });
+  await laptop.call("POST", `/api/2/devices/${USER}/laptop.json`, { caption: "Laptop", type: "laptop" });
+  const out: Record<string, number> = {};
+  const [, subsUp] = await timed(() => phone.call("POST", `/api/2/subscriptions/${USER}/phone.json`, { add: Array.from({ length: SUBS }, (_, i) => feedUrl(i)), remove: [] }));
+  out["upload subscriptions"] = subsUp;
+  const [, actionsUp] = await timed(async () => {
+    for (let i = 0; i < ACTIONS; i += CHUNK) await phone.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: Math.min(CHUNK, ACTIONS - i) }, (_, k) => action(i + k, "phone")));
+  });
+  out["upload actions"] = actionsUp;
+  const [[subs, eps], firstDown] = await timed(() => Promise.all([laptop.call("GET", `/api/2/subscriptions/${USER}/laptop.json?since=0`), laptop.call("GET", `/api/2/episodes/${USER}.json?since=0`)]));
+  if (subs.add.length < SUBS || eps.actions.length < ACTIONS) throw new Error(`${peer.name} answered ${subs.add.length} feeds and ${eps.actions.length} actions`);
+  out["first download (both lists)"] = firstDown;
+  out["first sync, total"] = subsUp + actionsUp + firstDown;
+  // Incremental: the phone uploads 10 actions and one feed; the laptop asks for what changed since its last sync.
+  let subsSince = subs.timestamp;
+  let epsSince = eps.timestamp;
+  const rounds: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    await new Promise((res) => setTimeout(res, 1100)); // oPodSync's since is whole seconds: the next round's changes must be newer
+    await phone.call("POST", `/api/2/subscriptions/${USER}/phone.json`, { add: [feedUrl(SUBS + r)], remove: [] });
+    await phone.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: 10 }, (_, k) => action(ACTIONS + r * 10 + k, "phone", new Date())));
+    const [[s, e], ms] = await timed(() => Promise.all([laptop.call("GET", `/api/2/subscriptions/${USER}/laptop.json?since=${subsSince}`), laptop.call("GET", `/api/2/episodes/${USER}.json?since=${epsSince}`)]));
+    if (e.actions.length < 10) throw new Error(`${peer.name}: incremental sync answered ${e.actions.length} actions`);
+    subsSince = s.timestamp;
+    epsSince = e.timestamp;
+    rounds.push(ms);
+  }
+  rounds.sort((a, b) => a - b);
+  out["incremental download, median"] = rounds[Math.floor(rounds.length / 2)];
+  return out;
+}
+
+async function main() {
+  console.log(`gPodder API v2 sync: ${SUBS} subscriptions, ${ACTIONS} episode actions (uploaded ${CHUNK} per request), ${ROUNDS} incremental rounds`);
+  const results: Record<string, Record<string, number>> = {};
+  for (const start of [startOurs, startOpodsync]) {
+    const peer = await start();
+    try {
+      results[peer.name] = await run(peer);
+    } finally {
+      await peer.stop();
+    }
+  }
+  const ours = results["this server"];
+  const theirs = results.oPodSync;
+  console.log(`${"step".padEnd(32)} ${"this server".padStart(12)} ${"oPodSync".padStart(12)} ${"oPodSync / ours".padStart(16)}`);
+  for (const step of Object.keys(ours)) {
+    console.log(`${step.padEnd(32)} ${ours[step].toFixed(0).padStart(9)} ms ${theirs[step].toFixed(0).padStart(9)} ms ${(theirs[step] / ours[step]).toFixed(2).padStart(15)}x`);
+  }
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
