@@ -26,7 +26,7 @@ const MAX_RETRY_MS = 24 * 3600 * 1000;
 /** An action of this server's device: the feed URL as podcast, the enclosure URL as episode; a completed episode is played to its end. */
 function serverPlay(s: SyncEpisodeState): Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey"> {
   const position = s.completed && s.total > 0 ? s.total : s.position;
-  return { podcast: s.podcast_url, episode: s.episode_url, guid: null, device: SERVER_DEVICE, action: "play", timestamp: s.timestamp.slice(0, 19), started: 0, position, total: s.total > 0 ? s.total : null };
+  return { podcast: s.podcast_url, episode: s.episode_url, guid: null, device: SERVER_DEVICE, here: true, action: "play", timestamp: s.timestamp.slice(0, 19), started: 0, position, total: s.total > 0 ? s.total : null };
 }
 
 export const libraryEvents: ServiceEvents = {
@@ -35,7 +35,7 @@ export const libraryEvents: ServiceEvents = {
     async handler(this: any, ctx: Context<FeedsChangedEvent>) {
       const { user_id, added, removed, origin } = ctx.params;
       if (origin === ORIGIN || !(await this.adapter.findOne({ _id: user_id }))) return;
-      await this.changeFeeds(user_id, SERVER_DEVICE, added, removed);
+      await this.changeFeeds(user_id, SERVER_DEVICE, added, removed, false);
     },
   },
   /** Positions and completions recorded here: play actions of SERVER_DEVICE. */
@@ -57,7 +57,7 @@ export const libraryMethods: ServiceMethods = {
    */
   async seedLibrary(this: any, user_id: number): Promise<void> {
     const feeds: SyncFeed[] = await this.broker.call("podcasts.sync_feeds", { user_id });
-    await this.changeFeeds(user_id, SERVER_DEVICE, feeds.map((f) => f.feed_url), []);
+    await this.changeFeeds(user_id, SERVER_DEVICE, feeds.map((f) => f.feed_url), [], false);
     const states: SyncEpisodeState[] = feeds.length ? await this.broker.call("episodes.sync_states", { user_id, feeds }) : [];
     if (states.length) await this.storeActions(user_id, states.map(serverPlay), false);
   },
@@ -129,7 +129,7 @@ export const libraryMethods: ServiceMethods = {
   },
   /** Positions of play actions (of devices, not this server's own) written here, in a few calls whatever their number. */
   async applyPlays(this: any, user_id: number, actions: ActionDoc[]): Promise<void> {
-    const plays = actions.filter((a) => a.device !== SERVER_DEVICE && a.position !== null);
+    const plays = actions.filter((a) => !a.here && a.position !== null);
     if (!plays.length) return;
     const feeds: SyncFeed[] = await this.broker.call("podcasts.sync_feeds", { user_id });
     const known = new Set(feeds.map((f) => f.feed_url));

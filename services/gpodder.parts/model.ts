@@ -34,7 +34,7 @@ export interface FeedDoc {
   seq: number;
   /** user_id and seq in one sortable string: NeDB answers a range of one indexed field from its index. */
   rkey: string;
-  /** The device the change came from (SERVER_DEVICE for changes made here). */
+  /** The device the change came from (SERVER_DEVICE for changes of the library here). */
   device: string;
   library: LibraryState;
   attempts: number;
@@ -52,6 +52,8 @@ export interface ActionDoc {
   guid: string | null;
   /** null: the device did not say (the gPodder API makes it optional). */
   device: string | null;
+  /** Made here (a position recorded in this server's library), not sent by a device: never applied back. */
+  here?: true;
   action: string;
   timestamp: string;
   started: number | null;

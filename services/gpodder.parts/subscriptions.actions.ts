@@ -6,7 +6,7 @@
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError, NotFoundError } from "../../shared/errors";
-import { NEXTCLOUD_DEVICE, SERVER_DEVICE } from "../../shared/contracts/gpodder";
+import { NEXTCLOUD_DEVICE } from "../../shared/contracts/gpodder";
 import { buildOpml, parseOpml } from "../../shared/opml";
 import { checkDeviceId, FeedDoc, feedKey, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
 
@@ -140,11 +140,11 @@ export const subscriptionMethods: ServiceMethods = {
     return feeds.sort((a, b) => a.seq - b.seq || (a.url < b.url ? -1 : 1)).map((f) => f.url);
   },
   /**
-   * Records a device's (or this server's) adds and removes under one new clock value. Only real changes
-   * are written; a device's are then applied to the library (changes of SERVER_DEVICE come from it).
+   * Records a device's adds and removes under one new clock value (only real changes are written), then
+   * applies them to the library. fromDevice false: changes of the library itself, written as SERVER_DEVICE's
+   * (decided by this flag, not the name: another instance of this server syncs as a device of that name).
    */
-  async changeFeeds(this: any, user_id: number, device: string, add: string[], remove: string[]): Promise<number> {
-    const fromDevice = device !== SERVER_DEVICE;
+  async changeFeeds(this: any, user_id: number, device: string, add: string[], remove: string[], fromDevice = true): Promise<number> {
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (fromDevice) await this.ensureDevices(user_id, [device]);
       const known: FeedDoc[] = await this.findByIds(this.stores.gpodder_feeds, [...add, ...remove].map((u) => feedKey(user_id, u)), ["url", "subscribed"]);
