@@ -59,6 +59,9 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/user/custom_themes": { action: "users.create_custom_theme", auth: "key" },
   "GET /api/data/user/custom_themes/{user_id}": { action: "users.get_custom_themes", auth: "key" },
   "DELETE /api/data/user/custom_themes": { action: "users.delete_custom_theme", auth: "key" },
+  // Not in the spec: the user's own switch of the sync server (gPodder / Nextcloud routes)
+  "GET /api/data/user/sync_server/{user_id}": { action: "users.get_sync_server", auth: "key" },
+  "PUT /api/data/user/sync_server": { action: "users.set_sync_server", auth: "key" },
 
   // User administration
   "PUT /api/data/user/set_isadmin": { action: "users.set_isadmin", auth: "admin" },

@@ -173,4 +173,30 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     }
     expect((await login("nora", { basic: ["nora", u.password] })).status).toBe(200);
   });
+
+  test("the user's own switch: off, their sync credentials and sessions are refused with 403; on again, they work", async () => {
+    const u = await newUser("olaf");
+    const other = await newUser("pia");
+    const app = await appPassword(u);
+    const cookie = sessionOf(await login("olaf", { basic: ["olaf", app.app_password] }));
+    const state = () => http().get(`/api/data/user/sync_server/${u.id}`).set("Api-Key", u.key);
+    expect((await state()).body).toEqual({ sync_server: true, server_enabled: true });
+    expectErrorBody(await http().put("/api/data/user/sync_server").set("Api-Key", other.key).send({ user_id: u.id, sync_server: false }), 403);
+    expectErrorBody(await http().put("/api/data/user/sync_server").set("Api-Key", app.app_password).send({ user_id: u.id, sync_server: false }), 403);
+    expectErrorBody(await http().put("/api/data/user/sync_server").set("Api-Key", u.key).send({ user_id: u.id, sync_server: "maybe" }), 400);
+
+    const off = await http().put("/api/data/user/sync_server").set("Api-Key", u.key).send({ user_id: u.id, sync_server: false });
+    expect(off.body).toEqual({ sync_server: false, server_enabled: true });
+    expect((await state()).body.sync_server).toBe(false);
+    for (const auth of [{ cookie }, { basic: ["olaf", app.app_password] as [string, string] }, { basic: ["olaf", u.password] as [string, string] }]) {
+      const res = await login("olaf", auth);
+      expectErrorBody(res, 403);
+      expect(res.headers["set-cookie"]).toBeUndefined();
+    }
+    // Other accounts are not affected.
+    expect((await login("pia", { basic: ["pia", other.password] })).status).toBe(200);
+
+    await http().put("/api/data/user/sync_server").set("Api-Key", u.key).send({ user_id: u.id, sync_server: true });
+    expect((await login("olaf", { cookie })).status).toBe(200);
+  });
 });
