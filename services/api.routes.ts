@@ -271,6 +271,11 @@ export const routes: Record<string, RouteDef> = {
   // gPodder API v2 sign-in (auth sync: HTTP Basic with the password or an app password, or the sessionid cookie)
   "POST /api/2/auth/{username}/login.json": { action: "auth.sync_session_login", auth: "sync" },
   "POST /api/2/auth/{username}/logout.json": { action: "auth.sync_session_logout", auth: "sync" },
+  // Nextcloud Login Flow v2 (apps sign in through a page of this server and get an app password)
+  "POST /index.php/login/v2": { action: "auth.login_flow_start", auth: "none", headers: ["user-agent"] },
+  "POST /index.php/login/v2/poll": { action: "auth.login_flow_poll", auth: "none" },
+  "GET /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_page", auth: "none" },
+  "POST /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_grant", auth: "none", headers: ["cookie"] },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

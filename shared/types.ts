@@ -43,6 +43,8 @@ export interface RouteDef {
    * ctx.params (ctx.meta.fieldname, filename; the form fields sent before it in ctx.meta.$multipart).
    */
   upload?: string;
+  /** Request headers the action reads (lower-case names), passed in ctx.meta.headers: a page's cookie, an app's user agent. */
+  headers?: string[];
 }
 
 /** ctx.meta as filled by the gateway. */
@@ -53,6 +55,8 @@ export interface GatewayMeta {
   requestOrigin?: string;
   /** The client's address (shared/client-address.ts), set by the gateway for per-address limits. */
   clientIp?: string;
+  /** The request headers a route names in RouteDef.headers (absent ones left out). */
+  headers?: Record<string, string>;
   /** On sync routes: the caller's username, lower case (the gPodder API's {username}). */
   syncUsername?: string;
   /** On sync routes: the hash of the caller's sync session (logout.json drops it). */
