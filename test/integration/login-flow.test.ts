@@ -10,6 +10,7 @@ import path from "path";
 import type { Browser } from "playwright-core";
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { launchChromium } from "../helpers/browser";
+import { addAccount, createAdmin } from "../helpers/accounts";
 import { startServer, TestServer, trustLoopbackProxy } from "../helpers/server";
 import { freezeClock } from "../helpers/clock";
 import { otherCode, totp } from "../helpers/totp";
@@ -34,13 +35,7 @@ describe("Nextcloud Login Flow v2", () => {
   };
   const poll = (flow: { poll: { token: string; endpoint: string } }) => api(flow.poll.endpoint).post("").type("form").send(`token=${flow.poll.token}`);
 
-  async function newUser(name: string) {
-    const password = `${name} password`;
-    const res = await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
-    expect(res.status).toBe(200);
-    const key = (await http().get("/api/data/get_key").set("Authorization", basic(name, password))).body.retrieved_key as string;
-    return { id: res.body.user_id as number, name, password, key };
-  }
+  const newUser = (name: string) => addAccount(server.url, adminKey, name);
 
   /** The page as a browser without JavaScript sees it: its form token and the cookie that must come back with it. */
   async function openPage(login: string) {
@@ -63,8 +58,7 @@ describe("Nextcloud Login Flow v2", () => {
     untrust = trustLoopbackProxy();
     browser = await launchChromium();
     server = await startServer();
-    await http().post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" });
-    adminKey = (await http().get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
+    adminKey = await createAdmin(server.url);
   });
   afterAll(async () => {
     untrust();

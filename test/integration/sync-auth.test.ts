@@ -5,6 +5,7 @@
  * otherwise; get_key's login limits; MFA leaves only app passwords; app passwords open nothing else.
  */
 import { api, basic, expectErrorBody } from "../helpers/client";
+import { addAccount, createAdmin } from "../helpers/accounts";
 import { startServer, TestServer, trustLoopbackProxy } from "../helpers/server";
 import { totp } from "../helpers/totp";
 import { config } from "../../shared/config";
@@ -28,13 +29,7 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     expect(cookies[0]).toMatch(/^sessionid=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/);
     return cookies[0].split(";")[0];
   };
-  async function newUser(name: string) {
-    const password = `${name} password`;
-    const res = await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
-    expect(res.status).toBe(200);
-    const key = (await http().get("/api/data/get_key").set("Authorization", basic(name, password))).body.retrieved_key as string;
-    return { id: res.body.user_id as number, name, password, key };
-  }
+  const newUser = (name: string) => addAccount(server.url, adminKey, name);
   const appPassword = async (u: { id: number; key: string }, name?: string) => {
     const res = await http().post("/api/data/create_app_password").set("Api-Key", u.key).send({ user_id: u.id, name });
     expect(res.status).toBe(200);
@@ -49,8 +44,7 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
   beforeAll(async () => {
     untrust = trustLoopbackProxy();
     server = await startServer();
-    await http().post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" });
-    adminKey = (await http().get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
+    adminKey = await createAdmin(server.url);
   });
   afterAll(async () => {
     untrust();
