@@ -20,6 +20,12 @@ import { flowGonePage, grantedPage, grantFormPage } from "./login-flow.page";
 
 /** Nextcloud's lifetime of a login flow. */
 export const LOGIN_FLOW_SECONDS = 20 * 60;
+/**
+ * Flow starts need no credentials, so each one counts like a failed login of this name (no username has
+ * a space) from the caller's address: at most LOGIN_MAX_FAILURES a minute per address, and stored flows
+ * cannot be piled up from one place.
+ */
+const FLOW_START_ATTEMPT = "login flow";
 const FLOW_PATH = "/index.php/login/v2/flow/";
 
 export interface LoginFlowDoc {
@@ -59,6 +65,7 @@ export const loginFlowActions: ServiceActionsSchema = {
   login_flow_start: {
     params: {},
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      await this.beginAttempt(FLOW_START_ATTEMPT, ctx.meta.clientIp);
       const pollToken = generateApiKey();
       const flowId = generateApiKey();
       const doc: LoginFlowDoc = {

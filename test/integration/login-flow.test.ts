@@ -190,6 +190,14 @@ describe("Nextcloud Login Flow v2", () => {
     expect((await submit(flow.login, { csrf, user: "ugo", password: u.password }, cookie, "203.0.113.60")).status).toBe(200);
   });
 
+  test("flow starts count like failed logins of their address: past LOGIN_MAX_FAILURES a minute, 429", async () => {
+    const start = (from: string) => http().post("/index.php/login/v2").set("X-Forwarded-For", from).type("form").send("");
+    const from = "198.51.100.70";
+    for (let i = 0; i < config.loginMaxFailures; i++) expect((await start(from)).status).toBe(200);
+    expectErrorBody(await start(from), 429);
+    expect((await start("203.0.113.70")).status).toBe(200);
+  });
+
   test("a flow lasts 20 minutes: then the page and the poll answer 404; unknown tokens and flows too", async () => {
     const u = await newUser("vera");
     const flow = await startFlow();
