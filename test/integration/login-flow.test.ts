@@ -17,8 +17,9 @@ import { otherCode, totp } from "../helpers/totp";
 import { config } from "../../shared/config";
 
 const ANTENNAPOD_UA = "AntennaPod/3.7.0";
-/** Where the phone-width screenshot goes (look at it: the page must read well on a phone). */
+/** Where the phone-width screenshots go (look at them: the page must read well on a phone). */
 const SCREENSHOT = path.join(os.tmpdir(), "login-flow-390.png");
+const SCREENSHOT_ERROR = path.join(os.tmpdir(), "login-flow-390-error.png");
 
 describe("Nextcloud Login Flow v2", () => {
   let server: TestServer;
@@ -102,6 +103,7 @@ describe("Nextcloud Login Flow v2", () => {
       expect(wrong!.status()).toBe(401);
       expect(await page.textContent("[role=alert]")).toBe("Wrong username or password.");
       expect(await page.inputValue("input[name=user]")).toBe("ruth");
+      await page.screenshot({ path: SCREENSHOT_ERROR, fullPage: true });
       expectErrorBody(await poll(flow), 404);
 
       await page.fill("input[name=password]", u.password);
