@@ -59,6 +59,9 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/user/custom_themes": { action: "users.create_custom_theme", auth: "key" },
   "GET /api/data/user/custom_themes/{user_id}": { action: "users.get_custom_themes", auth: "key" },
   "DELETE /api/data/user/custom_themes": { action: "users.delete_custom_theme", auth: "key" },
+  // Not in the spec: the user's own switch of the sync server (gPodder / Nextcloud routes)
+  "GET /api/data/user/sync_server/{user_id}": { action: "users.get_sync_server", auth: "key" },
+  "PUT /api/data/user/sync_server": { action: "users.set_sync_server", auth: "key" },
 
   // User administration
   "PUT /api/data/user/set_isadmin": { action: "users.set_isadmin", auth: "admin" },
@@ -268,6 +271,11 @@ export const routes: Record<string, RouteDef> = {
   // gPodder API v2 sign-in (auth sync: HTTP Basic with the password or an app password, or the sessionid cookie)
   "POST /api/2/auth/{username}/login.json": { action: "auth.sync_session_login", auth: "sync" },
   "POST /api/2/auth/{username}/logout.json": { action: "auth.sync_session_logout", auth: "sync" },
+  // Nextcloud Login Flow v2 (apps sign in through a page of this server and get an app password)
+  "POST /index.php/login/v2": { action: "auth.login_flow_start", auth: "none", headers: ["user-agent"] },
+  "POST /index.php/login/v2/poll": { action: "auth.login_flow_poll", auth: "none" },
+  "GET /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_page", auth: "none" },
+  "POST /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_grant", auth: "none", headers: ["cookie"] },
   // gPodder API v2 data (services/gpodder.service.ts; README "Sync server for phones"): devices, subscriptions, episode actions, sync groups
   // (body "json": the JSON is read whatever its content type, as gPodder's client library labels it form data)
   "GET /api/2/devices/{username}.json": { action: "gpodder.devices", auth: "sync" },

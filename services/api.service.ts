@@ -15,7 +15,7 @@ import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { hashApiKey } from "../shared/secrets";
-import { readSessionCookie, sessionCookie } from "../shared/sync-session";
+import { readCookie, SESSION_COOKIE, sessionCookie } from "../shared/cookies";
 import { SYNC_ONLY_KINDS, type AuthUser, type RouteDef } from "../shared/types";
 import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
 
@@ -86,6 +86,8 @@ function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: ob
     bodyParsers,
     onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
       if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
+      const wanted: string[] | undefined = req.$alias?.headers;
+      if (wanted) ctx.meta.headers = Object.fromEntries(wanted.filter((h) => typeof req.headers[h] === "string").map((h) => [h, req.headers[h]]));
       ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
       // Media routes answer ranges and HEAD themselves.
       if (req.headers.range) ctx.meta.range = String(req.headers.range);
@@ -264,7 +266,7 @@ const ApiService: ServiceSchema = {
      */
     async syncCaller(this: any, ctx: Context<any, any>, req: any, res: any, alias: RouteDef & { keys?: { name: string }[] }): Promise<AuthUser> {
       if (!config.syncServerEnabled) throw new ForbiddenError("The sync server is switched off on this server");
-      const token = readSessionCookie(req.headers.cookie);
+      const token = readCookie(req.headers.cookie, SESSION_COOKIE);
       const session: AuthUser | null = token ? await this.resolveKey(ctx, hashApiKey(token)) : null;
       const cookieUser = session?.kind === "session" ? session : null;
       const basic = parseBasic(req.headers.authorization);

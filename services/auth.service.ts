@@ -15,6 +15,7 @@ import { generateApiKey, hashApiKey } from "../shared/secrets";
 import type { AuthUser, GatewayMeta, KeyKind } from "../shared/types";
 import type { UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
 import { syncActions } from "./auth.parts/sync.actions";
+import { loginFlowActions, loginFlowMethods } from "./auth.parts/login-flow.actions";
 
 /**
  * A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key; "rss" keys from
@@ -93,6 +94,10 @@ const AuthService: ServiceSchema = {
           indexes: [{ fields: { at: 1 }, expireAfterSeconds: FAILURE_WINDOW_SECONDS }, { fields: { address: 1, username: 1 } }],
         },
         { name: "mfa_sessions", indexes: [{ fields: { token_hash: 1 }, unique: true }, { fields: { purge_at: 1 }, expireAfterSeconds: 0 }] },
+        {
+          name: "login_flows",
+          indexes: [{ fields: { poll_hash: 1 }, unique: true }, { fields: { flow_hash: 1 }, unique: true }, { fields: { expires_at: 1 }, expireAfterSeconds: 0 }],
+        },
       ],
     ),
   ],
@@ -259,8 +264,10 @@ const AuthService: ServiceSchema = {
       },
     },
     ...syncActions,
+    ...loginFlowActions,
   },
   methods: {
+    ...loginFlowMethods,
     /**
      * Counts an attempt of `username` from `address` and answers 429 when, with it, the failures of the
      * last minute pass the limit for this username from this address or for this address overall: a
@@ -353,6 +360,8 @@ const AuthService: ServiceSchema = {
       async handler(this: any, ctx: Context<UserEvent>) {
         await this.removeKeys({ user_id: ctx.params.user_id });
         await this.stores.mfa_sessions.removeMany({ user_id: ctx.params.user_id });
+        // A granted flow not yet polled holds a sealed app password of the account: it goes too.
+        await this.stores.login_flows.removeMany({ "granted.user_id": ctx.params.user_id });
       },
     },
     /** The password changed or MFA was turned on or off: sessions opened with the old credentials end. */

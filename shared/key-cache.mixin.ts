@@ -4,7 +4,8 @@
  * NATS traffic on a simple read; bench/README.md). Entries live KEY_CACHE_TTL seconds at most and go at
  * once on the broadcasts that already drop the auth node's cache: auth.keys_removed (keys deleted or
  * retired), user.rights_changed (admin flag changed, user deleted) and backup.restored (every key
- * replaced by a backup's). Only found keys are kept.
+ * replaced by a backup's). Only found keys are kept. App passwords and sync sessions (the sessionid
+ * cookie of the sync routes) are keys too: a logout or a revocation reaches every gateway the same way.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "./config";

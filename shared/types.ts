@@ -48,6 +48,8 @@ export interface RouteDef {
    * type: gPodder's client library labels its JSON as form data, and sends the simple API's txt and OPML so.
    */
   body?: "json" | "text";
+  /** Request headers the action reads (lower-case names), passed in ctx.meta.headers: a page's cookie, an app's user agent. */
+  headers?: string[];
 }
 
 /** ctx.meta as filled by the gateway. */
@@ -58,6 +60,8 @@ export interface GatewayMeta {
   requestOrigin?: string;
   /** The client's address (shared/client-address.ts), set by the gateway for per-address limits. */
   clientIp?: string;
+  /** The request headers a route names in RouteDef.headers (absent ones left out). */
+  headers?: Record<string, string>;
   /** On sync routes: the caller's username, lower case (the gPodder API's {username}). */
   syncUsername?: string;
   /** On sync routes: the hash of the caller's sync session (logout.json drops it). */

@@ -8,7 +8,7 @@ import type { Context, ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
 import { UnauthorizedError } from "../../shared/errors";
 import { publicOrigin } from "../../shared/client-address";
-import { sessionCookie } from "../../shared/sync-session";
+import { sessionCookie } from "../../shared/cookies";
 import type { AuthUser, GatewayMeta } from "../../shared/types";
 import type { UserAuthInfo, VerifiedLogin } from "../../shared/contracts/users";
 

@@ -135,6 +135,24 @@ export const settingsActions: ServiceActionsSchema = {
       return { detail: "Podcast cover preference updated" };
     },
   },
+  /** GET /api/data/user/sync_server/{user_id}: the user's own switch of the sync server, and the operator's. */
+  get_sync_server: {
+    params: userIdParam,
+    async handler(this: any, ctx: Context<any>) {
+      const user: UserDoc = await this.getUser(ctx.params.user_id);
+      return { sync_server: user.sync_server !== false, server_enabled: config.syncServerEnabled };
+    },
+  },
+  /** PUT /api/data/user/sync_server {user_id, sync_server}: off, the sync routes refuse this account's credentials (403). */
+  set_sync_server: {
+    params: { user_id: userId, sync_server: { type: "boolean", convert: true } },
+    async handler(this: any, ctx: Context<any>) {
+      await this.setFields(ctx.params.user_id, { sync_server: ctx.params.sync_server });
+      // Cached key lookups carry the switch; every gateway and auth node drops them.
+      await this.broker.broadcast("user.rights_changed", { user_id: ctx.params.user_id } as UserEvent);
+      return { sync_server: ctx.params.sync_server, server_enabled: config.syncServerEnabled };
+    },
+  },
   get_available_languages: {
     params: {},
     handler() {

@@ -5,6 +5,7 @@
  * otherwise; get_key's login limits; MFA leaves only app passwords; app passwords open nothing else.
  */
 import { api, basic, expectErrorBody } from "../helpers/client";
+import { addAccount, createAdmin } from "../helpers/accounts";
 import { startServer, TestServer, trustLoopbackProxy } from "../helpers/server";
 import { totp } from "../helpers/totp";
 import { config } from "../../shared/config";
@@ -28,13 +29,7 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     expect(cookies[0]).toMatch(/^sessionid=[A-Za-z0-9_-]{43}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax$/);
     return cookies[0].split(";")[0];
   };
-  async function newUser(name: string) {
-    const password = `${name} password`;
-    const res = await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
-    expect(res.status).toBe(200);
-    const key = (await http().get("/api/data/get_key").set("Authorization", basic(name, password))).body.retrieved_key as string;
-    return { id: res.body.user_id as number, name, password, key };
-  }
+  const newUser = (name: string) => addAccount(server.url, adminKey, name);
   const appPassword = async (u: { id: number; key: string }, name?: string) => {
     const res = await http().post("/api/data/create_app_password").set("Api-Key", u.key).send({ user_id: u.id, name });
     expect(res.status).toBe(200);
@@ -49,8 +44,7 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
   beforeAll(async () => {
     untrust = trustLoopbackProxy();
     server = await startServer();
-    await http().post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" });
-    adminKey = (await http().get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
+    adminKey = await createAdmin(server.url);
   });
   afterAll(async () => {
     untrust();
@@ -172,5 +166,31 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
       config.syncServerEnabled = before;
     }
     expect((await login("nora", { basic: ["nora", u.password] })).status).toBe(200);
+  });
+
+  test("the user's own switch: off, their sync credentials and sessions are refused with 403; on again, they work", async () => {
+    const u = await newUser("olaf");
+    const other = await newUser("pia");
+    const app = await appPassword(u);
+    const cookie = sessionOf(await login("olaf", { basic: ["olaf", app.app_password] }));
+    const state = () => http().get(`/api/data/user/sync_server/${u.id}`).set("Api-Key", u.key);
+    expect((await state()).body).toEqual({ sync_server: true, server_enabled: true });
+    expectErrorBody(await http().put("/api/data/user/sync_server").set("Api-Key", other.key).send({ user_id: u.id, sync_server: false }), 403);
+    expectErrorBody(await http().put("/api/data/user/sync_server").set("Api-Key", app.app_password).send({ user_id: u.id, sync_server: false }), 403);
+    expectErrorBody(await http().put("/api/data/user/sync_server").set("Api-Key", u.key).send({ user_id: u.id, sync_server: "maybe" }), 400);
+
+    const off = await http().put("/api/data/user/sync_server").set("Api-Key", u.key).send({ user_id: u.id, sync_server: false });
+    expect(off.body).toEqual({ sync_server: false, server_enabled: true });
+    expect((await state()).body.sync_server).toBe(false);
+    for (const auth of [{ cookie }, { basic: ["olaf", app.app_password] as [string, string] }, { basic: ["olaf", u.password] as [string, string] }]) {
+      const res = await login("olaf", auth);
+      expectErrorBody(res, 403);
+      expect(res.headers["set-cookie"]).toBeUndefined();
+    }
+    // Other accounts are not affected.
+    expect((await login("pia", { basic: ["pia", other.password] })).status).toBe(200);
+
+    await http().put("/api/data/user/sync_server").set("Api-Key", u.key).send({ user_id: u.id, sync_server: true });
+    expect((await login("olaf", { cookie })).status).toBe(200);
   });
 });
