@@ -150,11 +150,16 @@ export const subscriptionMethods: ServiceMethods = {
       const known: FeedDoc[] = await this.findByIds(this.stores.gpodder_feeds, [...add, ...remove].map((u) => feedKey(user_id, u)), ["url", "subscribed"]);
       const state = new Map(known.map((f) => [f.url, f.subscribed]));
       const changes: [string, boolean][] = [...add.filter((u) => state.get(u) !== true).map((u) => [u, true] as [string, boolean]), ...remove.filter((u) => state.get(u) === true).map((u) => [u, false] as [string, boolean])];
-      for (const [url, subscribed] of changes) {
-        await this.upsert(this.stores.gpodder_feeds, feedKey(user_id, url), {
-          $set: { user_id, url, subscribed, seq, rkey: rkey(user_id, seq), device, library: fromDevice ? "pending" : "applied", attempts: 0, last_error: null, next_try: null },
-        });
+      const doc = (url: string, subscribed: boolean): FeedDoc => ({
+        _id: feedKey(user_id, url), user_id, url, subscribed, seq, rkey: rkey(user_id, seq), device, library: fromDevice ? "pending" : "applied", attempts: 0, last_error: null, next_try: null,
+      });
+      // Feeds seen before are updated one by one; new ones (a first sync's whole list) inserted at once.
+      for (const [url, subscribed] of changes.filter(([url]) => state.has(url))) {
+        const { _id, ...set } = doc(url, subscribed);
+        await this.stores.gpodder_feeds.updateMany({ _id }, { $set: set });
       }
+      const fresh = changes.filter(([url]) => !state.has(url)).map(([url, subscribed]) => doc(url, subscribed));
+      if (fresh.length) await this.stores.gpodder_feeds.insertMany(fresh);
     });
     if (fromDevice) this.applySoon(user_id);
     return seq;
