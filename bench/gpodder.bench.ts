@@ -11,11 +11,11 @@
  */
 import { ChildProcess, execFileSync, spawn } from "child_process";
 import fs from "fs";
-import net from "net";
 import os from "os";
 import path from "path";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
+import { freePort } from "../test/helpers/processes";
 
 const SUBS = Number(process.argv[2] ?? 1000);
 const ACTIONS = Number(process.argv[3] ?? 100_000);
@@ -30,17 +30,6 @@ interface Peer {
   name: string;
   url: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 }
 
 async function waitUp(url: string): Promise<void> {

@@ -33,3 +33,17 @@ export function rssFeed(title: string, items: { title: string; guid?: string; ur
     .join("\n");
   return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>${title}</title><link>https://example.test/</link><description>test feed</description>\n${body}\n</channel></rss>`;
 }
+
+/** The feed URLs a user is subscribed to (return_pods), sorted. */
+export async function libraryFeeds(url: string, user: { id: number; key: string }): Promise<string[]> {
+  return (await api(url).get(`/api/data/return_pods/${user.id}`).set("Api-Key", user.key)).body.pods.map((p: any) => p.feed_url).sort();
+}
+
+/** A user's episode of a feed by its enclosure URL, as podcast_episodes lists it; null when not subscribed or not there. */
+export async function episodeByUrl(url: string, user: { id: number; key: string }, feedUrl: string, enclosureUrl: string): Promise<any | null> {
+  const get = (p: string, query: Record<string, unknown> = {}) => api(url).get(p).query(query).set("Api-Key", user.key);
+  const pod = (await get(`/api/data/return_pods/${user.id}`)).body.pods.find((p: any) => p.feed_url === feedUrl);
+  if (!pod) return null;
+  const episodes = (await get("/api/data/podcast_episodes", { user_id: user.id, podcast_id: pod.podcast_id })).body.episodes;
+  return episodes.find((e: any) => e.episodeurl === enclosureUrl) ?? null;
+}

@@ -8,7 +8,7 @@
 import { config } from "../../shared/config";
 import { api, basic } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
-import { createUsers, rssFeed } from "../helpers/podcasts";
+import { createUsers, episodeByUrl, libraryFeeds, rssFeed } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
 import { until } from "../helpers/wait";
 
@@ -28,14 +28,8 @@ describe("server to server: podsync and cloudsync of a second instance against t
   });
   const a = as(() => first, () => one);
   const b = as(() => second, () => two);
-  const library = async (side: typeof a, users: () => Record<string, { id: number }>, who: string) =>
-    (await side.get(`/api/data/return_pods/${users()[who].id}`, who)).body.pods.map((p: any) => p.feed_url).sort();
-  const position = async (side: typeof a, users: () => Record<string, { id: number }>, who: string, n: number, e: number) => {
-    const pod = (await side.get(`/api/data/return_pods/${users()[who].id}`, who)).body.pods.find((p: any) => p.feed_url === feed(n));
-    if (!pod) return null;
-    const eps = (await side.get("/api/data/podcast_episodes", who, { user_id: users()[who].id, podcast_id: pod.podcast_id })).body.episodes;
-    return eps.find((x: any) => x.episodeurl === episodeUrl(n, e)) ?? null;
-  };
+  const library = (server: TestServer, user: { id: number; key: string }) => libraryFeeds(server.url, user);
+  const position = (server: TestServer, user: { id: number; key: string }, n: number, e: number) => episodeByUrl(server.url, user, feed(n), episodeUrl(n, e));
 
   beforeAll(async () => {
     Object.assign(config, { refreshInterval: 0, syncInterval: 0, gpodderRetrySeconds: 1 });
@@ -59,23 +53,23 @@ describe("server to server: podsync and cloudsync of a second instance against t
     await a.post("/api/data/add_podcast", "alice", { podcast_values: { pod_feed_url: feed(0), user_id: one.alice.id } });
     const now = new Date().toISOString().slice(0, 19);
     await api(first.url).post("/api/2/episodes/alice.json").set("Authorization", basic("alice", PASSWORD)).send([{ podcast: feed(0), episode: episodeUrl(0, 1), device: "phone", action: "play", timestamp: now, started: 0, position: 1200, total: 3000 }]);
-    await until(async () => (await position(a, () => one, "alice", 0, 1))?.listenduration === 1200, 10_000, 100);
+    await until(async () => (await position(first, one.alice, 0, 1))?.listenduration === 1200, 10_000, 100);
     await b.post("/api/data/add_podcast", "alice", { podcast_values: { pod_feed_url: feed(1), user_id: two.alice.id } });
 
     expect((await b.post("/api/data/add_podsync_server", "alice", { podsync_url: first.url, podsync_username: "alice", podsync_password: PASSWORD })).status).toBe(200);
     const synced = await b.post("/api/podsync/sync", "alice", {});
     expect(synced.status).toBe(200);
     expect(synced.body).toMatchObject({ success: true, subscriptions_added_here: 1, subscriptions_uploaded: 1 });
-    expect(await library(b, () => two, "alice")).toEqual([feed(0), feed(1)]);
-    expect((await position(b, () => two, "alice", 0, 1)).listenduration).toBe(1200);
+    expect(await library(second, two.alice)).toEqual([feed(0), feed(1)]);
+    expect((await position(second, two.alice, 0, 1)).listenduration).toBe(1200);
     // The second instance's upload is applied to the first library.
-    await until(async () => JSON.stringify(await library(a, () => one, "alice")) === JSON.stringify([feed(0), feed(1)]), 10_000, 100);
+    await until(async () => JSON.stringify(await library(first, one.alice)) === JSON.stringify([feed(0), feed(1)]), 10_000, 100);
 
     // A position recorded there reaches the first library at the next sync.
-    const ep = await position(b, () => two, "alice", 1, 2);
+    const ep = await position(second, two.alice, 1, 2);
     await b.post("/api/data/record_listen_duration", "alice", { episode_id: ep.episodeid, user_id: two.alice.id, listen_duration: 300 });
     expect((await b.post("/api/podsync/sync", "alice", {})).body.actions_uploaded).toBeGreaterThanOrEqual(1);
-    await until(async () => (await position(a, () => one, "alice", 1, 2))?.listenduration === 300, 10_000, 100);
+    await until(async () => (await position(first, one.alice, 1, 2))?.listenduration === 300, 10_000, 100);
   });
 
   test("cloudsync: signed in through the first instance's Login Flow page, subscriptions and positions both ways", async () => {
@@ -94,16 +88,16 @@ describe("server to server: podsync and cloudsync of a second instance against t
 
     const synced = await b.get("/api/data/refresh_cloudsync_subscriptions", "bob");
     expect(synced.body).toMatchObject({ subscriptions_added_here: 1, subscriptions_uploaded: 1 });
-    expect(await library(b, () => two, "bob")).toEqual([feed(2), feed(3)]);
-    await until(async () => JSON.stringify(await library(a, () => one, "bob")) === JSON.stringify([feed(2), feed(3)]), 10_000, 100);
+    expect(await library(second, two.bob)).toEqual([feed(2), feed(3)]);
+    await until(async () => JSON.stringify(await library(first, one.bob)) === JSON.stringify([feed(2), feed(3)]), 10_000, 100);
 
     // Positions: recorded on the first instance, and on the second.
-    const here = await position(a, () => one, "bob", 2, 1);
+    const here = await position(first, one.bob, 2, 1);
     await a.post("/api/data/record_listen_duration", "bob", { episode_id: here.episodeid, user_id: one.bob.id, listen_duration: 700 });
-    const there = await position(b, () => two, "bob", 3, 2);
+    const there = await position(second, two.bob, 3, 2);
     await b.post("/api/data/record_listen_duration", "bob", { episode_id: there.episodeid, user_id: two.bob.id, listen_duration: 900 });
     await until(async () => (await b.post("/api/podsync/sync", "bob", {})).status === 200, 10_000, 100);
-    await until(async () => (await position(b, () => two, "bob", 2, 1))?.listenduration === 700, 10_000, 200);
-    await until(async () => (await position(a, () => one, "bob", 3, 2))?.listenduration === 900, 10_000, 200);
+    await until(async () => (await position(second, two.bob, 2, 1))?.listenduration === 700, 10_000, 200);
+    await until(async () => (await position(first, one.bob, 3, 2))?.listenduration === 900, 10_000, 200);
   });
 });

@@ -9,7 +9,7 @@ import path from "path";
 import { config } from "../../shared/config";
 import { api, asUsers, basic, expectErrorBody } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
-import { createUsers, rssFeed } from "../helpers/podcasts";
+import { createUsers, episodeByUrl, libraryFeeds, rssFeed } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
 import { until } from "../helpers/wait";
 
@@ -36,13 +36,8 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     get: (p: string, who = "alice") => api(server.url).get(p).set("Authorization", auth(who)),
     post: (p: string, body: unknown, who = "alice") => api(server.url).post(p).set("Authorization", auth(who)).send(body as object),
   };
-  const libraryFeeds = async (who = "alice") => (await get(`/api/data/return_pods/${u[who].id}`, who)).body.pods.map((p: any) => p.feed_url).sort();
-  const episodeOf = async (n: number, e: number, who = "alice") => {
-    const pod = (await get(`/api/data/return_pods/${u[who].id}`, who)).body.pods.find((p: any) => p.feed_url === feed(n));
-    if (!pod) return null;
-    const eps = (await get("/api/data/podcast_episodes", who, { user_id: u[who].id, podcast_id: pod.podcast_id })).body.episodes;
-    return eps.find((x: any) => x.episodeurl === episodeUrl(n, e)) ?? null;
-  };
+  const library = (who = "alice") => libraryFeeds(server.url, u[who]);
+  const episodeOf = (n: number, e: number, who = "alice") => episodeByUrl(server.url, u[who], feed(n), episodeUrl(n, e));
 
   beforeAll(async () => {
     Object.assign(config, { refreshInterval: 0, syncInterval: 0, gpodderRetrySeconds: 1 });
@@ -73,9 +68,9 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
   });
 
   test("one library: the devices' feeds are subscribed here, removed ones unsubscribed", async () => {
-    await until(async () => JSON.stringify(await libraryFeeds()) === JSON.stringify([feed(0), feed(4)].sort()), 20_000, 100);
+    await until(async () => JSON.stringify(await library()) === JSON.stringify([feed(0), feed(4)].sort()), 20_000, 100);
     // Bob's library is his own.
-    expect(await libraryFeeds("bob")).toEqual([]);
+    expect(await library("bob")).toEqual([]);
   });
 
   test("a position recorded here reaches the phone as a play action of the server's device, feed URL as podcast", async () => {
@@ -137,7 +132,7 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expect(report.not_applied.find((f: any) => f.url === missing).last_error).toEqual(expect.any(String));
     expect((await sync.get("/subscriptions/alice/laptop.json")).body).toContain(missing);
     feeds.route("/later.xml", { body: rssFeed("Later", [{ title: "Later 1", url: `${feeds.url}/media/later-1.mp3`, date: "2024-03-01T00:00:00Z" }]) });
-    await until(async () => (await libraryFeeds()).includes(missing), 20_000, 200);
+    await until(async () => (await library()).includes(missing), 20_000, 200);
     expect((await sync.get("/api/2/updates/alice/phone.json?since=0")).body.not_applied).toEqual([]);
   });
 
