@@ -32,9 +32,11 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
   const feed = (n: number) => `${feeds.url}/feed-${n}.xml`;
   const episodeUrl = (n: number, e: number) => `${feeds.url}/media/feed-${n}-${e}.mp3`;
   const auth = (who = "alice") => basic(who, PASSWORD);
+  // As apps do: Basic once at login.json, then the session cookie (a password check per call would be slow).
+  const sessions: Record<string, string> = {};
   const sync = {
-    get: (p: string, who = "alice") => api(server.url).get(p).set("Authorization", auth(who)),
-    post: (p: string, body: unknown, who = "alice") => api(server.url).post(p).set("Authorization", auth(who)).send(body as object),
+    get: (p: string, who = "alice") => api(server.url).get(p).set("Cookie", sessions[who]),
+    post: (p: string, body: unknown, who = "alice") => api(server.url).post(p).set("Cookie", sessions[who]).send(body as object),
   };
   const library = (who = "alice") => libraryFeeds(server.url, u[who]);
   const episodeOf = (n: number, e: number, who = "alice") => episodeByUrl(server.url, u[who], feed(n), episodeUrl(n, e));
@@ -47,6 +49,10 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     }
     server = await startServer();
     u = await createUsers(server.url, ["alice", "bob"]);
+    for (const who of ["alice", "bob"]) {
+      const login = await api(server.url).post(`/api/2/auth/${who}/login.json`).set("Authorization", auth(who));
+      sessions[who] = String(login.headers["set-cookie"][0]).split(";")[0];
+    }
   });
   afterAll(async () => {
     await server?.stop();
@@ -170,9 +176,33 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expectErrorBody(await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "nope"]] }), 400);
   });
 
+  test("the simple API answers each format with its content type", async () => {
+    const txt = await sync.get("/subscriptions/alice.txt");
+    expect(txt.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(txt.text.split("\n")).toContain(feed(4));
+    const opml = await sync.get("/subscriptions/alice/phone.opml");
+    expect(opml.headers["content-type"]).toBe("text/x-opml; charset=utf-8");
+    expect(opml.text).toContain(`xmlUrl="${feed(4)}"`);
+    const json = await sync.get("/subscriptions/alice.json");
+    expect(json.headers["content-type"]).toMatch(/^application\/json/);
+    expect(json.body).toContain(feed(4));
+    expectErrorBody(await sync.get("/subscriptions/alice.xml"), 400);
+  });
+
+  test("a removed account's sync data goes with it", async () => {
+    await sync.post("/api/2/subscriptions/bob/phone.json", { add: [feed(7)], remove: [] }, "bob");
+    await sync.post("/api/2/episodes/bob.json", [{ podcast: feed(7), episode: episodeUrl(7, 1), action: "download" }], "bob");
+    const gpodder: any = server.broker.getLocalService("gpodder");
+    const count = async () => (await Promise.all([gpodder.stores.gpodder_devices, gpodder.stores.gpodder_feeds, gpodder.stores.gpodder_actions].map((s: any) => s.count({})))).reduce((x: number, y: number) => x + y, 0);
+    const before = await count();
+    expect((await api(server.url).delete(`/api/data/user/delete/${u.bob.id}`).set("Api-Key", u.admin.key)).status).toBe(200);
+    await until(async () => (await count()) === before - 3, 10_000, 50);
+    expect(await gpodder.adapter.findOne({ _id: u.bob.id })).toBeNull();
+  });
+
   test("bad input is a 4xx and stores nothing; another user's path is refused", async () => {
     const before = (await sync.get("/api/2/episodes/alice.json")).body;
-    const malformed = await api(server.url).post("/api/2/episodes/alice.json").set("Authorization", auth()).set("Content-Type", "application/json").send("[{\"podcast\": ");
+    const malformed = await api(server.url).post("/api/2/episodes/alice.json").set("Cookie", sessions.alice).set("Content-Type", "application/json").send("[{\"podcast\": ");
     expectErrorBody(malformed, 400);
     expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: episodeUrl(4, 1), action: "play" }, { episode: episodeUrl(4, 1), action: "play" }]), 400);
     expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), action: "play" }]), 400);
