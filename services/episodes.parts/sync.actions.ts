@@ -92,21 +92,19 @@ export const syncActions: ServiceActionsSchema = {
         byRef.get(`${podcast_id}\n${s.episode_url}`) ?? byRef.get(`${podcast_id}\n${noQuery(s.episode_url)}`) ?? (s.guid ? byRef.get(`${podcast_id}\nguid:${s.guid}`) : undefined);
       const current = new Map<number, any>((await this.findFields(this.stores.episode_states, { user_id, podcast_id: { $in: podcastIds } }, ["episode_id", "last_listened_at"])).map((st: any) => [st.episode_id, st]));
       const fresh: any[] = [];
-      const written: number[] = [];
-      const done = new Set<number>();
+      const written = new Set<number>();
       try {
         for (const s of newest.values()) {
           const podcast_id = podcastOf.get(s.podcast_url)!;
           const ep = found(s, podcast_id);
           const at = new Date(s.timestamp);
-          if (!ep || Number.isNaN(at.getTime()) || done.has(ep._id)) continue;
+          if (!ep || Number.isNaN(at.getTime()) || written.has(ep._id)) continue;
           const known = current.get(ep._id);
           if (known?.last_listened_at && new Date(known.last_listened_at) >= at) continue;
           const set = { user_id, episode_id: ep._id, podcast_id, listen_duration: s.position, last_listened_at: at, ...(s.completed ? { completed: true } : {}) };
           if (known) await this.stores.episode_states.updateMany({ _id: `${user_id}:${ep._id}` }, { $set: set });
           else fresh.push({ _id: `${user_id}:${ep._id}`, completed: false, saved: false, saved_at: null, ...set });
-          written.push(ep._id);
-          done.add(ep._id);
+          written.add(ep._id);
         }
         if (fresh.length) {
           await this.stores.episode_states.insertMany(fresh).catch(async (err: unknown) => {
@@ -117,10 +115,12 @@ export const syncActions: ServiceActionsSchema = {
         }
       } finally {
         // One re-read and one event for all the states written, as writeStates does (also after a failure midway).
-        if (written.length) await this.statesChanged(user_id, written);
-        if (written.length) ctx.emit("episodes.positions_changed", { user_id, episode_ids: written, origin: ctx.params.origin ?? null } satisfies PositionsChangedEvent);
+        if (written.size) {
+          await this.statesChanged(user_id, [...written]);
+          ctx.emit("episodes.positions_changed", { user_id, episode_ids: [...written], origin: ctx.params.origin ?? null } satisfies PositionsChangedEvent);
+        }
       }
-      return { applied: written.length };
+      return { applied: written.size };
     },
   },
 };

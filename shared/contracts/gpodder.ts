@@ -34,14 +34,6 @@ export interface GpodderEpisodeAction {
   total?: number;
 }
 
-/** What the library side of a subscription is: applied here, still to try (a feed not fetched yet), or given up for now with the reason. */
+/** What the library side of a device's feed is: applied here, still to try, or failed for now (tried again later; the reason is kept). */
 export type LibraryState = "applied" | "pending" | "failed";
 
-/** GET /api/2/sync-status/{username}.json item (not in the gPodder API: what this server did with a device's feed). */
-export interface FeedStatus {
-  url: string;
-  library: LibraryState;
-  attempts: number;
-  last_error: string | null;
-  next_try: string | null;
-}
