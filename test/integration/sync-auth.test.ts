@@ -8,6 +8,7 @@ import { api, basic, expectErrorBody } from "../helpers/client";
 import { addAccount, createAdmin } from "../helpers/accounts";
 import { startServer, TestServer, trustLoopbackProxy } from "../helpers/server";
 import { totp } from "../helpers/totp";
+import { freezeClock } from "../helpers/clock";
 import { config } from "../../shared/config";
 
 describe("sync credentials (gPodder login.json / logout.json)", () => {
@@ -46,6 +47,7 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     server = await startServer();
     adminKey = await createAdmin(server.url);
   });
+  afterEach(() => jest.useRealTimers());
   afterAll(async () => {
     untrust();
     await server?.stop();
@@ -143,6 +145,14 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     expectChallenge(await login("kate", { basic: ["kate", app.app_password] }));
     expectChallenge(await login("kate", { cookie: appSession }));
     expectChallenge(await http().get("/index.php/apps/gpoddersync/subscriptions").set("Authorization", basic("kate", app.app_password)));
+  });
+
+  test("a session ends after SYNC_SESSION_DAYS, even while its lookup is cached", async () => {
+    const u = await newUser("lena");
+    const cookie = sessionOf(await login("lena", { basic: ["lena", u.password] }));
+    expect((await login("lena", { cookie })).status).toBe(200);
+    freezeClock(Date.now() + config.syncSessionDays * 86400_000 + 1000);
+    expectChallenge(await login("lena", { cookie }));
   });
 
   test("a password change, a rename and the user's deletion end sessions at once", async () => {
