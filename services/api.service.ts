@@ -268,7 +268,7 @@ const ApiService: ServiceSchema = {
       if (!config.syncServerEnabled) throw new ForbiddenError("The sync server is switched off on this server");
       const token = readCookie(req.headers.cookie, SESSION_COOKIE);
       const session: AuthUser | null = token ? await this.resolveKey(ctx, hashApiKey(token)) : null;
-      const cookieUser = session?.kind === "session" ? session : null;
+      const cookieUser = session?.kind === "session" && session.expiresAt! > Date.now() ? session : null;
       const basic = parseBasic(req.headers.authorization);
       if (!basic && !cookieUser) throw new UnauthorizedError(token ? "The session has ended: sign in again" : "HTTP Basic credentials or a session cookie required");
       const user: AuthUser = basic ? await this.basicSyncCaller(ctx, basic) : cookieUser!;

@@ -299,6 +299,7 @@ const AuthService: ServiceSchema = {
         kind: key?.kind ?? "password",
         username: owner.username,
         syncServer: owner.syncServer,
+        ...(key?.expires_at ? { expiresAt: new Date(key.expires_at).getTime() } : {}),
       };
     },
     async issueKey(this: any, userId: number, kind: KeyKind, rssonly: boolean, podcastIds: number[] | null, extra: Pick<ApiKeyDoc, "name" | "expires_at" | "opened_by"> = {}) {

@@ -15,6 +15,8 @@ export interface AuthUser {
   kind?: CredentialKind;
   /** The account's username (stored lower case): the sync routes' {username}. */
   username?: string;
+  /** Sync sessions: when they end (ms since the epoch), checked at every use, so a cached lookup cannot outlive it. */
+  expiresAt?: number;
   /** The user's own switch of the sync server (GET/PUT /api/data/user/sync_server); off: sync routes answer 403. */
   syncServer?: boolean;
 }

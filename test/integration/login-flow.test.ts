@@ -121,8 +121,14 @@ describe("Nextcloud Login Flow v2", () => {
     expect(done.body).toEqual({ server: server.url, loginName: "ruth", appPassword: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expectErrorBody(await poll(flow), 404);
 
-    // The app syncs with it (Basic), it opens no /api/data route, and it is listed under the app's name.
+    // The app syncs with it (Basic on every call, as AntennaPod's Nextcloud sync does; the session cookie
+    // alone works too), it opens no /api/data route, and it is listed under the app's name.
     const { loginName, appPassword } = done.body;
+    const subscriptions = await http().get("/index.php/apps/gpoddersync/subscriptions").query({ since: 0 }).set("Authorization", basic(loginName, appPassword));
+    expect(subscriptions.status).toBe(200);
+    expect(subscriptions.body).toEqual({ add: [], remove: [], timestamp: expect.any(Number) });
+    const cookie = String(subscriptions.headers["set-cookie"][0]).split(";")[0];
+    expect((await http().get("/index.php/apps/gpoddersync/episode_action").query({ since: 0 }).set("Cookie", cookie)).status).toBe(200);
     expect((await http().post(`/api/2/auth/${loginName}/login.json`).set("Authorization", basic(loginName, appPassword))).status).toBe(200);
     expectErrorBody(await http().get("/api/data/verify_key").set("Api-Key", appPassword), 403);
     const info = await http().get(`/api/data/get_api_info/${u.id}`).set("Api-Key", u.key);
@@ -174,8 +180,9 @@ describe("Nextcloud Login Flow v2", () => {
     const done = await poll(flow);
     expect(done.body.loginName).toBe("tess");
     // With MFA on, this app password is what opens the sync routes.
-    expect((await http().post("/api/2/auth/tess/login.json").set("Authorization", basic("tess", done.body.appPassword))).status).toBe(200);
-    expectErrorBody(await http().post("/api/2/auth/tess/login.json").set("Authorization", basic("tess", u.password)), 401);
+    const nextcloud = (password: string) => http().get("/index.php/apps/gpoddersync/subscriptions").set("Authorization", basic("tess", password));
+    expect((await nextcloud(done.body.appPassword)).status).toBe(200);
+    expectErrorBody(await nextcloud(u.password), 401);
   });
 
   test("wrong passwords on the page count with get_key's: past the limit a 429 page, even for the right one", async () => {

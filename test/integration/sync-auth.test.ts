@@ -8,6 +8,7 @@ import { api, basic, expectErrorBody } from "../helpers/client";
 import { addAccount, createAdmin } from "../helpers/accounts";
 import { startServer, TestServer, trustLoopbackProxy } from "../helpers/server";
 import { totp } from "../helpers/totp";
+import { freezeClock } from "../helpers/clock";
 import { config } from "../../shared/config";
 
 describe("sync credentials (gPodder login.json / logout.json)", () => {
@@ -46,6 +47,7 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     server = await startServer();
     adminKey = await createAdmin(server.url);
   });
+  afterEach(() => jest.useRealTimers());
   afterAll(async () => {
     untrust();
     await server?.stop();
@@ -90,6 +92,11 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     const cookie = sessionOf(await login("hank", { basic: ["hank", u.password] }));
     expectChallenge(await login("iris", { cookie }));
     expectChallenge(await http().post("/api/2/auth/iris/logout.json").set("Cookie", cookie));
+    // The same on the data routes: {username} before ".json", ".opml" or a device.
+    for (const path of ["/api/2/devices/iris.json", "/subscriptions/iris.opml", "/api/2/subscriptions/iris/phone.json", "/api/2/episodes/iris.json"]) {
+      expectChallenge(await http().get(path).set("Cookie", cookie));
+    }
+    expect((await http().get("/api/2/devices/HANK.json").set("Cookie", cookie)).body).toEqual([]);
     expect((await login("hank", { cookie })).status).toBe(200);
   });
 
@@ -112,6 +119,9 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
 
     // Opens the sync routes with the account's name, never /api/data.
     expect((await login("kate", { basic: ["kate", app.app_password] })).status).toBe(200);
+    const devices = await http().get("/api/2/devices/kate.json").set("Authorization", basic("kate", app.app_password));
+    expect(devices.status).toBe(200);
+    expect(devices.body).toEqual([]);
     expectChallenge(await login("liam", { basic: ["liam", app.app_password] }));
     expectErrorBody(await http().get("/api/data/verify_key").set("Api-Key", app.app_password), 403);
     expectErrorBody(await http().get(`/api/data/get_api_info/${u.id}`).set("Api-Key", app.app_password), 403);
@@ -134,6 +144,15 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     expect((await http().delete("/api/data/delete_api_key").set("Api-Key", u.key).send({ api_id: app.api_id })).status).toBe(200);
     expectChallenge(await login("kate", { basic: ["kate", app.app_password] }));
     expectChallenge(await login("kate", { cookie: appSession }));
+    expectChallenge(await http().get("/index.php/apps/gpoddersync/subscriptions").set("Authorization", basic("kate", app.app_password)));
+  });
+
+  test("a session ends after SYNC_SESSION_DAYS, even while its lookup is cached", async () => {
+    const u = await newUser("lena");
+    const cookie = sessionOf(await login("lena", { basic: ["lena", u.password] }));
+    expect((await login("lena", { cookie })).status).toBe(200);
+    freezeClock(Date.now() + config.syncSessionDays * 86400_000 + 1000);
+    expectChallenge(await login("lena", { cookie }));
   });
 
   test("a password change, a rename and the user's deletion end sessions at once", async () => {
@@ -162,10 +181,15 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
       const res = await login("nora", { basic: ["nora", u.password] });
       expectErrorBody(res, 403);
       expect(res.headers["set-cookie"]).toBeUndefined();
+      expectErrorBody(await http().get("/subscriptions/nora.txt").set("Authorization", basic("nora", u.password)), 403);
+      const upload = await http().put("/subscriptions/nora/phone.txt").set("Authorization", basic("nora", u.password)).type("text").send("https://example.org/feed.xml\n");
+      expectErrorBody(upload, 403);
     } finally {
       config.syncServerEnabled = before;
     }
     expect((await login("nora", { basic: ["nora", u.password] })).status).toBe(200);
+    // Nothing of the refused upload was kept.
+    expect((await http().get("/subscriptions/nora.txt").set("Authorization", basic("nora", u.password))).text).toBe("");
   });
 
   test("the user's own switch: off, their sync credentials and sessions are refused with 403; on again, they work", async () => {
@@ -187,10 +211,13 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
       expectErrorBody(res, 403);
       expect(res.headers["set-cookie"]).toBeUndefined();
     }
+    expectErrorBody(await http().post("/index.php/apps/gpoddersync/subscription_change/create").set("Cookie", cookie).send({ add: ["https://example.org/feed.xml"], remove: [] }), 403);
+    expect((await http().get("/index.php/apps/gpoddersync/subscriptions").set("Cookie", cookie)).status).toBe(403);
     // Other accounts are not affected.
     expect((await login("pia", { basic: ["pia", other.password] })).status).toBe(200);
 
     await http().put("/api/data/user/sync_server").set("Api-Key", u.key).send({ user_id: u.id, sync_server: true });
     expect((await login("olaf", { cookie })).status).toBe(200);
+    expect((await http().get("/index.php/apps/gpoddersync/subscriptions").set("Cookie", cookie)).body).toMatchObject({ add: [], remove: [] });
   });
 });
