@@ -112,6 +112,12 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expect((await episodeOf(4, 1)).listenduration).toBe(1200);
     const aggregated = await sync.get(`/api/2/episodes/alice.json?podcast=${encodeURIComponent(feed(4))}&aggregated=true`);
     expect(aggregated.body.actions.filter((a: any) => a.episode === episodeUrl(4, 1)).map((a: any) => a.action)).toEqual(["new"]);
+    // Removed on a phone: unsubscribed here, the position kept (back on a resubscribe).
+    await sync.post("/api/2/subscriptions/alice/phone.json", { add: [], remove: [feed(4)] });
+    await until(async () => !(await library()).includes(feed(4)), 10_000, 50);
+    await sync.post("/api/2/subscriptions/alice/phone.json", { add: [feed(4)], remove: [] });
+    await until(async () => (await library()).includes(feed(4)), 10_000, 50);
+    expect((await episodeOf(4, 1)).listenduration).toBe(1200);
   });
 
   test("subscriptions added and removed here reach every device as changes of the server's device", async () => {
