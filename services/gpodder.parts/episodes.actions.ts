@@ -5,7 +5,7 @@
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { NEXTCLOUD_DEVICE } from "../../shared/contracts/gpodder";
-import { ActionDoc, checkDeviceId, FeedDoc, gpodderAction, newestPerEpisode, nextcloudAction, normaliseActions, rkey, rkeyRange, sinceOf } from "./model";
+import { ActionDoc, checkDeviceId, FeedDoc, gpodderAction, newestPerEpisode, nextcloudAction, normaliseActions, rkey, rkeyRange, sanitizeUrl, sinceOf } from "./model";
 
 const username = { type: "string", max: 200 };
 const since = { type: "any", optional: true };
@@ -36,7 +36,9 @@ export const episodeActions: ServiceActionsSchema = {
     async handler(this: any, ctx: Context<any>) {
       const user_id: number = await this.caller(ctx);
       const p = ctx.params;
-      const { actions, timestamp } = await this.actionsSince(user_id, sinceOf(p.since), { podcast: p.podcast, device: p.device });
+      // The feed URL as stored: sanitized as uploads are.
+      const podcast = p.podcast === undefined ? undefined : sanitizeUrl(p.podcast) ?? p.podcast;
+      const { actions, timestamp } = await this.actionsSince(user_id, sinceOf(p.since), { podcast, device: p.device });
       return { actions: (truthy(p.aggregated) ? newestPerEpisode(actions) : actions).map(gpodderAction), timestamp };
     },
   },
