@@ -2,6 +2,7 @@
 import fs from "fs";
 import path from "path";
 import { api, basic } from "./client";
+import type { Loopback } from "./loopback";
 
 export const FEEDS_DIR = path.join(__dirname, "..", "fixtures", "feeds");
 
@@ -46,4 +47,18 @@ export async function episodeByUrl(url: string, user: { id: number; key: string 
   if (!pod) return null;
   const episodes = (await get("/api/data/podcast_episodes", { user_id: user.id, podcast_id: pod.podcast_id })).body.episodes;
   return episodes.find((e: any) => e.episodeurl === enclosureUrl) ?? null;
+}
+
+/**
+ * Feeds `${name}-0.xml` to `${name}-${count - 1}.xml` on a loopback server, each with episodes 1 and 2 (guid
+ * `${name}-n-e`, 3000 s, enclosure /media/`${name}-n-e`.mp3). Returns the URL makers of a feed and an episode.
+ */
+export function serveTwoEpisodeFeeds(loop: Loopback, name: string, count: number) {
+  const feed = (n: number) => `${loop.url}/${name}-${n}.xml`;
+  const episode = (n: number, e: number) => `${loop.url}/media/${name}-${n}-${e}.mp3`;
+  for (let n = 0; n < count; n++) {
+    const items = [1, 2].map((e) => ({ title: `${name} ${n} episode ${e}`, guid: `${name}-${n}-${e}`, url: episode(n, e), date: `2024-0${e}-01T00:00:00Z`, duration: 3000 }));
+    loop.route(`/${name}-${n}.xml`, { body: rssFeed(`${name} ${n}`, items) });
+  }
+  return { feed, episode };
 }

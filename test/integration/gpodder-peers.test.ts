@@ -8,7 +8,7 @@
 import { config } from "../../shared/config";
 import { api, basic } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
-import { createUsers, episodeByUrl, libraryFeeds, rssFeed } from "../helpers/podcasts";
+import { createUsers, episodeByUrl, libraryFeeds, serveTwoEpisodeFeeds } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
 import { until } from "../helpers/wait";
 
@@ -34,9 +34,7 @@ describe("server to server: podsync and cloudsync of a second instance against t
   beforeAll(async () => {
     Object.assign(config, { refreshInterval: 0, syncInterval: 0, gpodderRetrySeconds: 1 });
     feeds = await startLoopback();
-    for (let n = 0; n < 6; n++) {
-      feeds.route(`/peer-${n}.xml`, { body: rssFeed(`Peer ${n}`, [1, 2].map((e) => ({ title: `Peer ${n} episode ${e}`, guid: `peer-${n}-${e}`, url: episodeUrl(n, e), date: `2024-0${e}-01T00:00:00Z`, duration: 3000 }))) });
-    }
+    serveTwoEpisodeFeeds(feeds, "peer", 6);
     first = await startServer();
     one = await createUsers(first.url, ["alice", "bob"]);
     second = await startServer();

@@ -9,7 +9,7 @@ import path from "path";
 import { config } from "../../shared/config";
 import { api, asUsers, basic, expectErrorBody } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
-import { createUsers, episodeByUrl, libraryFeeds, rssFeed } from "../helpers/podcasts";
+import { createUsers, episodeByUrl, libraryFeeds, rssFeed, serveTwoEpisodeFeeds } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
 import { until } from "../helpers/wait";
 
@@ -44,9 +44,7 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
   beforeAll(async () => {
     Object.assign(config, { refreshInterval: 0, syncInterval: 0, gpodderRetrySeconds: 1 });
     feeds = await startLoopback();
-    for (let n = 0; n < 8; n++) {
-      feeds.route(`/feed-${n}.xml`, { body: rssFeed(`Feed ${n}`, [1, 2].map((e) => ({ title: `Feed ${n} episode ${e}`, guid: `feed-${n}-${e}`, url: episodeUrl(n, e), date: `2024-0${e}-01T00:00:00Z`, duration: 3000 }))) });
-    }
+    serveTwoEpisodeFeeds(feeds, "feed", 8);
     server = await startServer();
     u = await createUsers(server.url, ["alice", "bob"]);
     for (const who of ["alice", "bob"]) {
