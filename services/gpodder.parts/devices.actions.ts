@@ -69,7 +69,7 @@ export const deviceActions: ServiceActionsSchema = {
           if (members.length < 2) continue;
           // Groups a listed device is already in merge into one.
           const joined = new Set(members.map((d) => byId.get(d)!.group).filter((g): g is string => !!g));
-          const group = [...joined][0] ?? `${members[0]}`;
+          const group = [...joined][0] ?? `group-${await this.nextId("gpodder_groups")}`;
           const ids = new Set([...members, ...devices.filter((d) => d.group && joined.has(d.group)).map((d) => d.device_id)]);
           for (const d of ids) byId.get(d)!.group = group;
         }

@@ -177,6 +177,13 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expect(res.body["not-synchronized"]).toEqual(expect.arrayContaining(["tablet"]));
     const stopped = await sync.post("/api/2/sync-devices/alice.json", { "stop-synchronize": ["laptop"] });
     expect(stopped.body.synchronized).toEqual([]);
+    // Groups stay apart: one left by a device, then a new one of that device.
+    expect((await sync.post("/api/2/devices/alice/desk.json", { caption: "Desk", type: "desktop" })).status).toBe(200);
+    await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "laptop", "tablet"]] });
+    await sync.post("/api/2/sync-devices/alice.json", { "stop-synchronize": ["phone"] });
+    const two = await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "desk"]] });
+    expect(two.body.synchronized.map((g: string[]) => [...g].sort())).toEqual(expect.arrayContaining([["laptop", "tablet"], ["desk", "phone"]]));
+    expect(two.body.synchronized).toHaveLength(2);
     expectErrorBody(await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "nope"]] }), 400);
   });
 
