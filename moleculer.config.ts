@@ -6,6 +6,7 @@ import type { BrokerOptions } from "moleculer";
 import { config } from "./shared/config";
 import { NodeHealthMiddleware } from "./shared/node-health.middleware";
 import { OwnershipMiddleware } from "./shared/ownership.middleware";
+import { ResilientRedisCacher } from "./shared/redis-cacher";
 
 const RETRY_SAFE = new Set(["ServiceNotFoundError", "ServiceNotAvailableError", "BrokerDisconnectedError", "QueueIsFullError"]);
 
@@ -14,8 +15,9 @@ const brokerConfig: BrokerOptions = {
   nodeID: config.nodeId,
   logger: { type: "Console", options: { level: config.logLevel, formatter: config.logFormat, colors: config.logFormat !== "json" } },
   transporter: config.transporter || null,
-  cacher: config.cacher.startsWith("redis://")
-    ? { type: "Redis", options: { redis: config.cacher, prefix: `${config.serviceName}-cache`, ttl: 300 } }
+  // Shared by every node of the namespace (two namespaces on one Redis share no key); Redis away is a miss.
+  cacher: /^rediss?:\/\//.test(config.cacher)
+    ? new ResilientRedisCacher(config.cacher, [config.serviceName, config.namespace, "cache"].filter(Boolean).join("-"), 300)
     : { type: "Memory", options: { ttl: 300, clone: true } },
   serializer: config.serializer,
   requestTimeout: config.requestTimeout,
