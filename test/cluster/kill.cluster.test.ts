@@ -5,24 +5,23 @@
  */
 import { api, basic } from "../helpers/client";
 import { tempDir } from "../helpers/server";
-import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
+import { clusterPeers, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 
 const natsBin = findNatsServer();
 const describeCluster = natsBin || process.env.NATS_URL ? describe : describe.skip;
 
 describeCluster("a killed service process under load", () => {
   const procs: Record<string, Proc> = {};
-  let nats: Proc | null = null;
+  let peers: Awaited<ReturnType<typeof clusterPeers>> | null = null;
   let url = "";
   let common: Record<string, string>;
 
   beforeAll(async () => {
     ensureBuilt();
-    const { url: transporter, proc } = await clusterNats(natsBin);
-    nats = proc;
+    peers = await clusterPeers(natsBin);
     const port = await freePort();
     // Short timeouts so that calls to the dead node fail fast.
-    common = { TRANSPORTER: transporter, NAMESPACE: `kill-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-kill-"), REQUEST_TIMEOUT: "2000", HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3" };
+    common = { ...peers.env, NAMESPACE: `kill-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-kill-"), REQUEST_TIMEOUT: "2000", HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3" };
     procs.api = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
     procs.users = startNode({ ...common, NODE_ID: "users-1" }, ["users"]);
     procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);
@@ -32,7 +31,7 @@ describeCluster("a killed service process under load", () => {
 
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.stop("SIGKILL")));
-    await nats?.stop();
+    await peers?.stop();
   });
 
   test("503 while auth is gone, 200 again once a new auth process has taken over its data", async () => {

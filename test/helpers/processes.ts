@@ -138,10 +138,21 @@ export async function waitHealthy(url: string, timeoutMs = 30_000, services: str
   }, `${url}/api/health`, timeoutMs);
 }
 
-/** The transporter of a cluster suite: NATS_URL when set, else a nats-server of the suite's own (proc to stop). */
-export async function clusterNats(bin: string | null): Promise<{ url: string; proc: Proc | null }> {
-  if (process.env.NATS_URL) return { url: process.env.NATS_URL, proc: null };
-  return startNats(bin!);
+/**
+ * The peers of a cluster suite, as compose and k8s deploy them: the transporter (NATS_URL when set, else a
+ * nats-server of the suite's own) and the shared cache (a redis-server of the suite's own). `env` goes
+ * into every node's environment; stop() ends what was started here.
+ */
+export async function clusterPeers(natsBin: string | null): Promise<{ env: { TRANSPORTER: string; CACHER: string }; redis: { url: string; port: number; proc: Proc }; stop(): Promise<void> }> {
+  const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, proc: null } : await startNats(natsBin!);
+  const redis = await startRedis();
+  return {
+    env: { TRANSPORTER: nats.url, CACHER: redis.url },
+    redis,
+    async stop() {
+      await Promise.all([nats.proc?.stop(), redis.proc.stop()]);
+    },
+  };
 }
 
 /** waitHealthy on every gateway; on failure every process's output is printed, the only clue to why. */
