@@ -21,6 +21,7 @@ import { basic } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
 import { rssFeed } from "../helpers/podcasts";
+import { startProviders } from "../helpers/providers";
 import { tempDir } from "../helpers/server";
 import { until } from "../helpers/wait";
 import { findNatsServer, freePort, portOpen, Proc, startNats, startNode, startRedis, waitClusterHealthy } from "../helpers/processes";
@@ -79,6 +80,7 @@ describeCluster("zero downtime over NATS", () => {
   let common: Record<string, string>;
   const gateways: { name: string; url: string; observed: boolean }[] = [];
   let media: Loopback;
+  let providers: Loopback;
   let live: string[] = [];
   let key = "";
   let healthPort = 0;
@@ -128,7 +130,9 @@ describeCluster("zero downtime over NATS", () => {
     nats = started.proc;
     natsPort = Number(new URL(started.url).port);
     redis = await startRedis();
+    providers = await startProviders();
     common = {
+      STORE_API_URL: providers.url,
       TRANSPORTER: started.url, CACHER: redis.url, NAMESPACE: `zd-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-zd-"), DOWNLOAD_DIR: tempDir("podcast-zd-files-"),
       HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", REQUEST_TIMEOUT: "5000", TASK_LEASE_SECONDS: "2", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
       FEED_FETCH_PER_MINUTE: "1000000", // the steady load fetches a feed several times a second
@@ -153,6 +157,7 @@ describeCluster("zero downtime over NATS", () => {
     await nats?.stop();
     await redis?.proc.stop();
     await media?.close();
+    await providers?.close();
   });
 
   test("per-node probes: /live and /ready answer 200 on a running node, unknown paths 404", async () => {
@@ -349,6 +354,23 @@ describeCluster("zero downtime over NATS", () => {
     // While NATS was away a call could only wait (retried) or answer 503; once it is back, nothing fails.
     expect(failures.filter((f) => !f.startsWith("503 "))).toEqual([]);
     expect(statuses.slice(-20).every((s) => s === 200)).toBe(true);
+  }, 60_000);
+
+  test("the search service's cached answers are shared: a new search node answers from the cache the killed one filled", async () => {
+    const search = (q: string) => fetch(`${searchUrl}/api/search?query=${q}&index=store`, { signal: AbortSignal.timeout(10_000) });
+    const hits = () => providers.requests.filter((r) => r.url.startsWith("/search")).length;
+    expect((await search("cached")).status).toBe(200);
+    const before = hits();
+    await procs.search.stop("SIGKILL");
+    const searchPort = await freePort();
+    startGroup("search", { SEARCH_PORT: String(searchPort) });
+    searchUrl = `http://127.0.0.1:${searchPort}`;
+    await waitClusterHealthy([live[0]], procs, storeServices("search"));
+    await until(() => portOpen(searchPort), 10_000);
+    expect((await search("cached")).status).toBe(200);
+    expect(hits()).toBe(before);
+    expect((await search("uncached")).status).toBe(200);
+    expect(hits()).toBe(before + 1);
   }, 60_000);
 
   test("Redis restarted under steady load: no request fails, health says redis false while it is down, true after", async () => {
