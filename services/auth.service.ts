@@ -76,6 +76,7 @@ const AuthService: ServiceSchema = {
   ],
   actions: {
     get_key: {
+      idempotent: false,
       params: {},
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const basic = ctx.meta.basic;
@@ -123,12 +124,14 @@ const AuthService: ServiceSchema = {
       },
     },
     verify_key: {
+      idempotent: true,
       params: {},
       handler() {
         return { status: "success" };
       },
     },
     get_user: {
+      idempotent: true,
       params: {},
       handler(ctx: Context<any, GatewayMeta>) {
         return { status: "success", retrieved_id: ctx.meta.user!.id };
@@ -159,6 +162,7 @@ const AuthService: ServiceSchema = {
       },
     },
     get_api_info: {
+      idempotent: true,
       params: { user_id: userIdParam },
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         // An admin sees every key of the server; anyone else their own.
@@ -212,6 +216,7 @@ const AuthService: ServiceSchema = {
     },
     /** GET /api/data/get_rss_key: a new RSS-only key for the user's feed (keys are stored as hashes, so an old one cannot be shown again). */
     get_rss_key: {
+      idempotent: false,
       params: { user_id: userIdParam },
       async handler(this: any, ctx: Context<{ user_id: number }>) {
         const { key } = await this.issueKey(ctx.params.user_id, "rss", true, null);

@@ -117,6 +117,7 @@ const QueueService: ServiceSchema = {
     },
     /** GET /api/data/get_queued_episodes: queue items in queue order (a constant number of service calls whatever the length). */
     get_queued_episodes: {
+      idempotent: true,
       params: { user_id: id },
       async handler(this: any, ctx: Context<any>) {
         const { items, found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id);

@@ -1,0 +1,57 @@
+/**
+ * Calls that are safe to repeat are retried when the node running them died. The broker's retry policy
+ * (moleculer.config.ts) retries only calls that surely did not run, because a write must never run twice;
+ * a call that the dead node had taken (RequestRejectedError when the node left or came back as a new
+ * instance, or a timeout while it is gone) may have run. An action that may run twice says so where it is
+ * defined, `idempotent: true` (reads, and writes idempotent by design such as setting a position to a
+ * value; `idempotent: false` says it was considered and is not), and such calls are retried too, within
+ * the same retry window.
+ *
+ * The action called decides, not the one that failed deeper down: a read whose own call to another
+ * service was rejected is repeated whole. The middleware wraps the caller's side of every remote action
+ * (inside the Retry middleware, so the errors it marks are the ones that middleware then checks); a
+ * timeout is made outside it, by the Timeout middleware, so it is judged by the action name it carries.
+ */
+import type { Middleware, ServiceBroker } from "moleculer";
+
+const REPEAT_SAFE = Symbol("repeat-safe");
+/** What a call that the node took and then lost looks like. */
+const LOST = new Set(["RequestRejectedError"]);
+
+export function repeatSafeRetry(): { middleware: Middleware; check: (err: any) => boolean } {
+  let broker: ServiceBroker | null = null;
+  /** Every repeat-safe action ever seen, local or remote: a dead node's actions leave the registry at once. */
+  const repeatSafe = new Set<string>();
+
+  /** The node's heartbeats stopped (two intervals) or it left the registry: its calls are lost. */
+  const nodeGone = (nodeID: string | undefined): boolean => {
+    const node = nodeID && (broker?.registry as any)?.nodes?.get(nodeID);
+    if (!node || !node.available) return true;
+    return process.uptime() - node.lastHeartbeatTime > 2 * (broker!.options.heartbeatInterval ?? 5);
+  };
+
+  const middleware: Middleware = {
+    name: "RepeatSafeRetry",
+    created(b: ServiceBroker) {
+      broker = b;
+    },
+    localAction(handler: any, action: any) {
+      if (action.idempotent === true) repeatSafe.add(action.name);
+      return handler;
+    },
+    remoteAction(handler: any, action: any) {
+      if (action.idempotent !== true) return handler;
+      repeatSafe.add(action.name);
+      return (ctx: any) =>
+        handler(ctx).catch((err: any) => {
+          if (err && LOST.has(err.name)) err[REPEAT_SAFE] = true;
+          throw err;
+        });
+    },
+  } as unknown as Middleware;
+
+  const check = (err: any): boolean =>
+    !!err && (err[REPEAT_SAFE] === true || (err.name === "RequestTimeoutError" && repeatSafe.has(err.data?.action) && nodeGone(err.data?.nodeID)));
+
+  return { middleware, check };
+}
