@@ -7,6 +7,11 @@
  * value; `idempotent: false` says it was considered and is not), and such calls are retried too, within
  * the same retry window.
  *
+ * A node killed and started again under the same node id (a container restarted by its runtime, a pod
+ * by its kubelet) keeps heartbeating, so Moleculer never declares it gone: the calls the dead instance had
+ * would wait for the request timeout. When a node's instance id changes, they are rejected at once, as
+ * Moleculer does for a node that disconnected (a write among them answers 503, as it would have then).
+ *
  * The action called decides, not the one that failed deeper down: a read whose own call to another
  * service was rejected is repeated whole. The middleware wraps the caller's side of every remote action
  * (inside the Retry middleware, so the errors it marks are the ones that middleware then checks); a
@@ -34,6 +39,14 @@ export function repeatSafeRetry(): { middleware: Middleware; check: (err: any) =
     name: "RepeatSafeRetry",
     created(b: ServiceBroker) {
       broker = b;
+      const instances = new Map<string, string>();
+      const seen = ({ node }: { node: { id: string; instanceID: string } }) => {
+        const before = instances.get(node.id);
+        instances.set(node.id, node.instanceID);
+        if (before && before !== node.instanceID) (b as any).transit?.removePendingRequestByNodeID(node.id);
+      };
+      (b as any).localBus.on("$node.connected", seen);
+      (b as any).localBus.on("$node.updated", seen);
     },
     localAction(handler: any, action: any) {
       if (action.idempotent === true) repeatSafe.add(action.name);

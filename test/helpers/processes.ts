@@ -133,7 +133,7 @@ export async function waitHealthy(url: string, timeoutMs = 30_000, services: str
   await waitFor(async () => {
     const res = await fetch(`${url}/api/health`);
     if (res.status !== 200) return false;
-    const body = await res.json();
+    const body = (await res.json()) as { services: string[] };
     return services.every((s) => body.services.includes(s));
   }, `${url}/api/health`, timeoutMs);
 }
