@@ -1,7 +1,7 @@
 /**
  * The mixed player load (16 clients, 11 operations) and what it proves after a run: players each cycling
  * through what an app does while it plays (8 reads over the accounts, library, downloads and sync groups;
- * a position saved, an episode queued, an API key created), every answer recorded. Afterwards verify()
+ * a position saved, an episode queued, an API key created or checked), every answer recorded. Afterwards verify()
  * reads the state back: every write acknowledged is there, and each key creation that answered an error
  * (503, or its connection broke) made one key at most; each player's position is the last one it was
  * told was saved, or a later one whose call failed in flight. Used by bench/kill.bench.ts and the cluster tests.
@@ -86,8 +86,17 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
       },
     },
     { name: "queue_pod", write: true, repeatSafe: true, send: (base, client, n) => post("/api/data/queue_pod", { user_id: u, episode_id: episodes[(client + n) % episodes.length] }, base) },
-    { name: "create_api_key", write: true, repeatSafe: false, send: (base) => post("/api/data/create_api_key", { user_id: u, rssonly: false }, base) },
   ];
+  // The eleventh operation: an API key created every fourth turn (the list read back afterwards must stay
+  // well under NATS's 1 MB message), else the client's last created key checked (it must work).
+  const lastKey = new Map<number, string>();
+  const createKey: Op = { name: "create_api_key", write: true, repeatSafe: false, send: (base) => post("/api/data/create_api_key", { user_id: u, rssonly: false }, base) };
+  const checkKey: Op = {
+    name: "verify_own_key", write: false, repeatSafe: true,
+    send: (base, client) => fetch(`${base}/api/data/verify_key`, { headers: { "Api-Key": lastKey.get(client) ?? key }, signal: AbortSignal.timeout(60_000) }),
+  };
+  const OPS = ops.length + 1;
+  const opOf = (c: number, n: number): Op => ((c + n) % OPS < ops.length ? ops[(c + n) % OPS] : Math.floor(n / OPS) % 4 === 0 ? createKey : checkKey);
   const keyIds = async (base: string): Promise<number[]> => {
     const res = await fetch(`${base}/api/data/get_api_info/${u}`, { headers });
     if (res.status !== 200) throw new Error(`get_api_info: ${res.status} ${await res.text()}`);
@@ -99,7 +108,7 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
   let turn = 0;
   const client = async (c: number) => {
     for (let n = 0; running; n++) {
-      const op = ops[(c + n) % ops.length];
+      const op = opOf(c, n);
       const live = setup.gateways();
       const started = Date.now();
       let status = 0;
@@ -113,7 +122,11 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
           status = res.status;
           const text = await res.text();
           detail = status === 200 ? "" : text;
-          if (status === 200 && op.name === "create_api_key") ledger.keysAcked.add(JSON.parse(text).api_id);
+          if (status === 200 && op === createKey) {
+            const made = JSON.parse(text);
+            ledger.keysAcked.add(made.api_id);
+            lastKey.set(c, made.api_key);
+          }
           break;
         } catch (err: any) {
           detail = err.cause?.code ?? err.message;
