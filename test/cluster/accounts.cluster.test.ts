@@ -104,6 +104,31 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
     }
   });
 
+  test("shared Redis cache: rights taken away while both gateways are busy with the key stay taken away (no stale lookup cached again)", async () => {
+    const [a, b] = [api(urlA), api(urlB)];
+    const rootKey = (await a.get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
+    const added = await a.post("/api/data/add_user").set("Api-Key", rootKey).send({ fullname: "Kim", username: "kim", email: "kim@example.org", hash_pw: "kim password" });
+    const kimId: number = added.body.user_id;
+    const kimKey = (await b.get("/api/data/get_key").set("Authorization", basic("kim", "kim password"))).body.retrieved_key;
+    for (let round = 0; round < 4; round++) {
+      expect((await a.put("/api/data/user/set_isadmin").set("Api-Key", rootKey).send({ user_id: kimId, isadmin: true })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      // Both gateways look the key up over and over while the rights change.
+      let busy = true;
+      const hammer = async (url: string) => {
+        while (busy) await fetch(`${url}/api/data/admin_self_service_status`, { headers: { "Api-Key": kimKey } }).then((r) => r.arrayBuffer());
+      };
+      const hammers = [urlA, urlB, urlA, urlB].map(hammer);
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await b.put("/api/data/user/set_isadmin").set("Api-Key", rootKey).send({ user_id: kimId, isadmin: false })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      busy = false;
+      await Promise.all(hammers);
+      await new Promise((r) => setTimeout(r, 1000));
+      for (const gw of [a, b]) expect((await gw.post("/api/data/enable_disable_guest").set("Api-Key", kimKey)).status).toBe(403);
+    }
+  });
+
   test("failed logins through one gateway lock that address out through the other too; the owner's address stays open", async () => {
     const login = (url: string, password: string, from: string) => api(url).get("/api/data/get_key").set("Authorization", basic("root", password)).set("X-Forwarded-For", from);
     for (let i = 0; i < 10; i++) expectErrorBody(await login(i % 2 ? urlA : urlB, `guess ${i}`, "198.51.100.7"), 401);
