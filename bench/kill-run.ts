@@ -104,7 +104,7 @@ export async function killRun(opts: KillRunOptions): Promise<KillRunResult> {
     await waitClusterHealthy(urls, procs, ["auth", "users", "podcasts", "episodes", "queue", "tasks", "downloads", "sync"], 60_000);
     await new Promise((r) => setTimeout(r, Math.min(opts.intervalMs, 15_000)));
     const report = await load.stop();
-    const wrong = await load.verify(urls[0]);
+    const wrong = await load.verify(urls[0]).catch((err: Error) => [`state not read back: ${err.message}`]);
     const gatewayErrors = gatewayLogs.concat(gateways.map((g) => procs[g].output())).join("\n").split("\n").filter((l) => l.includes("request failed"));
     return { report, wrong, kills, seconds: Math.round((Date.now() - started) / 1000), gatewayErrors };
   } finally {

@@ -14,7 +14,7 @@ async function main() {
   const kills = Number(process.argv[2] ?? 6);
   const interval = Number(process.argv[3] ?? 45);
   console.log(`${kills} kills, one every ${interval} s, mixed player load of 16 clients\n`);
-  const { report, wrong, kills: done, seconds } = await killRun({ kills, intervalMs: interval * 1000, log: (l) => console.log(l) });
+  const { report, wrong, kills: done, seconds, gatewayErrors } = await killRun({ kills, intervalMs: interval * 1000, log: (l) => console.log(l) });
   const ms = (values: number[]) => `p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms, max ${Math.max(0, ...values)} ms`;
   console.log(`\n${seconds} s, killed: ${done.map((k) => `${k.group} at ${k.at} s`).join(", ")}`);
   console.log(`requests answered: ${report.requests}; reads ${report.readLatencies.length}, writes ${report.writeLatencies.length}`);
@@ -24,6 +24,7 @@ async function main() {
   console.log(`read latency: ${ms(report.readLatencies)}`);
   console.log(`write latency: ${ms(report.writeLatencies)}`);
   for (const f of [...report.readFailures, ...report.writeFailures, ...wrong].slice(0, 20)) console.log(`  ${f}`);
+  if (gatewayErrors.length) console.log(`the gateways' failed requests (${gatewayErrors.length}):\n${gatewayErrors.slice(-20).join("\n")}`);
 }
 
 main().catch((err) => {

@@ -7,6 +7,8 @@
  * told was saved, or a later one whose call failed in flight. Used by bench/kill.bench.ts and the cluster tests.
  */
 export const CLIENTS = 16;
+/** A player's pause between two requests (the load of 16 players, not of 16 benchmark loops). */
+const THINK_MS = 50;
 
 export interface LoadSetup {
   /** The gateways to spread requests over, read per request (like a Service's endpoints). */
@@ -136,6 +138,7 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
       report.requests++;
       (op.write ? report.writeLatencies : report.readLatencies).push(Date.now() - started);
       record(op, c, n, status, detail);
+      await new Promise((r) => setTimeout(r, THINK_MS));
     }
   };
 

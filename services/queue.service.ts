@@ -73,6 +73,7 @@ const QueueService: ServiceSchema = {
   actions: {
     /** POST /api/data/queue_pod: appends an episode; one already queued stays where it is. */
     queue_pod: {
+      idempotent: true,
       params: episodeParams,
       async handler(this: any, ctx: Context<any>) {
         const { added, failed }: QueueBulkAddResult = await this.addAll(ctx, ctx.params.user_id, [ctx.params.episode_id]);
