@@ -5,7 +5,7 @@
  * answered, the failed reads (0 expected), the writes that answered an error (each checked against the
  * state afterwards: applied once at most, never an acknowledged one lost) and the latencies. Not a test.
  *
- *   npm run build && node dist/bench/kill.bench.js [kills, default 6] [seconds between kills, default 45]
+ *   npm run build && node dist/bench/kill.bench.js [kills, default 6] [seconds between kills, default 45] [groups to kill in turn, e.g. library,accounts; default random]
  */
 import { killRun } from "./kill-run";
 import { percentile } from "./player-load";
@@ -13,8 +13,9 @@ import { percentile } from "./player-load";
 async function main() {
   const kills = Number(process.argv[2] ?? 6);
   const interval = Number(process.argv[3] ?? 45);
+  const targets = process.argv[4]?.split(",");
   console.log(`${kills} kills, one every ${interval} s, mixed player load of 16 clients\n`);
-  const { report, wrong, kills: done, seconds, gatewayErrors } = await killRun({ kills, intervalMs: interval * 1000, log: (l) => console.log(l) });
+  const { report, wrong, kills: done, seconds, gatewayErrors } = await killRun({ kills, intervalMs: interval * 1000, targets, log: (l) => console.log(l) });
   const ms = (values: number[]) => `p50 ${percentile(values, 50)} ms, p99 ${percentile(values, 99)} ms, max ${Math.max(0, ...values)} ms`;
   console.log(`\n${seconds} s, killed: ${done.map((k) => `${k.group} at ${k.at} s`).join(", ")}`);
   console.log(`requests answered: ${report.requests}; reads ${report.readLatencies.length}, writes ${report.writeLatencies.length}`);

@@ -24,21 +24,22 @@ const REPEAT_SAFE = Symbol("repeat-safe");
 const LOST = new Set(["RequestRejectedError"]);
 
 export function repeatSafeRetry(): { middleware: Middleware; check: (err: any) => boolean } {
-  let broker: ServiceBroker | null = null;
+  // The brokers of this process using it (one in a deployed node; tests may start several).
+  const brokers = new Set<ServiceBroker>();
   /** Every repeat-safe action ever seen, local or remote: a dead node's actions leave the registry at once. */
   const repeatSafe = new Set<string>();
 
-  /** The node's heartbeats stopped (two intervals) or it left the registry: its calls are lost. */
-  const nodeGone = (nodeID: string | undefined): boolean => {
-    const node = nodeID && (broker?.registry as any)?.nodes?.get(nodeID);
-    if (!node || !node.available) return true;
-    return process.uptime() - node.lastHeartbeatTime > 2 * (broker!.options.heartbeatInterval ?? 5);
-  };
+  /** The node left the registry or its heartbeats stopped (two intervals missed): its calls are lost. */
+  const nodeGone = (nodeID: string | undefined): boolean =>
+    [...brokers].every((b) => {
+      const node = nodeID && (b.registry as any).nodes.get(nodeID);
+      return !node || !node.available || process.uptime() - node.lastHeartbeatTime > 2 * (b.options.heartbeatInterval ?? 5);
+    });
 
   const middleware: Middleware = {
     name: "RepeatSafeRetry",
     created(b: ServiceBroker) {
-      broker = b;
+      brokers.add(b);
       const instances = new Map<string, string>();
       const seen = ({ node }: { node: { id: string; instanceID: string } }) => {
         const before = instances.get(node.id);
@@ -47,6 +48,9 @@ export function repeatSafeRetry(): { middleware: Middleware; check: (err: any) =
       };
       (b as any).localBus.on("$node.connected", seen);
       (b as any).localBus.on("$node.updated", seen);
+    },
+    stopped(b: ServiceBroker) {
+      brokers.delete(b);
     },
     localAction(handler: any, action: any) {
       if (action.idempotent === true) repeatSafe.add(action.name);
