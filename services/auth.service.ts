@@ -225,6 +225,7 @@ const AuthService: ServiceSchema = {
     },
     /** The gateway's one lookup per request: key hash -> ctx.meta.user, or null. Cached by hash. */
     resolve_key: {
+      idempotent: true,
       visibility: "public",
       cache: { keys: ["key_hash"], ttl: config.keyCacheTtl },
       params: { key_hash: { type: "string", length: 64 } },
