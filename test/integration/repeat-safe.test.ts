@@ -20,6 +20,8 @@ test("every GET route's action declares whether it is safe to repeat (idempotent
     expect(gets.length).toBeGreaterThan(50);
     const undeclared = gets.filter(({ action }) => typeof actions.get(action)?.idempotent !== "boolean");
     expect(undeclared).toEqual([]);
+    // The gateway's own call on every request (the key lookup) is repeat-safe too.
+    expect(actions.get("auth.resolve_key").idempotent).toBe(true);
     // A GET that issues a new key is not safe to repeat; a read is.
     expect(actions.get("auth.get_key").idempotent).toBe(false);
     expect(actions.get("episodes.get_stats").idempotent).toBe(true);
