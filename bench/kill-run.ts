@@ -29,7 +29,8 @@ export interface KillRunResult {
   report: LoadReport;
   /** State read back after the run that contradicts an acknowledged write (empty: none). */
   wrong: string[];
-  kills: { group: string; at: number }[];
+  /** at: seconds into the load; time: Date.now() of the kill. */
+  kills: { group: string; at: number; time: number }[];
   seconds: number;
   /** The gateways' log lines of requests that failed (the error's name says why). */
   gatewayErrors: string[];
@@ -94,7 +95,7 @@ export async function killRun(opts: KillRunOptions): Promise<KillRunResult> {
     for (let i = 0; i < opts.kills; i++) {
       await new Promise((r) => setTimeout(r, opts.intervalMs));
       const name = opts.targets?.[i % opts.targets.length] ?? groups[Math.floor(Math.random() * groups.length)].name;
-      kills.push({ group: name, at: Math.round((Date.now() - started) / 1000) });
+      kills.push({ group: name, at: Math.round((Date.now() - started) / 1000), time: Date.now() });
       log(`${kills[i].at}s: kill -9 ${name}`);
       await procs[name].stop("SIGKILL");
       if (gateways.includes(name)) gatewayLogs.push(procs[name].output());

@@ -33,6 +33,8 @@ export interface LoadReport {
   writeFailures: string[];
   /** Writes that answered 503 or lost their connection: each may or may not have been applied, once at most. */
   writeErrors: number;
+  /** When each of them answered (Date.now()). */
+  writeErrorsAt: number[];
   readLatencies: number[];
   writeLatencies: number[];
 }
@@ -62,7 +64,7 @@ export function percentile(values: number[], p: number): number {
 export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Promise<PlayerLoad> {
   const { key, userId: u, episodes } = setup;
   const ledger: Ledger = { keysBefore: 0, keysAcked: new Set(), keysUnsure: 0, positionAcked: new Map(), positionsUnsure: new Map(), queuedAcked: new Set() };
-  const report: LoadReport = { requests: 0, readFailures: [], writeFailures: [], writeErrors: 0, readLatencies: [], writeLatencies: [] };
+  const report: LoadReport = { requests: 0, readFailures: [], writeFailures: [], writeErrors: 0, writeErrorsAt: [], readLatencies: [], writeLatencies: [] };
   const headers = { "Api-Key": key, "Content-Type": "application/json" };
   const get = (path: string) => (base: string) => fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(60_000) });
   const post = (path: string, body: object, base: string) => fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
@@ -149,7 +151,10 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
       return;
     }
     if (status !== 200 && status !== 503 && status !== 0) report.writeFailures.push(`${op.name}: ${status} ${detail}`.slice(0, 300));
-    if (status !== 200) report.writeErrors++;
+    if (status !== 200) {
+      report.writeErrors++;
+      report.writeErrorsAt.push(Date.now());
+    }
     const acked = status === 200;
     if (op.name === "create_api_key" && !acked) ledger.keysUnsure++;
     else if (op.name === "queue_pod" && acked) ledger.queuedAcked.add(episodes[(c + n) % episodes.length]);
