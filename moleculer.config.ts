@@ -6,16 +6,20 @@ import type { BrokerOptions } from "moleculer";
 import { config } from "./shared/config";
 import { NodeHealthMiddleware } from "./shared/node-health.middleware";
 import { OwnershipMiddleware } from "./shared/ownership.middleware";
+import { ResilientRedisCacher } from "./shared/redis-cacher";
+import { repeatSafeRetry } from "./shared/repeat-safe.middleware";
 
 const RETRY_SAFE = new Set(["ServiceNotFoundError", "ServiceNotAvailableError", "BrokerDisconnectedError", "QueueIsFullError"]);
+const repeatSafe = repeatSafeRetry();
 
 const brokerConfig: BrokerOptions = {
   namespace: config.namespace,
   nodeID: config.nodeId,
   logger: { type: "Console", options: { level: config.logLevel, formatter: config.logFormat, colors: config.logFormat !== "json" } },
   transporter: config.transporter || null,
-  cacher: config.cacher.startsWith("redis://")
-    ? { type: "Redis", options: { redis: config.cacher, prefix: `${config.serviceName}-cache`, ttl: 300 } }
+  // Shared by every node of the namespace (two namespaces on one Redis share no key); Redis away is a miss.
+  cacher: /^rediss?:\/\//.test(config.cacher)
+    ? new ResilientRedisCacher(config.cacher, [config.serviceName, config.namespace, "cache"].filter(Boolean).join("-"), 300)
     : { type: "Memory", options: { ttl: 300, clone: true } },
   serializer: config.serializer,
   requestTimeout: config.requestTimeout,
@@ -25,7 +29,8 @@ const brokerConfig: BrokerOptions = {
   // call may have run, and writes must never run twice. A call that found no endpoint fails inside the
   // gateway's own action (api.rest), which is what gets retried: 5 tries over ~10 s in all, long enough
   // for the restarted process of a one-instance group to rejoin, so a restart costs no failed request.
-  retryPolicy: { enabled: true, retries: 5, delay: 200, maxDelay: 5000, factor: 2.5, check: (err: any) => RETRY_SAFE.has(err?.name) },
+  // An action declared `idempotent: true` is also retried when its node died with the call (repeat-safe.middleware.ts).
+  retryPolicy: { enabled: true, retries: 5, delay: 200, maxDelay: 5000, factor: 2.5, check: (err: any) => RETRY_SAFE.has(err?.name) || repeatSafe.check(err) },
   // An endpoint failing half its calls is skipped until its half-open probe succeeds (a dead node keeps
   // its endpoints until its heartbeat times out).
   circuitBreaker: { enabled: true, threshold: 0.5, windowTime: 20, minRequestCount: 5, halfOpenTime: 5_000, check: (err: any) => !!err && (err.code >= 500 || !err.code) },
@@ -37,7 +42,7 @@ const brokerConfig: BrokerOptions = {
   metrics: config.metricsPort
     ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: config.metricsPort, path: "/metrics" } }] }
     : { enabled: false },
-  middlewares: [OwnershipMiddleware, NodeHealthMiddleware()],
+  middlewares: [OwnershipMiddleware, NodeHealthMiddleware(), repeatSafe.middleware],
 };
 
 export = brokerConfig;

@@ -5,6 +5,8 @@
  *       ownership check and the NeDB reads (the user; the queue and the 200 episodes it names);
  *   (b) the embedded server (every service in one process, as `npm start`);
  *   (c) over NATS: the gateway, the accounts, library and feeds groups in separate processes;
+ *   (c redis) the same over NATS with the shared Redis cacher as compose and k8s deploy it (CACHER=redis://,
+ *       a redis-server started here), beside (c) with each node's memory cacher, measured in turns with it;
  *   (d) two gateway processes behind the same NATS (two autocannon runs at once, 16 connections each).
  * (a) and (b) are measured in turns over several rounds, and so is a floor pair that does no work (node:http
  * and a moleculer-web gateway answering a constant: what the framework alone costs per request).
@@ -278,7 +280,8 @@ async function main() {
   const reads = (Object.keys(READS) as Read[]).filter((r) => !only || r === only);
   const serializers = process.argv.find((a) => a.startsWith("--serializers="))?.slice("--serializers=".length).split(",") ?? [];
   const natsBin = ["/usr/sbin/nats-server", "/usr/bin/nats-server", process.env.NATS_SERVER_BIN].find((p) => p && fs.existsSync(p));
-  const results: Record<string, Partial<Record<Read, Result>>> = { a: {}, b: {}, c: {}, d: {}, ...Object.fromEntries(serializers.map((s) => [`c ${s}`, {}])) };
+  const redisBin = ["/usr/bin/redis-server", "/usr/sbin/redis-server", process.env.REDIS_SERVER_BIN].find((p) => p && fs.existsSync(p));
+  const results: Record<string, Partial<Record<Read, Result>>> = { a: {}, b: {}, c: {}, "c redis": {}, d: {}, ...Object.fromEntries(serializers.map((s) => [`c ${s}`, {}])) };
   const profiles: string[] = [];
   const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   const feedPort = await freePort();
@@ -354,7 +357,23 @@ async function main() {
     } else {
       const cProfDir = temp();
       const c = await cluster("bench", {}, profile ? { CPU_PROF_DIR: cProfDir } : {});
-      await measureReads([c.url], c.key, [...c.pids, c.gateway.pid!], results.c);
+      if (redisBin) {
+        // The same cluster with the Redis cacher, measured in turns with (c): the neighbours' load hits them alike.
+        const redisPort = await freePort();
+        const redis = spawn(redisBin, ["--bind", "127.0.0.1", "--port", String(redisPort), "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+        procs.push(redis);
+        const cr = await cluster("bench-redis", { CACHER: `redis://127.0.0.1:${redisPort}` });
+        const cRounds: Record<"c" | "c redis", Partial<Record<Read, Result>>[]> = { c: [], "c redis": [] };
+        for (let i = 0; i < ROUNDS; i++) {
+          await measureReads([c.url], c.key, [...c.pids, c.gateway.pid!], (cRounds.c[i] = {}));
+          await measureReads([cr.url], cr.key, [...cr.pids, cr.gateway.pid!, redis.pid!], (cRounds["c redis"][i] = {}));
+        }
+        for (const k of ["c", "c redis"] as const) for (const read of reads) results[k][read] = median(cRounds[k].map((r) => r[read]!));
+        await stop(cr.gateway);
+      } else {
+        console.log("No redis-server binary: (c redis) is skipped.");
+        await measureReads([c.url], c.key, [...c.pids, c.gateway.pid!], results.c);
+      }
       const g2 = `http://127.0.0.1:${await freePort()}`;
       let gw1b = c.gateway;
       if (profile) {
@@ -371,7 +390,7 @@ async function main() {
   }
   feed.close();
 
-  const names: Record<string, string> = { a: "(a) bare node:http", b: "(b) embedded", c: "(c) over NATS", d: "(d) 2 gateways, NATS",
+  const names: Record<string, string> = { a: "(a) bare node:http", b: "(b) embedded", c: "(c) over NATS", "c redis": "(c) NATS, Redis cacher", d: "(d) 2 gateways, NATS",
     ...Object.fromEntries(serializers.map((s) => [`c ${s}`, `(c) NATS, ${s}`])) };
   const cell = (r?: Result) => (r ? fmt(r) : "").padEnd(52);
   console.log(`(a) and (b): median of ${ROUNDS} rounds taken in turns; CPU: the setup's server processes' CPU time per request\n`);
@@ -397,6 +416,7 @@ async function main() {
     const r = results.c[read];
     if (r) console.log(`${"".padEnd(22)} (c) ${read} by process, ms a request: ${r.cpuMsByPid.map((ms, i) => `${cNames[i]} ${ms.toFixed(3)}`).join(", ")}`);
   }
+  ratio("c redis", "c", "the shared cache's cost: close to 1");
   ratio("d", "c", ">= 1.6 when the machine has the cores");
   for (const s of serializers) ratio(`c ${s}`, "b", ">= 0.50");
   for (const s of serializers.slice(1)) ratio(`c ${s}`, `c ${serializers[0]}`, "CPU >= 1.10");

@@ -175,6 +175,7 @@ const ApiService: ServiceSchema = {
      */
     rest: { circuitBreaker: { enabled: false } },
     health: {
+      idempotent: true,
       params: {},
       async handler(this: any, ctx: Context) {
         const [stores, redis] = await Promise.all([this.storeHealth(ctx), this.cacheHealthy()]);
@@ -186,6 +187,7 @@ const ApiService: ServiceSchema = {
       },
     },
     service_check: {
+      idempotent: true,
       params: {},
       handler() {
         return { status_code: 200, service_instance: true };
@@ -193,12 +195,14 @@ const ApiService: ServiceSchema = {
     },
     /** GET /api/data/get_service_version */
     service_version: {
+      idempotent: true,
       params: {},
       handler() {
         return { data: config.version };
       },
     },
     config: {
+      idempotent: true,
       params: {},
       handler() {
         return {

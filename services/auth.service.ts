@@ -103,6 +103,7 @@ const AuthService: ServiceSchema = {
   ],
   actions: {
     get_key: {
+      idempotent: false,
       params: {},
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const basic = ctx.meta.basic;
@@ -150,12 +151,14 @@ const AuthService: ServiceSchema = {
       },
     },
     verify_key: {
+      idempotent: true,
       params: {},
       handler() {
         return { status: "success" };
       },
     },
     get_user: {
+      idempotent: true,
       params: {},
       handler(ctx: Context<any, GatewayMeta>) {
         return { status: "success", retrieved_id: ctx.meta.user!.id };
@@ -188,6 +191,7 @@ const AuthService: ServiceSchema = {
       },
     },
     get_api_info: {
+      idempotent: true,
       params: { user_id: userIdParam },
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         // An admin sees every key of the server; anyone else their own.
@@ -243,6 +247,7 @@ const AuthService: ServiceSchema = {
     },
     /** GET /api/data/get_rss_key: a new RSS-only key for the user's feed (keys are stored as hashes, so an old one cannot be shown again). */
     get_rss_key: {
+      idempotent: false,
       params: { user_id: userIdParam },
       async handler(this: any, ctx: Context<{ user_id: number }>) {
         const { key } = await this.issueKey(ctx.params.user_id, "rss", true, null);
@@ -251,6 +256,7 @@ const AuthService: ServiceSchema = {
     },
     /** The gateway's one lookup per request: key hash -> ctx.meta.user, or null. Cached by hash. */
     resolve_key: {
+      idempotent: true,
       visibility: "public",
       cache: { keys: ["key_hash"], ttl: config.keyCacheTtl },
       params: { key_hash: { type: "string", length: 64 } },

@@ -155,6 +155,7 @@ const DownloadsService: ServiceSchema = {
     },
     /** GET /api/data/download_episode_list?user_id: the user's downloaded episodes, newest download first. */
     download_episode_list: {
+      idempotent: true,
       params: { user_id: id },
       async handler(this: any, ctx: Context<any>) {
         return { downloaded_episodes: await this.downloadedItems(ctx, ctx.params.user_id, {}) };
@@ -162,6 +163,7 @@ const DownloadsService: ServiceSchema = {
     },
     /** GET /api/data/podcast_download_summary/{user_id}: per podcast, how much the user downloaded. */
     podcast_download_summary: {
+      idempotent: true,
       params: { user_id: id, ...listQuery, sort_by: { type: "enum", values: ["podcast_name", "episode_count", "total_size", "latest_download"], optional: true } },
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
@@ -184,6 +186,7 @@ const DownloadsService: ServiceSchema = {
     },
     /** GET /api/data/podcast_downloads_paged/{user_id}/{podcast_id}: one podcast's downloaded episodes. */
     podcast_downloads_paged: {
+      idempotent: true,
       params: { user_id: id, podcast_id: id, ...listQuery, sort_by: { type: "enum", values: ["pub_date", "title", "duration", "downloaded_at", "size"], optional: true } },
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
@@ -200,6 +203,7 @@ const DownloadsService: ServiceSchema = {
     },
     /** GET /api/data/download_status: are downloads enabled (text/plain true or false). */
     download_status: {
+      idempotent: true,
       params: {},
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         ctx.meta.$responseType = "text/plain; charset=utf-8";
@@ -208,6 +212,7 @@ const DownloadsService: ServiceSchema = {
     },
     /** GET /api/data/download_status/{user_id}: the user's download statistics. */
     user_download_status: {
+      idempotent: true,
       params: { user_id: id },
       async handler(this: any, ctx: Context<any>) {
         const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
@@ -228,6 +233,7 @@ const DownloadsService: ServiceSchema = {
     },
     /** GET|HEAD /api/data/stream/{episode_id}?api_key&user_id: the downloaded file, else the enclosure proxied. */
     stream: {
+      idempotent: true,
       params: { episode_id: id, user_id: id, type: { type: "string", max: 20, optional: true } },
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         return this.serveMedia(ctx, ctx.params.user_id, ctx.params.episode_id, false);
@@ -235,6 +241,7 @@ const DownloadsService: ServiceSchema = {
     },
     /** GET|HEAD /api/episodes/{episode_id}/download: the episode's media as an attachment. */
     download_media: {
+      idempotent: true,
       params: { episode_id: id },
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         return this.serveMedia(ctx, ctx.meta.user!.id, ctx.params.episode_id, true);

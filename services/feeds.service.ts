@@ -61,6 +61,7 @@ const FeedsService: ServiceSchema = {
   actions: {
     /** GET /api/data/fetch_podcast_feed: the raw feed through the outbound client, FEED_FETCH_PER_MINUTE per user. */
     fetch_podcast_feed: {
+      idempotent: true,
       params: { podcast_feed: { type: "url", max: 4000 } },
       async handler(this: any, ctx: Context<any, { user?: AuthUser; $responseType?: string }>) {
         const user_id = ctx.meta.user!.id;
@@ -84,6 +85,7 @@ const FeedsService: ServiceSchema = {
      * its task_id (progress on the tasks routes and WebSocket).
      */
     refresh_pods: {
+      idempotent: false,
       params: {},
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
         const user = ctx.meta.user!;

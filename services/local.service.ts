@@ -67,6 +67,7 @@ const LocalService: ServiceSchema = {
   actions: {
     /** GET /api/data/list_local_directories?path= (admin): the subfolders of a folder, with their audio file counts (subfolders included, as add_local_podcast reads them). */
     list_local_directories: {
+      idempotent: true,
       params: { path: { ...relPath, optional: true } },
       async handler(this: any, ctx: Context<{ path?: string }>) {
         const { root, full } = await insideMediaDir((ctx.params.path ?? "").trim(), "dir");
@@ -123,6 +124,7 @@ const LocalService: ServiceSchema = {
     },
     /** GET /api/data/detect_local_cover?path=: the cover a folder would get (upload, cover file or embedded picture). */
     detect_local_cover: {
+      idempotent: true,
       params: { path: { ...relPath, optional: true } },
       async handler(this: any, ctx: Context<{ path?: string }>) {
         const dir = await insideMediaDir((ctx.params.path ?? "").trim(), "dir");
@@ -166,6 +168,7 @@ const LocalService: ServiceSchema = {
     },
     /** GET /api/data/local_artwork/{folder_id}?file= (no key, as images are loaded by players): a local podcast's cover, or an episode's embedded picture. */
     local_artwork: {
+      idempotent: true,
       params: { folder_id: id, file: { type: "string", min: 1, max: 1000, optional: true } },
       async handler(this: any, ctx: Context<{ folder_id: number; file?: string }, ImageMeta>) {
         const folder: FolderDoc | null = await this.adapter.findOne({ _id: ctx.params.folder_id });

@@ -82,6 +82,7 @@ const NotificationsService: ServiceSchema = {
     },
     /** The spec's Email settings record; Password is always empty. */
     get_email_settings: {
+      idempotent: true,
       params: {},
       async handler(this: any) {
         const s: EmailSettingsDoc | null = await this.storedSettings();

@@ -224,6 +224,7 @@ const OidcService: ServiceSchema = {
       },
     },
     list_oidc_providers: {
+      idempotent: true,
       params: {},
       async handler(this: any) {
         const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
@@ -247,6 +248,7 @@ const OidcService: ServiceSchema = {
     },
     /** What a login page needs: one button per provider, and whether to hide the password form. */
     public_oidc_providers: {
+      idempotent: true,
       params: {},
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
@@ -296,6 +298,7 @@ const OidcService: ServiceSchema = {
       },
     },
     callback: {
+      idempotent: false,
       params: {
         code: { type: "string", max: 4096, optional: true },
         state: { type: "string", max: 512, optional: true },

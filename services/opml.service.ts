@@ -79,6 +79,7 @@ const OpmlService: ServiceSchema = {
     },
     /** GET /api/data/import_progress/{user_id}: the latest import's figures (zeros when there was none). */
     import_progress: {
+      idempotent: true,
       params: { user_id: id },
       async handler(this: any, ctx: Context<{ user_id: number }>) {
         const doc: ImportDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });

@@ -51,6 +51,7 @@ const P20Service: ServiceSchema = {
   actions: {
     /** GET /api/data/fetch_podcasting_2_data?episode_id&user_id: an episode's data, chapters fetched and read. */
     fetch_podcasting_2_data: {
+      idempotent: true,
       params: { episode_id: id, user_id: id },
       async handler(this: any, ctx: Context<{ episode_id: number; user_id: number }, Meta>) {
         const ep: EpisodeP20 = await ctx.call("episodes.episode_p20", ctx.params);
@@ -74,6 +75,7 @@ const P20Service: ServiceSchema = {
     },
     /** GET /api/data/fetch_podcasting_2_pod_data?podcast_id&user_id: a podcast's channel data. */
     fetch_podcasting_2_pod_data: {
+      idempotent: true,
       params: { podcast_id: id, user_id: id },
       async handler(this: any, ctx: Context<{ podcast_id: number; user_id: number }>) {
         const pod: PodcastP20 = await ctx.call("podcasts.podcast_p20", ctx.params);

@@ -33,6 +33,7 @@ const PeopleService: ServiceSchema = {
   actions: {
     /** GET /api/data/podpeople/discover: a listing of the people database, at most limit entries. */
     discover: {
+      idempotent: true,
       circuitBreaker,
       params: {
         kind: { type: "enum", values: [...DISCOVER_KINDS, ...DISCOVER_KINDS.map((k) => k.replace("-", "_"))] },
@@ -46,6 +47,7 @@ const PeopleService: ServiceSchema = {
     },
     /** GET /api/data/podpeople/host_podcasts: the podcasts a person hosts or appears in (directory person search). */
     host_podcasts: {
+      idempotent: true,
       circuitBreaker,
       params: { hostname: { type: "string", trim: true, min: 1, max: 200 } },
       async handler(this: any, ctx: Context<{ hostname: string }>) {
@@ -60,6 +62,7 @@ const PeopleService: ServiceSchema = {
     },
     /** GET /api/data/refresh_hosts (admin): renews the hosts of every subscribed podcast that has a directory id. */
     refresh_hosts: {
+      idempotent: false,
       circuitBreaker,
       params: {},
       async handler(this: any, ctx: Context) {

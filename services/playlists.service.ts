@@ -146,6 +146,7 @@ const PlaylistsService: ServiceSchema = {
     },
     /** GET /api/data/get_playlists: every playlist of the user with its episode count, system ones first. */
     get_playlists: {
+      idempotent: true,
       params: { user_id: id },
       async handler(this: any, ctx: Context<any>) {
         const { user_id } = ctx.params;
@@ -157,6 +158,7 @@ const PlaylistsService: ServiceSchema = {
     },
     /** GET /api/data/get_playlist_episodes: one page of a playlist, in its order. */
     get_playlist_episodes: {
+      idempotent: true,
       params: { user_id: id, playlist_id: id, ...paging },
       async handler(this: any, ctx: Context<any>) {
         const { user_id, playlist_id, offset = 0, limit = 100 } = ctx.params;
@@ -183,6 +185,7 @@ const PlaylistsService: ServiceSchema = {
      * update is giving every account (also those older than this service) its system playlists.
      */
     update_playlists: {
+      idempotent: true,
       async handler(this: any, ctx: Context<any>) {
         const userIds: number[] = await ctx.call("users.user_ids");
         let created = 0;

@@ -45,6 +45,7 @@ const ProxyService: ServiceSchema = {
   actions: {
     /** GET /api/proxy/image?url= */
     image: {
+      idempotent: true,
       params: { url: { type: "string", min: 1, max: 4000 } },
       async handler(this: any, ctx: Context<{ url: string }, ProxyMeta>) {
         const image: Image = this.cache.get(ctx.params.url) ?? (await this.fetchImage(ctx.params.url));

@@ -73,6 +73,7 @@ const QueueService: ServiceSchema = {
   actions: {
     /** POST /api/data/queue_pod: appends an episode; one already queued stays where it is. */
     queue_pod: {
+      idempotent: true,
       params: episodeParams,
       async handler(this: any, ctx: Context<any>) {
         const { added, failed }: QueueBulkAddResult = await this.addAll(ctx, ctx.params.user_id, [ctx.params.episode_id]);
@@ -117,6 +118,7 @@ const QueueService: ServiceSchema = {
     },
     /** GET /api/data/get_queued_episodes: queue items in queue order (a constant number of service calls whatever the length). */
     get_queued_episodes: {
+      idempotent: true,
       params: { user_id: id },
       async handler(this: any, ctx: Context<any>) {
         const { items, found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id);

@@ -37,6 +37,7 @@ const RssService: ServiceSchema = {
   actions: {
     /** GET /api/feed/{user_id} (auth rss: the key in api_key). */
     user_feed: {
+      idempotent: true,
       params: {
         user_id: id,
         limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },

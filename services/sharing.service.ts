@@ -73,6 +73,7 @@ const SharingService: ServiceSchema = {
      * through shared_stream of the same key.
      */
     episode_by_url: {
+      idempotent: true,
       params: { url_key: urlKey },
       async handler(this: any, ctx: Context<{ url_key: string }, { requestOrigin?: string }>) {
         const { link, e } = await this.sharedEpisode(ctx, ctx.params.url_key);
@@ -94,6 +95,7 @@ const SharingService: ServiceSchema = {
      * for as long as the link lives (deleted or expired: 404). Only that one file: the key names it.
      */
     shared_stream: {
+      idempotent: true,
       params: { url_key: urlKey },
       async handler(this: any, ctx: Context<{ url_key: string }, MediaAnswerMeta>) {
         const { e } = await this.sharedEpisode(ctx, ctx.params.url_key);

@@ -79,6 +79,7 @@ const TasksService: ServiceSchema = {
   actions: {
     /** GET /api/tasks/active: unfinished tasks, the caller's (an admin's: everyone's). */
     active: {
+      idempotent: true,
       params: {},
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<TaskRecord[]> {
         const user = ctx.meta.user!;
@@ -90,6 +91,7 @@ const TasksService: ServiceSchema = {
     },
     /** GET /api/tasks/user/{user_id}: the user's tasks, newest first (also the WebSocket's `initial`). */
     user_tasks: {
+      idempotent: true,
       params: { user_id: id, limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true } },
       async handler(this: any, ctx: Context<any>): Promise<TaskRecord[]> {
         const docs: TaskDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id }, sort: ["-_id"], limit: ctx.params.limit ?? 200 });
@@ -98,6 +100,7 @@ const TasksService: ServiceSchema = {
     },
     /** GET /api/tasks/{task_id}: one task, for its owner or an admin. */
     task_status: {
+      idempotent: true,
       params: { task_id: taskId },
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<TaskRecord> {
         const doc: TaskDoc | null = await this.adapter.findOne({ _id: parseTaskId(ctx.params.task_id) });
@@ -109,6 +112,7 @@ const TasksService: ServiceSchema = {
     },
     /** GET /api/data/cleanup_tasks: removes finished tasks, the caller's (an admin's: everyone's). */
     cleanup_tasks: {
+      idempotent: true,
       params: {},
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
         const user = ctx.meta.user!;

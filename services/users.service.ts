@@ -39,6 +39,7 @@ const UsersService: ServiceSchema = {
       },
     },
     self_service_status: {
+      idempotent: true,
       params: {},
       async handler(this: any) {
         const settings = await this.serverSettings();
@@ -63,6 +64,7 @@ const UsersService: ServiceSchema = {
       },
     },
     user_details_id: {
+      idempotent: true,
       params: userIdParam,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
@@ -70,6 +72,7 @@ const UsersService: ServiceSchema = {
       },
     },
     my_user_info: {
+      idempotent: true,
       params: userIdParam,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
@@ -77,6 +80,7 @@ const UsersService: ServiceSchema = {
       },
     },
     first_login_done: {
+      idempotent: true,
       params: userIdParam,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
@@ -84,6 +88,7 @@ const UsersService: ServiceSchema = {
       },
     },
     user_admin_check: {
+      idempotent: true,
       params: userIdParam,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
@@ -105,6 +110,7 @@ const UsersService: ServiceSchema = {
       },
     },
     admin_self_service_status: {
+      idempotent: true,
       params: {},
       async handler(this: any) {
         const settings = await this.serverSettings();

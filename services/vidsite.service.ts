@@ -70,6 +70,7 @@ const VidsiteService: ServiceSchema = {
   actions: {
     /** GET /api/data/search_vidsite_channels */
     search_vidsite_channels: {
+      idempotent: true,
       circuitBreaker,
       params: { query: { type: "string", trim: true, min: 1, max: 500 }, user_id: id, max_results: { type: "number", integer: true, min: 1, max: 25, convert: true, optional: true } },
       async handler(this: any, ctx: Context<any>) {
@@ -82,7 +83,7 @@ const VidsiteService: ServiceSchema = {
       },
     },
     /** GET /api/data/check_vidsite_channel: is the user subscribed to the channel of this name and address. */
-    check_vidsite_channel: byChannelName("podcasts.check_podcast"),
+    check_vidsite_channel: { ...byChannelName("podcasts.check_podcast"), idempotent: true },
     /** POST /api/data/vidsite/subscribe: 409 when already subscribed; feed_cutoff (days of videos kept) defaults to 30. */
     subscribe: {
       circuitBreaker,
@@ -98,6 +99,7 @@ const VidsiteService: ServiceSchema = {
     },
     /** GET /api/data/vidsite_episodes: the videos of a subscribed channel, newest first. */
     vidsite_episodes: {
+      idempotent: true,
       params: { user_id: id, podcast_id: id },
       async handler(this: any, ctx: Context<any>) {
         const { episodes }: { episodes: any[] } = await ctx.call("episodes.podcast_episodes", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });

@@ -6,6 +6,11 @@
  * retired), user.rights_changed (admin flag changed, user deleted) and backup.restored (every key
  * replaced by a backup's). Only found keys are kept. App passwords and sync sessions (the sessionid
  * cookie of the sync routes) are keys too: a logout or a revocation reaches every gateway the same way.
+ *
+ * With the shared Redis cacher the auth node's cached lookups are in Redis, and the auth node drops them
+ * when the same broadcast reaches it, which may be after this gateway has looked the key up again and
+ * kept the old answer for KEY_CACHE_TTL. So the gateway drops them from the shared cacher itself, then
+ * drops its own entries once more: a lookup that was answered meanwhile from the old entry is not kept.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "./config";
@@ -23,19 +28,30 @@ export const keyCacheMixin: ServiceSchema = {
   },
   events: {
     "auth.keys_removed"(this: any, ctx: Context<{ key_hashes: string[] }>) {
-      this.keyCacheGeneration++;
-      for (const hash of ctx.params.key_hashes ?? []) this.keyCache.delete(hash);
+      const hashes = ctx.params.key_hashes ?? [];
+      return this.forgetLookups(() => hashes.forEach((hash) => this.keyCache.delete(hash)), hashes);
     },
     "backup.restored"(this: any) {
-      this.keyCacheGeneration++;
-      this.keyCache.clear();
+      return this.forgetLookups(() => this.keyCache.clear(), null);
     },
     "user.rights_changed"(this: any, ctx: Context<{ user_id: number }>) {
-      this.keyCacheGeneration++;
-      for (const [hash, entry] of this.keyCache) if (entry.user.id === ctx.params.user_id) this.keyCache.delete(hash);
+      return this.forgetLookups(() => {
+        for (const [hash, entry] of this.keyCache) if (entry.user.id === ctx.params.user_id) this.keyCache.delete(hash);
+      }, null);
     },
   },
   methods: {
+    /** Drops entries here (dropLocal), then the auth service's cached lookups of `hashes` (null: all), then here again. */
+    async forgetLookups(this: any, dropLocal: () => void, hashes: string[] | null): Promise<void> {
+      this.keyCacheGeneration++;
+      dropLocal();
+      const cacher = this.broker.cacher;
+      if (!cacher) return;
+      const keyOf = (hash: string) => cacher.getCacheKey("auth.resolve_key", { key_hash: hash }, {}, ["key_hash"]);
+      await (hashes ? cacher.del(hashes.map(keyOf)) : cacher.clean("auth.resolve_key**"));
+      this.keyCacheGeneration++;
+      dropLocal();
+    },
     async resolveKey(this: any, ctx: Context, keyHash: string): Promise<AuthUser | null> {
       const hit = this.keyCache.get(keyHash);
       if (hit && hit.until > Date.now()) return hit.user;

@@ -19,6 +19,7 @@ const RECENT_DETAILS = 10;
 export const catalogActions: Record<string, any> = {
   /** GET /api/data/podcast_episodes: one podcast's episodes for a subscriber, paged. */
   podcast_episodes: {
+    idempotent: true,
     params: {
       user_id: id,
       podcast_id: id,
@@ -49,6 +50,7 @@ export const catalogActions: Record<string, any> = {
   },
   /** GET /api/data/return_episodes/{user_id}: the newest episodes of all the user's podcasts. */
   return_episodes: {
+    idempotent: true,
     params: { user_id: id, ...paging, since: { type: "date", convert: true, optional: true } },
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
@@ -66,6 +68,7 @@ export const catalogActions: Record<string, any> = {
   },
   /** GET /api/data/check_episode_in_db/{user_id}: is an episode with this title and audio URL in the user's podcasts. */
   check_episode_in_db: {
+    idempotent: true,
     params: { user_id: id, episode_title: { type: "string", max: 1000 }, episode_url: { type: "string", max: 4000 } },
     async handler(this: any, ctx: Context<any>) {
       const found = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);
@@ -74,6 +77,7 @@ export const catalogActions: Record<string, any> = {
   },
   /** GET /api/data/get_podcast_id_from_ep_name */
   get_podcast_id_from_ep_name: {
+    idempotent: true,
     params: { user_id: id, episode_name: { type: "string", max: 1000 }, episode_url: { type: "string", max: 4000 } },
     async handler(this: any, ctx: Context<any>) {
       const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_name, ctx.params.episode_url);
@@ -83,6 +87,7 @@ export const catalogActions: Record<string, any> = {
   },
   /** GET /api/data/get_podcast_id_from_ep_id */
   get_podcast_id_from_ep_id: {
+    idempotent: true,
     params: { user_id: id, episode_id: id, is_vidsite: optionalBool },
     async handler(this: any, ctx: Context<any>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
@@ -91,6 +96,7 @@ export const catalogActions: Record<string, any> = {
   },
   /** GET /api/data/get_episode_id_ep_name: the episode of the user's podcasts with this audio URL (and title, when given). */
   get_episode_id_ep_name: {
+    idempotent: true,
     params: { user_id: id, episode_url: { type: "string", max: 4000 }, episode_title: { type: "string", max: 1000, optional: true } },
     async handler(this: any, ctx: Context<any>) {
       const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);

@@ -91,6 +91,7 @@ function percent(part: number, whole: number): number {
 export const libraryActions: Record<string, any> = {
   /** GET /api/data/get_stats (spec "Other records", user stats). */
   get_stats: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
       // The user first: an unknown one is a 404 whatever the queue service's state.
@@ -101,6 +102,7 @@ export const libraryActions: Record<string, any> = {
   },
   /** GET /api/data/get_extended_stats: get_stats plus rates, listening per weekday and hour, per podcast and per day of the last 30. */
   get_extended_stats: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
@@ -141,6 +143,7 @@ export const libraryActions: Record<string, any> = {
   },
   /** GET /api/data/home_overview (spec "Other records"); listen_progress is the percentage heard. */
   home_overview: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
       const user_id = ctx.params.user_id;

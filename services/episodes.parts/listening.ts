@@ -80,6 +80,7 @@ export const listeningActions: Record<string, any> = {
 
   /** GET /api/data/saved_episode_list/{user_id}: newest save first unless asked otherwise; total before paging. */
   saved_episode_list: {
+    idempotent: true,
     params: { user_id: id, ...paging, sort_by: { type: "enum", values: Object.keys(SAVED_SORTS), optional: true }, sort_order: sortOrder, filter, search },
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
@@ -98,6 +99,7 @@ export const listeningActions: Record<string, any> = {
 
   /** POST /api/data/record_podcast_history: the position reached; the episode enters the history now. */
   record_podcast_history: {
+    idempotent: true,
     params: { ...one, episode_pos: position },
     async handler(this: any, ctx: Context<any>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
@@ -110,6 +112,7 @@ export const listeningActions: Record<string, any> = {
    * left is at most the user's auto_complete_seconds. Episode id 0 (a stream without an episode) is ignored.
    */
   record_listen_duration: {
+    idempotent: true,
     params: { episode_id: { type: "number", integer: true, min: 0, convert: true }, user_id: id, listen_duration: position, is_vidsite: optionalBool },
     async handler(this: any, ctx: Context<any>) {
       const { user_id, episode_id, listen_duration } = ctx.params;
@@ -126,6 +129,7 @@ export const listeningActions: Record<string, any> = {
   },
   /** GET /api/data/user_history/{user_id}: newest listen first; total before paging. */
   user_history: {
+    idempotent: true,
     params: { user_id: id, ...paging, sort_by: { type: "enum", values: Object.keys(HISTORY_SORTS), optional: true }, sort_order: sortOrder, filter, search },
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
@@ -158,6 +162,7 @@ export const listeningActions: Record<string, any> = {
   increment_played: counter("played", 1, "Played count incremented."),
   /** GET /api/data/auto_complete_episodes: completes the caller's episodes already within auto_complete_seconds of the end. */
   auto_complete_episodes: {
+    idempotent: true,
     params: {},
     async handler(this: any, ctx: Context<any, Meta>) {
       const user_id = ctx.meta.user!.id;

@@ -25,6 +25,7 @@ const SEND_TIMEOUT_MS = 10_000;
 export const pushActions: ServiceActionsSchema = {
   /** GET /api/data/user/notification_settings?user_id: every platform; secrets only as *_set flags. */
   get_notification_settings: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
       const docs: PushSettingsDoc[] = await this.stores.push_settings.find({ query: { user_id: ctx.params.user_id } });

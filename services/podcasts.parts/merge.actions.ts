@@ -41,6 +41,7 @@ export const mergeActions: ServiceActionsSchema = {
   },
   /** GET /api/data/{podcast_id}/merged */
   get_merged_podcasts: {
+    idempotent: true,
     params: { podcast_id: id },
     async handler(this: any, ctx: Ctx) {
       const user_id = ctx.meta.user!.id;

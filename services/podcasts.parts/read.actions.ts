@@ -14,6 +14,7 @@ import { byName, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDo
 export const readActions: ServiceActionsSchema = {
   /** GET /api/data/return_pods/{user_id}: newest subscription first. */
   return_pods: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
       const rows = await this.listedPodcasts(ctx.params.user_id);
@@ -22,6 +23,7 @@ export const readActions: ServiceActionsSchema = {
   },
   /** GET /api/data/return_pods_extra/{user_id}: return_pods plus the user's listening figures. */
   return_pods_extra: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Context<any>) {
       const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.listedPodcasts(ctx.params.user_id);
@@ -41,6 +43,7 @@ export const readActions: ServiceActionsSchema = {
   },
   /** GET /api/data/check_podcast */
   check_podcast: {
+    idempotent: true,
     params: byName,
     async handler(this: any, ctx: Context<any>) {
       return { exists: !!(await this.findByName(ctx.params.user_id, ctx.params.podcast_name, ctx.params.podcast_url)) };
@@ -48,6 +51,7 @@ export const readActions: ServiceActionsSchema = {
   },
   /** GET /api/data/get_podcast_id: the id travels in a field named episodes (as clients expect). */
   get_podcast_id: {
+    idempotent: true,
     params: { user_id: id, podcast_feed: text(4000, false), podcast_title: text(1000, false) },
     async handler(this: any, ctx: Context<any>) {
       const found = await this.findByName(ctx.params.user_id, ctx.params.podcast_title, ctx.params.podcast_feed);
@@ -57,6 +61,7 @@ export const readActions: ServiceActionsSchema = {
   },
   /** GET /api/data/get_podcast_details */
   get_podcast_details: {
+    idempotent: true,
     params: { user_id: id, podcast_id: id },
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const { pod, sub } = await this.readable(ctx, ctx.params.user_id, ctx.params.podcast_id);
@@ -92,6 +97,7 @@ export const readActions: ServiceActionsSchema = {
    * feed fetched and parsed now without storing anything (podcastid 0).
    */
   get_podcast_details_dynamic: {
+    idempotent: true,
     params: {
       user_id: id,
       podcast_title: text(1000, false),

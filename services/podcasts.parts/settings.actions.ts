@@ -17,6 +17,7 @@ export const settingsActions: ServiceActionsSchema = {
     },
   },
   get_feed_cutoff_days: {
+    idempotent: true,
     params: { user_id: id, podcast_id: id },
     async handler(this: any, ctx: Context<any>) {
       const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);

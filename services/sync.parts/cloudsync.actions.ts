@@ -58,6 +58,7 @@ export const cloudsyncActions: ServiceActionsSchema = {
     },
   },
   refresh_cloudsync_subscriptions: {
+    idempotent: false,
     params: {},
     async handler(this: any, ctx: Ctx) {
       return this.queueSync(ctx, ctx.meta.user.id, { force: false, subscriptions_only: true, type: "nextcloud" });

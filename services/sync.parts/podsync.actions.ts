@@ -42,12 +42,14 @@ export const podsyncActions: ServiceActionsSchema = {
     },
   },
   check_podsync_settings: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Ctx) {
       return { data: !!(await this.adapter.findOne({ _id: ctx.params.user_id })) };
     },
   },
   get_podsync_settings: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Ctx) {
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
@@ -56,6 +58,7 @@ export const podsyncActions: ServiceActionsSchema = {
     },
   },
   podsync_status: {
+    idempotent: true,
     params: {},
     async handler(this: any, ctx: Ctx) {
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: ctx.meta.user.id });
@@ -74,6 +77,7 @@ export const podsyncActions: ServiceActionsSchema = {
     },
   },
   default_device: {
+    idempotent: true,
     params: {},
     async handler(this: any, ctx: Ctx) {
       const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
@@ -82,12 +86,14 @@ export const podsyncActions: ServiceActionsSchema = {
     },
   },
   devices: {
+    idempotent: true,
     params: {},
     async handler(this: any, ctx: Ctx) {
       return this.remoteDevices(await this.settingsOf(ctx.meta.user.id, "gpodder"));
     },
   },
   user_devices: {
+    idempotent: true,
     params: { user_id: id },
     async handler(this: any, ctx: Ctx) {
       return this.remoteDevices(await this.settingsOf(ctx.params.user_id, "gpodder"));
@@ -118,12 +124,14 @@ export const podsyncActions: ServiceActionsSchema = {
     },
   },
   podsync_statistics: {
+    idempotent: true,
     params: {},
     async handler(this: any, ctx: Ctx) {
       return this.statistics(await this.settingsOf(ctx.meta.user.id, "gpodder"));
     },
   },
   test_connection: {
+    idempotent: true,
     params: {},
     async handler(this: any, ctx: Ctx) {
       const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
@@ -144,6 +152,7 @@ export const podsyncActions: ServiceActionsSchema = {
     },
   },
   refresh_podsync_subscriptions: {
+    idempotent: false,
     params: {},
     async handler(this: any, ctx: Ctx) {
       return this.queueSync(ctx, ctx.meta.user.id, { force: false, subscriptions_only: true, type: "gpodder" });

@@ -39,6 +39,7 @@ export const adminActions: ServiceActionsSchema = {
     },
   },
   final_admin: {
+    idempotent: true,
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);

@@ -15,6 +15,7 @@ const TOTP_SKEW_SECONDS = 30;
 export const mfaActions: ServiceActionsSchema = {
   /** Starts set-up: a new pending secret, active only once verify_temp_mfa sees a valid code from it. */
   generate_mfa_secret: {
+    idempotent: false,
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
@@ -47,6 +48,7 @@ export const mfaActions: ServiceActionsSchema = {
     },
   },
   check_mfa_enabled: {
+    idempotent: true,
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
       return { mfa_enabled: !!(await this.getUser(ctx.params.user_id)).mfa_secret };

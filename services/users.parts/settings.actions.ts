@@ -53,6 +53,7 @@ export const settingsActions: ServiceActionsSchema = {
   // --- Settings ---
 
   get_theme: {
+    idempotent: true,
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
       return { theme: this.settingsOf(await this.getUser(ctx.params.user_id)).theme };
@@ -77,6 +78,7 @@ export const settingsActions: ServiceActionsSchema = {
     },
   },
   update_timezone: {
+    idempotent: true,
     params: { user_id: userId, timezone: { type: "string", trim: true, min: 1, max: 64 } },
     async handler(this: any, ctx: Context<any>) {
       await this.setFields(ctx.params.user_id, { timezone: canonicalTimezone(ctx.params.timezone) });
@@ -86,6 +88,7 @@ export const settingsActions: ServiceActionsSchema = {
   update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, { success: true, message: "Date format updated" }),
   update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, { success: true, message: "Time format updated" }),
   get_time_info: {
+    idempotent: true,
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
       const s = this.settingsOf(await this.getUser(ctx.params.user_id));
@@ -93,6 +96,7 @@ export const settingsActions: ServiceActionsSchema = {
     },
   },
   get_auto_complete_seconds: {
+    idempotent: true,
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
       return { auto_complete_seconds: this.settingsOf(await this.getUser(ctx.params.user_id)).auto_complete_seconds };
@@ -102,6 +106,7 @@ export const settingsActions: ServiceActionsSchema = {
   set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, { detail: "Default playback speed updated" }),
   /** The speed a player uses: with podcast_id, that podcast's own speed (404 unless subscribed), else the user's default. */
   get_playback_speed: {
+    idempotent: true,
     params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
@@ -113,6 +118,7 @@ export const settingsActions: ServiceActionsSchema = {
     },
   },
   get_podcast_cover_preference: {
+    idempotent: true,
     params: { user_id: { ...userId, optional: true } },
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
       const user = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
@@ -154,12 +160,14 @@ export const settingsActions: ServiceActionsSchema = {
     },
   },
   get_available_languages: {
+    idempotent: true,
     params: {},
     handler() {
       return { languages: LANGUAGES };
     },
   },
   get_server_default_language: {
+    idempotent: true,
     params: {},
     handler() {
       return { default_language: config.defaultLanguage };
@@ -184,6 +192,7 @@ export const settingsActions: ServiceActionsSchema = {
     },
   },
   get_custom_themes: {
+    idempotent: true,
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
       const docs: CustomThemeDoc[] = await this.stores.custom_themes.find({ query: { user_id: ctx.params.user_id }, sort: ["_id"] });

@@ -2,11 +2,12 @@
  * Accounts across processes over a real NATS server: two gateway replicas, users and auth each in its own
  * process. An MFA login started on one gateway finishes on the other; admin-flag changes and user removal
  * reach the auth process as events and take effect on keys it had cached. Failed logins count in the
- * auth service, not in a gateway: a guesser's address is locked out through either gateway.
+ * auth service, not in a gateway: a guesser's address is locked out through either gateway. Every node
+ * shares one Redis cache (CACHER, as deployed).
  */
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { tempDir } from "../helpers/server";
-import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
+import { clusterPeers, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 import { totp } from "../helpers/totp";
 
 const natsBin = findNatsServer();
@@ -15,16 +16,15 @@ const describeCluster = natsBin || externalNats ? describe : describe.skip;
 
 describeCluster("accounts, cluster runtime (two gateways, users and auth over NATS)", () => {
   const procs: Record<string, Proc> = {};
-  let nats: Proc | null = null;
+  let peers: Awaited<ReturnType<typeof clusterPeers>> | null = null;
   let urlA = "";
   let urlB = "";
 
   beforeAll(async () => {
     ensureBuilt();
-    const { url: transporter, proc } = await clusterNats(natsBin);
-    nats = proc;
+    peers = await clusterPeers(natsBin);
     const [portA, portB] = [await freePort(), await freePort()];
-    const common = { TRANSPORTER: transporter, NAMESPACE: `acc-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-acc-") };
+    const common = { ...peers.env, NAMESPACE: `acc-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-acc-") };
     // The test's loopback peer is a trusted proxy: X-Forwarded-For plays the clients' addresses.
     procs.gatewayA = startNode({ ...common, PORT: String(portA), NODE_ID: "gateway-a", TRUSTED_PROXIES: "127.0.0.1,::1" }, ["api"]);
     procs.gatewayB = startNode({ ...common, PORT: String(portB), NODE_ID: "gateway-b", TRUSTED_PROXIES: "127.0.0.1,::1" }, ["api"]);
@@ -37,7 +37,7 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
 
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.stop()));
-    await nats?.stop();
+    await peers?.stop();
   });
 
   test("MFA login across gateways; admin flag and removal reach cached keys", async () => {
@@ -68,6 +68,65 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
     expectErrorBody(await b.get("/api/data/verify_key").set("Api-Key", ivyKey), 401);
     expectErrorBody(await a.get("/api/data/verify_key").set("Api-Key", mfaKey), 401);
     expect((await b.get("/api/data/verify_key").set("Api-Key", adminKey)).status).toBe(200);
+  });
+
+  test("shared Redis cache: a key deleted, or an admin's rights taken away, through one gateway is refused by both within a second", async () => {
+    const [a, b] = [api(urlA), api(urlB)];
+    const rootKey = (await a.get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
+    const added = await a.post("/api/data/add_user").set("Api-Key", rootKey).send({ fullname: "Joe", username: "joe", email: "joe@example.org", hash_pw: "joe password" });
+    const joeId: number = added.body.user_id;
+    expect((await b.put("/api/data/user/set_isadmin").set("Api-Key", rootKey).send({ user_id: joeId, isadmin: true })).status).toBe(200);
+    const made = await a.post("/api/data/create_api_key").set("Api-Key", rootKey).send({ user_id: 1, rssonly: false });
+    const doomed: string = made.body.api_key;
+    const joeKey = (await b.get("/api/data/get_key").set("Authorization", basic("joe", "joe password"))).body.retrieved_key;
+    // Every lookup cached: in Redis (auth.resolve_key) and in each gateway's own key cache.
+    for (const gw of [a, b]) {
+      expect((await gw.get("/api/data/verify_key").set("Api-Key", doomed)).status).toBe(200);
+      expect((await gw.post("/api/data/enable_disable_guest").set("Api-Key", joeKey)).status).toBe(200);
+    }
+    const refusedWithinASecond = async (check: () => Promise<boolean>) => {
+      const end = Date.now() + 1000;
+      while (!(await check())) {
+        if (Date.now() > end) return false;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return true;
+    };
+    expect((await a.delete("/api/data/delete_api_key").set("Api-Key", rootKey).send({ api_id: made.body.api_id })).status).toBe(200);
+    for (const gw of [b, a]) expect(await refusedWithinASecond(async () => (await gw.get("/api/data/verify_key").set("Api-Key", doomed)).status === 401)).toBe(true);
+    expect((await a.put("/api/data/user/set_isadmin").set("Api-Key", rootKey).send({ user_id: joeId, isadmin: false })).status).toBe(200);
+    for (const gw of [b, a]) expect(await refusedWithinASecond(async () => (await gw.post("/api/data/enable_disable_guest").set("Api-Key", joeKey)).status === 403)).toBe(true);
+    // And it stays refused: no stale lookup came back into a cache meanwhile.
+    await new Promise((r) => setTimeout(r, 1500));
+    for (const gw of [a, b]) {
+      expect((await gw.get("/api/data/verify_key").set("Api-Key", doomed)).status).toBe(401);
+      expect((await gw.post("/api/data/enable_disable_guest").set("Api-Key", joeKey)).status).toBe(403);
+    }
+  });
+
+  test("shared Redis cache: rights taken away while both gateways are busy with the key stay taken away (no stale lookup cached again)", async () => {
+    const [a, b] = [api(urlA), api(urlB)];
+    const rootKey = (await a.get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
+    const added = await a.post("/api/data/add_user").set("Api-Key", rootKey).send({ fullname: "Kim", username: "kim", email: "kim@example.org", hash_pw: "kim password" });
+    const kimId: number = added.body.user_id;
+    const kimKey = (await b.get("/api/data/get_key").set("Authorization", basic("kim", "kim password"))).body.retrieved_key;
+    for (let round = 0; round < 4; round++) {
+      expect((await a.put("/api/data/user/set_isadmin").set("Api-Key", rootKey).send({ user_id: kimId, isadmin: true })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      // Both gateways look the key up over and over while the rights change.
+      let busy = true;
+      const hammer = async (url: string) => {
+        while (busy) await fetch(`${url}/api/data/admin_self_service_status`, { headers: { "Api-Key": kimKey } }).then((r) => r.arrayBuffer());
+      };
+      const hammers = [urlA, urlB, urlA, urlB].map(hammer);
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await b.put("/api/data/user/set_isadmin").set("Api-Key", rootKey).send({ user_id: kimId, isadmin: false })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      busy = false;
+      await Promise.all(hammers);
+      await new Promise((r) => setTimeout(r, 1000));
+      for (const gw of [a, b]) expect((await gw.post("/api/data/enable_disable_guest").set("Api-Key", kimKey)).status).toBe(403);
+    }
   });
 
   test("failed logins through one gateway lock that address out through the other too; the owner's address stays open", async () => {

@@ -8,7 +8,7 @@ import fs from "fs";
 import path from "path";
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { tempDir } from "../helpers/server";
-import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
+import { clusterPeers, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 
 const natsBin = findNatsServer();
 const externalNats = process.env.NATS_URL;
@@ -16,16 +16,15 @@ const describeCluster = natsBin || externalNats ? describe : describe.skip;
 
 describeCluster("server backups, cluster runtime (gateway, backups and accounts over NATS)", () => {
   const procs: Record<string, Proc> = {};
-  let nats: Proc | null = null;
+  let peers: Awaited<ReturnType<typeof clusterPeers>> | null = null;
   let url = "";
   const backupDir = tempDir("podcast-cluster-backups-");
 
   beforeAll(async () => {
     ensureBuilt();
-    const { url: transporter, proc } = await clusterNats(natsBin);
-    nats = proc;
+    peers = await clusterPeers(natsBin);
     const port = await freePort();
-    const common = { TRANSPORTER: transporter, NAMESPACE: `bak-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-bak-") };
+    const common = { ...peers.env, NAMESPACE: `bak-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-bak-") };
     procs.gateway = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
     procs.backups = startNode({ ...common, NODE_ID: "backups-1", BACKUP_DIR: backupDir }, ["backups"]);
     procs.accounts = startNode({ ...common, NODE_ID: "accounts-1" }, ["users", "auth"]);
@@ -35,7 +34,7 @@ describeCluster("server backups, cluster runtime (gateway, backups and accounts 
 
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.stop()));
-    await nats?.stop();
+    await peers?.stop();
   });
 
   test("backup_server streams every service's records through the backups process; restore_backup_file gives them back", async () => {

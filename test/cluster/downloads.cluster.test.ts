@@ -12,7 +12,7 @@ import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
 import { createUsers, rssFeed } from "../helpers/podcasts";
 import { tempDir } from "../helpers/server";
 import { until } from "../helpers/wait";
-import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
+import { clusterPeers, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 
 const natsBin = findNatsServer();
 const describeCluster = natsBin || process.env.NATS_URL ? describe : describe.skip;
@@ -20,7 +20,7 @@ const STATEFUL = ["auth", "users", "podcasts", "episodes", "feeds", "notificatio
 
 describeCluster("a download whose worker process is killed", () => {
   const procs: Record<string, Proc> = {};
-  let nats: Proc | null = null;
+  let peers: Awaited<ReturnType<typeof clusterPeers>> | null = null;
   let media: Loopback;
   let url = "";
   let common: Record<string, string>;
@@ -39,11 +39,10 @@ describeCluster("a download whose worker process is killed", () => {
       },
     });
     media.route("/feed.xml", { body: rssFeed("Cluster Show", [{ title: "long", guid: "long", url: `${media.url}/long.mp3`, date: "2024-01-01T00:00:00Z" }]) });
-    const { url: transporter, proc } = await clusterNats(natsBin);
-    nats = proc;
+    peers = await clusterPeers(natsBin);
     const port = await freePort();
     common = {
-      TRANSPORTER: transporter, NAMESPACE: `dl-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-dlc-"), DOWNLOAD_DIR: tempDir("podcast-dlc-files-"),
+      ...peers.env, NAMESPACE: `dl-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-dlc-"), DOWNLOAD_DIR: tempDir("podcast-dlc-files-"),
       REQUEST_TIMEOUT: "5000", HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", TASK_LEASE_SECONDS: "2", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
     };
     procs.api = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
@@ -55,7 +54,7 @@ describeCluster("a download whose worker process is killed", () => {
 
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.stop("SIGKILL")));
-    await nats?.stop();
+    await peers?.stop();
     await media?.close();
   });
 

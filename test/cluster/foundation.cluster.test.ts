@@ -4,7 +4,7 @@
  */
 import { foundationScenario } from "../helpers/foundation.scenario";
 import { tempDir } from "../helpers/server";
-import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
+import { clusterPeers, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 
 const natsBin = findNatsServer();
 const externalNats = process.env.NATS_URL;
@@ -16,14 +16,13 @@ const describeCluster = natsBin || externalNats ? describe : describe.skip;
 describeCluster("foundation, cluster runtime (gateway, users and auth as processes over NATS)", () => {
   const target = { url: "" };
   const procs: Record<string, Proc> = {};
-  let nats: Proc | null = null;
+  let peers: Awaited<ReturnType<typeof clusterPeers>> | null = null;
 
   beforeAll(async () => {
     ensureBuilt();
-    const { url: transporter, proc } = await clusterNats(natsBin);
-    nats = proc;
+    peers = await clusterPeers(natsBin);
     const port = await freePort();
-    const common = { TRANSPORTER: transporter, NAMESPACE: `test-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-") };
+    const common = { ...peers.env, NAMESPACE: `test-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-") };
     procs.api = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
     procs.users = startNode({ ...common, NODE_ID: "users-1" }, ["users"]);
     procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);
@@ -33,7 +32,7 @@ describeCluster("foundation, cluster runtime (gateway, users and auth as process
 
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.stop()));
-    await nats?.stop();
+    await peers?.stop();
   });
 
   foundationScenario(target);

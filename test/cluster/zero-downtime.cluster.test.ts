@@ -8,7 +8,10 @@
  * - a SIGKILLed node loses no write it had accepted (and a key deleted through one gateway is refused
  *   at once by the other, which had it cached), and a SIGKILLed downloads node no job: every accepted
  *   download ends SUCCESS once, after a new node took the jobs over;
- * - NATS itself restarted: the nodes reconnect and requests succeed again within seconds.
+ * - NATS itself restarted: the nodes reconnect and requests succeed again within seconds;
+ * - the shared Redis cache restarted: no request fails (a cache away is a miss), /api/health says redis
+ *   false while it is down and true once the cacher has reconnected.
+ * Every node shares one Redis cache (CACHER), as compose and k8s deploy them.
  * Along the way: per-node /ready and /live, the Prometheus metrics of a gateway and its JSON log lines.
  */
 import { spawn } from "child_process";
@@ -18,9 +21,10 @@ import { basic } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { audioBytes, mediaRoute, waitForTask } from "../helpers/media";
 import { rssFeed } from "../helpers/podcasts";
+import { startProviders } from "../helpers/providers";
 import { tempDir } from "../helpers/server";
 import { until } from "../helpers/wait";
-import { findNatsServer, freePort, portOpen, Proc, startNats, startNode, waitClusterHealthy } from "../helpers/processes";
+import { findNatsServer, freePort, portOpen, Proc, startNats, startNode, startRedis, waitClusterHealthy } from "../helpers/processes";
 import { serviceGroups } from "../../shared/service-groups";
 
 const natsBin = findNatsServer();
@@ -72,9 +76,11 @@ describeCluster("zero downtime over NATS", () => {
   const procs: Record<string, Proc> = {};
   let nats: Proc;
   let natsPort = 0;
+  let redis: Awaited<ReturnType<typeof startRedis>>;
   let common: Record<string, string>;
   const gateways: { name: string; url: string; observed: boolean }[] = [];
   let media: Loopback;
+  let providers: Loopback;
   let live: string[] = [];
   let key = "";
   let healthPort = 0;
@@ -123,8 +129,11 @@ describeCluster("zero downtime over NATS", () => {
     const started = await startNats(natsBin!);
     nats = started.proc;
     natsPort = Number(new URL(started.url).port);
+    redis = await startRedis();
+    providers = await startProviders();
     common = {
-      TRANSPORTER: started.url, NAMESPACE: `zd-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-zd-"), DOWNLOAD_DIR: tempDir("podcast-zd-files-"),
+      STORE_API_URL: providers.url,
+      TRANSPORTER: started.url, CACHER: redis.url, NAMESPACE: `zd-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-zd-"), DOWNLOAD_DIR: tempDir("podcast-zd-files-"),
       HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", REQUEST_TIMEOUT: "5000", TASK_LEASE_SECONDS: "2", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
       FEED_FETCH_PER_MINUTE: "1000000", // the steady load fetches a feed several times a second
     };
@@ -146,7 +155,9 @@ describeCluster("zero downtime over NATS", () => {
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.stop("SIGKILL")));
     await nats?.stop();
+    await redis?.proc.stop();
     await media?.close();
+    await providers?.close();
   });
 
   test("per-node probes: /live and /ready answer 200 on a running node, unknown paths 404", async () => {
@@ -343,6 +354,38 @@ describeCluster("zero downtime over NATS", () => {
     // While NATS was away a call could only wait (retried) or answer 503; once it is back, nothing fails.
     expect(failures.filter((f) => !f.startsWith("503 "))).toEqual([]);
     expect(statuses.slice(-20).every((s) => s === 200)).toBe(true);
+  }, 60_000);
+
+  test("the search service's cached answers are shared: a new search node answers from the cache the killed one filled", async () => {
+    const search = (q: string) => fetch(`${searchUrl}/api/search?query=${q}&index=store`, { signal: AbortSignal.timeout(10_000) });
+    const hits = () => providers.requests.filter((r) => r.url.startsWith("/search")).length;
+    expect((await search("cached")).status).toBe(200);
+    const before = hits();
+    await procs.search.stop("SIGKILL");
+    const searchPort = await freePort();
+    startGroup("search", { SEARCH_PORT: String(searchPort) });
+    searchUrl = `http://127.0.0.1:${searchPort}`;
+    await waitClusterHealthy([live[0]], procs, storeServices("search"));
+    await until(() => portOpen(searchPort), 10_000);
+    expect((await search("cached")).status).toBe(200);
+    expect(hits()).toBe(before);
+    expect((await search("uncached")).status).toBe(200);
+    expect(hits()).toBe(before + 1);
+  }, 60_000);
+
+  test("Redis restarted under steady load: no request fails, health says redis false while it is down, true after", async () => {
+    const load = readLoad(EVERY_GROUP_READS);
+    await sleep(500);
+    await redis.proc.stop();
+    const health = async () => (await (await fetch(`${live[0]}/api/health`)).json()).redis;
+    await until(async () => (await health()) === false, 5_000, 100);
+    await sleep(1500);
+    redis = await startRedis(redis.port);
+    await until(async () => (await health()) === true, 10_000, 100);
+    await sleep(1000);
+    const { statuses, failures } = await load.stop();
+    expect(failures).toEqual([]);
+    expect(statuses.length).toBeGreaterThan(20);
   }, 60_000);
 
   test("the observed gateway logged JSON lines and exposes per-route and per-action Prometheus metrics", async () => {

@@ -1,13 +1,15 @@
 /**
  * Process-level test helpers: the compiled server (dist/) started with moleculer-runner exactly as
- * `npm start` and the Kubernetes pods do, and a nats-server of the suite's own on a free port.
+ * `npm start` and the Kubernetes pods do, and a nats-server and a redis-server of the suite's own on free
+ * ports. Also compiled into dist/ for the benchmarks that run a cluster (bench/kill.bench.ts).
  */
 import { ChildProcess, execFileSync, spawn } from "child_process";
 import fs from "fs";
 import net from "net";
 import path from "path";
 
-const ROOT = path.resolve(__dirname, "..", "..");
+// The project root from test/helpers or from its compiled copy in dist/test/helpers.
+const ROOT = path.resolve(__dirname, "..", "..", ...(path.basename(path.resolve(__dirname, "..", "..")) === "dist" ? [".."] : []));
 const RUNNER = path.join(ROOT, "node_modules", "moleculer", "bin", "moleculer-runner.js");
 
 export function ensureBuilt() {
@@ -65,13 +67,18 @@ function track(child: ChildProcess): Proc {
   };
 }
 
-/** The nats-server binary: NATS_SERVER_BIN, then PATH, then Debian's /usr/sbin. */
-export function findNatsServer(): string | null {
-  const candidates = [process.env.NATS_SERVER_BIN, "/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"];
+/** A server binary: its env override, then Debian's /usr/sbin and /usr/bin, then PATH. */
+function findBinary(name: string, override: string | undefined): string | null {
+  const candidates = [override, `/usr/sbin/${name}`, `/usr/bin/${name}`, `/usr/local/bin/${name}`];
   try {
-    candidates.push(execFileSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" }).trim());
+    candidates.push(execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim());
   } catch { /* not on PATH */ }
   return candidates.find((c) => c && fs.existsSync(c)) || null;
+}
+
+/** The nats-server binary: NATS_SERVER_BIN, then Debian's, then PATH. */
+export function findNatsServer(): string | null {
+  return findBinary("nats-server", process.env.NATS_SERVER_BIN);
 }
 
 /** A nats-server on a free port, or on reusePort (a restart of one that was stopped). */
@@ -80,6 +87,21 @@ export async function startNats(bin: string, reusePort?: number): Promise<{ url:
   const proc = track(spawn(bin, ["-a", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "pipe", "pipe"] }));
   await waitFor(() => portOpen(port), `nats-server on port ${port}`);
   return { url: `nats://127.0.0.1:${port}`, proc };
+}
+
+/**
+ * A redis-server of the suite's own on a free loopback port (or reusePort, a restart of one that was
+ * stopped), without persistence: the shared cache of a cluster as compose and k8s deploy it
+ * (CACHER=redis://...), with no key shared with anything else on the machine. There is no skip: the
+ * cluster tests run with Redis as deployed, and .ci/run installs Debian's redis-server where missing.
+ */
+export async function startRedis(reusePort?: number): Promise<{ url: string; port: number; proc: Proc }> {
+  const bin = findBinary("redis-server", process.env.REDIS_SERVER_BIN);
+  if (!bin) throw new Error("No redis-server binary (install Debian's redis-server, as .ci/run does, or set REDIS_SERVER_BIN)");
+  const port = reusePort ?? (await freePort());
+  const proc = track(spawn(bin, ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] }));
+  await waitFor(() => portOpen(port), `redis-server on port ${port}`);
+  return { url: `redis://127.0.0.1:${port}`, port, proc };
 }
 
 /**
@@ -116,10 +138,21 @@ export async function waitHealthy(url: string, timeoutMs = 30_000, services: str
   }, `${url}/api/health`, timeoutMs);
 }
 
-/** The transporter of a cluster suite: NATS_URL when set, else a nats-server of the suite's own (proc to stop). */
-export async function clusterNats(bin: string | null): Promise<{ url: string; proc: Proc | null }> {
-  if (process.env.NATS_URL) return { url: process.env.NATS_URL, proc: null };
-  return startNats(bin!);
+/**
+ * The peers of a cluster suite, as compose and k8s deploy them: the transporter (NATS_URL when set, else a
+ * nats-server of the suite's own) and the shared cache (a redis-server of the suite's own). `env` goes
+ * into every node's environment; stop() ends what was started here.
+ */
+export async function clusterPeers(natsBin: string | null): Promise<{ env: { TRANSPORTER: string; CACHER: string }; redis: { url: string; port: number; proc: Proc }; stop(): Promise<void> }> {
+  const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, proc: null } : await startNats(natsBin!);
+  const redis = await startRedis();
+  return {
+    env: { TRANSPORTER: nats.url, CACHER: redis.url },
+    redis,
+    async stop() {
+      await Promise.all([nats.proc?.stop(), redis.proc.stop()]);
+    },
+  };
 }
 
 /** waitHealthy on every gateway; on failure every process's output is printed, the only clue to why. */
