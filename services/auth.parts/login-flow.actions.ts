@@ -95,6 +95,7 @@ export const loginFlowActions: ServiceActionsSchema = {
   },
   /** GET /index.php/login/v2/flow/{flow}: the sign-in page, with a new form token. */
   login_flow_page: {
+    idempotent: true,
     params: { flow: flowParam },
     async handler(this: any, ctx: Context<{ flow: string }, PageMeta>) {
       const flow = await this.openFlow(ctx.params.flow);

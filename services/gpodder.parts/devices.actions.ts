@@ -15,6 +15,7 @@ const deviceid = { type: "string", max: 200 };
 export const deviceActions: ServiceActionsSchema = {
   /** GET /api/2/devices/{username}.json */
   devices: {
+    idempotent: true,
     params: { username },
     async handler(this: any, ctx: Context<any>): Promise<GpodderDevice[]> {
       const user_id: number = await this.caller(ctx);
@@ -43,6 +44,7 @@ export const deviceActions: ServiceActionsSchema = {
   },
   /** GET /api/2/sync-devices/{username}.json */
   sync_devices: {
+    idempotent: true,
     params: { username },
     async handler(this: any, ctx: Context<any>) {
       return this.syncStatus(await this.caller(ctx));

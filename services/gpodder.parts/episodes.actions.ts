@@ -32,6 +32,7 @@ export const episodeActions: ServiceActionsSchema = {
   },
   /** GET /api/2/episodes/{username}.json?since=&podcast=&device=&aggregated= -> {actions, timestamp} */
   episode_actions: {
+    idempotent: true,
     params: { username, since, podcast: { type: "string", max: 4000, optional: true }, device: { type: "string", max: 200, optional: true }, aggregated: flag },
     async handler(this: any, ctx: Context<any>) {
       const user_id: number = await this.caller(ctx);
@@ -48,6 +49,7 @@ export const episodeActions: ServiceActionsSchema = {
    * the API) lists the device's feeds this server could not subscribe to yet, with the reason.
    */
   device_updates: {
+    idempotent: true,
     params: { username, deviceid: { type: "string", max: 200 }, since, include_actions: flag },
     async handler(this: any, ctx: Context<any>) {
       const user_id: number = await this.caller(ctx);
@@ -72,6 +74,7 @@ export const episodeActions: ServiceActionsSchema = {
   },
   /** GET /index.php/apps/gpoddersync/episode_action?since= -> {actions, timestamp} */
   nextcloud_episode_actions: {
+    idempotent: true,
     params: { since },
     async handler(this: any, ctx: Context<any>) {
       const user_id: number = await this.caller(ctx);

@@ -49,6 +49,7 @@ function parseSimpleList(body: unknown, fmt: string): string[] {
 export const subscriptionActions: ServiceActionsSchema = {
   /** GET /api/2/subscriptions/{username}/{deviceid}.json?since= -> {add, remove, timestamp} */
   subscription_changes: {
+    idempotent: true,
     params: { username, deviceid, since },
     async handler(this: any, ctx: Context<any>) {
       const user_id: number = await this.caller(ctx);
@@ -70,6 +71,7 @@ export const subscriptionActions: ServiceActionsSchema = {
   },
   /** GET /subscriptions/{username}.{format}: every feed of the user. */
   simple_subscriptions: {
+    idempotent: true,
     params: { username, format },
     async handler(this: any, ctx: Context<any>) {
       const user_id: number = await this.caller(ctx);
@@ -78,6 +80,7 @@ export const subscriptionActions: ServiceActionsSchema = {
   },
   /** GET /subscriptions/{username}/{deviceid}.{format}: the device's feeds; 404 for a device that does not exist. */
   simple_device_subscriptions: {
+    idempotent: true,
     params: { username, deviceid, format },
     async handler(this: any, ctx: Context<any>) {
       const user_id: number = await this.caller(ctx);
@@ -107,6 +110,7 @@ export const subscriptionActions: ServiceActionsSchema = {
   },
   /** GET /index.php/apps/gpoddersync/subscriptions?since= -> {add, remove, timestamp} */
   nextcloud_subscriptions: {
+    idempotent: true,
     params: { since },
     async handler(this: any, ctx: Context<any>) {
       const user_id: number = await this.caller(ctx);

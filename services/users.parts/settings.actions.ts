@@ -143,6 +143,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   /** GET /api/data/user/sync_server/{user_id}: the user's own switch of the sync server, and the operator's. */
   get_sync_server: {
+    idempotent: true,
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
