@@ -94,6 +94,27 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expect((await sync.get(`/api/2/episodes/alice.json?since=${res.body.timestamp}`)).body.actions).toMatchObject([{ episode: episodeUrl(0, 2), position: 3000, total: 3000 }]);
   });
 
+  test("a device's updates: added podcasts and new episodes with data from the catalogue here, each episode's status its newest action; mygpoclient parses them", async () => {
+    const res = await sync.get("/api/2/updates/alice/phone.json?since=0&include_actions=true");
+    expect(res.status).toBe(200);
+    expect(res.body.add).toContainEqual({ url: feed(0), title: "feed 0", description: expect.any(String), website: expect.any(String), logo_url: null, subscribers: 1, subscribers_last_week: 1, mygpo_link: "" });
+    const played = res.body.updates.find((e: any) => e.url === episodeUrl(0, 2));
+    expect(played).toEqual({
+      title: "feed 0 episode 2", url: episodeUrl(0, 2), podcast_title: "feed 0", podcast_url: feed(0), description: expect.any(String), website: expect.any(String), mygpo_link: "",
+      released: "2024-02-01T00:00:00", status: "play", action: expect.objectContaining({ podcast: feed(0), episode: episodeUrl(0, 2), action: "play", position: 3000 }),
+    });
+    expect(res.body.updates.find((e: any) => e.url === episodeUrl(0, 1))).toMatchObject({ status: "new", podcast_title: "feed 0" });
+    expect(res.body.updates.find((e: any) => e.url === episodeUrl(0, 1)).action).toBeUndefined();
+    // Only episodes stored here since `since`; without include_actions no action.
+    expect((await sync.get(`/api/2/updates/alice/phone.json?since=${res.body.timestamp}`)).body).toMatchObject({ add: [], remove: [], updates: [] });
+    expect((await sync.get("/api/2/updates/alice/phone.json?since=0")).body.updates.every((e: any) => e.action === undefined)).toBe(true);
+    // gPodder's client library reads the podcasts and episodes of the answer with its own classes.
+    const parse = "import json, sys\nfrom mygpoclient import public, simple\nd = json.load(sys.stdin)\nprint(len([simple.Podcast.from_dict(p) for p in d['add']]), len([public.Episode.from_dict(e) for e in d['updates']]))";
+    const parsed = spawnSync(pythonWithMygpoclient(), ["-c", parse], { input: JSON.stringify(res.body), encoding: "utf8" });
+    expect(parsed.stderr).toBe("");
+    expect(parsed.stdout.trim()).toBe(`${res.body.add.length} ${res.body.updates.length}`);
+  });
+
   test("a play from a phone sets the position here (newest timestamp wins) and does not come back as the server's", async () => {
     const now = new Date().toISOString().slice(0, 19);
     const up = await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "play", timestamp: now, started: 0, position: 1200, total: 3000 }]);
