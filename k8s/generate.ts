@@ -73,11 +73,19 @@ const nodeHealthcheck = {
   start_period: "20s",
 };
 
+/**
+ * NATS's largest message: a phone's first sync (100,000 episode actions, about 20 MB, up to
+ * SYNC_MAX_BODY_SIZE) travels between the gateway and the gpodder service in one message each way, over
+ * NATS's 1 MB default. 64 MB is NATS's own ceiling; it takes a config file, not a flag.
+ */
+const NATS_MAX_PAYLOAD = "64MB";
+const natsStart = (flags: string) => `printf 'max_payload: ${NATS_MAX_PAYLOAD}\\n' > /tmp/nats.conf && exec nats-server -c /tmp/nats.conf ${flags}`;
+
 function composeFile(): string {
   const infra = {
     nats: {
       image: "nats:2.10-alpine",
-      command: ["-js", "-m", "8222"],
+      entrypoint: ["sh", "-c", natsStart("-js -m 8222")],
       restart: "unless-stopped",
       healthcheck: { test: ["CMD", "wget", "-qO-", "http://127.0.0.1:8222/healthz"], interval: "5s", timeout: "3s", retries: 5 },
     },
@@ -223,11 +231,11 @@ function infraObjects(): object[] {
       ...single("nats", {
         name: "nats",
         image: "nats:2.10-alpine",
-        args: ["-m", "8222"],
+        command: ["sh", "-c", natsStart("-m 8222")],
         ports: [{ name: "client", containerPort: 4222 }, { name: "monitor", containerPort: 8222 }],
         readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 5 },
         livenessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 10 },
-        resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
+        resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "512Mi" } },
       }),
     },
   };

@@ -282,21 +282,21 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/2/devices/{username}.json": { action: "gpodder.devices", auth: "sync" },
   "POST /api/2/devices/{username}/{deviceid}.json": { action: "gpodder.update_device", auth: "sync", body: "json" },
   "GET /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.subscription_changes", auth: "sync" },
-  "POST /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.upload_subscription_changes", auth: "sync", body: "json" },
+  "POST /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.upload_subscription_changes", auth: "sync", body: "json", largeBody: true },
   "GET /api/2/episodes/{username}.json": { action: "gpodder.episode_actions", auth: "sync" },
-  "POST /api/2/episodes/{username}.json": { action: "gpodder.upload_episode_actions", auth: "sync", body: "json" },
+  "POST /api/2/episodes/{username}.json": { action: "gpodder.upload_episode_actions", auth: "sync", body: "json", largeBody: true },
   "GET /api/2/updates/{username}/{deviceid}.json": { action: "gpodder.device_updates", auth: "sync" },
   "GET /api/2/sync-devices/{username}.json": { action: "gpodder.sync_devices", auth: "sync" },
   "POST /api/2/sync-devices/{username}.json": { action: "gpodder.update_sync_devices", auth: "sync", body: "json" },
   // gPodder simple API: whole lists as json, opml or txt (a PUT's body is read as text, whatever its content type)
   "GET /subscriptions/{username}.{format}": { action: "gpodder.simple_subscriptions", auth: "sync" },
   "GET /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.simple_device_subscriptions", auth: "sync" },
-  "PUT /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.put_simple_subscriptions", auth: "sync", body: "text" },
+  "PUT /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.put_simple_subscriptions", auth: "sync", body: "text", largeBody: true },
   // Nextcloud gpoddersync app's data routes (the Nextcloud user is one device of the user, "nextcloud")
   "GET /index.php/apps/gpoddersync/subscriptions": { action: "gpodder.nextcloud_subscriptions", auth: "sync" },
-  "POST /index.php/apps/gpoddersync/subscription_change/create": { action: "gpodder.nextcloud_subscription_change", auth: "sync", body: "json" },
+  "POST /index.php/apps/gpoddersync/subscription_change/create": { action: "gpodder.nextcloud_subscription_change", auth: "sync", body: "json", largeBody: true },
   "GET /index.php/apps/gpoddersync/episode_action": { action: "gpodder.nextcloud_episode_actions", auth: "sync" },
-  "POST /index.php/apps/gpoddersync/episode_action/create": { action: "gpodder.nextcloud_create_episode_actions", auth: "sync", body: "json" },
+  "POST /index.php/apps/gpoddersync/episode_action/create": { action: "gpodder.nextcloud_create_episode_actions", auth: "sync", body: "json", largeBody: true },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

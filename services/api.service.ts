@@ -65,9 +65,24 @@ function parseBasic(header: string | undefined): { username: string; password: s
   return { username: decoded.slice(0, sep), password: decoded.slice(sep + 1) };
 }
 
-/** The part of the route table whose bodies are read one way (RouteDef.body). */
-function routesWithBody(body: RouteDef["body"]): Record<string, RouteDef> {
-  return Object.fromEntries(Object.entries(routes).filter(([, def]) => def.body === body));
+/** The part of the route table whose bodies are read one way (RouteDef.body) up to one limit (RouteDef.largeBody). */
+function routesWithBody(body: RouteDef["body"], largeBody = false): Record<string, RouteDef> {
+  return Object.fromEntries(Object.entries(routes).filter(([, def]) => def.body === body && !!def.largeBody === largeBody));
+}
+
+/**
+ * A route per body kind (RouteDef.body) and limit: MAX_BODY_SIZE, or SYNC_MAX_BODY_SIZE for the sync
+ * server's uploads (RouteDef.largeBody: a phone's first sync sends its whole history in one request).
+ */
+function bodyRoutes() {
+  const kinds = [["json", false], ["text", false], ["json", true], ["text", true]] as const;
+  return kinds
+    .filter(([body, large]) => Object.keys(routesWithBody(body, large)).length > 0)
+    .map(([body, large]) => {
+      const limit = large ? config.syncMaxBodySize : config.maxBodySize;
+      const parsers = body === "json" ? { json: { strict: false, limit, type: () => true } } : { json: false, text: { type: () => true, limit } };
+      return apiRoute(`api-${body}${large ? "-sync" : ""}`, routesWithBody(body, large), parsers);
+    });
 }
 
 /** The gateway's route for part of the route table: auth, the hooks and the body parsers of those routes. */
@@ -134,8 +149,7 @@ const ApiService: ServiceSchema = {
         urlencoded: { extended: true, limit: config.maxBodySize },
       }),
       // Routes whose body is JSON, or text, whatever its content type (gPodder's client library labels its JSON as form data).
-      apiRoute("api-json", routesWithBody("json"), { json: { strict: false, limit: config.maxBodySize, type: () => true } }),
-      apiRoute("api-text", routesWithBody("text"), { json: false, text: { type: () => true, limit: config.maxBodySize } }),
+      ...bodyRoutes(),
     ],
     onError: sendError,
   },

@@ -60,6 +60,8 @@ export const config = {
   heartbeatTimeout: int("HEARTBEAT_TIMEOUT", 15),
   /** Largest accepted request body. */
   maxBodySize: env.MAX_BODY_SIZE || "1mb",
+  /** Largest body of a sync upload route (RouteDef.largeBody): gPodder clients send all pending actions at once. */
+  syncMaxBodySize: env.SYNC_MAX_BODY_SIZE || "32mb",
   /** Failed logins, MFA codes and reset codes per username (or e-mail) and client address per minute before 429. */
   loginMaxFailures: int("LOGIN_MAX_FAILURES", 10),
   /** The same from one client address across all usernames. */

@@ -50,6 +50,11 @@ export interface RouteDef {
    * type: gPodder's client library labels its JSON as form data, and sends the simple API's txt and OPML so.
    */
   body?: "json" | "text";
+  /**
+   * A device's upload of its whole history (a phone's first sync: 100,000 episode actions in one request):
+   * the body may be as large as SYNC_MAX_BODY_SIZE instead of MAX_BODY_SIZE.
+   */
+  largeBody?: true;
   /** Request headers the action reads (lower-case names), passed in ctx.meta.headers: a page's cookie, an app's user agent. */
   headers?: string[];
 }

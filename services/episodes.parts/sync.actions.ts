@@ -3,7 +3,7 @@
  * positions read and written by feed URL and enclosure URL (how sync servers name episodes).
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import type { EpisodeSummary, PositionsChangedEvent, SyncEpisodeRef, SyncEpisodeState } from "../../shared/contracts/episodes";
+import type { EpisodeSummary, PositionsChangedEvent, SyncEpisodeRef, SyncEpisodeState, SyncNewEpisode } from "../../shared/contracts/episodes";
 import type { SyncFeed } from "../../shared/contracts/podcasts";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
 
@@ -24,6 +24,23 @@ export const syncActions: ServiceActionsSchema = {
     async handler(this: any, ctx: Context<{ episode_ids: number[] }>): Promise<EpisodeSummary[]> {
       const eps = await this.adapter.find({ query: { _id: { $in: ctx.params.episode_ids } }, sort: ["-pub_date", "-_id"] });
       return eps.map((e: any) => ({ episode_id: e._id, podcast_id: e.podcast_id, title: e.title, url: e.enclosure_url, pub_date: iso(e.pub_date) }));
+    },
+  },
+  /** Episodes of these feeds stored here after `since` (GET /api/2/updates' updates), in one read. */
+  sync_new_episodes: {
+    visibility: "public",
+    params: { feeds, since: { type: "date", convert: true } },
+    async handler(this: any, ctx: Context<{ feeds: SyncFeed[]; since: Date }>): Promise<SyncNewEpisode[]> {
+      const urls = new Map(ctx.params.feeds.map((f) => [f.podcast_id, f.feed_url]));
+      if (!urls.size) return [];
+      const fields = ["podcast_id", "guid", "title", "description", "link", "enclosure_url", "pub_date", "created_at"];
+      const eps = await this.findFields(this.adapter, { podcast_id: { $in: [...urls.keys()] }, created_at: { $gt: ctx.params.since } }, fields);
+      return eps
+        .filter((e: any) => e.enclosure_url)
+        .map((e: any) => ({
+          podcast_url: urls.get(e.podcast_id)!, url: e.enclosure_url, guid: e.guid, title: e.title, description: e.description ?? "", website: e.link,
+          released: iso(e.pub_date ?? e.created_at)!.slice(0, 19),
+        }));
     },
   },
   /**

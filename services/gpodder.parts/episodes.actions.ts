@@ -4,7 +4,9 @@
  * then, so a play made offline and uploaded late still reaches the other devices.
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { SyncNewEpisode } from "../../shared/contracts/episodes";
 import { NEXTCLOUD_DEVICE } from "../../shared/contracts/gpodder";
+import type { SyncFeed, SyncPodcast } from "../../shared/contracts/podcasts";
 import { ActionDoc, checkDeviceId, FeedDoc, gpodderAction, newestPerEpisode, nextcloudAction, normaliseActions, rkey, rkeyRange, sanitizeUrl, sinceOf } from "./model";
 
 const username = { type: "string", max: 200 };
@@ -45,8 +47,10 @@ export const episodeActions: ServiceActionsSchema = {
   },
   /**
    * GET /api/2/updates/{username}/{deviceid}.json?since=&include_actions= -> {add, remove, updates, timestamp}:
-   * the subscription changes, and the episode actions since then as episode updates. `not_applied` (not in
-   * the API) lists the device's feeds this server could not subscribe to yet, with the reason.
+   * the subscription changes, podcasts added with their data from the catalogue here, and the episodes
+   * this server stored since then in the user's feeds, each with its status (the newest action, else
+   * "new") and with include_actions that action. `not_applied` (not in the API) lists the device's feeds
+   * this server could not subscribe to yet, with the reason.
    */
   device_updates: {
     idempotent: true,
@@ -57,16 +61,24 @@ export const episodeActions: ServiceActionsSchema = {
       await this.serial(user_id, () => this.ensureDevices(user_id, [device_id]));
       const from = sinceOf(ctx.params.since);
       const subs = await this.changesSince(user_id, from);
-      const { actions } = await this.actionsSince(user_id, from, {}, subs.timestamp);
+      const feeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id });
+      const episodes: SyncNewEpisode[] = feeds.length ? await ctx.call("episodes.sync_new_episodes", { feeds, since: new Date(from * 1000) }) : [];
+      const described = [...new Set([...subs.add, ...episodes.map((e) => e.podcast_url)])];
+      const podcasts: SyncPodcast[] = described.length ? await ctx.call("podcasts.sync_podcasts", { user_id, feed_urls: described }) : [];
+      const byUrl = new Map(podcasts.map((p) => [p.feed_url, p]));
+      const newest = await this.newestActions(user_id, episodes.map((e) => e.url), subs.timestamp);
       const withActions = truthy(ctx.params.include_actions);
-      const updates = newestPerEpisode(actions).map((a) => ({
-        url: a.episode, podcast_url: a.podcast, title: a.episode, status: a.action, released: a.timestamp, ...(withActions ? { action: gpodderAction(a) } : {}),
-      }));
       const pending: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { user_id, subscribed: true, library: { $in: ["pending", "failed"] } } });
       return {
-        add: subs.add.map((url: string) => ({ url, title: url, description: "", website: "", logo_url: null, subscribers: 0, mygpo_link: "" })),
+        add: subs.add.map((url: string) => podcastData(url, byUrl.get(url))),
         remove: subs.remove,
-        updates,
+        updates: episodes.map((e) => {
+          const action: ActionDoc | undefined = newest.get(`${e.podcast_url}\n${e.url}`);
+          return {
+            title: e.title, url: e.url, podcast_title: byUrl.get(e.podcast_url)?.title ?? "", podcast_url: e.podcast_url, description: e.description, website: e.website ?? "",
+            mygpo_link: "", released: e.released, status: action?.action ?? "new", ...(withActions && action ? { action: gpodderAction(action) } : {}),
+          };
+        }),
         timestamp: subs.timestamp,
         not_applied: pending.map((f) => ({ url: f.url, library: f.library, attempts: f.attempts, last_error: f.last_error })),
       };
@@ -93,7 +105,23 @@ export const episodeActions: ServiceActionsSchema = {
   },
 };
 
+/** A podcast as GET /api/2/updates' add lists it: the catalogue's data, or blanks for a feed not subscribed here yet (not_applied says why). */
+function podcastData(url: string, p: SyncPodcast | undefined) {
+  return {
+    url, title: p?.title ?? "", description: p?.description ?? "", website: p?.website ?? "", logo_url: p?.logo_url ?? null,
+    subscribers: p?.subscribers ?? 0,
+    // No history of counts is kept here: last week's is today's (gPodder's client library requires the key).
+    subscribers_last_week: p?.subscribers ?? 0, mygpo_link: "",
+  };
+}
+
 export const episodeMethods: ServiceMethods = {
+  /** The newest action (by its timestamp, then as received) of each of these episodes, by "podcast\nepisode": one read of the user's actions of them. */
+  async newestActions(this: any, user_id: number, episodeUrls: string[], until: number): Promise<Map<string, ActionDoc>> {
+    if (!episodeUrls.length) return new Map();
+    const actions: ActionDoc[] = await this.stores.gpodder_actions.find({ query: { ...rkeyRange(user_id, 0, until), episode: { $in: episodeUrls } } });
+    return new Map(newestPerEpisode(actions).map((a) => [`${a.podcast}\n${a.episode}`, a]));
+  },
   /** Stores actions under one new clock value (the devices named are created); a device's are then applied to the library. */
   async storeActions(this: any, user_id: number, actions: Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey">[], applyHere = true): Promise<number> {
     const seq: number = await this.stamp(user_id, async (seq: number) => {

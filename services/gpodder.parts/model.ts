@@ -182,12 +182,15 @@ export function normaliseActions(body: unknown, defaultDevice: string | null, no
   if (!Array.isArray(body)) throw new BadRequestError("Send a JSON list of episode actions");
   if (body.length > MAX_ITEMS) throw new BadRequestError(`At most ${MAX_ITEMS} episode actions per request`);
   const rewritten = new Map<string, string>();
+  // A history names each feed thousands of times: each URL is sanitized once (null: refused).
+  const sanitized = new Map<string, string | null>();
   const fallbackTime = now.toISOString().slice(0, 19);
   const actions = body.map((a: any, i: number) => {
     if (!a || typeof a !== "object" || Array.isArray(a)) throw new BadRequestError(`actions[${i}] must be an object`);
     if (typeof a.podcast !== "string" || !a.podcast) throw new BadRequestError(`actions[${i}].podcast is required`);
     if (typeof a.episode !== "string" || !a.episode || a.episode.length > MAX_URL) throw new BadRequestError(`actions[${i}].episode is required`);
-    const podcast = sanitizeUrl(a.podcast);
+    if (!sanitized.has(a.podcast)) sanitized.set(a.podcast, sanitizeUrl(a.podcast));
+    const podcast = sanitized.get(a.podcast) ?? null;
     if (podcast === null) throw new BadRequestError(`actions[${i}].podcast is not an http(s) feed URL`);
     if (podcast !== a.podcast) rewritten.set(a.podcast, podcast);
     const action = typeof a.action === "string" ? a.action.toLowerCase() : "";

@@ -3,7 +3,7 @@
  * switch (routes), the subscribers to notify, and a user's feed URLs read and changed by URL.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import type { NotifyTarget, SyncFeed, SyncSubscriptionsParams } from "../../shared/contracts/podcasts";
+import type { NotifyTarget, SyncFeed, SyncPodcast, SyncSubscriptionsParams } from "../../shared/contracts/podcasts";
 import { isLocalFeed } from "../../shared/contracts/local";
 import { feedRef, id, PodcastDoc, shown, SubscriptionDoc } from "./model";
 
@@ -48,6 +48,24 @@ export const syncActions: ServiceActionsSchema = {
       if (!subs.length) return [];
       const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) } } });
       return pods.filter((p) => !p.username && !isLocalFeed(p.feed_url)).map((p) => ({ podcast_id: p._id, feed_url: p.feed_url }));
+    },
+  },
+  /** sync_feeds with what gPodder clients show of each podcast (GET /api/2/updates' add): one read per store. */
+  sync_podcasts: {
+    visibility: "public",
+    params: { user_id: id, feed_urls: { type: "array", items: { type: "string", max: 4000 }, max: 100_000 } },
+    async handler(this: any, ctx: Context<{ user_id: number; feed_urls: string[] }>): Promise<SyncPodcast[]> {
+      const { user_id, feed_urls } = ctx.params;
+      if (!feed_urls.length) return [];
+      const pods: PodcastDoc[] = (await this.adapter.find({ query: { feed_url: { $in: feed_urls }, username: null } })).filter((p: PodcastDoc) => !isLocalFeed(p.feed_url));
+      const subs: SubscriptionDoc[] = pods.length ? await this.stores.subscriptions.find({ query: { podcast_id: { $in: pods.map((p) => p._id) } } }) : [];
+      const counts = new Map<number, number>();
+      for (const sub of subs) counts.set(sub.podcast_id, (counts.get(sub.podcast_id) ?? 0) + 1);
+      const own = new Map(subs.filter((sub) => sub.user_id === user_id).map((sub) => [sub.podcast_id, sub]));
+      return pods.filter((p) => own.has(p._id)).map((p) => {
+        const view = shown(p, own.get(p._id)!);
+        return { podcast_id: p._id, feed_url: p.feed_url, title: view.title, description: view.description ?? "", website: view.website_url, logo_url: view.artwork_url, subscribers: counts.get(p._id) ?? 0 };
+      });
     },
   },
   /** Subscribes and unsubscribes by feed URL (a sync server's changes); a URL that fails (dead feed, refused address) is reported, not thrown. */

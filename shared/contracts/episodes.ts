@@ -47,6 +47,19 @@ export interface EpisodeSummary {
 }
 
 /** One user's state of one episode as the sync service exchanges it (episodes.sync_states / apply_sync_states). */
+/** episodes.sync_new_episodes result item: an episode this server stored after a time, in a feed of a sync user. */
+export interface SyncNewEpisode {
+  podcast_url: string;
+  /** The enclosure URL: how gPodder clients name an episode. */
+  url: string;
+  guid: string;
+  title: string;
+  description: string;
+  website: string | null;
+  /** pub_date (ISO, UTC), else when it was stored here. */
+  released: string;
+}
+
 export interface SyncEpisodeState {
   podcast_url: string;
   episode_url: string;

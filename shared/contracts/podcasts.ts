@@ -91,6 +91,16 @@ export interface SyncFeed {
   feed_url: string;
 }
 
+/** podcasts.sync_podcasts result item: a subscribed feed with what a gPodder client shows of it (the user's overrides applied). */
+export interface SyncPodcast extends SyncFeed {
+  title: string;
+  description: string;
+  website: string | null;
+  logo_url: string | null;
+  /** Users of this server subscribed to it. */
+  subscribers: number;
+}
+
 /** podcasts.sync_subscriptions params: feed URLs a sync server added and removed for one user. */
 export interface SyncSubscriptionsParams {
   user_id: number;

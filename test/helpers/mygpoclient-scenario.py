@@ -7,6 +7,7 @@ calling test checks further, and exits non-zero (with the failed assertion) on a
 import json
 import os
 import sys
+import time
 
 from mygpoclient import api, http, simple
 from mygpoclient.locator import Locator
@@ -73,6 +74,28 @@ assert client.download_episode_actions(since=got.since).actions == []
 assert len(client.download_episode_actions(since=0, device_id="phone").actions) == 1000
 assert client.download_episode_actions(since=0, podcast=feeds[1]).actions == []
 out["actions_since"] = got.since
+
+# A first sync's upload: BULK episode actions in one call (gPodder desktop sends all pending actions at once,
+# over MAX_BODY_SIZE), all downloaded by the laptop; `since` from before it answers exactly them.
+bulk = int(os.environ.get("BULK", "0"))
+if bulk:
+    many = [
+        api.EpisodeAction(feeds[3], "%s/media/bulk-%d.mp3" % (feeds[3].rsplit("/", 1)[0], i), "play" if i % 4 else "download",
+                          device="phone", timestamp="2023-%02d-%02dT%02d:%02d:00" % (i % 12 + 1, i % 28 + 1, i % 24, i % 60),
+                          started=0 if i % 4 else None, position=i % 3000 + 1 if i % 4 else None, total=3600 if i % 4 else None)
+        for i in range(bulk)
+    ]
+    started = time.monotonic()
+    bulk_since = client.upload_episode_actions(many)
+    out["bulk_upload_s"] = round(time.monotonic() - started, 2)
+    started = time.monotonic()
+    got = client.download_episode_actions(since=got.since)
+    out["bulk_download_s"] = round(time.monotonic() - started, 2)
+    assert len(got.actions) == bulk, len(got.actions)
+    assert got.actions[-1].episode == many[-1].episode and got.actions[1].position == many[1].position, got.actions[1]
+    assert got.since >= bulk_since
+    assert client.download_episode_actions(since=got.since).actions == []
+    assert len(client.download_episode_actions(since=0, podcast=feeds[3]).actions) == bulk
 
 # Simple API: the same list in json (SimpleClient), txt and opml; a PUT replaces the device's list.
 simple_client = simple.SimpleClient(username, password, root_url=server)

@@ -57,10 +57,13 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     await feeds?.close();
   });
 
-  test("gPodder's client library: devices, subscription changes both ways with since, 1,000 actions in one call, the simple API in json, txt and opml", async () => {
+  test("gPodder's client library: devices, subscription changes both ways with since, 1,000 and 20,000 actions in one call, the simple API in json, txt and opml", async () => {
     const python = pythonWithMygpoclient();
-    // Not spawnSync: the server answers from this process.
-    const child = spawn(python, [SCENARIO], { env: { ...process.env, SERVER: server.url, USERNAME: "alice", PASSWORD, FEEDS: JSON.stringify([0, 1, 2, 3, 4].map(feed)) } });
+    // Not spawnSync: the server answers from this process. BULK: a first sync's upload, over MAX_BODY_SIZE
+    // (GPODDER_BULK=100000 by hand for the issue's size).
+    const bulk = process.env.GPODDER_BULK || "20000";
+    const env = { ...process.env, SERVER: server.url, USERNAME: "alice", PASSWORD, FEEDS: JSON.stringify([0, 1, 2, 3, 4].map(feed)), BULK: bulk };
+    const child = spawn(python, [SCENARIO], { env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -69,6 +72,7 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     if (status !== 0) throw new Error(`mygpoclient scenario failed (${status}):\n${stderr}\n${stdout}`);
     const out = JSON.parse(stdout.trim().split("\n").pop()!);
     expect(out.subscriptions).toEqual([feed(0), feed(4)].sort());
+    console.log(`mygpoclient: ${bulk} actions uploaded in one call in ${out.bulk_upload_s} s, downloaded in ${out.bulk_download_s} s`);
   });
 
   test("one library: the devices' feeds are subscribed here, removed ones unsubscribed", async () => {
@@ -88,6 +92,27 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     await post("/api/data/mark_episode_completed", "alice", { episode_id: ep.episodeid, user_id: u.alice.id });
     await until(async () => (await sync.get(`/api/2/episodes/alice.json?since=${res.body.timestamp}`)).body.actions.length > 0, 10_000, 50);
     expect((await sync.get(`/api/2/episodes/alice.json?since=${res.body.timestamp}`)).body.actions).toMatchObject([{ episode: episodeUrl(0, 2), position: 3000, total: 3000 }]);
+  });
+
+  test("a device's updates: added podcasts and new episodes with data from the catalogue here, each episode's status its newest action; mygpoclient parses them", async () => {
+    const res = await sync.get("/api/2/updates/alice/phone.json?since=0&include_actions=true");
+    expect(res.status).toBe(200);
+    expect(res.body.add).toContainEqual({ url: feed(0), title: "feed 0", description: expect.any(String), website: expect.any(String), logo_url: null, subscribers: 1, subscribers_last_week: 1, mygpo_link: "" });
+    const played = res.body.updates.find((e: any) => e.url === episodeUrl(0, 2));
+    expect(played).toEqual({
+      title: "feed 0 episode 2", url: episodeUrl(0, 2), podcast_title: "feed 0", podcast_url: feed(0), description: expect.any(String), website: expect.any(String), mygpo_link: "",
+      released: "2024-02-01T00:00:00", status: "play", action: expect.objectContaining({ podcast: feed(0), episode: episodeUrl(0, 2), action: "play", position: 3000 }),
+    });
+    expect(res.body.updates.find((e: any) => e.url === episodeUrl(0, 1))).toMatchObject({ status: "new", podcast_title: "feed 0" });
+    expect(res.body.updates.find((e: any) => e.url === episodeUrl(0, 1)).action).toBeUndefined();
+    // Only episodes stored here since `since`; without include_actions no action.
+    expect((await sync.get(`/api/2/updates/alice/phone.json?since=${res.body.timestamp}`)).body).toMatchObject({ add: [], remove: [], updates: [] });
+    expect((await sync.get("/api/2/updates/alice/phone.json?since=0")).body.updates.every((e: any) => e.action === undefined)).toBe(true);
+    // gPodder's client library reads the podcasts and episodes of the answer with its own classes.
+    const parse = "import json, sys\nfrom mygpoclient import public, simple\nd = json.load(sys.stdin)\nprint(len([simple.Podcast.from_dict(p) for p in d['add']]), len([public.Episode.from_dict(e) for e in d['updates']]))";
+    const parsed = spawnSync(pythonWithMygpoclient(), ["-c", parse], { input: JSON.stringify(res.body), encoding: "utf8" });
+    expect(parsed.stderr).toBe("");
+    expect(parsed.stdout.trim()).toBe(`${res.body.add.length} ${res.body.updates.length}`);
   });
 
   test("a play from a phone sets the position here (newest timestamp wins) and does not come back as the server's", async () => {
@@ -222,8 +247,16 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expectErrorBody(await sync.post("/api/2/subscriptions/alice/phone.json", { add: ["ftp://example.org/feed.xml"] }), 400);
     expectErrorBody(await sync.post("/api/2/subscriptions/alice/phone.json", { add: ["javascript:alert(1)"] }), 400);
     expectErrorBody(await sync.post("/api/2/subscriptions/alice/bad device!.json", { add: [feed(7)] }), 400);
+    // Upload routes take up to SYNC_MAX_BODY_SIZE (a 10 MB body is read, and its 10 MB episode URL refused); above it, 413.
     const huge = [{ podcast: feed(4), episode: "x".repeat(10 * 1024 * 1024), action: "play" }];
-    expectErrorBody(await sync.post("/api/2/episodes/alice.json", huge), 413);
+    expectErrorBody(await sync.post("/api/2/episodes/alice.json", huge), 400);
+    expect([config.maxBodySize, config.syncMaxBodySize]).toEqual(["1mb", "32mb"]); // the defaults, which the sizes below exceed
+    const MB = 1024 * 1024;
+    const tooLarge = [{ podcast: feed(4), episode: "x".repeat(32 * MB), action: "play" }];
+    for (const route of ["/api/2/episodes/alice.json", "/index.php/apps/gpoddersync/episode_action/create"]) expectErrorBody(await sync.post(route, tooLarge), 413);
+    expectErrorBody(await api(server.url).put("/subscriptions/alice/phone.txt").set("Cookie", sessions.alice).send("x".repeat(33 * MB)), 413);
+    // Other routes keep MAX_BODY_SIZE.
+    expectErrorBody(await sync.post("/api/2/devices/alice/phone.json", { caption: "x".repeat(MB) }), 413);
     expect((await sync.get("/api/2/episodes/alice.json")).body).toEqual(before);
     expect((await sync.get(`/api/2/subscriptions/alice/phone.json?since=${before.timestamp}`)).body).toMatchObject({ add: [], remove: [] });
     expect((await sync.get("/api/2/devices/alice.json", "bob")).status).toBe(401);
