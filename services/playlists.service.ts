@@ -9,7 +9,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
 import { PLAYLIST_SORT_ORDERS } from "../shared/contracts/episodes";
-import type { EpisodeListItem, EpisodeSelection, PlaylistSortOrder, SelectEpisodesParams, SelectionResult } from "../shared/contracts/episodes";
+import type { SelectedEpisode, EpisodeSelection, PlaylistSortOrder, SelectEpisodesParams, SelectionResult } from "../shared/contracts/episodes";
 import type { QueuePositionsResult } from "../shared/contracts/queue";
 import type { UserEvent } from "../shared/contracts/users";
 
@@ -250,12 +250,12 @@ const PlaylistsService: ServiceSchema = {
       if (!lists.length) return Promise.resolve([]);
       return ctx.call("episodes.select_episodes", { user_id, selections: lists.map(selectionOf), ...page });
     },
-    queuePositions(this: any, ctx: Context, user_id: number, episodes: EpisodeListItem[]): Promise<QueuePositionsResult> {
+    queuePositions(this: any, ctx: Context, user_id: number, episodes: SelectedEpisode[]): Promise<QueuePositionsResult> {
       if (!episodes.length) return Promise.resolve({});
       return ctx.call("queue.positions", { user_id, episode_ids: episodes.map((e) => e.episodeid) });
     },
     /** An episode with the queue fields of a queue-style item. */
-    withQueue(e: Omit<EpisodeListItem, "is_video">, queued: QueuePositionsResult) {
+    withQueue(e: Omit<SelectedEpisode, "is_video">, queued: QueuePositionsResult) {
       const q = queued[e.episodeid];
       return { ...e, queued: !!q, queueposition: q?.position ?? null, queuedate: q?.queued_at ?? null };
     },

@@ -14,7 +14,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
-import type { EpisodeListItem, EpisodeSelection, SelectionResult } from "../shared/contracts/episodes";
+import type { SelectedEpisode, EpisodeSelection, SelectionResult } from "../shared/contracts/episodes";
 import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsResult } from "../shared/contracts/queue";
 import type { UserEvent } from "../shared/contracts/users";
 
@@ -55,7 +55,7 @@ function onlyThese(episode_ids: number[]): EpisodeSelection {
  * Built field by field: copying with `{ is_video, ...rest }` costs several times more per item, and this
  * runs for every item of every queue read (bench/README.md); the type keeps it in step with the contract.
  */
-function queueEntry(e: EpisodeListItem, queueposition: number, queued_at: Date): Omit<EpisodeListItem, "is_video"> & { queueposition: number; queuedate: string; queued: true } {
+function queueEntry(e: SelectedEpisode, queueposition: number, queued_at: Date): Omit<SelectedEpisode, "is_video"> & { queueposition: number; queuedate: string; queued: true } {
   return {
     episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle, episodepubdate: e.episodepubdate,
     episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl, episodeduration: e.episodeduration,

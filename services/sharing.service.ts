@@ -81,7 +81,7 @@ const SharingService: ServiceSchema = {
         return {
           episode: {
             episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle,
-            episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork ?? e.podcast_artwork,
+            episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork || e.podcast_artwork,
             episodeurl: e.episodeurl, episodeduration: e.episodeduration, enclosure_type: e.enclosure_type, is_vidsite: e.is_vidsite,
           },
           stream_url,
