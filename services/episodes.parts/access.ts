@@ -152,7 +152,8 @@ export const accessMethods: Record<string, any> = {
       episodeartwork: e.artwork ?? sub.artwork_url ?? "",
       episodeurl: e.enclosure_url ?? "",
       episodeduration: e.duration,
-      listenduration: st?.listen_duration ?? null,
+      // Whole seconds (positions are stored as sent, e.g. 12.5): the clients parse an integer.
+      listenduration: st?.listen_duration == null ? null : Math.floor(st.listen_duration),
       completed: !!st?.completed,
       saved: !!st?.saved,
       is_vidsite: !!sub.is_vidsite,
@@ -182,7 +183,7 @@ export const accessMethods: Record<string, any> = {
       episodeurl: r.ep.enclosure_url ?? "",
       episodepubdate: iso(r.ep.pub_date) ?? "",
       episodeduration: r.ep.duration,
-      listenduration: r.st?.listen_duration ?? 0,
+      listenduration: Math.floor(r.st?.listen_duration ?? 0),
       completed: !!r.st?.completed,
       listendate: iso(r.st?.last_listened_at) ?? "",
       downloaded: downloaded.has(r.ep._id),

@@ -140,7 +140,7 @@ export const catalogActions: Record<string, any> = {
           audio_url: e.enclosure_url,
           is_played: isPlayed(e, st),
           is_saved: !!st?.saved,
-          progress: st?.listen_duration ?? 0,
+          progress: Math.floor(st?.listen_duration ?? 0),
         };
       });
     },
@@ -161,7 +161,7 @@ export const catalogActions: Record<string, any> = {
         o.total_episodes++;
         if (!isPlayed(e, st)) o.unplayed_episodes++;
         if (st) {
-          o.total_listen_time += st.listen_duration ?? 0;
+          o.total_listen_time += Math.floor(st.listen_duration ?? 0);
           const at = iso(st.last_listened_at);
           if (at && (!o.last_played || at > o.last_played)) o.last_played = at;
         }

@@ -138,7 +138,7 @@ export const libraryActions: Record<string, any> = {
         top_podcasts: [...l.byPodcast.entries()]
           .sort((a, b) => b[1] - a[1])
           .slice(0, 10)
-          .map(([podcast_id, seconds]) => ({ podcast_id, podcast_name: l.subs.get(podcast_id)?.title ?? null, listen_time: seconds, episodes_listened: episodes.get(podcast_id) ?? 0 })),
+          .map(([podcast_id, seconds]) => ({ podcast_id, podcast_name: l.subs.get(podcast_id)?.title ?? null, listen_time: Math.round(seconds), episodes_listened: episodes.get(podcast_id) ?? 0 })),
       };
     },
   },
@@ -244,7 +244,7 @@ export const libraryActions: Record<string, any> = {
           artwork_url: e.artwork ?? sub.artwork_url,
           pub_date: iso(e.pub_date),
           duration: e.duration,
-          listen_duration: st?.listen_duration ?? 0,
+          listen_duration: Math.floor(st?.listen_duration ?? 0),
           completed: !!st?.completed,
           saved: !!st?.saved,
           downloaded: downloaded.has(e._id),

@@ -84,6 +84,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   update_timezone: {
     params: { user_id: userId, timezone: { type: "string", trim: true, min: 1, max: 64 } },
+    response: SuccessMessageAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.setFields(ctx.params.user_id, { timezone: canonicalTimezone(ctx.params.timezone) });
       return { success: true, message: "Timezone updated" };

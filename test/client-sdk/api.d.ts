@@ -4729,7 +4729,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: boolean;
+                        first_admin_created: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -4765,7 +4768,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        user_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -4791,7 +4797,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: "success" | "mfa_required";
+                        retrieved_key: string | null;
+                        mfa_required: boolean;
+                        user_id: number;
+                        mfa_session_token: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -4818,7 +4830,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -4846,7 +4860,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: string;
+                        retrieved_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -4913,7 +4930,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        UserID: number;
+                        Fullname: string;
+                        Username: string;
+                        Email: string;
+                        Hashed_PW: null;
+                        Salt: null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -4943,7 +4967,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        userid: number;
+                        fullname: string;
+                        username: string;
+                        email: string;
+                        isadmin: 0 | 1;
+                        timezone: string;
+                        timeformat: number;
+                        dateformat: string;
+                        language: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -4973,7 +5007,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        FirstLogin: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5003,7 +5039,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        is_admin: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5041,7 +5079,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        user_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5078,7 +5119,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        user_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5110,7 +5154,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        status: boolean;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5142,7 +5190,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        status: boolean;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5170,7 +5222,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5206,7 +5260,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        api_key: string;
+                        api_id: number;
+                        rssonly: boolean;
+                        podcast_ids: number[] | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5240,7 +5299,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5270,7 +5331,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        api_info: {
+                            apikeyid: number;
+                            userid: number;
+                            username: string;
+                            lastfourdigits: string;
+                            /** Format: date-time */
+                            created: string;
+                            podcastids: number[];
+                            rssonly: boolean;
+                            kind: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5346,7 +5419,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5382,7 +5457,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5417,7 +5494,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5525,7 +5604,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5560,7 +5641,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5668,7 +5752,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        timezone: string;
+                        date_format: string;
+                        hour_pref: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5698,7 +5786,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        auto_complete_seconds: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5808,7 +5898,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        playback_speed: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5838,7 +5930,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        use_podcast_covers: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5874,7 +5968,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5902,7 +5998,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        languages: {
+                            code: string;
+                            name: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5928,7 +6029,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        default_language: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5980,7 +6083,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        theme: {
+                            themeid: number;
+                            name: string;
+                            background_color: string;
+                            button_color: string;
+                            container_button_color: string;
+                            button_text_color: string;
+                            text_color: string;
+                            text_secondary_color: string;
+                            border_color: string;
+                            accent_color: string;
+                            prog_bar_color: string;
+                            error_color: string;
+                            bonus_color: string;
+                            secondary_background: string;
+                            container_background: string;
+                            standout_color: string;
+                            hover_color: string;
+                            link_color: string;
+                            thumb_color: string;
+                            unfilled_color: string;
+                            check_box_color: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6015,7 +6145,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6045,7 +6177,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        themes: {
+                            themeid: number;
+                            name: string;
+                            background_color: string;
+                            button_color: string;
+                            container_button_color: string;
+                            button_text_color: string;
+                            text_color: string;
+                            text_secondary_color: string;
+                            border_color: string;
+                            accent_color: string;
+                            prog_bar_color: string;
+                            error_color: string;
+                            bonus_color: string;
+                            secondary_background: string;
+                            container_background: string;
+                            standout_color: string;
+                            hover_color: string;
+                            link_color: string;
+                            thumb_color: string;
+                            unfilled_color: string;
+                            check_box_color: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6080,7 +6238,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6114,7 +6274,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: string;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6144,7 +6307,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        final_admin: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6174,7 +6339,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        secret: string;
+                        otpauth_uri: string;
+                        qr_code_svg: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6209,7 +6378,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        verified: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6244,7 +6415,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        verified: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6274,7 +6447,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        mfa_enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6308,7 +6483,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        deleted: boolean;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6343,7 +6521,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: "success" | "invalid_code" | "session_expired" | "invalid_session";
+                        retrieved_key: string | null;
+                        verified: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6377,7 +6559,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        code_created: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6412,7 +6596,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6459,7 +6645,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6487,7 +6676,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        Emailsettingsid: number;
+                        ServerName: string;
+                        ServerPort: number;
+                        FromEmail: string;
+                        SendMode: string;
+                        Encryption: string;
+                        AuthRequired: number;
+                        Username: string;
+                        Password: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6532,7 +6731,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        email_status: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6585,7 +6786,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        provider_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6613,7 +6817,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        providers: {
+                            provider_id: number;
+                            provider_name: string;
+                            client_id: string;
+                            authorization_url: string;
+                            token_url: string;
+                            user_info_url: string;
+                            button_text: string;
+                            scope: string;
+                            button_color: string;
+                            button_text_color: string;
+                            icon_svg: string | null;
+                            name_claim: string | null;
+                            email_claim: string | null;
+                            username_claim: string | null;
+                            roles_claim: string | null;
+                            user_role: string | null;
+                            admin_role: string | null;
+                            enabled: boolean;
+                            initialized_from_env: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6647,7 +6875,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6675,7 +6905,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        providers: {
+                            id: number;
+                            name: string;
+                            icon_url: string | null;
+                            icon: string | null;
+                            login_url: string;
+                            client_id: string;
+                            scope: string;
+                            button_text: string;
+                            button_color: string;
+                            button_text_color: string;
+                        }[];
+                        disable_standard_login: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6710,7 +6954,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        expires_in: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6735,14 +6982,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
-            200: {
+            /** @description Back to the application (origin_url), with the new key */
+            302: {
                 headers: {
+                    Location?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             404: components["responses"]["E404"];
@@ -6786,7 +7032,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        podcast_id: number;
+                        first_episode_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6826,7 +7076,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        podcast_id: number;
+                        first_episode_id: number;
+                        data: {
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string | null;
+                            description: string | null;
+                            episodecount: number;
+                            websiteurl: string | null;
+                            feedurl: string;
+                            author: string | null;
+                            categories: {
+                                [key: string]: string;
+                            };
+                            explicit: boolean;
+                            podcastindexid: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6862,7 +7131,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6898,7 +7169,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6934,7 +7207,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6964,7 +7239,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        pods: {
+                            podcast_id: number;
+                            title: string;
+                            description: string | null;
+                            artwork_url: string | null;
+                            feed_url: string;
+                            website_url: string | null;
+                            author: string | null;
+                            categories: string[];
+                            last_episode_date: string | null;
+                            episode_count: number;
+                            /** Format: date-time */
+                            subscribed_date: string;
+                            is_vidsite: boolean;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6994,7 +7285,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        pods: {
+                            podcast_id: number;
+                            title: string;
+                            description: string | null;
+                            artwork_url: string | null;
+                            feed_url: string;
+                            website_url: string | null;
+                            author: string | null;
+                            categories: string[];
+                            last_episode_date: string | null;
+                            episode_count: number;
+                            /** Format: date-time */
+                            subscribed_date: string;
+                            is_vidsite: boolean;
+                            total_episodes: number;
+                            unplayed_episodes: number;
+                            last_played: string | null;
+                            total_listen_time: number;
+                            auto_download: boolean;
+                            notifications_enabled: boolean;
+                            feed_cutoff_days: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7026,7 +7340,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        exists: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7058,7 +7374,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7089,7 +7407,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast: {
+                            podcast_id: number;
+                            title: string;
+                            description: string | null;
+                            artwork_url: string | null;
+                            feed_url: string;
+                            website_url: string | null;
+                            author: string | null;
+                            email: string | null;
+                            categories: string[];
+                            language: string | null;
+                            explicit: boolean;
+                            total_episodes: number;
+                            last_build_date: string | null;
+                            subscribed_date: string | null;
+                            auto_download: boolean;
+                            notifications_enabled: boolean;
+                            custom_playback_speed: number | null;
+                            use_podcast_covers: boolean | null;
+                        };
+                        recent_episodes: {
+                            episode_id: number;
+                            title: string;
+                            description: string | null;
+                            pub_date: string | null;
+                            duration: number;
+                            file_size: number;
+                            audio_url: string | null;
+                            is_played: boolean;
+                            is_saved: boolean;
+                            progress: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7124,7 +7475,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcastid: number;
+                        podcastname: string;
+                        feedurl: string;
+                        description: string;
+                        author: string;
+                        artworkurl: string;
+                        explicit: boolean;
+                        episodecount: number;
+                        categories: string[];
+                        websiteurl: string;
+                        podcastindexid: number;
+                        is_vidsite: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7160,7 +7524,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7191,7 +7557,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast_id: number;
+                        user_id: number;
+                        feed_cutoff_days: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7227,7 +7597,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        categories: string[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7263,7 +7636,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        categories: string[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7308,7 +7684,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        podcast_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7344,7 +7724,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7379,7 +7761,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        auto_download: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7412,7 +7796,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode_in_db: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7444,7 +7830,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast_id: number;
+                        episode_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7476,7 +7865,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7508,7 +7899,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7545,7 +7938,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7579,7 +7990,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7615,7 +8044,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7639,13 +8070,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The feed document as the feed server sent it (application/xml) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/xml": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -7673,7 +8104,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        task_id: string;
+                        message?: string;
+                        refreshed?: number;
+                        updated?: number;
+                        unchanged?: number;
+                        failed?: number;
+                        new_episodes?: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7709,7 +8149,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7745,7 +8187,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7782,7 +8226,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        saved_episodes: {
+                            episodeid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                            queued: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7819,7 +8280,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7856,7 +8319,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        completed: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7893,7 +8359,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: {
+                            episodeid: number;
+                            podcastname: string;
+                            episodename: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodepubdate: string;
+                            episodeduration: number;
+                            listenduration: number;
+                            completed: boolean;
+                            listendate: string;
+                            downloaded: boolean;
+                            is_vidsite: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7927,7 +8409,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7961,7 +8445,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7997,7 +8483,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8033,7 +8521,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8061,7 +8551,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        completed_count: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8097,7 +8590,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8133,7 +8630,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8169,7 +8670,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8205,7 +8710,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8240,7 +8748,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8277,7 +8788,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8313,7 +8827,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        playback_speed: number;
+                        start_skip: number;
+                        end_skip: number;
+                        playback_speed_customized: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8349,7 +8868,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8384,7 +8906,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        auto_play_next: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8419,7 +8943,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        is_favorite: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8455,7 +8981,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodeid: number;
+                        podcastid: number;
+                        podcastname: string;
+                        episodetitle: string;
+                        episodepubdate: string;
+                        episodedescription: string;
+                        episodeartwork: string;
+                        episodeurl: string;
+                        episodeduration: number;
+                        listenduration: number | null;
+                        completed: boolean;
+                        saved: boolean;
+                        is_vidsite: boolean;
+                        downloaded: boolean;
+                        queueposition: number | null;
+                        queuedate: string | null;
+                        queued: boolean;
+                        is_video: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8492,7 +9037,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                            queueposition: number | null;
+                            queuedate: string | null;
+                            queued: boolean;
+                            is_video: boolean;
+                            episodelink: string | null;
+                            episodeauthor: string | null;
+                            explicit: boolean;
+                            season: number | null;
+                            episode_number: number | null;
+                            episode_type: string | null;
+                            enclosure_type: string | null;
+                            file_size: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8522,7 +9096,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        total_listen_time: number;
+                        episodes_played: number;
+                        episodes_completed: number;
+                        podcasts_subscribed: number;
+                        episodes_downloaded: number;
+                        episodes_saved: number;
+                        episodes_queued: number;
+                        avg_listen_time_per_episode: number;
+                        most_listened_podcast: string | null;
+                        listening_streak_days: number;
+                        last_activity: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8552,7 +9138,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        total_listen_time: number;
+                        episodes_played: number;
+                        episodes_completed: number;
+                        podcasts_subscribed: number;
+                        episodes_downloaded: number;
+                        episodes_saved: number;
+                        episodes_queued: number;
+                        avg_listen_time_per_episode: number;
+                        most_listened_podcast: string | null;
+                        listening_streak_days: number;
+                        last_activity: string | null;
+                        timezone: string;
+                        completion_rate: number;
+                        episodes_listened_by_weekday: {
+                            [key: string]: number;
+                        };
+                        episodes_listened_by_hour: number[];
+                        last_30_days: {
+                            date: string;
+                            episodes: number;
+                        }[];
+                        top_podcasts: {
+                            podcast_id: number;
+                            podcast_name: string;
+                            listen_time: number;
+                            episodes_listened: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8582,7 +9196,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        recent_episodes: {
+                            episode_id: number;
+                            episode_title: string;
+                            podcast_name: string;
+                            episode_artwork: string | null;
+                            listen_progress: number;
+                            last_listened: string | null;
+                        }[];
+                        quick_stats: {
+                            total_listen_time: number;
+                            episodes_this_week: number;
+                            completion_rate: number;
+                        };
+                        recommended_episodes: {
+                            episode_id: number;
+                            episode_title: string;
+                            podcast_name: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8622,7 +9256,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: ({
+                            /** @constant */
+                            type: "podcast";
+                            podcast_id: number;
+                            podcast_name: string;
+                            author: string | null;
+                            description: string | null;
+                            artwork_url: string | null;
+                            categories: string[];
+                        } | {
+                            /** @constant */
+                            type: "episode";
+                            episode_id: number;
+                            podcast_id: number;
+                            podcast_name: string;
+                            episode_title: string;
+                            description: string | null;
+                            artwork_url: string | null;
+                            pub_date: string | null;
+                            duration: number;
+                            listen_duration: number;
+                            completed: boolean;
+                            saved: boolean;
+                            downloaded: boolean;
+                        })[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8684,7 +9345,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        channels: {
+                            channel_id: string;
+                            name: string;
+                            description: string;
+                            subscriber_count: number | null;
+                            thumbnail: string;
+                            url: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8716,7 +9386,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        exists: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8752,7 +9424,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        podcast_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8783,7 +9459,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: {
+                            episode_id: number;
+                            episode_title: string;
+                            episode_description: string;
+                            episode_url: string;
+                            episode_artwork: string;
+                            episode_duration: number;
+                            episode_pubdate: string;
+                            listened: boolean;
+                            completed: boolean;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8819,7 +9507,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8850,7 +9540,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        [key: string]: unknown;
+                    }[] | {
+                        [key: string]: unknown;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8880,7 +9574,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        podcasts: {
+                            podcastid: number;
+                            podcastname: string;
+                            feedurl: string;
+                            podcast_index_id: number;
+                            title: string;
+                            feed_url: string;
+                            author: string | null;
+                            artwork_url: string | null;
+                            description: string | null;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8908,7 +9615,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        refreshed: number;
+                        failed: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8945,7 +9657,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        success: boolean;
+                        status: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8975,7 +9691,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9005,7 +9723,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        sync_type: string;
+                        enabled: boolean;
+                        server_url: string | null;
+                        username: string | null;
+                        device_id: string | null;
+                        last_sync: string | null;
+                        data: {
+                            podsyncurl: string;
+                            podsynctoken: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9042,7 +9771,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        valid: boolean;
+                        status: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9070,7 +9803,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        enabled: boolean;
+                        sync_type: string;
+                        server_url: string | null;
+                        last_sync: string | null;
+                        last_status: string;
+                        last_error: string | null;
+                        last_result: {
+                            subscriptions_added_here: number;
+                            subscriptions_removed_here: number;
+                            subscriptions_uploaded: number;
+                            subscriptions_removed_there: number;
+                            positions_applied: number;
+                            actions_received: number;
+                            actions_uploaded: number;
+                            downloads_queued: number;
+                            downloads_deleted: number;
+                            failed_feeds: {
+                                url: string;
+                                reason: string;
+                            }[];
+                        } | null;
+                        podsync_enabled: boolean;
+                        external_enabled: boolean;
+                        external_url: string | null;
+                        api_url: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9104,7 +9863,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        enabled: boolean;
+                        detail: string;
+                        sync_type: string;
+                        podsync_enabled: boolean;
+                        external_enabled: boolean;
+                        external_url: string | null;
+                        api_url: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9132,7 +9899,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9160,7 +9937,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    }[];
                 };
             };
             400: components["responses"]["E400"];
@@ -9197,7 +9984,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9227,7 +10024,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    }[];
                 };
             };
             400: components["responses"]["E400"];
@@ -9255,7 +10062,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        server_url: string;
+                        sync_type: string;
+                        sync_enabled: boolean;
+                        server_devices: {
+                            id: string;
+                            caption: string;
+                            device_type: string;
+                            type: string;
+                            subscriptions: number;
+                        }[];
+                        total_devices: number;
+                        server_subscriptions: {
+                            url: string;
+                            title: string | null;
+                            description: string | null;
+                        }[];
+                        total_subscriptions: number;
+                        recent_episode_actions: {
+                            podcast: string;
+                            episode: string;
+                            action: string;
+                            timestamp: string;
+                            device?: string;
+                            position?: number;
+                            started?: number;
+                            total?: number;
+                        }[];
+                        total_episode_actions: number;
+                        connection_status: string;
+                        last_sync_timestamp: string | null;
+                        api_endpoints_tested: {
+                            endpoint: string;
+                            ok: boolean;
+                            status: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9289,7 +10132,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        device_id: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9321,7 +10167,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9353,7 +10216,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9381,7 +10261,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        server_url: string;
+                        total_devices: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9409,7 +10294,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9445,7 +10347,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        login_url: string;
+                        token: string;
+                        poll_endpoint: string;
+                        login: string;
+                        poll: {
+                            token: string;
+                            endpoint: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9484,7 +10395,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        status: "connected" | "pending";
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9512,7 +10426,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9542,7 +10473,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        settings: {
+                            platform: string;
+                            enabled: boolean;
+                            notifa_topic: string | null;
+                            notifa_server_url: string | null;
+                            notifa_username: string | null;
+                            notifb_url: string | null;
+                            http_url: string | null;
+                            http_method: string | null;
+                            notifa_password_set: boolean;
+                            notifa_access_token_set: boolean;
+                            notifb_token_set: boolean;
+                            http_token_set: boolean;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9588,7 +10534,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        settings: {
+                            platform: string;
+                            enabled: boolean;
+                            notifa_topic: string | null;
+                            notifa_server_url: string | null;
+                            notifa_username: string | null;
+                            notifb_url: string | null;
+                            http_url: string | null;
+                            http_method: string | null;
+                            notifa_password_set: boolean;
+                            notifa_access_token_set: boolean;
+                            notifb_token_set: boolean;
+                            http_token_set: boolean;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9623,7 +10585,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9659,7 +10624,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9694,7 +10662,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9730,7 +10700,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9766,7 +10738,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9800,7 +10774,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9835,7 +10811,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9865,7 +10843,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                            queued: boolean;
+                            queueposition: number;
+                            /** Format: date-time */
+                            queuedate: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9915,7 +10914,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        playlist_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9966,7 +10968,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10001,7 +11005,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10031,7 +11037,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        playlists: {
+                            playlist_id: number;
+                            user_id: number;
+                            name: string;
+                            description: string | null;
+                            is_system_playlist: boolean;
+                            podcast_ids: number[] | null;
+                            include_unplayed: boolean;
+                            include_partially_played: boolean;
+                            include_played: boolean;
+                            play_progress_min: number | null;
+                            play_progress_max: number | null;
+                            time_filter_hours: number | null;
+                            min_duration: number | null;
+                            max_duration: number | null;
+                            max_episodes: number | null;
+                            sort_order: string;
+                            group_by_podcast: boolean;
+                            icon_name: string;
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            last_updated: string;
+                            episode_count: number;
+                            preview_episodes: {
+                                title: string;
+                                artwork: string;
+                            }[];
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10064,7 +11100,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        playlist_info: {
+                            playlist_id: number;
+                            user_id: number;
+                            name: string;
+                            description: string | null;
+                            is_system_playlist: boolean;
+                            podcast_ids: number[] | null;
+                            include_unplayed: boolean;
+                            include_partially_played: boolean;
+                            include_played: boolean;
+                            play_progress_min: number | null;
+                            play_progress_max: number | null;
+                            time_filter_hours: number | null;
+                            min_duration: number | null;
+                            max_duration: number | null;
+                            max_episodes: number | null;
+                            sort_order: string;
+                            group_by_podcast: boolean;
+                            icon_name: string;
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            last_updated: string;
+                            episode_count: number;
+                        };
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                            queueposition: number | null;
+                            queuedate: string | null;
+                            queued: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10100,7 +11182,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodeid: number;
+                        podcastid: number;
+                        podcastname: string;
+                        episodetitle: string;
+                        episodepubdate: string;
+                        episodedescription: string;
+                        episodeartwork: string;
+                        episodeurl: string;
+                        episodeduration: number;
+                        listenduration: number | null;
+                        completed: boolean;
+                        saved: boolean;
+                        is_vidsite: boolean;
+                        downloaded: boolean;
+                        queueposition: number | null;
+                        queuedate: string | null;
+                        queued: boolean;
+                        is_video: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10128,7 +11229,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        users: number;
+                        system_playlists_created: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10156,7 +11261,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        task_type: string;
+                        user_id: number;
+                        status: "PENDING" | "RUNNING" | "DOWNLOADING" | "SUCCESS" | "FAILED";
+                        progress: number;
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        result: unknown;
+                        episode_title: string | null;
+                        podcast_name: string | null;
+                        item_id: number | null;
+                    }[];
                 };
             };
             400: components["responses"]["E400"];
@@ -10188,7 +11308,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        task_type: string;
+                        user_id: number;
+                        status: "PENDING" | "RUNNING" | "DOWNLOADING" | "SUCCESS" | "FAILED";
+                        progress: number;
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        result: unknown;
+                        episode_title: string | null;
+                        podcast_name: string | null;
+                        item_id: number | null;
+                    }[];
                 };
             };
             400: components["responses"]["E400"];
@@ -10218,7 +11353,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        task_type: string;
+                        user_id: number;
+                        status: "PENDING" | "RUNNING" | "DOWNLOADING" | "SUCCESS" | "FAILED";
+                        progress: number;
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        result: unknown;
+                        episode_title: string | null;
+                        podcast_name: string | null;
+                        item_id: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10246,7 +11396,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        removed: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10278,7 +11431,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        removed_tasks: number;
+                        unfinished_tasks: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10314,7 +11471,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        task_id: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10350,7 +11510,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        task_id: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10386,7 +11549,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10422,7 +11589,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10458,7 +11627,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10488,7 +11661,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        downloaded_episodes: {
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string;
+                            episodeid: number;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            podcastindexid: number | null;
+                            websiteurl: string | null;
+                            downloadedlocation: string;
+                            listenduration: number | null;
+                            completed: boolean;
+                            is_vidsite: boolean;
+                            downloaded_size: number;
+                            /** Format: date-time */
+                            downloaded_at: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10525,7 +11720,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcasts: {
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string;
+                            episode_count: number;
+                            total_size: number;
+                            /** Format: date-time */
+                            latest_download: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10563,7 +11768,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: {
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string;
+                            episodeid: number;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            podcastindexid: number | null;
+                            websiteurl: string | null;
+                            downloadedlocation: string;
+                            listenduration: number | null;
+                            completed: boolean;
+                            is_vidsite: boolean;
+                            downloaded_size: number;
+                            /** Format: date-time */
+                            downloaded_at: string;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10585,13 +11813,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description true or false: downloads are enabled on this server */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -10621,7 +11849,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        total_downloaded: number;
+                        total_size_mb: number;
+                        downloads_enabled: boolean;
+                        active_downloads: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10653,7 +11886,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        downloads_enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10680,13 +11917,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -10717,14 +11954,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Headers of: The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
+                    "Content-Length"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
@@ -10747,13 +11983,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -10781,14 +12017,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Headers of: The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
+                    "Content-Length"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
@@ -10823,7 +12058,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        task_id: string;
+                        total: number;
+                        rejected: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10853,7 +12097,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        current: number;
+                        total: number;
+                        current_podcast: string;
+                        status: string;
+                        task_id: string | null;
+                        imported: number;
+                        skipped: number;
+                        failed: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10881,13 +12137,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The user's subscriptions as an OPML 2.0 document */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -10917,7 +12173,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        rss_key: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10947,13 +12205,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The user's RSS 2.0 feed (itunes namespace) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/rss+xml": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -10984,7 +12242,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode_id: number;
+                        podcast_id: number;
+                        chapters: {
+                            start_time: number;
+                            startTime: number;
+                            end_time: number | null;
+                            title: string;
+                            img: string | null;
+                            url: string | null;
+                            toc?: boolean;
+                        }[];
+                        chapters_url: string | null;
+                        chapters_error: string | null;
+                        transcripts: {
+                            url: string;
+                            type: string;
+                            mime_type: string;
+                            language: string | null;
+                            rel: string | null;
+                        }[];
+                        people: {
+                            name: string;
+                            role: string | null;
+                            group: string | null;
+                            img: string | null;
+                            href: string | null;
+                        }[];
+                        soundbites: {
+                            [key: string]: unknown;
+                        }[];
+                        value: {
+                            [key: string]: unknown;
+                        }[];
+                        location: {
+                            [key: string]: unknown;
+                        }[];
+                        license: {
+                            [key: string]: unknown;
+                        } | null;
+                        alternate_enclosures: {
+                            [key: string]: unknown;
+                        }[];
+                        season: {
+                            [key: string]: unknown;
+                        } | null;
+                        episode: {
+                            [key: string]: unknown;
+                        } | null;
+                        images: {
+                            [key: string]: unknown;
+                        }[];
+                        txt: {
+                            [key: string]: unknown;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11015,7 +12328,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast_id: number;
+                        guid: string | null;
+                        medium: string | null;
+                        locked: boolean | null;
+                        locked_owner: string | null;
+                        funding: {
+                            url: string;
+                            text: string;
+                            description: string;
+                        }[];
+                        people: {
+                            name: string;
+                            role: string | null;
+                            group: string | null;
+                            img: string | null;
+                            href: string | null;
+                        }[];
+                        value: {
+                            type: string;
+                            method: string;
+                            suggested: string | null;
+                            recipients: ({
+                                name: string;
+                                type: string;
+                                address: string;
+                                split: string;
+                                fee: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        }[];
+                        podroll: {
+                            [key: string]: unknown;
+                        }[];
+                        location: {
+                            [key: string]: unknown;
+                        }[];
+                        license: {
+                            [key: string]: unknown;
+                        } | null;
+                        trailers: {
+                            [key: string]: unknown;
+                        }[];
+                        images: {
+                            [key: string]: unknown;
+                        }[];
+                        txt: {
+                            [key: string]: unknown;
+                        }[];
+                        publisher: {
+                            [key: string]: unknown;
+                        } | null;
+                        blocks: {
+                            [key: string]: unknown;
+                        }[];
+                        podping: boolean | null;
+                        chat: {
+                            [key: string]: unknown;
+                        } | null;
+                        live_items: {
+                            [key: string]: unknown;
+                        }[];
+                        keywords: string[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11051,7 +12428,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        url: string;
+                        format: string;
+                        segments: {
+                            start: number;
+                            end: number | null;
+                            speaker: string | null;
+                            text: string;
+                        }[];
+                        text: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11075,13 +12463,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The image, with its own Content-Type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/*": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -11109,7 +12497,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        path: string;
+                        current_path: string;
+                        audio_files: number;
+                        directories: {
+                            name: string;
+                            path: string;
+                            audio_files: number;
+                            audio_count: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11148,7 +12546,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        podcast_id: number;
+                        first_episode_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11185,7 +12588,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        artwork_url: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11215,7 +12622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        path: string;
+                        cover_found: boolean;
+                        source: string | null;
+                        file: string | null;
+                        content_type: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11250,7 +12663,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        new_episodes: number;
+                        updated: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11276,13 +12695,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The image, with its own Content-Type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/*": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -11316,7 +12735,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11346,7 +12768,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        merged_podcast_ids: number[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11381,7 +12805,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11417,7 +12844,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        url_key: string;
+                        episode_id: number;
+                        share_path: string;
+                        expires_at: string | null;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11447,7 +12880,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            is_vidsite: boolean;
+                            enclosure_type: string | null;
+                        };
+                        stream_url: string;
+                        expires_at: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11469,13 +12918,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -11501,14 +12950,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Headers of: The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
+                    "Content-Length"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             404: components["responses"]["E404"];
@@ -11540,7 +12988,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11569,13 +13019,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The whole server as JSON lines (application/gzip when gzip-encoded for the client) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -11609,7 +13059,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        backup_files: {
+                            filename: string;
+                            size: number;
+                            modified: number;
+                            /** Format: date-time */
+                            modified_at: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11643,7 +13101,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        backup_filename: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11678,7 +13139,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        backup_filename: string;
+                        records: number;
+                        services: {
+                            [key: string]: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11713,7 +13181,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        backup_filename: string;
+                        records: number;
+                        services: {
+                            [key: string]: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11749,7 +13224,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        schedule: string;
+                        enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11783,7 +13262,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        schedule: string | null;
+                        cron_schedule: string | null;
+                        enabled: boolean;
+                        next_run: string | null;
+                        last_run: string | null;
+                        last_file: string | null;
+                        last_error: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11817,7 +13304,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcasts: {
+                            podcast_id: number;
+                            podcast_name: string;
+                            artwork_url: string | null;
+                            author: string | null;
+                            description: string | null;
+                            feed_url: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11851,7 +13347,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcasts: {
+                            podcast_id: number;
+                            podcast_name: string;
+                            artwork_url: string | null;
+                            author: string | null;
+                            description: string | null;
+                            feed_url: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11887,7 +13392,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
