@@ -1,5 +1,6 @@
 /** Shapes of the downloads service, shared with the workers service that runs download jobs. */
 import { Binary, Nullable, PlainText, Type, type Static } from "./answers";
+import { EpisodeListItem } from "./episodes";
 import type { Rights } from "../http";
 
 /** downloads.record_download params: a file a worker finished (path relative to DOWNLOAD_DIR). */
@@ -66,26 +67,17 @@ export interface ApplyDownloadActionsResult {
 // --- Answers of the downloads service's routes ---
 
 /** The documents' Downloaded item; text fields are strings ("" when none), as the clients parse them. */
-export const DownloadedItem = Type.Object({
-  podcastid: Type.Integer(),
-  podcastname: Type.String(),
-  artworkurl: Type.String(),
-  episodeid: Type.Integer(),
-  episodetitle: Type.String(),
-  episodepubdate: Type.String(),
-  episodedescription: Type.String(),
-  episodeartwork: Type.String(),
-  episodeurl: Type.String(),
-  episodeduration: Type.Integer(),
-  podcastindexid: Nullable(Type.Integer()),
-  websiteurl: Nullable(Type.String()),
-  downloadedlocation: Type.String(),
-  listenduration: Nullable(Type.Integer()),
-  completed: Type.Boolean(),
-  is_vidsite: Type.Boolean(),
-  downloaded_size: Type.Integer(),
-  downloaded_at: Type.String({ format: "date-time" }),
-});
+export const DownloadedItem = Type.Composite([
+  Type.Omit(EpisodeListItem, ["saved", "downloaded"]),
+  Type.Object({
+    artworkurl: Type.String(),
+    podcastindexid: Nullable(Type.Integer()),
+    websiteurl: Nullable(Type.String()),
+    downloadedlocation: Type.String(),
+    downloaded_size: Type.Integer(),
+    downloaded_at: Type.String({ format: "date-time" }),
+  }),
+]);
 export type DownloadedItem = Static<typeof DownloadedItem>;
 export const DownloadedEpisodesAnswer = Type.Object({ downloaded_episodes: Type.Array(DownloadedItem) });
 export type DownloadedEpisodesAnswer = Static<typeof DownloadedEpisodesAnswer>;

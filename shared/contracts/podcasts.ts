@@ -165,26 +165,21 @@ export type PodcastIdAnswer = Static<typeof PodcastIdAnswer>;
 
 /** get_podcast_details: the documents' podcast object and its recent episodes. */
 export const PodcastDetailsAnswer = Type.Object({
-  podcast: Type.Object({
-    podcast_id: Type.Integer(),
-    title: Type.String(),
-    description: Nullable(Type.String()),
-    artwork_url: Nullable(Type.String()),
-    feed_url: Type.String(),
-    website_url: Nullable(Type.String()),
-    author: Nullable(Type.String()),
-    email: Nullable(Type.String()),
-    categories: Type.Array(Type.String()),
-    language: Nullable(Type.String()),
-    explicit: Type.Boolean(),
-    total_episodes: Type.Integer(),
-    last_build_date: Nullable(Type.String()),
-    subscribed_date: Nullable(Type.String()),
-    auto_download: Type.Boolean(),
-    notifications_enabled: Type.Boolean(),
-    custom_playback_speed: Nullable(Type.Number()),
-    use_podcast_covers: Nullable(Type.Boolean()),
-  }),
+  podcast: Type.Composite([
+    Type.Pick(PodcastListItem, ["podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories"]),
+    Type.Object({
+      email: Nullable(Type.String()),
+      language: Nullable(Type.String()),
+      explicit: Type.Boolean(),
+      total_episodes: Type.Integer(),
+      last_build_date: Nullable(Type.String()),
+      subscribed_date: Nullable(Type.String()),
+      auto_download: Type.Boolean(),
+      notifications_enabled: Type.Boolean(),
+      custom_playback_speed: Nullable(Type.Number()),
+      use_podcast_covers: Nullable(Type.Boolean()),
+    }),
+  ]),
   recent_episodes: Type.Array(
     Type.Object({
       episode_id: Type.Integer(),
