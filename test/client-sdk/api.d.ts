@@ -7416,8 +7416,8 @@ export interface operations {
                             feed_url: string;
                             website_url: string | null;
                             author: string | null;
-                            email: string | null;
                             categories: string[];
+                            email: string | null;
                             language: string | null;
                             explicit: boolean;
                             total_episodes: number;
@@ -11663,22 +11663,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         downloaded_episodes: {
+                            episodeid: number;
                             podcastid: number;
                             podcastname: string;
-                            artworkurl: string;
-                            episodeid: number;
                             episodetitle: string;
                             episodepubdate: string;
                             episodedescription: string;
                             episodeartwork: string;
                             episodeurl: string;
                             episodeduration: number;
-                            podcastindexid: number | null;
-                            websiteurl: string | null;
-                            downloadedlocation: string;
                             listenduration: number | null;
                             completed: boolean;
                             is_vidsite: boolean;
+                            artworkurl: string;
+                            podcastindexid: number | null;
+                            websiteurl: string | null;
+                            downloadedlocation: string;
                             downloaded_size: number;
                             /** Format: date-time */
                             downloaded_at: string;
@@ -11770,22 +11770,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         episodes: {
+                            episodeid: number;
                             podcastid: number;
                             podcastname: string;
-                            artworkurl: string;
-                            episodeid: number;
                             episodetitle: string;
                             episodepubdate: string;
                             episodedescription: string;
                             episodeartwork: string;
                             episodeurl: string;
                             episodeduration: number;
-                            podcastindexid: number | null;
-                            websiteurl: string | null;
-                            downloadedlocation: string;
                             listenduration: number | null;
                             completed: boolean;
                             is_vidsite: boolean;
+                            artworkurl: string;
+                            podcastindexid: number | null;
+                            websiteurl: string | null;
+                            downloadedlocation: string;
                             downloaded_size: number;
                             /** Format: date-time */
                             downloaded_at: string;
