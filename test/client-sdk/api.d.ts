@@ -8070,13 +8070,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The feed document as the feed server sent it (application/xml) */
+            /** @description Success */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/xml": string;
+                    "application/json": {
+                        episodes: {
+                            podcastname: string;
+                            episodetitle: string;
+                            episodedescription: string;
+                            episodeurl: string;
+                            episodeartwork: string;
+                            episodepubdate: string;
+                            episodeduration: number;
+                            artworkurl: string;
+                            author: string;
+                            feedurl: string;
+                            websiteurl: string;
+                            explicit: 0 | 1;
+                            guid: string;
+                            is_video: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12551,6 +12569,21 @@ export interface operations {
                         message: string;
                         podcast_id: number;
                         first_episode_id: number;
+                        data: {
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string | null;
+                            description: string | null;
+                            episodecount: number;
+                            websiteurl: string | null;
+                            feedurl: string;
+                            author: string | null;
+                            categories: {
+                                [key: string]: string;
+                            };
+                            explicit: boolean;
+                            podcastindexid: number;
+                        };
                     };
                 };
             };
@@ -12667,8 +12700,8 @@ export interface operations {
                         success: boolean;
                         detail: string;
                         task_id: string;
-                        new_episodes: number;
-                        updated: boolean;
+                        new_episodes?: number;
+                        updated?: boolean;
                     };
                 };
             };
