@@ -11695,7 +11695,7 @@ export interface operations {
                             is_vidsite: boolean;
                             artworkurl: string;
                             podcastindexid: number | null;
-                            websiteurl: string | null;
+                            websiteurl: string;
                             downloadedlocation: string;
                             downloaded_size: number;
                             /** Format: date-time */
@@ -11802,7 +11802,7 @@ export interface operations {
                             is_vidsite: boolean;
                             artworkurl: string;
                             podcastindexid: number | null;
-                            websiteurl: string | null;
+                            websiteurl: string;
                             downloadedlocation: string;
                             downloaded_size: number;
                             /** Format: date-time */
