@@ -351,6 +351,14 @@ const DownloadsService: ServiceSchema = {
         return this.adapter.count({ query: { user_id: ctx.params.user_id } });
       },
     },
+    downloaded_bytes: {
+      visibility: "public",
+      params: { user_id: id },
+      async handler(this: any, ctx: Context<DownloadedCountParams>): Promise<number> {
+        const docs: Pick<DownloadDoc, "size">[] = await this.adapter.find({ query: { user_id: ctx.params.user_id }, fields: ["size"] });
+        return docs.reduce((sum, d) => sum + (d.size ?? 0), 0);
+      },
+    },
   },
   events: {
     /** New episodes of a podcast: downloaded for each subscriber with auto_download on. */

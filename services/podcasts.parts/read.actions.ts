@@ -190,7 +190,7 @@ export const readMethods: ServiceMethods = {
     const v = shown(p, s);
     return {
       podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url,
-      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url),
+      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url), categories: v.categories,
     };
   },
   /** A return_pods item (spec: "Podcast records as returned"). */

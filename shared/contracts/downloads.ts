@@ -28,7 +28,7 @@ export interface DownloadedIdsParams {
   episode_ids: number[];
 }
 
-/** downloads.downloaded_count params; the result is how many episodes the user has downloaded (get_stats). */
+/** downloads.downloaded_count and downloaded_bytes params; the results are how many episodes the user has downloaded (get_stats) and their bytes (get_extended_stats). */
 export interface DownloadedCountParams {
   user_id: number;
 }

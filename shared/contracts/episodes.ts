@@ -253,11 +253,32 @@ export const ExtendedStatsAnswer = Type.Composite([
   StatsAnswer,
   Type.Object({
     timezone: Type.String(),
-    completion_rate: Type.Number(),
+    /** Percent of the episodes started or completed that are completed, whole (the web client reads an integer). */
+    completion_rate: Type.Integer(),
     episodes_listened_by_weekday: Type.Record(Type.String(), Type.Integer()),
     episodes_listened_by_hour: Type.Array(Type.Integer()),
     last_30_days: Type.Array(Type.Object({ date: Type.String(), episodes: Type.Integer() })),
-    top_podcasts: Type.Array(Type.Object({ podcast_id: Type.Integer(), podcast_name: Type.String(), listen_time: Type.Integer(), episodes_listened: Type.Integer() })),
+    /** Each also spelled as the web client's TopPodcastStat reads it (podcastid, podcastname, artworkurl, total_seconds). */
+    top_podcasts: Type.Array(
+      Type.Object({
+        podcast_id: Type.Integer(),
+        podcast_name: Type.String(),
+        listen_time: Type.Integer(),
+        episodes_listened: Type.Integer(),
+        podcastid: Type.Integer(),
+        podcastname: Type.String(),
+        artworkurl: Type.String(),
+        total_seconds: Type.Integer(),
+      }),
+    ),
+    /** The web client's other figures: seconds per category, the longest episode heard, a badge by hours heard, downloads, the streak, listens per weekday from Sunday. */
+    favorite_categories: Type.Array(Type.Object({ name: Type.String(), total_seconds: Type.Integer() })),
+    longest_episode: Nullable(Type.Object({ episodeid: Type.Integer(), episodetitle: Type.String(), episodeduration: Type.Integer(), podcastname: Type.String() })),
+    listening_badge: Type.String(),
+    total_downloaded_bytes: Type.Integer(),
+    total_downloaded_formatted: Type.String(),
+    current_streak: Type.Integer(),
+    listening_by_dow: Type.Array(Type.Integer()),
   }),
 ]);
 export type ExtendedStatsAnswer = Static<typeof ExtendedStatsAnswer>;

@@ -17,6 +17,8 @@ export interface SubscriptionView {
   subscribed: boolean;
   /** A video channel (services/vidsite.service.ts). */
   is_vidsite: boolean;
+  /** The categories the user sees (their own override, else the feed's). */
+  categories: string[];
 }
 
 /** A podcast as the refresh needs it, credentials included: internal only. */

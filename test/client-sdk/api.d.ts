@@ -9183,7 +9183,26 @@ export interface operations {
                             podcast_name: string;
                             listen_time: number;
                             episodes_listened: number;
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string;
+                            total_seconds: number;
                         }[];
+                        favorite_categories: {
+                            name: string;
+                            total_seconds: number;
+                        }[];
+                        longest_episode: {
+                            episodeid: number;
+                            episodetitle: string;
+                            episodeduration: number;
+                            podcastname: string;
+                        } | null;
+                        listening_badge: string;
+                        total_downloaded_bytes: number;
+                        total_downloaded_formatted: string;
+                        current_streak: number;
+                        listening_by_dow: number[];
                     };
                 };
             };

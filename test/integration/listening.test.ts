@@ -244,7 +244,14 @@ describe("listening", () => {
     expect(fresh.body).toMatchObject({ total_listen_time: 0, episodes_played: 0, listening_streak_days: 0, last_activity: null, most_listened_podcast: null });
     const ext = await lib.get("/api/data/get_extended_stats", "bob", { user_id: uid("bob") });
     expect(ext.body).toMatchObject({ ...stats.body, last_activity: expect.any(String), timezone: "UTC", completion_rate: 80 });
-    expect(ext.body.top_podcasts).toEqual([{ podcast_id: lib.shared, podcast_name: "Shared Show", listen_time: 7541, episodes_listened: 2 }]);
+    expect(ext.body.top_podcasts).toEqual([
+      { podcast_id: lib.shared, podcast_name: "Shared Show", listen_time: 7541, episodes_listened: 2, podcastid: lib.shared, podcastname: "Shared Show", artworkurl: "", total_seconds: 7541 },
+    ]);
+    // The web client's figures (ExtendedUserStats): the longest episode heard, the badge by hours, downloads, the streak, listens per weekday.
+    expect(ext.body).toMatchObject({ listening_badge: "Casual Listener", total_downloaded_bytes: 0, total_downloaded_formatted: "0 B", current_streak: 1 });
+    expect(ext.body.longest_episode).toMatchObject({ episodetitle: "Long", podcastname: "Shared Show" });
+    expect(ext.body.listening_by_dow.reduce((a: number, b: number) => a + b, 0)).toBe(2);
+    expect(ext.body.favorite_categories).toEqual(expect.any(Array));
     expect(ext.body.episodes_listened_by_hour.reduce((a: number, b: number) => a + b, 0)).toBe(2);
     const home = await lib.get("/api/data/home_overview", "bob", { user_id: uid("bob") });
     expect(home.status).toBe(200);
