@@ -14,10 +14,12 @@ import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
+import { responseCheck } from "../shared/response-check";
 import { hashApiKey } from "../shared/secrets";
 import { readCookie, SESSION_COOKIE, sessionCookie } from "../shared/cookies";
 import { SYNC_ONLY_KINDS, type AuthUser, type RouteDef } from "../shared/types";
 import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
+import { ConfigAnswer, HealthAnswer, ServiceCheckAnswer, ServiceVersionAnswer } from "../shared/contracts/api";
 
 /** The JSON error answer of an error; failures of the server itself (5xx) are logged. */
 function errorAnswer(logger: any, req: any, err: any): { status: number; body: object } {
@@ -117,6 +119,8 @@ function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: ob
       }
     },
     onError: sendError,
+    // Test-time only (RESPONSE_SCHEMA_CHECK): with the setting off the route has no onAfterCall at all.
+    ...(config.responseSchemaCheck ? { onAfterCall: responseCheck() } : {}),
   };
 }
 
@@ -191,7 +195,8 @@ const ApiService: ServiceSchema = {
     health: {
       idempotent: true,
       params: {},
-      async handler(this: any, ctx: Context) {
+      response: HealthAnswer,
+      async handler(this: any, ctx: Context): Promise<HealthAnswer> {
         const [stores, redis] = await Promise.all([this.storeHealth(ctx), this.cacheHealthy()]);
         const database = stores.healthy;
         // Until this node's own services have all started, requests could still reach a missing one.
@@ -203,7 +208,8 @@ const ApiService: ServiceSchema = {
     service_check: {
       idempotent: true,
       params: {},
-      handler() {
+      response: ServiceCheckAnswer,
+      handler(): ServiceCheckAnswer {
         return { status_code: 200, service_instance: true };
       },
     },
@@ -211,14 +217,16 @@ const ApiService: ServiceSchema = {
     service_version: {
       idempotent: true,
       params: {},
-      handler() {
+      response: ServiceVersionAnswer,
+      handler(): ServiceVersionAnswer {
         return { data: config.version };
       },
     },
     config: {
       idempotent: true,
       params: {},
-      handler() {
+      response: ConfigAnswer,
+      handler(): ConfigAnswer {
         return {
           api_url: config.apiUrl,
           proxy_url: config.proxyUrl,

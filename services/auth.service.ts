@@ -16,6 +16,8 @@ import type { AuthUser, GatewayMeta, KeyKind } from "../shared/types";
 import type { UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
 import { syncActions } from "./auth.parts/sync.actions";
 import { loginFlowActions, loginFlowMethods } from "./auth.parts/login-flow.actions";
+import { ApiInfoAnswer, CreateApiKeyAnswer, GetKeyAnswer, GetUserAnswer, RssKeyAnswer, VerifyKeyAnswer, VerifyMfaKeyAnswer } from "../shared/contracts/auth";
+import { DetailAnswer } from "../shared/contracts/answers";
 
 /**
  * A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key; "rss" keys from
@@ -105,6 +107,7 @@ const AuthService: ServiceSchema = {
     get_key: {
       idempotent: false,
       params: {},
+      response: GetKeyAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const basic = ctx.meta.basic;
         if (!basic || !basic.username) throw new UnauthorizedError("HTTP Basic credentials required");
@@ -130,6 +133,7 @@ const AuthService: ServiceSchema = {
         mfa_session_token: { type: "string", min: 1, max: 256 },
         mfa_code: { type: "string", convert: true, trim: true, min: 1, max: 16 },
       },
+      response: VerifyMfaKeyAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const answer = (status: string, key: string | null = null) => ({ status, retrieved_key: key, verified: status === "success" });
         const session: MfaSessionDoc | null = await this.stores.mfa_sessions.findOne({ token_hash: hashApiKey(ctx.params.mfa_session_token) });
@@ -153,6 +157,7 @@ const AuthService: ServiceSchema = {
     verify_key: {
       idempotent: true,
       params: {},
+      response: VerifyKeyAnswer,
       handler() {
         return { status: "success" };
       },
@@ -160,6 +165,7 @@ const AuthService: ServiceSchema = {
     get_user: {
       idempotent: true,
       params: {},
+      response: GetUserAnswer,
       handler(ctx: Context<any, GatewayMeta>) {
         return { status: "success", retrieved_id: ctx.meta.user!.id };
       },
@@ -170,6 +176,7 @@ const AuthService: ServiceSchema = {
         rssonly: { type: "boolean", convert: true },
         podcast_ids: { type: "array", items: { type: "number", integer: true, positive: true, convert: true }, optional: true, nullable: true, max: 10000 },
       },
+      response: CreateApiKeyAnswer,
       async handler(this: any, ctx: Context<any>) {
         const podcastIds = ctx.params.podcast_ids?.length ? ctx.params.podcast_ids : null;
         const { key, doc } = await this.issueKey(ctx.params.user_id, "user", ctx.params.rssonly, podcastIds);
@@ -178,6 +185,7 @@ const AuthService: ServiceSchema = {
     },
     delete_api_key: {
       params: { api_id: { type: "number", integer: true, positive: true, convert: true } },
+      response: DetailAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const doc: ApiKeyDoc | null = await this.adapter.findOne({ _id: ctx.params.api_id });
         const caller = ctx.meta.user!;
@@ -193,6 +201,7 @@ const AuthService: ServiceSchema = {
     get_api_info: {
       idempotent: true,
       params: { user_id: userIdParam },
+      response: ApiInfoAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         // An admin sees every key of the server; anyone else their own.
         const owner = ctx.meta.user!.isAdmin ? {} : { user_id: ctx.params.user_id };
@@ -204,7 +213,7 @@ const AuthService: ServiceSchema = {
           api_info: docs.map((d) => ({
             apikeyid: d._id,
             userid: d.user_id,
-            username: names.get(d.user_id) ?? null,
+            username: names.get(d.user_id) ?? "",
             lastfourdigits: d.last4,
             created: new Date(d.created_at).toISOString(),
             podcastids: d.podcast_ids ?? [],
@@ -249,6 +258,7 @@ const AuthService: ServiceSchema = {
     get_rss_key: {
       idempotent: false,
       params: { user_id: userIdParam },
+      response: RssKeyAnswer,
       async handler(this: any, ctx: Context<{ user_id: number }>) {
         const { key } = await this.issueKey(ctx.params.user_id, "rss", true, null);
         return { rss_key: key };

@@ -26,6 +26,9 @@ import type {
 } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
+import { DownloadStartedAnswer, DownloadedItem, DownloadStatusText, DownloadSummaryAnswer, DownloadedEpisodesAnswer, DownloadsPageAnswer, DownloadsToggleAnswer, MediaAnswer, UserDownloadStatusAnswer } from "../shared/contracts/downloads";
+import { BulkAnswer } from "../shared/contracts/episodes";
+import { DetailAnswer } from "../shared/contracts/answers";
 
 /** A user's download; `file` is the path under DOWNLOAD_DIR. */
 interface DownloadDoc extends RecordDownloadParams {
@@ -63,13 +66,13 @@ const DELETION_DAYS = 30;
 
 const keyOf = (user_id: number, episode_id: number) => `${user_id}:${episode_id}`;
 
-/** A Downloaded item (spec) from the episode and the download record. */
-function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc) {
+/** A Downloaded item (spec) from the episode and the download record; text fields are strings, as the clients parse them. */
+function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc): DownloadedItem {
   return {
-    podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork, episodeid: e.episodeid, episodetitle: e.episodetitle,
+    podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork ?? "", episodeid: e.episodeid, episodetitle: e.episodetitle,
     episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl,
-    episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website, downloadedlocation: path.join(config.downloadDir, d.file),
-    listenduration: e.listenduration, completed: e.completed, is_vidsite: false, downloaded_size: d.size, downloaded_at: d.downloaded_at,
+    episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website ?? "", downloadedlocation: path.join(config.downloadDir, d.file),
+    listenduration: e.listenduration, completed: e.completed, is_vidsite: false, downloaded_size: d.size, downloaded_at: new Date(d.downloaded_at).toISOString(),
   };
 }
 
@@ -89,6 +92,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/download_podcast: one episode, as a background task. */
     download_podcast: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+      response: DownloadStartedAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         await this.requireEnabled();
         const { user_id, episode_id } = ctx.params;
@@ -104,6 +108,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/download_all_podcast: every episode of a podcast not yet downloaded, as one task. */
     download_all_podcast: {
       params: { podcast_id: id, user_id: id, is_vidsite: optionalBool },
+      response: DownloadStartedAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         await this.requireEnabled();
         const { user_id, podcast_id } = ctx.params;
@@ -124,6 +129,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/bulk_download_episodes: one task per episode, downloaded ones skipped. */
     bulk_download_episodes: {
       params: bulk,
+      response: BulkAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         await this.requireEnabled();
         const { user_id, episode_ids } = ctx.params;
@@ -138,6 +144,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/delete_episode: the file goes (unless another user keeps it); progress and metadata stay. */
     delete_episode: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+      response: DetailAnswer,
       async handler(this: any, ctx: Context<any>) {
         const removed = await this.removeDownloads(ctx.params.user_id, [ctx.params.episode_id]);
         if (!removed) throw new NotFoundError("Episode is not downloaded");
@@ -147,6 +154,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/bulk_delete_downloaded_episodes */
     bulk_delete_downloaded_episodes: {
       params: bulk,
+      response: BulkAnswer,
       async handler(this: any, ctx: Context<any>) {
         const ids = Array.from(new Set<number>(ctx.params.episode_ids));
         const removed = await this.removeDownloads(ctx.params.user_id, ids);
@@ -157,6 +165,7 @@ const DownloadsService: ServiceSchema = {
     download_episode_list: {
       idempotent: true,
       params: { user_id: id },
+      response: DownloadedEpisodesAnswer,
       async handler(this: any, ctx: Context<any>) {
         return { downloaded_episodes: await this.downloadedItems(ctx, ctx.params.user_id, {}) };
       },
@@ -165,6 +174,7 @@ const DownloadsService: ServiceSchema = {
     podcast_download_summary: {
       idempotent: true,
       params: { user_id: id, ...listQuery, sort_by: { type: "enum", values: ["podcast_name", "episode_count", "total_size", "latest_download"], optional: true } },
+      response: DownloadSummaryAnswer,
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
         const items = await this.downloadedItems(ctx, p.user_id, {});
@@ -188,6 +198,7 @@ const DownloadsService: ServiceSchema = {
     podcast_downloads_paged: {
       idempotent: true,
       params: { user_id: id, podcast_id: id, ...listQuery, sort_by: { type: "enum", values: ["pub_date", "title", "duration", "downloaded_at", "size"], optional: true } },
+      response: DownloadsPageAnswer,
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
         const needle = p.search?.toLowerCase();
@@ -205,6 +216,7 @@ const DownloadsService: ServiceSchema = {
     download_status: {
       idempotent: true,
       params: {},
+      response: DownloadStatusText,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         ctx.meta.$responseType = "text/plain; charset=utf-8";
         return String(await this.enabled());
@@ -214,6 +226,7 @@ const DownloadsService: ServiceSchema = {
     user_download_status: {
       idempotent: true,
       params: { user_id: id },
+      response: UserDownloadStatusAnswer,
       async handler(this: any, ctx: Context<any>) {
         const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
         const bytes = docs.reduce((n, d) => n + d.size, 0);
@@ -224,17 +237,19 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/enable_disable_downloads (admin): toggles downloads for every user. */
     enable_disable_downloads: {
       params: {},
+      response: DownloadsToggleAnswer,
       async handler(this: any) {
         const next = !(await this.enabled());
         const store = this.stores.download_settings;
         if ((await store.updateMany({ _id: SETTINGS_ID }, { $set: { enabled: next } })) === 0) await store.insert({ _id: SETTINGS_ID, enabled: next });
-        return { detail: `Downloads ${next ? "enabled" : "disabled"}`, downloads_enabled: next };
+        return { success: true, detail: `Downloads ${next ? "enabled" : "disabled"}`, downloads_enabled: next };
       },
     },
     /** GET|HEAD /api/data/stream/{episode_id}?api_key&user_id: the downloaded file, else the enclosure proxied. */
     stream: {
       idempotent: true,
       params: { episode_id: id, user_id: id, type: { type: "string", max: 20, optional: true } },
+      response: MediaAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         return this.serveMedia(ctx, ctx.params.user_id, ctx.params.episode_id, false);
       },
@@ -243,6 +258,7 @@ const DownloadsService: ServiceSchema = {
     download_media: {
       idempotent: true,
       params: { episode_id: id },
+      response: MediaAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         return this.serveMedia(ctx, ctx.meta.user!.id, ctx.params.episode_id, true);
       },
@@ -340,6 +356,14 @@ const DownloadsService: ServiceSchema = {
       params: { user_id: id },
       handler(this: any, ctx: Context<DownloadedCountParams>): Promise<number> {
         return this.adapter.count({ query: { user_id: ctx.params.user_id } });
+      },
+    },
+    downloaded_bytes: {
+      visibility: "public",
+      params: { user_id: id },
+      async handler(this: any, ctx: Context<DownloadedCountParams>): Promise<number> {
+        const docs: Pick<DownloadDoc, "size">[] = await this.adapter.find({ query: { user_id: ctx.params.user_id }, fields: ["size"] });
+        return docs.reduce((sum, d) => sum + (d.size ?? 0), 0);
       },
     },
   },

@@ -25,6 +25,9 @@ import type { LibraryFeed, RefreshTarget } from "../shared/contracts/podcasts";
 import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contracts/tasks";
 import { audioFiles, audioType, coverFile, embeddedPicture, imageTypeOf, insideMediaDir } from "./local.parts/files";
 import { ArtworkDoc, artworkUrl, folderFeed, FolderDoc } from "./local.parts/feed";
+import { AddLocalPodcastAnswer, LocalArtworkAnswer, LocalCoverAnswer, LocalDirectoriesAnswer, RefreshLocalAnswer } from "../shared/contracts/local";
+import { ImageAnswer } from "../shared/contracts/answers";
+import type { AddCustomPodcastAnswer } from "../shared/contracts/podcasts";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const relPath = { type: "string", max: 1000 };
@@ -69,16 +72,19 @@ const LocalService: ServiceSchema = {
     list_local_directories: {
       idempotent: true,
       params: { path: { ...relPath, optional: true } },
+      response: LocalDirectoriesAnswer,
       async handler(this: any, ctx: Context<{ path?: string }>) {
         const { root, full } = await insideMediaDir((ctx.params.path ?? "").trim(), "dir");
         const entries = await fs.promises.readdir(full, { withFileTypes: true });
-        const directories: { name: string; path: string; audio_files: number }[] = [];
+        const directories: LocalDirectoriesAnswer["directories"] = [];
         for (const e of entries.filter((x) => x.isDirectory() && !x.name.startsWith(".")).sort((a, b) => a.name.localeCompare(b.name))) {
           // The files add_local_podcast would take: subfolders included.
           const inner = await audioFiles(path.join(full, e.name)).catch(() => []);
-          directories.push({ name: e.name, path: path.relative(root, path.join(full, e.name)), audio_files: inner.length });
+          // audio_count and current_path: the web client's spelling of the same figures.
+          directories.push({ name: e.name, path: path.relative(root, path.join(full, e.name)), audio_files: inner.length, audio_count: inner.length });
         }
-        return { path: path.relative(root, full), directories, audio_files: (await audioFiles(full)).length };
+        const here = path.relative(root, full);
+        return { path: here, current_path: here, directories, audio_files: (await audioFiles(full)).length };
       },
     },
     /** POST /api/data/add_local_podcast: a folder with audio files becomes a podcast the user is subscribed to. */
@@ -91,24 +97,28 @@ const LocalService: ServiceSchema = {
         author: { type: "string", trim: true, max: 1000, optional: true, nullable: true },
         explicit: { type: "boolean", convert: true, optional: true },
       },
+      response: AddLocalPodcastAnswer,
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
         const dir = await insideMediaDir(p.directory_path, "dir");
         if (!dir.rel) throw new BadRequestError("Choose a folder inside the local media folder, not the folder itself");
         if (!(await audioFiles(dir.full)).length) throw new BadRequestError("The folder has no audio files");
         const { folder, created } = await this.folderFor(dir.rel, p);
-        const added: { podcast_id: number; first_episode_id: number } = await ctx.call("podcasts.subscribe_local", { user_id: p.user_id, feed_url: localUrl(dir.rel) });
+        const added: AddCustomPodcastAnswer = await ctx.call("podcasts.subscribe_local", { user_id: p.user_id, feed_url: localUrl(dir.rel) });
         // A folder someone added before keeps its channel; this user's name and details become their own overrides.
         if (!created && (folder.title !== p.podcast_name || p.description || p.author)) {
           await ctx.call("podcasts.update_podcast_info", { user_id: p.user_id, podcast_id: added.podcast_id, podcast_name: p.podcast_name, description: p.description ?? undefined, author: p.author ?? undefined });
         }
         this.logger.info("local podcast added", { user_id: p.user_id, podcast_id: added.podcast_id, folder_id: folder._id });
-        return { success: true, message: "Local podcast added", podcast_id: added.podcast_id, first_episode_id: added.first_episode_id };
+        // data: the podcast as the web client reads it, with this user's name and details.
+        const data = { ...added.data, podcastname: p.podcast_name, description: p.description ?? added.data.description, author: p.author ?? added.data.author };
+        return { success: true, message: "Local podcast added", podcast_id: added.podcast_id, first_episode_id: added.first_episode_id, data };
       },
     },
     /** POST /api/data/refresh_local_podcast: rereads the folder now (a refresh job; figures when it ends within REFRESH_WAIT_MS). */
     refresh_local_podcast: {
       params: { user_id: id, podcast_id: id },
+      response: RefreshLocalAnswer,
       async handler(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
         const { user_id, podcast_id } = ctx.params;
         await this.localPodcast(ctx, user_id, podcast_id);
@@ -126,6 +136,7 @@ const LocalService: ServiceSchema = {
     detect_local_cover: {
       idempotent: true,
       params: { path: { ...relPath, optional: true } },
+      response: LocalCoverAnswer,
       async handler(this: any, ctx: Context<{ path?: string }>) {
         const dir = await insideMediaDir((ctx.params.path ?? "").trim(), "dir");
         const folder: FolderDoc | null = await this.adapter.findOne({ path: dir.rel });
@@ -147,6 +158,7 @@ const LocalService: ServiceSchema = {
      * local podcast's cover. The form fields are checked here: the params of an upload are its stream.
      */
     add_local_podcast_artwork: {
+      response: LocalArtworkAnswer,
       multipart: UPLOAD_FIELDS,
       async handler(this: any, ctx: Context<Readable, UploadMeta>) {
         const fields = ctx.meta.$multipart ?? {};
@@ -170,6 +182,7 @@ const LocalService: ServiceSchema = {
     local_artwork: {
       idempotent: true,
       params: { folder_id: id, file: { type: "string", min: 1, max: 1000, optional: true } },
+      response: ImageAnswer,
       async handler(this: any, ctx: Context<{ folder_id: number; file?: string }, ImageMeta>) {
         const folder: FolderDoc | null = await this.adapter.findOne({ _id: ctx.params.folder_id });
         if (!folder) throw new NotFoundError("No such local podcast");

@@ -17,6 +17,7 @@ import {
   ClaimedTask, ClaimParams, CreateTaskParams, CreateTasksResult, FinishParams, ProgressParams, RetryParams,
   TASK_CHANGED, TASKS_AVAILABLE, TaskRecord, TaskStatus,
 } from "../shared/contracts/tasks";
+import { CleanupTasksAnswer, StartupTasksAnswer, TaskListAnswer } from "../shared/contracts/tasks";
 
 interface TaskDoc {
   _id: number;
@@ -81,6 +82,7 @@ const TasksService: ServiceSchema = {
     active: {
       idempotent: true,
       params: {},
+      response: TaskListAnswer,
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<TaskRecord[]> {
         const user = ctx.meta.user!;
         const query: any = { status: { $in: ACTIVE } };
@@ -93,6 +95,7 @@ const TasksService: ServiceSchema = {
     user_tasks: {
       idempotent: true,
       params: { user_id: id, limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true } },
+      response: TaskListAnswer,
       async handler(this: any, ctx: Context<any>): Promise<TaskRecord[]> {
         const docs: TaskDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id }, sort: ["-_id"], limit: ctx.params.limit ?? 200 });
         return docs.map(toRecord);
@@ -102,6 +105,7 @@ const TasksService: ServiceSchema = {
     task_status: {
       idempotent: true,
       params: { task_id: taskId },
+      response: TaskRecord,
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<TaskRecord> {
         const doc: TaskDoc | null = await this.adapter.findOne({ _id: parseTaskId(ctx.params.task_id) });
         if (!doc) throw new NotFoundError("Task not found");
@@ -114,6 +118,7 @@ const TasksService: ServiceSchema = {
     cleanup_tasks: {
       idempotent: true,
       params: {},
+      response: CleanupTasksAnswer,
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
         const user = ctx.meta.user!;
         const query: any = { status: { $in: FINISHED } };
@@ -128,6 +133,7 @@ const TasksService: ServiceSchema = {
      */
     startup_tasks: {
       params: {},
+      response: StartupTasksAnswer,
       async handler(this: any, ctx: Context) {
         const removed = await this.removeExpired();
         const pending: number = await this.adapter.count({ query: { status: { $in: ACTIVE } } });

@@ -7,6 +7,7 @@ import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { ListeningSettings } from "../../shared/contracts/users";
 import type { QueueLengthParams } from "../../shared/contracts/queue";
+import type { DownloadedCountParams } from "../../shared/contracts/downloads";
 import type { PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import {
@@ -15,6 +16,7 @@ import {
 } from "./model";
 import { countAfter, newestFirst, type CatalogRow } from "./catalog-index";
 import type { UserStates } from "./state-cache";
+import { EpisodeMetadataAnswer, ExtendedStatsAnswer, HomeOverviewAnswer, QueueItem, SearchDataAnswer, StatsAnswer } from "../../shared/contracts/episodes";
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
@@ -62,6 +64,24 @@ function stats(l: Listening, queued: number, downloaded: number) {
 }
 
 /** Of the episodes the user started or completed, the percentage completed. */
+/** This server's badge for the hours a user has listened (the web client shows it on its stats page). */
+const BADGES: [number, string][] = [[200, "Podcast Devotee"], [50, "Dedicated Listener"], [10, "Regular Listener"], [1, "Casual Listener"], [0, "Newcomer"]];
+function listeningBadge(seconds: number): string {
+  return BADGES.find(([hours]) => seconds >= hours * 3600)![1];
+}
+
+/** Bytes as a person reads them: "512 B", "3.4 MB", "1.2 GB". */
+function formatBytes(bytes: number): string {
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let n = bytes;
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
+}
+
 function completionRate(states: EpisodeStateDoc[]): number {
   const touched = states.filter((s) => s.completed || s.last_listened_at);
   return percent(touched.filter((s) => s.completed).length, touched.length);
@@ -93,6 +113,7 @@ export const libraryActions: Record<string, any> = {
   get_stats: {
     idempotent: true,
     params: { user_id: id },
+    response: StatsAnswer,
     async handler(this: any, ctx: Context<any>) {
       // The user first: an unknown one is a 404 whatever the queue service's state.
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
@@ -104,9 +125,14 @@ export const libraryActions: Record<string, any> = {
   get_extended_stats: {
     idempotent: true,
     params: { user_id: id },
+    response: ExtendedStatsAnswer,
     async handler(this: any, ctx: Context<any>) {
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
-      const [queued, downloaded]: [number, number] = await Promise.all([this.queueLength(ctx, ctx.params.user_id), this.downloadedCount(ctx, ctx.params.user_id)]);
+      const [queued, downloaded, downloadedBytes]: [number, number, number] = await Promise.all([
+        this.queueLength(ctx, ctx.params.user_id),
+        this.downloadedCount(ctx, ctx.params.user_id),
+        ctx.call<number, DownloadedCountParams>("downloads.downloaded_bytes", { user_id: ctx.params.user_id }),
+      ]);
       const tz = l.settings.timezone;
       const format = new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "long", hour: "numeric", hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit" });
       const parts = (d: Date) => {
@@ -125,19 +151,39 @@ export const libraryActions: Record<string, any> = {
         if (time(s.last_listened_at) >= since) daily.set(p.day, (daily.get(p.day) ?? 0) + 1);
       }
       const episodes = new Map<number, number>();
-      for (const s of l.history) episodes.set(s.podcast_id, (episodes.get(s.podcast_id) ?? 0) + 1);
+      let longest: CatalogRow | undefined;
+      for (const s of l.history) {
+        episodes.set(s.podcast_id, (episodes.get(s.podcast_id) ?? 0) + 1);
+        const row: CatalogRow | undefined = this.catalog.get(s.episode_id);
+        if (row && (!longest || (row.duration ?? 0) > (longest.duration ?? 0))) longest = row;
+      }
+      const byCategory = new Map<string, number>();
+      for (const [podcast_id, seconds] of l.byPodcast) for (const c of l.subs.get(podcast_id)?.categories ?? []) byCategory.set(c, (byCategory.get(c) ?? 0) + seconds);
       const base = stats(l, queued, downloaded);
       return {
         ...base,
         timezone: tz,
-        completion_rate: l.completion_rate,
+        completion_rate: Math.round(l.completion_rate),
         episodes_listened_by_weekday: by_weekday,
         episodes_listened_by_hour: by_hour,
         last_30_days: [...daily.entries()].sort().map(([date, count]) => ({ date, episodes: count })),
         top_podcasts: [...l.byPodcast.entries()]
           .sort((a, b) => b[1] - a[1])
           .slice(0, 10)
-          .map(([podcast_id, seconds]) => ({ podcast_id, podcast_name: l.subs.get(podcast_id)?.title ?? null, listen_time: seconds, episodes_listened: episodes.get(podcast_id) ?? 0 })),
+          .map(([podcast_id, seconds]) => {
+            const sub = l.subs.get(podcast_id);
+            const name = sub?.title ?? "";
+            return { podcast_id, podcast_name: name, listen_time: Math.round(seconds), episodes_listened: episodes.get(podcast_id) ?? 0, podcastid: podcast_id, podcastname: name, artworkurl: sub?.artwork_url ?? "", total_seconds: Math.round(seconds) };
+          }),
+        favorite_categories: [...byCategory.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([name, seconds]) => ({ name, total_seconds: Math.round(seconds) })),
+        longest_episode: longest
+          ? { episodeid: longest._id, episodetitle: longest.title, episodeduration: longest.duration ?? 0, podcastname: l.subs.get(longest.podcast_id)?.title ?? "" }
+          : null,
+        listening_badge: listeningBadge(base.total_listen_time),
+        total_downloaded_bytes: downloadedBytes,
+        total_downloaded_formatted: formatBytes(downloadedBytes),
+        current_streak: base.listening_streak_days,
+        listening_by_dow: WEEKDAYS.map((d) => by_weekday[d]),
       };
     },
   },
@@ -145,6 +191,7 @@ export const libraryActions: Record<string, any> = {
   home_overview: {
     idempotent: true,
     params: { user_id: id },
+    response: HomeOverviewAnswer,
     async handler(this: any, ctx: Context<any>) {
       const user_id = ctx.params.user_id;
       const l: Listening = await this.listening(ctx, user_id);
@@ -199,6 +246,7 @@ export const libraryActions: Record<string, any> = {
       filter: { type: "enum", values: ["all", "podcasts", "episodes"], optional: true },
       ...paging,
     },
+    response: SearchDataAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const offset = p.offset ?? 0;
@@ -242,7 +290,7 @@ export const libraryActions: Record<string, any> = {
           artwork_url: e.artwork ?? sub.artwork_url,
           pub_date: iso(e.pub_date),
           duration: e.duration,
-          listen_duration: st?.listen_duration ?? 0,
+          listen_duration: Math.floor(st?.listen_duration ?? 0),
           completed: !!st?.completed,
           saved: !!st?.saved,
           downloaded: downloaded.has(e._id),
@@ -254,6 +302,7 @@ export const libraryActions: Record<string, any> = {
   /** POST /api/data/get_episode_metadata: one episode with the user's state, as a queue-style item plus its links. */
   get_episode_metadata: {
     params: { episode_id: id, user_id: id, person_episode: optionalBool, is_vidsite: optionalBool },
+    response: EpisodeMetadataAnswer,
     async handler(this: any, ctx: Context<any>) {
       const { user_id, episode_id } = ctx.params;
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);
@@ -280,6 +329,7 @@ export const libraryActions: Record<string, any> = {
   /** POST /api/data/get_next_podcast_episode: the next episode published after this one that the user has not completed; 404 at the end. */
   get_next_podcast_episode: {
     params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+    response: QueueItem,
     async handler(this: any, ctx: Context<any>) {
       const { user_id, episode_id } = ctx.params;
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);

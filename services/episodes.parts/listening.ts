@@ -14,6 +14,8 @@ import {
   EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, type EpisodeStateDoc, id, inIdOrder, optionalBool, pageRows, paging,
   type Row, search, type SortKey, sortOrder, time,
 } from "./model";
+import { AutoCompleteAnswer, BulkAnswer, HistoryAnswer, ListenDurationAnswer, SavedEpisodesAnswer } from "../../shared/contracts/episodes";
+import { DetailAnswer } from "../../shared/contracts/answers";
 
 type Meta = { user?: AuthUser };
 
@@ -37,6 +39,7 @@ export function nearEnd(ep: Pick<EpisodeDoc, "duration">, heard: number, autoCom
 function stateSetter(set: () => Partial<EpisodeStateDoc>, detail: (video: boolean) => string) {
   return {
     params: one,
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
       await this.writeStates(ctx.params.user_id, [ep], set());
@@ -49,6 +52,7 @@ function stateSetter(set: () => Partial<EpisodeStateDoc>, detail: (video: boolea
 function bulkSetter(set: () => Partial<EpisodeStateDoc>, verb: string) {
   return {
     params: bulk,
+    response: BulkAnswer,
     async handler(this: any, ctx: Context<any>) {
       const { episodes, failed } = await this.bulkTargets(ctx);
       await this.writeStates(ctx.params.user_id, episodes, set());
@@ -65,6 +69,7 @@ function bulkAnswer(processed: number, failed: number, verb: string) {
 function counter(field: "listen_seconds" | "played", by: number, detail: string) {
   return {
     params: { user_id: id },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.upsert(this.stores.listen_counters, ctx.params.user_id, { $inc: { [field]: by } });
       return { detail };
@@ -82,6 +87,7 @@ export const listeningActions: Record<string, any> = {
   saved_episode_list: {
     idempotent: true,
     params: { user_id: id, ...paging, sort_by: { type: "enum", values: Object.keys(SAVED_SORTS), optional: true }, sort_order: sortOrder, filter, search },
+    response: SavedEpisodesAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const rows = (await this.joinedStates(ctx, p.user_id, (st: EpisodeStateDoc) => st.saved)).filter(EPISODE_FILTERS[p.filter ?? "all"]);
@@ -101,6 +107,7 @@ export const listeningActions: Record<string, any> = {
   record_podcast_history: {
     idempotent: true,
     params: { ...one, episode_pos: position },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
       await this.writeStates(ctx.params.user_id, [ep], { listen_duration: ctx.params.episode_pos, last_listened_at: new Date() });
@@ -114,6 +121,7 @@ export const listeningActions: Record<string, any> = {
   record_listen_duration: {
     idempotent: true,
     params: { episode_id: { type: "number", integer: true, min: 0, convert: true }, user_id: id, listen_duration: position, is_vidsite: optionalBool },
+    response: ListenDurationAnswer,
     async handler(this: any, ctx: Context<any>) {
       const { user_id, episode_id, listen_duration } = ctx.params;
       if (episode_id === 0) return { detail: "Listen duration of episode 0 ignored.", completed: false };
@@ -131,6 +139,7 @@ export const listeningActions: Record<string, any> = {
   user_history: {
     idempotent: true,
     params: { user_id: id, ...paging, sort_by: { type: "enum", values: Object.keys(HISTORY_SORTS), optional: true }, sort_order: sortOrder, filter, search },
+    response: HistoryAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const sortBy = p.sort_by ?? "listen_date";
@@ -164,6 +173,7 @@ export const listeningActions: Record<string, any> = {
   auto_complete_episodes: {
     idempotent: true,
     params: {},
+    response: AutoCompleteAnswer,
     async handler(this: any, ctx: Context<any, Meta>) {
       const user_id = ctx.meta.user!.id;
       const settings: ListeningSettings = await ctx.call("users.listening_settings", { user_id });
@@ -180,6 +190,7 @@ export const listeningActions: Record<string, any> = {
   /** POST /api/data/bulk_queue_episodes: the queue service appends in the given order, never duplicated, and checks visibility itself. */
   bulk_queue_episodes: {
     params: bulk,
+    response: BulkAnswer,
     async handler(this: any, ctx: Context<any>) {
       const params: QueueBulkAddParams = { user_id: ctx.params.user_id, episode_ids: Array.from(new Set<number>(ctx.params.episode_ids)) };
       const res: QueueBulkAddResult = params.episode_ids.length ? await ctx.call("queue.bulk_add", params) : { added: [], already_queued: [], failed: [] };

@@ -6,6 +6,7 @@
 import type { Context, ServiceActionsSchema } from "moleculer";
 import { id, PodcastDoc, shown, SubscriptionDoc } from "./model";
 import { setter } from "./playback.actions";
+import { IndexMatchAnswer } from "../../shared/contracts/podcasts";
 
 interface IndexMatchItem {
   podcast_id: number;
@@ -32,6 +33,7 @@ export const indexMatchActions: ServiceActionsSchema = {
   /** POST /api/data/get_unmatched_podcasts */
   get_unmatched_podcasts: {
     params: { user_id: id },
+    response: IndexMatchAnswer,
     async handler(this: any, ctx: Context<{ user_id: number }>) {
       return { podcasts: await withoutIndexId(this, ctx.params.user_id, false) };
     },
@@ -39,6 +41,7 @@ export const indexMatchActions: ServiceActionsSchema = {
   /** POST /api/data/get_ignored_podcasts */
   get_ignored_podcasts: {
     params: { user_id: id },
+    response: IndexMatchAnswer,
     async handler(this: any, ctx: Context<{ user_id: number }>) {
       return { podcasts: await withoutIndexId(this, ctx.params.user_id, true) };
     },

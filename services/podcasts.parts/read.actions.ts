@@ -10,12 +10,14 @@ import type { FetchedFeed } from "../../shared/contracts/feeds";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { isVidsiteFeed } from "../../shared/contracts/vidsite";
 import { byName, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
+import { ExistsAnswer, PodcastDetailsAnswer, PodcastDetailsDynamicAnswer, PodcastIdAnswer, ReturnPodsAnswer, ReturnPodsExtraAnswer } from "../../shared/contracts/podcasts";
 
 export const readActions: ServiceActionsSchema = {
   /** GET /api/data/return_pods/{user_id}: newest subscription first. */
   return_pods: {
     idempotent: true,
     params: { user_id: id },
+    response: ReturnPodsAnswer,
     async handler(this: any, ctx: Context<any>) {
       const rows = await this.listedPodcasts(ctx.params.user_id);
       return { pods: rows.map(({ pod, sub }: { pod: PodcastDoc; sub: SubscriptionDoc }) => this.podItem(pod, sub)) };
@@ -25,6 +27,7 @@ export const readActions: ServiceActionsSchema = {
   return_pods_extra: {
     idempotent: true,
     params: { user_id: id },
+    response: ReturnPodsExtraAnswer,
     async handler(this: any, ctx: Context<any>) {
       const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.listedPodcasts(ctx.params.user_id);
       const stats: Record<number, PodcastUserStats> = rows.length
@@ -45,6 +48,7 @@ export const readActions: ServiceActionsSchema = {
   check_podcast: {
     idempotent: true,
     params: byName,
+    response: ExistsAnswer,
     async handler(this: any, ctx: Context<any>) {
       return { exists: !!(await this.findByName(ctx.params.user_id, ctx.params.podcast_name, ctx.params.podcast_url)) };
     },
@@ -53,6 +57,7 @@ export const readActions: ServiceActionsSchema = {
   get_podcast_id: {
     idempotent: true,
     params: { user_id: id, podcast_feed: text(4000, false), podcast_title: text(1000, false) },
+    response: PodcastIdAnswer,
     async handler(this: any, ctx: Context<any>) {
       const found = await this.findByName(ctx.params.user_id, ctx.params.podcast_title, ctx.params.podcast_feed);
       if (!found) throw new NotFoundError("Podcast not found in your subscriptions");
@@ -63,6 +68,7 @@ export const readActions: ServiceActionsSchema = {
   get_podcast_details: {
     idempotent: true,
     params: { user_id: id, podcast_id: id },
+    response: PodcastDetailsAnswer,
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const { pod, sub } = await this.readable(ctx, ctx.params.user_id, ctx.params.podcast_id);
       const s = shown(pod, sub);
@@ -106,6 +112,7 @@ export const readActions: ServiceActionsSchema = {
       added: { type: "boolean", convert: true },
       display_only: { type: "boolean", convert: true, optional: true },
     },
+    response: PodcastDetailsDynamicAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: p.user_id } });
@@ -189,7 +196,7 @@ export const readMethods: ServiceMethods = {
     const v = shown(p, s);
     return {
       podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url,
-      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url),
+      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url), categories: v.categories,
     };
   },
   /** A return_pods item (spec: "Podcast records as returned"). */

@@ -7,11 +7,15 @@ import { config } from "../../shared/config";
 import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
 import type { GatewayMeta } from "../../shared/types";
 import type { PlaybackSettings } from "../../shared/contracts/podcasts";
-import type { ListeningSettings, UserEvent } from "../../shared/contracts/users";
+import { AutoCompleteSecondsAnswer, CoverPreferenceAnswer, CreateCustomThemeAnswer, CustomTheme, CustomThemesAnswer, DefaultLanguageAnswer, LanguagesAnswer, PlaybackSpeedAnswer, SetupTimeInfoAnswer, ThemeAnswer, TimeInfoAnswer, type ListeningSettings, type UserEvent } from "../../shared/contracts/users";
+import { DetailAnswer, MessageAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
 import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
 
+/** A stored custom theme as clients read it. */
+const customTheme = (d: CustomThemeDoc) => ({ themeid: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }) as CustomTheme;
+
 export const settingsActions: ServiceActionsSchema = {
-  set_fullname: setter("fullname", "new_name", { type: "string", trim: true, min: 1, max: 255 }, { detail: "Fullname updated" }),
+  set_fullname: setter("fullname", "new_name", { type: "string", trim: true, min: 1, max: 255 }, DetailAnswer, { detail: "Fullname updated" }),
   /** Non-admins prove the current password (clear text, as in get_key); admins may reset anyone's. */
   set_password: {
     params: {
@@ -20,6 +24,7 @@ export const settingsActions: ServiceActionsSchema = {
       current_password: { type: "string", max: 1024, optional: true },
       old_password: { type: "string", max: 1024, optional: true },
     },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (!ctx.meta.user?.isAdmin) {
@@ -35,6 +40,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   set_email: {
     params: { user_id: userId, new_email: { type: "email", max: 255 } },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.setUniqueField(ctx.params.user_id, "email", ctx.params.new_email.toLowerCase());
       return { detail: "Email updated" };
@@ -42,6 +48,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   set_username: {
     params: { user_id: userId, new_username: usernameParam },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.setUniqueField(ctx.params.user_id, "username", ctx.params.new_username.toLowerCase());
       // Cached key lookups carry the username (the sync routes' {username}).
@@ -55,11 +62,12 @@ export const settingsActions: ServiceActionsSchema = {
   get_theme: {
     idempotent: true,
     params: userIdParam,
-    async handler(this: any, ctx: Context<any>) {
+    response: ThemeAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<ThemeAnswer> {
       return { theme: this.settingsOf(await this.getUser(ctx.params.user_id)).theme };
     },
   },
-  set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, { message: "Theme updated" }),
+  set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, MessageAnswer, { message: "Theme updated" }),
   /** First-login set-up: time settings, and the account leaves its first-login state. */
   setup_time_info: {
     params: {
@@ -68,6 +76,7 @@ export const settingsActions: ServiceActionsSchema = {
       hour_pref: { type: "enum", values: [12, 24] },
       date_format: { type: "string", trim: true, min: 1, max: 16 },
     },
+    response: SetupTimeInfoAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const format = p.date_format.toUpperCase();
@@ -80,16 +89,18 @@ export const settingsActions: ServiceActionsSchema = {
   update_timezone: {
     idempotent: true,
     params: { user_id: userId, timezone: { type: "string", trim: true, min: 1, max: 64 } },
+    response: SuccessMessageAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.setFields(ctx.params.user_id, { timezone: canonicalTimezone(ctx.params.timezone) });
       return { success: true, message: "Timezone updated" };
     },
   },
-  update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, { success: true, message: "Date format updated" }),
-  update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, { success: true, message: "Time format updated" }),
+  update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, SuccessMessageAnswer, { success: true, message: "Date format updated" }),
+  update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, SuccessMessageAnswer, { success: true, message: "Time format updated" }),
   get_time_info: {
     idempotent: true,
     params: userIdParam,
+    response: TimeInfoAnswer,
     async handler(this: any, ctx: Context<any>) {
       const s = this.settingsOf(await this.getUser(ctx.params.user_id));
       return { timezone: s.timezone, date_format: s.date_format, hour_pref: s.hour_pref };
@@ -98,16 +109,18 @@ export const settingsActions: ServiceActionsSchema = {
   get_auto_complete_seconds: {
     idempotent: true,
     params: userIdParam,
+    response: AutoCompleteSecondsAnswer,
     async handler(this: any, ctx: Context<any>) {
       return { auto_complete_seconds: this.settingsOf(await this.getUser(ctx.params.user_id)).auto_complete_seconds };
     },
   },
-  update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, { success: true, message: "Auto-complete seconds updated" }),
-  set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, { detail: "Default playback speed updated" }),
+  update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, SuccessMessageAnswer, { success: true, message: "Auto-complete seconds updated" }),
+  set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, DetailAnswer, { detail: "Default playback speed updated" }),
   /** The speed a player uses: with podcast_id, that podcast's own speed (404 unless subscribed), else the user's default. */
   get_playback_speed: {
     idempotent: true,
     params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },
+    response: PlaybackSpeedAnswer,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (ctx.params.podcast_id != null) {
@@ -120,6 +133,7 @@ export const settingsActions: ServiceActionsSchema = {
   get_podcast_cover_preference: {
     idempotent: true,
     params: { user_id: { ...userId, optional: true } },
+    response: CoverPreferenceAnswer,
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
       const user = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
       return { use_podcast_covers: this.settingsOf(user).use_podcast_covers };
@@ -131,6 +145,7 @@ export const settingsActions: ServiceActionsSchema = {
       use_podcast_covers: { type: "boolean", convert: true },
       podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true },
     },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       // With a podcast_id the preference is that podcast's own, kept on the subscription by its owner.
       if (ctx.params.podcast_id != null) {
@@ -163,6 +178,7 @@ export const settingsActions: ServiceActionsSchema = {
   get_available_languages: {
     idempotent: true,
     params: {},
+    response: LanguagesAnswer,
     handler() {
       return { languages: LANGUAGES };
     },
@@ -170,6 +186,7 @@ export const settingsActions: ServiceActionsSchema = {
   get_server_default_language: {
     idempotent: true,
     params: {},
+    response: DefaultLanguageAnswer,
     handler() {
       return { default_language: config.defaultLanguage };
     },
@@ -179,6 +196,8 @@ export const settingsActions: ServiceActionsSchema = {
 
   create_custom_theme: {
     params: { user_id: userId, name: { type: "string", trim: true, min: 1, max: 100 }, ...Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, colorParam])) },
+
+    response: CreateCustomThemeAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.getUser(ctx.params.user_id);
       const doc: CustomThemeDoc = {
@@ -189,19 +208,21 @@ export const settingsActions: ServiceActionsSchema = {
         created_at: new Date(),
       };
       await this.stores.custom_themes.insert(doc);
-      return { message: "Custom theme created", theme_id: doc._id };
+      return { message: "Custom theme created", theme: customTheme(doc) };
     },
   },
   get_custom_themes: {
     idempotent: true,
     params: userIdParam,
+    response: CustomThemesAnswer,
     async handler(this: any, ctx: Context<any>) {
       const docs: CustomThemeDoc[] = await this.stores.custom_themes.find({ query: { user_id: ctx.params.user_id }, sort: ["_id"] });
-      return docs.map((d) => ({ theme_id: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }));
+      return { themes: docs.map(customTheme) };
     },
   },
   delete_custom_theme: {
     params: { user_id: userId, theme_id: { type: "number", integer: true, positive: true, convert: true } },
+    response: MessageAnswer,
     async handler(this: any, ctx: Context<any>) {
       const removed = await this.stores.custom_themes.removeMany({ _id: ctx.params.theme_id, user_id: ctx.params.user_id });
       if (!removed) throw new NotFoundError("Custom theme not found");

@@ -34,7 +34,7 @@ describe("listening", () => {
     expect(list.status).toBe(200);
     expect(list.body.total).toBe(1);
     expect(list.body.saved_episodes[0]).toEqual({
-      episodetitle: "Quarter", podcastname: "Shared Show", episodeartwork: null, episodeurl: "https://media.test/shared/1.mp3",
+      episodetitle: "Quarter", podcastname: "Shared Show", episodeartwork: "", episodeurl: "https://media.test/shared/1.mp3",
       episodepubdate: expect.any(String), episodeduration: 900, listenduration: 0, episodeid: ep,
       completed: false, saved: true, queued: false, downloaded: false, is_vidsite: false,
     });
@@ -77,7 +77,7 @@ describe("listening", () => {
     expect(res.body.data.map((h: any) => h.episodename)).toEqual(["Unknown", "Tiny", "Hour"]);
     expect(res.body.total).toBe(3);
     expect(res.body.data[1]).toEqual({
-      episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: null, episodeurl: "https://media.test/shared/0.mp3",
+      episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: "", episodeurl: "https://media.test/shared/0.mp3",
       episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), downloaded: false, is_vidsite: false,
     });
     const page = await history("alice", { limit: 1, offset: 1 });
@@ -187,7 +187,7 @@ describe("listening", () => {
     const speed = async (body: object = a) => (await lib.post("/api/data/get_playback_speed", "alice", body)).body.playback_speed;
     await lib.post("/api/data/user/set_playback_speed", "alice", { user_id: uid("alice"), playback_speed: 1.2 });
     expect(await speed()).toBe(1.2);
-    expect((await lib.post("/api/data/podcast/set_playback_speed", "alice", { ...a, playback_speed: 1.5 })).body).toEqual({ detail: "Podcast playback speed updated" });
+    expect((await lib.post("/api/data/podcast/set_playback_speed", "alice", { ...a, playback_speed: 1.5 })).body).toEqual({ detail: "Podcast playback speed updated", message: "Podcast playback speed updated" });
     expect(await speed()).toBe(1.5);
     expect(await speed({ user_id: uid("alice") })).toBe(1.2);
     expect((await lib.post("/api/data/get_playback_speed", "bob", { user_id: uid("bob"), podcast_id: lib.shared })).body.playback_speed).toBe(1);
@@ -244,7 +244,14 @@ describe("listening", () => {
     expect(fresh.body).toMatchObject({ total_listen_time: 0, episodes_played: 0, listening_streak_days: 0, last_activity: null, most_listened_podcast: null });
     const ext = await lib.get("/api/data/get_extended_stats", "bob", { user_id: uid("bob") });
     expect(ext.body).toMatchObject({ ...stats.body, last_activity: expect.any(String), timezone: "UTC", completion_rate: 80 });
-    expect(ext.body.top_podcasts).toEqual([{ podcast_id: lib.shared, podcast_name: "Shared Show", listen_time: 7541, episodes_listened: 2 }]);
+    expect(ext.body.top_podcasts).toEqual([
+      { podcast_id: lib.shared, podcast_name: "Shared Show", listen_time: 7541, episodes_listened: 2, podcastid: lib.shared, podcastname: "Shared Show", artworkurl: "", total_seconds: 7541 },
+    ]);
+    // The web client's figures (ExtendedUserStats): the longest episode heard, the badge by hours, downloads, the streak, listens per weekday.
+    expect(ext.body).toMatchObject({ listening_badge: "Casual Listener", total_downloaded_bytes: 0, total_downloaded_formatted: "0 B", current_streak: 1 });
+    expect(ext.body.longest_episode).toMatchObject({ episodetitle: "Long", podcastname: "Shared Show" });
+    expect(ext.body.listening_by_dow.reduce((a: number, b: number) => a + b, 0)).toBe(2);
+    expect(ext.body.favorite_categories).toEqual(expect.any(Array));
     expect(ext.body.episodes_listened_by_hour.reduce((a: number, b: number) => a + b, 0)).toBe(2);
     const home = await lib.get("/api/data/home_overview", "bob", { user_id: uid("bob") });
     expect(home.status).toBe(200);
