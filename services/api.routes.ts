@@ -195,6 +195,18 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/get_playlist_episodes": { action: "playlists.get_playlist_episodes", auth: "key" },
   "POST /api/data/get_next_playlist_episode": { action: "playlists.get_next_playlist_episode", auth: "key" },
   "GET /api/data/update_playlists": { action: "playlists.update_playlists", auth: "admin" },
+  // Collections (PinePods' web client; add_podcast and remove_podcast are not among its calls)
+  "POST /api/data/collections/create": { action: "collections.create", auth: "key" },
+  "GET /api/data/collections/user/{user_id}": { action: "collections.list", auth: "key" },
+  "GET /api/data/collections/categories/{user_id}": { action: "collections.categories", auth: "key" },
+  "PATCH /api/data/collections/{collection_id}": { action: "collections.update", auth: "key" },
+  "DELETE /api/data/collections/{collection_id}": { action: "collections.remove", auth: "key" },
+  "POST /api/data/collections/{collection_id}/add_episode": { action: "collections.add_episode", auth: "key" },
+  "POST /api/data/collections/{collection_id}/remove_episode": { action: "collections.remove_episode", auth: "key" },
+  "POST /api/data/collections/{collection_id}/add_podcast": { action: "collections.add_podcast", auth: "key" },
+  "POST /api/data/collections/{collection_id}/remove_podcast": { action: "collections.remove_podcast", auth: "key" },
+  "GET /api/data/collections/{collection_id}/episodes": { action: "collections.episodes", auth: "key" },
+  "GET /api/data/episode_collections/{user_id}/{episode_id}": { action: "collections.episode_collections", auth: "key" },
 
   // Tasks, downloads and media (stream and media download also take api_key in the query; HEAD answers their headers)
   "GET /api/tasks/active": { action: "tasks.active", auth: "key" },

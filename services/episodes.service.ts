@@ -19,6 +19,7 @@ import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
 import { accessMethods } from "./episodes.parts/access";
 import { catalogActions } from "./episodes.parts/catalog";
+import { collectionsActions } from "./episodes.parts/collections.actions";
 import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
@@ -39,7 +40,7 @@ const EpisodesService: ServiceSchema = {
       ],
     ),
   ],
-  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions },
+  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions, ...collectionsActions },
   created(this: any) {
     createIndexes(this);
   },

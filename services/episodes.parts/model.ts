@@ -178,6 +178,8 @@ export function pageRows<R extends Row<ListedEpisode>>(rows: R[], p: { search?: 
 /** Sort keys every episode listing offers. */
 export const EPISODE_SORTS: Record<string, SortKey> = {
   pub_date: (r) => time(r.ep.pub_date),
+  /** What PinePods' web client sends for pub_date (saved list, collections). */
+  date: (r) => time(r.ep.pub_date),
   title: (r) => r.ep.title.toLowerCase(),
   duration: (r) => r.ep.duration,
   podcast: (r) => r.sub.title.toLowerCase(),
