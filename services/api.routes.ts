@@ -57,6 +57,16 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/user/custom_themes": { action: "users.create_custom_theme", auth: "key" },
   "GET /api/data/user/custom_themes/{user_id}": { action: "users.get_custom_themes", auth: "key" },
   "DELETE /api/data/user/custom_themes": { action: "users.delete_custom_theme", auth: "key" },
+  // Preferences (PinePods' web client): start page, default volume, language, collection add mode, default auto-delete days
+  "GET /api/data/startpage": { action: "users.get_startpage", auth: "key" },
+  "POST /api/data/startpage": { action: "users.set_startpage", auth: "key" },
+  "POST /api/data/get_default_volume": { action: "users.get_default_volume", auth: "key" },
+  "POST /api/data/user/set_default_volume": { action: "users.set_default_volume", auth: "key" },
+  "GET /api/data/get_user_language": { action: "users.get_user_language", auth: "key" },
+  "PUT /api/data/update_user_language": { action: "users.update_user_language", auth: "key" },
+  "GET /api/data/collection_add_ui": { action: "users.get_collection_add_ui", auth: "key" },
+  "POST /api/data/collection_add_ui": { action: "users.set_collection_add_ui", auth: "key" },
+  "POST /api/data/user/set_auto_download_delete_days": { action: "users.set_auto_download_delete_days", auth: "key" },
 
   // User administration
   "PUT /api/data/user/set_isadmin": { action: "users.set_isadmin", auth: "admin" },
@@ -137,6 +147,15 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/enable_auto_play_next": { action: "podcasts.enable_auto_play_next", auth: "key" },
   "POST /api/data/get_auto_play_next_status": { action: "podcasts.get_auto_play_next_status", auth: "key" },
   "POST /api/data/podcast/favorite_status": { action: "podcasts.favorite_status", auth: "key" },
+  // Per podcast automation (PinePods' web client): favourite, auto-queue, auto-delete of completed downloads, skip times, index id
+  "PUT /api/data/podcast/toggle_favorite": { action: "podcasts.toggle_favorite", auth: "key" },
+  "POST /api/data/enable_auto_queue": { action: "podcasts.enable_auto_queue", auth: "key" },
+  "POST /api/data/get_auto_queue_status": { action: "podcasts.get_auto_queue_status", auth: "key" },
+  "POST /api/data/podcast/set_auto_download_delete_days": { action: "podcasts.set_podcast_auto_download_delete_days", auth: "key" },
+  "POST /api/data/clear_podcast_auto_download_delete_days": { action: "podcasts.clear_podcast_auto_download_delete_days", auth: "key" },
+  "POST /api/data/get_auto_download_delete_days": { action: "podcasts.get_auto_download_delete_days", auth: "key" },
+  "POST /api/data/get_auto_skip_times": { action: "podcasts.get_auto_skip_times", auth: "key" },
+  "POST /api/data/update_podcast_index_id": { action: "podcasts.update_podcast_index_id", auth: "key" },
   "POST /api/data/get_next_podcast_episode": { action: "episodes.get_next_podcast_episode", auth: "key" },
   "POST /api/data/get_episode_metadata": { action: "episodes.get_episode_metadata", auth: "key" },
   "GET /api/data/get_stats": { action: "episodes.get_stats", auth: "key" },

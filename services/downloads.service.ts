@@ -26,6 +26,7 @@ import type {
 } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
+import { AutoDeleteScheduler } from "./downloads.parts/auto-delete";
 
 /** A user's download; `file` is the path under DOWNLOAD_DIR. */
 interface DownloadDoc extends RecordDownloadParams {
@@ -81,8 +82,9 @@ function attachment(name: string): string {
 
 const DownloadsService: ServiceSchema = {
   name: "downloads",
-  mixins: [DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
+  mixins: [AutoDeleteScheduler, DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
     { name: "download_settings" },
+    { name: "download_leases" },
     { name: "download_deletions", indexes: [{ fields: { user_id: 1 } }, { fields: { deleted_at: 1 }, expireAfterSeconds: DELETION_DAYS * 86_400 }] },
   ])],
   actions: {

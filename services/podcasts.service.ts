@@ -15,6 +15,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
+import { automationActions } from "./podcasts.parts/automation.actions";
 import { indexMatchActions } from "./podcasts.parts/index-match.actions";
 import { libraryActions } from "./podcasts.parts/library.actions";
 import { mergeActions } from "./podcasts.parts/merge.actions";
@@ -41,6 +42,7 @@ const PodcastsService: ServiceSchema = {
     ...playbackActions,
     ...syncActions,
     ...indexMatchActions,
+    ...automationActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

@@ -170,6 +170,10 @@ export const config = {
   downloadMinFreeMb: int("DOWNLOAD_MIN_FREE_MB", 100),
   /** Downloads allowed at first start (the admin toggles it with enable_disable_downloads). */
   downloadsEnabledDefault: bool("DOWNLOADS_ENABLED", true),
+  /** Minutes between two auto-delete passes (downloads of completed episodes past their podcast's days); 0 turns it off. */
+  autoDeleteInterval: int("AUTO_DELETE_INTERVAL", 60),
+  /** Seconds the auto-delete lease lasts unless renewed (renewed every third of it) before another replica takes over. */
+  autoDeleteLeaseSeconds: int("AUTO_DELETE_LEASE_SECONDS", 120),
   /** Jobs one workers replica runs at once. */
   workerConcurrency: int("WORKER_CONCURRENCY", 4),
   /** Milliseconds between a worker's polls for jobs (a new job also wakes every worker at once). */

@@ -29,7 +29,7 @@ export function setter(params: object, fields: (p: any) => Partial<SubscriptionD
 }
 
 /** An action that answers something of the user's subscription of a podcast. */
-function reader(read: (sub: SubscriptionDoc) => object, visibility?: "public") {
+export function reader(read: (sub: SubscriptionDoc) => object, visibility?: "public") {
   return {
     visibility,
     params: ofPodcast,

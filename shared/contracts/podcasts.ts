@@ -97,3 +97,10 @@ export interface SyncSubscriptionsParams {
   add: string[];
   remove: string[];
 }
+
+/** podcasts.auto_delete_rules result item: a user's downloads of a podcast's completed episodes go `days` after their download. */
+export interface AutoDeleteRule {
+  user_id: number;
+  podcast_id: number;
+  days: number;
+}

@@ -46,3 +46,6 @@ export interface ListeningSettings {
   /** Default speed when a podcast has no override. */
   playback_speed: number;
 }
+
+/** users.auto_delete_days result: user_id -> the days after which their completed downloads go (0 = kept). */
+export type AutoDeleteDefaults = Record<number, number>;
