@@ -12,6 +12,7 @@ module.exports = {
     "^music-metadata$": "<rootDir>/node_modules/music-metadata/lib/index.js",
     "^file-type$": "<rootDir>/node_modules/file-type/index.js",
   },
+  setupFiles: ["<rootDir>/test/setup-env.ts"],
   testTimeout: 60000,
   maxWorkers: 2,
   reporters: ["default", "<rootDir>/test/summary-reporter.js"],

@@ -14,9 +14,11 @@ import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
+import { responseCheck } from "../shared/response-check";
 import { hashApiKey } from "../shared/secrets";
 import type { AuthUser, RouteDef } from "../shared/types";
 import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
+import { ConfigAnswer, HealthAnswer, ServiceCheckAnswer, ServiceVersionAnswer } from "../shared/contracts/api";
 
 /** The JSON error answer of an error; failures of the server itself (5xx) are logged. */
 function errorAnswer(logger: any, req: any, err: any): { status: number; body: object } {
@@ -113,6 +115,8 @@ const ApiService: ServiceSchema = {
           ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
         },
         onError: sendError,
+        // Test-time only (RESPONSE_SCHEMA_CHECK): with the setting off the route has no onAfterCall at all.
+        ...(config.responseSchemaCheck ? { onAfterCall: responseCheck() } : {}),
       },
     ],
     onError: sendError,
@@ -154,7 +158,8 @@ const ApiService: ServiceSchema = {
     rest: { circuitBreaker: { enabled: false } },
     health: {
       params: {},
-      async handler(this: any, ctx: Context) {
+      response: HealthAnswer,
+      async handler(this: any, ctx: Context): Promise<HealthAnswer> {
         const [stores, redis] = await Promise.all([this.storeHealth(ctx), this.cacheHealthy()]);
         const database = stores.healthy;
         // Until this node's own services have all started, requests could still reach a missing one.
@@ -165,20 +170,23 @@ const ApiService: ServiceSchema = {
     },
     service_check: {
       params: {},
-      handler() {
+      response: ServiceCheckAnswer,
+      handler(): ServiceCheckAnswer {
         return { status_code: 200, service_instance: true };
       },
     },
     /** GET /api/data/get_service_version */
     service_version: {
       params: {},
-      handler() {
+      response: ServiceVersionAnswer,
+      handler(): ServiceVersionAnswer {
         return { data: config.version };
       },
     },
     config: {
       params: {},
-      handler() {
+      response: ConfigAnswer,
+      handler(): ConfigAnswer {
         return {
           api_url: config.apiUrl,
           proxy_url: config.proxyUrl,

@@ -40,6 +40,11 @@ export const config = {
   transporter: env.TRANSPORTER || "",
   /** Encoding of the packets between nodes over the transporter (moleculer serializer: JSON, CBOR, Notepack); every node of a cluster must use the same. */
   serializer: env.SERIALIZER || "JSON",
+  /**
+   * Test-time check of every answer against its route's response schema (shared/response-check.ts): a
+   * mismatch answers 500 naming the route and the schema path. Set by the test suite; off in production.
+   */
+  responseSchemaCheck: bool("RESPONSE_SCHEMA_CHECK", false),
   /** Moleculer cacher: "memory" (default) or a redis:// URL (shared by every node). */
   cacher: env.CACHER || "memory",
   /** Moleculer node id; defaults to hostname-pid. */

@@ -59,6 +59,16 @@ export const docsRoute = {
   },
 };
 
+/**
+ * The document of a route table from action definitions (the registry's, or those of services created
+ * but not started: scripts/openapi.ts). An upload action (RouteDef.upload) declares its form fields as
+ * `multipart`: its params are the file stream.
+ */
+export function openApiOf(table: Record<string, RouteDef>, actions: { name: string; params?: any; multipart?: any; response?: any }[]) {
+  const contracts = new Map(actions.map((a) => [a.name, { params: a.params ?? a.multipart, response: a.response }]));
+  return buildOpenApi(table, (action) => contracts.get(action), { title: `${config.serviceName} API`, version: config.version });
+}
+
 export function gatewayOpsMixin(table: Record<string, RouteDef>): ServiceSchema {
   return {
     name: "gateway-ops",
@@ -69,12 +79,8 @@ export function gatewayOpsMixin(table: Record<string, RouteDef>): ServiceSchema 
     },
     methods: {
       openApiDocument(this: any) {
-        const params = new Map<string, any>();
-        for (const a of this.broker.registry.getActionList({ onlyAvailable: false, skipInternal: true, withEndpoints: false })) {
-          // An upload action (RouteDef.upload) declares its form fields as `multipart`: its params are the file stream.
-          if (a.action?.params || a.action?.multipart) params.set(a.name, a.action.params ?? a.action.multipart);
-        }
-        return buildOpenApi(table, (action) => params.get(action), { title: `${config.serviceName} API`, version: config.version });
+        const actions = this.broker.registry.getActionList({ onlyAvailable: false, skipInternal: true, withEndpoints: false });
+        return openApiOf(table, actions.map((a: any) => a.action ?? { name: a.name }));
       },
       /** Called by the gateway's request log when a response is finished. */
       observeRequest(this: any, req: any, status: number, ms: number) {

@@ -2,9 +2,13 @@
  * The OpenAPI 3.1 document of the gateway, built from THE route table (services/api.routes.ts) and the
  * fastest-validator param schemas of the actions it calls, so that it cannot drift from what the server
  * does. Params of actions on other nodes come from the service registry (Moleculer sends each action's
- * schema in its node INFO); a RegExp pattern arrives as {} over the wire and is then left out.
+ * schema in its node INFO); a RegExp pattern arrives as {} over the wire and is then left out. Each
+ * route's answer is its action's `response` schema (shared/contracts/answers.ts), carried the same way;
+ * summaries and descriptions come from the API documents (shared/api-docs.json, scripts/api-docs.ts).
  */
+import { ANSWER_STATUS, MEDIA_TYPE } from "./contracts/answers";
 import { ERROR_CATEGORIES } from "./errors";
+import apiDocs from "./api-docs.json";
 import type { AuthLevel, RouteDef } from "./types";
 
 type JsonSchema = Record<string, any>;
@@ -108,26 +112,56 @@ export interface OpenApiInfo {
   version: string;
 }
 
-/** The document for a route table; paramsOf(action) gives an action's fastest-validator params when known. */
-export function buildOpenApi(table: Record<string, RouteDef>, paramsOf: (action: string) => Record<string, any> | undefined, info: OpenApiInfo) {
+/** What the document needs of an action: its fastest-validator params and its response schema. */
+export interface ActionContract {
+  params?: Record<string, any>;
+  response?: JsonSchema;
+}
+
+/** A schema as JSON (TypeBox's symbol-keyed markers dropped), the way the registry carries it. */
+const plain = (schema: JsonSchema): JsonSchema => JSON.parse(JSON.stringify(schema));
+
+/** The success answer of a route from its action's response schema; {} (flagged by the tests) when it has none. */
+export function successResponse(method: string, response: JsonSchema | undefined): Record<string, any> {
+  if (!response) return { "200": { description: "Success", content: { "application/json": { schema: {} } } } };
+  const { [MEDIA_TYPE]: media, [ANSWER_STATUS]: status, description, ...schema } = plain(response);
+  if (status) return { [String(status)]: { description: description ?? "Redirect", headers: { Location: { schema: { type: "string" } } } } };
+  const text = description ?? "Success";
+  // HEAD answers the headers of the GET answer, without a body.
+  if (method === "HEAD") return { "200": { description: `Headers of: ${text}`, headers: { "Content-Length": { schema: { type: "integer" } } } } };
+  return { "200": { description: text, content: { [media ?? "application/json"]: { schema: media ? { ...schema, description } : schema } } } };
+}
+
+interface OperationDocs {
+  summary: string;
+  description: string;
+}
+const DOCS: Record<string, OperationDocs> = apiDocs.operations;
+
+/** The document for a route table; contractOf(action) gives an action's params and response schema when known. */
+export function buildOpenApi(table: Record<string, RouteDef>, contractOf: (action: string) => ActionContract | undefined, info: OpenApiInfo) {
   const paths: Record<string, Record<string, any>> = {};
   for (const [key, def] of Object.entries(table)) {
     const [method, path] = key.split(" ");
-    const schema = paramsToSchema(paramsOf(def.action));
+    const contract = contractOf(def.action);
+    const schema = paramsToSchema(contract?.params);
+    // HEAD shares its GET's documents.
+    const docs = DOCS[key] ?? DOCS[`GET ${path}`];
     const pathNames = Array.from(path.matchAll(/\{(\w+)\}/g), (m) => m[1]);
     const parameters: any[] = pathNames.map((name) => ({ name, in: "path", required: true, schema: schema.properties[name] ?? { type: "string" } }));
     const bodyProps = Object.fromEntries(Object.entries(schema.properties).filter(([name]) => !pathNames.includes(name)));
     const bodyRequired = (schema.required ?? []).filter((name: string) => !pathNames.includes(name));
     const op: Record<string, any> = {
       operationId: `${method.toLowerCase()}_${path.replace(/[^\w]+/g, "_").replace(/^_|_$/g, "")}`,
-      summary: def.action,
+      summary: docs?.summary ?? path,
+      ...(docs?.description ? { description: docs.description } : {}),
       tags: [def.action.split(".")[0]],
       "x-moleculer-action": def.action,
       "x-auth-level": def.auth,
       security: SECURITY[def.auth],
       parameters,
       responses: {
-        "200": { description: "Success", content: { "application/json": { schema: {} } } },
+        ...successResponse(method, contract?.response),
         ...Object.fromEntries(errorStatuses(def.auth).map((s) => [String(s), { $ref: `#/components/responses/E${s}` }])),
       },
     };

@@ -1,6 +1,7 @@
 /**
  * The users service's stored records, setting defaults and the param rules its action modules share.
  */
+import type { Static, TSchema } from "../../shared/contracts/answers";
 import type { Context } from "moleculer";
 import { BadRequestError } from "../../shared/errors";
 
@@ -117,9 +118,10 @@ export function canonicalTimezone(tz: string): string {
 }
 
 /** A plain setting setter: one validated param stored in one field of the user, a fixed answer. */
-export function setter(field: keyof UserDoc, param: string, rule: object, answer: object) {
+export function setter<T extends TSchema>(field: keyof UserDoc, param: string, rule: object, response: T, answer: Static<T>) {
   return {
     params: { user_id: userId, [param]: rule },
+    response,
     async handler(this: any, ctx: Context<any>) {
       await this.setFields(ctx.params.user_id, { [field]: ctx.params[param] });
       return answer;

@@ -7,11 +7,12 @@ import { config } from "../../shared/config";
 import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
 import type { GatewayMeta } from "../../shared/types";
 import type { PlaybackSettings } from "../../shared/contracts/podcasts";
-import type { ListeningSettings } from "../../shared/contracts/users";
+import { ThemeAnswer, type ListeningSettings } from "../../shared/contracts/users";
+import { DetailAnswer, MessageAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
 import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
 
 export const settingsActions: ServiceActionsSchema = {
-  set_fullname: setter("fullname", "new_name", { type: "string", trim: true, min: 1, max: 255 }, { detail: "Fullname updated" }),
+  set_fullname: setter("fullname", "new_name", { type: "string", trim: true, min: 1, max: 255 }, DetailAnswer, { detail: "Fullname updated" }),
   /** Non-admins prove the current password (clear text, as in get_key); admins may reset anyone's. */
   set_password: {
     params: {
@@ -51,11 +52,12 @@ export const settingsActions: ServiceActionsSchema = {
 
   get_theme: {
     params: userIdParam,
-    async handler(this: any, ctx: Context<any>) {
+    response: ThemeAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<ThemeAnswer> {
       return { theme: this.settingsOf(await this.getUser(ctx.params.user_id)).theme };
     },
   },
-  set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, { message: "Theme updated" }),
+  set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, MessageAnswer, { message: "Theme updated" }),
   /** First-login set-up: time settings, and the account leaves its first-login state. */
   setup_time_info: {
     params: {
@@ -80,8 +82,8 @@ export const settingsActions: ServiceActionsSchema = {
       return { success: true, message: "Timezone updated" };
     },
   },
-  update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, { success: true, message: "Date format updated" }),
-  update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, { success: true, message: "Time format updated" }),
+  update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, SuccessMessageAnswer, { success: true, message: "Date format updated" }),
+  update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, SuccessMessageAnswer, { success: true, message: "Time format updated" }),
   get_time_info: {
     params: userIdParam,
     async handler(this: any, ctx: Context<any>) {
@@ -95,8 +97,8 @@ export const settingsActions: ServiceActionsSchema = {
       return { auto_complete_seconds: this.settingsOf(await this.getUser(ctx.params.user_id)).auto_complete_seconds };
     },
   },
-  update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, { success: true, message: "Auto-complete seconds updated" }),
-  set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, { detail: "Default playback speed updated" }),
+  update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, SuccessMessageAnswer, { success: true, message: "Auto-complete seconds updated" }),
+  set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, DetailAnswer, { detail: "Default playback speed updated" }),
   /** The speed a player uses: with podcast_id, that podcast's own speed (404 unless subscribed), else the user's default. */
   get_playback_speed: {
     params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },

@@ -1,4 +1,9 @@
-/** What travels to and from the users service: action params and results, events. */
+/** What travels to and from the users service: action params and results, events, and the answers of its routes. */
+import { Type, type Static } from "./answers";
+
+/** GET /api/data/get_theme/{user_id}: one of the three themes, or a custom theme's name. */
+export const ThemeAnswer = Type.Object({ theme: Type.String() });
+export type ThemeAnswer = Static<typeof ThemeAnswer>;
 
 /** users.get_auth_info result: what the auth service needs to know about a key's owner. */
 export interface UserAuthInfo {

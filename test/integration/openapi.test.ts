@@ -1,8 +1,10 @@
 /**
- * GET /api/openapi.json documents every route of the table (method, path, auth, params, error bodies)
- * and validates against the OpenAPI 3.1 schema; GET /api/docs serves Swagger UI from this server.
+ * GET /api/openapi.json documents every route of the table (method, path, auth, params, answers, error
+ * bodies) and validates against the OpenAPI 3.1 schema; docs/openapi.json (npm run openapi) is the same
+ * document; GET /api/docs serves Swagger UI from this server.
  */
 import { execFileSync } from "child_process";
+import fs from "fs";
 import path from "path";
 import { api } from "../helpers/client";
 import { startServer, TestServer } from "../helpers/server";
@@ -38,6 +40,34 @@ test("every route of the table is there with its action and auth level", () => {
     return !op || op["x-moleculer-action"] !== def.action || op["x-auth-level"] !== def.auth;
   });
   expect(missing).toEqual([]);
+});
+
+test("every route answers by a response schema: JSON, or declared text, binary or a redirect", () => {
+  const lacking: string[] = [];
+  for (const [key] of Object.entries(routes)) {
+    const [method, p] = key.split(" ");
+    const responses = doc.paths[p][method.toLowerCase()].responses;
+    const success = responses["200"] ?? responses["302"];
+    const media = Object.entries<any>(success?.content ?? {});
+    const declared =
+      (method === "HEAD" && success?.headers) ||
+      (responses["302"]?.headers?.Location && !responses["200"]) ||
+      (media.length === 1 && Object.keys(media[0][1].schema ?? {}).length > 0);
+    if (!declared) lacking.push(key);
+  }
+  expect(lacking).toEqual([]);
+});
+
+test("summaries and descriptions come from the API documents", () => {
+  const op = doc.paths["/api/data/get_theme/{user_id}"].get;
+  expect(op.summary).toBe("Get theme");
+  expect(op.description).toContain("theme:string");
+  expect(op.responses["200"].content["application/json"].schema).toMatchObject({ type: "object", required: ["theme"], properties: { theme: { type: "string" } } });
+});
+
+test("docs/openapi.json is the document the server serves (npm run openapi writes it)", () => {
+  const file = JSON.parse(fs.readFileSync(path.join(ROOT, "docs", "openapi.json"), "utf8"));
+  expect(file).toEqual(doc);
 });
 
 test("params come from the action schemas: path, query and body, with types and requirements", () => {

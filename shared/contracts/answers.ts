@@ -1,0 +1,45 @@
+/**
+ * How an action declares the answer clients get (issue 19): a TypeBox schema as the action's `response`
+ * option, next to its `params`. The schema is the one source for three things: the TypeScript type
+ * (`Static<typeof X>`), the route's response in /api/openapi.json (shared/openapi.ts; the registry
+ * carries it across nodes like params), and the test-time check of every answer (shared/response-check.ts).
+ *
+ *   export const ThemeAnswer = Type.Object({ theme: Type.String() });          // shared/contracts/users.ts
+ *   export type ThemeAnswer = Static<typeof ThemeAnswer>;
+ *   get_theme: { params: {...}, response: ThemeAnswer, handler(ctx): ThemeAnswer {...} }
+ *
+ * Answers that are not JSON say so with PlainText / Binary (their media type rides on the schema as
+ * x-media-type); a redirect with Redirect. This file also holds the shapes many services answer.
+ */
+import { Type, type Static, type TSchema, type SchemaOptions } from "@sinclair/typebox";
+
+export { Type, type Static, type TSchema };
+
+/** The keyword that marks a non-JSON answer's media type (OpenAPI content key). */
+export const MEDIA_TYPE = "x-media-type";
+/** The keyword that marks an answer given with another status than 200 (a redirect). */
+export const ANSWER_STATUS = "x-status";
+
+/** A value the client reads as JSON null when there is none (serde Option, Dart nullable). */
+export const Nullable = <T extends TSchema>(schema: T, options?: SchemaOptions) => Type.Union([schema, Type.Null()], options);
+
+/** An answer sent as text/plain: the action returns a string and sets ctx.meta.$responseType. */
+export const PlainText = (description: string) => Type.String({ description, [MEDIA_TYPE]: "text/plain" });
+
+/** A file or media answer (a stream or Buffer) of this media type; HEAD of the same route answers its headers. */
+export const Binary = (mediaType: string, description: string) => Type.String({ format: "binary", description, [MEDIA_TYPE]: mediaType });
+
+/** A 302 redirect (ctx.meta.$statusCode and $location): no body. */
+export const Redirect = (description: string) => Type.Null({ description, [ANSWER_STATUS]: 302 });
+
+/** The answers many operations share. */
+export const DetailAnswer = Type.Object({ detail: Type.String() });
+export type DetailAnswer = Static<typeof DetailAnswer>;
+export const MessageAnswer = Type.Object({ message: Type.String() });
+export type MessageAnswer = Static<typeof MessageAnswer>;
+export const DataAnswer = Type.Object({ data: Type.String() });
+export type DataAnswer = Static<typeof DataAnswer>;
+export const SuccessAnswer = Type.Object({ success: Type.Boolean() });
+export type SuccessAnswer = Static<typeof SuccessAnswer>;
+export const SuccessMessageAnswer = Type.Object({ success: Type.Boolean(), message: Type.String() });
+export type SuccessMessageAnswer = Static<typeof SuccessMessageAnswer>;

@@ -1,0 +1,57 @@
+/**
+ * The test-time answer check (RESPONSE_SCHEMA_CHECK=1, set by the test suite): the gateway holds every
+ * answer against the `response` schema of the action its route calls (shared/contracts/answers.ts) and
+ * answers 500 naming the route and the failing path instead of the answer, so the test that made the
+ * request fails. The gateway installs it as its route's onAfterCall only when the setting is on: with it
+ * off, no code of this file runs per request. The schema comes from the registry's action definition
+ * (req.$endpoint.action), so actions on other nodes are checked too; Ajv compiles each schema once.
+ */
+import type { Context } from "moleculer";
+import { Errors } from "moleculer";
+import { ANSWER_STATUS, MEDIA_TYPE } from "./contracts/answers";
+
+/** A 500 whose message reaches the client (shared/errors.ts keeps it): the answer broke its route's contract. */
+export class ResponseSchemaError extends Errors.MoleculerError {
+  constructor(message: string) {
+    super(message, 500, "response_schema");
+    this.name = "ResponseSchemaError";
+  }
+}
+
+const isRaw = (data: any) => Buffer.isBuffer(data) || typeof data?.pipe === "function";
+
+/** moleculer-web's onAfterCall hook: returns the answer unchanged or throws ResponseSchemaError. */
+export function responseCheck(): (ctx: Context<any, any>, route: any, req: any, res: any, data: any) => any {
+  // ajv is a dev dependency: loaded only where the check is switched on.
+  const Ajv = require("ajv").default;
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+  require("ajv-formats").default(ajv);
+  ajv.addVocabulary([MEDIA_TYPE, ANSWER_STATUS]);
+  const compiled = new WeakMap<object, (data: unknown) => boolean>();
+  return function checkResponse(this: any, ctx, _route, req, _res, data) {
+    const schema = req.$endpoint?.action?.response;
+    const route = `${req.method} ${req.$alias?.fullPath ?? req.originalUrl} (${req.$endpoint?.action?.name})`;
+    const fail = (problem: string) => {
+      const err = new ResponseSchemaError(`Answer of ${route} does not match its response schema: ${problem}`);
+      this.logger.error("response schema mismatch", { route, problem });
+      throw err;
+    };
+    // Routes without a schema fail the OpenAPI test (test/integration/openapi.test.ts), not each request.
+    if (!schema || req.method === "HEAD" || (ctx.meta.$statusCode ?? 200) >= 400) return data;
+    if (schema[ANSWER_STATUS]) {
+      if (ctx.meta.$statusCode !== schema[ANSWER_STATUS]) fail(`status ${ctx.meta.$statusCode ?? 200}, declared ${schema[ANSWER_STATUS]}`);
+      return data;
+    }
+    if (schema[MEDIA_TYPE]) {
+      const text = schema[MEDIA_TYPE].startsWith("text/");
+      if (text ? typeof data !== "string" && !isRaw(data) : !isRaw(data)) fail(`declared ${schema[MEDIA_TYPE]}, answered ${typeof data}`);
+      return data;
+    }
+    if (isRaw(data)) fail("declared JSON, answered a stream or buffer");
+    const validate = compiled.get(schema) ?? ajv.compile(schema);
+    compiled.set(schema, validate);
+    // What the client parses: undefined fields dropped, dates as strings.
+    if (!validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) fail(ajv.errorsText((validate as any).errors, { dataVar: "answer" }));
+    return data;
+  };
+}
