@@ -14,7 +14,8 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { CollectionEpisodesParams, CollectionMembers, CollectionPage, EpisodeMediaItem } from "../shared/contracts/episodes";
 import type { PodcastSearchResult } from "../shared/contracts/podcasts";
-import type { CollectionView, EpisodeCollections, UserCategories } from "../shared/contracts/collections";
+import { DetailAnswer } from "../shared/contracts/answers";
+import { CollectionEpisodesAnswer, CollectionsAnswer, CollectionView, CreateCollectionAnswer, EpisodeCollections, UserCategories } from "../shared/contracts/collections";
 import type { UserEvent } from "../shared/contracts/users";
 import type { AuthUser } from "../shared/types";
 
@@ -65,7 +66,8 @@ const CollectionsService: ServiceSchema = {
     /** POST /api/data/collections/create: 409 when the user has a collection of that name. */
     create: {
       params: { user_id: id, name, description, icon, auto_add_categories: categories, backfill: flag },
-      async handler(this: any, ctx: Context<any, Meta>) {
+      response: CreateCollectionAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<CreateCollectionAnswer> {
         const p = ctx.params;
         const cats = p.auto_add_categories?.length ? p.auto_add_categories : null;
         await this.ensureDefault(p.user_id); // its name is then taken (409), not the default's
@@ -79,7 +81,8 @@ const CollectionsService: ServiceSchema = {
     /** GET /api/data/collections/user/{user_id}: the default collection first, then by creation; counts and member podcasts. */
     list: {
       params: { user_id: id },
-      async handler(this: any, ctx: Context<any, Meta>): Promise<{ collections: CollectionView[] }> {
+      response: CollectionsAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<CollectionsAnswer> {
         const { user_id } = ctx.params;
         await this.ensureDefault(user_id);
         const docs: CollectionDoc[] = await this.adapter.find({ query: { user_id }, sort: ["-is_default", "_id"] });
@@ -98,6 +101,7 @@ const CollectionsService: ServiceSchema = {
     /** GET /api/data/collections/categories/{user_id}: the distinct categories of the user's podcasts, sorted. */
     categories: {
       params: { user_id: id },
+      response: UserCategories,
       async handler(this: any, ctx: Context<any, Meta>): Promise<UserCategories> {
         const found: PodcastSearchResult = await ctx.call("podcasts.search_podcasts", { user_id: ctx.params.user_id, search_term: "" });
         const seen = new Map<string, string>();
@@ -108,7 +112,8 @@ const CollectionsService: ServiceSchema = {
     /** PATCH /api/data/collections/{collection_id}: the fields sent; new categories count from now unless backfill. 400 for the default one. */
     update: {
       params: { collection_id: id, name: { ...name, optional: true }, description, icon, auto_add_categories: categories, backfill: flag },
-      async handler(this: any, ctx: Context<any, Meta>) {
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
         const p = ctx.params;
         const c: CollectionDoc = await this.editable(ctx.meta.user.id, p.collection_id);
         const set: Partial<CollectionDoc> = { updated_at: new Date() };
@@ -131,7 +136,8 @@ const CollectionsService: ServiceSchema = {
     /** DELETE /api/data/collections/{collection_id}: 400 for the default one. */
     remove: {
       params: { collection_id: id },
-      async handler(this: any, ctx: Context<any, Meta>) {
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
         const c: CollectionDoc = await this.editable(ctx.meta.user.id, ctx.params.collection_id);
         await this.adapter.removeMany({ _id: c._id });
         return { detail: "Collection deleted successfully" };
@@ -140,7 +146,8 @@ const CollectionsService: ServiceSchema = {
     /** POST /api/data/collections/{collection_id}/add_episode: into the default collection = saved. */
     add_episode: {
       params: episodeChange,
-      async handler(this: any, ctx: Context<any, Meta>) {
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
         const { user_id, collection_id, episode_id } = ctx.params;
         const c: CollectionDoc = await this.own(user_id, collection_id);
         if (c.is_default) await ctx.call("episodes.save_episode", { user_id, episode_id });
@@ -154,7 +161,8 @@ const CollectionsService: ServiceSchema = {
     /** POST /api/data/collections/{collection_id}/remove_episode: also out when its podcast or category belongs. */
     remove_episode: {
       params: episodeChange,
-      async handler(this: any, ctx: Context<any, Meta>) {
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
         const { user_id, collection_id, episode_id } = ctx.params;
         const c: CollectionDoc = await this.own(user_id, collection_id);
         if (c.is_default) await ctx.call("episodes.remove_saved_episode", { user_id, episode_id });
@@ -165,7 +173,8 @@ const CollectionsService: ServiceSchema = {
     /** POST /api/data/collections/{collection_id}/add_podcast: every episode of a podcast the user is subscribed to. */
     add_podcast: {
       params: podcastChange,
-      async handler(this: any, ctx: Context<any, Meta>) {
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
         const { user_id, collection_id, podcast_id } = ctx.params;
         const c: CollectionDoc = await this.editable(user_id, collection_id);
         await ctx.call("podcasts.playback_settings", { user_id, podcast_id }); // 404 unless subscribed
@@ -176,7 +185,8 @@ const CollectionsService: ServiceSchema = {
     /** POST /api/data/collections/{collection_id}/remove_podcast */
     remove_podcast: {
       params: podcastChange,
-      async handler(this: any, ctx: Context<any, Meta>) {
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
         const { user_id, collection_id, podcast_id } = ctx.params;
         const c: CollectionDoc = await this.editable(user_id, collection_id);
         await this.adapter.updateMany({ _id: c._id }, { $pull: { podcast_ids: podcast_id }, $set: { updated_at: new Date() } });
@@ -193,7 +203,8 @@ const CollectionsService: ServiceSchema = {
         sort_order: { type: "enum", values: ["asc", "desc"], optional: true },
         filter: { type: "enum", values: ["all", "unplayed", "played", "in_progress", "completed", "not_completed", "saved", ""], optional: true },
       },
-      async handler(this: any, ctx: Context<any, Meta>) {
+      response: CollectionEpisodesAnswer,
+      async handler(this: any, ctx: Context<any, Meta>): Promise<CollectionEpisodesAnswer> {
         const { collection_id, filter, ...page } = ctx.params;
         const user_id = ctx.meta.user.id;
         const c: CollectionDoc = await this.own(user_id, collection_id);
@@ -206,6 +217,7 @@ const CollectionsService: ServiceSchema = {
     /** GET /api/data/episode_collections/{user_id}/{episode_id}: the user's collections that hold the episode. */
     episode_collections: {
       params: { user_id: id, episode_id: id, is_youtube: flag },
+      response: EpisodeCollections,
       async handler(this: any, ctx: Context<any, Meta>): Promise<EpisodeCollections> {
         const { user_id, episode_id } = ctx.params;
         const ep: EpisodeMediaItem = await this.visibleEpisode(ctx, user_id, episode_id);

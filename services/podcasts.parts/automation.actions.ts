@@ -5,7 +5,8 @@
  * reads them through auto_delete_rules) and the automatic skip times. Every action answers 404 unless the user is subscribed to the podcast.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import type { AutoDeleteRule } from "../../shared/contracts/podcasts";
+import { DetailAnswer, MessageAnswer } from "../../shared/contracts/answers";
+import { AutoDeleteDaysAnswer, type AutoDeleteRule, AutoQueueAnswer, AutoSkipTimesAnswer } from "../../shared/contracts/podcasts";
 import type { AutoDeleteDefaults } from "../../shared/contracts/users";
 import { id, type SubscriptionDoc } from "./model";
 import { reader, setter } from "./playback.actions";
@@ -20,26 +21,32 @@ async function userDefault(ctx: Context, user_id: number): Promise<number> {
 
 export const automationActions: ServiceActionsSchema = {
   /** PUT /api/data/podcast/toggle_favorite */
-  toggle_favorite: setter(
-    { is_favorite: { type: "boolean", convert: true } },
-    (p) => ({ is_favorite: p.is_favorite }),
-    (p) => (p.is_favorite ? "Podcast marked as favorite" : "Podcast removed from favorites"),
-  ),
+  toggle_favorite: {
+    ...setter(
+      { is_favorite: { type: "boolean", convert: true } },
+      (p) => ({ is_favorite: p.is_favorite }),
+      (p) => (p.is_favorite ? "Podcast marked as favorite" : "Podcast removed from favorites"),
+    ),
+    response: DetailAnswer,
+  },
   /** POST /api/data/enable_auto_queue */
-  enable_auto_queue: setter(
-    { auto_queue: { type: "boolean", convert: true } },
-    (p) => ({ auto_queue: p.auto_queue }),
-    (p) => `Auto-queue ${p.auto_queue ? "enabled" : "disabled"}`,
-  ),
-  get_auto_queue_status: reader((sub) => ({ auto_queue: !!sub.auto_queue })),
+  enable_auto_queue: {
+    ...setter({ auto_queue: { type: "boolean", convert: true } }, (p) => ({ auto_queue: p.auto_queue }), (p) => `Auto-queue ${p.auto_queue ? "enabled" : "disabled"}`),
+    response: DetailAnswer,
+  },
+  get_auto_queue_status: { ...reader((sub): AutoQueueAnswer => ({ auto_queue: !!sub.auto_queue })), response: AutoQueueAnswer },
   /** POST /api/data/get_auto_skip_times: what adjust_skip_times wrote. */
-  get_auto_skip_times: reader((sub) => ({ start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0 })),
+  get_auto_skip_times: { ...reader((sub): AutoSkipTimesAnswer => ({ start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0 })), response: AutoSkipTimesAnswer },
   /** POST /api/data/podcast/set_auto_download_delete_days: this podcast's own days (0 keeps its downloads). */
-  set_podcast_auto_download_delete_days: setter({ days }, (p) => ({ auto_download_delete_days: p.days }), () => "Podcast auto-delete downloads setting updated."),
+  set_podcast_auto_download_delete_days: {
+    ...setter({ days }, (p) => ({ auto_download_delete_days: p.days }), () => "Podcast auto-delete downloads setting updated."),
+    response: DetailAnswer,
+  },
   /** POST /api/data/clear_podcast_auto_download_delete_days: back to the user's default. */
   clear_podcast_auto_download_delete_days: {
     params: { user_id: id, podcast_id: id },
-    async handler(this: any, ctx: Context<any>) {
+    response: MessageAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<MessageAnswer> {
       const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: { auto_download_delete_days: null } });
       return { message: "Podcast auto-delete downloads setting cleared: the default applies" };
@@ -48,7 +55,8 @@ export const automationActions: ServiceActionsSchema = {
   /** POST /api/data/get_auto_download_delete_days: the podcast's days (customized: its own), or without podcast_id the user's default. */
   get_auto_download_delete_days: {
     params: { user_id: id, podcast_id: { ...id, optional: true, nullable: true } },
-    async handler(this: any, ctx: Context<any>) {
+    response: AutoDeleteDaysAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<AutoDeleteDaysAnswer> {
       const { user_id, podcast_id } = ctx.params;
       const sub: SubscriptionDoc | null = podcast_id ? await this.subscriptionOf(user_id, podcast_id) : null;
       const own = sub?.auto_download_delete_days ?? null;

@@ -6,7 +6,10 @@
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
-import type { AutoDeleteDefaults } from "../../shared/contracts/users";
+import { DetailAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
+import {
+  type AutoDeleteDefaults, CollectionAddUiAnswer, DefaultVolumeAnswer, LanguageAnswer, LanguageUpdatedAnswer, StartPageAnswer,
+} from "../../shared/contracts/users";
 import { LANGUAGES, setter, userId, userIdParam, UserDoc } from "./model";
 
 /** The pages of the web client a user may start on. */
@@ -17,14 +20,16 @@ export const preferencesActions: ServiceActionsSchema = {
   /** GET /api/data/startpage */
   get_startpage: {
     params: userIdParam,
-    async handler(this: any, ctx: Context<any>) {
+    response: StartPageAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<StartPageAnswer> {
       return { StartPage: this.settingsOf(await this.getUser(ctx.params.user_id)).start_page };
     },
   },
   /** POST /api/data/startpage?user_id=&startpage= (the web client sends both in the query) */
   set_startpage: {
     params: { user_id: userId, startpage: { type: "enum", values: START_PAGES, optional: true } },
-    async handler(this: any, ctx: Context<any>) {
+    response: SuccessMessageAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SuccessMessageAnswer> {
       const start_page = ctx.params.startpage ?? "home";
       await this.setFields(ctx.params.user_id, { start_page });
       return { success: true, message: `Start page set to ${start_page}` };
@@ -33,35 +38,39 @@ export const preferencesActions: ServiceActionsSchema = {
   /** POST /api/data/get_default_volume: 0-100. */
   get_default_volume: {
     params: userIdParam,
-    async handler(this: any, ctx: Context<any>) {
+    response: DefaultVolumeAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<DefaultVolumeAnswer> {
       return { default_volume: this.settingsOf(await this.getUser(ctx.params.user_id)).default_volume };
     },
   },
-  set_default_volume: setter("default_volume", "volume", { type: "number", integer: true, min: 0, max: 100, convert: true }, { detail: "Default volume updated." }),
+  set_default_volume: setter("default_volume", "volume", { type: "number", integer: true, min: 0, max: 100, convert: true }, DetailAnswer, { detail: "Default volume updated." }),
   /** GET /api/data/get_user_language */
   get_user_language: {
     params: userIdParam,
-    async handler(this: any, ctx: Context<any>) {
+    response: LanguageAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<LanguageAnswer> {
       return { language: this.languageOf(await this.getUser(ctx.params.user_id)) };
     },
   },
   /** PUT /api/data/update_user_language: a code get_available_languages lists, else 400. */
   update_user_language: {
     params: { user_id: userId, language: languageCode },
-    async handler(this: any, ctx: Context<any>) {
+    response: LanguageUpdatedAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<LanguageUpdatedAnswer> {
       await this.setFields(ctx.params.user_id, { language: ctx.params.language });
       return { success: true, language: ctx.params.language };
     },
   },
   get_collection_add_ui: {
     params: userIdParam,
-    async handler(this: any, ctx: Context<any>) {
+    response: CollectionAddUiAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<CollectionAddUiAnswer> {
       return { collection_add_ui: this.settingsOf(await this.getUser(ctx.params.user_id)).collection_add_ui };
     },
   },
-  set_collection_add_ui: setter("collection_add_ui", "mode", { type: "enum", values: ["modal", "submenu"] }, { detail: "Collection add mode updated" }),
+  set_collection_add_ui: setter("collection_add_ui", "mode", { type: "enum", values: ["modal", "submenu"] }, DetailAnswer, { detail: "Collection add mode updated" }),
   /** POST /api/data/user/set_auto_download_delete_days: 0 keeps downloads. */
-  set_auto_download_delete_days: setter("auto_download_delete_days", "days", { type: "number", integer: true, min: 0, max: 3650, convert: true }, { detail: "Default auto-delete downloads setting updated." }),
+  set_auto_download_delete_days: setter("auto_download_delete_days", "days", { type: "number", integer: true, min: 0, max: 3650, convert: true }, DetailAnswer, { detail: "Default auto-delete downloads setting updated." }),
 
   // --- Internal (not in the route table) ---
 

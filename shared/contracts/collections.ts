@@ -1,29 +1,57 @@
 /** What the collections service answers (services/collections.service.ts), in PinePods' web client's shapes. */
+import { Nullable, Type, type Static } from "./answers";
 
 /** A collection as collections/user/{user_id} lists it. */
-export interface CollectionView {
-  collection_id: number;
-  user_id: number;
-  name: string;
-  description: string | null;
+export const CollectionView = Type.Object({
+  collection_id: Type.Integer(),
+  user_id: Type.Integer(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
   /** The user's "Saved" collection: its episodes are their saved episodes. */
-  is_default: boolean;
-  icon: string;
-  created_at: string;
-  last_updated: string;
-  /** Episodes in it the user sees now. */
-  episode_count: number;
-  auto_add_categories: string[] | null;
-  /** Its podcasts the user is subscribed to: added by hand or through auto_add_categories. */
-  podcast_ids: number[];
-}
+  is_default: Type.Boolean(),
+  icon: Type.String(),
+  created_at: Type.String({ format: "date-time" }),
+  last_updated: Type.String({ format: "date-time" }),
+  episode_count: Type.Integer({ description: "Episodes in it the user sees now" }),
+  auto_add_categories: Nullable(Type.Array(Type.String())),
+  podcast_ids: Type.Array(Type.Integer(), { description: "Its podcasts the user is subscribed to: added by hand or through auto_add_categories" }),
+});
+export type CollectionView = Static<typeof CollectionView>;
 
-/** collections/categories/{user_id}: the distinct categories of the user's podcasts. */
-export interface UserCategories {
-  categories: string[];
-}
+/** GET /api/data/collections/user/{user_id} */
+export const CollectionsAnswer = Type.Object({ collections: Type.Array(CollectionView) });
+export type CollectionsAnswer = Static<typeof CollectionsAnswer>;
 
-/** episode_collections/{user_id}/{episode_id}: the collections holding the episode. */
-export interface EpisodeCollections {
-  collection_ids: number[];
-}
+/** POST /api/data/collections/create */
+export const CreateCollectionAnswer = Type.Object({ detail: Type.String(), collection_id: Type.Integer() });
+export type CreateCollectionAnswer = Static<typeof CreateCollectionAnswer>;
+
+/** GET /api/data/collections/categories/{user_id}: the distinct categories of the user's podcasts. */
+export const UserCategories = Type.Object({ categories: Type.Array(Type.String()) });
+export type UserCategories = Static<typeof UserCategories>;
+
+/** GET /api/data/episode_collections/{user_id}/{episode_id}: the collections holding the episode. */
+export const EpisodeCollections = Type.Object({ collection_ids: Type.Array(Type.Integer()) });
+export type EpisodeCollections = Static<typeof EpisodeCollections>;
+
+/** An episode of a collection, as saved_episode_list shows one. */
+export const CollectionEpisode = Type.Object({
+  episodeid: Type.Integer(),
+  podcastname: Type.String(),
+  episodetitle: Type.String(),
+  episodepubdate: Nullable(Type.String({ format: "date-time" })),
+  episodeartwork: Nullable(Type.String()),
+  episodeurl: Nullable(Type.String()),
+  episodeduration: Type.Number(),
+  listenduration: Nullable(Type.Number()),
+  completed: Type.Boolean(),
+  saved: Type.Boolean(),
+  is_vidsite: Type.Boolean(),
+  downloaded: Type.Boolean(),
+  queued: Type.Boolean(),
+});
+export type CollectionEpisode = Static<typeof CollectionEpisode>;
+
+/** GET /api/data/collections/{collection_id}/episodes: one page and the total after the filter. */
+export const CollectionEpisodesAnswer = Type.Object({ saved_episodes: Type.Array(CollectionEpisode), total: Type.Integer() });
+export type CollectionEpisodesAnswer = Static<typeof CollectionEpisodesAnswer>;

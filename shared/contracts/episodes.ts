@@ -1,4 +1,5 @@
 /** What travels to and from the episodes service: action params and results, events. */
+import type { CollectionEpisode } from "./collections";
 
 /** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
 export interface SyncResult {
@@ -180,5 +181,5 @@ export interface CollectionEpisodesParams {
 /** episodes.collection_episodes result item: a collection's total (after the filter) and its page, as saved_episode_list shows episodes. */
 export interface CollectionPage {
   total: number;
-  episodes: Record<string, unknown>[];
+  episodes: CollectionEpisode[];
 }

@@ -1,4 +1,5 @@
-/** What travels to and from the podcasts service: internal action params and results. */
+/** What travels to and from the podcasts service: internal action params and results, and the answers of its routes. */
+import { Type, type Static } from "./answers";
 import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
 import type { SyncResult } from "./episodes";
@@ -104,3 +105,13 @@ export interface AutoDeleteRule {
   podcast_id: number;
   days: number;
 }
+
+/** POST /api/data/get_auto_queue_status */
+export const AutoQueueAnswer = Type.Object({ auto_queue: Type.Boolean() });
+export type AutoQueueAnswer = Static<typeof AutoQueueAnswer>;
+/** POST /api/data/get_auto_download_delete_days: days (0 = kept); customized: the podcast's own, not the user's default. */
+export const AutoDeleteDaysAnswer = Type.Object({ days: Type.Integer({ minimum: 0 }), customized: Type.Boolean() });
+export type AutoDeleteDaysAnswer = Static<typeof AutoDeleteDaysAnswer>;
+/** POST /api/data/get_auto_skip_times: seconds skipped at the start and the end. */
+export const AutoSkipTimesAnswer = Type.Object({ start_skip: Type.Integer({ minimum: 0 }), end_skip: Type.Integer({ minimum: 0 }) });
+export type AutoSkipTimesAnswer = Static<typeof AutoSkipTimesAnswer>;
