@@ -281,6 +281,8 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/shared_stream/{url_key}": { action: "sharing.shared_stream", auth: "none" },
   "HEAD /api/data/shared_stream/{url_key}": { action: "sharing.shared_stream", auth: "none" },
   "DELETE /api/data/delete_shared_link": { action: "sharing.delete_shared_link", auth: "key" },
+  "GET /api/data/get_user_shared_links/{user_id}": { action: "sharing.get_user_shared_links", auth: "key" },
+  "PUT /api/data/extend_shared_link": { action: "sharing.extend_shared_link", auth: "key" },
   // Server backups (admin): the whole server as one JSON-lines download, the files of BACKUP_DIR, restores, the schedule
   "POST /api/data/backup_server": { action: "backups.backup_server", auth: "admin" },
   "POST /api/data/list_backup_files": { action: "backups.list_backup_files", auth: "admin" },

@@ -4792,6 +4792,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/get_user_shared_links/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** /api/data/get_user_shared_links/{user_id} */
+        get: operations["get_api_data_get_user_shared_links_user_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/extend_shared_link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** /api/data/extend_shared_link */
+        put: operations["put_api_data_extend_shared_link"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/backup_server": {
         parameters: {
             query?: never;
@@ -13027,6 +13061,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url_key?: string;
+                    share_code?: string;
                     episode_id?: number;
                 };
             };
@@ -13039,6 +13074,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_get_user_shared_links_user_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shared_links: {
+                            /** @description The link's url_key: episode_by_url/{share_code} */
+                            share_code: string;
+                            /** @description When the link stops working (ISO 8601), or "never" */
+                            expiration_date: string;
+                            /** @description The same as a date, null for never */
+                            expires_at: string | null;
+                            episode_id: number;
+                            episode_title: string;
+                            podcast_name: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    put_api_data_extend_shared_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    share_code: string;
+                    days: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
