@@ -260,6 +260,7 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/fetch_podcasting_2_data": { action: "p20.fetch_podcasting_2_data", auth: "key" },
   "GET /api/data/fetch_podcasting_2_pod_data": { action: "p20.fetch_podcasting_2_pod_data", auth: "key" },
   "POST /api/data/fetch_transcript": { action: "p20.fetch_transcript", auth: "key" },
+  "GET /api/data/episode_transcript": { action: "p20.episode_transcript", auth: "key" },
   // Image proxy (no key; every hop under the outbound URL policy)
   "GET /api/proxy/image": { action: "proxy.image", auth: "none" },
   // Local podcasts (folders under LOCAL_MEDIA_DIR)

@@ -4493,6 +4493,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/episode_transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** /api/data/episode_transcript */
+        get: operations["get_api_data_episode_transcript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/proxy/image": {
         parameters: {
             query?: never;
@@ -12584,6 +12601,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_episode_transcript: {
+        parameters: {
+            query: {
+                episode_id: number;
+                user_id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transcript: {
+                            /**
+                             * @description Where it comes from: the feed's podcast:transcript
+                             * @constant
+                             */
+                            source: "feed";
+                            url: string;
+                            /** @description srt, vtt, json, html or text */
+                            format: string;
+                            language: string | null;
+                            /** @description No speech model made it */
+                            model: null;
+                            status: "completed" | "failed";
+                            full_text: string | null;
+                            segments: string | null;
+                            error: string | null;
+                        } | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
