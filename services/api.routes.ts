@@ -244,6 +244,8 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/download_status": { action: "downloads.download_status", auth: "key" },
   "GET /api/data/download_status/{user_id}": { action: "downloads.user_download_status", auth: "key" },
   "POST /api/data/enable_disable_downloads": { action: "downloads.enable_disable_downloads", auth: "admin" },
+  "GET /api/data/download_metadata_settings": { action: "downloads.get_download_metadata_settings", auth: "admin" },
+  "POST /api/data/download_metadata_settings": { action: "downloads.set_download_metadata_settings", auth: "admin" },
   "GET /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "rss", keyIn: "query" },
   "HEAD /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "rss", keyIn: "query" },
   "GET /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
@@ -256,6 +258,8 @@ export const routes: Record<string, RouteDef> = {
   // The user's RSS feed (auth rss: RSS-only keys too, in api_key; its enclosures are the stream route above)
   "GET /api/data/get_rss_key": { action: "auth.get_rss_key", auth: "key" },
   "GET /api/feed/{user_id}": { action: "rss.user_feed", auth: "rss", keyIn: "query" },
+  "GET /api/data/rss_feed_status": { action: "rss.rss_feed_status", auth: "key" },
+  "POST /api/data/toggle_rss_feeds": { action: "rss.toggle_rss_feeds", auth: "admin" },
   // Podcasting 2.0 data (chapters and transcripts fetched, read and cached)
   "GET /api/data/fetch_podcasting_2_data": { action: "p20.fetch_podcasting_2_data", auth: "key" },
   "GET /api/data/fetch_podcasting_2_pod_data": { action: "p20.fetch_podcasting_2_pod_data", auth: "key" },

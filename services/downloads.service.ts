@@ -27,6 +27,7 @@ import type {
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
 import { AutoDeleteScheduler } from "./downloads.parts/auto-delete";
+import { metadataSettingsActions, metadataSettingsMethods } from "./downloads.parts/metadata-settings.actions";
 
 /** A user's download; `file` is the path under DOWNLOAD_DIR. */
 interface DownloadDoc extends RecordDownloadParams {
@@ -88,6 +89,7 @@ const DownloadsService: ServiceSchema = {
     { name: "download_deletions", indexes: [{ fields: { user_id: 1 } }, { fields: { deleted_at: 1 }, expireAfterSeconds: DELETION_DAYS * 86_400 }] },
   ])],
   actions: {
+    ...metadataSettingsActions,
     /** POST /api/data/download_podcast: one episode, as a background task. */
     download_podcast: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
@@ -364,6 +366,7 @@ const DownloadsService: ServiceSchema = {
     },
   },
   methods: {
+    ...metadataSettingsMethods,
     async enabled(this: any): Promise<boolean> {
       const doc = await this.stores.download_settings.findOne({ _id: SETTINGS_ID });
       return doc ? !!doc.enabled : config.downloadsEnabledDefault;

@@ -196,6 +196,8 @@ export const config = {
   maxRssKeys: int("MAX_RSS_KEYS", 10),
   /** Episodes in the user's RSS feed when the request gives no limit (at most 1000). */
   rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
+  /** The user RSS feeds on at first start (an admin switches them with toggle_rss_feeds; while off, every feed answers 403). */
+  rssFeedsEnabledDefault: bool("RSS_FEEDS_ENABLED", true),
   /** Seconds fetched chapters and transcripts stay in the broker cacher. */
   p20CacheTtl: int("P20_CACHE_TTL", 3600),
   /** Largest image the image proxy passes on, in bytes. */

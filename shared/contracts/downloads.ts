@@ -1,5 +1,6 @@
 /** Shapes of the downloads service, shared with the workers service that runs download jobs. */
 import type { Rights } from "../http";
+import { Type, type Static } from "./answers";
 
 /** downloads.record_download params: a file a worker finished (path relative to DOWNLOAD_DIR). */
 export interface RecordDownloadParams {
@@ -61,3 +62,24 @@ export interface ApplyDownloadActionsResult {
   queued: number;
   deleted: number;
 }
+
+/**
+ * The admin's download metadata settings (download_metadata_settings, as PinePods' web client names
+ * them): what the workers write beside a downloaded episode. folder_cover: the podcast's cover as
+ * folder.jpg in its folder; episode_cover: the episode's cover beside its file; metadata_sidecar: the
+ * episode's metadata in metadata_format (json, xml, ffmetadata, or both = json and xml), in a
+ * metadata/ subfolder when metadata_subfolder.
+ */
+export const DownloadMetadataSettings = Type.Object({
+  folder_cover: Type.Boolean(),
+  episode_cover: Type.Boolean(),
+  metadata_sidecar: Type.Boolean(),
+  metadata_format: Type.Union([Type.Literal("json"), Type.Literal("xml"), Type.Literal("ffmetadata"), Type.Literal("both")]),
+  metadata_subfolder: Type.Boolean(),
+});
+export type DownloadMetadataSettings = Static<typeof DownloadMetadataSettings>;
+
+/** Until an admin saves them: nothing written besides the file; json and xml, in a subfolder, once switched on. */
+export const DOWNLOAD_METADATA_DEFAULTS: DownloadMetadataSettings = {
+  folder_cover: false, episode_cover: false, metadata_sidecar: false, metadata_format: "both", metadata_subfolder: true,
+};
