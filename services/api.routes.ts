@@ -173,6 +173,12 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/podpeople/discover": { action: "people.discover", auth: "key" },
   "GET /api/data/podpeople/host_podcasts": { action: "people.host_podcasts", auth: "key" },
   "GET /api/data/refresh_hosts": { action: "people.refresh_hosts", auth: "admin" },
+  // Following people across podcasts (PinePods' web client; the following service)
+  "POST /api/data/person/subscribe/{user_id}/{person_id}": { action: "following.follow", auth: "key" },
+  "DELETE /api/data/person/unsubscribe/{user_id}/{person_id}": { action: "following.unfollow", auth: "key" },
+  "GET /api/data/person/subscriptions/{user_id}": { action: "following.followed", auth: "key" },
+  "GET /api/data/person/episodes/{user_id}/{person_id}": { action: "following.person_episodes", auth: "key" },
+  "GET /api/data/person/feed/{user_id}": { action: "following.person_feed", auth: "key" },
 
   // Sync (podsync: a gPodder v2 server; cloudsync: Nextcloud gpoddersync) and push notifications of new episodes.
   // initiate_cloudsync_login and toggle_notifications have no path in the spec: these are the ones clients of this API family call.

@@ -23,6 +23,7 @@ import { collectionsActions } from "./episodes.parts/collections.actions";
 import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
+import { peopleActions } from "./episodes.parts/people.actions";
 import { extrasActions } from "./episodes.parts/extras.actions";
 import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
@@ -40,7 +41,7 @@ const EpisodesService: ServiceSchema = {
       ],
     ),
   ],
-  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions, ...collectionsActions },
+  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions, ...collectionsActions, ...peopleActions },
   created(this: any) {
     createIndexes(this);
   },

@@ -19,6 +19,7 @@ import { automationActions } from "./podcasts.parts/automation.actions";
 import { indexMatchActions } from "./podcasts.parts/index-match.actions";
 import { libraryActions } from "./podcasts.parts/library.actions";
 import { mergeActions } from "./podcasts.parts/merge.actions";
+import { peopleActions } from "./podcasts.parts/people.actions";
 import { playbackActions } from "./podcasts.parts/playback.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
@@ -43,6 +44,7 @@ const PodcastsService: ServiceSchema = {
     ...syncActions,
     ...indexMatchActions,
     ...automationActions,
+    ...peopleActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

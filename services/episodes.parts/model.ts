@@ -83,9 +83,7 @@ export function iso(d: Date | null | undefined): string | null {
   return d ? new Date(d).toISOString() : null;
 }
 
-export function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
+export { escapeRegex } from "../../shared/regex";
 
 export function time(d: Date | null | undefined): number {
   // Stored dates are Date objects: no copy per call (this runs over every state of a user's history).
