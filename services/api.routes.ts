@@ -161,6 +161,9 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/get_stats": { action: "episodes.get_stats", auth: "key" },
   "GET /api/data/get_extended_stats": { action: "episodes.get_extended_stats", auth: "key" },
   "GET /api/data/home_overview": { action: "episodes.home_overview", auth: "key" },
+  // Recommendations from this server's own data (PinePods' web client reads the podcasts; the episodes are not among its calls)
+  "GET /api/data/recommendations": { action: "podcasts.recommendations", auth: "key" },
+  "GET /api/data/recommendations/episodes": { action: "podcasts.recommended_episodes", auth: "key" },
   "POST /api/data/search_data": { action: "episodes.search_data", auth: "key" },
   "GET /api/data/get_service_version": { action: "api.service_version", auth: "key" },
 

@@ -24,6 +24,7 @@ import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
 import { peopleActions } from "./episodes.parts/people.actions";
+import { recommendActions } from "./episodes.parts/recommend.actions";
 import { extrasActions } from "./episodes.parts/extras.actions";
 import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
@@ -41,7 +42,7 @@ const EpisodesService: ServiceSchema = {
       ],
     ),
   ],
-  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions, ...collectionsActions, ...peopleActions },
+  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions, ...collectionsActions, ...peopleActions, ...recommendActions },
   created(this: any) {
     createIndexes(this);
   },

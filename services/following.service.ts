@@ -141,6 +141,18 @@ const FollowingService: ServiceSchema = {
         };
       },
     },
+
+    // --- Internal (not in the route table) ---
+
+    /** The lower-cased names a user follows (recommendations). */
+    followed_names: {
+      visibility: "public",
+      params: { user_id: id },
+      async handler(this: any, ctx: Context<{ user_id: number }>): Promise<string[]> {
+        const docs: FollowedDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
+        return docs.map((d) => d.name.toLowerCase());
+      },
+    },
   },
   events: {
     "user.removed": {

@@ -22,6 +22,7 @@ import { mergeActions } from "./podcasts.parts/merge.actions";
 import { peopleActions } from "./podcasts.parts/people.actions";
 import { playbackActions } from "./podcasts.parts/playback.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
+import { recommendationsActions, recommendationsMethods } from "./podcasts.parts/recommendations.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
 import { syncActions } from "./podcasts.parts/sync.actions";
@@ -45,6 +46,7 @@ const PodcastsService: ServiceSchema = {
     ...indexMatchActions,
     ...automationActions,
     ...peopleActions,
+    ...recommendationsActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */
@@ -59,6 +61,7 @@ const PodcastsService: ServiceSchema = {
     ...subscribeMethods,
     ...readMethods,
     ...settingsMethods,
+    ...recommendationsMethods,
   },
 };
 

@@ -198,6 +198,8 @@ export const config = {
   rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
   /** The user RSS feeds on at first start (an admin switches them with toggle_rss_feeds; while off, every feed answers 403). */
   rssFeedsEnabledDefault: bool("RSS_FEEDS_ENABLED", true),
+  /** Seconds a user's recommendations are kept on the node that worked them out (recommendations?refresh=1 works them out again). */
+  recommendationsTtl: int("RECOMMENDATIONS_TTL", 3600),
   /** Seconds fetched chapters and transcripts stay in the broker cacher. */
   p20CacheTtl: int("P20_CACHE_TTL", 3600),
   /** Largest image the image proxy passes on, in bytes. */

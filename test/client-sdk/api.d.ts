@@ -2768,6 +2768,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/recommendations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** /api/data/recommendations */
+        get: operations["get_api_data_recommendations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/recommendations/episodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** /api/data/recommendations/episodes */
+        get: operations["get_api_data_recommendations_episodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/search_data": {
         parameters: {
             query?: never;
@@ -9823,6 +9857,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_recommendations: {
+        parameters: {
+            query?: {
+                refresh?: boolean;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This server's id of the podcast */
+                        podcast_id: number;
+                        podcastindexid: number | null;
+                        title: string;
+                        author: string | null;
+                        image: string | null;
+                        description: string | null;
+                        feedurl: string;
+                        /** @description Its categories by position, as the directory's map */
+                        categories: {
+                            [key: string]: string;
+                        };
+                        score: number;
+                        reason: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_recommendations_episodes: {
+        parameters: {
+            query?: {
+                refresh?: boolean;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string | null;
+                            episodedescription: string | null;
+                            episodeartwork: string | null;
+                            episodeurl: string | null;
+                            episodeduration: number;
+                            /** @description From one of the user's podcasts, else from a podcast recommended to them */
+                            is_subscribed: boolean;
+                            score: number;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
