@@ -17,6 +17,7 @@ import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer } from "../shared/contracts/local";
 import type { UserEvent } from "../shared/contracts/users";
 import { ExtendedLinkAnswer, SharedLinksAnswer, type SharedLinkView } from "../shared/contracts/sharing";
+import { DetailAnswer } from "../shared/contracts/answers";
 
 interface LinkDoc {
   _id: number;
@@ -106,7 +107,8 @@ const SharingService: ServiceSchema = {
     /** DELETE /api/data/delete_shared_link: body url_key (share_code, as PinePods' web client names it), or episode_id (the caller's link of it). */
     delete_shared_link: {
       params: { url_key: { ...urlKey, optional: true }, share_code: { ...urlKey, optional: true }, episode_id: { ...id, optional: true } },
-      async handler(this: any, ctx: Context<{ url_key?: string; share_code?: string; episode_id?: number }, { user?: AuthUser }>) {
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<{ url_key?: string; share_code?: string; episode_id?: number }, { user?: AuthUser }>): Promise<DetailAnswer> {
         const user = ctx.meta.user!;
         const { episode_id } = ctx.params;
         const url_key = ctx.params.url_key ?? ctx.params.share_code;

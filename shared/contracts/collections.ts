@@ -1,5 +1,6 @@
 /** What the collections service answers (services/collections.service.ts), in PinePods' web client's shapes. */
 import { Nullable, Type, type Static } from "./answers";
+import { EpisodeItemFields } from "./episodes";
 
 /** A collection as collections/user/{user_id} lists it. */
 export const CollectionView = Type.Object({
@@ -34,22 +35,8 @@ export type UserCategories = Static<typeof UserCategories>;
 export const EpisodeCollections = Type.Object({ collection_ids: Type.Array(Type.Integer()) });
 export type EpisodeCollections = Static<typeof EpisodeCollections>;
 
-/** An episode of a collection, as saved_episode_list shows one. */
-export const CollectionEpisode = Type.Object({
-  episodeid: Type.Integer(),
-  podcastname: Type.String(),
-  episodetitle: Type.String(),
-  episodepubdate: Nullable(Type.String({ format: "date-time" })),
-  episodeartwork: Nullable(Type.String()),
-  episodeurl: Nullable(Type.String()),
-  episodeduration: Type.Number(),
-  listenduration: Nullable(Type.Number()),
-  completed: Type.Boolean(),
-  saved: Type.Boolean(),
-  is_vidsite: Type.Boolean(),
-  downloaded: Type.Boolean(),
-  queued: Type.Boolean(),
-});
+/** An episode of a collection, as saved_episode_list shows one (without podcastid and description). */
+export const CollectionEpisode = Type.Composite([Type.Omit(EpisodeItemFields, ["podcastid", "episodedescription"]), Type.Object({ queued: Type.Boolean() })]);
 export type CollectionEpisode = Static<typeof CollectionEpisode>;
 
 /** GET /api/data/collections/{collection_id}/episodes: one page and the total after the filter. */

@@ -1,5 +1,6 @@
 /** What travels to and from the episodes service: action params and results, events. */
 import type { CollectionEpisode } from "./collections";
+import { Nullable, Type } from "./answers";
 
 /** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
 export interface SyncResult {
@@ -183,3 +184,24 @@ export interface CollectionPage {
   total: number;
   episodes: CollectionEpisode[];
 }
+
+/**
+ * The fields of an episode with the user's state in list answers (EpisodeListItem) as a response
+ * schema, for the answers of issue 21 to build on (collections, followed people, recommendations).
+ */
+export const EpisodeItemFields = Type.Object({
+  episodeid: Type.Integer(),
+  podcastid: Type.Integer(),
+  podcastname: Type.String(),
+  episodetitle: Type.String(),
+  episodepubdate: Nullable(Type.String({ format: "date-time" })),
+  episodedescription: Nullable(Type.String()),
+  episodeartwork: Nullable(Type.String()),
+  episodeurl: Nullable(Type.String()),
+  episodeduration: Type.Number(),
+  listenduration: Nullable(Type.Number()),
+  completed: Type.Boolean(),
+  saved: Type.Boolean(),
+  is_vidsite: Type.Boolean(),
+  downloaded: Type.Boolean(),
+});

@@ -4,6 +4,7 @@
  * client's shapes (web/src/requests/people_req.rs).
  */
 import { Nullable, Type, type Static } from "./answers";
+import { EpisodeItemFields } from "./episodes";
 
 /** people.hosted_by result: by lower-cased name, the directory ids of the podcasts the people database says they host, and their picture. */
 export type HostedBy = Record<string, { podcast_index_ids: number[]; img: string | null }>;
@@ -59,23 +60,7 @@ export const FollowedPeopleAnswer = Type.Object({ subscriptions: Type.Array(Foll
 export type FollowedPeopleAnswer = Static<typeof FollowedPeopleAnswer>;
 
 /** An episode a person appears in: a list item (the user's state when subscribed) and whether the user is subscribed to its podcast. */
-export const PersonEpisode = Type.Object({
-  episodeid: Type.Integer(),
-  podcastid: Type.Integer(),
-  podcastname: Type.String(),
-  episodetitle: Type.String(),
-  episodepubdate: Nullable(Type.String({ format: "date-time" })),
-  episodedescription: Nullable(Type.String()),
-  episodeartwork: Nullable(Type.String()),
-  episodeurl: Nullable(Type.String()),
-  episodeduration: Type.Number(),
-  listenduration: Nullable(Type.Number()),
-  completed: Type.Boolean(),
-  saved: Type.Boolean(),
-  downloaded: Type.Boolean(),
-  is_vidsite: Type.Boolean(),
-  is_subscribed: Type.Boolean(),
-});
+export const PersonEpisode = Type.Composite([EpisodeItemFields, Type.Object({ is_subscribed: Type.Boolean() })]);
 export type PersonEpisode = Static<typeof PersonEpisode>;
 
 /** episodes.person_episodes result item: one person's page (limit 0: counts only) and total. */

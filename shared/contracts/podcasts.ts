@@ -1,5 +1,6 @@
 /** What travels to and from the podcasts service: internal action params and results, and the answers of its routes. */
 import { Type, type Static } from "./answers";
+import { EpisodeItemFields } from "./episodes";
 import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
 import type { SyncResult } from "./episodes";
@@ -140,20 +141,14 @@ export const RecommendationsAnswer = Type.Array(RecommendedPodcast);
 export type RecommendationsAnswer = Static<typeof RecommendationsAnswer>;
 
 /** An episode recommended to the user (GET /api/data/recommendations/episodes). */
-export const RecommendedEpisode = Type.Object({
-  episodeid: Type.Integer(),
-  podcastid: Type.Integer(),
-  podcastname: Type.String(),
-  episodetitle: Type.String(),
-  episodepubdate: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
-  episodedescription: Type.Union([Type.String(), Type.Null()]),
-  episodeartwork: Type.Union([Type.String(), Type.Null()]),
-  episodeurl: Type.Union([Type.String(), Type.Null()]),
-  episodeduration: Type.Number(),
-  is_subscribed: Type.Boolean({ description: "From one of the user's podcasts, else from a podcast recommended to them" }),
-  score: Type.Number({ minimum: 0, maximum: 1 }),
-  reason: Type.String(),
-});
+export const RecommendedEpisode = Type.Composite([
+  Type.Pick(EpisodeItemFields, ["episodeid", "podcastid", "podcastname", "episodetitle", "episodepubdate", "episodedescription", "episodeartwork", "episodeurl", "episodeduration"]),
+  Type.Object({
+    is_subscribed: Type.Boolean({ description: "From one of the user's podcasts, else from a podcast recommended to them" }),
+    score: Type.Number({ minimum: 0, maximum: 1 }),
+    reason: Type.String(),
+  }),
+]);
 export type RecommendedEpisode = Static<typeof RecommendedEpisode>;
 export const RecommendedEpisodesAnswer = Type.Object({ episodes: Type.Array(RecommendedEpisode) });
 export type RecommendedEpisodesAnswer = Static<typeof RecommendedEpisodesAnswer>;

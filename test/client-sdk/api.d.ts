@@ -10452,8 +10452,8 @@ export interface operations {
                             listenduration: number | null;
                             completed: boolean;
                             saved: boolean;
-                            downloaded: boolean;
                             is_vidsite: boolean;
+                            downloaded: boolean;
                             is_subscribed: boolean;
                         }[];
                         total: number;
@@ -10523,8 +10523,8 @@ export interface operations {
                             listenduration: number | null;
                             completed: boolean;
                             saved: boolean;
-                            downloaded: boolean;
                             is_vidsite: boolean;
+                            downloaded: boolean;
                             is_subscribed: boolean;
                         }[];
                     };
@@ -13793,7 +13793,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
