@@ -24,6 +24,7 @@ import type {
   ApplyDownloadActionsResult, DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction,
   RecordDownloadParams, StoredFile, SyncDownloadAction,
 } from "../shared/contracts/downloads";
+import { sidecarPaths } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
 import { AutoDeleteScheduler } from "./downloads.parts/auto-delete";
@@ -419,7 +420,8 @@ const DownloadsService: ServiceSchema = {
       const inUse = new Set(kept.map((d) => d.file));
       for (const d of docs) {
         if (inUse.has(d.file)) continue;
-        await fs.promises.rm(path.join(config.downloadDir, d.file), { force: true });
+        // The file, and what the workers wrote beside it (download metadata settings).
+        for (const f of [d.file, ...sidecarPaths(d.file)]) await fs.promises.rm(path.join(config.downloadDir, f), { force: true });
       }
       this.logger.info("downloads deleted", { user_id, count: docs.length });
       return docs.length;

@@ -1,13 +1,14 @@
 /**
- * The admin's download metadata settings (shared/contracts/downloads.ts), kept on the downloads
- * service's settings record beside the downloads toggle; the workers read them through
+ * The admin's download metadata settings (shared/contracts/downloads.ts), kept in the downloads
+ * service's settings store beside the downloads toggle; the workers read them through
  * metadata_settings when a download finishes.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
 import { SuccessAnswer } from "../../shared/contracts/answers";
 import { DOWNLOAD_METADATA_DEFAULTS, DownloadMetadataSettings } from "../../shared/contracts/downloads";
 
-const SETTINGS_ID = "server";
+/** Its own record of download_settings (the "server" one holds the downloads toggle). */
+const SETTINGS_ID = "metadata";
 const flag = { type: "boolean", convert: true };
 
 export const metadataSettingsActions: ServiceActionsSchema = {

@@ -83,3 +83,22 @@ export type DownloadMetadataSettings = Static<typeof DownloadMetadataSettings>;
 export const DOWNLOAD_METADATA_DEFAULTS: DownloadMetadataSettings = {
   folder_cover: false, episode_cover: false, metadata_sidecar: false, metadata_format: "both", metadata_subfolder: true,
 };
+
+/** The metadata formats written for metadata_format ("both": json and xml). */
+export function sidecarFormats(format: DownloadMetadataSettings["metadata_format"]): ("json" | "xml" | "ffmetadata")[] {
+  return format === "both" ? ["json", "xml"] : [format];
+}
+
+/**
+ * Every file the workers may write beside a downloaded file (its path under DOWNLOAD_DIR), wherever the
+ * settings of the time put them: the downloads service removes these with the file.
+ */
+export function sidecarPaths(file: string): string[] {
+  const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+  const base = file.slice(dir.length).replace(/\.[^.]+$/, "");
+  const names = [...["json", "xml", "ffmetadata"].map((ext) => `${base}.${ext}`), ...IMAGE_EXTENSIONS.map((ext) => `${base}.cover.${ext}`)];
+  return [...names.map((n) => dir + n), ...names.map((n) => `${dir}metadata/${n}`)];
+}
+
+/** Extensions of the cover images written (by the image's content type). */
+export const IMAGE_EXTENSIONS = ["jpg", "png", "webp", "gif"];

@@ -38,6 +38,7 @@ describe("admin: RSS feeds switch and download metadata settings", () => {
     const next = { folder_cover: true, episode_cover: false, metadata_sidecar: true, metadata_format: "json", metadata_subfolder: false };
     expect((await lib.post(path, "admin", next)).body).toEqual({ success: true });
     expect((await lib.get(path, "admin")).body).toEqual(next);
+    expect((await lib.get("/api/data/download_status", "admin")).text).toBe("true"); // the downloads toggle is another setting
     expectErrorBody(await lib.post(path, "admin", { ...next, metadata_format: "yaml" }), 400);
     expectErrorBody(await lib.post(path, "admin", { folder_cover: true }), 400);
     expect((await lib.get(path, "admin")).body).toEqual(next);
