@@ -109,18 +109,21 @@ const CollectionsService: ServiceSchema = {
         return { categories: [...seen.values()].sort((a, b) => a.localeCompare(b)) };
       },
     },
-    /** PATCH /api/data/collections/{collection_id}: the fields sent; new categories count from now unless backfill. 400 for the default one. */
+    /**
+     * PATCH /api/data/collections/{collection_id}: the fields sent (null, as for PinePods, keeps a field; an
+     * empty category list clears them); new categories count from now unless backfill. 400 for the default one.
+     */
     update: {
-      params: { collection_id: id, name: { ...name, optional: true }, description, icon, auto_add_categories: categories, backfill: flag },
+      params: { collection_id: id, name: { ...name, optional: true, nullable: true }, description, icon, auto_add_categories: categories, backfill: flag },
       response: DetailAnswer,
       async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
         const p = ctx.params;
         const c: CollectionDoc = await this.editable(ctx.meta.user.id, p.collection_id);
         const set: Partial<CollectionDoc> = { updated_at: new Date() };
-        if (p.name !== undefined) Object.assign(set, { name: p.name, name_key: nameKey(c.user_id, p.name) });
-        if (p.description !== undefined) set.description = p.description;
+        if (p.name != null) Object.assign(set, { name: p.name, name_key: nameKey(c.user_id, p.name) });
+        if (p.description != null) set.description = p.description;
         if (p.icon) set.icon = p.icon;
-        if (p.auto_add_categories !== undefined) {
+        if (p.auto_add_categories != null) {
           const cats = p.auto_add_categories?.length ? p.auto_add_categories : null;
           Object.assign(set, { auto_add_categories: cats, categories_since: cats ? sinceFor(p.backfill) : null });
         } else if (p.backfill) set.categories_since = null;

@@ -73,6 +73,8 @@ describe("collections", () => {
     expectErrorBody(await change("alice", cid, "add_episode", 999_999), 404);
 
     expect((await patch("alice", cid, { name: "Commute", description: "for the train" })).status).toBe(200);
+    // As the web client sends an edit: every field, null for those it keeps
+    expect((await patch("alice", cid, { name: null, description: null, icon: null, auto_add_categories: null, backfill: null })).status).toBe(200);
     const made2 = await create("alice", { name: "Other" });
     expectErrorBody(await patch("alice", made2.body.collection_id, { name: "commute" }), 409);
     const listed = await list("alice");
