@@ -13,9 +13,11 @@ import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { ForbiddenError, NotFoundError } from "../shared/errors";
 import {
-  FollowAnswer, FollowedPeopleAnswer, HostFeedAnswer, type HostedBy, type NamingPodcast, PersonEpisodesAnswer, type PersonEpisodesPage,
-  type PodcastsNaming,
+  type EpisodePeople, FollowAnswer, FollowedPeopleAnswer, HostFeedAnswer, type HostedBy, type NamingPodcast, PersonEpisodesAnswer,
+  type PersonEpisodesPage, type PodcastsNaming,
 } from "../shared/contracts/following";
+import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
+import type { FollowerMessage } from "../shared/contracts/notifications";
 import type { UserEvent } from "../shared/contracts/users";
 
 interface FollowedDoc {
@@ -155,6 +157,26 @@ const FollowingService: ServiceSchema = {
     },
   },
   events: {
+    /** New episodes a refresh found: followers of a person they name (or whose podcast names them as a whole) get a notification. */
+    async "episodes.created"(this: any, ctx: Context<EpisodesCreatedEvent>) {
+      const docs: FollowedDoc[] = await this.adapter.find({});
+      if (!docs.length) return;
+      const names = Array.from(new Set(docs.map((d) => d.name.toLowerCase())));
+      const [episodes, hosted]: [EpisodePeople[], HostedBy] = await Promise.all([ctx.call<EpisodePeople[], object>("episodes.episode_people", { episode_ids: ctx.params.episode_ids }), this.hostedBy(ctx, names)]);
+      const naming: PodcastsNaming = await ctx.call("podcasts.podcasts_naming", { people: names.map((name) => ({ name, podcast_index_ids: hosted[name]?.podcast_index_ids ?? [] })) });
+      const whole = new Map(names.map((n, i) => [n, naming[i].find((p) => p.podcast_id === ctx.params.podcast_id)]));
+      // The podcast's title is known here when it names someone as a whole.
+      const podcast_title = [...whole.values()].find(Boolean)?.title ?? null;
+      const messages: FollowerMessage[] = [];
+      for (const d of docs) {
+        const name = d.name.toLowerCase();
+        for (const e of episodes) {
+          if (!whole.get(name) && !e.people.some((p) => p.toLowerCase() === name)) continue;
+          messages.push({ user_id: d.user_id, person: d.name, podcast_id: e.podcast_id, podcast_title, episode_id: e.episode_id, episode_title: e.title, episode_url: e.url, pub_date: e.pub_date });
+        }
+      }
+      if (messages.length && this.broker.registry.hasService("notifications")) await ctx.call("notifications.notify_followers", { messages });
+    },
     "user.removed": {
       params: { user_id: "number" },
       async handler(this: any, ctx: Context<UserEvent>) {

@@ -5,12 +5,24 @@
  * podcasts are read with their state and feed cutoff; other feeds' episodes come without state.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import type { PersonEpisodesPage, PersonQuery } from "../../shared/contracts/following";
+import type { EpisodePeople, PersonEpisodesPage, PersonQuery } from "../../shared/contracts/following";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { namesPattern } from "../../shared/regex";
 import { type EpisodeDoc, time, visibleTo } from "./model";
 
 export const peopleActions: ServiceActionsSchema = {
+  /** New episodes and the people they name (following.service's notifications). */
+  episode_people: {
+    visibility: "public",
+    params: { episode_ids: { type: "array", items: "number", max: 10_000 } },
+    async handler(this: any, ctx: Context<{ episode_ids: number[] }>): Promise<EpisodePeople[]> {
+      const docs: EpisodeDoc[] = await this.findByIds(this.adapter, ctx.params.episode_ids);
+      return docs.map((e) => ({
+        episode_id: e._id, podcast_id: e.podcast_id, title: e.title, url: e.enclosure_url, pub_date: e.pub_date ? new Date(e.pub_date).toISOString() : null,
+        people: (e.p20?.persons ?? []).map((x: { name: string }) => x.name),
+      }));
+    },
+  },
   /** One page (limit 0: counts only) per person, in the asked order; one store query for all of them. */
   person_episodes: {
     visibility: "public",

@@ -1,5 +1,6 @@
 /**
- * podcasts_naming (following.service): the podcasts stored on this server that name a person, in
+ * podcasts_naming (following.service): the podcasts stored on this server that name a person (and
+ * whether user_id, when given, is subscribed to them), in
  * their channel's podcast:person or, through the people database, by their directory id. Channel
  * people belong to every episode of the podcast (Podcasting 2.0), so such a podcast counts as a whole.
  */
@@ -13,9 +14,9 @@ export const peopleActions: ServiceActionsSchema = {
     visibility: "public",
     params: {
       people: { type: "array", max: 1000, items: { type: "object", props: { name: "string", podcast_index_ids: { type: "array", items: "number", optional: true } } } },
-      user_id: { type: "number", integer: true, positive: true },
+      user_id: { type: "number", integer: true, positive: true, optional: true },
     },
-    async handler(this: any, ctx: Context<{ people: PersonQuery[]; user_id: number }>): Promise<PodcastsNaming> {
+    async handler(this: any, ctx: Context<{ people: PersonQuery[]; user_id?: number }>): Promise<PodcastsNaming> {
       const { people, user_id } = ctx.params;
       if (!people.length) return [];
       const indexIds = Array.from(new Set(people.flatMap((p) => p.podcast_index_ids ?? [])));
@@ -23,7 +24,7 @@ export const peopleActions: ServiceActionsSchema = {
         query: { $or: [{ "p20.persons.name": { $regex: namesPattern(people.map((p) => p.name)) } }, { podcast_index_id: { $in: indexIds } }] },
         sort: ["title", "_id"],
       });
-      const subs: SubscriptionDoc[] = found.length ? await this.stores.subscriptions.find({ query: { user_id, podcast_id: { $in: found.map((p) => p._id) } } }) : [];
+      const subs: SubscriptionDoc[] = found.length && user_id ? await this.stores.subscriptions.find({ query: { user_id, podcast_id: { $in: found.map((p) => p._id) } } }) : [];
       const subscribed = new Set(subs.map((x) => x.podcast_id));
       return people.map((person) => {
         const key = person.name.toLowerCase();

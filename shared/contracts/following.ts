@@ -9,6 +9,16 @@ import { EpisodeItemFields } from "./episodes";
 /** people.hosted_by result: by lower-cased name, the directory ids of the podcasts the people database says they host, and their picture. */
 export type HostedBy = Record<string, { podcast_index_ids: number[]; img: string | null }>;
 
+/** episodes.episode_people result item: an episode and the people its podcast:person names. */
+export interface EpisodePeople {
+  episode_id: number;
+  podcast_id: number;
+  title: string;
+  url: string | null;
+  pub_date: string | null;
+  people: string[];
+}
+
 /** A person as the podcasts and episodes services look them up: their name, and the podcasts they belong to as a whole. */
 export interface PersonQuery {
   name: string;

@@ -11930,7 +11930,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    name?: string;
+                    name?: string | null;
                     description?: string | null;
                     icon?: string | null;
                     auto_add_categories?: string[] | null;

@@ -34,7 +34,7 @@ describe("following people", () => {
   const pods: Record<string, number> = {};
   const saved = { ...config };
   const { get, post } = asUsers(() => ({ url: server.url, users: u }));
-  const http = (method: "get" | "post" | "delete", path: string, who: string | null) => {
+  const http = (method: "get" | "post" | "put" | "delete", path: string, who: string | null) => {
     const req = request(server.url)[method](path);
     return who ? req.set("Api-Key", u[who].key) : req;
   };
@@ -104,11 +104,24 @@ describe("following people", () => {
     expect((await episodesOf("alice", tony)).map((e) => e.episodetitle)).toEqual(["B1", "B2"]);
   });
 
-  test("episodes a refresh finds are among the person's at once", async () => {
+  test("episodes a refresh finds are among the person's at once, and the follower is notified", async () => {
     const grace = (await followed("alice")).find((p) => p.name === "Grace Hopper").personid;
+    const hooks: any[] = [];
+    feeds.route("/hook", (req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c)).on("end", () => {
+        hooks.push(JSON.parse(body));
+        res.end("ok");
+      });
+    });
+    const put = await http("put", "/api/data/user/notification_settings", "alice").send({ user_id: u.alice.id, platform: "http", enabled: true, http_url: `${feeds.url}/hook` });
+    expect(put.status).toBe(200);
     feeds.route("/science.xml", { body: feed("Science Hour", [...SCIENCE, { title: "S4 with Grace again", hours: 1, people: guest("Grace Hopper") }], ADA) });
     expect((await get("/api/data/refresh_pods", "alice")).status).toBe(200);
     await eventually(async () => expect((await episodesOf("alice", grace))[0].episodetitle).toBe("S4 with Grace again"), 5000);
+    // One message for each followed person the new episode has: Grace (named in it) and Ada (the podcast's host).
+    await eventually(async () => expect(hooks.map((h) => [h.event, h.person]).sort()).toEqual([["person.episode", "Grace Hopper"], ["person.episode", "ada lovelace"]]), 5000);
+    expect(hooks.find((h) => h.person === "Grace Hopper")).toMatchObject({ title: "New episode with Grace Hopper", episode_title: "S4 with Grace again", user_id: u.alice.id });
   });
 
   test("unfollow by name or id; authorization: no key 401, another user's ids 403", async () => {
