@@ -12,6 +12,8 @@ import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError 
 import { generateApiKey, hashApiKey } from "../shared/secrets";
 import type { AuthUser, GatewayMeta } from "../shared/types";
 import type { UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
+import { ApiInfoAnswer, CreateApiKeyAnswer, GetKeyAnswer, GetUserAnswer, RssKeyAnswer, VerifyKeyAnswer, VerifyMfaKeyAnswer } from "../shared/contracts/auth";
+import { DetailAnswer } from "../shared/contracts/answers";
 
 /** A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key; "rss" keys from get_rss_key. */
 export interface ApiKeyDoc {
@@ -77,6 +79,7 @@ const AuthService: ServiceSchema = {
   actions: {
     get_key: {
       params: {},
+      response: GetKeyAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const basic = ctx.meta.basic;
         if (!basic || !basic.username) throw new UnauthorizedError("HTTP Basic credentials required");
@@ -102,6 +105,7 @@ const AuthService: ServiceSchema = {
         mfa_session_token: { type: "string", min: 1, max: 256 },
         mfa_code: { type: "string", convert: true, trim: true, min: 1, max: 16 },
       },
+      response: VerifyMfaKeyAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const answer = (status: string, key: string | null = null) => ({ status, retrieved_key: key, verified: status === "success" });
         const session: MfaSessionDoc | null = await this.stores.mfa_sessions.findOne({ token_hash: hashApiKey(ctx.params.mfa_session_token) });
@@ -124,12 +128,14 @@ const AuthService: ServiceSchema = {
     },
     verify_key: {
       params: {},
+      response: VerifyKeyAnswer,
       handler() {
         return { status: "success" };
       },
     },
     get_user: {
       params: {},
+      response: GetUserAnswer,
       handler(ctx: Context<any, GatewayMeta>) {
         return { status: "success", retrieved_id: ctx.meta.user!.id };
       },
@@ -140,6 +146,7 @@ const AuthService: ServiceSchema = {
         rssonly: { type: "boolean", convert: true },
         podcast_ids: { type: "array", items: { type: "number", integer: true, positive: true, convert: true }, optional: true, nullable: true, max: 10000 },
       },
+      response: CreateApiKeyAnswer,
       async handler(this: any, ctx: Context<any>) {
         const podcastIds = ctx.params.podcast_ids?.length ? ctx.params.podcast_ids : null;
         const { key, doc } = await this.issueKey(ctx.params.user_id, "user", ctx.params.rssonly, podcastIds);
@@ -148,6 +155,7 @@ const AuthService: ServiceSchema = {
     },
     delete_api_key: {
       params: { api_id: { type: "number", integer: true, positive: true, convert: true } },
+      response: DetailAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const doc: ApiKeyDoc | null = await this.adapter.findOne({ _id: ctx.params.api_id });
         const caller = ctx.meta.user!;
@@ -160,6 +168,7 @@ const AuthService: ServiceSchema = {
     },
     get_api_info: {
       params: { user_id: userIdParam },
+      response: ApiInfoAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         // An admin sees every key of the server; anyone else their own.
         const query = ctx.meta.user!.isAdmin ? {} : { user_id: ctx.params.user_id };
@@ -170,7 +179,7 @@ const AuthService: ServiceSchema = {
           api_info: docs.map((d) => ({
             apikeyid: d._id,
             userid: d.user_id,
-            username: names.get(d.user_id) ?? null,
+            username: names.get(d.user_id) ?? "",
             lastfourdigits: d.last4,
             created: new Date(d.created_at).toISOString(),
             podcastids: d.podcast_ids ?? [],
@@ -213,6 +222,7 @@ const AuthService: ServiceSchema = {
     /** GET /api/data/get_rss_key: a new RSS-only key for the user's feed (keys are stored as hashes, so an old one cannot be shown again). */
     get_rss_key: {
       params: { user_id: userIdParam },
+      response: RssKeyAnswer,
       async handler(this: any, ctx: Context<{ user_id: number }>) {
         const { key } = await this.issueKey(ctx.params.user_id, "rss", true, null);
         return { rss_key: key };

@@ -22,6 +22,7 @@ import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
 import {
   backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, removeStalePartials, restoreBackup, RestoreResult, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
 } from "./backups.parts/archive";
+import { BackupDownload, BackupFileAnswer, BackupFilesAnswer, RestoreAnswer, ScheduleBackupAnswer, ScheduledBackupAnswer } from "../shared/contracts/backups";
 
 const SCHEDULE_ID = "schedule";
 const LEASE_ID = "backup-scheduler";
@@ -69,6 +70,7 @@ const BackupsService: ServiceSchema = {
      */
     backup_server: {
       params: { database_pass: { type: "string", min: 1, max: 1000 }, gzip: { type: "boolean", convert: true, optional: true } },
+      response: BackupDownload,
       async handler(this: any, ctx: Context<{ database_pass: string; gzip?: boolean }, Meta>) {
         await this.checkBackupPassword(ctx, ctx.params.database_pass);
         const fileGzip = !!ctx.params.gzip;
@@ -87,6 +89,7 @@ const BackupsService: ServiceSchema = {
     /** POST /api/data/list_backup_files: the backup files in BACKUP_DIR, newest first. */
     list_backup_files: {
       params: { user_id: userId },
+      response: BackupFilesAnswer,
       handler() {
         return { backup_files: listBackupFiles() };
       },
@@ -94,6 +97,7 @@ const BackupsService: ServiceSchema = {
     /** POST /api/data/delete_backup_file: a file of BACKUP_DIR by its bare name (400 for anything path-like). */
     delete_backup_file: {
       params: { backup_filename: filename },
+      response: BackupFileAnswer,
       handler(this: any, ctx: Context<{ backup_filename: string }, Meta>) {
         const file = existingBackup(ctx.params.backup_filename);
         fs.rmSync(file, { force: true });
@@ -108,6 +112,7 @@ const BackupsService: ServiceSchema = {
      */
     restore_backup_file: {
       params: { user_id: userId, backup_filename: filename },
+      response: RestoreAnswer,
       timeout: 0,
       async handler(this: any, ctx: Context<{ backup_filename: string }, Meta>) {
         const file = existingBackup(ctx.params.backup_filename);
@@ -121,6 +126,7 @@ const BackupsService: ServiceSchema = {
      */
     restore_server: {
       params: {},
+      response: RestoreAnswer,
       timeout: 0,
       async handler(this: any, ctx: Context<Readable, UploadMeta>) {
         if (ctx.meta.fieldname !== "backup_file" || typeof (ctx.params as any)?.pipe !== "function") {
@@ -151,6 +157,7 @@ const BackupsService: ServiceSchema = {
     /** POST /api/data/schedule_backup: cron_schedule (5 fields, or 6 with seconds) and enabled. */
     schedule_backup: {
       params: { user_id: userId, cron_schedule: { type: "string", trim: true, min: 1, max: 200 }, enabled: { type: "boolean", convert: true } },
+      response: ScheduleBackupAnswer,
       async handler(this: any, ctx: Context<{ cron_schedule: string; enabled: boolean }, Meta>) {
         const { cron_schedule, enabled } = ctx.params;
         const now = new Date();
@@ -164,6 +171,7 @@ const BackupsService: ServiceSchema = {
     /** POST /api/data/get_scheduled_backup: the schedule, its next run and what the last run wrote. */
     get_scheduled_backup: {
       params: { user_id: userId },
+      response: ScheduledBackupAnswer,
       async handler(this: any) {
         const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
         if (!doc) return { schedule: null, cron_schedule: null, enabled: false, next_run: null, last_run: null, last_file: null, last_error: null };

@@ -29,6 +29,9 @@ import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
 import { AutoDeleteScheduler } from "./downloads.parts/auto-delete";
 import { metadataSettingsActions, metadataSettingsMethods } from "./downloads.parts/metadata-settings.actions";
+import { DownloadStartedAnswer, DownloadedItem, DownloadStatusText, DownloadSummaryAnswer, DownloadedEpisodesAnswer, DownloadsPageAnswer, DownloadsToggleAnswer, MediaAnswer, UserDownloadStatusAnswer } from "../shared/contracts/downloads";
+import { BulkAnswer } from "../shared/contracts/episodes";
+import { DetailAnswer } from "../shared/contracts/answers";
 
 /** A user's download; `file` is the path under DOWNLOAD_DIR. */
 interface DownloadDoc extends RecordDownloadParams {
@@ -66,13 +69,13 @@ const DELETION_DAYS = 30;
 
 const keyOf = (user_id: number, episode_id: number) => `${user_id}:${episode_id}`;
 
-/** A Downloaded item (spec) from the episode and the download record. */
-function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc) {
+/** A Downloaded item (spec) from the episode and the download record; text fields are strings, as the clients parse them. */
+function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc): DownloadedItem {
   return {
-    podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork, episodeid: e.episodeid, episodetitle: e.episodetitle,
+    podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork ?? "", episodeid: e.episodeid, episodetitle: e.episodetitle,
     episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl,
     episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website, downloadedlocation: path.join(config.downloadDir, d.file),
-    listenduration: e.listenduration, completed: e.completed, is_vidsite: false, downloaded_size: d.size, downloaded_at: d.downloaded_at,
+    listenduration: e.listenduration, completed: e.completed, is_vidsite: false, downloaded_size: d.size, downloaded_at: new Date(d.downloaded_at).toISOString(),
   };
 }
 
@@ -94,6 +97,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/download_podcast: one episode, as a background task. */
     download_podcast: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+      response: DownloadStartedAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         await this.requireEnabled();
         const { user_id, episode_id } = ctx.params;
@@ -109,6 +113,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/download_all_podcast: every episode of a podcast not yet downloaded, as one task. */
     download_all_podcast: {
       params: { podcast_id: id, user_id: id, is_vidsite: optionalBool },
+      response: DownloadStartedAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         await this.requireEnabled();
         const { user_id, podcast_id } = ctx.params;
@@ -129,6 +134,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/bulk_download_episodes: one task per episode, downloaded ones skipped. */
     bulk_download_episodes: {
       params: bulk,
+      response: BulkAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         await this.requireEnabled();
         const { user_id, episode_ids } = ctx.params;
@@ -143,6 +149,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/delete_episode: the file goes (unless another user keeps it); progress and metadata stay. */
     delete_episode: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+      response: DetailAnswer,
       async handler(this: any, ctx: Context<any>) {
         const removed = await this.removeDownloads(ctx.params.user_id, [ctx.params.episode_id]);
         if (!removed) throw new NotFoundError("Episode is not downloaded");
@@ -152,6 +159,7 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/bulk_delete_downloaded_episodes */
     bulk_delete_downloaded_episodes: {
       params: bulk,
+      response: BulkAnswer,
       async handler(this: any, ctx: Context<any>) {
         const ids = Array.from(new Set<number>(ctx.params.episode_ids));
         const removed = await this.removeDownloads(ctx.params.user_id, ids);
@@ -161,6 +169,7 @@ const DownloadsService: ServiceSchema = {
     /** GET /api/data/download_episode_list?user_id: the user's downloaded episodes, newest download first. */
     download_episode_list: {
       params: { user_id: id },
+      response: DownloadedEpisodesAnswer,
       async handler(this: any, ctx: Context<any>) {
         return { downloaded_episodes: await this.downloadedItems(ctx, ctx.params.user_id, {}) };
       },
@@ -168,6 +177,7 @@ const DownloadsService: ServiceSchema = {
     /** GET /api/data/podcast_download_summary/{user_id}: per podcast, how much the user downloaded. */
     podcast_download_summary: {
       params: { user_id: id, ...listQuery, sort_by: { type: "enum", values: ["podcast_name", "episode_count", "total_size", "latest_download"], optional: true } },
+      response: DownloadSummaryAnswer,
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
         const items = await this.downloadedItems(ctx, p.user_id, {});
@@ -190,6 +200,7 @@ const DownloadsService: ServiceSchema = {
     /** GET /api/data/podcast_downloads_paged/{user_id}/{podcast_id}: one podcast's downloaded episodes. */
     podcast_downloads_paged: {
       params: { user_id: id, podcast_id: id, ...listQuery, sort_by: { type: "enum", values: ["pub_date", "title", "duration", "downloaded_at", "size"], optional: true } },
+      response: DownloadsPageAnswer,
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
         const needle = p.search?.toLowerCase();
@@ -206,6 +217,7 @@ const DownloadsService: ServiceSchema = {
     /** GET /api/data/download_status: are downloads enabled (text/plain true or false). */
     download_status: {
       params: {},
+      response: DownloadStatusText,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         ctx.meta.$responseType = "text/plain; charset=utf-8";
         return String(await this.enabled());
@@ -214,6 +226,7 @@ const DownloadsService: ServiceSchema = {
     /** GET /api/data/download_status/{user_id}: the user's download statistics. */
     user_download_status: {
       params: { user_id: id },
+      response: UserDownloadStatusAnswer,
       async handler(this: any, ctx: Context<any>) {
         const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
         const bytes = docs.reduce((n, d) => n + d.size, 0);
@@ -224,16 +237,18 @@ const DownloadsService: ServiceSchema = {
     /** POST /api/data/enable_disable_downloads (admin): toggles downloads for every user. */
     enable_disable_downloads: {
       params: {},
+      response: DownloadsToggleAnswer,
       async handler(this: any) {
         const next = !(await this.enabled());
         const store = this.stores.download_settings;
         if ((await store.updateMany({ _id: SETTINGS_ID }, { $set: { enabled: next } })) === 0) await store.insert({ _id: SETTINGS_ID, enabled: next });
-        return { detail: `Downloads ${next ? "enabled" : "disabled"}`, downloads_enabled: next };
+        return { success: true, detail: `Downloads ${next ? "enabled" : "disabled"}`, downloads_enabled: next };
       },
     },
     /** GET|HEAD /api/data/stream/{episode_id}?api_key&user_id: the downloaded file, else the enclosure proxied. */
     stream: {
       params: { episode_id: id, user_id: id, type: { type: "string", max: 20, optional: true } },
+      response: MediaAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         return this.serveMedia(ctx, ctx.params.user_id, ctx.params.episode_id, false);
       },
@@ -241,6 +256,7 @@ const DownloadsService: ServiceSchema = {
     /** GET|HEAD /api/episodes/{episode_id}/download: the episode's media as an attachment. */
     download_media: {
       params: { episode_id: id },
+      response: MediaAnswer,
       async handler(this: any, ctx: Context<any, MediaMeta>) {
         return this.serveMedia(ctx, ctx.meta.user!.id, ctx.params.episode_id, true);
       },

@@ -30,6 +30,7 @@ import type { FetchedFeed, RefreshResult, RefreshSummary } from "../shared/contr
 import type { RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
 import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contracts/tasks";
 import { TaskWaitMixin } from "../shared/task-wait.mixin";
+import { FeedXml, RefreshPodsAnswer } from "../shared/contracts/feeds";
 
 interface LeaseDoc {
   _id: string;
@@ -62,6 +63,7 @@ const FeedsService: ServiceSchema = {
     /** GET /api/data/fetch_podcast_feed: the raw feed through the outbound client, FEED_FETCH_PER_MINUTE per user. */
     fetch_podcast_feed: {
       params: { podcast_feed: { type: "url", max: 4000 } },
+      response: FeedXml,
       async handler(this: any, ctx: Context<any, { user?: AuthUser; $responseType?: string }>) {
         const user_id = ctx.meta.user!.id;
         const since = new Date(Date.now() - FETCH_WINDOW_SECONDS * 1000);
@@ -85,6 +87,7 @@ const FeedsService: ServiceSchema = {
      */
     refresh_pods: {
       params: {},
+      response: RefreshPodsAnswer,
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
         const user = ctx.meta.user!;
         let ids: number[];

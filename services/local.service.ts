@@ -25,6 +25,8 @@ import type { LibraryFeed, RefreshTarget } from "../shared/contracts/podcasts";
 import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contracts/tasks";
 import { audioFiles, audioType, coverFile, embeddedPicture, imageTypeOf, insideMediaDir } from "./local.parts/files";
 import { ArtworkDoc, artworkUrl, folderFeed, FolderDoc } from "./local.parts/feed";
+import { AddLocalPodcastAnswer, LocalArtworkAnswer, LocalCoverAnswer, LocalDirectoriesAnswer, RefreshLocalAnswer } from "../shared/contracts/local";
+import { ImageAnswer } from "../shared/contracts/answers";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const relPath = { type: "string", max: 1000 };
@@ -68,16 +70,19 @@ const LocalService: ServiceSchema = {
     /** GET /api/data/list_local_directories?path= (admin): the subfolders of a folder, with their audio file counts (subfolders included, as add_local_podcast reads them). */
     list_local_directories: {
       params: { path: { ...relPath, optional: true } },
+      response: LocalDirectoriesAnswer,
       async handler(this: any, ctx: Context<{ path?: string }>) {
         const { root, full } = await insideMediaDir((ctx.params.path ?? "").trim(), "dir");
         const entries = await fs.promises.readdir(full, { withFileTypes: true });
-        const directories: { name: string; path: string; audio_files: number }[] = [];
+        const directories: LocalDirectoriesAnswer["directories"] = [];
         for (const e of entries.filter((x) => x.isDirectory() && !x.name.startsWith(".")).sort((a, b) => a.name.localeCompare(b.name))) {
           // The files add_local_podcast would take: subfolders included.
           const inner = await audioFiles(path.join(full, e.name)).catch(() => []);
-          directories.push({ name: e.name, path: path.relative(root, path.join(full, e.name)), audio_files: inner.length });
+          // audio_count and current_path: the web client's spelling of the same figures.
+          directories.push({ name: e.name, path: path.relative(root, path.join(full, e.name)), audio_files: inner.length, audio_count: inner.length });
         }
-        return { path: path.relative(root, full), directories, audio_files: (await audioFiles(full)).length };
+        const here = path.relative(root, full);
+        return { path: here, current_path: here, directories, audio_files: (await audioFiles(full)).length };
       },
     },
     /** POST /api/data/add_local_podcast: a folder with audio files becomes a podcast the user is subscribed to. */
@@ -90,6 +95,7 @@ const LocalService: ServiceSchema = {
         author: { type: "string", trim: true, max: 1000, optional: true, nullable: true },
         explicit: { type: "boolean", convert: true, optional: true },
       },
+      response: AddLocalPodcastAnswer,
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
         const dir = await insideMediaDir(p.directory_path, "dir");
@@ -108,6 +114,7 @@ const LocalService: ServiceSchema = {
     /** POST /api/data/refresh_local_podcast: rereads the folder now (a refresh job; figures when it ends within REFRESH_WAIT_MS). */
     refresh_local_podcast: {
       params: { user_id: id, podcast_id: id },
+      response: RefreshLocalAnswer,
       async handler(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
         const { user_id, podcast_id } = ctx.params;
         await this.localPodcast(ctx, user_id, podcast_id);
@@ -124,6 +131,7 @@ const LocalService: ServiceSchema = {
     /** GET /api/data/detect_local_cover?path=: the cover a folder would get (upload, cover file or embedded picture). */
     detect_local_cover: {
       params: { path: { ...relPath, optional: true } },
+      response: LocalCoverAnswer,
       async handler(this: any, ctx: Context<{ path?: string }>) {
         const dir = await insideMediaDir((ctx.params.path ?? "").trim(), "dir");
         const folder: FolderDoc | null = await this.adapter.findOne({ path: dir.rel });
@@ -145,6 +153,7 @@ const LocalService: ServiceSchema = {
      * local podcast's cover. The form fields are checked here: the params of an upload are its stream.
      */
     add_local_podcast_artwork: {
+      response: LocalArtworkAnswer,
       multipart: UPLOAD_FIELDS,
       async handler(this: any, ctx: Context<Readable, UploadMeta>) {
         const fields = ctx.meta.$multipart ?? {};
@@ -167,6 +176,7 @@ const LocalService: ServiceSchema = {
     /** GET /api/data/local_artwork/{folder_id}?file= (no key, as images are loaded by players): a local podcast's cover, or an episode's embedded picture. */
     local_artwork: {
       params: { folder_id: id, file: { type: "string", min: 1, max: 1000, optional: true } },
+      response: ImageAnswer,
       async handler(this: any, ctx: Context<{ folder_id: number; file?: string }, ImageMeta>) {
         const folder: FolderDoc | null = await this.adapter.findOne({ _id: ctx.params.folder_id });
         if (!folder) throw new NotFoundError("No such local podcast");

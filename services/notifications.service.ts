@@ -13,6 +13,7 @@ import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
 import type { UserEvent } from "../shared/contracts/users";
 import { peopleNotifyActions } from "./notifications.parts/people.actions";
 import { pushActions, pushMethods } from "./notifications.parts/push.actions";
+import { EmailSettingsAnswer, SaveEmailSettingsAnswer, TestEmailAnswer } from "../shared/contracts/notifications";
 
 type Encryption = "none" | "SSL/TLS" | "StartTLS";
 
@@ -74,17 +75,19 @@ const NotificationsService: ServiceSchema = {
     ...peopleNotifyActions,
     save_email_settings: {
       params: { email_settings: { type: "object", props: settingsProps } },
+      response: SaveEmailSettingsAnswer,
       async handler(this: any, ctx: Context<any>) {
         const doc = this.toDoc(ctx.params.email_settings, await this.storedSettings());
         await this.adapter.removeMany({ _id: SETTINGS_ID });
         await this.adapter.insert(doc);
         this.logger.info("email settings saved", { server: doc.server_name, port: doc.server_port, encryption: doc.encryption, auth: doc.auth_required });
-        return { message: "Email settings saved" };
+        return { detail: "Email settings saved", message: "Email settings saved" };
       },
     },
     /** The spec's Email settings record; Password is always empty. */
     get_email_settings: {
       params: {},
+      response: EmailSettingsAnswer,
       async handler(this: any) {
         const s: EmailSettingsDoc | null = await this.storedSettings();
         return {
@@ -103,6 +106,7 @@ const NotificationsService: ServiceSchema = {
     /** Sends a test mail with the stored settings, or with settings given in the body (not saved) to try them first. */
     send_test_email: {
       params: { ...optionalProps, to_email: { type: "email", max: 255 }, message: { type: "string", optional: true, max: 10_000 } },
+      response: TestEmailAnswer,
       async handler(this: any, ctx: Context<any>) {
         const stored: EmailSettingsDoc | null = await this.storedSettings();
         const given = Object.fromEntries(Object.keys(settingsProps).filter((k) => ctx.params[k] !== undefined).map((k) => [k, ctx.params[k]]));

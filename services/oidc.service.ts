@@ -19,6 +19,8 @@ import { BadRequestError, ForbiddenError, InternalServerError, NotFoundError, Un
 import { destinationRefusal, fetchUrl, FetchOptions, FetchResult, OutboundHttpError } from "../shared/http";
 import type { GatewayMeta } from "../shared/types";
 import type { OidcLoginParams, OidcLoginResult } from "../shared/contracts/users";
+import { AddOidcProviderAnswer, CallbackAnswer, OidcProvidersAnswer, PublicOidcProvidersAnswer, StoreStateAnswer } from "../shared/contracts/oidc";
+import { DetailAnswer } from "../shared/contracts/answers";
 
 /** A configured provider. client_secret never leaves this service. */
 export interface OidcProviderDoc {
@@ -183,6 +185,7 @@ const OidcService: ServiceSchema = {
         user_role: optStr(255),
         admin_role: optStr(255),
       },
+      response: AddOidcProviderAnswer,
       async handler(this: any, ctx: Context<any>) {
         const p = ctx.params;
         for (const field of ["authorization_url", "token_url", "user_info_url"]) {
@@ -225,12 +228,15 @@ const OidcService: ServiceSchema = {
     },
     list_oidc_providers: {
       params: {},
+      response: OidcProvidersAnswer,
       async handler(this: any) {
         const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
         return {
           providers: docs.map(({ _id, client_secret: _secret, created_at, ...rest }) => ({
             provider_id: _id,
             ...rest,
+            enabled: true,
+            initialized_from_env: false,
             created_at: new Date(created_at).toISOString(),
           })),
         };
@@ -238,6 +244,7 @@ const OidcService: ServiceSchema = {
     },
     remove_oidc_provider: {
       params: { provider_id: providerIdParam },
+      response: DetailAnswer,
       async handler(this: any, ctx: Context<any>) {
         const removed = await this.adapter.removeMany({ _id: ctx.params.provider_id });
         if (!removed) throw new NotFoundError("OIDC provider not found");
@@ -248,6 +255,7 @@ const OidcService: ServiceSchema = {
     /** What a login page needs: one button per provider, and whether to hide the password form. */
     public_oidc_providers: {
       params: {},
+      response: PublicOidcProvidersAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
         const redirectUri = redirectUriFor(ctx.meta);
@@ -276,6 +284,7 @@ const OidcService: ServiceSchema = {
         origin_url: { type: "string", max: 2048, optional: true, nullable: true },
         code_verifier: { type: "string", min: 43, max: 128, pattern: /^[A-Za-z0-9\-._~]+$/, optional: true, nullable: true },
       },
+      response: StoreStateAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const p = ctx.params;
         if (!(await this.adapter.findOne({ client_id: p.client_id }))) throw new BadRequestError("Unknown OIDC client_id");
@@ -302,6 +311,7 @@ const OidcService: ServiceSchema = {
         error: { type: "string", max: 256, optional: true },
         error_description: { type: "string", max: 2048, optional: true },
       },
+      response: CallbackAnswer,
       async handler(this: any, ctx: Context<any, GatewayMeta>) {
         const p = ctx.params;
         if (p.error) {

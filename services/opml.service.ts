@@ -20,6 +20,7 @@ import { CreateTasksResult, JOB_IMPORT_OPML, TaskRecord } from "../shared/contra
 import type { UserEvent } from "../shared/contracts/users";
 import { buildOpml, parseOpml } from "./opml.parts/opml";
 import { importFeeds, Outcome } from "./opml.parts/import";
+import { ImportOpmlAnswer, ImportProgressAnswer, OpmlText } from "../shared/contracts/opml";
 
 /** The live figures of a user's latest import (_id = user_id). */
 interface ImportDoc {
@@ -60,6 +61,7 @@ const OpmlService: ServiceSchema = {
         podcasts: { type: "array", items: { type: "string", max: 4000 }, max: MAX_FEEDS, optional: true },
         opml: { type: "string", max: 5_000_000, optional: true },
       },
+      response: ImportOpmlAnswer,
       async handler(this: any, ctx: Context<{ user_id: number; podcasts?: string[]; opml?: string }, { user?: AuthUser }>) {
         const { user_id } = ctx.params;
         const { feeds, rejected } = this.feedsOf(ctx.params);
@@ -80,12 +82,14 @@ const OpmlService: ServiceSchema = {
     /** GET /api/data/import_progress/{user_id}: the latest import's figures (zeros when there was none). */
     import_progress: {
       params: { user_id: id },
+      response: ImportProgressAnswer,
       async handler(this: any, ctx: Context<{ user_id: number }>) {
         const doc: ImportDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
-        if (!doc) return { current: 0, total: 0, current_podcast: null, status: "NONE", task_id: null, imported: 0, skipped: 0, failed: [] };
+        // current_podcast is "" when none: the web client reads it as a string.
+        if (!doc) return { current: 0, total: 0, current_podcast: "", status: "NONE", task_id: null, imported: 0, skipped: 0, failed: [] };
         const task = await ctx.call<TaskRecord, object>("tasks.task_status", { task_id: doc.task_id }).catch(() => null);
         return {
-          current: doc.current, total: doc.total, current_podcast: doc.current_podcast, status: task?.status ?? "SUCCESS",
+          current: doc.current, total: doc.total, current_podcast: doc.current_podcast ?? "", status: task?.status ?? "SUCCESS",
           task_id: doc.task_id, imported: doc.imported, skipped: doc.skipped, failed: doc.failed,
         };
       },
@@ -93,6 +97,7 @@ const OpmlService: ServiceSchema = {
     /** POST /api/data/backup_user: the user's subscriptions as OPML 2.0 (text). */
     backup_user: {
       params: { user_id: id },
+      response: OpmlText,
       async handler(this: any, ctx: Context<{ user_id: number }, { $responseType?: string; $responseHeaders?: Record<string, string> }>) {
         const feeds: LibraryFeed[] = await ctx.call("podcasts.user_feeds", { user_id: ctx.params.user_id });
         ctx.meta.$responseType = "text/plain; charset=utf-8";

@@ -15,6 +15,7 @@ import type { EpisodeP20 } from "../shared/contracts/episodes";
 import type { PodcastP20 } from "../shared/contracts/podcasts";
 import { episodeTranscriptActions } from "./p20.parts/episode-transcript.actions";
 import { detectFormat, parseTranscript, TranscriptSegment } from "./p20.parts/transcript";
+import { P20EpisodeAnswer, P20PodcastAnswer, TranscriptAnswer } from "../shared/contracts/p20";
 
 type Meta = { user?: AuthUser };
 
@@ -54,6 +55,7 @@ const P20Service: ServiceSchema = {
     /** GET /api/data/fetch_podcasting_2_data?episode_id&user_id: an episode's data, chapters fetched and read. */
     fetch_podcasting_2_data: {
       params: { episode_id: id, user_id: id },
+      response: P20EpisodeAnswer,
       async handler(this: any, ctx: Context<{ episode_id: number; user_id: number }, Meta>) {
         const ep: EpisodeP20 = await ctx.call("episodes.episode_p20", ctx.params);
         const p = ep.p20 ?? {};
@@ -67,8 +69,9 @@ const P20Service: ServiceSchema = {
           }
         }
         return {
-          episode_id: ep.episode_id, podcast_id: ep.podcast_id, chapters, chapters_url: p.chapters?.url ?? null, chapters_error,
-          transcripts: p.transcripts ?? [], people: p.persons ?? [], soundbites: p.soundbites ?? [], value: p.values ?? [],
+          // startTime and mime_type: the web client's spelling of start_time and type.
+          episode_id: ep.episode_id, podcast_id: ep.podcast_id, chapters: chapters.map((c) => ({ ...c, startTime: Math.floor(c.start_time) })), chapters_url: p.chapters?.url ?? null, chapters_error,
+          transcripts: (p.transcripts ?? []).map((t: any) => ({ ...t, mime_type: t.type })), people: p.persons ?? [], soundbites: p.soundbites ?? [], value: p.values ?? [],
           location: p.locations ?? [], license: p.license ?? null, alternate_enclosures: p.alternate_enclosures ?? [],
           season: p.podcast_season ?? null, episode: p.podcast_episode ?? null, images: p.images ?? [], txt: p.txt ?? [],
         };
@@ -77,12 +80,15 @@ const P20Service: ServiceSchema = {
     /** GET /api/data/fetch_podcasting_2_pod_data?podcast_id&user_id: a podcast's channel data. */
     fetch_podcasting_2_pod_data: {
       params: { podcast_id: id, user_id: id },
+      response: P20PodcastAnswer,
       async handler(this: any, ctx: Context<{ podcast_id: number; user_id: number }>) {
         const pod: PodcastP20 = await ctx.call("podcasts.podcast_p20", ctx.params);
         const p = pod.p20 ?? {};
         return {
           podcast_id: pod.podcast_id, guid: p.podcast_guid ?? null, medium: p.medium ?? null, locked: p.locked ?? null, locked_owner: p.locked_owner ?? null,
-          funding: p.funding ?? [], people: p.persons ?? [], value: p.values ?? [], podroll: p.podroll ?? [], location: p.locations ?? [],
+          // funding's description and a recipient's split as text: as the web client reads them.
+          funding: (p.funding ?? []).map((f: any) => ({ ...f, description: f.text ?? "" })), people: p.persons ?? [],
+          value: (p.values ?? []).map((v: any) => ({ ...v, recipients: (v.recipients ?? []).map((r: any) => ({ ...r, split: String(r.split) })) })), podroll: p.podroll ?? [], location: p.locations ?? [],
           license: p.license ?? null, trailers: p.trailers ?? [], images: p.images ?? [], txt: p.txt ?? [], publisher: p.publisher ?? null,
           blocks: p.blocks ?? [], podping: p.podping ?? null, chat: p.chat ?? null, live_items: p.live_items ?? [], keywords: p.keywords ?? [],
         };
@@ -91,6 +97,7 @@ const P20Service: ServiceSchema = {
     /** POST /api/data/fetch_transcript: url (and the feed's declared type, when known) -> segments. */
     fetch_transcript: {
       params: { url: { type: "url", max: 4000 }, type: { type: "string", max: 100, optional: true } },
+      response: TranscriptAnswer,
       async handler(this: any, ctx: Context<{ url: string; type?: string }, Meta>) {
         const res: { format: string; segments: TranscriptSegment[] } = await ctx.call("p20.remote", { url: ctx.params.url, kind: "transcript", rights: rightsOf(ctx.meta.user), hint: ctx.params.type ?? "" });
         return { success: true, url: ctx.params.url, ...res, text: res.segments.map((s) => s.text).join(" ") };

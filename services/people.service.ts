@@ -11,6 +11,7 @@ import { DbMixin } from "../shared/db.mixin";
 import { ServiceUnavailableError } from "../shared/errors";
 import { fetchProviderJson, PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import type { HostedBy } from "../shared/contracts/following";
+import { DiscoverAnswer, HostPodcastsAnswer, RefreshHostsAnswer } from "../shared/contracts/people";
 
 /** discover kinds: the people database's listing endpoints (underscore spellings accepted). */
 const DISCOVER_KINDS = ["recent-hosts", "popular-podcasts", "stats"];
@@ -34,6 +35,7 @@ const PeopleService: ServiceSchema = {
   actions: {
     /** GET /api/data/podpeople/discover: a listing of the people database, at most limit entries. */
     discover: {
+      response: DiscoverAnswer,
       circuitBreaker,
       params: {
         kind: { type: "enum", values: [...DISCOVER_KINDS, ...DISCOVER_KINDS.map((k) => k.replace("-", "_"))] },
@@ -47,6 +49,7 @@ const PeopleService: ServiceSchema = {
     },
     /** GET /api/data/podpeople/host_podcasts: the podcasts a person hosts or appears in (directory person search). */
     host_podcasts: {
+      response: HostPodcastsAnswer,
       circuitBreaker,
       params: { hostname: { type: "string", trim: true, min: 1, max: 200 } },
       async handler(this: any, ctx: Context<{ hostname: string }>) {
@@ -54,13 +57,15 @@ const PeopleService: ServiceSchema = {
         return {
           success: true,
           podcasts: found.feeds.map((f) => ({
-            podcast_index_id: f.id, title: f.title, feed_url: f.url, author: f.author, artwork_url: f.artwork || f.image, description: f.description,
+            podcastid: f.id, podcastname: f.title, feedurl: f.url,
+            podcast_index_id: f.id, title: f.title, feed_url: f.url, author: f.author ?? null, artwork_url: f.artwork || f.image || null, description: f.description ?? null,
           })),
         };
       },
     },
     /** GET /api/data/refresh_hosts (admin): renews the hosts of every subscribed podcast that has a directory id. */
     refresh_hosts: {
+      response: RefreshHostsAnswer,
       circuitBreaker,
       params: {},
       async handler(this: any, ctx: Context) {

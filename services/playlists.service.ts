@@ -9,9 +9,12 @@ import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
 import { PLAYLIST_SORT_ORDERS } from "../shared/contracts/episodes";
-import type { EpisodeListItem, EpisodeSelection, PlaylistSortOrder, SelectEpisodesParams, SelectionResult } from "../shared/contracts/episodes";
+import type { SelectedEpisode, EpisodeSelection, PlaylistSortOrder, SelectEpisodesParams, SelectionResult } from "../shared/contracts/episodes";
 import type { QueuePositionsResult } from "../shared/contracts/queue";
 import type { UserEvent } from "../shared/contracts/users";
+import { QueueItem } from "../shared/contracts/episodes";
+import { CreatePlaylistAnswer, PlaylistEpisodesAnswer, PlaylistsAnswer, UpdatePlaylistsAnswer } from "../shared/contracts/playlists";
+import { DetailAnswer } from "../shared/contracts/answers";
 
 /** The filter fields of a playlist record (spec: "Playlist"). */
 const FILTER_FIELDS = [
@@ -97,6 +100,9 @@ function selectionOf(p: PlaylistDoc): EpisodeSelection {
 }
 
 /** A playlist as get_playlists and get_playlist_episodes show it. */
+/** Episodes get_playlists shows of each playlist. */
+const PREVIEW_EPISODES = 3;
+
 function view(p: PlaylistDoc, episode_count: number) {
   const out: Record<string, unknown> = { playlist_id: p._id, user_id: p.user_id, name: p.name, description: p.description, is_system_playlist: p.is_system };
   for (const f of FILTER_FIELDS) out[f] = p[f];
@@ -115,6 +121,7 @@ const PlaylistsService: ServiceSchema = {
     /** POST /api/data/create_playlist */
     create_playlist: {
       params: { user_id: id, ...RECORD },
+      response: CreatePlaylistAnswer,
       async handler(this: any, ctx: Context<any>) {
         const values = recordFields(ctx.params);
         checkRanges(values);
@@ -125,6 +132,7 @@ const PlaylistsService: ServiceSchema = {
     /** PATCH /api/data/update_playlist: changes the fields sent. */
     update_playlist: {
       params: { user_id: id, playlist_id: id, ...PATCH },
+      response: DetailAnswer,
       async handler(this: any, ctx: Context<any>) {
         const { user_id, playlist_id } = ctx.params;
         const changes = recordFields(ctx.params);
@@ -137,6 +145,7 @@ const PlaylistsService: ServiceSchema = {
     /** DELETE /api/data/delete_playlist: a system playlist stays (403). */
     delete_playlist: {
       params: { user_id: id, playlist_id: id },
+      response: DetailAnswer,
       async handler(this: any, ctx: Context<any>) {
         const p: PlaylistDoc = await this.ownPlaylist(ctx.params.user_id, ctx.params.playlist_id);
         if (p.is_system) throw new ForbiddenError("System playlists cannot be deleted");
@@ -147,17 +156,25 @@ const PlaylistsService: ServiceSchema = {
     /** GET /api/data/get_playlists: every playlist of the user with its episode count, system ones first. */
     get_playlists: {
       params: { user_id: id },
+      response: PlaylistsAnswer,
       async handler(this: any, ctx: Context<any>) {
         const { user_id } = ctx.params;
         await this.ensureSystem(user_id);
         const lists: PlaylistDoc[] = await this.adapter.find({ query: { user_id }, sort: ["-is_system", "_id"] });
-        const results: SelectionResult[] = await this.select(ctx, user_id, lists, { limit: 0 });
-        return { playlists: lists.map((p, n) => view(p, results[n].total)) };
+        // The first episodes of each are the web client's playlist card (preview_episodes).
+        const results: SelectionResult[] = await this.select(ctx, user_id, lists, { limit: PREVIEW_EPISODES });
+        return {
+          playlists: lists.map((p, n) => ({
+            ...view(p, results[n].total),
+            preview_episodes: results[n].episodes.map((e) => ({ title: e.episodetitle, artwork: e.episodeartwork })),
+          })),
+        };
       },
     },
     /** GET /api/data/get_playlist_episodes: one page of a playlist, in its order. */
     get_playlist_episodes: {
       params: { user_id: id, playlist_id: id, ...paging },
+      response: PlaylistEpisodesAnswer,
       async handler(this: any, ctx: Context<any>) {
         const { user_id, playlist_id, offset = 0, limit = 100 } = ctx.params;
         const p: PlaylistDoc = await this.ownPlaylist(user_id, playlist_id);
@@ -170,6 +187,7 @@ const PlaylistsService: ServiceSchema = {
     /** POST /api/data/get_next_playlist_episode: the episode after episode_id in the playlist (queue-style item). */
     get_next_playlist_episode: {
       params: { user_id: id, playlist_id: id, episode_id: id },
+      response: QueueItem,
       async handler(this: any, ctx: Context<any>) {
         const { user_id, playlist_id, episode_id } = ctx.params;
         const p: PlaylistDoc = await this.ownPlaylist(user_id, playlist_id);
@@ -183,6 +201,7 @@ const PlaylistsService: ServiceSchema = {
      * update is giving every account (also those older than this service) its system playlists.
      */
     update_playlists: {
+      response: UpdatePlaylistsAnswer,
       async handler(this: any, ctx: Context<any>) {
         const userIds: number[] = await ctx.call("users.user_ids");
         let created = 0;
@@ -250,12 +269,12 @@ const PlaylistsService: ServiceSchema = {
       if (!lists.length) return Promise.resolve([]);
       return ctx.call("episodes.select_episodes", { user_id, selections: lists.map(selectionOf), ...page });
     },
-    queuePositions(this: any, ctx: Context, user_id: number, episodes: EpisodeListItem[]): Promise<QueuePositionsResult> {
+    queuePositions(this: any, ctx: Context, user_id: number, episodes: SelectedEpisode[]): Promise<QueuePositionsResult> {
       if (!episodes.length) return Promise.resolve({});
       return ctx.call("queue.positions", { user_id, episode_ids: episodes.map((e) => e.episodeid) });
     },
     /** An episode with the queue fields of a queue-style item. */
-    withQueue(e: Omit<EpisodeListItem, "is_video">, queued: QueuePositionsResult) {
+    withQueue(e: Omit<SelectedEpisode, "is_video">, queued: QueuePositionsResult) {
       const q = queued[e.episodeid];
       return { ...e, queued: !!q, queueposition: q?.position ?? null, queuedate: q?.queued_at ?? null };
     },

@@ -10,6 +10,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchUrl, OutboundHttpError } from "../shared/http";
+import { ImageAnswer } from "../shared/contracts/answers";
 
 interface Image {
   body: Buffer;
@@ -46,6 +47,7 @@ const ProxyService: ServiceSchema = {
     /** GET /api/proxy/image?url= */
     image: {
       params: { url: { type: "string", min: 1, max: 4000 } },
+      response: ImageAnswer,
       async handler(this: any, ctx: Context<{ url: string }, ProxyMeta>) {
         const image: Image = this.cache.get(ctx.params.url) ?? (await this.fetchImage(ctx.params.url));
         this.remember(ctx.params.url, image);

@@ -14,9 +14,11 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
-import type { EpisodeListItem, EpisodeSelection, EpisodesCreatedEvent, SelectionResult } from "../shared/contracts/episodes";
+import type { SelectedEpisode, EpisodeSelection, EpisodesCreatedEvent, SelectionResult } from "../shared/contracts/episodes";
 import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsResult } from "../shared/contracts/queue";
 import type { UserEvent } from "../shared/contracts/users";
+import { QueuedEpisodesAnswer } from "../shared/contracts/queue";
+import { DataAnswer, MessageAnswer } from "../shared/contracts/answers";
 
 interface QueueItem {
   episode_id: number;
@@ -55,7 +57,7 @@ function onlyThese(episode_ids: number[]): EpisodeSelection {
  * Built field by field: copying with `{ is_video, ...rest }` costs several times more per item, and this
  * runs for every item of every queue read (bench/README.md); the type keeps it in step with the contract.
  */
-function queueEntry(e: EpisodeListItem, queueposition: number, queued_at: Date): Omit<EpisodeListItem, "is_video"> & { queueposition: number; queuedate: string; queued: true } {
+function queueEntry(e: SelectedEpisode, queueposition: number, queued_at: Date): Omit<SelectedEpisode, "is_video"> & { queueposition: number; queuedate: string; queued: true } {
   return {
     episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle, episodepubdate: e.episodepubdate,
     episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl, episodeduration: e.episodeduration,
@@ -74,6 +76,7 @@ const QueueService: ServiceSchema = {
     /** POST /api/data/queue_pod: appends an episode; one already queued stays where it is. */
     queue_pod: {
       params: episodeParams,
+      response: DataAnswer,
       async handler(this: any, ctx: Context<any>) {
         const { added, failed }: QueueBulkAddResult = await this.addAll(ctx, ctx.params.user_id, [ctx.params.episode_id]);
         if (failed.length) throw new NotFoundError("Episode not found in your podcasts");
@@ -83,6 +86,7 @@ const QueueService: ServiceSchema = {
     /** POST /api/data/remove_queued_pod: the positions after it move up by one. */
     remove_queued_pod: {
       params: episodeParams,
+      response: DataAnswer,
       async handler(this: any, ctx: Context<any>) {
         await this.change(ctx.params.user_id, (items: QueueItem[]) => {
           const next = items.filter((i) => i.episode_id !== ctx.params.episode_id);
@@ -95,6 +99,7 @@ const QueueService: ServiceSchema = {
     /** POST /api/data/clear_queue */
     clear_queue: {
       params: { user_id: id },
+      response: DataAnswer,
       async handler(this: any, ctx: Context<any>) {
         await this.change(ctx.params.user_id, (items: QueueItem[]) => ({ next: items.length ? [] : items, result: null }));
         return { data: "Queue cleared" };
@@ -103,6 +108,7 @@ const QueueService: ServiceSchema = {
     /** POST /api/data/reorder_queue: episode_ids must be exactly the queued episodes, each once. */
     reorder_queue: {
       params: { user_id: id, episode_ids: idList },
+      response: MessageAnswer,
       async handler(this: any, ctx: Context<any>) {
         const ids: number[] = ctx.params.episode_ids;
         await this.change(ctx.params.user_id, (items: QueueItem[]) => {
@@ -118,6 +124,7 @@ const QueueService: ServiceSchema = {
     /** GET /api/data/get_queued_episodes: queue items in queue order (a constant number of service calls whatever the length). */
     get_queued_episodes: {
       params: { user_id: id },
+      response: QueuedEpisodesAnswer,
       async handler(this: any, ctx: Context<any>) {
         const { items, found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id);
         if (!items.length) return { data: [] };

@@ -16,6 +16,7 @@ import type { AuthUser } from "../shared/types";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import type { UserAuthInfo } from "../shared/contracts/users";
 import { buildRss } from "./rss.parts/build";
+import { UserFeedXml } from "../shared/contracts/rss";
 
 interface FeedMeta {
   user?: AuthUser;
@@ -70,6 +71,7 @@ const RssService: ServiceSchema = {
         playlist_id: { ...id, optional: true },
         type: { type: "string", max: 20, optional: true },
       },
+      response: UserFeedXml,
       async handler(this: any, ctx: Context<any, FeedMeta>) {
         if (!(await this.feedsEnabled())) throw new ForbiddenError("RSS feeds are switched off on this server");
         const { user_id, podcast_id, playlist_id } = ctx.params;

@@ -17,6 +17,8 @@ import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer } from "../shared/contracts/local";
 import type { UserEvent } from "../shared/contracts/users";
 import { ExtendedLinkAnswer, SharedLinksAnswer, type SharedLinkView } from "../shared/contracts/sharing";
+import { ShareAnswer, SharedEpisodeAnswer } from "../shared/contracts/sharing";
+import { MediaAnswer } from "../shared/contracts/downloads";
 import { DetailAnswer } from "../shared/contracts/answers";
 
 interface LinkDoc {
@@ -53,6 +55,7 @@ const SharingService: ServiceSchema = {
     /** POST /api/data/share_episode/{episode_id}: body expires_in_days? (1-3650; none = no expiry). */
     share_episode: {
       params: { episode_id: id, expires_in_days: { type: "number", integer: true, min: 1, max: 3650, convert: true, optional: true } },
+      response: ShareAnswer,
       async handler(this: any, ctx: Context<{ episode_id: number; expires_in_days?: number }, { user?: AuthUser }>) {
         const user = ctx.meta.user!;
         const { episode_id, expires_in_days } = ctx.params;
@@ -77,6 +80,7 @@ const SharingService: ServiceSchema = {
      */
     episode_by_url: {
       params: { url_key: urlKey },
+      response: SharedEpisodeAnswer,
       async handler(this: any, ctx: Context<{ url_key: string }, { requestOrigin?: string }>) {
         const { link, e } = await this.sharedEpisode(ctx, ctx.params.url_key);
         const stream_url = isLocalFeed(e.episodeurl) ? `${publicOrigin(ctx.meta)}/api/data/shared_stream/${link.url_key}` : e.episodeurl;
@@ -84,7 +88,7 @@ const SharingService: ServiceSchema = {
         return {
           episode: {
             episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle,
-            episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork ?? e.podcast_artwork,
+            episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork || e.podcast_artwork || "",
             episodeurl: e.episodeurl, episodeduration: e.episodeduration, enclosure_type: e.enclosure_type, is_vidsite: e.is_vidsite,
           },
           stream_url,
@@ -98,6 +102,7 @@ const SharingService: ServiceSchema = {
      */
     shared_stream: {
       params: { url_key: urlKey },
+      response: MediaAnswer,
       async handler(this: any, ctx: Context<{ url_key: string }, MediaAnswerMeta>) {
         const { e } = await this.sharedEpisode(ctx, ctx.params.url_key);
         if (!isLocalFeed(e.episodeurl)) throw new NotFoundError("This episode plays from its own address (stream_url of episode_by_url)");

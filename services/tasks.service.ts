@@ -17,6 +17,7 @@ import {
   ClaimedTask, ClaimParams, CreateTaskParams, CreateTasksResult, FinishParams, ProgressParams, RetryParams,
   TASK_CHANGED, TASKS_AVAILABLE, TaskRecord, TaskStatus,
 } from "../shared/contracts/tasks";
+import { CleanupTasksAnswer, StartupTasksAnswer, TaskListAnswer } from "../shared/contracts/tasks";
 
 interface TaskDoc {
   _id: number;
@@ -80,6 +81,7 @@ const TasksService: ServiceSchema = {
     /** GET /api/tasks/active: unfinished tasks, the caller's (an admin's: everyone's). */
     active: {
       params: {},
+      response: TaskListAnswer,
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<TaskRecord[]> {
         const user = ctx.meta.user!;
         const query: any = { status: { $in: ACTIVE } };
@@ -91,6 +93,7 @@ const TasksService: ServiceSchema = {
     /** GET /api/tasks/user/{user_id}: the user's tasks, newest first (also the WebSocket's `initial`). */
     user_tasks: {
       params: { user_id: id, limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true } },
+      response: TaskListAnswer,
       async handler(this: any, ctx: Context<any>): Promise<TaskRecord[]> {
         const docs: TaskDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id }, sort: ["-_id"], limit: ctx.params.limit ?? 200 });
         return docs.map(toRecord);
@@ -99,6 +102,7 @@ const TasksService: ServiceSchema = {
     /** GET /api/tasks/{task_id}: one task, for its owner or an admin. */
     task_status: {
       params: { task_id: taskId },
+      response: TaskRecord,
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<TaskRecord> {
         const doc: TaskDoc | null = await this.adapter.findOne({ _id: parseTaskId(ctx.params.task_id) });
         if (!doc) throw new NotFoundError("Task not found");
@@ -110,6 +114,7 @@ const TasksService: ServiceSchema = {
     /** GET /api/data/cleanup_tasks: removes finished tasks, the caller's (an admin's: everyone's). */
     cleanup_tasks: {
       params: {},
+      response: CleanupTasksAnswer,
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
         const user = ctx.meta.user!;
         const query: any = { status: { $in: FINISHED } };
@@ -124,6 +129,7 @@ const TasksService: ServiceSchema = {
      */
     startup_tasks: {
       params: {},
+      response: StartupTasksAnswer,
       async handler(this: any, ctx: Context) {
         const removed = await this.removeExpired();
         const pending: number = await this.adapter.count({ query: { status: { $in: ACTIVE } } });

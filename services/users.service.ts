@@ -17,6 +17,7 @@ import { passwordResetActions, passwordResetMethods } from "./users.parts/passwo
 import { preferencesActions, preferencesMethods } from "./users.parts/preferences.actions";
 import { settingsActions } from "./users.parts/settings.actions";
 import { LANGUAGES, newUserParams, ServerSettings, SETTING_DEFAULTS, userFields, userIdParam, UserDoc, mfaCodeParams } from "./users.parts/model";
+import { AddUserAnswer, AdminCheckAnswer, AdminSelfServiceStatusAnswer, CreateFirstAnswer, FirstLoginAnswer, MyUserInfoAnswer, SelfServiceStatusAnswer, ToggleAnswer, UserDetailsAnswer } from "../shared/contracts/users";
 
 const UsersService: ServiceSchema = {
   name: "users",
@@ -33,6 +34,7 @@ const UsersService: ServiceSchema = {
   actions: {
     create_first: {
       params: { ...userFields, password: { type: "string", min: 1, max: 1024 } },
+      response: CreateFirstAnswer,
       async handler(this: any, ctx: Context<any>) {
         if (await this.adminExists()) throw new ConflictError("An admin user already exists");
         const user = await this.createUser(ctx.params, ctx.params.password, true);
@@ -41,6 +43,7 @@ const UsersService: ServiceSchema = {
     },
     self_service_status: {
       params: {},
+      response: SelfServiceStatusAnswer,
       async handler(this: any) {
         const settings = await this.serverSettings();
         return { status: settings.self_service, first_admin_created: await this.adminExists() };
@@ -49,6 +52,7 @@ const UsersService: ServiceSchema = {
     /** Registration: open when self-service is on; otherwise only an admin may add users. */
     add_login_user: {
       params: newUserParams,
+      response: AddUserAnswer,
       async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
         const settings = await this.serverSettings();
         if (!settings.self_service && !ctx.meta.user?.isAdmin) throw new ForbiddenError("Self-service registration is disabled");
@@ -58,6 +62,7 @@ const UsersService: ServiceSchema = {
     },
     add_user: {
       params: newUserParams,
+      response: AddUserAnswer,
       async handler(this: any, ctx: Context<any>) {
         const user = await this.createUser(ctx.params, ctx.params.hash_pw, false);
         return { detail: "User added successfully", user_id: user._id };
@@ -65,6 +70,7 @@ const UsersService: ServiceSchema = {
     },
     user_details_id: {
       params: userIdParam,
+      response: UserDetailsAnswer,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         return { UserID: u._id, Fullname: u.fullname, Username: u.username, Email: u.email, Hashed_PW: null, Salt: null };
@@ -72,6 +78,7 @@ const UsersService: ServiceSchema = {
     },
     my_user_info: {
       params: userIdParam,
+      response: MyUserInfoAnswer,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         const s = this.settingsOf(u);
@@ -83,6 +90,7 @@ const UsersService: ServiceSchema = {
     },
     first_login_done: {
       params: userIdParam,
+      response: FirstLoginAnswer,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         return { FirstLogin: u.first_login };
@@ -90,6 +98,7 @@ const UsersService: ServiceSchema = {
     },
     user_admin_check: {
       params: userIdParam,
+      response: AdminCheckAnswer,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         return { is_admin: u.isadmin };
@@ -97,6 +106,7 @@ const UsersService: ServiceSchema = {
     },
     enable_disable_self_service: {
       params: {},
+      response: ToggleAnswer,
       async handler(this: any) {
         const status = await this.toggleSetting("self_service");
         return { success: true, status, detail: `Self-service registration ${status ? "enabled" : "disabled"}` };
@@ -104,6 +114,7 @@ const UsersService: ServiceSchema = {
     },
     enable_disable_guest: {
       params: {},
+      response: ToggleAnswer,
       async handler(this: any) {
         const status = await this.toggleSetting("guest");
         return { success: true, status, detail: `Guest access ${status ? "enabled" : "disabled"}` };
@@ -111,6 +122,7 @@ const UsersService: ServiceSchema = {
     },
     admin_self_service_status: {
       params: {},
+      response: AdminSelfServiceStatusAnswer,
       async handler(this: any) {
         const settings = await this.serverSettings();
         return { status: settings.self_service };

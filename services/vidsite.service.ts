@@ -14,12 +14,16 @@ import { CHANNEL_ID, vidsiteChannelId, vidsiteChannelUrl } from "../shared/contr
 import { BadRequestError } from "../shared/errors";
 import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import { sha256Hex } from "../shared/secrets";
+import { VidsiteChannelsAnswer, VidsiteEpisodesAnswer, VidsiteSubscribeAnswer } from "../shared/contracts/vidsite";
+import { ExistsAnswer } from "../shared/contracts/podcasts";
+import { SuccessAnswer, type TSchema } from "../shared/contracts/answers";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 
 /** check_vidsite_channel and remove_vidsite_channel: the podcasts action that finds a podcast by its title and feed URL. */
-function byChannelName(action: string) {
+function byChannelName(action: string, response: TSchema) {
   return {
+    response,
     params: { user_id: id, channel_name: { type: "string", trim: true, max: 1000 }, channel_url: { type: "string", trim: true, max: 4000 } },
     handler(ctx: Context<{ user_id: number; channel_name: string; channel_url: string }>) {
       return ctx.call(action, { user_id: ctx.params.user_id, podcast_name: ctx.params.channel_name, podcast_url: ctx.params.channel_url });
@@ -70,6 +74,7 @@ const VidsiteService: ServiceSchema = {
   actions: {
     /** GET /api/data/search_vidsite_channels */
     search_vidsite_channels: {
+      response: VidsiteChannelsAnswer,
       circuitBreaker,
       params: { query: { type: "string", trim: true, min: 1, max: 500 }, user_id: id, max_results: { type: "number", integer: true, min: 1, max: 25, convert: true, optional: true } },
       async handler(this: any, ctx: Context<any>) {
@@ -82,9 +87,10 @@ const VidsiteService: ServiceSchema = {
       },
     },
     /** GET /api/data/check_vidsite_channel: is the user subscribed to the channel of this name and address. */
-    check_vidsite_channel: byChannelName("podcasts.check_podcast"),
+    check_vidsite_channel: byChannelName("podcasts.check_podcast", ExistsAnswer),
     /** POST /api/data/vidsite/subscribe: 409 when already subscribed; feed_cutoff (days of videos kept) defaults to 30. */
     subscribe: {
+      response: VidsiteSubscribeAnswer,
       circuitBreaker,
       params: { channel_id: { type: "string", trim: true, max: 100 }, user_id: id, feed_cutoff: { type: "number", integer: true, min: 0, max: 365, convert: true, optional: true } },
       async handler(this: any, ctx: Context<any>) {
@@ -99,6 +105,7 @@ const VidsiteService: ServiceSchema = {
     /** GET /api/data/vidsite_episodes: the videos of a subscribed channel, newest first. */
     vidsite_episodes: {
       params: { user_id: id, podcast_id: id },
+      response: VidsiteEpisodesAnswer,
       async handler(this: any, ctx: Context<any>) {
         const { episodes }: { episodes: any[] } = await ctx.call("episodes.podcast_episodes", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
         return {
@@ -111,7 +118,7 @@ const VidsiteService: ServiceSchema = {
       },
     },
     /** POST /api/data/remove_vidsite_channel: 404 when not subscribed. */
-    remove_vidsite_channel: byChannelName("podcasts.remove_podcast"),
+    remove_vidsite_channel: byChannelName("podcasts.remove_podcast", SuccessAnswer),
 
     // --- Internal actions (not in the route table) ---
 

@@ -3,6 +3,7 @@
  * reading and writing that user's states in batches, the queue and downloaded flags (one queue and
  * one downloads call per request), and the list item shapes of the spec ("Episode list items").
  */
+import type { EpisodeListItem } from "../../shared/contracts/episodes";
 import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { QueuePositionsParams, QueuePositionsResult } from "../../shared/contracts/queue";
@@ -139,19 +140,20 @@ export const accessMethods: Record<string, any> = {
   downloadedCount(this: any, ctx: Context<any>, user_id: number): Promise<number> {
     return ctx.call<number, DownloadedCountParams>("downloads.downloaded_count", { user_id });
   },
-  /** An episode with the user's state (episode_items, and the base of every list item). */
-  episodeItem(e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined) {
+  /** An episode with the user's state (episode_items, and the base of every list item); "" for text a feed lacks. */
+  episodeItem(e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined): Omit<EpisodeListItem, "downloaded"> {
     return {
       episodeid: e._id,
       podcastid: e.podcast_id,
       podcastname: sub.title,
       episodetitle: e.title,
-      episodepubdate: iso(e.pub_date),
-      episodedescription: e.description,
-      episodeartwork: e.artwork ?? sub.artwork_url,
-      episodeurl: e.enclosure_url,
+      episodepubdate: iso(e.pub_date) ?? "",
+      episodedescription: e.description ?? "",
+      episodeartwork: e.artwork ?? sub.artwork_url ?? "",
+      episodeurl: e.enclosure_url ?? "",
       episodeduration: e.duration,
-      listenduration: st?.listen_duration ?? null,
+      // Whole seconds (positions are stored as sent, e.g. 12.5): the clients parse an integer.
+      listenduration: st?.listen_duration == null ? null : Math.floor(st.listen_duration),
       completed: !!st?.completed,
       saved: !!st?.saved,
       is_vidsite: !!sub.is_vidsite,
@@ -177,13 +179,13 @@ export const accessMethods: Record<string, any> = {
       episodeid: r.ep._id,
       podcastname: r.sub.title,
       episodename: r.ep.title,
-      episodeartwork: r.ep.artwork ?? r.sub.artwork_url,
-      episodeurl: r.ep.enclosure_url,
-      episodepubdate: iso(r.ep.pub_date),
+      episodeartwork: r.ep.artwork ?? r.sub.artwork_url ?? "",
+      episodeurl: r.ep.enclosure_url ?? "",
+      episodepubdate: iso(r.ep.pub_date) ?? "",
       episodeduration: r.ep.duration,
-      listenduration: r.st?.listen_duration ?? 0,
+      listenduration: Math.floor(r.st?.listen_duration ?? 0),
       completed: !!r.st?.completed,
-      listendate: iso(r.st?.last_listened_at),
+      listendate: iso(r.st?.last_listened_at) ?? "",
       downloaded: downloaded.has(r.ep._id),
       is_vidsite: !!r.sub.is_vidsite,
     };

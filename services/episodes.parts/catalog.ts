@@ -12,6 +12,8 @@ import {
   search, sortOrder, visibleQuery,
 } from "./model";
 import type { PodcastUserStats } from "../../shared/contracts/episodes";
+import { EpisodeIdAnswer, EpisodeInDbAnswer, EpisodesPageAnswer, PodcastAndEpisodeAnswer, PodcastOfEpisodeAnswer } from "../../shared/contracts/episodes";
+import { DetailAnswer } from "../../shared/contracts/answers";
 
 /** Episodes in get_podcast_details' recent_episodes. */
 const RECENT_DETAILS = 10;
@@ -28,6 +30,7 @@ export const catalogActions: Record<string, any> = {
       search,
       filter: { type: "enum", values: ["all", "unplayed", "played", "in_progress", "saved"], optional: true },
     },
+    response: EpisodesPageAnswer,
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const p = ctx.params;
       const sub: SubscriptionView = await this.access(ctx, p.user_id, p.podcast_id);
@@ -50,6 +53,7 @@ export const catalogActions: Record<string, any> = {
   /** GET /api/data/return_episodes/{user_id}: the newest episodes of all the user's podcasts. */
   return_episodes: {
     params: { user_id: id, ...paging, since: { type: "date", convert: true, optional: true } },
+    response: EpisodesPageAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id: p.user_id });
@@ -67,6 +71,7 @@ export const catalogActions: Record<string, any> = {
   /** GET /api/data/check_episode_in_db/{user_id}: is an episode with this title and audio URL in the user's podcasts. */
   check_episode_in_db: {
     params: { user_id: id, episode_title: { type: "string", max: 1000 }, episode_url: { type: "string", max: 4000 } },
+    response: EpisodeInDbAnswer,
     async handler(this: any, ctx: Context<any>) {
       const found = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);
       return { episode_in_db: !!found };
@@ -75,6 +80,7 @@ export const catalogActions: Record<string, any> = {
   /** GET /api/data/get_podcast_id_from_ep_name */
   get_podcast_id_from_ep_name: {
     params: { user_id: id, episode_name: { type: "string", max: 1000 }, episode_url: { type: "string", max: 4000 } },
+    response: PodcastAndEpisodeAnswer,
     async handler(this: any, ctx: Context<any>) {
       const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_name, ctx.params.episode_url);
       if (!found) throw new NotFoundError("Episode not found in your podcasts");
@@ -84,6 +90,7 @@ export const catalogActions: Record<string, any> = {
   /** GET /api/data/get_podcast_id_from_ep_id */
   get_podcast_id_from_ep_id: {
     params: { user_id: id, episode_id: id, is_vidsite: optionalBool },
+    response: PodcastOfEpisodeAnswer,
     async handler(this: any, ctx: Context<any>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
       return { podcast_id: ep.podcast_id };
@@ -92,6 +99,7 @@ export const catalogActions: Record<string, any> = {
   /** GET /api/data/get_episode_id_ep_name: the episode of the user's podcasts with this audio URL (and title, when given). */
   get_episode_id_ep_name: {
     params: { user_id: id, episode_url: { type: "string", max: 4000 }, episode_title: { type: "string", max: 1000, optional: true } },
+    response: EpisodeIdAnswer,
     async handler(this: any, ctx: Context<any>) {
       const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);
       if (!found) throw new NotFoundError("Episode not found in your podcasts");
@@ -101,6 +109,7 @@ export const catalogActions: Record<string, any> = {
   /** POST /api/data/update_episode_duration: corrects a duration the feed got wrong (for every subscriber). */
   update_episode_duration: {
     params: { episode_id: id, new_duration: { type: "number", integer: true, min: 0, max: 2147483647, convert: true }, is_vidsite: optionalBool },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.meta.user!.id, ctx.params.episode_id);
       await this.adapter.updateMany({ _id: ep._id }, { $set: { duration: ctx.params.new_duration } });
@@ -131,7 +140,7 @@ export const catalogActions: Record<string, any> = {
           audio_url: e.enclosure_url,
           is_played: isPlayed(e, st),
           is_saved: !!st?.saved,
-          progress: st?.listen_duration ?? 0,
+          progress: Math.floor(st?.listen_duration ?? 0),
         };
       });
     },
@@ -152,7 +161,7 @@ export const catalogActions: Record<string, any> = {
         o.total_episodes++;
         if (!isPlayed(e, st)) o.unplayed_episodes++;
         if (st) {
-          o.total_listen_time += st.listen_duration ?? 0;
+          o.total_listen_time += Math.floor(st.listen_duration ?? 0);
           const at = iso(st.last_listened_at);
           if (at && (!o.last_played || at > o.last_played)) o.last_played = at;
         }

@@ -15,6 +15,7 @@ import {
 } from "./model";
 import { countAfter, newestFirst, type CatalogRow } from "./catalog-index";
 import type { UserStates } from "./state-cache";
+import { EpisodeMetadataAnswer, ExtendedStatsAnswer, HomeOverviewAnswer, QueueItem, SearchDataAnswer, StatsAnswer } from "../../shared/contracts/episodes";
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
@@ -92,6 +93,7 @@ export const libraryActions: Record<string, any> = {
   /** GET /api/data/get_stats (spec "Other records", user stats). */
   get_stats: {
     params: { user_id: id },
+    response: StatsAnswer,
     async handler(this: any, ctx: Context<any>) {
       // The user first: an unknown one is a 404 whatever the queue service's state.
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
@@ -102,6 +104,7 @@ export const libraryActions: Record<string, any> = {
   /** GET /api/data/get_extended_stats: get_stats plus rates, listening per weekday and hour, per podcast and per day of the last 30. */
   get_extended_stats: {
     params: { user_id: id },
+    response: ExtendedStatsAnswer,
     async handler(this: any, ctx: Context<any>) {
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
       const [queued, downloaded]: [number, number] = await Promise.all([this.queueLength(ctx, ctx.params.user_id), this.downloadedCount(ctx, ctx.params.user_id)]);
@@ -135,13 +138,14 @@ export const libraryActions: Record<string, any> = {
         top_podcasts: [...l.byPodcast.entries()]
           .sort((a, b) => b[1] - a[1])
           .slice(0, 10)
-          .map(([podcast_id, seconds]) => ({ podcast_id, podcast_name: l.subs.get(podcast_id)?.title ?? null, listen_time: seconds, episodes_listened: episodes.get(podcast_id) ?? 0 })),
+          .map(([podcast_id, seconds]) => ({ podcast_id, podcast_name: l.subs.get(podcast_id)?.title ?? null, listen_time: Math.round(seconds), episodes_listened: episodes.get(podcast_id) ?? 0 })),
       };
     },
   },
   /** GET /api/data/home_overview (spec "Other records"); listen_progress is the percentage heard. */
   home_overview: {
     params: { user_id: id },
+    response: HomeOverviewAnswer,
     async handler(this: any, ctx: Context<any>) {
       const user_id = ctx.params.user_id;
       const l: Listening = await this.listening(ctx, user_id);
@@ -196,6 +200,7 @@ export const libraryActions: Record<string, any> = {
       filter: { type: "enum", values: ["all", "podcasts", "episodes"], optional: true },
       ...paging,
     },
+    response: SearchDataAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const offset = p.offset ?? 0;
@@ -239,7 +244,7 @@ export const libraryActions: Record<string, any> = {
           artwork_url: e.artwork ?? sub.artwork_url,
           pub_date: iso(e.pub_date),
           duration: e.duration,
-          listen_duration: st?.listen_duration ?? 0,
+          listen_duration: Math.floor(st?.listen_duration ?? 0),
           completed: !!st?.completed,
           saved: !!st?.saved,
           downloaded: downloaded.has(e._id),
@@ -251,6 +256,7 @@ export const libraryActions: Record<string, any> = {
   /** POST /api/data/get_episode_metadata: one episode with the user's state, as a queue-style item plus its links. */
   get_episode_metadata: {
     params: { episode_id: id, user_id: id, person_episode: optionalBool, is_vidsite: optionalBool },
+    response: EpisodeMetadataAnswer,
     async handler(this: any, ctx: Context<any>) {
       const { user_id, episode_id } = ctx.params;
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);
@@ -277,6 +283,7 @@ export const libraryActions: Record<string, any> = {
   /** POST /api/data/get_next_podcast_episode: the next episode published after this one that the user has not completed; 404 at the end. */
   get_next_podcast_episode: {
     params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
+    response: QueueItem,
     async handler(this: any, ctx: Context<any>) {
       const { user_id, episode_id } = ctx.params;
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);

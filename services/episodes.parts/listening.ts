@@ -14,6 +14,8 @@ import {
   EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, type EpisodeStateDoc, id, inIdOrder, optionalBool, pageRows, paging,
   type Row, search, type SortKey, sortOrder, time,
 } from "./model";
+import { AutoCompleteAnswer, BulkAnswer, HistoryAnswer, ListenDurationAnswer, SavedEpisodesAnswer } from "../../shared/contracts/episodes";
+import { DetailAnswer } from "../../shared/contracts/answers";
 
 type Meta = { user?: AuthUser };
 
@@ -37,6 +39,7 @@ export function nearEnd(ep: Pick<EpisodeDoc, "duration">, heard: number, autoCom
 function stateSetter(set: () => Partial<EpisodeStateDoc>, detail: (video: boolean) => string) {
   return {
     params: one,
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
       await this.writeStates(ctx.params.user_id, [ep], set());
@@ -49,6 +52,7 @@ function stateSetter(set: () => Partial<EpisodeStateDoc>, detail: (video: boolea
 function bulkSetter(set: () => Partial<EpisodeStateDoc>, verb: string) {
   return {
     params: bulk,
+    response: BulkAnswer,
     async handler(this: any, ctx: Context<any>) {
       const { episodes, failed } = await this.bulkTargets(ctx);
       await this.writeStates(ctx.params.user_id, episodes, set());
@@ -65,6 +69,7 @@ function bulkAnswer(processed: number, failed: number, verb: string) {
 function counter(field: "listen_seconds" | "played", by: number, detail: string) {
   return {
     params: { user_id: id },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.upsert(this.stores.listen_counters, ctx.params.user_id, { $inc: { [field]: by } });
       return { detail };
@@ -81,6 +86,7 @@ export const listeningActions: Record<string, any> = {
   /** GET /api/data/saved_episode_list/{user_id}: newest save first unless asked otherwise; total before paging. */
   saved_episode_list: {
     params: { user_id: id, ...paging, sort_by: { type: "enum", values: Object.keys(SAVED_SORTS), optional: true }, sort_order: sortOrder, filter, search },
+    response: SavedEpisodesAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const rows = (await this.joinedStates(ctx, p.user_id, (st: EpisodeStateDoc) => st.saved)).filter(EPISODE_FILTERS[p.filter ?? "all"]);
@@ -99,6 +105,7 @@ export const listeningActions: Record<string, any> = {
   /** POST /api/data/record_podcast_history: the position reached; the episode enters the history now. */
   record_podcast_history: {
     params: { ...one, episode_pos: position },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
       await this.writeStates(ctx.params.user_id, [ep], { listen_duration: ctx.params.episode_pos, last_listened_at: new Date() });
@@ -111,6 +118,7 @@ export const listeningActions: Record<string, any> = {
    */
   record_listen_duration: {
     params: { episode_id: { type: "number", integer: true, min: 0, convert: true }, user_id: id, listen_duration: position, is_vidsite: optionalBool },
+    response: ListenDurationAnswer,
     async handler(this: any, ctx: Context<any>) {
       const { user_id, episode_id, listen_duration } = ctx.params;
       if (episode_id === 0) return { detail: "Listen duration of episode 0 ignored.", completed: false };
@@ -127,6 +135,7 @@ export const listeningActions: Record<string, any> = {
   /** GET /api/data/user_history/{user_id}: newest listen first; total before paging. */
   user_history: {
     params: { user_id: id, ...paging, sort_by: { type: "enum", values: Object.keys(HISTORY_SORTS), optional: true }, sort_order: sortOrder, filter, search },
+    response: HistoryAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const sortBy = p.sort_by ?? "listen_date";
@@ -159,6 +168,7 @@ export const listeningActions: Record<string, any> = {
   /** GET /api/data/auto_complete_episodes: completes the caller's episodes already within auto_complete_seconds of the end. */
   auto_complete_episodes: {
     params: {},
+    response: AutoCompleteAnswer,
     async handler(this: any, ctx: Context<any, Meta>) {
       const user_id = ctx.meta.user!.id;
       const settings: ListeningSettings = await ctx.call("users.listening_settings", { user_id });
@@ -175,6 +185,7 @@ export const listeningActions: Record<string, any> = {
   /** POST /api/data/bulk_queue_episodes: the queue service appends in the given order, never duplicated, and checks visibility itself. */
   bulk_queue_episodes: {
     params: bulk,
+    response: BulkAnswer,
     async handler(this: any, ctx: Context<any>) {
       const params: QueueBulkAddParams = { user_id: ctx.params.user_id, episode_ids: Array.from(new Set<number>(ctx.params.episode_ids)) };
       const res: QueueBulkAddResult = params.episode_ids.length ? await ctx.call("queue.bulk_add", params) : { added: [], already_queued: [], failed: [] };

@@ -5,7 +5,7 @@
  * in-memory catalogue rows and cached states; only the page's documents are read from the store.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import type { EpisodeListItem, EpisodeSelection, SelectEpisodesParams, SelectionResult } from "../../shared/contracts/episodes";
+import type { SelectedEpisode, EpisodeSelection, SelectEpisodesParams, SelectionResult } from "../../shared/contracts/episodes";
 import { PLAYLIST_SORT_ORDERS } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import type { CatalogRow } from "./catalog-index";
@@ -189,7 +189,7 @@ export const selectEpisodesActions: ServiceActionsSchema = {
       const docById = new Map(docs.map((e) => [e._id, e]));
       return pages.map(({ total, page }): SelectionResult => ({
         total,
-        episodes: page.filter((i) => docById.has(i)).map((i) => docById.get(i)!).map((e): EpisodeListItem => ({
+        episodes: page.filter((i) => docById.has(i)).map((i) => docById.get(i)!).map((e): SelectedEpisode => ({
           ...this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded),
           is_video: /^video\//i.test(e.enclosure_type ?? ""),
         })),

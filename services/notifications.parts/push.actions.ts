@@ -13,6 +13,7 @@ import { rightsOf } from "../../shared/http";
 import { encryptSecret } from "../../shared/secrets";
 import type { AuthUser } from "../../shared/types";
 import { failureText, PLATFORMS, push, PushMessage, PushSettingsDoc } from "./push";
+import { NotificationSettingsAnswer, TestNotificationAnswer, UpdateNotificationSettingsAnswer } from "../../shared/contracts/notifications";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const str = (max: number) => ({ type: "string", trim: true, max, optional: true, nullable: true });
@@ -26,6 +27,7 @@ export const pushActions: ServiceActionsSchema = {
   /** GET /api/data/user/notification_settings?user_id: every platform; secrets only as *_set flags. */
   get_notification_settings: {
     params: { user_id: id },
+    response: NotificationSettingsAnswer,
     async handler(this: any, ctx: Context<any>) {
       const docs: PushSettingsDoc[] = await this.stores.push_settings.find({ query: { user_id: ctx.params.user_id } });
       return { settings: docs.map((d) => this.publicSettings(d)) };
@@ -48,6 +50,7 @@ export const pushActions: ServiceActionsSchema = {
       http_token: str(4096),
       http_method: { type: "string", trim: true, uppercase: true, enum: ["POST", "PUT", "GET"], optional: true, nullable: true },
     },
+    response: UpdateNotificationSettingsAnswer,
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const p = ctx.params;
       const plat = PLATFORMS[p.platform];
@@ -70,6 +73,7 @@ export const pushActions: ServiceActionsSchema = {
   /** POST /api/data/user/test_notification: one test message now; a failing endpoint is a 400 saying why. */
   test_notification: {
     params: { user_id: id, platform },
+    response: TestNotificationAnswer,
     async handler(this: any, ctx: Context<any>) {
       const plat = PLATFORMS[ctx.params.platform];
       const doc: PushSettingsDoc | null = await this.stores.push_settings.findOne({ _id: `${ctx.params.user_id}:${plat}` });

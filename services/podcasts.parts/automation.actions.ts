@@ -5,7 +5,7 @@
  * reads them through auto_delete_rules) and the automatic skip times. Every action answers 404 unless the user is subscribed to the podcast.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import { DetailAnswer, MessageAnswer } from "../../shared/contracts/answers";
+import { MessageAnswer } from "../../shared/contracts/answers";
 import { AutoDeleteDaysAnswer, type AutoDeleteRule, AutoQueueAnswer, AutoSkipTimesAnswer } from "../../shared/contracts/podcasts";
 import type { AutoDeleteDefaults } from "../../shared/contracts/users";
 import { id, type SubscriptionDoc } from "./model";
@@ -21,27 +21,18 @@ async function userDefault(ctx: Context, user_id: number): Promise<number> {
 
 export const automationActions: ServiceActionsSchema = {
   /** PUT /api/data/podcast/toggle_favorite */
-  toggle_favorite: {
-    ...setter(
-      { is_favorite: { type: "boolean", convert: true } },
-      (p) => ({ is_favorite: p.is_favorite }),
-      (p) => (p.is_favorite ? "Podcast marked as favorite" : "Podcast removed from favorites"),
-    ),
-    response: DetailAnswer,
-  },
+  toggle_favorite: setter(
+    { is_favorite: { type: "boolean", convert: true } },
+    (p) => ({ is_favorite: p.is_favorite }),
+    (p) => (p.is_favorite ? "Podcast marked as favorite" : "Podcast removed from favorites"),
+  ),
   /** POST /api/data/enable_auto_queue */
-  enable_auto_queue: {
-    ...setter({ auto_queue: { type: "boolean", convert: true } }, (p) => ({ auto_queue: p.auto_queue }), (p) => `Auto-queue ${p.auto_queue ? "enabled" : "disabled"}`),
-    response: DetailAnswer,
-  },
-  get_auto_queue_status: { ...reader((sub): AutoQueueAnswer => ({ auto_queue: !!sub.auto_queue })), response: AutoQueueAnswer },
+  enable_auto_queue: setter({ auto_queue: { type: "boolean", convert: true } }, (p) => ({ auto_queue: p.auto_queue }), (p) => `Auto-queue ${p.auto_queue ? "enabled" : "disabled"}`),
+  get_auto_queue_status: reader((sub): AutoQueueAnswer => ({ auto_queue: !!sub.auto_queue }), { response: AutoQueueAnswer }),
   /** POST /api/data/get_auto_skip_times: what adjust_skip_times wrote. */
-  get_auto_skip_times: { ...reader((sub): AutoSkipTimesAnswer => ({ start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0 })), response: AutoSkipTimesAnswer },
+  get_auto_skip_times: reader((sub): AutoSkipTimesAnswer => ({ start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0 }), { response: AutoSkipTimesAnswer }),
   /** POST /api/data/podcast/set_auto_download_delete_days: this podcast's own days (0 keeps its downloads). */
-  set_podcast_auto_download_delete_days: {
-    ...setter({ days }, (p) => ({ auto_download_delete_days: p.days }), () => "Podcast auto-delete downloads setting updated."),
-    response: DetailAnswer,
-  },
+  set_podcast_auto_download_delete_days: setter({ days }, (p) => ({ auto_download_delete_days: p.days }), () => "Podcast auto-delete downloads setting updated."),
   /** POST /api/data/clear_podcast_auto_download_delete_days: back to the user's default. */
   clear_podcast_auto_download_delete_days: {
     params: { user_id: id, podcast_id: id },

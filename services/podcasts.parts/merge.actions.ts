@@ -9,6 +9,8 @@ import { BadRequestError, NotFoundError } from "../../shared/errors";
 import type { AuthUser } from "../../shared/types";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { id, PodcastDoc, SubscriptionDoc } from "./model";
+import { MergedPodcastsAnswer } from "../../shared/contracts/podcasts";
+import { SuccessMessageAnswer } from "../../shared/contracts/answers";
 
 type Ctx = Context<any, { user?: AuthUser }>;
 
@@ -22,6 +24,7 @@ export const mergeActions: ServiceActionsSchema = {
   /** POST /api/data/{podcast_id}/merge: secondary_podcast_ids into podcast_id, for the caller. */
   merge_podcasts: {
     params: { podcast_id: id, secondary_podcast_ids: { type: "array", items: id, min: 1, max: 100 } },
+    response: SuccessMessageAnswer,
     async handler(this: any, ctx: Ctx) {
       const user_id = ctx.meta.user!.id;
       const { podcast_id } = ctx.params;
@@ -42,6 +45,7 @@ export const mergeActions: ServiceActionsSchema = {
   /** GET /api/data/{podcast_id}/merged */
   get_merged_podcasts: {
     params: { podcast_id: id },
+    response: MergedPodcastsAnswer,
     async handler(this: any, ctx: Ctx) {
       const user_id = ctx.meta.user!.id;
       await ownSubscription(this, user_id, ctx.params.podcast_id);
@@ -52,6 +56,7 @@ export const mergeActions: ServiceActionsSchema = {
   /** POST /api/data/{podcast_id}/unmerge/{target_podcast_id} */
   unmerge_podcast: {
     params: { podcast_id: id, target_podcast_id: id },
+    response: SuccessMessageAnswer,
     async handler(this: any, ctx: Ctx) {
       const user_id = ctx.meta.user!.id;
       const { podcast_id, target_podcast_id } = ctx.params;

@@ -8,6 +8,8 @@ import type { Context, ServiceActionsSchema } from "moleculer";
 import type { PlaybackSettings, PodcastSearchHit, PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { ListeningSettings } from "../../shared/contracts/users";
 import { id, type PodcastDoc, type SubscriptionDoc } from "./model";
+import { AutoPlayNextStatusAnswer, ClearSpeedAnswer, FavoriteStatusAnswer, PlayEpisodeDetailsAnswer } from "../../shared/contracts/podcasts";
+import type { TSchema } from "../../shared/contracts/answers";
 
 const ofPodcast = { user_id: id, podcast_id: id };
 const skip = { type: "number", integer: true, min: 0, max: 86_400, convert: true, optional: true };
@@ -16,22 +18,24 @@ function playback(sub: SubscriptionDoc): PlaybackSettings {
   return { playback_speed: sub.playback_speed ?? null, start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0, auto_play_next: !!sub.auto_play_next };
 }
 
-/** An action that sets fields of the user's subscription of a podcast. */
+/** An action that sets fields of the user's subscription of a podcast (the web client reads detail or message, by route). */
 export function setter(params: object, fields: (p: any) => Partial<SubscriptionDoc>, detail: (p: any) => string) {
   return {
     params: { ...ofPodcast, ...params },
-    async handler(this: any, ctx: Context<any>) {
+    response: ClearSpeedAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<ClearSpeedAnswer> {
       const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: fields(ctx.params) });
-      return { detail: detail(ctx.params) };
+      const text = detail(ctx.params);
+      return { detail: text, message: text };
     },
   };
 }
 
-/** An action that answers something of the user's subscription of a podcast. */
-export function reader(read: (sub: SubscriptionDoc) => object, visibility?: "public") {
+/** An action that answers something of the user's subscription of a podcast: a route's (its response schema) or an internal one. */
+export function reader(read: (sub: SubscriptionDoc) => object, opts: { response?: TSchema; visibility?: "public" }) {
   return {
-    visibility,
+    ...opts,
     params: ofPodcast,
     async handler(this: any, ctx: Context<any>) {
       return read(await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id));
@@ -58,12 +62,13 @@ export const playbackActions: ServiceActionsSchema = {
     (p) => ({ auto_play_next: p.auto_play_next }),
     (p) => `Auto-play next ${p.auto_play_next ? "enabled" : "disabled"}`,
   ),
-  get_auto_play_next_status: reader((sub) => ({ auto_play_next: !!sub.auto_play_next })),
+  get_auto_play_next_status: reader((sub): AutoPlayNextStatusAnswer => ({ auto_play_next: !!sub.auto_play_next }), { response: AutoPlayNextStatusAnswer }),
   /** POST /api/data/podcast/favorite_status */
-  favorite_status: reader((sub) => ({ is_favorite: !!sub.is_favorite })),
+  favorite_status: reader((sub): FavoriteStatusAnswer => ({ is_favorite: !!sub.is_favorite }), { response: FavoriteStatusAnswer }),
   /** POST /api/data/get_play_episode_details: the podcast's speed, else the user's default, and its skips. */
   get_play_episode_details: {
     params: { ...ofPodcast, is_vidsite: { type: "boolean", convert: true, optional: true } },
+    response: PlayEpisodeDetailsAnswer,
     async handler(this: any, ctx: Context<any>) {
       const [sub, settings]: [SubscriptionDoc, ListeningSettings] = await Promise.all([
         this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id),
@@ -77,7 +82,7 @@ export const playbackActions: ServiceActionsSchema = {
   // --- Internal actions (not in the route table) ---
 
   /** One subscription's playback settings (get_playback_speed of the users service). */
-  playback_settings: reader((sub): PlaybackSettings => playback(sub), "public"),
+  playback_settings: reader((sub): PlaybackSettings => playback(sub), { visibility: "public" }),
   /**
    * search_data's podcast side: the user's podcasts in `categories` (any of them, case-insensitive; all
    * without), and those of them whose shown title, author or description contains search_term.

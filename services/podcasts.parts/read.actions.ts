@@ -10,11 +10,13 @@ import type { FetchedFeed } from "../../shared/contracts/feeds";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { isVidsiteFeed } from "../../shared/contracts/vidsite";
 import { byName, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
+import { ExistsAnswer, PodcastDetailsAnswer, PodcastDetailsDynamicAnswer, PodcastIdAnswer, ReturnPodsAnswer, ReturnPodsExtraAnswer } from "../../shared/contracts/podcasts";
 
 export const readActions: ServiceActionsSchema = {
   /** GET /api/data/return_pods/{user_id}: newest subscription first. */
   return_pods: {
     params: { user_id: id },
+    response: ReturnPodsAnswer,
     async handler(this: any, ctx: Context<any>) {
       const rows = await this.listedPodcasts(ctx.params.user_id);
       return { pods: rows.map(({ pod, sub }: { pod: PodcastDoc; sub: SubscriptionDoc }) => this.podItem(pod, sub)) };
@@ -23,6 +25,7 @@ export const readActions: ServiceActionsSchema = {
   /** GET /api/data/return_pods_extra/{user_id}: return_pods plus the user's listening figures. */
   return_pods_extra: {
     params: { user_id: id },
+    response: ReturnPodsExtraAnswer,
     async handler(this: any, ctx: Context<any>) {
       const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.listedPodcasts(ctx.params.user_id);
       const stats: Record<number, PodcastUserStats> = rows.length
@@ -43,6 +46,7 @@ export const readActions: ServiceActionsSchema = {
   /** GET /api/data/check_podcast */
   check_podcast: {
     params: byName,
+    response: ExistsAnswer,
     async handler(this: any, ctx: Context<any>) {
       return { exists: !!(await this.findByName(ctx.params.user_id, ctx.params.podcast_name, ctx.params.podcast_url)) };
     },
@@ -50,6 +54,7 @@ export const readActions: ServiceActionsSchema = {
   /** GET /api/data/get_podcast_id: the id travels in a field named episodes (as clients expect). */
   get_podcast_id: {
     params: { user_id: id, podcast_feed: text(4000, false), podcast_title: text(1000, false) },
+    response: PodcastIdAnswer,
     async handler(this: any, ctx: Context<any>) {
       const found = await this.findByName(ctx.params.user_id, ctx.params.podcast_title, ctx.params.podcast_feed);
       if (!found) throw new NotFoundError("Podcast not found in your subscriptions");
@@ -59,6 +64,7 @@ export const readActions: ServiceActionsSchema = {
   /** GET /api/data/get_podcast_details */
   get_podcast_details: {
     params: { user_id: id, podcast_id: id },
+    response: PodcastDetailsAnswer,
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const { pod, sub } = await this.readable(ctx, ctx.params.user_id, ctx.params.podcast_id);
       const s = shown(pod, sub);
@@ -101,6 +107,7 @@ export const readActions: ServiceActionsSchema = {
       added: { type: "boolean", convert: true },
       display_only: { type: "boolean", convert: true, optional: true },
     },
+    response: PodcastDetailsDynamicAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: p.user_id } });

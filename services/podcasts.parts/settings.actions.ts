@@ -5,11 +5,14 @@
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { ConflictError, NotFoundError } from "../../shared/errors";
 import { cutoffDays, feedKey, feedRef, feedUrl, id, OVERRIDABLE, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
+import { AutoDownloadStatusAnswer, CategoriesAnswer, FeedCutoffAnswer, UpdatePodcastInfoAnswer } from "../../shared/contracts/podcasts";
+import { DetailAnswer } from "../../shared/contracts/answers";
 
 export const settingsActions: ServiceActionsSchema = {
   /** POST /api/data/update_feed_cutoff_days: 0 keeps everything; otherwise older episodes are hidden from this user. */
   update_feed_cutoff_days: {
     params: { user_id: id, podcast_id: id, feed_cutoff_days: cutoffDays },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: { feed_cutoff_days: ctx.params.feed_cutoff_days } });
@@ -18,6 +21,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   get_feed_cutoff_days: {
     params: { user_id: id, podcast_id: id },
+    response: FeedCutoffAnswer,
     async handler(this: any, ctx: Context<any>) {
       const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       return { podcast_id: sub.podcast_id, user_id: sub.user_id, feed_cutoff_days: sub.feed_cutoff_days };
@@ -26,6 +30,7 @@ export const settingsActions: ServiceActionsSchema = {
   /** POST /api/data/add_category: to this user's category list of the podcast. */
   add_category: {
     params: { user_id: id, podcast_id: id, category: text(200, false) },
+    response: CategoriesAnswer,
     async handler(this: any, ctx: Context<any>) {
       const categories = await this.editCategories(ctx.params, (list: string[]) => (list.includes(ctx.params.category) ? list : [...list, ctx.params.category]));
       return { detail: "Category added", categories };
@@ -33,6 +38,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   remove_category: {
     params: { user_id: id, podcast_id: id, category: text(200, false) },
+    response: CategoriesAnswer,
     async handler(this: any, ctx: Context<any>) {
       const categories = await this.editCategories(ctx.params, (list: string[]) => list.filter((c) => c !== ctx.params.category));
       return { detail: "Category removed", categories };
@@ -56,6 +62,7 @@ export const settingsActions: ServiceActionsSchema = {
       website_url: text(4000),
       podcast_index_id: podcastIndexId,
     },
+    response: UpdatePodcastInfoAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const sub: SubscriptionDoc = await this.subscriptionOf(p.user_id, p.podcast_id);
@@ -85,6 +92,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   enable_auto_download: {
     params: { user_id: id, podcast_id: id, auto_download: { type: "boolean", convert: true } },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: { auto_download: ctx.params.auto_download } });
@@ -93,6 +101,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   get_auto_download_status: {
     params: { user_id: id, podcast_id: id },
+    response: AutoDownloadStatusAnswer,
     async handler(this: any, ctx: Context<any>) {
       const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       return { auto_download: sub.auto_download };

@@ -14,6 +14,8 @@ import type { SubscribeLocalParams } from "../../shared/contracts/local";
 import type { ApplyFeedParams, RefreshTarget } from "../../shared/contracts/podcasts";
 import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED } from "../../shared/contracts/tasks";
 import { byName, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
+import { AddCustomPodcastAnswer, SubscribedAnswer } from "../../shared/contracts/podcasts";
+import { SuccessAnswer } from "../../shared/contracts/answers";
 
 export const subscribeActions: ServiceActionsSchema = {
   /** POST /api/data/add_podcast: subscribe podcast_values.user_id to pod_feed_url. */
@@ -36,6 +38,7 @@ export const subscribeActions: ServiceActionsSchema = {
       },
       podcast_index_id: podcastIndexId,
     },
+    response: SubscribedAnswer,
     async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
       const v = ctx.params.podcast_values;
       // The ownership middleware sees top-level user_id only; this one is nested.
@@ -58,13 +61,32 @@ export const subscribeActions: ServiceActionsSchema = {
       youtube_channel: { type: "boolean", convert: true, optional: true },
       feed_cutoff: { ...cutoffDays, optional: true },
     },
-    async handler(this: any, ctx: Context<any>) {
+    response: AddCustomPodcastAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<AddCustomPodcastAnswer> {
       const p = ctx.params;
-      return this.subscribe(ctx, p.user_id, feedRef(p.feed_url, p.username || null, p.password ?? null), {
+      const answer: SubscribedAnswer = await this.subscribe(ctx, p.user_id, feedRef(p.feed_url, p.username || null, p.password ?? null), {
         podcast_index_id: null,
         feed_cutoff_days: p.feed_cutoff ?? 0,
         fallback: {},
       });
+      // The web client reads the podcast it added from data (its Podcast struct).
+      const [pod]: PodcastDoc[] = await this.findByIds(this.adapter, [answer.podcast_id]);
+      return {
+        ...answer,
+        data: {
+          podcastid: pod._id,
+          podcastname: pod.title,
+          artworkurl: pod.artwork_url,
+          description: pod.description,
+          episodecount: pod.episode_count,
+          websiteurl: pod.website_url,
+          feedurl: pod.feed_url,
+          author: pod.author,
+          categories: Object.fromEntries(pod.categories.map((c, i) => [String(i + 1), c])),
+          explicit: pod.explicit,
+          podcastindexid: pod.podcast_index_id ?? 0,
+        },
+      };
     },
   },
   /** A local folder (local.add_local_podcast): feeds reads its `local:` feed URL through local.local_feed. */
@@ -78,18 +100,21 @@ export const subscribeActions: ServiceActionsSchema = {
   /** POST /api/data/remove_podcast: by the title the user sees (case-sensitive) and the feed URL. */
   remove_podcast: {
     params: byName,
+    response: SuccessAnswer,
     async handler(this: any, ctx: Context<any>) {
       return this.removeByName(ctx, ctx.params);
     },
   },
   remove_podcast_name: {
     params: byName,
+    response: SuccessAnswer,
     async handler(this: any, ctx: Context<any>) {
       return this.removeByName(ctx, ctx.params);
     },
   },
   remove_podcast_id: {
     params: { user_id: id, podcast_id: id, is_vidsite: { type: "boolean", convert: true, optional: true } },
+    response: SuccessAnswer,
     async handler(this: any, ctx: Context<any>) {
       const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       await this.unsubscribe(ctx, sub);

@@ -6,6 +6,7 @@ import type { Context, ServiceActionsSchema } from "moleculer";
 import type { NotifyTarget, SyncFeed, SyncSubscriptionsParams } from "../../shared/contracts/podcasts";
 import { isLocalFeed } from "../../shared/contracts/local";
 import { feedRef, id, PodcastDoc, shown, SubscriptionDoc } from "./model";
+import { NotificationStatusAnswer, ToggleNotificationsAnswer } from "../../shared/contracts/podcasts";
 
 const urlList = { type: "array", items: { type: "string", max: 4000 }, max: 10_000 };
 
@@ -13,6 +14,7 @@ export const syncActions: ServiceActionsSchema = {
   /** POST /api/data/podcast/toggle_notifications: enabled given sets it, else it flips. */
   toggle_notifications: {
     params: { user_id: id, podcast_id: id, enabled: { type: "boolean", convert: true, optional: true } },
+    response: ToggleNotificationsAnswer,
     async handler(this: any, ctx: Context<any>) {
       const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       const enabled: boolean = ctx.params.enabled ?? !sub.notifications_enabled;
@@ -23,6 +25,7 @@ export const syncActions: ServiceActionsSchema = {
   /** POST /api/data/podcast/notification_status */
   notification_status: {
     params: { user_id: id, podcast_id: id },
+    response: NotificationStatusAnswer,
     async handler(this: any, ctx: Context<any>) {
       const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       return { enabled: !!sub.notifications_enabled };

@@ -9,6 +9,7 @@ import { BadRequestError } from "../../shared/errors";
 import { fetchUrl, OutboundHttpError, Rights, rightsOf } from "../../shared/http";
 import type { AuthUser } from "../../shared/types";
 import { syncError } from "./model";
+import { AddCloudsyncAnswer, CloudsyncLoginAnswer, SyncRunAnswer } from "../../shared/contracts/sync";
 
 type Ctx = Context<any, { user: AuthUser }>;
 const id = { type: "number", integer: true, positive: true, convert: true };
@@ -28,6 +29,7 @@ export const cloudsyncActions: ServiceActionsSchema = {
   /** Starts a login flow: the client opens login_url; then add_cloudsync_server with the poll token. */
   initiate_cloudsync_login: {
     params: { user_id: id, cloudsync_url: { type: "url", max: 2000 } },
+    response: CloudsyncLoginAnswer,
     async handler(this: any, ctx: Ctx) {
       const base = ctx.params.cloudsync_url.replace(/\/+$/, "");
       const res = await fetchUrl(`${base}/index.php/login/v2`, { method: "POST", accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, rights: rightsOf(ctx.meta.user) }).catch((err) => {
@@ -35,12 +37,13 @@ export const cloudsyncActions: ServiceActionsSchema = {
       });
       const flow = jsonOf(res.body);
       if (!flow?.poll?.token || !flow?.poll?.endpoint || !flow?.login) throw new BadRequestError("The server did not start a Nextcloud login flow");
-      return { login_url: flow.login, token: flow.poll.token, poll_endpoint: flow.poll.endpoint };
+      return { login_url: flow.login, token: flow.poll.token, poll_endpoint: flow.poll.endpoint, login: flow.login, poll: { token: flow.poll.token, endpoint: flow.poll.endpoint } };
     },
   },
   /** POST /api/data/add_cloudsync_server: stores the account once the user approved; until then it keeps polling in the background. */
   add_cloudsync_server: {
     params: { user_id: id, token: { type: "string", min: 1, max: 1000 }, poll_endpoint: { type: "url", max: 2000 }, cloudsync_url: { type: "url", max: 2000 } },
+    response: AddCloudsyncAnswer,
     async handler(this: any, ctx: Ctx) {
       const p = ctx.params;
       if (new URL(p.poll_endpoint).host !== new URL(p.cloudsync_url).host) throw new BadRequestError("poll_endpoint must be on the cloudsync server");
@@ -59,6 +62,7 @@ export const cloudsyncActions: ServiceActionsSchema = {
   },
   refresh_cloudsync_subscriptions: {
     params: {},
+    response: SyncRunAnswer,
     async handler(this: any, ctx: Ctx) {
       return this.queueSync(ctx, ctx.meta.user.id, { force: false, subscriptions_only: true, type: "nextcloud" });
     },

@@ -1,6 +1,7 @@
 /** The sync service's record of one user's sync account, and the errors a sync server's failures become. */
 import { BadRequestError, NotFoundError, ServiceUnavailableError, UnauthorizedError } from "../../shared/errors";
 import { OutboundHttpError, Rights } from "../../shared/http";
+import type { SyncSummary } from "../../shared/contracts/sync";
 
 export type SyncType = "gpodder" | "nextcloud";
 
@@ -36,19 +37,8 @@ export interface SyncSettingsDoc {
   lease_until: Date;
 }
 
-export interface SyncSummary {
-  subscriptions_added_here: number;
-  subscriptions_removed_here: number;
-  subscriptions_uploaded: number;
-  subscriptions_removed_there: number;
-  positions_applied: number;
-  actions_received: number;
-  actions_uploaded: number;
-  /** download / delete actions from the server: download jobs queued here, downloaded files deleted here. */
-  downloads_queued: number;
-  downloads_deleted: number;
-  failed_feeds: { url: string; reason: string }[];
-}
+/** What one sync changed (shared/contracts/sync.ts: it is also the last_result clients read). */
+export type { SyncSummary };
 
 export const DEVICE_ID = /^[\w.-]{1,64}$/;
 

@@ -11,6 +11,7 @@ import type { AuthUser } from "../../shared/types";
 import { GpodderClient } from "./gpodder";
 import type { SyncJobPayload } from "../../shared/contracts/sync";
 import { DEVICE_ID, syncError, SyncSettingsDoc, SyncSummary } from "./model";
+import { AddPodsyncAnswer, CheckPodsyncAnswer, PodsyncSettingsAnswer, PodsyncStatusAnswer, PodsyncToggleAnswer, SetDefaultDeviceAnswer, SyncDevice, SyncDevicesAnswer, SyncRunAnswer, SyncStatisticsAnswer, TestConnectionAnswer, VerifyPodsyncAnswer } from "../../shared/contracts/sync";
 
 type Ctx = Context<any, { user: AuthUser }>;
 const id = { type: "number", integer: true, positive: true, convert: true };
@@ -25,70 +26,87 @@ export const podsyncActions: ServiceActionsSchema = {
   /** POST /api/data/add_podsync_server: checked by logging in before it is stored. */
   add_podsync_server: {
     params: account,
+    response: AddPodsyncAnswer,
     async handler(this: any, ctx: Ctx) {
       const user_id = ctx.meta.user.id;
       const rights = rightsOf(ctx.meta.user);
       await this.verifyLogin({ url: ctx.params.podsync_url, username: ctx.params.podsync_username, password: ctx.params.podsync_password, rights });
       await this.saveAccount(user_id, "gpodder", ctx.params.podsync_url, ctx.params.podsync_username, ctx.params.podsync_password, rights);
-      return { detail: "Sync server added", success: true };
+      return { detail: "Sync server added", success: true, status: "success" };
     },
   },
   /** POST /api/data/verify_podsync_auth: logs in with the given account, stores nothing. */
   verify_podsync_auth: {
     params: account,
+    response: VerifyPodsyncAnswer,
     async handler(this: any, ctx: Ctx) {
       await this.verifyLogin({ url: ctx.params.podsync_url, username: ctx.params.podsync_username, password: ctx.params.podsync_password, rights: rightsOf(ctx.meta.user) });
-      return { valid: true, message: "Login to the sync server succeeded" };
+      return { valid: true, status: "success", message: "Login to the sync server succeeded" };
     },
   },
   check_podsync_settings: {
     params: { user_id: id },
+    response: CheckPodsyncAnswer,
     async handler(this: any, ctx: Ctx) {
       return { data: !!(await this.adapter.findOne({ _id: ctx.params.user_id })) };
     },
   },
   get_podsync_settings: {
     params: { user_id: id },
+    response: PodsyncSettingsAnswer,
     async handler(this: any, ctx: Ctx) {
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
-      if (!s) return { sync_type: "None", enabled: false, server_url: null, username: null, device_id: null, last_sync: null };
-      return { sync_type: s.sync_type, enabled: s.enabled, server_url: s.server_url, username: s.username, device_id: s.device_id, last_sync: s.last_sync };
+      // data: the address as the web client shows it; the password or token never leaves the server.
+      if (!s) return { sync_type: "None", enabled: false, server_url: null, username: null, device_id: null, last_sync: null, data: { podsyncurl: "", podsynctoken: "" } };
+      return {
+        sync_type: s.sync_type, enabled: s.enabled, server_url: s.server_url, username: s.username, device_id: s.device_id,
+        last_sync: s.last_sync ? new Date(s.last_sync).toISOString() : null, data: { podsyncurl: s.server_url, podsynctoken: "" },
+      };
     },
   },
   podsync_status: {
     params: {},
+    response: PodsyncStatusAnswer,
     async handler(this: any, ctx: Ctx) {
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: ctx.meta.user.id });
       return {
         enabled: !!s?.enabled, sync_type: s?.sync_type ?? "None", server_url: s?.server_url ?? null,
-        last_sync: s?.last_sync ?? null, last_status: s?.last_status ?? "never", last_error: s?.last_error ?? null, last_result: s?.last_result ?? null,
+        last_sync: s?.last_sync ? new Date(s.last_sync).toISOString() : null, last_status: s?.last_status ?? "never", last_error: s?.last_error ?? null, last_result: s?.last_result ?? null,
+        podsync_enabled: !!s?.enabled, external_enabled: !!s, external_url: s?.server_url ?? null, api_url: config.apiUrl || null,
       };
     },
   },
   podsync_toggle: {
     params: { enabled: { type: "boolean", convert: true } },
+    response: PodsyncToggleAnswer,
     async handler(this: any, ctx: Ctx) {
       const s = await this.settingsOf(ctx.meta.user.id);
       await this.adapter.updateMany({ _id: s._id }, { $set: { enabled: ctx.params.enabled } });
-      return { enabled: ctx.params.enabled, detail: `Sync ${ctx.params.enabled ? "enabled" : "disabled"}` };
+      return {
+        enabled: ctx.params.enabled, detail: `Sync ${ctx.params.enabled ? "enabled" : "disabled"}`,
+        sync_type: s.sync_type, podsync_enabled: ctx.params.enabled, external_enabled: true, external_url: s.server_url, api_url: config.apiUrl || null,
+      };
     },
   },
   default_device: {
     params: {},
+    response: SyncDevice,
     async handler(this: any, ctx: Ctx) {
       const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
       const devices = await this.remoteDevices(s);
-      return devices.find((d: any) => d.id === s.device_id) ?? { id: s.device_id, caption: s.device_id, type: "server", subscriptions: 0, is_default: true };
+      return devices.find((d: SyncDevice) => d.id === s.device_id) ?? device(s, { id: s.device_id, type: "server" });
     },
   },
   devices: {
     params: {},
+    response: SyncDevicesAnswer,
     async handler(this: any, ctx: Ctx) {
       return this.remoteDevices(await this.settingsOf(ctx.meta.user.id, "gpodder"));
     },
   },
   user_devices: {
     params: { user_id: id },
+    response: SyncDevicesAnswer,
     async handler(this: any, ctx: Ctx) {
       return this.remoteDevices(await this.settingsOf(ctx.params.user_id, "gpodder"));
     },
@@ -99,16 +117,18 @@ export const podsyncActions: ServiceActionsSchema = {
       device_type: { type: "string", trim: true, lowercase: true, enum: DEVICE_TYPES, optional: true, default: "other" },
       device_caption: { type: "string", trim: true, max: 255, optional: true, nullable: true },
     },
+    response: SyncDevice,
     async handler(this: any, ctx: Ctx) {
       const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
       const p = ctx.params;
       await this.remote(s, (gp: GpodderClient) => gp.saveDevice(p.device_name, p.device_caption || p.device_name, p.device_type));
-      return { id: p.device_name, caption: p.device_caption || p.device_name, type: p.device_type, subscriptions: 0, is_default: p.device_name === s.device_id };
+      return device(s, { id: p.device_name, caption: p.device_caption, type: p.device_type });
     },
   },
   /** POST /api/podsync/set_default/{device_id}: a new device starts from its full subscription list. */
   set_default_device: {
     params: { device_id: { type: "string", pattern: DEVICE_ID, messages: { stringPattern: "Not a device id" } } },
+    response: SetDefaultDeviceAnswer,
     async handler(this: any, ctx: Ctx) {
       const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
       const devices = await this.remoteDevices(s);
@@ -119,12 +139,14 @@ export const podsyncActions: ServiceActionsSchema = {
   },
   podsync_statistics: {
     params: {},
+    response: SyncStatisticsAnswer,
     async handler(this: any, ctx: Ctx) {
       return this.statistics(await this.settingsOf(ctx.meta.user.id, "gpodder"));
     },
   },
   test_connection: {
     params: {},
+    response: TestConnectionAnswer,
     async handler(this: any, ctx: Ctx) {
       const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
       const devices = await this.remoteDevices(s);
@@ -133,23 +155,32 @@ export const podsyncActions: ServiceActionsSchema = {
   },
   sync_now: {
     params: {},
+    response: SyncRunAnswer,
     async handler(this: any, ctx: Ctx) {
       return this.queueSync(ctx, ctx.meta.user.id, { force: false });
     },
   },
   force_sync: {
     params: {},
+    response: SyncRunAnswer,
     async handler(this: any, ctx: Ctx) {
       return this.queueSync(ctx, ctx.meta.user.id, { force: true });
     },
   },
   refresh_podsync_subscriptions: {
     params: {},
+    response: SyncRunAnswer,
     async handler(this: any, ctx: Ctx) {
       return this.queueSync(ctx, ctx.meta.user.id, { force: false, subscriptions_only: true, type: "gpodder" });
     },
   },
 };
+
+/** A device of the sync server's list (or one made here) as the answers show it. */
+function device(s: SyncSettingsDoc, d: { id: string; caption?: string | null; type?: string; subscriptions?: number }): SyncDevice {
+  const caption = d.caption || d.id;
+  return { id: d.id, name: caption, caption, type: d.type ?? "other", subscriptions: d.subscriptions ?? 0, is_default: d.id === s.device_id, is_active: true, is_remote: true, last_sync: null };
+}
 
 export const podsyncMethods: ServiceMethods = {
   async verifyLogin(this: any, acc: ConstructorParameters<typeof GpodderClient>[0], flavor: SyncSettingsDoc["sync_type"] = "gpodder") {
@@ -188,11 +219,11 @@ export const podsyncMethods: ServiceMethods = {
   },
   async remoteDevices(this: any, s: SyncSettingsDoc) {
     const devices = await this.remote(s, (gp: GpodderClient) => gp.devices());
-    return (Array.isArray(devices) ? devices : []).map((d: any) => ({ id: d.id, caption: d.caption ?? d.id, type: d.type ?? "other", subscriptions: d.subscriptions ?? 0, is_default: d.id === s.device_id }));
+    return (Array.isArray(devices) ? devices : []).map((d: any) => device(s, d));
   },
   /** The spec's Sync statistics record, read live from the server (each endpoint's outcome in api_endpoints_tested). */
   async statistics(this: any, s: SyncSettingsDoc) {
-    const tested: { endpoint: string; ok: boolean }[] = [];
+    const tested: SyncStatisticsAnswer["api_endpoints_tested"] = [];
     const out: any = {
       server_url: s.server_url, sync_type: s.sync_type, sync_enabled: s.enabled, server_devices: [], total_devices: 0,
       server_subscriptions: [], total_subscriptions: 0, recent_episode_actions: [], total_episode_actions: 0,
@@ -202,9 +233,9 @@ export const podsyncMethods: ServiceMethods = {
     const step = async (endpoint: string, run: () => Promise<void>) => {
       try {
         await run();
-        tested.push({ endpoint, ok: true });
+        tested.push({ endpoint, ok: true, status: "success" });
       } catch (err) {
-        tested.push({ endpoint, ok: false });
+        tested.push({ endpoint, ok: false, status: "failed" });
         out.connection_status = `failed: ${syncError(err).message}`;
         return false;
       }
@@ -212,11 +243,11 @@ export const podsyncMethods: ServiceMethods = {
     };
     if (!(await step("POST /api/2/auth/{username}/login.json", () => gp.login()))) return out;
     await step("GET /api/2/devices/{username}.json", async () => {
-      out.server_devices = await gp.devices();
+      out.server_devices = (await gp.devices()).map((d: any) => ({ id: d.id, caption: d.caption ?? d.id, device_type: d.type ?? "other", type: d.type ?? "other", subscriptions: d.subscriptions ?? 0 }));
       out.total_devices = out.server_devices.length;
     });
     await step("GET /api/2/subscriptions/{username}/{device}.json", async () => {
-      out.server_subscriptions = (await gp.subscriptionChanges(s.device_id, 0)).add;
+      out.server_subscriptions = (await gp.subscriptionChanges(s.device_id, 0)).add.map((url: string) => ({ url, title: null, description: null }));
       out.total_subscriptions = out.server_subscriptions.length;
     });
     await step("GET /api/2/episodes/{username}.json", async () => {

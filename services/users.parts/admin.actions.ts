@@ -5,11 +5,14 @@ import type { Context, ServiceActionsSchema } from "moleculer";
 import { ConflictError } from "../../shared/errors";
 import type { GatewayMeta } from "../../shared/types";
 import type { UserEvent } from "../../shared/contracts/users";
+import { DetailAnswer } from "../../shared/contracts/answers";
 import { userId, userIdParam, UserDoc } from "./model";
+import { DeleteUserAnswer, FinalAdminAnswer } from "../../shared/contracts/users";
 
 export const adminActions: ServiceActionsSchema = {
   set_isadmin: {
     params: { user_id: userId, isadmin: { type: "boolean", convert: true } },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (user.isadmin && !ctx.params.isadmin && (await this.adminCount()) <= 1) throw new ConflictError("The last admin cannot lose admin rights");
@@ -24,6 +27,7 @@ export const adminActions: ServiceActionsSchema = {
   /** Removes the account here; every other service removes its data on the user.removed event. */
   delete_user: {
     params: userIdParam,
+    response: DeleteUserAnswer,
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (user.isadmin && (await this.adminCount()) <= 1) throw new ConflictError("The last admin cannot be deleted");
@@ -35,11 +39,12 @@ export const adminActions: ServiceActionsSchema = {
       await this.broker.broadcast("user.rights_changed", event);
       await ctx.emit("user.removed", event);
       this.logger.info("user removed", { user_id: user._id, by: ctx.meta.user?.id });
-      return { detail: "User deleted" };
+      return { status: "success", detail: "User deleted" };
     },
   },
   final_admin: {
     params: userIdParam,
+    response: FinalAdminAnswer,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       return { final_admin: !!user.isadmin && (await this.adminCount()) === 1 };

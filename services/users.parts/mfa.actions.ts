@@ -2,11 +2,13 @@
  * MFA (TOTP) of the users service: set-up, verification, removal, and the one-use check of a login code.
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import QRCode from "qrcode";
 import { generateSecret, generateURI, verify as verifyTotp } from "otplib";
 import { config } from "../../shared/config";
 import { BadRequestError } from "../../shared/errors";
 import type { GatewayMeta } from "../../shared/types";
 import { mfaCodeParams, userId, userIdParam, UserDoc } from "./model";
+import { DeleteMfaAnswer, MfaEnabledAnswer, MfaSecretAnswer, VerifiedAnswer } from "../../shared/contracts/users";
 
 /** TOTP as every authenticator app does it: SHA-1, 6 digits, 30 s steps; one step of clock skew either way. */
 const TOTP = { algorithm: "sha1", digits: 6, period: 30 } as const;
@@ -16,16 +18,18 @@ export const mfaActions: ServiceActionsSchema = {
   /** Starts set-up: a new pending secret, active only once verify_temp_mfa sees a valid code from it. */
   generate_mfa_secret: {
     params: userIdParam,
+    response: MfaSecretAnswer,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       const secret = generateSecret();
       await this.setFields(user._id, { mfa_pending_secret: secret });
       const uri = generateURI({ issuer: config.serviceName, label: user.username, secret, ...TOTP });
-      return { secret, otpauth_uri: uri };
+      return { secret, otpauth_uri: uri, qr_code_svg: await QRCode.toString(uri, { type: "svg" }) };
     },
   },
   verify_temp_mfa: {
     params: mfaCodeParams,
+    response: VerifiedAnswer,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (!user.mfa_pending_secret) throw new BadRequestError("No MFA set-up in progress: call generate_mfa_secret first");
@@ -39,6 +43,7 @@ export const mfaActions: ServiceActionsSchema = {
   },
   verify_mfa: {
     params: mfaCodeParams,
+    response: VerifiedAnswer,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (!user.mfa_secret) throw new BadRequestError("MFA is not enabled for this user");
@@ -47,6 +52,7 @@ export const mfaActions: ServiceActionsSchema = {
   },
   check_mfa_enabled: {
     params: userIdParam,
+    response: MfaEnabledAnswer,
     async handler(this: any, ctx: Context<any>) {
       return { mfa_enabled: !!(await this.getUser(ctx.params.user_id)).mfa_secret };
     },
@@ -54,11 +60,12 @@ export const mfaActions: ServiceActionsSchema = {
   /** No body in the spec: the caller's own MFA, or user_id's (own, or any for an admin). */
   delete_mfa: {
     params: { user_id: { ...userId, optional: true } },
+    response: DeleteMfaAnswer,
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
       await this.setFields(user._id, { mfa_secret: null, mfa_pending_secret: null });
       this.logger.info("MFA disabled", { user_id: user._id, by: ctx.meta.user?.id });
-      return { detail: "MFA disabled" };
+      return { deleted: true, detail: "MFA disabled" };
     },
   },
 };

@@ -7,6 +7,8 @@ import { config } from "../../shared/config";
 import { BadRequestError } from "../../shared/errors";
 import { passwordToStoredHash, sha256Hex } from "../../shared/secrets";
 import { UserDoc } from "./model";
+import { ResetCodeAnswer } from "../../shared/contracts/users";
+import { MessageAnswer } from "../../shared/contracts/answers";
 
 /**
  * A pending password reset: only the SHA-256 of the mailed code is kept. A new request does not void the
@@ -32,6 +34,7 @@ export const passwordResetActions: ServiceActionsSchema = {
   /** Same answer whether or not the account exists; the mail goes out in the background (no timing tell). */
   reset_password_create_code: {
     params: { email: { type: "email", max: 255 }, username: { type: "string", trim: true, min: 1, max: 64 } },
+    response: ResetCodeAnswer,
     async handler(this: any, ctx: Context<any>) {
       // Each request counts like a failed attempt: one address cannot have codes mailed to many accounts.
       await ctx.call("auth.begin_attempt", { username: ctx.params.username });
@@ -48,6 +51,7 @@ export const passwordResetActions: ServiceActionsSchema = {
       email: { type: "email", max: 255 },
       new_password: { type: "string", min: 1, max: 1024 },
     },
+    response: MessageAnswer,
     async handler(this: any, ctx: Context<any>) {
       const invalid = new BadRequestError("Invalid or expired reset code");
       const { attempt_id } = await ctx.call<{ attempt_id: string }, any>("auth.begin_attempt", { username: ctx.params.email });

@@ -7,9 +7,12 @@ import { config } from "../../shared/config";
 import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
 import type { GatewayMeta } from "../../shared/types";
 import type { PlaybackSettings } from "../../shared/contracts/podcasts";
-import { ThemeAnswer, type ListeningSettings } from "../../shared/contracts/users";
+import { AutoCompleteSecondsAnswer, CoverPreferenceAnswer, CreateCustomThemeAnswer, CustomTheme, CustomThemesAnswer, DefaultLanguageAnswer, LanguagesAnswer, PlaybackSpeedAnswer, SetupTimeInfoAnswer, ThemeAnswer, TimeInfoAnswer, type ListeningSettings } from "../../shared/contracts/users";
 import { DetailAnswer, MessageAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
 import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
+
+/** A stored custom theme as clients read it. */
+const customTheme = (d: CustomThemeDoc) => ({ themeid: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }) as CustomTheme;
 
 export const settingsActions: ServiceActionsSchema = {
   set_fullname: setter("fullname", "new_name", { type: "string", trim: true, min: 1, max: 255 }, DetailAnswer, { detail: "Fullname updated" }),
@@ -21,6 +24,7 @@ export const settingsActions: ServiceActionsSchema = {
       current_password: { type: "string", max: 1024, optional: true },
       old_password: { type: "string", max: 1024, optional: true },
     },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (!ctx.meta.user?.isAdmin) {
@@ -35,6 +39,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   set_email: {
     params: { user_id: userId, new_email: { type: "email", max: 255 } },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.setUniqueField(ctx.params.user_id, "email", ctx.params.new_email.toLowerCase());
       return { detail: "Email updated" };
@@ -42,6 +47,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   set_username: {
     params: { user_id: userId, new_username: usernameParam },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.setUniqueField(ctx.params.user_id, "username", ctx.params.new_username.toLowerCase());
       return { detail: "Username updated" };
@@ -66,6 +72,7 @@ export const settingsActions: ServiceActionsSchema = {
       hour_pref: { type: "enum", values: [12, 24] },
       date_format: { type: "string", trim: true, min: 1, max: 16 },
     },
+    response: SetupTimeInfoAnswer,
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const format = p.date_format.toUpperCase();
@@ -77,6 +84,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   update_timezone: {
     params: { user_id: userId, timezone: { type: "string", trim: true, min: 1, max: 64 } },
+    response: SuccessMessageAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.setFields(ctx.params.user_id, { timezone: canonicalTimezone(ctx.params.timezone) });
       return { success: true, message: "Timezone updated" };
@@ -86,6 +94,7 @@ export const settingsActions: ServiceActionsSchema = {
   update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, SuccessMessageAnswer, { success: true, message: "Time format updated" }),
   get_time_info: {
     params: userIdParam,
+    response: TimeInfoAnswer,
     async handler(this: any, ctx: Context<any>) {
       const s = this.settingsOf(await this.getUser(ctx.params.user_id));
       return { timezone: s.timezone, date_format: s.date_format, hour_pref: s.hour_pref };
@@ -93,6 +102,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   get_auto_complete_seconds: {
     params: userIdParam,
+    response: AutoCompleteSecondsAnswer,
     async handler(this: any, ctx: Context<any>) {
       return { auto_complete_seconds: this.settingsOf(await this.getUser(ctx.params.user_id)).auto_complete_seconds };
     },
@@ -102,6 +112,7 @@ export const settingsActions: ServiceActionsSchema = {
   /** The speed a player uses: with podcast_id, that podcast's own speed (404 unless subscribed), else the user's default. */
   get_playback_speed: {
     params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },
+    response: PlaybackSpeedAnswer,
     async handler(this: any, ctx: Context<any>) {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (ctx.params.podcast_id != null) {
@@ -113,6 +124,7 @@ export const settingsActions: ServiceActionsSchema = {
   },
   get_podcast_cover_preference: {
     params: { user_id: { ...userId, optional: true } },
+    response: CoverPreferenceAnswer,
     async handler(this: any, ctx: Context<any, GatewayMeta>) {
       const user = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
       return { use_podcast_covers: this.settingsOf(user).use_podcast_covers };
@@ -124,6 +136,7 @@ export const settingsActions: ServiceActionsSchema = {
       use_podcast_covers: { type: "boolean", convert: true },
       podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true },
     },
+    response: DetailAnswer,
     async handler(this: any, ctx: Context<any>) {
       // With a podcast_id the preference is that podcast's own, kept on the subscription by its owner.
       if (ctx.params.podcast_id != null) {
@@ -136,12 +149,14 @@ export const settingsActions: ServiceActionsSchema = {
   },
   get_available_languages: {
     params: {},
+    response: LanguagesAnswer,
     handler() {
       return { languages: LANGUAGES };
     },
   },
   get_server_default_language: {
     params: {},
+    response: DefaultLanguageAnswer,
     handler() {
       return { default_language: config.defaultLanguage };
     },
@@ -151,6 +166,8 @@ export const settingsActions: ServiceActionsSchema = {
 
   create_custom_theme: {
     params: { user_id: userId, name: { type: "string", trim: true, min: 1, max: 100 }, ...Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, colorParam])) },
+
+    response: CreateCustomThemeAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.getUser(ctx.params.user_id);
       const doc: CustomThemeDoc = {
@@ -161,18 +178,20 @@ export const settingsActions: ServiceActionsSchema = {
         created_at: new Date(),
       };
       await this.stores.custom_themes.insert(doc);
-      return { message: "Custom theme created", theme_id: doc._id };
+      return { message: "Custom theme created", theme: customTheme(doc) };
     },
   },
   get_custom_themes: {
     params: userIdParam,
+    response: CustomThemesAnswer,
     async handler(this: any, ctx: Context<any>) {
       const docs: CustomThemeDoc[] = await this.stores.custom_themes.find({ query: { user_id: ctx.params.user_id }, sort: ["_id"] });
-      return docs.map((d) => ({ theme_id: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }));
+      return { themes: docs.map(customTheme) };
     },
   },
   delete_custom_theme: {
     params: { user_id: userId, theme_id: { type: "number", integer: true, positive: true, convert: true } },
+    response: MessageAnswer,
     async handler(this: any, ctx: Context<any>) {
       const removed = await this.stores.custom_themes.removeMany({ _id: ctx.params.theme_id, user_id: ctx.params.user_id });
       if (!removed) throw new NotFoundError("Custom theme not found");

@@ -19,7 +19,7 @@ function metadataOf(item: EpisodeMediaItem) {
   return {
     title: item.episodetitle, podcast: item.podcastname, pub_date: item.episodepubdate, description: item.episodedescription,
     duration: item.episodeduration, episode_url: item.episodeurl, website: item.podcast_website, podcast_index_id: item.podcast_index_id,
-    artwork: item.episodeartwork ?? item.podcast_artwork, episode_id: item.episodeid, podcast_id: item.podcastid,
+    artwork: item.episodeartwork || item.podcast_artwork, episode_id: item.episodeid, podcast_id: item.podcastid,
   };
 }
 
@@ -57,7 +57,7 @@ export async function writeSidecars(settings: DownloadMetadataSettings, item: Ep
       logger.warn("cover not written", { episode_id: item.episodeid, reason: err?.message });
     }
   };
-  if (settings.episode_cover) await cover(item.episodeartwork ?? item.podcast_artwork, (ext) => path.join(sideDir, `${base}.cover.${ext}`));
+  if (settings.episode_cover) await cover(item.episodeartwork || item.podcast_artwork, (ext) => path.join(sideDir, `${base}.cover.${ext}`));
   if (settings.folder_cover) {
     const have = (await fs.promises.readdir(dir)).some((f) => /^folder\.(jpg|png|webp|gif)$/.test(f));
     if (!have) await cover(item.podcast_artwork, (ext) => path.join(dir, `folder.${ext}`));

@@ -23,11 +23,14 @@ export const ANSWER_STATUS = "x-status";
 /** A value the client reads as JSON null when there is none (serde Option, Dart nullable). */
 export const Nullable = <T extends TSchema>(schema: T, options?: SchemaOptions) => Type.Union([schema, Type.Null()], options);
 
-/** An answer sent as text/plain: the action returns a string and sets ctx.meta.$responseType. */
-export const PlainText = (description: string) => Type.String({ description, [MEDIA_TYPE]: "text/plain" });
+/** A text answer (text/plain unless told): the action returns a string and sets ctx.meta.$responseType. */
+export const PlainText = (description: string, mediaType = "text/plain") => Type.String({ description, [MEDIA_TYPE]: mediaType });
 
 /** A file or media answer (a stream or Buffer) of this media type; HEAD of the same route answers its headers. */
 export const Binary = (mediaType: string, description: string) => Type.String({ format: "binary", description, [MEDIA_TYPE]: mediaType });
+
+/** An image of whatever type the source has (image proxy, local artwork). */
+export const ImageAnswer = Binary("image/*", "The image, with its own Content-Type");
 
 /** A 302 redirect (ctx.meta.$statusCode and $location): no body. */
 export const Redirect = (description: string) => Type.Null({ description, [ANSWER_STATUS]: 302 });

@@ -1,6 +1,6 @@
 /** What the collections service answers (services/collections.service.ts), in PinePods' web client's shapes. */
 import { Nullable, Type, type Static } from "./answers";
-import { EpisodeItemFields } from "./episodes";
+import { SavedEpisodesAnswer } from "./episodes";
 
 /** A collection as collections/user/{user_id} lists it. */
 export const CollectionView = Type.Object({
@@ -35,10 +35,8 @@ export type UserCategories = Static<typeof UserCategories>;
 export const EpisodeCollections = Type.Object({ collection_ids: Type.Array(Type.Integer()) });
 export type EpisodeCollections = Static<typeof EpisodeCollections>;
 
-/** An episode of a collection, as saved_episode_list shows one (without podcastid and description). */
-export const CollectionEpisode = Type.Composite([Type.Omit(EpisodeItemFields, ["podcastid", "episodedescription"]), Type.Object({ queued: Type.Boolean() })]);
-export type CollectionEpisode = Static<typeof CollectionEpisode>;
-
-/** GET /api/data/collections/{collection_id}/episodes: one page and the total after the filter. */
-export const CollectionEpisodesAnswer = Type.Object({ saved_episodes: Type.Array(CollectionEpisode), total: Type.Integer() });
+/** GET /api/data/collections/{collection_id}/episodes: one page and the total after the filter, as saved_episode_list answers. */
+export const CollectionEpisodesAnswer = SavedEpisodesAnswer;
 export type CollectionEpisodesAnswer = Static<typeof CollectionEpisodesAnswer>;
+/** An episode of a collection, as saved_episode_list shows one. */
+export type CollectionEpisode = CollectionEpisodesAnswer["saved_episodes"][number];

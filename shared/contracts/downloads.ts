@@ -1,6 +1,7 @@
 /** Shapes of the downloads service, shared with the workers service that runs download jobs. */
+import { Binary, Nullable, PlainText, Type, type Static } from "./answers";
+import { EpisodeListItem } from "./episodes";
 import type { Rights } from "../http";
-import { Type, type Static } from "./answers";
 
 /** downloads.record_download params: a file a worker finished (path relative to DOWNLOAD_DIR). */
 export interface RecordDownloadParams {
@@ -102,3 +103,52 @@ export function sidecarPaths(file: string): string[] {
 
 /** Extensions of the cover images written (by the image's content type). */
 export const IMAGE_EXTENSIONS = ["jpg", "png", "webp", "gif"];
+
+// --- Answers of the downloads service's routes ---
+
+/** The documents' Downloaded item; text fields are strings ("" when none), as the clients parse them. */
+export const DownloadedItem = Type.Composite([
+  Type.Omit(EpisodeListItem, ["saved", "downloaded"]),
+  Type.Object({
+    artworkurl: Type.String(),
+    podcastindexid: Nullable(Type.Integer()),
+    websiteurl: Nullable(Type.String()),
+    downloadedlocation: Type.String(),
+    downloaded_size: Type.Integer(),
+    downloaded_at: Type.String({ format: "date-time" }),
+  }),
+]);
+export type DownloadedItem = Static<typeof DownloadedItem>;
+export const DownloadedEpisodesAnswer = Type.Object({ downloaded_episodes: Type.Array(DownloadedItem) });
+export type DownloadedEpisodesAnswer = Static<typeof DownloadedEpisodesAnswer>;
+export const DownloadsPageAnswer = Type.Object({ episodes: Type.Array(DownloadedItem), total: Type.Integer() });
+export type DownloadsPageAnswer = Static<typeof DownloadsPageAnswer>;
+/** podcast_download_summary: per podcast with downloads. */
+export const DownloadSummaryAnswer = Type.Object({
+  podcasts: Type.Array(
+    Type.Object({
+      podcastid: Type.Integer(),
+      podcastname: Type.String(),
+      artworkurl: Type.String(),
+      episode_count: Type.Integer(),
+      total_size: Type.Integer(),
+      latest_download: Type.String({ format: "date-time" }),
+    }),
+  ),
+});
+export type DownloadSummaryAnswer = Static<typeof DownloadSummaryAnswer>;
+/** download_podcast, download_all_podcast: the task (null when there was nothing to download). */
+export const DownloadStartedAnswer = Type.Object({ detail: Type.String(), task_id: Nullable(Type.String()) });
+export type DownloadStartedAnswer = Static<typeof DownloadStartedAnswer>;
+export const UserDownloadStatusAnswer = Type.Object({
+  total_downloaded: Type.Integer(),
+  total_size_mb: Type.Number(),
+  downloads_enabled: Type.Boolean(),
+  active_downloads: Type.Integer(),
+});
+export type UserDownloadStatusAnswer = Static<typeof UserDownloadStatusAnswer>;
+/** enable_disable_downloads: success is what the web client reads. */
+export const DownloadsToggleAnswer = Type.Object({ success: Type.Boolean(), detail: Type.String(), downloads_enabled: Type.Boolean() });
+export type DownloadsToggleAnswer = Static<typeof DownloadsToggleAnswer>;
+export const DownloadStatusText = PlainText("true or false: downloads are enabled on this server");
+export const MediaAnswer = Binary("application/octet-stream", "The episode's media, with its own Content-Type; Range requests answer 206");

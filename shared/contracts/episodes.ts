@@ -1,6 +1,6 @@
-/** What travels to and from the episodes service: action params and results, events. */
+/** What travels to and from the episodes service: action params and results, events, and the answers of its routes. */
 import type { CollectionEpisode } from "./collections";
-import { Nullable, Type } from "./answers";
+import { Nullable, Type, type Static } from "./answers";
 
 /** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
 export interface SyncResult {
@@ -111,35 +111,15 @@ export interface SelectEpisodesParams {
   after_episode_id?: number;
 }
 
-/** An episode with the user's state, as list operations show it (spec: "Episode list items"). */
-export interface EpisodeListItem {
-  episodeid: number;
-  podcastid: number;
-  podcastname: string;
-  episodetitle: string;
-  episodepubdate: string | null;
-  episodedescription: string | null;
-  episodeartwork: string | null;
-  episodeurl: string | null;
-  episodeduration: number;
-  listenduration: number | null;
-  completed: boolean;
-  saved: boolean;
-  /** The user has downloaded it (the downloads service's answer). */
-  downloaded: boolean;
-  is_vidsite: boolean;
-  /** A video enclosure; the spec shows it on next-episode answers only. */
-  is_video: boolean;
-}
 
 /** One result of select_episodes per selection: `total` counts before paging (after max_episodes). */
 export interface SelectionResult {
   total: number;
-  episodes: EpisodeListItem[];
+  episodes: SelectedEpisode[];
 }
 
 /** episodes.episode_items: an episode as list item, with what a download needs (not whether it is downloaded: the asker owns that). */
-export interface EpisodeMediaItem extends Omit<EpisodeListItem, "downloaded" | "is_video"> {
+export interface EpisodeMediaItem extends Omit<EpisodeListItem, "downloaded"> {
   enclosure_type: string | null;
   enclosure_length: number;
   podcast_artwork: string | null;
@@ -185,23 +165,179 @@ export interface CollectionPage {
   episodes: CollectionEpisode[];
 }
 
+// --- Answers of the episodes service's routes ---
+
 /**
- * The fields of an episode with the user's state in list answers (EpisodeListItem) as a response
- * schema, for the answers of issue 21 to build on (collections, followed people, recommendations).
+ * An episode with the user's state, as list operations show it (spec "Episode list items"). Text fields
+ * are strings, "" when the feed has none: the web and mobile clients parse them as non-null strings.
  */
-export const EpisodeItemFields = Type.Object({
+export const EpisodeListItem = Type.Object({
   episodeid: Type.Integer(),
   podcastid: Type.Integer(),
   podcastname: Type.String(),
   episodetitle: Type.String(),
-  episodepubdate: Nullable(Type.String({ format: "date-time" })),
-  episodedescription: Nullable(Type.String()),
-  episodeartwork: Nullable(Type.String()),
-  episodeurl: Nullable(Type.String()),
-  episodeduration: Type.Number(),
-  listenduration: Nullable(Type.Number()),
+  episodepubdate: Type.String(),
+  episodedescription: Type.String(),
+  episodeartwork: Type.String(),
+  episodeurl: Type.String(),
+  episodeduration: Type.Integer(),
+  listenduration: Nullable(Type.Integer()),
   completed: Type.Boolean(),
   saved: Type.Boolean(),
   is_vidsite: Type.Boolean(),
+  /** The user has downloaded it (the downloads service's answer). */
   downloaded: Type.Boolean(),
 });
+export type EpisodeListItem = Static<typeof EpisodeListItem>;
+/** An episode a selection (select_episodes: playlists, queue) answers: a list item and whether it is a video. */
+export type SelectedEpisode = EpisodeListItem & { is_video: boolean };
+/** Queue or next-episode item: a list item with its queue place and whether it is a video. */
+export const QueueItem = Type.Composite([
+  EpisodeListItem,
+  Type.Object({
+    queueposition: Nullable(Type.Integer()),
+    queuedate: Nullable(Type.String({ format: "date-time" })),
+    queued: Type.Boolean(),
+    is_video: Type.Boolean(),
+  }),
+]);
+export type QueueItem = Static<typeof QueueItem>;
+export const EpisodesPageAnswer = Type.Object({ episodes: Type.Array(EpisodeListItem), total: Type.Integer() });
+export type EpisodesPageAnswer = Static<typeof EpisodesPageAnswer>;
+/** Saved item: the queue item's fields but description, podcast id and queue place. */
+export const SavedEpisodesAnswer = Type.Object({
+  saved_episodes: Type.Array(Type.Omit(QueueItem, ["episodedescription", "podcastid", "queueposition", "queuedate", "is_video"])),
+  total: Type.Integer(),
+});
+export type SavedEpisodesAnswer = Static<typeof SavedEpisodesAnswer>;
+/** History item (spec "Episode list items", plus downloaded as the other lists show it), newest first. */
+export const HistoryAnswer = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      episodeid: Type.Integer(),
+      podcastname: Type.String(),
+      episodename: Type.String(),
+      episodeartwork: Type.String(),
+      episodeurl: Type.String(),
+      episodepubdate: Type.String(),
+      episodeduration: Type.Integer(),
+      listenduration: Type.Integer(),
+      completed: Type.Boolean(),
+      listendate: Type.String(),
+      downloaded: Type.Boolean(),
+      is_vidsite: Type.Boolean(),
+    }),
+  ),
+  total: Type.Integer(),
+});
+export type HistoryAnswer = Static<typeof HistoryAnswer>;
+/** get_episode_metadata: the queue item with the episode's links and its Podcasting 2.0 data as the feed parser read it. */
+export const EpisodeMetadataAnswer = Type.Object({
+  episode: Type.Composite([
+    QueueItem,
+    Type.Object({
+      episodelink: Nullable(Type.String()),
+      episodeauthor: Nullable(Type.String()),
+      explicit: Type.Boolean(),
+      season: Nullable(Type.Integer()),
+      episode_number: Nullable(Type.Integer()),
+      episode_type: Nullable(Type.String()),
+      enclosure_type: Nullable(Type.String()),
+      file_size: Type.Integer(),
+    }),
+  ]),
+});
+export type EpisodeMetadataAnswer = Static<typeof EpisodeMetadataAnswer>;
+export const EpisodeInDbAnswer = Type.Object({ episode_in_db: Type.Boolean() });
+export type EpisodeInDbAnswer = Static<typeof EpisodeInDbAnswer>;
+export const PodcastOfEpisodeAnswer = Type.Object({ podcast_id: Type.Integer() });
+export type PodcastOfEpisodeAnswer = Static<typeof PodcastOfEpisodeAnswer>;
+export const PodcastAndEpisodeAnswer = Type.Object({ podcast_id: Type.Integer(), episode_id: Type.Integer() });
+export type PodcastAndEpisodeAnswer = Static<typeof PodcastAndEpisodeAnswer>;
+export const EpisodeIdAnswer = Type.Object({ episode_id: Type.Integer() });
+export type EpisodeIdAnswer = Static<typeof EpisodeIdAnswer>;
+/** record_listen_duration: whether the position completed the episode (auto_complete_seconds). */
+export const ListenDurationAnswer = Type.Object({ detail: Type.String(), completed: Type.Boolean() });
+export type ListenDurationAnswer = Static<typeof ListenDurationAnswer>;
+export const AutoCompleteAnswer = Type.Object({ detail: Type.String(), completed_count: Type.Integer() });
+export type AutoCompleteAnswer = Static<typeof AutoCompleteAnswer>;
+/** The bulk response of the documents. */
+export const BulkAnswer = Type.Object({ message: Type.String(), processed_count: Type.Integer(), failed_count: Nullable(Type.Integer()) });
+export type BulkAnswer = Static<typeof BulkAnswer>;
+/** get_stats: the documents' user stats record (times in seconds). */
+export const StatsAnswer = Type.Object({
+  total_listen_time: Type.Integer(),
+  episodes_played: Type.Integer(),
+  episodes_completed: Type.Integer(),
+  podcasts_subscribed: Type.Integer(),
+  episodes_downloaded: Type.Integer(),
+  episodes_saved: Type.Integer(),
+  episodes_queued: Type.Integer(),
+  avg_listen_time_per_episode: Type.Integer(),
+  most_listened_podcast: Nullable(Type.String()),
+  listening_streak_days: Type.Integer(),
+  last_activity: Nullable(Type.String()),
+});
+export type StatsAnswer = Static<typeof StatsAnswer>;
+/** get_extended_stats: get_stats plus rates, listening per weekday, hour, podcast and day of the last 30. */
+export const ExtendedStatsAnswer = Type.Composite([
+  StatsAnswer,
+  Type.Object({
+    timezone: Type.String(),
+    completion_rate: Type.Number(),
+    episodes_listened_by_weekday: Type.Record(Type.String(), Type.Integer()),
+    episodes_listened_by_hour: Type.Array(Type.Integer()),
+    last_30_days: Type.Array(Type.Object({ date: Type.String(), episodes: Type.Integer() })),
+    top_podcasts: Type.Array(Type.Object({ podcast_id: Type.Integer(), podcast_name: Type.String(), listen_time: Type.Integer(), episodes_listened: Type.Integer() })),
+  }),
+]);
+export type ExtendedStatsAnswer = Static<typeof ExtendedStatsAnswer>;
+/** home_overview: the documents' home overview record; listen_progress is the percentage heard. */
+export const HomeOverviewAnswer = Type.Object({
+  recent_episodes: Type.Array(
+    Type.Object({
+      episode_id: Type.Integer(),
+      episode_title: Type.String(),
+      podcast_name: Type.String(),
+      episode_artwork: Nullable(Type.String()),
+      listen_progress: Type.Number(),
+      last_listened: Nullable(Type.String()),
+    }),
+  ),
+  quick_stats: Type.Object({ total_listen_time: Type.Integer(), episodes_this_week: Type.Integer(), completion_rate: Type.Number() }),
+  recommended_episodes: Type.Array(Type.Object({ episode_id: Type.Integer(), episode_title: Type.String(), podcast_name: Type.String(), reason: Type.String() })),
+});
+export type HomeOverviewAnswer = Static<typeof HomeOverviewAnswer>;
+/** search_data: podcast entries, then episode entries (spec "Search result entry"). */
+export const SearchDataAnswer = Type.Object({
+  data: Type.Array(
+    Type.Union([
+      Type.Object({
+        type: Type.Literal("podcast"),
+        podcast_id: Type.Integer(),
+        podcast_name: Type.String(),
+        author: Nullable(Type.String()),
+        description: Nullable(Type.String()),
+        artwork_url: Nullable(Type.String()),
+        categories: Type.Array(Type.String()),
+      }),
+      Type.Object({
+        type: Type.Literal("episode"),
+        episode_id: Type.Integer(),
+        podcast_id: Type.Integer(),
+        podcast_name: Type.String(),
+        episode_title: Type.String(),
+        description: Nullable(Type.String()),
+        artwork_url: Nullable(Type.String()),
+        pub_date: Nullable(Type.String()),
+        duration: Type.Integer(),
+        listen_duration: Type.Integer(),
+        completed: Type.Boolean(),
+        saved: Type.Boolean(),
+        downloaded: Type.Boolean(),
+      }),
+    ]),
+  ),
+  total: Type.Integer(),
+});
+export type SearchDataAnswer = Static<typeof SearchDataAnswer>;

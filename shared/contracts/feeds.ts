@@ -1,4 +1,5 @@
 /** What travels to and from the feeds service: action results. */
+import { PlainText, Type, type Static } from "./answers";
 import type { ParsedFeed } from "../feed-parser";
 
 /** feeds.fetch_feed result. feed is null when the server said 304 or the body hash is the known one. */
@@ -27,3 +28,18 @@ export interface RefreshSummary {
   failed: number;
   new_episodes: number;
 }
+
+// --- Answers of the feeds service's routes ---
+export const FeedXml = PlainText("The feed document as the feed server sent it (application/xml)", "application/xml");
+/** refresh_pods: the figures when the job ended within REFRESH_WAIT_MS, else the task_id only. */
+export const RefreshPodsAnswer = Type.Object({
+  detail: Type.String(),
+  task_id: Type.String(),
+  message: Type.Optional(Type.String()),
+  refreshed: Type.Optional(Type.Integer()),
+  updated: Type.Optional(Type.Integer()),
+  unchanged: Type.Optional(Type.Integer()),
+  failed: Type.Optional(Type.Integer()),
+  new_episodes: Type.Optional(Type.Integer()),
+});
+export type RefreshPodsAnswer = Static<typeof RefreshPodsAnswer>;

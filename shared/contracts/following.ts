@@ -4,7 +4,7 @@
  * client's shapes (web/src/requests/people_req.rs).
  */
 import { Nullable, Type, type Static } from "./answers";
-import { EpisodeItemFields } from "./episodes";
+import { EpisodeListItem } from "./episodes";
 
 /** people.hosted_by result: by lower-cased name, the directory ids of the podcasts the people database says they host, and their picture. */
 export type HostedBy = Record<string, { podcast_index_ids: number[]; img: string | null }>;
@@ -70,7 +70,7 @@ export const FollowedPeopleAnswer = Type.Object({ subscriptions: Type.Array(Foll
 export type FollowedPeopleAnswer = Static<typeof FollowedPeopleAnswer>;
 
 /** An episode a person appears in: a list item (the user's state when subscribed) and whether the user is subscribed to its podcast. */
-export const PersonEpisode = Type.Composite([EpisodeItemFields, Type.Object({ is_subscribed: Type.Boolean() })]);
+export const PersonEpisode = Type.Composite([EpisodeListItem, Type.Object({ is_subscribed: Type.Boolean() })]);
 export type PersonEpisode = Static<typeof PersonEpisode>;
 
 /** episodes.person_episodes result item: one person's page (limit 0: counts only) and total. */

@@ -6,6 +6,7 @@
  * downloads streams such an enclosure through local.media_info / local.media_stream.
  */
 
+import { Nullable, Type, type Static } from "./answers";
 import type { Context } from "moleculer";
 import { fileAnswer, MediaAnswerMeta } from "../range";
 
@@ -53,3 +54,21 @@ export interface SubscribeLocalParams {
   user_id: number;
   feed_url: string;
 }
+
+// --- Answers of the local service's routes ---
+/** list_local_directories: the folder and its sub-folders; current_path and audio_count as the web client reads them. */
+export const LocalDirectoriesAnswer = Type.Object({
+  path: Type.String(),
+  current_path: Type.String(),
+  audio_files: Type.Integer(),
+  directories: Type.Array(Type.Object({ name: Type.String(), path: Type.String(), audio_files: Type.Integer(), audio_count: Type.Integer() })),
+});
+export type LocalDirectoriesAnswer = Static<typeof LocalDirectoriesAnswer>;
+export const AddLocalPodcastAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), podcast_id: Type.Integer(), first_episode_id: Type.Integer() });
+export type AddLocalPodcastAnswer = Static<typeof AddLocalPodcastAnswer>;
+export const LocalArtworkAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), artwork_url: Type.String() });
+export type LocalArtworkAnswer = Static<typeof LocalArtworkAnswer>;
+export const LocalCoverAnswer = Type.Object({ path: Type.String(), cover_found: Type.Boolean(), source: Nullable(Type.String()), file: Nullable(Type.String()), content_type: Nullable(Type.String()) });
+export type LocalCoverAnswer = Static<typeof LocalCoverAnswer>;
+export const RefreshLocalAnswer = Type.Object({ success: Type.Boolean(), detail: Type.String(), task_id: Type.String(), new_episodes: Type.Integer(), updated: Type.Boolean() });
+export type RefreshLocalAnswer = Static<typeof RefreshLocalAnswer>;

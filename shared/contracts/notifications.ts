@@ -1,4 +1,5 @@
-/** What travels to the notifications service. */
+/** What travels to the notifications service, and the answers of its routes. */
+import { Nullable, Type, type Static } from "./answers";
 
 /** notifications.send_mail params: one plain-text mail, sent with the admin's email settings. */
 export interface SendMailParams {
@@ -18,3 +19,47 @@ export interface FollowerMessage {
   episode_url: string | null;
   pub_date: string | null;
 }
+
+// --- Answers of the notifications service's routes ---
+
+/** get_email_settings (the documents' record; Password is never returned, always ""). */
+export const EmailSettingsAnswer = Type.Object({
+  Emailsettingsid: Type.Integer(),
+  ServerName: Type.String(),
+  ServerPort: Type.Integer(),
+  FromEmail: Type.String(),
+  SendMode: Type.String(),
+  Encryption: Type.String(),
+  AuthRequired: Type.Integer(),
+  Username: Type.String(),
+  Password: Type.String(),
+});
+export type EmailSettingsAnswer = Static<typeof EmailSettingsAnswer>;
+/** save_email_settings: detail is what the web client reads. */
+export const SaveEmailSettingsAnswer = Type.Object({ detail: Type.String(), message: Type.String() });
+export type SaveEmailSettingsAnswer = Static<typeof SaveEmailSettingsAnswer>;
+export const TestEmailAnswer = Type.Object({ email_status: Type.String() });
+export type TestEmailAnswer = Static<typeof TestEmailAnswer>;
+
+/** One platform's push settings: secrets never leave the server, only whether each is set. */
+export const PushSettings = Type.Object({
+  platform: Type.String(),
+  enabled: Type.Boolean(),
+  notifa_topic: Nullable(Type.String()),
+  notifa_server_url: Nullable(Type.String()),
+  notifa_username: Nullable(Type.String()),
+  notifb_url: Nullable(Type.String()),
+  http_url: Nullable(Type.String()),
+  http_method: Nullable(Type.String()),
+  notifa_password_set: Type.Boolean(),
+  notifa_access_token_set: Type.Boolean(),
+  notifb_token_set: Type.Boolean(),
+  http_token_set: Type.Boolean(),
+});
+export type PushSettings = Static<typeof PushSettings>;
+export const NotificationSettingsAnswer = Type.Object({ settings: Type.Array(PushSettings) });
+export type NotificationSettingsAnswer = Static<typeof NotificationSettingsAnswer>;
+export const UpdateNotificationSettingsAnswer = Type.Object({ detail: Type.String(), settings: PushSettings });
+export type UpdateNotificationSettingsAnswer = Static<typeof UpdateNotificationSettingsAnswer>;
+export const TestNotificationAnswer = Type.Object({ detail: Type.String(), success: Type.Boolean() });
+export type TestNotificationAnswer = Static<typeof TestNotificationAnswer>;

@@ -1,4 +1,5 @@
 /** Shapes of the OPML import job: its payload, and the chunks the workers service hands to opml.import_chunk. */
+import { Nullable, PlainText, Type, type Static } from "./answers";
 import type { AuthUser } from "../types";
 
 /** A feed to import, as the OPML (or the list of URLs) named it. */
@@ -34,3 +35,21 @@ export interface ImportChunkResult {
   skipped: number;
   failed: ImportFailure[];
 }
+
+// --- Answers of the opml service's routes ---
+const ImportFailure = Type.Object({ url: Type.String(), reason: Type.String() });
+export const ImportOpmlAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), task_id: Type.String(), total: Type.Integer(), rejected: Type.Array(ImportFailure) });
+export type ImportOpmlAnswer = Static<typeof ImportOpmlAnswer>;
+/** import_progress: current, total and current_podcast ("" when none) are what the web client reads. */
+export const ImportProgressAnswer = Type.Object({
+  current: Type.Integer(),
+  total: Type.Integer(),
+  current_podcast: Type.String(),
+  status: Type.String(),
+  task_id: Nullable(Type.String()),
+  imported: Type.Integer(),
+  skipped: Type.Integer(),
+  failed: Type.Array(ImportFailure),
+});
+export type ImportProgressAnswer = Static<typeof ImportProgressAnswer>;
+export const OpmlText = PlainText("The user's subscriptions as an OPML 2.0 document");

@@ -1,6 +1,6 @@
 /** What travels to and from the podcasts service: internal action params and results, and the answers of its routes. */
-import { Type, type Static } from "./answers";
-import { EpisodeItemFields } from "./episodes";
+import { Nullable, Type, type Static } from "./answers";
+import { EpisodeListItem } from "./episodes";
 import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
 import type { SyncResult } from "./episodes";
@@ -142,7 +142,7 @@ export type RecommendationsAnswer = Static<typeof RecommendationsAnswer>;
 
 /** An episode recommended to the user (GET /api/data/recommendations/episodes). */
 export const RecommendedEpisode = Type.Composite([
-  Type.Pick(EpisodeItemFields, ["episodeid", "podcastid", "podcastname", "episodetitle", "episodepubdate", "episodedescription", "episodeartwork", "episodeurl", "episodeduration"]),
+  Type.Pick(EpisodeListItem, ["episodeid", "podcastid", "podcastname", "episodetitle", "episodepubdate", "episodedescription", "episodeartwork", "episodeurl", "episodeduration"]),
   Type.Object({
     is_subscribed: Type.Boolean({ description: "From one of the user's podcasts, else from a podcast recommended to them" }),
     score: Type.Number({ minimum: 0, maximum: 1 }),
@@ -152,3 +152,160 @@ export const RecommendedEpisode = Type.Composite([
 export type RecommendedEpisode = Static<typeof RecommendedEpisode>;
 export const RecommendedEpisodesAnswer = Type.Object({ episodes: Type.Array(RecommendedEpisode) });
 export type RecommendedEpisodesAnswer = Static<typeof RecommendedEpisodesAnswer>;
+
+// --- Answers of the podcasts service's routes ---
+
+/** add_podcast (and the ids in add_custom_podcast): the subscription and the newest episode (0 when none). */
+export const SubscribedAnswer = Type.Object({ success: Type.Boolean(), podcast_id: Type.Integer(), first_episode_id: Type.Integer() });
+export type SubscribedAnswer = Static<typeof SubscribedAnswer>;
+
+/** A podcast as the web client's Podcast struct reads it (add_custom_podcast's data): categories as an object "1": "Name". */
+export const ClientPodcast = Type.Object({
+  podcastid: Type.Integer(),
+  podcastname: Type.String(),
+  artworkurl: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  episodecount: Type.Integer(),
+  websiteurl: Nullable(Type.String()),
+  feedurl: Type.String(),
+  author: Nullable(Type.String()),
+  categories: Type.Record(Type.String(), Type.String()),
+  explicit: Type.Boolean(),
+  podcastindexid: Type.Integer(),
+});
+export type ClientPodcast = Static<typeof ClientPodcast>;
+export const AddCustomPodcastAnswer = Type.Composite([SubscribedAnswer, Type.Object({ data: ClientPodcast })]);
+export type AddCustomPodcastAnswer = Static<typeof AddCustomPodcastAnswer>;
+
+/** return_pods item (the documents' subscription list item), newest subscription first. */
+export const PodcastListItem = Type.Object({
+  podcast_id: Type.Integer(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  artwork_url: Nullable(Type.String()),
+  feed_url: Type.String(),
+  website_url: Nullable(Type.String()),
+  author: Nullable(Type.String()),
+  categories: Type.Array(Type.String()),
+  last_episode_date: Nullable(Type.String()),
+  episode_count: Type.Integer(),
+  subscribed_date: Type.String({ format: "date-time" }),
+  is_vidsite: Type.Boolean(),
+});
+export type PodcastListItem = Static<typeof PodcastListItem>;
+export const ReturnPodsAnswer = Type.Object({ pods: Type.Array(PodcastListItem) });
+export type ReturnPodsAnswer = Static<typeof ReturnPodsAnswer>;
+export const PodcastListItemExtra = Type.Composite([
+  PodcastListItem,
+  Type.Object({
+    total_episodes: Type.Integer(),
+    unplayed_episodes: Type.Integer(),
+    last_played: Nullable(Type.String()),
+    total_listen_time: Type.Integer(),
+    auto_download: Type.Boolean(),
+    notifications_enabled: Type.Boolean(),
+    feed_cutoff_days: Type.Integer(),
+  }),
+]);
+export type PodcastListItemExtra = Static<typeof PodcastListItemExtra>;
+export const ReturnPodsExtraAnswer = Type.Object({ pods: Type.Array(PodcastListItemExtra) });
+export type ReturnPodsExtraAnswer = Static<typeof ReturnPodsExtraAnswer>;
+
+export const ExistsAnswer = Type.Object({ exists: Type.Boolean() });
+export type ExistsAnswer = Static<typeof ExistsAnswer>;
+/** get_podcast_id: the documents name the field episodes. */
+export const PodcastIdAnswer = Type.Object({ episodes: Type.Integer() });
+export type PodcastIdAnswer = Static<typeof PodcastIdAnswer>;
+
+/** get_podcast_details: the documents' podcast object and its recent episodes. */
+export const PodcastDetailsAnswer = Type.Object({
+  podcast: Type.Composite([
+    Type.Pick(PodcastListItem, ["podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories"]),
+    Type.Object({
+      email: Nullable(Type.String()),
+      language: Nullable(Type.String()),
+      explicit: Type.Boolean(),
+      total_episodes: Type.Integer(),
+      last_build_date: Nullable(Type.String()),
+      subscribed_date: Nullable(Type.String()),
+      auto_download: Type.Boolean(),
+      notifications_enabled: Type.Boolean(),
+      custom_playback_speed: Nullable(Type.Number()),
+      use_podcast_covers: Nullable(Type.Boolean()),
+    }),
+  ]),
+  recent_episodes: Type.Array(
+    Type.Object({
+      episode_id: Type.Integer(),
+      title: Type.String(),
+      description: Nullable(Type.String()),
+      pub_date: Nullable(Type.String()),
+      duration: Type.Integer(),
+      file_size: Type.Integer(),
+      audio_url: Nullable(Type.String()),
+      is_played: Type.Boolean(),
+      is_saved: Type.Boolean(),
+      progress: Type.Integer(),
+    }),
+  ),
+});
+export type PodcastDetailsAnswer = Static<typeof PodcastDetailsAnswer>;
+/** get_podcast_details_dynamic: the documents' dynamic details record. */
+export const PodcastDetailsDynamicAnswer = Type.Object({
+  podcastid: Type.Integer(),
+  podcastname: Type.String(),
+  feedurl: Type.String(),
+  description: Type.String(),
+  author: Type.String(),
+  artworkurl: Type.String(),
+  explicit: Type.Boolean(),
+  episodecount: Type.Integer(),
+  categories: Type.Array(Type.String()),
+  websiteurl: Type.String(),
+  podcastindexid: Type.Integer(),
+  is_vidsite: Type.Boolean(),
+});
+export type PodcastDetailsDynamicAnswer = Static<typeof PodcastDetailsDynamicAnswer>;
+export const FeedCutoffAnswer = Type.Object({ podcast_id: Type.Integer(), user_id: Type.Integer(), feed_cutoff_days: Type.Integer() });
+export type FeedCutoffAnswer = Static<typeof FeedCutoffAnswer>;
+/** add_category and remove_category: the podcast's categories after the change. */
+export const CategoriesAnswer = Type.Object({ detail: Type.String(), categories: Type.Array(Type.String()) });
+export type CategoriesAnswer = Static<typeof CategoriesAnswer>;
+export const UpdatePodcastInfoAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), podcast_id: Type.Integer() });
+export type UpdatePodcastInfoAnswer = Static<typeof UpdatePodcastInfoAnswer>;
+export const AutoDownloadStatusAnswer = Type.Object({ auto_download: Type.Boolean() });
+export type AutoDownloadStatusAnswer = Static<typeof AutoDownloadStatusAnswer>;
+export const AutoPlayNextStatusAnswer = Type.Object({ auto_play_next: Type.Boolean() });
+export type AutoPlayNextStatusAnswer = Static<typeof AutoPlayNextStatusAnswer>;
+export const PlayEpisodeDetailsAnswer = Type.Object({
+  playback_speed: Type.Number(),
+  start_skip: Type.Integer(),
+  end_skip: Type.Integer(),
+  playback_speed_customized: Type.Boolean(),
+});
+export type PlayEpisodeDetailsAnswer = Static<typeof PlayEpisodeDetailsAnswer>;
+/** clear_podcast_playback_speed: message is what the web client reads. */
+export const ClearSpeedAnswer = Type.Object({ detail: Type.String(), message: Type.String() });
+export type ClearSpeedAnswer = Static<typeof ClearSpeedAnswer>;
+export const FavoriteStatusAnswer = Type.Object({ is_favorite: Type.Boolean() });
+export type FavoriteStatusAnswer = Static<typeof FavoriteStatusAnswer>;
+export const NotificationStatusAnswer = Type.Object({ enabled: Type.Boolean() });
+export type NotificationStatusAnswer = Static<typeof NotificationStatusAnswer>;
+export const ToggleNotificationsAnswer = Type.Object({ detail: Type.String(), enabled: Type.Boolean() });
+export type ToggleNotificationsAnswer = Static<typeof ToggleNotificationsAnswer>;
+export const MergedPodcastsAnswer = Type.Object({ merged_podcast_ids: Type.Array(Type.Integer()) });
+export type MergedPodcastsAnswer = Static<typeof MergedPodcastsAnswer>;
+/** get_unmatched_podcasts and get_ignored_podcasts items, as the web client's UnmatchedPodcast reads them. */
+export const IndexMatchAnswer = Type.Object({
+  podcasts: Type.Array(
+    Type.Object({
+      podcast_id: Type.Integer(),
+      podcast_name: Type.String(),
+      artwork_url: Nullable(Type.String()),
+      author: Nullable(Type.String()),
+      description: Nullable(Type.String()),
+      feed_url: Type.String(),
+    }),
+  ),
+});
+export type IndexMatchAnswer = Static<typeof IndexMatchAnswer>;

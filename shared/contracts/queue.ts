@@ -1,4 +1,6 @@
-/** Shapes of the queue service's internal actions (DESIGN.md rule 1). */
+/** Shapes of the queue service's internal actions (DESIGN.md rule 1), and the answers of its routes. */
+import { Type, type Static } from "./answers";
+import { QueueItem } from "./episodes";
 
 /** queue.bulk_add params: append these episodes to the user's queue, in this order. */
 export interface QueueBulkAddParams {
@@ -30,3 +32,11 @@ export interface QueuePositionsParams {
 
 /** queue.positions result: episode id -> { position (1..n), queued_at (ISO) } for the queued ones only. */
 export type QueuePositionsResult = Record<number, { position: number; queued_at: string }>;
+
+// --- Answers of the queue service's routes ---
+
+/** get_queued_episodes: queue items ordered by queueposition (1..n). */
+export const QueuedEpisodesAnswer = Type.Object({
+  data: Type.Array(Type.Composite([Type.Omit(QueueItem, ["is_video", "queueposition", "queuedate"]), Type.Object({ queueposition: Type.Integer(), queuedate: Type.String({ format: "date-time" }) })])),
+});
+export type QueuedEpisodesAnswer = Static<typeof QueuedEpisodesAnswer>;

@@ -1,5 +1,7 @@
-/** The answers of the rss service's routes (services/rss.service.ts). */
-import { Type, type Static } from "./answers";
+/** Answers of the rss service's routes. */
+import { PlainText, Type, type Static } from "./answers";
+
+export const UserFeedXml = PlainText("The user's RSS 2.0 feed (itunes namespace)", "application/rss+xml");
 
 /** GET /api/data/rss_feed_status: whether the user RSS feeds are on for the server. */
 export const RssFeedsStatus = Type.Boolean();

@@ -2,25 +2,34 @@
  * Shapes of the tasks service (DESIGN.md rule 6): the task record clients see, and the internal
  * actions workers use to claim, renew, retry and finish a durable job.
  */
+import { Nullable, Type, type Static } from "./answers";
 
-export type TaskStatus = "PENDING" | "RUNNING" | "DOWNLOADING" | "SUCCESS" | "FAILED";
+export const TaskStatus = Type.Union([Type.Literal("PENDING"), Type.Literal("RUNNING"), Type.Literal("DOWNLOADING"), Type.Literal("SUCCESS"), Type.Literal("FAILED")]);
+export type TaskStatus = Static<typeof TaskStatus>;
 
-/** A task as the API shows it (spec "Task" record). */
-export interface TaskRecord {
-  id: string;
-  task_type: string;
-  user_id: number;
-  status: TaskStatus;
-  progress: number;
-  message: string;
-  created_at: string;
-  updated_at: string;
-  result: unknown;
-  episode_title: string | null;
-  podcast_name: string | null;
+/** A task as the API shows it (spec "Task" record); progress 0-100. */
+export const TaskRecord = Type.Object({
+  id: Type.String(),
+  task_type: Type.String(),
+  user_id: Type.Integer(),
+  status: TaskStatus,
+  progress: Type.Number(),
+  message: Type.String(),
+  created_at: Type.String({ format: "date-time" }),
+  updated_at: Type.String({ format: "date-time" }),
+  /** What the job reported when it ended (counts, a file name...), null before. */
+  result: Type.Unknown(),
+  episode_title: Nullable(Type.String()),
+  podcast_name: Nullable(Type.String()),
   /** The episode (or podcast) the task works on, when there is one. */
-  item_id: number | null;
-}
+  item_id: Nullable(Type.Integer()),
+});
+export type TaskRecord = Static<typeof TaskRecord>;
+export const TaskListAnswer = Type.Array(TaskRecord);
+export const CleanupTasksAnswer = Type.Object({ detail: Type.String(), removed: Type.Integer() });
+export type CleanupTasksAnswer = Static<typeof CleanupTasksAnswer>;
+export const StartupTasksAnswer = Type.Object({ detail: Type.String(), removed_tasks: Type.Integer(), unfinished_tasks: Type.Integer() });
+export type StartupTasksAnswer = Static<typeof StartupTasksAnswer>;
 
 /** tasks.create params: one job; `dedupe_key` skips it while an unfinished job with the same key exists. */
 export interface CreateTaskParams {

@@ -70,3 +70,114 @@ export type LanguageUpdatedAnswer = Static<typeof LanguageUpdatedAnswer>;
 /** GET /api/data/collection_add_ui: how the web client adds an episode to a collection. */
 export const CollectionAddUiAnswer = Type.Object({ collection_add_ui: Type.Union([Type.Literal("modal"), Type.Literal("submenu")]) });
 export type CollectionAddUiAnswer = Static<typeof CollectionAddUiAnswer>;
+
+// --- Answers of the users service's routes ---
+
+/** create_first: the new admin. */
+export const CreateFirstAnswer = Type.Object({ message: Type.String(), user_id: Type.Integer() });
+export type CreateFirstAnswer = Static<typeof CreateFirstAnswer>;
+/** add_login_user and add_user (the web client reads user_id as Option<i32>). */
+export const AddUserAnswer = Type.Object({ detail: Type.String(), user_id: Type.Integer() });
+export type AddUserAnswer = Static<typeof AddUserAnswer>;
+export const SelfServiceStatusAnswer = Type.Object({ status: Type.Boolean(), first_admin_created: Type.Boolean() });
+export type SelfServiceStatusAnswer = Static<typeof SelfServiceStatusAnswer>;
+export const AdminSelfServiceStatusAnswer = Type.Object({ status: Type.Boolean() });
+export type AdminSelfServiceStatusAnswer = Static<typeof AdminSelfServiceStatusAnswer>;
+/** enable_disable_self_service and enable_disable_guest: the new state (the web client reads success). */
+export const ToggleAnswer = Type.Object({ success: Type.Boolean(), status: Type.Boolean(), detail: Type.String() });
+export type ToggleAnswer = Static<typeof ToggleAnswer>;
+/** user_details_id: the password fields are always null. */
+export const UserDetailsAnswer = Type.Object({
+  UserID: Type.Integer(),
+  Fullname: Type.String(),
+  Username: Type.String(),
+  Email: Type.String(),
+  Hashed_PW: Type.Null(),
+  Salt: Type.Null(),
+});
+export type UserDetailsAnswer = Static<typeof UserDetailsAnswer>;
+/** my_user_info: the documents' five fields, and the time, language and other preferences the web client's settings page reads. */
+export const MyUserInfoAnswer = Type.Object({
+  userid: Type.Integer(),
+  fullname: Type.String(),
+  username: Type.String(),
+  email: Type.String(),
+  isadmin: Type.Union([Type.Literal(0), Type.Literal(1)]),
+  timezone: Type.String(),
+  timeformat: Type.Integer(),
+  dateformat: Type.String(),
+  language: Type.String(),
+  /** Preferences (issue 21): the page the web client starts on and its default volume (0-100). */
+  startpage: Type.String(),
+  default_volume: Type.Integer({ minimum: 0, maximum: 100 }),
+});
+export type MyUserInfoAnswer = Static<typeof MyUserInfoAnswer>;
+export const FirstLoginAnswer = Type.Object({ FirstLogin: Type.Boolean() });
+export type FirstLoginAnswer = Static<typeof FirstLoginAnswer>;
+export const AdminCheckAnswer = Type.Object({ is_admin: Type.Boolean() });
+export type AdminCheckAnswer = Static<typeof AdminCheckAnswer>;
+export const SetupTimeInfoAnswer = Type.Object({ success: Type.Boolean() });
+export type SetupTimeInfoAnswer = Static<typeof SetupTimeInfoAnswer>;
+export const TimeInfoAnswer = Type.Object({ timezone: Type.String(), date_format: Type.String(), hour_pref: Type.Integer() });
+export type TimeInfoAnswer = Static<typeof TimeInfoAnswer>;
+export const AutoCompleteSecondsAnswer = Type.Object({ auto_complete_seconds: Type.Integer() });
+export type AutoCompleteSecondsAnswer = Static<typeof AutoCompleteSecondsAnswer>;
+export const PlaybackSpeedAnswer = Type.Object({ playback_speed: Type.Number() });
+export type PlaybackSpeedAnswer = Static<typeof PlaybackSpeedAnswer>;
+export const CoverPreferenceAnswer = Type.Object({ use_podcast_covers: Type.Boolean() });
+export type CoverPreferenceAnswer = Static<typeof CoverPreferenceAnswer>;
+export const LanguagesAnswer = Type.Object({ languages: Type.Array(Type.Object({ code: Type.String(), name: Type.String() })) });
+export type LanguagesAnswer = Static<typeof LanguagesAnswer>;
+export const DefaultLanguageAnswer = Type.Object({ default_language: Type.String() });
+export type DefaultLanguageAnswer = Static<typeof DefaultLanguageAnswer>;
+
+/** A custom theme as the web client reads it (CustomTheme: themeid, name and every colour). */
+export const CustomTheme = Type.Object({
+  themeid: Type.Integer(),
+  name: Type.String(),
+  background_color: Type.String(),
+  button_color: Type.String(),
+  container_button_color: Type.String(),
+  button_text_color: Type.String(),
+  text_color: Type.String(),
+  text_secondary_color: Type.String(),
+  border_color: Type.String(),
+  accent_color: Type.String(),
+  prog_bar_color: Type.String(),
+  error_color: Type.String(),
+  bonus_color: Type.String(),
+  secondary_background: Type.String(),
+  container_background: Type.String(),
+  standout_color: Type.String(),
+  hover_color: Type.String(),
+  link_color: Type.String(),
+  thumb_color: Type.String(),
+  unfilled_color: Type.String(),
+  check_box_color: Type.String(),
+  created_at: Type.String({ format: "date-time" }),
+});
+export type CustomTheme = Static<typeof CustomTheme>;
+export const CustomThemesAnswer = Type.Object({ themes: Type.Array(CustomTheme) });
+export type CustomThemesAnswer = Static<typeof CustomThemesAnswer>;
+export const CreateCustomThemeAnswer = Type.Object({ message: Type.String(), theme: CustomTheme });
+export type CreateCustomThemeAnswer = Static<typeof CreateCustomThemeAnswer>;
+
+/** delete_user: status is what the web client reads. */
+export const DeleteUserAnswer = Type.Object({ status: Type.String(), detail: Type.String() });
+export type DeleteUserAnswer = Static<typeof DeleteUserAnswer>;
+export const FinalAdminAnswer = Type.Object({ final_admin: Type.Boolean() });
+export type FinalAdminAnswer = Static<typeof FinalAdminAnswer>;
+
+/** generate_mfa_secret: the secret, its otpauth:// URI (ROUTES.md) and that URI as a QR code (SVG) the web client shows. */
+export const MfaSecretAnswer = Type.Object({ secret: Type.String(), otpauth_uri: Type.String(), qr_code_svg: Type.String() });
+export type MfaSecretAnswer = Static<typeof MfaSecretAnswer>;
+export const VerifiedAnswer = Type.Object({ verified: Type.Boolean() });
+export type VerifiedAnswer = Static<typeof VerifiedAnswer>;
+export const MfaEnabledAnswer = Type.Object({ mfa_enabled: Type.Boolean() });
+export type MfaEnabledAnswer = Static<typeof MfaEnabledAnswer>;
+/** delete_mfa: deleted is what the web client reads. */
+export const DeleteMfaAnswer = Type.Object({ deleted: Type.Boolean(), detail: Type.String() });
+export type DeleteMfaAnswer = Static<typeof DeleteMfaAnswer>;
+
+export const ResetCodeAnswer = Type.Object({ code_created: Type.Boolean() });
+export type ResetCodeAnswer = Static<typeof ResetCodeAnswer>;

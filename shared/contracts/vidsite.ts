@@ -3,6 +3,7 @@
  * whose feed URL is the channel's address on the video site; feeds fetches such a "feed" through
  * vidsite.channel_feed, and every list marks its podcasts and episodes is_vidsite.
  */
+import { Nullable, Type, type Static } from "./answers";
 import { config } from "../config";
 
 /** Channel ids (UC...) and handles (@name); anything else never reaches the extraction tool. */
@@ -28,3 +29,30 @@ export function vidsiteChannelId(feedUrl: string): string | null {
 export function isVidsiteFeed(feedUrl: string | null | undefined): boolean {
   return !!feedUrl && vidsiteChannelId(feedUrl) !== null;
 }
+
+// --- Answers of the vidsite service's routes ---
+export const VidsiteChannelsAnswer = Type.Object({
+  channels: Type.Array(
+    Type.Object({ channel_id: Type.String(), name: Type.String(), description: Type.String(), subscriber_count: Nullable(Type.Integer()), thumbnail: Type.String(), url: Type.String() }),
+  ),
+});
+export type VidsiteChannelsAnswer = Static<typeof VidsiteChannelsAnswer>;
+export const VidsiteSubscribeAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), podcast_id: Type.Integer() });
+export type VidsiteSubscribeAnswer = Static<typeof VidsiteSubscribeAnswer>;
+/** The documents' Video channel episode. */
+export const VidsiteEpisodesAnswer = Type.Object({
+  episodes: Type.Array(
+    Type.Object({
+      episode_id: Type.Integer(),
+      episode_title: Type.String(),
+      episode_description: Type.String(),
+      episode_url: Type.String(),
+      episode_artwork: Type.String(),
+      episode_duration: Type.Integer(),
+      episode_pubdate: Type.String(),
+      listened: Type.Boolean(),
+      completed: Type.Boolean(),
+    }),
+  ),
+});
+export type VidsiteEpisodesAnswer = Static<typeof VidsiteEpisodesAnswer>;

@@ -5379,7 +5379,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: boolean;
+                        first_admin_created: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5415,7 +5418,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        user_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5441,7 +5447,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: "success" | "mfa_required";
+                        retrieved_key: string | null;
+                        mfa_required: boolean;
+                        user_id: number;
+                        mfa_session_token: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5468,7 +5480,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5496,7 +5510,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: string;
+                        retrieved_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5563,7 +5580,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        UserID: number;
+                        Fullname: string;
+                        Username: string;
+                        Email: string;
+                        Hashed_PW: null;
+                        Salt: null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5593,7 +5617,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        userid: number;
+                        fullname: string;
+                        username: string;
+                        email: string;
+                        isadmin: 0 | 1;
+                        timezone: string;
+                        timeformat: number;
+                        dateformat: string;
+                        language: string;
+                        startpage: string;
+                        default_volume: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5623,7 +5659,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        FirstLogin: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5653,7 +5691,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        is_admin: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5691,7 +5731,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        user_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5728,7 +5771,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        user_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5760,7 +5806,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        status: boolean;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5792,7 +5842,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        status: boolean;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5820,7 +5874,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5856,7 +5912,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        api_key: string;
+                        api_id: number;
+                        rssonly: boolean;
+                        podcast_ids: number[] | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5890,7 +5951,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5920,7 +5983,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        api_info: {
+                            apikeyid: number;
+                            userid: number;
+                            username: string;
+                            lastfourdigits: string;
+                            /** Format: date-time */
+                            created: string;
+                            podcastids: number[];
+                            rssonly: boolean;
+                            kind: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -5996,7 +6071,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6032,7 +6109,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6067,7 +6146,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6175,7 +6256,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6210,7 +6293,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6318,7 +6404,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        timezone: string;
+                        date_format: string;
+                        hour_pref: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6348,7 +6438,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        auto_complete_seconds: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6458,7 +6550,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        playback_speed: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6488,7 +6582,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        use_podcast_covers: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6524,7 +6620,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6552,7 +6650,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        languages: {
+                            code: string;
+                            name: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6578,7 +6681,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        default_language: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6630,7 +6735,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        theme: {
+                            themeid: number;
+                            name: string;
+                            background_color: string;
+                            button_color: string;
+                            container_button_color: string;
+                            button_text_color: string;
+                            text_color: string;
+                            text_secondary_color: string;
+                            border_color: string;
+                            accent_color: string;
+                            prog_bar_color: string;
+                            error_color: string;
+                            bonus_color: string;
+                            secondary_background: string;
+                            container_background: string;
+                            standout_color: string;
+                            hover_color: string;
+                            link_color: string;
+                            thumb_color: string;
+                            unfilled_color: string;
+                            check_box_color: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6665,7 +6797,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -6695,7 +6829,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        themes: {
+                            themeid: number;
+                            name: string;
+                            background_color: string;
+                            button_color: string;
+                            container_button_color: string;
+                            button_text_color: string;
+                            text_color: string;
+                            text_secondary_color: string;
+                            border_color: string;
+                            accent_color: string;
+                            prog_bar_color: string;
+                            error_color: string;
+                            bonus_color: string;
+                            secondary_background: string;
+                            container_background: string;
+                            standout_color: string;
+                            hover_color: string;
+                            link_color: string;
+                            thumb_color: string;
+                            unfilled_color: string;
+                            check_box_color: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7052,7 +7212,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7086,7 +7248,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: string;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7116,7 +7281,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        final_admin: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7146,7 +7313,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        secret: string;
+                        otpauth_uri: string;
+                        qr_code_svg: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7181,7 +7352,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        verified: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7216,7 +7389,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        verified: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7246,7 +7421,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        mfa_enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7280,7 +7457,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        deleted: boolean;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7315,7 +7495,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        status: "success" | "invalid_code" | "session_expired" | "invalid_session";
+                        retrieved_key: string | null;
+                        verified: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7349,7 +7533,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        code_created: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7384,7 +7570,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7431,7 +7619,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7459,7 +7650,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        Emailsettingsid: number;
+                        ServerName: string;
+                        ServerPort: number;
+                        FromEmail: string;
+                        SendMode: string;
+                        Encryption: string;
+                        AuthRequired: number;
+                        Username: string;
+                        Password: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7504,7 +7705,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        email_status: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7557,7 +7760,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        provider_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7585,7 +7791,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        providers: {
+                            provider_id: number;
+                            provider_name: string;
+                            client_id: string;
+                            authorization_url: string;
+                            token_url: string;
+                            user_info_url: string;
+                            button_text: string;
+                            scope: string;
+                            button_color: string;
+                            button_text_color: string;
+                            icon_svg: string | null;
+                            name_claim: string | null;
+                            email_claim: string | null;
+                            username_claim: string | null;
+                            roles_claim: string | null;
+                            user_role: string | null;
+                            admin_role: string | null;
+                            enabled: boolean;
+                            initialized_from_env: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7619,7 +7849,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7647,7 +7879,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        providers: {
+                            id: number;
+                            name: string;
+                            icon_url: string | null;
+                            icon: string | null;
+                            login_url: string;
+                            client_id: string;
+                            scope: string;
+                            button_text: string;
+                            button_color: string;
+                            button_text_color: string;
+                        }[];
+                        disable_standard_login: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7682,7 +7928,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        expires_in: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7707,14 +7956,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
-            200: {
+            /** @description Back to the application (origin_url), with the new key */
+            302: {
                 headers: {
+                    Location?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             404: components["responses"]["E404"];
@@ -7758,7 +8006,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        podcast_id: number;
+                        first_episode_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7798,7 +8050,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        podcast_id: number;
+                        first_episode_id: number;
+                        data: {
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string | null;
+                            description: string | null;
+                            episodecount: number;
+                            websiteurl: string | null;
+                            feedurl: string;
+                            author: string | null;
+                            categories: {
+                                [key: string]: string;
+                            };
+                            explicit: boolean;
+                            podcastindexid: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7834,7 +8105,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7870,7 +8143,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7906,7 +8181,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7936,7 +8213,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        pods: {
+                            podcast_id: number;
+                            title: string;
+                            description: string | null;
+                            artwork_url: string | null;
+                            feed_url: string;
+                            website_url: string | null;
+                            author: string | null;
+                            categories: string[];
+                            last_episode_date: string | null;
+                            episode_count: number;
+                            /** Format: date-time */
+                            subscribed_date: string;
+                            is_vidsite: boolean;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7966,7 +8259,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        pods: {
+                            podcast_id: number;
+                            title: string;
+                            description: string | null;
+                            artwork_url: string | null;
+                            feed_url: string;
+                            website_url: string | null;
+                            author: string | null;
+                            categories: string[];
+                            last_episode_date: string | null;
+                            episode_count: number;
+                            /** Format: date-time */
+                            subscribed_date: string;
+                            is_vidsite: boolean;
+                            total_episodes: number;
+                            unplayed_episodes: number;
+                            last_played: string | null;
+                            total_listen_time: number;
+                            auto_download: boolean;
+                            notifications_enabled: boolean;
+                            feed_cutoff_days: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -7998,7 +8314,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        exists: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8030,7 +8348,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8061,7 +8381,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast: {
+                            podcast_id: number;
+                            title: string;
+                            description: string | null;
+                            artwork_url: string | null;
+                            feed_url: string;
+                            website_url: string | null;
+                            author: string | null;
+                            categories: string[];
+                            email: string | null;
+                            language: string | null;
+                            explicit: boolean;
+                            total_episodes: number;
+                            last_build_date: string | null;
+                            subscribed_date: string | null;
+                            auto_download: boolean;
+                            notifications_enabled: boolean;
+                            custom_playback_speed: number | null;
+                            use_podcast_covers: boolean | null;
+                        };
+                        recent_episodes: {
+                            episode_id: number;
+                            title: string;
+                            description: string | null;
+                            pub_date: string | null;
+                            duration: number;
+                            file_size: number;
+                            audio_url: string | null;
+                            is_played: boolean;
+                            is_saved: boolean;
+                            progress: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8096,7 +8449,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcastid: number;
+                        podcastname: string;
+                        feedurl: string;
+                        description: string;
+                        author: string;
+                        artworkurl: string;
+                        explicit: boolean;
+                        episodecount: number;
+                        categories: string[];
+                        websiteurl: string;
+                        podcastindexid: number;
+                        is_vidsite: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8132,7 +8498,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8163,7 +8531,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast_id: number;
+                        user_id: number;
+                        feed_cutoff_days: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8199,7 +8571,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        categories: string[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8235,7 +8610,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        categories: string[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8280,7 +8658,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        podcast_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8316,7 +8698,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8351,7 +8735,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        auto_download: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8384,7 +8770,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode_in_db: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8416,7 +8804,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast_id: number;
+                        episode_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8448,7 +8839,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8480,7 +8873,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8517,7 +8912,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8551,7 +8964,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8587,7 +9018,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8611,13 +9044,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The feed document as the feed server sent it (application/xml) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/xml": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -8645,7 +9078,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        task_id: string;
+                        message?: string;
+                        refreshed?: number;
+                        updated?: number;
+                        unchanged?: number;
+                        failed?: number;
+                        new_episodes?: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8681,7 +9123,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8717,7 +9161,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8754,7 +9200,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        saved_episodes: {
+                            episodeid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                            queued: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8791,7 +9254,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8828,7 +9293,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        completed: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8865,7 +9333,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: {
+                            episodeid: number;
+                            podcastname: string;
+                            episodename: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodepubdate: string;
+                            episodeduration: number;
+                            listenduration: number;
+                            completed: boolean;
+                            listendate: string;
+                            downloaded: boolean;
+                            is_vidsite: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8899,7 +9383,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8933,7 +9419,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -8969,7 +9457,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9005,7 +9495,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9033,7 +9525,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        completed_count: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9069,7 +9564,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9105,7 +9604,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9141,7 +9644,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9177,7 +9684,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9212,7 +9722,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9249,7 +9762,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9285,7 +9801,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        playback_speed: number;
+                        start_skip: number;
+                        end_skip: number;
+                        playback_speed_customized: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9321,7 +9842,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9356,7 +9880,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        auto_play_next: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9391,7 +9917,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        is_favorite: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9429,6 +9957,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: string;
+                        message: string;
                     };
                 };
             };
@@ -9467,6 +9996,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: string;
+                        message: string;
                     };
                 };
             };
@@ -9542,6 +10072,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: string;
+                        message: string;
                     };
                 };
             };
@@ -9693,6 +10224,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: string;
+                        message: string;
                     };
                 };
             };
@@ -9729,7 +10261,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodeid: number;
+                        podcastid: number;
+                        podcastname: string;
+                        episodetitle: string;
+                        episodepubdate: string;
+                        episodedescription: string;
+                        episodeartwork: string;
+                        episodeurl: string;
+                        episodeduration: number;
+                        listenduration: number | null;
+                        completed: boolean;
+                        saved: boolean;
+                        is_vidsite: boolean;
+                        downloaded: boolean;
+                        queueposition: number | null;
+                        queuedate: string | null;
+                        queued: boolean;
+                        is_video: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9766,7 +10317,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                            queueposition: number | null;
+                            queuedate: string | null;
+                            queued: boolean;
+                            is_video: boolean;
+                            episodelink: string | null;
+                            episodeauthor: string | null;
+                            explicit: boolean;
+                            season: number | null;
+                            episode_number: number | null;
+                            episode_type: string | null;
+                            enclosure_type: string | null;
+                            file_size: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9796,7 +10376,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        total_listen_time: number;
+                        episodes_played: number;
+                        episodes_completed: number;
+                        podcasts_subscribed: number;
+                        episodes_downloaded: number;
+                        episodes_saved: number;
+                        episodes_queued: number;
+                        avg_listen_time_per_episode: number;
+                        most_listened_podcast: string | null;
+                        listening_streak_days: number;
+                        last_activity: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9826,7 +10418,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        total_listen_time: number;
+                        episodes_played: number;
+                        episodes_completed: number;
+                        podcasts_subscribed: number;
+                        episodes_downloaded: number;
+                        episodes_saved: number;
+                        episodes_queued: number;
+                        avg_listen_time_per_episode: number;
+                        most_listened_podcast: string | null;
+                        listening_streak_days: number;
+                        last_activity: string | null;
+                        timezone: string;
+                        completion_rate: number;
+                        episodes_listened_by_weekday: {
+                            [key: string]: number;
+                        };
+                        episodes_listened_by_hour: number[];
+                        last_30_days: {
+                            date: string;
+                            episodes: number;
+                        }[];
+                        top_podcasts: {
+                            podcast_id: number;
+                            podcast_name: string;
+                            listen_time: number;
+                            episodes_listened: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9856,7 +10476,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        recent_episodes: {
+                            episode_id: number;
+                            episode_title: string;
+                            podcast_name: string;
+                            episode_artwork: string | null;
+                            listen_progress: number;
+                            last_listened: string | null;
+                        }[];
+                        quick_stats: {
+                            total_listen_time: number;
+                            episodes_this_week: number;
+                            completion_rate: number;
+                        };
+                        recommended_episodes: {
+                            episode_id: number;
+                            episode_title: string;
+                            podcast_name: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -9939,10 +10579,10 @@ export interface operations {
                             podcastid: number;
                             podcastname: string;
                             episodetitle: string;
-                            episodepubdate: string | null;
-                            episodedescription: string | null;
-                            episodeartwork: string | null;
-                            episodeurl: string | null;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
                             episodeduration: number;
                             /** @description From one of the user's podcasts, else from a podcast recommended to them */
                             is_subscribed: boolean;
@@ -9989,7 +10629,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: ({
+                            /** @constant */
+                            type: "podcast";
+                            podcast_id: number;
+                            podcast_name: string;
+                            author: string | null;
+                            description: string | null;
+                            artwork_url: string | null;
+                            categories: string[];
+                        } | {
+                            /** @constant */
+                            type: "episode";
+                            episode_id: number;
+                            podcast_id: number;
+                            podcast_name: string;
+                            episode_title: string;
+                            description: string | null;
+                            artwork_url: string | null;
+                            pub_date: string | null;
+                            duration: number;
+                            listen_duration: number;
+                            completed: boolean;
+                            saved: boolean;
+                            downloaded: boolean;
+                        })[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10051,7 +10718,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        channels: {
+                            channel_id: string;
+                            name: string;
+                            description: string;
+                            subscriber_count: number | null;
+                            thumbnail: string;
+                            url: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10083,7 +10759,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        exists: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10119,7 +10797,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        podcast_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10150,7 +10832,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: {
+                            episode_id: number;
+                            episode_title: string;
+                            episode_description: string;
+                            episode_url: string;
+                            episode_artwork: string;
+                            episode_duration: number;
+                            episode_pubdate: string;
+                            listened: boolean;
+                            completed: boolean;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10186,7 +10880,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10217,7 +10913,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        [key: string]: unknown;
+                    }[] | {
+                        [key: string]: unknown;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10247,7 +10947,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        podcasts: {
+                            podcastid: number;
+                            podcastname: string;
+                            feedurl: string;
+                            podcast_index_id: number;
+                            title: string;
+                            feed_url: string;
+                            author: string | null;
+                            artwork_url: string | null;
+                            description: string | null;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10275,7 +10988,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        refreshed: number;
+                        failed: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10444,10 +11162,10 @@ export interface operations {
                             podcastid: number;
                             podcastname: string;
                             episodetitle: string;
-                            episodepubdate: string | null;
-                            episodedescription: string | null;
-                            episodeartwork: string | null;
-                            episodeurl: string | null;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
                             episodeduration: number;
                             listenduration: number | null;
                             completed: boolean;
@@ -10515,10 +11233,10 @@ export interface operations {
                             podcastid: number;
                             podcastname: string;
                             episodetitle: string;
-                            episodepubdate: string | null;
-                            episodedescription: string | null;
-                            episodeartwork: string | null;
-                            episodeurl: string | null;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
                             episodeduration: number;
                             listenduration: number | null;
                             completed: boolean;
@@ -10564,7 +11282,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        success: boolean;
+                        status: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10594,7 +11316,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10624,7 +11348,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        sync_type: string;
+                        enabled: boolean;
+                        server_url: string | null;
+                        username: string | null;
+                        device_id: string | null;
+                        last_sync: string | null;
+                        data: {
+                            podsyncurl: string;
+                            podsynctoken: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10661,7 +11396,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        valid: boolean;
+                        status: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10689,7 +11428,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        enabled: boolean;
+                        sync_type: string;
+                        server_url: string | null;
+                        last_sync: string | null;
+                        last_status: string;
+                        last_error: string | null;
+                        last_result: {
+                            subscriptions_added_here: number;
+                            subscriptions_removed_here: number;
+                            subscriptions_uploaded: number;
+                            subscriptions_removed_there: number;
+                            positions_applied: number;
+                            actions_received: number;
+                            actions_uploaded: number;
+                            downloads_queued: number;
+                            downloads_deleted: number;
+                            failed_feeds: {
+                                url: string;
+                                reason: string;
+                            }[];
+                        } | null;
+                        podsync_enabled: boolean;
+                        external_enabled: boolean;
+                        external_url: string | null;
+                        api_url: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10723,7 +11488,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        enabled: boolean;
+                        detail: string;
+                        sync_type: string;
+                        podsync_enabled: boolean;
+                        external_enabled: boolean;
+                        external_url: string | null;
+                        api_url: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10751,7 +11524,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10779,7 +11562,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    }[];
                 };
             };
             400: components["responses"]["E400"];
@@ -10816,7 +11609,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10846,7 +11649,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    }[];
                 };
             };
             400: components["responses"]["E400"];
@@ -10874,7 +11687,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        server_url: string;
+                        sync_type: string;
+                        sync_enabled: boolean;
+                        server_devices: {
+                            id: string;
+                            caption: string;
+                            device_type: string;
+                            type: string;
+                            subscriptions: number;
+                        }[];
+                        total_devices: number;
+                        server_subscriptions: {
+                            url: string;
+                            title: string | null;
+                            description: string | null;
+                        }[];
+                        total_subscriptions: number;
+                        recent_episode_actions: {
+                            podcast: string;
+                            episode: string;
+                            action: string;
+                            timestamp: string;
+                            device?: string;
+                            position?: number;
+                            started?: number;
+                            total?: number;
+                        }[];
+                        total_episode_actions: number;
+                        connection_status: string;
+                        last_sync_timestamp: string | null;
+                        api_endpoints_tested: {
+                            endpoint: string;
+                            ok: boolean;
+                            status: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10908,7 +11757,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        device_id: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10940,7 +11792,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -10972,7 +11841,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11000,7 +11886,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        server_url: string;
+                        total_devices: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11028,7 +11919,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11064,7 +11972,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        login_url: string;
+                        token: string;
+                        poll_endpoint: string;
+                        login: string;
+                        poll: {
+                            token: string;
+                            endpoint: string;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11103,7 +12020,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        status: "connected" | "pending";
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11131,7 +12051,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11161,7 +12098,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        settings: {
+                            platform: string;
+                            enabled: boolean;
+                            notifa_topic: string | null;
+                            notifa_server_url: string | null;
+                            notifa_username: string | null;
+                            notifb_url: string | null;
+                            http_url: string | null;
+                            http_method: string | null;
+                            notifa_password_set: boolean;
+                            notifa_access_token_set: boolean;
+                            notifb_token_set: boolean;
+                            http_token_set: boolean;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11207,7 +12159,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        settings: {
+                            platform: string;
+                            enabled: boolean;
+                            notifa_topic: string | null;
+                            notifa_server_url: string | null;
+                            notifa_username: string | null;
+                            notifb_url: string | null;
+                            http_url: string | null;
+                            http_method: string | null;
+                            notifa_password_set: boolean;
+                            notifa_access_token_set: boolean;
+                            notifb_token_set: boolean;
+                            http_token_set: boolean;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11242,7 +12210,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        success: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11278,7 +12249,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11313,7 +12287,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11349,7 +12325,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11385,7 +12363,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11419,7 +12399,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11454,7 +12436,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11484,7 +12468,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        data: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                            queued: boolean;
+                            queueposition: number;
+                            /** Format: date-time */
+                            queuedate: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11534,7 +12539,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        playlist_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11585,7 +12593,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11620,7 +12630,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11650,7 +12662,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        playlists: {
+                            playlist_id: number;
+                            user_id: number;
+                            name: string;
+                            description: string | null;
+                            is_system_playlist: boolean;
+                            podcast_ids: number[] | null;
+                            include_unplayed: boolean;
+                            include_partially_played: boolean;
+                            include_played: boolean;
+                            play_progress_min: number | null;
+                            play_progress_max: number | null;
+                            time_filter_hours: number | null;
+                            min_duration: number | null;
+                            max_duration: number | null;
+                            max_episodes: number | null;
+                            sort_order: string;
+                            group_by_podcast: boolean;
+                            icon_name: string;
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            last_updated: string;
+                            episode_count: number;
+                            preview_episodes: {
+                                title: string;
+                                artwork: string;
+                            }[];
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11683,7 +12725,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        playlist_info: {
+                            playlist_id: number;
+                            user_id: number;
+                            name: string;
+                            description: string | null;
+                            is_system_playlist: boolean;
+                            podcast_ids: number[] | null;
+                            include_unplayed: boolean;
+                            include_partially_played: boolean;
+                            include_played: boolean;
+                            play_progress_min: number | null;
+                            play_progress_max: number | null;
+                            time_filter_hours: number | null;
+                            min_duration: number | null;
+                            max_duration: number | null;
+                            max_episodes: number | null;
+                            sort_order: string;
+                            group_by_podcast: boolean;
+                            icon_name: string;
+                            /** Format: date-time */
+                            created: string;
+                            /** Format: date-time */
+                            last_updated: string;
+                            episode_count: number;
+                        };
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            downloaded: boolean;
+                            queueposition: number | null;
+                            queuedate: string | null;
+                            queued: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11719,7 +12807,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodeid: number;
+                        podcastid: number;
+                        podcastname: string;
+                        episodetitle: string;
+                        episodepubdate: string;
+                        episodedescription: string;
+                        episodeartwork: string;
+                        episodeurl: string;
+                        episodeduration: number;
+                        listenduration: number | null;
+                        completed: boolean;
+                        saved: boolean;
+                        is_vidsite: boolean;
+                        downloaded: boolean;
+                        queueposition: number | null;
+                        queuedate: string | null;
+                        queued: boolean;
+                        is_video: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -11747,7 +12854,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        users: number;
+                        system_playlists_created: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12146,9 +13257,9 @@ export interface operations {
                             episodeid: number;
                             podcastname: string;
                             episodetitle: string;
-                            episodepubdate: string | null;
-                            episodeartwork: string | null;
-                            episodeurl: string | null;
+                            episodepubdate: string;
+                            episodeartwork: string;
+                            episodeurl: string;
                             episodeduration: number;
                             listenduration: number | null;
                             completed: boolean;
@@ -12221,7 +13332,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        task_type: string;
+                        user_id: number;
+                        status: "PENDING" | "RUNNING" | "DOWNLOADING" | "SUCCESS" | "FAILED";
+                        progress: number;
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        result: unknown;
+                        episode_title: string | null;
+                        podcast_name: string | null;
+                        item_id: number | null;
+                    }[];
                 };
             };
             400: components["responses"]["E400"];
@@ -12253,7 +13379,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        task_type: string;
+                        user_id: number;
+                        status: "PENDING" | "RUNNING" | "DOWNLOADING" | "SUCCESS" | "FAILED";
+                        progress: number;
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        result: unknown;
+                        episode_title: string | null;
+                        podcast_name: string | null;
+                        item_id: number | null;
+                    }[];
                 };
             };
             400: components["responses"]["E400"];
@@ -12283,7 +13424,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        id: string;
+                        task_type: string;
+                        user_id: number;
+                        status: "PENDING" | "RUNNING" | "DOWNLOADING" | "SUCCESS" | "FAILED";
+                        progress: number;
+                        message: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        result: unknown;
+                        episode_title: string | null;
+                        podcast_name: string | null;
+                        item_id: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12311,7 +13467,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        removed: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12343,7 +13502,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        removed_tasks: number;
+                        unfinished_tasks: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12379,7 +13542,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        task_id: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12415,7 +13581,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        task_id: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12451,7 +13620,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12487,7 +13660,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12523,7 +13698,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        message: string;
+                        processed_count: number;
+                        failed_count: number | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12553,7 +13732,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        downloaded_episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            is_vidsite: boolean;
+                            artworkurl: string;
+                            podcastindexid: number | null;
+                            websiteurl: string | null;
+                            downloadedlocation: string;
+                            downloaded_size: number;
+                            /** Format: date-time */
+                            downloaded_at: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12590,7 +13791,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcasts: {
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string;
+                            episode_count: number;
+                            total_size: number;
+                            /** Format: date-time */
+                            latest_download: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12628,7 +13839,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            is_vidsite: boolean;
+                            artworkurl: string;
+                            podcastindexid: number | null;
+                            websiteurl: string | null;
+                            downloadedlocation: string;
+                            downloaded_size: number;
+                            /** Format: date-time */
+                            downloaded_at: string;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12650,13 +13884,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description true or false: downloads are enabled on this server */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -12686,7 +13920,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        total_downloaded: number;
+                        total_size_mb: number;
+                        downloads_enabled: boolean;
+                        active_downloads: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12718,7 +13957,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        downloads_enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12820,13 +14063,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -12857,14 +14100,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Headers of: The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
+                    "Content-Length"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
@@ -12887,13 +14129,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -12921,14 +14163,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Headers of: The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
+                    "Content-Length"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
@@ -12963,7 +14204,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        task_id: string;
+                        total: number;
+                        rejected: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -12993,7 +14243,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        current: number;
+                        total: number;
+                        current_podcast: string;
+                        status: string;
+                        task_id: string | null;
+                        imported: number;
+                        skipped: number;
+                        failed: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13021,13 +14283,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The user's subscriptions as an OPML 2.0 document */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "text/plain": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -13057,7 +14319,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        rss_key: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13087,13 +14351,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The user's RSS 2.0 feed (itunes namespace) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/rss+xml": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -13187,7 +14451,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode_id: number;
+                        podcast_id: number;
+                        chapters: {
+                            start_time: number;
+                            startTime: number;
+                            end_time: number | null;
+                            title: string;
+                            img: string | null;
+                            url: string | null;
+                            toc?: boolean;
+                        }[];
+                        chapters_url: string | null;
+                        chapters_error: string | null;
+                        transcripts: {
+                            url: string;
+                            type: string;
+                            mime_type: string;
+                            language: string | null;
+                            rel: string | null;
+                        }[];
+                        people: {
+                            name: string;
+                            role: string | null;
+                            group: string | null;
+                            img: string | null;
+                            href: string | null;
+                        }[];
+                        soundbites: {
+                            [key: string]: unknown;
+                        }[];
+                        value: {
+                            [key: string]: unknown;
+                        }[];
+                        location: {
+                            [key: string]: unknown;
+                        }[];
+                        license: {
+                            [key: string]: unknown;
+                        } | null;
+                        alternate_enclosures: {
+                            [key: string]: unknown;
+                        }[];
+                        season: {
+                            [key: string]: unknown;
+                        } | null;
+                        episode: {
+                            [key: string]: unknown;
+                        } | null;
+                        images: {
+                            [key: string]: unknown;
+                        }[];
+                        txt: {
+                            [key: string]: unknown;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13218,7 +14537,71 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcast_id: number;
+                        guid: string | null;
+                        medium: string | null;
+                        locked: boolean | null;
+                        locked_owner: string | null;
+                        funding: {
+                            url: string;
+                            text: string;
+                            description: string;
+                        }[];
+                        people: {
+                            name: string;
+                            role: string | null;
+                            group: string | null;
+                            img: string | null;
+                            href: string | null;
+                        }[];
+                        value: {
+                            type: string;
+                            method: string;
+                            suggested: string | null;
+                            recipients: ({
+                                name: string;
+                                type: string;
+                                address: string;
+                                split: string;
+                                fee: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        }[];
+                        podroll: {
+                            [key: string]: unknown;
+                        }[];
+                        location: {
+                            [key: string]: unknown;
+                        }[];
+                        license: {
+                            [key: string]: unknown;
+                        } | null;
+                        trailers: {
+                            [key: string]: unknown;
+                        }[];
+                        images: {
+                            [key: string]: unknown;
+                        }[];
+                        txt: {
+                            [key: string]: unknown;
+                        }[];
+                        publisher: {
+                            [key: string]: unknown;
+                        } | null;
+                        blocks: {
+                            [key: string]: unknown;
+                        }[];
+                        podping: boolean | null;
+                        chat: {
+                            [key: string]: unknown;
+                        } | null;
+                        live_items: {
+                            [key: string]: unknown;
+                        }[];
+                        keywords: string[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13254,7 +14637,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        url: string;
+                        format: string;
+                        segments: {
+                            start: number;
+                            end: number | null;
+                            speaker: string | null;
+                            text: string;
+                        }[];
+                        text: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13327,13 +14721,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The image, with its own Content-Type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/*": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -13361,7 +14755,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        path: string;
+                        current_path: string;
+                        audio_files: number;
+                        directories: {
+                            name: string;
+                            path: string;
+                            audio_files: number;
+                            audio_count: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13400,7 +14804,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        podcast_id: number;
+                        first_episode_id: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13437,7 +14846,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        artwork_url: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13467,7 +14880,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        path: string;
+                        cover_found: boolean;
+                        source: string | null;
+                        file: string | null;
+                        content_type: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13502,7 +14921,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        task_id: string;
+                        new_episodes: number;
+                        updated: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13528,13 +14953,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The image, with its own Content-Type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "image/*": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -13568,7 +14993,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13598,7 +15026,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        merged_podcast_ids: number[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13633,7 +15063,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13669,7 +15102,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        url_key: string;
+                        episode_id: number;
+                        share_path: string;
+                        expires_at: string | null;
+                        detail: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13699,7 +15138,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        episode: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            is_vidsite: boolean;
+                            enclosure_type: string | null;
+                        };
+                        stream_url: string;
+                        expires_at: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13721,13 +15176,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -13753,14 +15208,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Headers of: The episode's media, with its own Content-Type; Range requests answer 206 */
             200: {
                 headers: {
+                    "Content-Length"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": unknown;
-                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             404: components["responses"]["E404"];
@@ -13905,13 +15359,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description The whole server as JSON lines (application/gzip when gzip-encoded for the client) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["E400"];
@@ -13945,7 +15399,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        backup_files: {
+                            filename: string;
+                            size: number;
+                            modified: number;
+                            /** Format: date-time */
+                            modified_at: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13979,7 +15441,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        backup_filename: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -14014,7 +15479,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        backup_filename: string;
+                        records: number;
+                        services: {
+                            [key: string]: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -14049,7 +15521,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        backup_filename: string;
+                        records: number;
+                        services: {
+                            [key: string]: number;
+                        };
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -14085,7 +15564,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        schedule: string;
+                        enabled: boolean;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -14119,7 +15602,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        schedule: string | null;
+                        cron_schedule: string | null;
+                        enabled: boolean;
+                        next_run: string | null;
+                        last_run: string | null;
+                        last_file: string | null;
+                        last_error: string | null;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -14153,7 +15644,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcasts: {
+                            podcast_id: number;
+                            podcast_name: string;
+                            artwork_url: string | null;
+                            author: string | null;
+                            description: string | null;
+                            feed_url: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -14187,7 +15687,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        podcasts: {
+                            podcast_id: number;
+                            podcast_name: string;
+                            artwork_url: string | null;
+                            author: string | null;
+                            description: string | null;
+                            feed_url: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -14223,7 +15732,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": {
+                        detail: string;
+                        message: string;
+                    };
                 };
             };
             400: components["responses"]["E400"];

@@ -58,7 +58,7 @@ describe("accounts: profile, settings and administration", () => {
     // Setting one's own current values again is not a duplicate.
     expect((await http().put("/api/data/user/set_username").set("Api-Key", u.key).send({ user_id: u.id, new_username: "piap" })).status).toBe(200);
 
-    expect((await info()).body).toMatchObject({ userid: u.id, fullname: "Pia Patel", username: "piap", email: "pia.p@example.org", isadmin: 0 });
+    expect((await info()).body).toEqual({ userid: u.id, fullname: "Pia Patel", username: "piap", email: "pia.p@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en", startpage: "home", default_volume: 100 });
     expect((await http().get("/api/data/get_key").set("Authorization", basic("PIAP", u.password))).status).toBe(200);
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("pia", u.password)), 401);
   });
@@ -238,21 +238,22 @@ describe("accounts: profile, settings and administration", () => {
 
     const made = await http().post("/api/data/user/custom_themes").set("Api-Key", u.key).send(theme);
     expect(made.status).toBe(200);
-    expect(made.body).toEqual({ message: expect.any(String), theme_id: expect.any(Number) });
+    // Shaped as the web client reads it: { theme: CustomTheme } with themeid.
+    expect(made.body).toEqual({ message: expect.any(String), theme: expect.objectContaining({ themeid: expect.any(Number), name: theme.name }) });
     const theirs = await http().post("/api/data/user/custom_themes").set("Api-Key", other.key).send({ ...theme, user_id: other.id, name: "Theirs" });
 
     const list = await http().get(`/api/data/user/custom_themes/${u.id}`).set("Api-Key", u.key);
     expect(list.status).toBe(200);
-    expect(list.body).toHaveLength(1);
+    expect(list.body.themes).toHaveLength(1);
     const { user_id: _u, ...expected } = theme;
-    expect(list.body[0]).toMatchObject({ ...expected, theme_id: made.body.theme_id });
+    expect(list.body.themes[0]).toMatchObject({ ...expected, themeid: made.body.theme.themeid });
     expectErrorBody(await http().get(`/api/data/user/custom_themes/${other.id}`).set("Api-Key", u.key), 403);
 
-    expectErrorBody(await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: other.id, theme_id: theirs.body.theme_id }), 403);
-    expectErrorBody(await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: u.id, theme_id: theirs.body.theme_id }), 404);
-    expect((await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: u.id, theme_id: made.body.theme_id })).status).toBe(200);
-    expect((await http().get(`/api/data/user/custom_themes/${u.id}`).set("Api-Key", u.key)).body).toEqual([]);
-    expect((await http().get(`/api/data/user/custom_themes/${other.id}`).set("Api-Key", other.key)).body).toHaveLength(1);
+    expectErrorBody(await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: other.id, theme_id: theirs.body.theme.themeid }), 403);
+    expectErrorBody(await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: u.id, theme_id: theirs.body.theme.themeid }), 404);
+    expect((await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: u.id, theme_id: made.body.theme.themeid })).status).toBe(200);
+    expect((await http().get(`/api/data/user/custom_themes/${u.id}`).set("Api-Key", u.key)).body).toEqual({ themes: [] });
+    expect((await http().get(`/api/data/user/custom_themes/${other.id}`).set("Api-Key", other.key)).body.themes).toHaveLength(1);
   });
 
   test("set_isadmin and final_admin: rights change at once on existing keys, the last admin stays", async () => {
@@ -291,14 +292,14 @@ describe("accounts: profile, settings and administration", () => {
     expectErrorBody(await http().delete("/api/data/user/delete/999999").set("Api-Key", adminKey), 404);
     const del = await http().delete(`/api/data/user/delete/${u.id}`).set("Api-Key", adminKey);
     expect(del.status).toBe(200);
-    expect(del.body).toEqual({ detail: expect.any(String) });
+    expect(del.body).toEqual({ status: "success", detail: expect.any(String) });
     expectErrorBody(await http().get("/api/data/verify_key").set("Api-Key", u.key), 401);
     expectErrorBody(await http().get("/api/data/verify_key").set("Api-Key", extra.body.api_key), 401);
     expectErrorBody(await http().get(`/api/data/my_user_info/${u.id}`).set("Api-Key", adminKey), 404);
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("eli", u.password)), 401);
     const keys = await http().get(`/api/data/get_api_info/${adminId}`).set("Api-Key", adminKey);
     expect(keys.body.api_info.some((k: any) => k.userid === u.id)).toBe(false);
-    expect((await http().get(`/api/data/user/custom_themes/${u.id}`).set("Api-Key", adminKey)).body).toEqual([]);
+    expect((await http().get(`/api/data/user/custom_themes/${u.id}`).set("Api-Key", adminKey)).body).toEqual({ themes: [] });
     expect((await http().get("/api/data/verify_key").set("Api-Key", other.key)).status).toBe(200);
 
     // With a second admin the first may go; the remaining one is then the final admin.

@@ -109,7 +109,7 @@ describe("server backups", () => {
     expect(unmatched.status).toBe(200);
     expect(unmatched.body.podcasts.map((p: any) => p.podcast_id).sort()).toEqual([lib.shared, lib.own].sort());
     expect(Object.keys(unmatched.body.podcasts[0]).sort()).toEqual(["artwork_url", "author", "description", "feed_url", "podcast_id", "podcast_name"]);
-    expect((await a.post("/api/data/ignore_podcast_index_id", { user_id: uid("alice"), podcast_id: lib.own, ignore: true })).body).toEqual({ detail: "Podcast index ID requirement ignored" });
+    expect((await a.post("/api/data/ignore_podcast_index_id", { user_id: uid("alice"), podcast_id: lib.own, ignore: true })).body).toEqual({ detail: "Podcast index ID requirement ignored", message: "Podcast index ID requirement ignored" });
     expect((await a.post("/api/data/get_unmatched_podcasts", { user_id: uid("alice") })).body.podcasts.map((p: any) => p.podcast_name)).toEqual(["Shared Show"]);
     expect((await a.post("/api/data/get_ignored_podcasts", { user_id: uid("alice") })).body.podcasts.map((p: any) => p.podcast_name)).toEqual(["Alpha Own Show"]);
     // Per user: bob's subscription of the shared feed is his own matter; a podcast with an index id is matched.

@@ -34,7 +34,7 @@ describe("listening", () => {
     expect(list.status).toBe(200);
     expect(list.body.total).toBe(1);
     expect(list.body.saved_episodes[0]).toEqual({
-      episodetitle: "Quarter", podcastname: "Shared Show", episodeartwork: null, episodeurl: "https://media.test/shared/1.mp3",
+      episodetitle: "Quarter", podcastname: "Shared Show", episodeartwork: "", episodeurl: "https://media.test/shared/1.mp3",
       episodepubdate: expect.any(String), episodeduration: 900, listenduration: 0, episodeid: ep,
       completed: false, saved: true, queued: false, downloaded: false, is_vidsite: false,
     });
@@ -77,7 +77,7 @@ describe("listening", () => {
     expect(res.body.data.map((h: any) => h.episodename)).toEqual(["Unknown", "Tiny", "Hour"]);
     expect(res.body.total).toBe(3);
     expect(res.body.data[1]).toEqual({
-      episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: null, episodeurl: "https://media.test/shared/0.mp3",
+      episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: "", episodeurl: "https://media.test/shared/0.mp3",
       episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), downloaded: false, is_vidsite: false,
     });
     const page = await history("alice", { limit: 1, offset: 1 });
@@ -187,7 +187,7 @@ describe("listening", () => {
     const speed = async (body: object = a) => (await lib.post("/api/data/get_playback_speed", "alice", body)).body.playback_speed;
     await lib.post("/api/data/user/set_playback_speed", "alice", { user_id: uid("alice"), playback_speed: 1.2 });
     expect(await speed()).toBe(1.2);
-    expect((await lib.post("/api/data/podcast/set_playback_speed", "alice", { ...a, playback_speed: 1.5 })).body).toEqual({ detail: "Podcast playback speed updated" });
+    expect((await lib.post("/api/data/podcast/set_playback_speed", "alice", { ...a, playback_speed: 1.5 })).body).toEqual({ detail: "Podcast playback speed updated", message: "Podcast playback speed updated" });
     expect(await speed()).toBe(1.5);
     expect(await speed({ user_id: uid("alice") })).toBe(1.2);
     expect((await lib.post("/api/data/get_playback_speed", "bob", { user_id: uid("bob"), podcast_id: lib.shared })).body.playback_speed).toBe(1);

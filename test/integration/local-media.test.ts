@@ -77,7 +77,7 @@ describe("local media folders", () => {
     const top = await list();
     expect(top.status).toBe(200);
     expect(top.body.directories.map((d: any) => [d.name, d.audio_files])).toEqual([["Links", 1], ["Show A", 2], ["Show B", 0], ["Show C", 1], ["Waves", 2]]);
-    expect((await list("Show A")).body.directories).toEqual([{ name: "Season 1", path: path.join("Show A", "Season 1"), audio_files: 0 }]);
+    expect((await list("Show A")).body.directories).toEqual([{ name: "Season 1", path: path.join("Show A", "Season 1"), audio_files: 0, audio_count: 0 }]);
   });
 
   test.each(TRAVERSALS)("%j is refused by list_local_directories, detect_local_cover and add_local_podcast", async (p) => {

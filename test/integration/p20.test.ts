@@ -49,7 +49,7 @@ describe("Podcasting 2.0 data", () => {
   test("an episode's data: chapters fetched and read (once: cached), transcripts, people, soundbites, location", async () => {
     const res = await get("/api/data/fetch_podcasting_2_data", "alice", { episode_id: ep["3"], user_id: u.alice.id });
     expect(res.status).toBe(200);
-    expect(res.body.chapters[0]).toEqual({ start_time: 0, end_time: null, title: "Intro", img: null, url: null, toc: true });
+    expect(res.body.chapters[0]).toEqual({ start_time: 0, startTime: 0, end_time: null, title: "Intro", img: null, url: null, toc: true });
     expect(res.body.chapters.find((c: any) => c.title === "Namespace")).toMatchObject({ start_time: 410, url: "https://github.com/Podcastindex-org/podcast-namespace" });
     expect(res.body.transcripts).toEqual(expect.arrayContaining([expect.objectContaining({ url: `${peer.url}/ex/episode1/transcript.vtt`, type: "text/vtt", language: "es" })]));
     expect(res.body.people.map((p: any) => p.name)).toEqual(["Adam Curry", "Dave Jones", "Becky Smith"]);
@@ -70,7 +70,7 @@ describe("Podcasting 2.0 data", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ guid: "y0ur-gu1d-g035-h3r3", medium: "podcast", locked_owner: "podcastowner@example.com" });
     expect(res.body.locked).toBeTruthy();
-    expect(res.body.funding).toEqual([{ url: `${peer.url}/ex/donate`, text: "Support the show!" }]);
+    expect(res.body.funding).toEqual([{ url: `${peer.url}/ex/donate`, text: "Support the show!", description: "Support the show!" }]);
     expect(res.body.location[0]).toMatchObject({ name: "Austin, TX" });
   });
 
