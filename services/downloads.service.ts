@@ -74,7 +74,7 @@ function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc): DownloadedItem {
   return {
     podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork ?? "", episodeid: e.episodeid, episodetitle: e.episodetitle,
     episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl,
-    episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website, downloadedlocation: path.join(config.downloadDir, d.file),
+    episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website ?? "", downloadedlocation: path.join(config.downloadDir, d.file),
     listenduration: e.listenduration, completed: e.completed, is_vidsite: false, downloaded_size: d.size, downloaded_at: new Date(d.downloaded_at).toISOString(),
   };
 }

@@ -18,8 +18,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, TooManyRequestsError } from "../shared/errors";
-import { FeedParseError, parseFeed } from "../shared/feed-parser";
-import { decodeBytes } from "../shared/feed-parser/text";
+import { FeedParseError, type ParsedFeed, parseFeed } from "../shared/feed-parser";
 import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import { ensureLease, releaseLease, takeLease } from "../shared/lease";
 import type { AuthUser } from "../shared/types";
@@ -30,7 +29,7 @@ import type { FetchedFeed, RefreshResult, RefreshSummary } from "../shared/contr
 import type { RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
 import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contracts/tasks";
 import { TaskWaitMixin } from "../shared/task-wait.mixin";
-import { FeedXml, RefreshPodsAnswer } from "../shared/contracts/feeds";
+import { FeedEpisodesAnswer, RefreshPodsAnswer } from "../shared/contracts/feeds";
 
 interface LeaseDoc {
   _id: string;
@@ -60,24 +59,43 @@ const FeedsService: ServiceSchema = {
     DbMixin({ name: "feed_leases" }, [{ name: "feed_fetches", indexes: [{ fields: { at: 1 }, expireAfterSeconds: FETCH_WINDOW_SECONDS }] }]),
   ],
   actions: {
-    /** GET /api/data/fetch_podcast_feed: the raw feed through the outbound client, FEED_FETCH_PER_MINUTE per user. */
+    /**
+     * GET /api/data/fetch_podcast_feed: a feed's episodes before subscribing, read through the outbound
+     * client (FEED_FETCH_PER_MINUTE per user) and shaped as the web client's episode list reads them.
+     */
     fetch_podcast_feed: {
       params: { podcast_feed: { type: "url", max: 4000 } },
-      response: FeedXml,
-      async handler(this: any, ctx: Context<any, { user?: AuthUser; $responseType?: string }>) {
+      response: FeedEpisodesAnswer,
+      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<FeedEpisodesAnswer> {
         const user_id = ctx.meta.user!.id;
         const since = new Date(Date.now() - FETCH_WINDOW_SECONDS * 1000);
         const recent = await this.stores.feed_fetches.count({ query: { user_id, at: { $gt: since } } });
         if (recent >= config.feedFetchPerMinute) throw new TooManyRequestsError("Too many feed fetches; try again in a minute");
         await this.stores.feed_fetches.insert({ user_id, at: new Date() });
-        let res: FetchResult;
+        let feed: ParsedFeed;
         try {
-          res = await fetchUrl(ctx.params.podcast_feed, { rights: rightsOf(ctx.meta.user), accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5" });
+          const res: FetchResult = await fetchUrl(ctx.params.podcast_feed, { rights: rightsOf(ctx.meta.user), accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5" });
+          feed = parseFeed(res.body!, { charset: charsetOf(res.contentType), baseUrl: res.finalUrl });
         } catch (err) {
           throw feedError(err);
         }
-        ctx.meta.$responseType = "application/xml; charset=utf-8";
-        return decodeBytes(res.body!, charsetOf(res.contentType));
+        const episodes = feed.episodes.map((e): FeedEpisodesAnswer["episodes"][number] => ({
+          podcastname: feed.title ?? "",
+          episodetitle: e.title ?? "",
+          episodedescription: e.description ?? "",
+          episodeurl: e.enclosure_url ?? "",
+          episodeartwork: e.image ?? feed.image ?? "",
+          episodepubdate: e.pub_date ?? "",
+          episodeduration: Math.round(e.duration ?? 0),
+          artworkurl: feed.image ?? "",
+          author: e.author ?? feed.author ?? "",
+          feedurl: ctx.params.podcast_feed,
+          websiteurl: feed.link ?? "",
+          explicit: e.explicit ? 1 : 0,
+          guid: e.guid,
+          is_video: /^video\//.test(e.enclosure_type ?? ""),
+        }));
+        return { episodes, total: episodes.length };
       },
     },
     /**

@@ -27,6 +27,7 @@ import { audioFiles, audioType, coverFile, embeddedPicture, imageTypeOf, insideM
 import { ArtworkDoc, artworkUrl, folderFeed, FolderDoc } from "./local.parts/feed";
 import { AddLocalPodcastAnswer, LocalArtworkAnswer, LocalCoverAnswer, LocalDirectoriesAnswer, RefreshLocalAnswer } from "../shared/contracts/local";
 import { ImageAnswer } from "../shared/contracts/answers";
+import type { AddCustomPodcastAnswer } from "../shared/contracts/podcasts";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const relPath = { type: "string", max: 1000 };
@@ -102,13 +103,15 @@ const LocalService: ServiceSchema = {
         if (!dir.rel) throw new BadRequestError("Choose a folder inside the local media folder, not the folder itself");
         if (!(await audioFiles(dir.full)).length) throw new BadRequestError("The folder has no audio files");
         const { folder, created } = await this.folderFor(dir.rel, p);
-        const added: { podcast_id: number; first_episode_id: number } = await ctx.call("podcasts.subscribe_local", { user_id: p.user_id, feed_url: localUrl(dir.rel) });
+        const added: AddCustomPodcastAnswer = await ctx.call("podcasts.subscribe_local", { user_id: p.user_id, feed_url: localUrl(dir.rel) });
         // A folder someone added before keeps its channel; this user's name and details become their own overrides.
         if (!created && (folder.title !== p.podcast_name || p.description || p.author)) {
           await ctx.call("podcasts.update_podcast_info", { user_id: p.user_id, podcast_id: added.podcast_id, podcast_name: p.podcast_name, description: p.description ?? undefined, author: p.author ?? undefined });
         }
         this.logger.info("local podcast added", { user_id: p.user_id, podcast_id: added.podcast_id, folder_id: folder._id });
-        return { success: true, message: "Local podcast added", podcast_id: added.podcast_id, first_episode_id: added.first_episode_id };
+        // data: the podcast as the web client reads it, with this user's name and details.
+        const data = { ...added.data, podcastname: p.podcast_name, description: p.description ?? added.data.description, author: p.author ?? added.data.author };
+        return { success: true, message: "Local podcast added", podcast_id: added.podcast_id, first_episode_id: added.first_episode_id, data };
       },
     },
     /** POST /api/data/refresh_local_podcast: rereads the folder now (a refresh job; figures when it ends within REFRESH_WAIT_MS). */

@@ -14,7 +14,7 @@ import type { SubscribeLocalParams } from "../../shared/contracts/local";
 import type { ApplyFeedParams, RefreshTarget } from "../../shared/contracts/podcasts";
 import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED } from "../../shared/contracts/tasks";
 import { byName, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
-import { AddCustomPodcastAnswer, SubscribedAnswer } from "../../shared/contracts/podcasts";
+import { AddCustomPodcastAnswer, type ClientPodcast, SubscribedAnswer } from "../../shared/contracts/podcasts";
 import { SuccessAnswer } from "../../shared/contracts/answers";
 
 export const subscribeActions: ServiceActionsSchema = {
@@ -69,32 +69,16 @@ export const subscribeActions: ServiceActionsSchema = {
         feed_cutoff_days: p.feed_cutoff ?? 0,
         fallback: {},
       });
-      // The web client reads the podcast it added from data (its Podcast struct).
-      const [pod]: PodcastDoc[] = await this.findByIds(this.adapter, [answer.podcast_id]);
-      return {
-        ...answer,
-        data: {
-          podcastid: pod._id,
-          podcastname: pod.title,
-          artworkurl: pod.artwork_url,
-          description: pod.description,
-          episodecount: pod.episode_count,
-          websiteurl: pod.website_url,
-          feedurl: pod.feed_url,
-          author: pod.author,
-          categories: Object.fromEntries(pod.categories.map((c, i) => [String(i + 1), c])),
-          explicit: pod.explicit,
-          podcastindexid: pod.podcast_index_id ?? 0,
-        },
-      };
+      return { ...answer, data: await this.clientPodcast(answer.podcast_id) };
     },
   },
   /** A local folder (local.add_local_podcast): feeds reads its `local:` feed URL through local.local_feed. */
   subscribe_local: {
     visibility: "public",
     params: { user_id: id, feed_url: { type: "string", pattern: /^local:./, max: 4000 } },
-    async handler(this: any, ctx: Context<SubscribeLocalParams>) {
-      return this.subscribe(ctx, ctx.params.user_id, { url: ctx.params.feed_url, username: null, password: null }, { podcast_index_id: null, feed_cutoff_days: 0, fallback: {} });
+    async handler(this: any, ctx: Context<SubscribeLocalParams>): Promise<AddCustomPodcastAnswer> {
+      const answer: SubscribedAnswer = await this.subscribe(ctx, ctx.params.user_id, { url: ctx.params.feed_url, username: null, password: null }, { podcast_index_id: null, feed_cutoff_days: 0, fallback: {} });
+      return { ...answer, data: await this.clientPodcast(answer.podcast_id) };
     },
   },
   /** POST /api/data/remove_podcast: by the title the user sees (case-sensitive) and the feed URL. */
@@ -163,6 +147,23 @@ export const subscribeActions: ServiceActionsSchema = {
 };
 
 export const subscribeMethods: ServiceMethods = {
+  /** A podcast as the web client reads the one it just added (its Podcast struct; categories as an object "1": name). */
+  async clientPodcast(this: any, podcast_id: number): Promise<ClientPodcast> {
+    const [pod]: PodcastDoc[] = await this.findByIds(this.adapter, [podcast_id]);
+    return {
+      podcastid: pod._id,
+      podcastname: pod.title,
+      artworkurl: pod.artwork_url,
+      description: pod.description,
+      episodecount: pod.episode_count,
+      websiteurl: pod.website_url,
+      feedurl: pod.feed_url,
+      author: pod.author,
+      categories: Object.fromEntries(pod.categories.map((c, i) => [String(i + 1), c])),
+      explicit: pod.explicit,
+      podcastindexid: pod.podcast_index_id ?? 0,
+    };
+  },
   /** add_podcast and add_custom_podcast: the feed's record (found or created), then the subscription. */
   async subscribe(this: any, ctx: Context<any>, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback }) {
     const { pod } = await this.podcastFor(ctx, feed, { ...opts, user_id });

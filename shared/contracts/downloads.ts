@@ -112,7 +112,7 @@ export const DownloadedItem = Type.Composite([
   Type.Object({
     artworkurl: Type.String(),
     podcastindexid: Nullable(Type.Integer()),
-    websiteurl: Nullable(Type.String()),
+    websiteurl: Type.String(),
     downloadedlocation: Type.String(),
     downloaded_size: Type.Integer(),
     downloaded_at: Type.String({ format: "date-time" }),

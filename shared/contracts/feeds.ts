@@ -1,5 +1,5 @@
 /** What travels to and from the feeds service: action results. */
-import { PlainText, Type, type Static } from "./answers";
+import { Type, type Static } from "./answers";
 import type { ParsedFeed } from "../feed-parser";
 
 /** feeds.fetch_feed result. feed is null when the server said 304 or the body hash is the known one. */
@@ -30,7 +30,29 @@ export interface RefreshSummary {
 }
 
 // --- Answers of the feeds service's routes ---
-export const FeedXml = PlainText("The feed document as the feed server sent it (application/xml)", "application/xml");
+/** fetch_podcast_feed: a feed's episodes (not stored), as the web client's episode list reads them; text "" when the feed has none. */
+export const FeedEpisodesAnswer = Type.Object({
+  episodes: Type.Array(
+    Type.Object({
+      podcastname: Type.String(),
+      episodetitle: Type.String(),
+      episodedescription: Type.String(),
+      episodeurl: Type.String(),
+      episodeartwork: Type.String(),
+      episodepubdate: Type.String(),
+      episodeduration: Type.Integer(),
+      artworkurl: Type.String(),
+      author: Type.String(),
+      feedurl: Type.String(),
+      websiteurl: Type.String(),
+      explicit: Type.Union([Type.Literal(0), Type.Literal(1)]),
+      guid: Type.String(),
+      is_video: Type.Boolean(),
+    }),
+  ),
+  total: Type.Integer(),
+});
+export type FeedEpisodesAnswer = Static<typeof FeedEpisodesAnswer>;
 /** refresh_pods: the figures when the job ended within REFRESH_WAIT_MS, else the task_id only. */
 export const RefreshPodsAnswer = Type.Object({
   detail: Type.String(),

@@ -7,6 +7,7 @@
  */
 
 import { Nullable, Type, type Static } from "./answers";
+import { ClientPodcast } from "./podcasts";
 import type { Context } from "moleculer";
 import { fileAnswer, MediaAnswerMeta } from "../range";
 
@@ -64,11 +65,13 @@ export const LocalDirectoriesAnswer = Type.Object({
   directories: Type.Array(Type.Object({ name: Type.String(), path: Type.String(), audio_files: Type.Integer(), audio_count: Type.Integer() })),
 });
 export type LocalDirectoriesAnswer = Static<typeof LocalDirectoriesAnswer>;
-export const AddLocalPodcastAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), podcast_id: Type.Integer(), first_episode_id: Type.Integer() });
+/** add_local_podcast: the subscription, and (data) the podcast as the web client reads it. */
+export const AddLocalPodcastAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), podcast_id: Type.Integer(), first_episode_id: Type.Integer(), data: ClientPodcast });
 export type AddLocalPodcastAnswer = Static<typeof AddLocalPodcastAnswer>;
 export const LocalArtworkAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), artwork_url: Type.String() });
 export type LocalArtworkAnswer = Static<typeof LocalArtworkAnswer>;
 export const LocalCoverAnswer = Type.Object({ path: Type.String(), cover_found: Type.Boolean(), source: Nullable(Type.String()), file: Nullable(Type.String()), content_type: Nullable(Type.String()) });
 export type LocalCoverAnswer = Static<typeof LocalCoverAnswer>;
-export const RefreshLocalAnswer = Type.Object({ success: Type.Boolean(), detail: Type.String(), task_id: Type.String(), new_episodes: Type.Integer(), updated: Type.Boolean() });
+/** refresh_local_podcast: the figures when the refresh ended in time, else (or on failure) the task only. */
+export const RefreshLocalAnswer = Type.Object({ success: Type.Boolean(), detail: Type.String(), task_id: Type.String(), new_episodes: Type.Optional(Type.Integer()), updated: Type.Optional(Type.Boolean()) });
 export type RefreshLocalAnswer = Static<typeof RefreshLocalAnswer>;

@@ -9044,13 +9044,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The feed document as the feed server sent it (application/xml) */
+            /** @description Success */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/xml": string;
+                    "application/json": {
+                        episodes: {
+                            podcastname: string;
+                            episodetitle: string;
+                            episodedescription: string;
+                            episodeurl: string;
+                            episodeartwork: string;
+                            episodepubdate: string;
+                            episodeduration: number;
+                            artworkurl: string;
+                            author: string;
+                            feedurl: string;
+                            websiteurl: string;
+                            explicit: 0 | 1;
+                            guid: string;
+                            is_video: boolean;
+                        }[];
+                        total: number;
+                    };
                 };
             };
             400: components["responses"]["E400"];
@@ -13748,7 +13766,7 @@ export interface operations {
                             is_vidsite: boolean;
                             artworkurl: string;
                             podcastindexid: number | null;
-                            websiteurl: string | null;
+                            websiteurl: string;
                             downloadedlocation: string;
                             downloaded_size: number;
                             /** Format: date-time */
@@ -13855,7 +13873,7 @@ export interface operations {
                             is_vidsite: boolean;
                             artworkurl: string;
                             podcastindexid: number | null;
-                            websiteurl: string | null;
+                            websiteurl: string;
                             downloadedlocation: string;
                             downloaded_size: number;
                             /** Format: date-time */
@@ -14809,6 +14827,21 @@ export interface operations {
                         message: string;
                         podcast_id: number;
                         first_episode_id: number;
+                        data: {
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string | null;
+                            description: string | null;
+                            episodecount: number;
+                            websiteurl: string | null;
+                            feedurl: string;
+                            author: string | null;
+                            categories: {
+                                [key: string]: string;
+                            };
+                            explicit: boolean;
+                            podcastindexid: number;
+                        };
                     };
                 };
             };
@@ -14925,8 +14958,8 @@ export interface operations {
                         success: boolean;
                         detail: string;
                         task_id: string;
-                        new_episodes: number;
-                        updated: boolean;
+                        new_episodes?: number;
+                        updated?: boolean;
                     };
                 };
             };

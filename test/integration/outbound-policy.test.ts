@@ -100,7 +100,7 @@ describe("outbound URL policy", () => {
     expect(feeds.requests).toHaveLength(0);
     const raw = await get("/api/data/fetch_podcast_feed", "admin", { podcast_feed: url });
     expect(raw.status).toBe(200);
-    expect(raw.text).toContain("<rss");
+    expect(raw.body.episodes.length).toBeGreaterThan(0);
   });
 
   test("the answer does not tell whether anything listens there", async () => {

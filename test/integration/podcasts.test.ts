@@ -341,11 +341,11 @@ describe("podcasts and subscriptions", () => {
     expectErrorBody(await get("/api/data/get_podcast_details_dynamic", "alice", { user_id: u.alice.id, podcast_url: q.podcast_url }), 400);
   });
 
-  test("fetch_podcast_feed returns the raw feed and answers 429 past the per-user ceiling", async () => {
+  test("fetch_podcast_feed reads a feed's episodes without storing them and answers 429 past the per-user ceiling", async () => {
     const res = await get("/api/data/fetch_podcast_feed", "bob", { podcast_feed: feeds.url + "/minimal.xml" });
     expect(res.status).toBe(200);
-    expect(res.text).toContain("<rss");
-    expect(res.headers["content-type"]).toMatch(/xml/);
+    expect(res.body.total).toBe(res.body.episodes.length);
+    expect(res.body.episodes[0]).toMatchObject({ feedurl: feeds.url + "/minimal.xml", episodetitle: expect.any(String), episodeurl: expect.any(String), episodeduration: expect.any(Number) });
     expectErrorBody(await get("/api/data/fetch_podcast_feed", "bob", { podcast_feed: feeds.url + "/missing.xml" }), 400);
     await get("/api/data/fetch_podcast_feed", "bob", { podcast_feed: feeds.url + "/minimal.xml" });
     expectErrorBody(await get("/api/data/fetch_podcast_feed", "bob", { podcast_feed: feeds.url + "/minimal.xml" }), 429);
