@@ -63,6 +63,16 @@ export const routes: Record<string, RouteDef> = {
   // Not in the spec: the user's own switch of the sync server (gPodder / Nextcloud routes)
   "GET /api/data/user/sync_server/{user_id}": { action: "users.get_sync_server", auth: "key" },
   "PUT /api/data/user/sync_server": { action: "users.set_sync_server", auth: "key" },
+  // Preferences (PinePods' web client): start page, default volume, language, collection add mode, default auto-delete days
+  "GET /api/data/startpage": { action: "users.get_startpage", auth: "key" },
+  "POST /api/data/startpage": { action: "users.set_startpage", auth: "key" },
+  "POST /api/data/get_default_volume": { action: "users.get_default_volume", auth: "key" },
+  "POST /api/data/user/set_default_volume": { action: "users.set_default_volume", auth: "key" },
+  "GET /api/data/get_user_language": { action: "users.get_user_language", auth: "key" },
+  "PUT /api/data/update_user_language": { action: "users.update_user_language", auth: "key" },
+  "GET /api/data/collection_add_ui": { action: "users.get_collection_add_ui", auth: "key" },
+  "POST /api/data/collection_add_ui": { action: "users.set_collection_add_ui", auth: "key" },
+  "POST /api/data/user/set_auto_download_delete_days": { action: "users.set_auto_download_delete_days", auth: "key" },
 
   // User administration
   "PUT /api/data/user/set_isadmin": { action: "users.set_isadmin", auth: "admin" },
@@ -143,11 +153,23 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/enable_auto_play_next": { action: "podcasts.enable_auto_play_next", auth: "key" },
   "POST /api/data/get_auto_play_next_status": { action: "podcasts.get_auto_play_next_status", auth: "key" },
   "POST /api/data/podcast/favorite_status": { action: "podcasts.favorite_status", auth: "key" },
+  // Per podcast automation (PinePods' web client): favourite, auto-queue, auto-delete of completed downloads, skip times, index id
+  "PUT /api/data/podcast/toggle_favorite": { action: "podcasts.toggle_favorite", auth: "key" },
+  "POST /api/data/enable_auto_queue": { action: "podcasts.enable_auto_queue", auth: "key" },
+  "POST /api/data/get_auto_queue_status": { action: "podcasts.get_auto_queue_status", auth: "key" },
+  "POST /api/data/podcast/set_auto_download_delete_days": { action: "podcasts.set_podcast_auto_download_delete_days", auth: "key" },
+  "POST /api/data/clear_podcast_auto_download_delete_days": { action: "podcasts.clear_podcast_auto_download_delete_days", auth: "key" },
+  "POST /api/data/get_auto_download_delete_days": { action: "podcasts.get_auto_download_delete_days", auth: "key" },
+  "POST /api/data/get_auto_skip_times": { action: "podcasts.get_auto_skip_times", auth: "key" },
+  "POST /api/data/update_podcast_index_id": { action: "podcasts.update_podcast_index_id", auth: "key" },
   "POST /api/data/get_next_podcast_episode": { action: "episodes.get_next_podcast_episode", auth: "key" },
   "POST /api/data/get_episode_metadata": { action: "episodes.get_episode_metadata", auth: "key" },
   "GET /api/data/get_stats": { action: "episodes.get_stats", auth: "key" },
   "GET /api/data/get_extended_stats": { action: "episodes.get_extended_stats", auth: "key" },
   "GET /api/data/home_overview": { action: "episodes.home_overview", auth: "key" },
+  // Recommendations from this server's own data (PinePods' web client reads the podcasts; the episodes are not among its calls)
+  "GET /api/data/recommendations": { action: "podcasts.recommendations", auth: "key" },
+  "GET /api/data/recommendations/episodes": { action: "podcasts.recommended_episodes", auth: "key" },
   "POST /api/data/search_data": { action: "episodes.search_data", auth: "key" },
   "GET /api/data/get_service_version": { action: "api.service_version", auth: "key" },
 
@@ -160,6 +182,12 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/podpeople/discover": { action: "people.discover", auth: "key" },
   "GET /api/data/podpeople/host_podcasts": { action: "people.host_podcasts", auth: "key" },
   "GET /api/data/refresh_hosts": { action: "people.refresh_hosts", auth: "admin" },
+  // Following people across podcasts (PinePods' web client; the following service)
+  "POST /api/data/person/subscribe/{user_id}/{person_id}": { action: "following.follow", auth: "key" },
+  "DELETE /api/data/person/unsubscribe/{user_id}/{person_id}": { action: "following.unfollow", auth: "key" },
+  "GET /api/data/person/subscriptions/{user_id}": { action: "following.followed", auth: "key" },
+  "GET /api/data/person/episodes/{user_id}/{person_id}": { action: "following.person_episodes", auth: "key" },
+  "GET /api/data/person/feed/{user_id}": { action: "following.person_feed", auth: "key" },
 
   // Sync (podsync: a gPodder v2 server; cloudsync: Nextcloud gpoddersync) and push notifications of new episodes.
   // initiate_cloudsync_login and toggle_notifications have no path in the spec: these are the ones clients of this API family call.
@@ -201,6 +229,18 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/get_playlist_episodes": { action: "playlists.get_playlist_episodes", auth: "key" },
   "POST /api/data/get_next_playlist_episode": { action: "playlists.get_next_playlist_episode", auth: "key" },
   "GET /api/data/update_playlists": { action: "playlists.update_playlists", auth: "admin" },
+  // Collections (PinePods' web client; add_podcast and remove_podcast are not among its calls)
+  "POST /api/data/collections/create": { action: "collections.create", auth: "key" },
+  "GET /api/data/collections/user/{user_id}": { action: "collections.list", auth: "key" },
+  "GET /api/data/collections/categories/{user_id}": { action: "collections.categories", auth: "key" },
+  "PATCH /api/data/collections/{collection_id}": { action: "collections.update", auth: "key" },
+  "DELETE /api/data/collections/{collection_id}": { action: "collections.remove", auth: "key" },
+  "POST /api/data/collections/{collection_id}/add_episode": { action: "collections.add_episode", auth: "key" },
+  "POST /api/data/collections/{collection_id}/remove_episode": { action: "collections.remove_episode", auth: "key" },
+  "POST /api/data/collections/{collection_id}/add_podcast": { action: "collections.add_podcast", auth: "key" },
+  "POST /api/data/collections/{collection_id}/remove_podcast": { action: "collections.remove_podcast", auth: "key" },
+  "GET /api/data/collections/{collection_id}/episodes": { action: "collections.episodes", auth: "key" },
+  "GET /api/data/episode_collections/{user_id}/{episode_id}": { action: "collections.episode_collections", auth: "key" },
 
   // Tasks, downloads and media (stream and media download also take api_key in the query; HEAD answers their headers)
   "GET /api/tasks/active": { action: "tasks.active", auth: "key" },
@@ -219,6 +259,8 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/download_status": { action: "downloads.download_status", auth: "key" },
   "GET /api/data/download_status/{user_id}": { action: "downloads.user_download_status", auth: "key" },
   "POST /api/data/enable_disable_downloads": { action: "downloads.enable_disable_downloads", auth: "admin" },
+  "GET /api/data/download_metadata_settings": { action: "downloads.get_download_metadata_settings", auth: "admin" },
+  "POST /api/data/download_metadata_settings": { action: "downloads.set_download_metadata_settings", auth: "admin" },
   "GET /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "rss", keyIn: "query" },
   "HEAD /api/data/stream/{episode_id}": { action: "downloads.stream", auth: "rss", keyIn: "query" },
   "GET /api/episodes/{episode_id}/download": { action: "downloads.download_media", auth: "key", keyIn: "query" },
@@ -231,10 +273,13 @@ export const routes: Record<string, RouteDef> = {
   // The user's RSS feed (auth rss: RSS-only keys too, in api_key; its enclosures are the stream route above)
   "GET /api/data/get_rss_key": { action: "auth.get_rss_key", auth: "key" },
   "GET /api/feed/{user_id}": { action: "rss.user_feed", auth: "rss", keyIn: "query" },
+  "GET /api/data/rss_feed_status": { action: "rss.rss_feed_status", auth: "key" },
+  "POST /api/data/toggle_rss_feeds": { action: "rss.toggle_rss_feeds", auth: "admin" },
   // Podcasting 2.0 data (chapters and transcripts fetched, read and cached)
   "GET /api/data/fetch_podcasting_2_data": { action: "p20.fetch_podcasting_2_data", auth: "key" },
   "GET /api/data/fetch_podcasting_2_pod_data": { action: "p20.fetch_podcasting_2_pod_data", auth: "key" },
   "POST /api/data/fetch_transcript": { action: "p20.fetch_transcript", auth: "key" },
+  "GET /api/data/episode_transcript": { action: "p20.episode_transcript", auth: "key" },
   // Image proxy (no key; every hop under the outbound URL policy)
   "GET /api/proxy/image": { action: "proxy.image", auth: "none" },
   // Local podcasts (folders under LOCAL_MEDIA_DIR)
@@ -256,6 +301,8 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/shared_stream/{url_key}": { action: "sharing.shared_stream", auth: "none" },
   "HEAD /api/data/shared_stream/{url_key}": { action: "sharing.shared_stream", auth: "none" },
   "DELETE /api/data/delete_shared_link": { action: "sharing.delete_shared_link", auth: "key" },
+  "GET /api/data/get_user_shared_links/{user_id}": { action: "sharing.get_user_shared_links", auth: "key" },
+  "PUT /api/data/extend_shared_link": { action: "sharing.extend_shared_link", auth: "key" },
   // Server backups (admin): the whole server as one JSON-lines download, the files of BACKUP_DIR, restores, the schedule
   "POST /api/data/backup_server": { action: "backups.backup_server", auth: "admin" },
   "POST /api/data/list_backup_files": { action: "backups.list_backup_files", auth: "admin" },

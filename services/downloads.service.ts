@@ -24,8 +24,11 @@ import type {
   ApplyDownloadActionsResult, DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction,
   RecordDownloadParams, StoredFile, SyncDownloadAction,
 } from "../shared/contracts/downloads";
+import { sidecarPaths } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
+import { AutoDeleteScheduler } from "./downloads.parts/auto-delete";
+import { metadataSettingsActions, metadataSettingsMethods } from "./downloads.parts/metadata-settings.actions";
 import { DownloadStartedAnswer, DownloadedItem, DownloadStatusText, DownloadSummaryAnswer, DownloadedEpisodesAnswer, DownloadsPageAnswer, DownloadsToggleAnswer, MediaAnswer, UserDownloadStatusAnswer } from "../shared/contracts/downloads";
 import { BulkAnswer } from "../shared/contracts/episodes";
 import { DetailAnswer } from "../shared/contracts/answers";
@@ -84,11 +87,13 @@ function attachment(name: string): string {
 
 const DownloadsService: ServiceSchema = {
   name: "downloads",
-  mixins: [DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
+  mixins: [AutoDeleteScheduler, DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
     { name: "download_settings" },
+    { name: "download_leases" },
     { name: "download_deletions", indexes: [{ fields: { user_id: 1 } }, { fields: { deleted_at: 1 }, expireAfterSeconds: DELETION_DAYS * 86_400 }] },
   ])],
   actions: {
+    ...metadataSettingsActions,
     /** POST /api/data/download_podcast: one episode, as a background task. */
     download_podcast: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
@@ -393,6 +398,7 @@ const DownloadsService: ServiceSchema = {
     },
   },
   methods: {
+    ...metadataSettingsMethods,
     async enabled(this: any): Promise<boolean> {
       const doc = await this.stores.download_settings.findOne({ _id: SETTINGS_ID });
       return doc ? !!doc.enabled : config.downloadsEnabledDefault;
@@ -445,7 +451,8 @@ const DownloadsService: ServiceSchema = {
       const inUse = new Set(kept.map((d) => d.file));
       for (const d of docs) {
         if (inUse.has(d.file)) continue;
-        await fs.promises.rm(path.join(config.downloadDir, d.file), { force: true });
+        // The file, and what the workers wrote beside it (download metadata settings).
+        for (const f of [d.file, ...sidecarPaths(d.file)]) await fs.promises.rm(path.join(config.downloadDir, f), { force: true });
       }
       this.logger.info("downloads deleted", { user_id, count: docs.length });
       return docs.length;

@@ -19,9 +19,12 @@ import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
 import { accessMethods } from "./episodes.parts/access";
 import { catalogActions } from "./episodes.parts/catalog";
+import { collectionsActions } from "./episodes.parts/collections.actions";
 import { feedSyncActions } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
+import { peopleActions } from "./episodes.parts/people.actions";
+import { recommendActions } from "./episodes.parts/recommend.actions";
 import { extrasActions } from "./episodes.parts/extras.actions";
 import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
@@ -39,7 +42,7 @@ const EpisodesService: ServiceSchema = {
       ],
     ),
   ],
-  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions },
+  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions, ...collectionsActions, ...peopleActions, ...recommendActions },
   created(this: any) {
     createIndexes(this);
   },

@@ -11,6 +11,7 @@ import { BadRequestError, ServiceUnavailableError } from "../shared/errors";
 import type { SendMailParams } from "../shared/contracts/notifications";
 import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
 import type { UserEvent } from "../shared/contracts/users";
+import { peopleNotifyActions } from "./notifications.parts/people.actions";
 import { pushActions, pushMethods } from "./notifications.parts/push.actions";
 import { EmailSettingsAnswer, SaveEmailSettingsAnswer, TestEmailAnswer } from "../shared/contracts/notifications";
 
@@ -71,6 +72,7 @@ const NotificationsService: ServiceSchema = {
   },
   actions: {
     ...pushActions,
+    ...peopleNotifyActions,
     save_email_settings: {
       params: { email_settings: { type: "object", props: settingsProps } },
       response: SaveEmailSettingsAnswer,

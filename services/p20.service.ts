@@ -13,6 +13,7 @@ import { fetchUrl, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import type { AuthUser } from "../shared/types";
 import type { EpisodeP20 } from "../shared/contracts/episodes";
 import type { PodcastP20 } from "../shared/contracts/podcasts";
+import { episodeTranscriptActions } from "./p20.parts/episode-transcript.actions";
 import { detectFormat, parseTranscript, TranscriptSegment } from "./p20.parts/transcript";
 import { P20EpisodeAnswer, P20PodcastAnswer, TranscriptAnswer } from "../shared/contracts/p20";
 
@@ -50,6 +51,7 @@ function chaptersOf(body: string): Chapter[] {
 const P20Service: ServiceSchema = {
   name: "p20",
   actions: {
+    ...episodeTranscriptActions,
     /** GET /api/data/fetch_podcasting_2_data?episode_id&user_id: an episode's data, chapters fetched and read. */
     fetch_podcasting_2_data: {
       idempotent: true,

@@ -10,6 +10,7 @@ import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { ServiceUnavailableError } from "../shared/errors";
 import { fetchProviderJson, PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
+import type { HostedBy } from "../shared/contracts/following";
 import { DiscoverAnswer, HostPodcastsAnswer, RefreshHostsAnswer } from "../shared/contracts/people";
 
 /** discover kinds: the people database's listing endpoints (underscore spellings accepted). */
@@ -104,6 +105,24 @@ const PeopleService: ServiceSchema = {
       async handler(this: any, ctx: Context<{ podcast_index_ids: number[] }>): Promise<Record<number, unknown[]>> {
         const docs: PodcastHostsDoc[] = await this.adapter.find({ query: { _id: { $in: ctx.params.podcast_index_ids } } });
         return Object.fromEntries(docs.map((d) => [d._id, d.hosts]));
+      },
+    },
+    /** By lower-cased name, the directory ids of the stored podcasts these people host, and their picture (following.service). */
+    hosted_by: {
+      visibility: "public",
+      params: { names: { type: "array", items: "string", max: 1000 } },
+      async handler(this: any, ctx: Context<{ names: string[] }>): Promise<HostedBy> {
+        const out: HostedBy = Object.fromEntries(ctx.params.names.map((n) => [n.toLowerCase(), { podcast_index_ids: [], img: null }]));
+        const docs: PodcastHostsDoc[] = await this.adapter.find({});
+        for (const d of docs) {
+          for (const h of d.hosts as { name?: unknown; img?: unknown }[]) {
+            const entry = typeof h?.name === "string" ? out[h.name.toLowerCase()] : undefined;
+            if (!entry) continue;
+            entry.podcast_index_ids.push(d._id);
+            if (!entry.img && typeof h.img === "string") entry.img = h.img;
+          }
+        }
+        return out;
       },
     },
   },

@@ -15,11 +15,14 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import type { UserEvent } from "../shared/contracts/users";
+import { automationActions } from "./podcasts.parts/automation.actions";
 import { indexMatchActions } from "./podcasts.parts/index-match.actions";
 import { libraryActions } from "./podcasts.parts/library.actions";
 import { mergeActions } from "./podcasts.parts/merge.actions";
+import { peopleActions } from "./podcasts.parts/people.actions";
 import { playbackActions } from "./podcasts.parts/playback.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
+import { recommendationsActions, recommendationsMethods } from "./podcasts.parts/recommendations.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
 import { syncActions } from "./podcasts.parts/sync.actions";
@@ -41,6 +44,9 @@ const PodcastsService: ServiceSchema = {
     ...playbackActions,
     ...syncActions,
     ...indexMatchActions,
+    ...automationActions,
+    ...peopleActions,
+    ...recommendationsActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */
@@ -55,6 +61,7 @@ const PodcastsService: ServiceSchema = {
     ...subscribeMethods,
     ...readMethods,
     ...settingsMethods,
+    ...recommendationsMethods,
   },
 };
 

@@ -14,7 +14,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
-import type { SelectedEpisode, EpisodeSelection, SelectionResult } from "../shared/contracts/episodes";
+import type { SelectedEpisode, EpisodeSelection, EpisodesCreatedEvent, SelectionResult } from "../shared/contracts/episodes";
 import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsResult } from "../shared/contracts/queue";
 import type { UserEvent } from "../shared/contracts/users";
 import { QueuedEpisodesAnswer } from "../shared/contracts/queue";
@@ -169,6 +169,11 @@ const QueueService: ServiceSchema = {
     },
   },
   events: {
+    /** New episodes of a podcast: to the end of the queue of each subscriber with auto-queue on (in the order the refresh stored them). */
+    async "episodes.created"(this: any, ctx: Context<EpisodesCreatedEvent>) {
+      const users: number[] = await ctx.call("podcasts.auto_queue_users", { podcast_id: ctx.params.podcast_id });
+      for (const user_id of users) await this.addAll(ctx, user_id, ctx.params.episode_ids);
+    },
     /** A user left a podcast: its episodes leave their queue, the rest closes up. */
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
       const { user_id, podcast_id } = ctx.params;

@@ -3,12 +3,15 @@
  * podcasts, or one source: saved, queue, downloads, history, playlist) as RSS 2.0 whose enclosures are
  * the stream route with the same key, so a podcast app plays through this server. The key may be an
  * RSS-only one (get_rss_key, or create_api_key with rssonly); one limited to podcast_ids lists and
- * plays only those podcasts. Owns no collection: it reads podcasts, episodes and the source's service
- * in a fixed number of calls.
+ * plays only those podcasts. It reads podcasts, episodes and the source's service in a fixed number
+ * of calls; it owns only `rss_settings`, the admin's switch of the feature for the whole server
+ * (toggle_rss_feeds: while off, every user feed answers 403).
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
-import { BadRequestError } from "../shared/errors";
+import { DbMixin } from "../shared/db.mixin";
+import { BadRequestError, ForbiddenError } from "../shared/errors";
+import { RssFeedsStatus, RssToggleAnswer } from "../shared/contracts/rss";
 import type { AuthUser } from "../shared/types";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import type { UserAuthInfo } from "../shared/contracts/users";
@@ -33,9 +36,31 @@ const SOURCES: Record<string, { action: string; field: string }> = {
   playlist: { action: "playlists.get_playlist_episodes", field: "episodes" },
 };
 
+const SETTINGS_ID = "server";
+
 const RssService: ServiceSchema = {
   name: "rss",
+  mixins: [DbMixin({ name: "rss_settings" })],
   actions: {
+    /** GET /api/data/rss_feed_status: whether the user feeds are on (a bare boolean, as the web client reads it). */
+    rss_feed_status: {
+      params: {},
+      response: RssFeedsStatus,
+      handler(this: any): Promise<boolean> {
+        return this.feedsEnabled();
+      },
+    },
+    /** POST /api/data/toggle_rss_feeds (admin): switches the user feeds of the whole server. */
+    toggle_rss_feeds: {
+      params: {},
+      response: RssToggleAnswer,
+      async handler(this: any, ctx: Context<any, FeedMeta>): Promise<RssToggleAnswer> {
+        const enabled = !(await this.feedsEnabled());
+        await this.upsert(this.adapter, SETTINGS_ID, { $set: { enabled } });
+        this.logger.info("rss feeds switched", { enabled, by: ctx.meta.user?.id });
+        return { success: true, enabled };
+      },
+    },
     /** GET /api/feed/{user_id} (auth rss: the key in api_key). */
     user_feed: {
       idempotent: true,
@@ -49,6 +74,7 @@ const RssService: ServiceSchema = {
       },
       response: UserFeedXml,
       async handler(this: any, ctx: Context<any, FeedMeta>) {
+        if (!(await this.feedsEnabled())) throw new ForbiddenError("RSS feeds are switched off on this server");
         const { user_id, podcast_id, playlist_id } = ctx.params;
         const limit: number = ctx.params.limit ?? config.rssDefaultLimit;
         const source: string = ctx.params.source ?? "all";
@@ -87,6 +113,10 @@ const RssService: ServiceSchema = {
     },
   },
   methods: {
+    async feedsEnabled(this: any): Promise<boolean> {
+      const doc: { enabled: boolean } | null = await this.adapter.findOne({ _id: SETTINGS_ID });
+      return doc ? doc.enabled : config.rssFeedsEnabledDefault;
+    },
     /** Episode ids of a source, newest or in the source's own order; one call to the owner of the list. */
     async episodeIds(this: any, ctx: Context, user_id: number, source: string, limit: number, allowed: number[] | null, playlist_id?: number): Promise<number[]> {
       if (allowed && !allowed.length) return [];

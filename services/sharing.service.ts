@@ -1,7 +1,8 @@
 /**
  * Shared episode links: share_episode gives an unguessable url_key (optionally expiring) for an
  * episode the caller can see; anyone holding the key reads the episode with episode_by_url, no API key
- * needed; the sharer (or an admin) removes it with delete_shared_link. One link per user and episode:
+ * needed; the sharer lists theirs (get_user_shared_links), extends one (extend_shared_link) or, as an
+ * admin may, removes it (delete_shared_link). One link per user and episode:
  * sharing again returns the same key (with a new expiry when one is asked for). A local podcast's
  * episode is played through shared_stream of its key, as its `local:` address is no URL.
  */
@@ -15,6 +16,7 @@ import type { AuthUser } from "../shared/types";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer } from "../shared/contracts/local";
 import type { UserEvent } from "../shared/contracts/users";
+import { ExtendedLinkAnswer, SharedLinksAnswer, type SharedLinkView } from "../shared/contracts/sharing";
 import { ShareAnswer, SharedEpisodeAnswer } from "../shared/contracts/sharing";
 import { MediaAnswer } from "../shared/contracts/downloads";
 import { DetailAnswer } from "../shared/contracts/answers";
@@ -109,19 +111,59 @@ const SharingService: ServiceSchema = {
         return localFileAnswer(ctx, e.episodeurl!, { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" });
       },
     },
-    /** DELETE /api/data/delete_shared_link: body url_key, or episode_id (the caller's link of it). */
+    /** DELETE /api/data/delete_shared_link: body url_key (share_code, as PinePods' web client names it), or episode_id (the caller's link of it). */
     delete_shared_link: {
-      params: { url_key: { ...urlKey, optional: true }, episode_id: { ...id, optional: true } },
+      params: { url_key: { ...urlKey, optional: true }, share_code: { ...urlKey, optional: true }, episode_id: { ...id, optional: true } },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<{ url_key?: string; episode_id?: number }, { user?: AuthUser }>) {
+      async handler(this: any, ctx: Context<{ url_key?: string; share_code?: string; episode_id?: number }, { user?: AuthUser }>): Promise<DetailAnswer> {
         const user = ctx.meta.user!;
-        const { url_key, episode_id } = ctx.params;
+        const { episode_id } = ctx.params;
+        const url_key = ctx.params.url_key ?? ctx.params.share_code;
         if (!url_key && !episode_id) throw new BadRequestError("Send url_key (or episode_id) of the link");
         const link: LinkDoc | null = await this.adapter.findOne(url_key ? { url_key } : { user_id: user.id, episode_id });
         if (!link) throw new NotFoundError("Shared link not found");
         if (link.user_id !== user.id && !user.isAdmin) throw new ForbiddenError("This link was shared by another user");
         await this.adapter.removeMany({ _id: link._id });
         return { detail: "Shared link deleted" };
+      },
+    },
+    /** GET /api/data/get_user_shared_links/{user_id}: the user's live links with their episode and expiry. */
+    get_user_shared_links: {
+      params: { user_id: id },
+      response: SharedLinksAnswer,
+      async handler(this: any, ctx: Context<{ user_id: number }>): Promise<SharedLinksAnswer> {
+        const links: LinkDoc[] = (await this.adapter.find({ query: { user_id: ctx.params.user_id } })).filter(live);
+        const items: EpisodeMediaItem[] = links.length
+          ? await ctx.call("episodes.episode_items", { user_id: ctx.params.user_id, episode_ids: links.map((l) => l.episode_id), include_unsubscribed: true })
+          : [];
+        const byId = new Map(items.map((e) => [e.episodeid, e]));
+        const when = (l: LinkDoc) => (l.expires_at ? new Date(l.expires_at).getTime() : Infinity);
+        const shared_links = links
+          .filter((l) => byId.has(l.episode_id))
+          .sort((a, b) => when(a) - when(b) || a._id - b._id)
+          .map((l): SharedLinkView => {
+            const { expires_at } = shape(l);
+            const e = byId.get(l.episode_id)!;
+            return { share_code: l.url_key, expiration_date: expires_at ?? "never", expires_at, episode_id: l.episode_id, episode_title: e.episodetitle, podcast_name: e.podcastname };
+          });
+        return { shared_links };
+      },
+    },
+    /** PUT /api/data/extend_shared_link: share_code, days 1-365 added to its expiry; 400 for a link that never expires (the sharer or an admin). */
+    extend_shared_link: {
+      params: { share_code: urlKey, days: { type: "number", integer: true, min: 1, max: 365, convert: true } },
+      response: ExtendedLinkAnswer,
+      async handler(this: any, ctx: Context<{ share_code: string; days: number }, { user?: AuthUser }>): Promise<ExtendedLinkAnswer> {
+        const user = ctx.meta.user!;
+        const link: LinkDoc | null = await this.adapter.findOne({ url_key: ctx.params.share_code });
+        if (!link || !live(link)) throw new NotFoundError("Shared link not found or expired");
+        if (link.user_id !== user.id && !user.isAdmin) throw new ForbiddenError("This link was shared by another user");
+        if (!link.expires_at) throw new BadRequestError("This link never expires");
+        const expires_at = new Date(new Date(link.expires_at).getTime() + ctx.params.days * DAY_MS);
+        // Only while it is the expiry just read: two extensions at once both count.
+        const changed = await this.adapter.updateMany({ _id: link._id, expires_at: link.expires_at }, { $set: { expires_at } });
+        if (!changed) return this.actions.extend_shared_link(ctx.params, { parentCtx: ctx, meta: ctx.meta });
+        return { detail: "Shared link extended", expires_at: expires_at.toISOString() };
       },
     },
   },

@@ -14,6 +14,7 @@ import type { OidcLoginParams, OidcLoginResult, UserAuthInfo, UserEvent, Verifie
 import { adminActions } from "./users.parts/admin.actions";
 import { mfaActions, mfaMethods } from "./users.parts/mfa.actions";
 import { passwordResetActions, passwordResetMethods } from "./users.parts/password-reset.actions";
+import { preferencesActions, preferencesMethods } from "./users.parts/preferences.actions";
 import { settingsActions } from "./users.parts/settings.actions";
 import { LANGUAGES, newUserParams, ServerSettings, SETTING_DEFAULTS, userFields, userIdParam, UserDoc, mfaCodeParams } from "./users.parts/model";
 import { AddUserAnswer, AdminCheckAnswer, AdminSelfServiceStatusAnswer, CreateFirstAnswer, FirstLoginAnswer, MyUserInfoAnswer, SelfServiceStatusAnswer, ToggleAnswer, UserDetailsAnswer } from "../shared/contracts/users";
@@ -83,8 +84,11 @@ const UsersService: ServiceSchema = {
       response: MyUserInfoAnswer,
       async handler(this: any, ctx: Context<any>) {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
-        const { timezone, hour_pref, date_format } = this.settingsOf(u);
-        return { userid: u._id, fullname: u.fullname, username: u.username, email: u.email, isadmin: u.isadmin ? 1 : 0, timezone, timeformat: hour_pref, dateformat: date_format, language: config.defaultLanguage };
+        const s = this.settingsOf(u);
+        return {
+          userid: u._id, fullname: u.fullname, username: u.username, email: u.email, isadmin: u.isadmin ? 1 : 0,
+          timezone: s.timezone, timeformat: s.hour_pref, dateformat: s.date_format, language: this.languageOf(u), startpage: s.start_page, default_volume: s.default_volume,
+        };
       },
     },
     first_login_done: {
@@ -132,6 +136,7 @@ const UsersService: ServiceSchema = {
     },
 
     ...settingsActions,
+    ...preferencesActions,
     ...adminActions,
     ...mfaActions,
     ...passwordResetActions,
@@ -212,6 +217,7 @@ const UsersService: ServiceSchema = {
   methods: {
     ...mfaMethods,
     ...passwordResetMethods,
+    ...preferencesMethods,
     async getUser(this: any, id: number): Promise<UserDoc> {
       const user = await this.adapter.findOne({ _id: id });
       if (!user) throw new NotFoundError("User not found");

@@ -7,7 +7,8 @@
  *
  * A download is written under DOWNLOAD_DIR (podcast folder / "<episode title> (<id>).<ext>") to a
  * hidden temporary name, renamed when complete and only then recorded with the downloads service, so
- * a killed download never leaves a file that counts. Network failures are retried with back-off;
+ * a killed download never leaves a file that counts (its cover and metadata files, as the admin's
+ * download metadata settings ask, are written beside it first: workers.parts/sidecars.ts). Network failures are retried with back-off;
  * a 4xx, a non-media answer, a file over DOWNLOAD_MAX_BYTES or a full disk fail the job with the reason.
  */
 import crypto from "crypto";
@@ -18,7 +19,7 @@ import { Transform } from "stream";
 import { pipeline } from "stream/promises";
 import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
-import { fetchStream, OutboundHttpError } from "../shared/http";
+import { fetchStream, OutboundHttpError, type Rights } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
 import { ClaimedTask, ImportFeedPayload, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_IMPORT_FEED, JOB_IMPORT_OPML, JOB_REFRESH_PODS, JOB_SYNC, TASKS_AVAILABLE } from "../shared/contracts/tasks";
 import type { ImportChunkResult, ImportOpmlPayload } from "../shared/contracts/opml";
@@ -26,6 +27,7 @@ import type { RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import type { DownloadEpisodePayload, DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
 import type { RunSyncJobParams, SyncJobPayload } from "../shared/contracts/sync";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+import { writeSidecars } from "./workers.parts/sidecars";
 
 /** A failure no retry can fix: the job fails with this message. */
 class PermanentError extends Error {}
@@ -253,6 +255,7 @@ const WorkersService: ServiceSchema = {
         await fs.promises.mkdir(dir, { recursive: true });
         const size = await this.save(res, temp, reporter, onFraction);
         await fs.promises.rename(temp, path.join(dir, name));
+        await this.sidecars(item, dir, name, job.payload.rights);
         // What earlier claims of this job left (a killed worker's partial file) goes too.
         for (const f of await fs.promises.readdir(dir)) if (f.startsWith(`.${name}.${job.id}-`) && f.endsWith(".part")) await fs.promises.rm(path.join(dir, f), { force: true });
         await record(path.join(folder, name), size, contentType);
@@ -261,6 +264,14 @@ const WorkersService: ServiceSchema = {
         res.stream.destroy();
         await fs.promises.rm(temp, { force: true });
         throw err;
+      }
+    },
+    /** The cover and metadata files the admin's settings ask for: a failure is logged, the download stands. */
+    async sidecars(this: any, item: EpisodeMediaItem, dir: string, name: string, rights: Rights) {
+      try {
+        await writeSidecars(await this.broker.call("downloads.metadata_settings"), item, dir, name, rights, this.logger);
+      } catch (err: any) {
+        this.logger.warn("download metadata files not written", { episode_id: item.episodeid, reason: err?.message });
       }
     },
     /** Writes the body to `temp`: the size bound, a stall timeout and the lease are checked as bytes arrive. */

@@ -185,6 +185,10 @@ export const config = {
   downloadMinFreeMb: int("DOWNLOAD_MIN_FREE_MB", 100),
   /** Downloads allowed at first start (the admin toggles it with enable_disable_downloads). */
   downloadsEnabledDefault: bool("DOWNLOADS_ENABLED", true),
+  /** Minutes between two auto-delete passes (downloads of completed episodes past their podcast's days); 0 turns it off. */
+  autoDeleteInterval: int("AUTO_DELETE_INTERVAL", 60),
+  /** Seconds the auto-delete lease lasts unless renewed (renewed every third of it) before another replica takes over. */
+  autoDeleteLeaseSeconds: int("AUTO_DELETE_LEASE_SECONDS", 120),
   /** Jobs one workers replica runs at once. */
   workerConcurrency: int("WORKER_CONCURRENCY", 4),
   /** Milliseconds between a worker's polls for jobs (a new job also wakes every worker at once). */
@@ -202,6 +206,10 @@ export const config = {
   maxRssKeys: int("MAX_RSS_KEYS", 10),
   /** Episodes in the user's RSS feed when the request gives no limit (at most 1000). */
   rssDefaultLimit: int("RSS_DEFAULT_LIMIT", 100),
+  /** The user RSS feeds on at first start (an admin switches them with toggle_rss_feeds; while off, every feed answers 403). */
+  rssFeedsEnabledDefault: bool("RSS_FEEDS_ENABLED", true),
+  /** Seconds a user's recommendations are kept on the node that worked them out (recommendations?refresh=1 works them out again). */
+  recommendationsTtl: int("RECOMMENDATIONS_TTL", 3600),
   /** Seconds fetched chapters and transcripts stay in the broker cacher. */
   p20CacheTtl: int("P20_CACHE_TTL", 3600),
   /** Largest image the image proxy passes on, in bytes. */

@@ -83,9 +83,7 @@ export function iso(d: Date | null | undefined): string | null {
   return d ? new Date(d).toISOString() : null;
 }
 
-export function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
+export { escapeRegex } from "../../shared/regex";
 
 export function time(d: Date | null | undefined): number {
   // Stored dates are Date objects: no copy per call (this runs over every state of a user's history).
@@ -178,6 +176,8 @@ export function pageRows<R extends Row<ListedEpisode>>(rows: R[], p: { search?: 
 /** Sort keys every episode listing offers. */
 export const EPISODE_SORTS: Record<string, SortKey> = {
   pub_date: (r) => time(r.ep.pub_date),
+  /** What PinePods' web client sends for pub_date (saved list, collections). */
+  date: (r) => time(r.ep.pub_date),
   title: (r) => r.ep.title.toLowerCase(),
   duration: (r) => r.ep.duration,
   podcast: (r) => r.sub.title.toLowerCase(),

@@ -33,7 +33,9 @@ export interface PushSettingsDoc {
 
 /** What is sent; the webhook receives it as JSON (README "Notifications"). */
 export interface PushMessage {
-  event: "episode.new" | "test";
+  event: "episode.new" | "person.episode" | "test";
+  /** person.episode: the followed person the episode names. */
+  person?: string;
   title: string;
   message: string;
   user_id: number;

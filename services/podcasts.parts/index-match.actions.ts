@@ -4,6 +4,7 @@
  * that, then it is "ignored". The ignore flag is per user, on the subscription.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
+import { DetailAnswer } from "../../shared/contracts/answers";
 import { id, PodcastDoc, shown, SubscriptionDoc } from "./model";
 import { setter } from "./playback.actions";
 import { IndexMatchAnswer } from "../../shared/contracts/podcasts";
@@ -46,6 +47,12 @@ export const indexMatchActions: ServiceActionsSchema = {
       return { podcasts: await withoutIndexId(this, ctx.params.user_id, true) };
     },
   },
+  /** POST /api/data/update_podcast_index_id: the user's match set by hand (their override of the id; no longer ignored). */
+  update_podcast_index_id: setter(
+    { podcast_index_id: { type: "number", integer: true, min: 1, max: 2147483647, convert: true } },
+    (p) => ({ "overrides.podcast_index_id": p.podcast_index_id, index_id_ignored: false }) as Partial<SubscriptionDoc>,
+    () => "Podcast index ID updated",
+  ),
   /** POST /api/data/ignore_podcast_index_id: ignore true leaves the podcast out of the unmatched list, false puts it back. */
   ignore_podcast_index_id: setter(
     { ignore: { type: "boolean", convert: true } },

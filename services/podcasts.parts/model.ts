@@ -61,8 +61,12 @@ export interface SubscriptionDoc {
   start_skip?: number;
   end_skip?: number;
   auto_play_next?: boolean;
-  /** Read by podcast/favorite_status; the spec lists no route that sets it. */
+  /** Set by podcast/toggle_favorite, read by podcast/favorite_status (automation.actions). */
   is_favorite?: boolean;
+  /** New episodes of this podcast go to the end of the user's queue (automation.actions). */
+  auto_queue?: boolean;
+  /** Days after which downloads of completed episodes go; null or absent = the user's default. */
+  auto_download_delete_days?: number | null;
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
   /** The user merged this podcast into that one (merge.actions): hidden from their list, its episodes listed with it. */
   merged_into?: number | null;

@@ -33,7 +33,7 @@ export function setter(params: object, fields: (p: any) => Partial<SubscriptionD
 }
 
 /** An action that answers something of the user's subscription of a podcast: a route's (its response schema) or an internal one. */
-function reader(read: (sub: SubscriptionDoc) => object, opts: { response?: TSchema; visibility?: "public" }) {
+export function reader(read: (sub: SubscriptionDoc) => object, opts: { response?: TSchema; visibility?: "public" }) {
   return {
     ...opts,
     params: ofPodcast,

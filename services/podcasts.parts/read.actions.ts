@@ -40,6 +40,7 @@ export const readActions: ServiceActionsSchema = {
           auto_download: sub.auto_download,
           notifications_enabled: sub.notifications_enabled,
           feed_cutoff_days: sub.feed_cutoff_days,
+          is_favorite: !!sub.is_favorite,
         })),
       };
     },

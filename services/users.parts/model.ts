@@ -31,6 +31,14 @@ export interface UserDoc {
   use_podcast_covers?: boolean;
   /** The user's own switch of the sync server (gPodder / Nextcloud routes); absent = on. */
   sync_server?: boolean;
+  /** Preferences (users.parts/preferences.actions.ts). */
+  start_page?: string;
+  default_volume?: number;
+  /** One of LANGUAGES; absent = the server's DEFAULT_LANGUAGE. */
+  language?: string;
+  collection_add_ui?: string;
+  /** Downloads of completed episodes go after this many days (0 = kept); a podcast may say otherwise. */
+  auto_download_delete_days?: number;
   created_at: Date;
 }
 
@@ -57,6 +65,10 @@ export const SETTING_DEFAULTS = {
   auto_complete_seconds: 0,
   playback_speed: 1.0,
   use_podcast_covers: false,
+  start_page: "home",
+  default_volume: 100,
+  collection_add_ui: "modal",
+  auto_download_delete_days: 0,
 };
 
 export const DATE_FORMATS = ["MM/DD/YYYY", "DD/MM/YYYY", "YYYY-MM-DD"];

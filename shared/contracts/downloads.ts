@@ -64,6 +64,46 @@ export interface ApplyDownloadActionsResult {
   deleted: number;
 }
 
+/**
+ * The admin's download metadata settings (download_metadata_settings, as PinePods' web client names
+ * them): what the workers write beside a downloaded episode. folder_cover: the podcast's cover as
+ * folder.jpg in its folder; episode_cover: the episode's cover beside its file; metadata_sidecar: the
+ * episode's metadata in metadata_format (json, xml, ffmetadata, or both = json and xml), in a
+ * metadata/ subfolder when metadata_subfolder.
+ */
+export const DownloadMetadataSettings = Type.Object({
+  folder_cover: Type.Boolean(),
+  episode_cover: Type.Boolean(),
+  metadata_sidecar: Type.Boolean(),
+  metadata_format: Type.Union([Type.Literal("json"), Type.Literal("xml"), Type.Literal("ffmetadata"), Type.Literal("both")]),
+  metadata_subfolder: Type.Boolean(),
+});
+export type DownloadMetadataSettings = Static<typeof DownloadMetadataSettings>;
+
+/** Until an admin saves them: nothing written besides the file; json and xml, in a subfolder, once switched on. */
+export const DOWNLOAD_METADATA_DEFAULTS: DownloadMetadataSettings = {
+  folder_cover: false, episode_cover: false, metadata_sidecar: false, metadata_format: "both", metadata_subfolder: true,
+};
+
+/** The metadata formats written for metadata_format ("both": json and xml). */
+export function sidecarFormats(format: DownloadMetadataSettings["metadata_format"]): ("json" | "xml" | "ffmetadata")[] {
+  return format === "both" ? ["json", "xml"] : [format];
+}
+
+/**
+ * Every file the workers may write beside a downloaded file (its path under DOWNLOAD_DIR), wherever the
+ * settings of the time put them: the downloads service removes these with the file.
+ */
+export function sidecarPaths(file: string): string[] {
+  const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+  const base = file.slice(dir.length).replace(/\.[^.]+$/, "");
+  const names = [...["json", "xml", "ffmetadata"].map((ext) => `${base}.${ext}`), ...IMAGE_EXTENSIONS.map((ext) => `${base}.cover.${ext}`)];
+  return [...names.map((n) => dir + n), ...names.map((n) => `${dir}metadata/${n}`)];
+}
+
+/** Extensions of the cover images written (by the image's content type). */
+export const IMAGE_EXTENSIONS = ["jpg", "png", "webp", "gif"];
+
 // --- Answers of the downloads service's routes ---
 
 /** The documents' Downloaded item; text fields are strings ("" when none), as the clients parse them. */

@@ -1,4 +1,5 @@
 /** What travels to and from the episodes service: action params and results, events, and the answers of its routes. */
+import type { CollectionEpisode } from "./collections";
 import { Nullable, Type, type Static } from "./answers";
 
 /** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
@@ -157,6 +158,36 @@ export interface EpisodeP20 {
   podcast_id: number;
   title: string;
   p20: Record<string, any>;
+}
+
+/**
+ * What one collection holds (services/collections.service.ts): episodes added one by one, podcasts
+ * whose episodes all belong (since: only those published after that time, ms; null = all), and
+ * episodes taken out although their podcast belongs.
+ */
+export interface CollectionMembers {
+  episode_ids: number[];
+  podcasts: { podcast_id: number; since: number | null }[];
+  excluded_ids: number[];
+}
+
+/** episodes.collection_episodes params: one page of each collection (limit 0 counts only), sorted and filtered alike. */
+export interface CollectionEpisodesParams {
+  user_id: number;
+  collections: CollectionMembers[];
+  offset?: number;
+  limit?: number;
+  /** EPISODE_SORTS key (pub_date, date, title, duration, podcast, listen_progress). */
+  sort_by?: string;
+  sort_order?: "asc" | "desc";
+  /** EPISODE_FILTERS key (all, unplayed, played, in_progress, completed, not_completed, saved). */
+  filter?: string;
+}
+
+/** episodes.collection_episodes result item: a collection's total (after the filter) and its page, as saved_episode_list shows episodes. */
+export interface CollectionPage {
+  total: number;
+  episodes: CollectionEpisode[];
 }
 
 // --- Answers of the episodes service's routes ---

@@ -8,6 +8,18 @@ export interface SendMailParams {
   text: string;
 }
 
+/** notifications.notify_followers params item: a new episode in which a person the user follows appears (following.service). */
+export interface FollowerMessage {
+  user_id: number;
+  person: string;
+  podcast_id: number;
+  podcast_title: string | null;
+  episode_id: number;
+  episode_title: string;
+  episode_url: string | null;
+  pub_date: string | null;
+}
+
 // --- Answers of the notifications service's routes ---
 
 /** get_email_settings (the documents' record; Password is never returned, always ""). */

@@ -1,5 +1,6 @@
 /** What travels to and from the podcasts service: internal action params and results, and the answers of its routes. */
 import { Nullable, Type, type Static } from "./answers";
+import { EpisodeListItem } from "./episodes";
 import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
 import type { SyncResult } from "./episodes";
@@ -124,6 +125,59 @@ export interface FeedsChangedEvent {
   removed: string[];
   origin: string | null;
 }
+
+/** podcasts.auto_delete_rules result item: a user's downloads of a podcast's completed episodes go `days` after their download. */
+export interface AutoDeleteRule {
+  user_id: number;
+  podcast_id: number;
+  days: number;
+}
+
+/** POST /api/data/get_auto_queue_status */
+export const AutoQueueAnswer = Type.Object({ auto_queue: Type.Boolean() });
+export type AutoQueueAnswer = Static<typeof AutoQueueAnswer>;
+/** POST /api/data/get_auto_download_delete_days: days (0 = kept); customized: the podcast's own, not the user's default. */
+export const AutoDeleteDaysAnswer = Type.Object({ days: Type.Integer({ minimum: 0 }), customized: Type.Boolean() });
+export type AutoDeleteDaysAnswer = Static<typeof AutoDeleteDaysAnswer>;
+/** POST /api/data/get_auto_skip_times: seconds skipped at the start and the end. */
+export const AutoSkipTimesAnswer = Type.Object({ start_skip: Type.Integer({ minimum: 0 }), end_skip: Type.Integer({ minimum: 0 }) });
+export type AutoSkipTimesAnswer = Static<typeof AutoSkipTimesAnswer>;
+
+/** episodes.recommendation_episodes result: newest episodes of some podcasts and who heard them (podcasts.parts/recommend.ts). */
+export interface RecommendationEpisodes {
+  episodes: { episode_id: number; podcast_id: number; pub: number }[];
+  listens: { user_id: number; episode_id: number; podcast_id: number; played: boolean }[];
+}
+
+/** A podcast recommended to the user, in the shape of PinePods' web client's RecommendedPodcast (GET /api/data/recommendations). */
+export const RecommendedPodcast = Type.Object({
+  podcast_id: Type.Integer({ description: "This server's id of the podcast" }),
+  podcastindexid: Type.Union([Type.Integer(), Type.Null()]),
+  title: Type.String(),
+  author: Type.Union([Type.String(), Type.Null()]),
+  image: Type.Union([Type.String(), Type.Null()]),
+  description: Type.Union([Type.String(), Type.Null()]),
+  feedurl: Type.String(),
+  categories: Type.Record(Type.String(), Type.String(), { description: "Its categories by position, as the directory's map" }),
+  score: Type.Number({ minimum: 0, maximum: 1 }),
+  reason: Type.String(),
+});
+export type RecommendedPodcast = Static<typeof RecommendedPodcast>;
+export const RecommendationsAnswer = Type.Array(RecommendedPodcast);
+export type RecommendationsAnswer = Static<typeof RecommendationsAnswer>;
+
+/** An episode recommended to the user (GET /api/data/recommendations/episodes). */
+export const RecommendedEpisode = Type.Composite([
+  Type.Pick(EpisodeListItem, ["episodeid", "podcastid", "podcastname", "episodetitle", "episodepubdate", "episodedescription", "episodeartwork", "episodeurl", "episodeduration"]),
+  Type.Object({
+    is_subscribed: Type.Boolean({ description: "From one of the user's podcasts, else from a podcast recommended to them" }),
+    score: Type.Number({ minimum: 0, maximum: 1 }),
+    reason: Type.String(),
+  }),
+]);
+export type RecommendedEpisode = Static<typeof RecommendedEpisode>;
+export const RecommendedEpisodesAnswer = Type.Object({ episodes: Type.Array(RecommendedEpisode) });
+export type RecommendedEpisodesAnswer = Static<typeof RecommendedEpisodesAnswer>;
 
 // --- Answers of the podcasts service's routes ---
 

@@ -55,6 +55,25 @@ export interface ListeningSettings {
   playback_speed: number;
 }
 
+/** users.auto_delete_days result: user_id -> the days after which their completed downloads go (0 = kept). */
+export type AutoDeleteDefaults = Record<number, number>;
+
+/** GET /api/data/startpage: the web client's page the user starts on. */
+export const StartPageAnswer = Type.Object({ StartPage: Type.String() });
+export type StartPageAnswer = Static<typeof StartPageAnswer>;
+/** POST /api/data/get_default_volume: 0-100. */
+export const DefaultVolumeAnswer = Type.Object({ default_volume: Type.Integer({ minimum: 0, maximum: 100 }) });
+export type DefaultVolumeAnswer = Static<typeof DefaultVolumeAnswer>;
+/** GET /api/data/get_user_language: a code of get_available_languages. */
+export const LanguageAnswer = Type.Object({ language: Type.String() });
+export type LanguageAnswer = Static<typeof LanguageAnswer>;
+/** PUT /api/data/update_user_language */
+export const LanguageUpdatedAnswer = Type.Object({ success: Type.Boolean(), language: Type.String() });
+export type LanguageUpdatedAnswer = Static<typeof LanguageUpdatedAnswer>;
+/** GET /api/data/collection_add_ui: how the web client adds an episode to a collection. */
+export const CollectionAddUiAnswer = Type.Object({ collection_add_ui: Type.Union([Type.Literal("modal"), Type.Literal("submenu")]) });
+export type CollectionAddUiAnswer = Static<typeof CollectionAddUiAnswer>;
+
 // --- Answers of the users service's routes ---
 
 /** create_first: the new admin. */
@@ -80,7 +99,7 @@ export const UserDetailsAnswer = Type.Object({
   Salt: Type.Null(),
 });
 export type UserDetailsAnswer = Static<typeof UserDetailsAnswer>;
-/** my_user_info: the documents' five fields, and the time and language settings the web client's settings page reads. */
+/** my_user_info: the documents' five fields, and the time, language and other preferences the web client's settings page reads. */
 export const MyUserInfoAnswer = Type.Object({
   userid: Type.Integer(),
   fullname: Type.String(),
@@ -91,6 +110,9 @@ export const MyUserInfoAnswer = Type.Object({
   timeformat: Type.Integer(),
   dateformat: Type.String(),
   language: Type.String(),
+  /** Preferences (issue 21): the page the web client starts on and its default volume (0-100). */
+  startpage: Type.String(),
+  default_volume: Type.Integer({ minimum: 0, maximum: 100 }),
 });
 export type MyUserInfoAnswer = Static<typeof MyUserInfoAnswer>;
 export const FirstLoginAnswer = Type.Object({ FirstLogin: Type.Boolean() });

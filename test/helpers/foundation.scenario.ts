@@ -109,7 +109,8 @@ export function foundationScenario(target: { url: string }) {
   test("ownership: a user reads their own info, gets 403 for another, an admin reads anyone", async () => {
     const own = await http().get(`/api/data/my_user_info/${s.aliceId}`).set("Api-Key", s.aliceKey);
     expect(own.status).toBe(200);
-    expect(own.body).toEqual({ userid: s.aliceId, fullname: "Alice Liddell", username: "alice", email: "alice@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en" });
+    // The spec's five fields, then the preferences PinePods' web client reads there (issue 21).
+    expect(own.body).toEqual({ userid: s.aliceId, fullname: "Alice Liddell", username: "alice", email: "alice@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en", startpage: "home", default_volume: 100 });
     expectErrorBody(await http().get(`/api/data/my_user_info/${s.adminId}`).set("Api-Key", s.aliceKey), 403);
     expectErrorBody(await http().get(`/api/data/user_details_id/${s.bobId}`).set("Api-Key", s.aliceKey), 403);
     const byAdmin = await http().get(`/api/data/my_user_info/${s.aliceId}`).set("Api-Key", s.adminKey);

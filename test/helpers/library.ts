@@ -31,7 +31,7 @@ export interface Library {
   stop(): Promise<void>;
 }
 
-function feedOf(title: string, items: [string, number, number][], base: string): string {
+export function feedOf(title: string, items: [string, number, number][], base: string): string {
   const now = Date.now();
   return rssFeed(title, items.map(([t, duration, hours], n) => ({ title: t, guid: `${base}-${n}`, url: `https://media.test/${base}/${n}.mp3`, date: new Date(now - hours * HOUR).toISOString(), duration })));
 }
@@ -66,7 +66,7 @@ export function setState(lib: Library, who: string, episode_id: number, state: {
 }
 
 /** A request with no key, a wrong key, or the given key. */
-export function raw(lib: Library, method: "get" | "post" | "patch" | "delete", path: string, key: string | null) {
+export function raw(lib: Library, method: "get" | "post" | "put" | "patch" | "delete", path: string, key: string | null) {
   const req = api(lib.server.url)[method](path);
   return key === null ? req : req.set("Api-Key", key);
 }

@@ -58,7 +58,7 @@ describe("accounts: profile, settings and administration", () => {
     // Setting one's own current values again is not a duplicate.
     expect((await http().put("/api/data/user/set_username").set("Api-Key", u.key).send({ user_id: u.id, new_username: "piap" })).status).toBe(200);
 
-    expect((await info()).body).toEqual({ userid: u.id, fullname: "Pia Patel", username: "piap", email: "pia.p@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en" });
+    expect((await info()).body).toEqual({ userid: u.id, fullname: "Pia Patel", username: "piap", email: "pia.p@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en", startpage: "home", default_volume: 100 });
     expect((await http().get("/api/data/get_key").set("Authorization", basic("PIAP", u.password))).status).toBe(200);
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("pia", u.password)), 401);
   });

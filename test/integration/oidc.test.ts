@@ -255,7 +255,7 @@ describe("OIDC login through a loopback OpenID provider", () => {
     const first = await login("alice");
     expect(`${first.location.origin}${first.location.pathname}`).toBe(`${server.url}/app/home`);
     const info = await api(server.url).get(`/api/data/my_user_info/${first.userId}`).set("Api-Key", first.key).expect(200);
-    expect(info.body).toEqual({ userid: first.userId, fullname: "Alice Liddell", username: "alice", email: "alice@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en" });
+    expect(info.body).toEqual({ userid: first.userId, fullname: "Alice Liddell", username: "alice", email: "alice@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en", startpage: "home", default_volume: 100 });
     await api(server.url).get("/api/data/verify_key").set("Api-Key", first.key).expect(200);
 
     const second = await login("alice", "/player?tab=queue");

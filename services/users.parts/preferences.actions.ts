@@ -1,0 +1,92 @@
+/**
+ * A user's preferences as PinePods' web client reads and writes them: start page, default volume,
+ * language (one of get_available_languages), how episodes are added to collections, and the default
+ * number of days after which downloads of completed episodes are deleted (the downloads service's
+ * scheduled job reads it through auto_delete_days).
+ */
+import type { Context, ServiceActionsSchema } from "moleculer";
+import { config } from "../../shared/config";
+import { DetailAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
+import {
+  type AutoDeleteDefaults, CollectionAddUiAnswer, DefaultVolumeAnswer, LanguageAnswer, LanguageUpdatedAnswer, StartPageAnswer,
+} from "../../shared/contracts/users";
+import { LANGUAGES, setter, userId, userIdParam, UserDoc } from "./model";
+
+/** The pages of the web client a user may start on. */
+export const START_PAGES = ["home", "feed", "search", "queue", "saved", "downloads", "people_subs", "podcasts"];
+const languageCode = { type: "enum", values: LANGUAGES.map((l) => l.code) };
+
+export const preferencesActions: ServiceActionsSchema = {
+  /** GET /api/data/startpage */
+  get_startpage: {
+    params: userIdParam,
+    response: StartPageAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<StartPageAnswer> {
+      return { StartPage: this.settingsOf(await this.getUser(ctx.params.user_id)).start_page };
+    },
+  },
+  /** POST /api/data/startpage?user_id=&startpage= (the web client sends both in the query) */
+  set_startpage: {
+    params: { user_id: userId, startpage: { type: "enum", values: START_PAGES, optional: true } },
+    response: SuccessMessageAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SuccessMessageAnswer> {
+      const start_page = ctx.params.startpage ?? "home";
+      await this.setFields(ctx.params.user_id, { start_page });
+      return { success: true, message: `Start page set to ${start_page}` };
+    },
+  },
+  /** POST /api/data/get_default_volume: 0-100. */
+  get_default_volume: {
+    params: userIdParam,
+    response: DefaultVolumeAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<DefaultVolumeAnswer> {
+      return { default_volume: this.settingsOf(await this.getUser(ctx.params.user_id)).default_volume };
+    },
+  },
+  set_default_volume: setter("default_volume", "volume", { type: "number", integer: true, min: 0, max: 100, convert: true }, DetailAnswer, { detail: "Default volume updated." }),
+  /** GET /api/data/get_user_language */
+  get_user_language: {
+    params: userIdParam,
+    response: LanguageAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<LanguageAnswer> {
+      return { language: this.languageOf(await this.getUser(ctx.params.user_id)) };
+    },
+  },
+  /** PUT /api/data/update_user_language: a code get_available_languages lists, else 400. */
+  update_user_language: {
+    params: { user_id: userId, language: languageCode },
+    response: LanguageUpdatedAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<LanguageUpdatedAnswer> {
+      await this.setFields(ctx.params.user_id, { language: ctx.params.language });
+      return { success: true, language: ctx.params.language };
+    },
+  },
+  get_collection_add_ui: {
+    params: userIdParam,
+    response: CollectionAddUiAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<CollectionAddUiAnswer> {
+      return { collection_add_ui: this.settingsOf(await this.getUser(ctx.params.user_id)).collection_add_ui };
+    },
+  },
+  set_collection_add_ui: setter("collection_add_ui", "mode", { type: "enum", values: ["modal", "submenu"] }, DetailAnswer, { detail: "Collection add mode updated" }),
+  /** POST /api/data/user/set_auto_download_delete_days: 0 keeps downloads. */
+  set_auto_download_delete_days: setter("auto_download_delete_days", "days", { type: "number", integer: true, min: 0, max: 3650, convert: true }, DetailAnswer, { detail: "Default auto-delete downloads setting updated." }),
+
+  // --- Internal (not in the route table) ---
+
+  /** The default auto-delete days of these users (gone users are left out). */
+  auto_delete_days: {
+    visibility: "public",
+    params: { user_ids: { type: "array", items: "number", max: 100_000 } },
+    async handler(this: any, ctx: Context<{ user_ids: number[] }>): Promise<AutoDeleteDefaults> {
+      const users: UserDoc[] = await this.adapter.find({ query: { _id: { $in: ctx.params.user_ids } } });
+      return Object.fromEntries(users.map((u) => [u._id, this.settingsOf(u).auto_download_delete_days]));
+    },
+  },
+};
+
+export const preferencesMethods = {
+  languageOf(user: UserDoc): string {
+    return user.language ?? config.defaultLanguage;
+  },
+};
