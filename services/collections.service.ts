@@ -80,6 +80,7 @@ const CollectionsService: ServiceSchema = {
     },
     /** GET /api/data/collections/user/{user_id}: the default collection first, then by creation; counts and member podcasts. */
     list: {
+      idempotent: true,
       params: { user_id: id },
       response: CollectionsAnswer,
       async handler(this: any, ctx: Context<any, Meta>): Promise<CollectionsAnswer> {
@@ -100,6 +101,7 @@ const CollectionsService: ServiceSchema = {
     },
     /** GET /api/data/collections/categories/{user_id}: the distinct categories of the user's podcasts, sorted. */
     categories: {
+      idempotent: true,
       params: { user_id: id },
       response: UserCategories,
       async handler(this: any, ctx: Context<any, Meta>): Promise<UserCategories> {
@@ -198,6 +200,7 @@ const CollectionsService: ServiceSchema = {
     },
     /** GET /api/data/collections/{collection_id}/episodes: one page, as saved_episode_list answers (the default collection is that list). */
     episodes: {
+      idempotent: true,
       params: {
         collection_id: id,
         limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
@@ -219,6 +222,7 @@ const CollectionsService: ServiceSchema = {
     },
     /** GET /api/data/episode_collections/{user_id}/{episode_id}: the user's collections that hold the episode. */
     episode_collections: {
+      idempotent: true,
       params: { user_id: id, episode_id: id, is_youtube: flag },
       response: EpisodeCollections,
       async handler(this: any, ctx: Context<any, Meta>): Promise<EpisodeCollections> {

@@ -90,6 +90,7 @@ const FollowingService: ServiceSchema = {
     },
     /** GET /api/data/person/subscriptions/{user_id}: the people the user follows, with their podcasts and episodes counted. */
     followed: {
+      idempotent: true,
       params: { user_id: id },
       response: FollowedPeopleAnswer,
       async handler(this: any, ctx: Context<any>): Promise<FollowedPeopleAnswer> {
@@ -106,6 +107,7 @@ const FollowingService: ServiceSchema = {
     },
     /** GET /api/data/person/episodes/{user_id}/{person_id}: a followed person's episodes, newest first. */
     person_episodes: {
+      idempotent: true,
       params: {
         user_id: id, person_id: id,
         limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
@@ -123,6 +125,7 @@ const FollowingService: ServiceSchema = {
     },
     /** GET /api/data/person/feed/{user_id}?name&include_podcasts&person_id: anyone by name, followed or not. */
     person_feed: {
+      idempotent: true,
       params: { user_id: id, name: personName, include_podcasts: { type: "boolean", convert: true, optional: true }, person_id: { ...externalId, optional: true } },
       response: HostFeedAnswer,
       async handler(this: any, ctx: Context<any>): Promise<HostFeedAnswer> {

@@ -44,6 +44,7 @@ const RssService: ServiceSchema = {
   actions: {
     /** GET /api/data/rss_feed_status: whether the user feeds are on (a bare boolean, as the web client reads it). */
     rss_feed_status: {
+      idempotent: true,
       params: {},
       response: RssFeedsStatus,
       handler(this: any): Promise<boolean> {

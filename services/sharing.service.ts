@@ -129,6 +129,7 @@ const SharingService: ServiceSchema = {
     },
     /** GET /api/data/get_user_shared_links/{user_id}: the user's live links with their episode and expiry. */
     get_user_shared_links: {
+      idempotent: true,
       params: { user_id: id },
       response: SharedLinksAnswer,
       async handler(this: any, ctx: Context<{ user_id: number }>): Promise<SharedLinksAnswer> {

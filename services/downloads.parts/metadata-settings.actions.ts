@@ -14,6 +14,7 @@ const flag = { type: "boolean", convert: true };
 export const metadataSettingsActions: ServiceActionsSchema = {
   /** GET /api/data/download_metadata_settings (admin) */
   get_download_metadata_settings: {
+    idempotent: true,
     params: {},
     response: DownloadMetadataSettings,
     async handler(this: any): Promise<DownloadMetadataSettings> {

@@ -24,6 +24,7 @@ function best(list: FeedTranscript[]): FeedTranscript | null {
 export const episodeTranscriptActions: ServiceActionsSchema = {
   /** GET /api/data/episode_transcript?episode_id&user_id: transcript null without one; status failed when it cannot be fetched or read. */
   episode_transcript: {
+    idempotent: true,
     params: { episode_id: id, user_id: id },
     response: EpisodeTranscriptAnswer,
     async handler(this: any, ctx: Context<{ episode_id: number; user_id: number }, { user?: AuthUser }>): Promise<EpisodeTranscriptAnswer> {

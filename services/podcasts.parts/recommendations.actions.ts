@@ -35,6 +35,7 @@ const refresh = { type: "boolean", convert: true, optional: true };
 
 export const recommendationsActions: ServiceActionsSchema = {
   recommendations: {
+    idempotent: true,
     params: { refresh, limit: limit(100, 20) },
     response: RecommendationsAnswer,
     async handler(this: any, ctx: Context<{ refresh?: boolean; limit: number }, Meta>): Promise<RecommendationsAnswer> {
@@ -52,6 +53,7 @@ export const recommendationsActions: ServiceActionsSchema = {
     },
   },
   recommended_episodes: {
+    idempotent: true,
     params: { refresh, limit: limit(200, 20) },
     response: RecommendedEpisodesAnswer,
     async handler(this: any, ctx: Context<{ refresh?: boolean; limit: number }, Meta>): Promise<RecommendedEpisodesAnswer> {

@@ -19,6 +19,7 @@ const languageCode = { type: "enum", values: LANGUAGES.map((l) => l.code) };
 export const preferencesActions: ServiceActionsSchema = {
   /** GET /api/data/startpage */
   get_startpage: {
+    idempotent: true,
     params: userIdParam,
     response: StartPageAnswer,
     async handler(this: any, ctx: Context<any>): Promise<StartPageAnswer> {
@@ -46,6 +47,7 @@ export const preferencesActions: ServiceActionsSchema = {
   set_default_volume: setter("default_volume", "volume", { type: "number", integer: true, min: 0, max: 100, convert: true }, DetailAnswer, { detail: "Default volume updated." }),
   /** GET /api/data/get_user_language */
   get_user_language: {
+    idempotent: true,
     params: userIdParam,
     response: LanguageAnswer,
     async handler(this: any, ctx: Context<any>): Promise<LanguageAnswer> {
@@ -62,6 +64,7 @@ export const preferencesActions: ServiceActionsSchema = {
     },
   },
   get_collection_add_ui: {
+    idempotent: true,
     params: userIdParam,
     response: CollectionAddUiAnswer,
     async handler(this: any, ctx: Context<any>): Promise<CollectionAddUiAnswer> {
