@@ -8,7 +8,7 @@ import type { Context } from "moleculer";
 import { config } from "../../shared/config";
 import type { CatalogChangedEvent, StatesChangedEvent } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
-import { CATALOG_FIELDS, CatalogIndex, type CatalogRow, toRow } from "./catalog-index";
+import { CATALOG_FIELDS, CatalogIndex, type CatalogRow, newestFirst, toRow } from "./catalog-index";
 import { type EpisodeStateDoc, cutoffTime, escapeRegex } from "./model";
 import { StateCache, type UserStates } from "./state-cache";
 
@@ -66,6 +66,21 @@ export const indexMethods: Record<string, any> = {
       const cutoff = cutoffTime(s.feed_cutoff_days);
       return this.catalog.podcastSince(s.podcast_id, cutoff === null ? since : since === null ? cutoff : Math.max(cutoff, since));
     });
+  },
+  /**
+   * The page (offset, limit) of every episode these subscribers see published after `since` (ms; null: any
+   * date), newest first as "-pub_date, -_id", and how many there are: each podcast's list runs newest
+   * first, so its first offset + limit rows hold all of the page it can give.
+   */
+  newestVisible(this: any, subs: SubscriptionView[], since: number | null, offset: number, limit: number): { page: CatalogRow[]; total: number } {
+    const lists: (readonly CatalogRow[])[] = this.visibleLists(subs, since);
+    const heads: CatalogRow[] = [];
+    let total = 0;
+    for (const rows of lists) {
+      total += rows.length;
+      for (let i = 0; i < Math.min(rows.length, offset + limit); i++) heads.push(rows[i]);
+    }
+    return { page: heads.sort(newestFirst).slice(offset, offset + limit), total };
   },
   /**
    * The episodes whose title or description contains `term` (case-insensitive, as a MongoDB / NeDB
