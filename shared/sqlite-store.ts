@@ -230,17 +230,19 @@ export class SqliteAdapter {
     if (Object.keys(query).length || this.ttl.size || !fields.every((f) => PLAIN_FIELD.test(f))) {
       return this.matching(query).map((d) => Object.fromEntries([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f) => [f, d[f]])]));
     }
-    const cols = fields.map((f) => `json_extract(doc, ${jsonPath(f)}), json_type(doc, ${jsonPath(f)})`).join(", ");
-    const rows = this.stmt(`SELECT _id, ${cols} FROM docs`).raw().all() as unknown[][];
-    return rows.map((row) => {
-      const doc: Doc = { _id: row[0] };
+    // One json_extract of every path (the document parsed once): a JSON array of the values, null for an absent one.
+    const paths = ["'$._id'", ...fields.map(jsonPath)].join(", ");
+    const out: Doc[] = [];
+    // Row by row: the raw lines are never all in memory at once.
+    for (const raw of this.stmt(`SELECT json_extract(doc, ${paths}) FROM docs`).pluck().iterate() as IterableIterator<string>) {
+      const values: unknown[] = deserialize(raw);
+      const doc: Doc = { _id: values[0] };
       fields.forEach((f, i) => {
-        const [v, type] = [row[1 + 2 * i], row[2 + 2 * i]];
-        if (type === null) return; // absent
-        doc[f] = type === "true" ? true : type === "false" ? false : type === "object" || type === "array" ? deserialize(v as string) : v;
+        if (values[i + 1] !== null) doc[f] = values[i + 1];
       });
-      return doc;
-    });
+      out.push(doc);
+    }
+    return out;
   }
 
   /** Every document, a page at a time in _id order (backups, migration checks): never all of them in memory at once. */
