@@ -279,6 +279,15 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         if (isMongo()) return store.collection.find(query, { projection }).toArray();
         return store.project(query, fields);
       },
+      /** Calls `each` with every document of a store, only these fields (and _id), one at a time: never all of them in memory. */
+      async forEachDoc(this: any, store: any, fields: readonly string[], each: (doc: any) => void): Promise<void> {
+        if (!isMongo()) {
+          for (const doc of store.projected(fields)) each(doc);
+          return;
+        }
+        const projection = Object.fromEntries(fields.map((f) => [f, 1]));
+        for await (const doc of store.collection.find({}, { projection })) each(doc);
+      },
       /** Every document of a store with only these fields (and _id), to read once (an in-memory index built at start-up). */
       async readAll(this: any, store: any, fields: readonly string[]): Promise<any[]> {
         return this.findFields(store, {}, fields);

@@ -86,6 +86,18 @@ export class SqliteAdapter {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
     }
+    const compiled = new Map<string, RegExp>();
+    this.db.function("regexp_test", { deterministic: true }, (source: unknown, flags: unknown, value: unknown) => {
+      if (typeof value !== "string") return 0;
+      const key = `${flags}/${source}`;
+      let re = compiled.get(key);
+      if (!re) {
+        if (compiled.size >= 64) compiled.clear();
+        compiled.set(key, (re = new RegExp(source as string, flags as string)));
+      }
+      re.lastIndex = 0;
+      return re.test(value) ? 1 : 0;
+    });
     // The _id column has no type: 1 and "1" stay two ids, as on NeDB.
     this.db.exec(`CREATE TABLE IF NOT EXISTS docs (_id PRIMARY KEY, doc TEXT NOT NULL) WITHOUT ROWID`);
   }
@@ -130,9 +142,14 @@ export class SqliteAdapter {
       const column = field === "_id" ? "_id" : `json_extract(doc, ${jsonPath(field)})`;
       // An array field matches a value that one of its elements equals: only indexed (single-valued) fields and _id compare directly.
       const orArray = this.indexed.has(field) ? "" : ` OR json_type(doc, ${jsonPath(field)}) = 'array'`;
+      const re = value instanceof RegExp ? value : value && typeof value === "object" && Object.keys(value).length === 1 && value.$regex instanceof RegExp ? value.$regex : null;
       if (bindable(value)) {
         conds.push(`(${column} = ?${orArray})`);
         params.push(value);
+      } else if (re) {
+        // The very RegExp, run by SQLite on each candidate's value: no document is parsed in JavaScript to be refused.
+        conds.push(`(regexp_test(?, ?, ${column})${orArray})`);
+        params.push(re.source, re.flags);
       } else if (value && typeof value === "object" && !(value instanceof Date) && !(value instanceof RegExp)) {
         const ops = Object.keys(value);
         if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable) && value.$in.length <= PARAMS) {
@@ -230,19 +247,22 @@ export class SqliteAdapter {
     if (Object.keys(query).length || this.ttl.size || !fields.every((f) => PLAIN_FIELD.test(f))) {
       return this.matching(query).map((d) => Object.fromEntries([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f) => [f, d[f]])]));
     }
-    // One json_extract of every path (the document parsed once): a JSON array of the values, null for an absent one.
+    return [...this.projected(fields)];
+  }
+
+  /** Every document with only these fields (and _id), one at a time: one json_extract of every path per row (the document parsed once). */
+  *projected(fields: readonly string[]): Generator<Doc> {
     const paths = ["'$._id'", ...fields.map(jsonPath)].join(", ");
-    const out: Doc[] = [];
     // Row by row: the raw lines are never all in memory at once.
     for (const raw of this.stmt(`SELECT json_extract(doc, ${paths}) FROM docs`).pluck().iterate() as IterableIterator<string>) {
+      // A JSON array of the values, null for an absent one.
       const values: unknown[] = deserialize(raw);
       const doc: Doc = { _id: values[0] };
       fields.forEach((f, i) => {
         if (values[i + 1] !== null) doc[f] = values[i + 1];
       });
-      out.push(doc);
+      yield doc;
     }
-    return out;
   }
 
   /** Every document, a page at a time in _id order (backups, migration checks): never all of them in memory at once. */
