@@ -25,9 +25,30 @@ import { moveNedbFile } from "./nedb-migration";
 const nedbModel = require(require.resolve("@seald-io/nedb/lib/model", { paths: [require.resolve("moleculer-db")] }));
 const { uid } = require(require.resolve("@seald-io/nedb/lib/customUtils", { paths: [require.resolve("moleculer-db")] }));
 /* eslint-enable @typescript-eslint/no-var-requires */
-const { serialize, deserialize, deepCopy, checkObject, modify, match, getDotValue, compareThings } = nedbModel;
+const { serialize, deepCopy, checkObject, modify, match, getDotValue, compareThings } = nedbModel;
 
 type Doc = Record<string, any>;
+
+/** NeDB's stored dates, {"$$date": ms}, back into Dates, in place. */
+function reviveDates(v: any): any {
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = reviveDates(v[i]);
+    return v;
+  }
+  if ("$$date" in v) return new Date(v.$$date);
+  for (const k in v) v[k] = reviveDates(v[k]);
+  return v;
+}
+
+/**
+ * A stored line back into a document, as NeDB's deserialize reads it: a plain JSON.parse, then a walk
+ * that turns {"$$date": ms} into Dates only when the line holds one (NeDB's reviver costs a call per value).
+ */
+function deserialize(raw: string): any {
+  const v = JSON.parse(raw);
+  return raw.includes('"$$date"') ? reviveDates(v) : v;
+}
 type Query = Record<string, any>;
 interface Filters { query?: Query; sort?: string[] | string; offset?: number; limit?: number; search?: string }
 
