@@ -55,6 +55,29 @@ interface Filters { query?: Query; sort?: string[] | string; offset?: number; li
 /** Bound parameters per statement (SQLite allows 32,766; a $in of more is read in chunks). */
 const PARAMS = 500;
 
+/**
+ * The top-level fields a query tests (through $or and $and too), or null when it tests anything else (a
+ * dotted path, $where, $not...): a projection of those fields is then enough for NeDB's match.
+ */
+function queryFields(query: Query, into = new Set<string>()): Set<string> | null {
+  for (const [key, value] of Object.entries(query)) {
+    if (key === "$or" || key === "$and") {
+      if (!Array.isArray(value)) return null;
+      for (const clause of value) if (!queryFields(clause, into)) return null;
+    } else if (PLAIN_FIELD.test(key)) into.add(key);
+    else return null;
+  }
+  return into;
+}
+
+/** Does the query only ask for ids (one, or a $in of numbers and strings)? */
+function byIdOnly(query: Query): boolean {
+  const keys = Object.keys(query);
+  if (keys.length !== 1 || keys[0] !== "_id") return false;
+  const v = query._id;
+  return bindable(v) || (v !== null && typeof v === "object" && Object.keys(v).length === 1 && Array.isArray(v.$in) && v.$in.every(bindable));
+}
+
 /** An error that db.mixin's isDuplicateKeyError recognises, as NeDB's unique-index violation. */
 function uniqueViolated(err: any): Error {
   return Object.assign(new Error(`Can't insert key: unique constraint violated (${err.message})`), { errorType: "uniqueViolated" });
@@ -199,10 +222,12 @@ export class SqliteAdapter {
     const out: Doc[] = [];
     const expired: unknown[] = [];
     const now = Date.now();
+    // Ids alone are compared by SQLite as NeDB compares them (no type affinity): nothing left to match.
+    const exact = narrowed !== null && byIdOnly(query);
     for (const raw of rows) {
       const doc = deserialize(raw);
       if (this.expired(doc, now)) expired.push(doc._id);
-      else if (match(doc, query)) out.push(doc);
+      else if (exact || match(doc, query)) out.push(doc);
     }
     if (expired.length) this.deleteIds(expired);
     return out;
@@ -265,22 +290,38 @@ export class SqliteAdapter {
 
   /** Documents with only these fields (and _id), read by SQLite from the stored JSON: what an in-memory index reads of every document. */
   project(query: Query, fields: readonly string[]): Doc[] {
-    if (Object.keys(query).length || this.ttl.size || !fields.every((f) => PLAIN_FIELD.test(f))) {
+    const tested = queryFields(query);
+    if (this.ttl.size || !tested || !fields.every((f) => PLAIN_FIELD.test(f))) {
       return this.matching(query).map((d) => Object.fromEntries([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f) => [f, d[f]])]));
     }
-    return [...this.projected(fields)];
+    if (!tested.size) return [...this.projected(fields)];
+    // Only the fields asked for and those the query tests are read; NeDB's match on them decides as on the whole document.
+    const read = [...new Set([...fields, ...tested])].filter((f) => f !== "_id");
+    const narrowed = this.narrow(query);
+    const out: Doc[] = [];
+    for (const doc of this.projected(read, narrowed ?? undefined)) {
+      if (match(doc, query)) out.push(Object.fromEntries([["_id", doc._id], ...fields.filter((f) => doc[f] !== undefined).map((f) => [f, doc[f]])]));
+    }
+    return out;
   }
 
-  /** Every document with only these fields (and _id), one at a time: one json_extract of every path per row (the document parsed once). */
-  *projected(fields: readonly string[]): Generator<Doc> {
-    const paths = ["'$._id'", ...fields.map(jsonPath)].join(", ");
+  /**
+   * Every document (narrowed: those that meet `where`) with only these fields (and _id), one at a time:
+   * one json_extract of every path per row (the document parsed once, by SQLite).
+   */
+  *projected(fields: readonly string[], narrowed?: { where: string; params: unknown[] }): Generator<Doc> {
+    // Two paths at least, so that json_extract answers an array.
+    const paths = ["'$._id'", ...(fields.length ? fields.map(jsonPath) : ["'$._id'"])].join(", ");
+    // The values (null for an absent field and for a null alike), and their JSON types (SQL NULL for an absent field).
+    const types = `json_array(${fields.map((f) => `json_type(doc, ${jsonPath(f)})`).join(", ")})`;
+    const sql = `SELECT json_extract(doc, ${paths}), ${types} FROM docs${narrowed ? ` WHERE ${narrowed.where}` : ""}`;
     // Row by row: the raw lines are never all in memory at once.
-    for (const raw of this.stmt(`SELECT json_extract(doc, ${paths}) FROM docs`).pluck().iterate() as IterableIterator<string>) {
-      // A JSON array of the values, null for an absent one.
+    for (const [raw, rawTypes] of this.stmt(sql).raw().iterate(...(narrowed?.params ?? [])) as IterableIterator<[string, string]>) {
       const values: unknown[] = deserialize(raw);
+      const present: (string | null)[] = JSON.parse(rawTypes);
       const doc: Doc = { _id: values[0] };
       fields.forEach((f, i) => {
-        if (values[i + 1] !== null) doc[f] = values[i + 1];
+        if (present[i] !== null) doc[f] = values[i + 1];
       });
       yield doc;
     }

@@ -88,6 +88,11 @@ describe("SQLite store: the query subset as NeDB answers it", () => {
       expect([query, got]).toEqual([query, expected]);
       expect(await store.count({ query })).toBe(expected.length);
     }
+    // Projections (what in-memory indexes and id lists read): only the fields the query tests and those asked for are read.
+    const byId = (xs: any[]) => [...xs].sort((x, y) => String(x._id).localeCompare(String(y._id)));
+    for (const query of QUERIES.filter((q) => !Object.keys(q).some((k) => k.includes(".")))) {
+      expect([query, byId(store.project(query, ["title", "at"]))]).toEqual([query, byId(await nedb.findAsync(query, { title: 1, at: 1 }))]);
+    }
     const expected = await nedb.findAsync({ podcast_id: { $in: [1, 2] } }).sort({ at: -1, _id: -1 }).skip(5).limit(20);
     expect(ids(await store.find({ query: { podcast_id: { $in: [1, 2] } }, sort: ["-at", "-_id"], offset: 5, limit: 20 }))).toEqual(ids(expected));
   });
