@@ -20,6 +20,7 @@
 import Database from "better-sqlite3";
 import type { IndexSpec } from "./db.mixin";
 import { moveNedbFile } from "./nedb-migration";
+import { BACKSTOP_PAGES, unwatch, watch } from "./sqlite-checkpointer";
 
 /* eslint-disable @typescript-eslint/no-var-requires -- NeDB's model ships no types */
 const nedbModel = require(require.resolve("@seald-io/nedb/lib/model", { paths: [require.resolve("moleculer-db")] }));
@@ -129,6 +130,9 @@ export class SqliteAdapter {
     if (this.file) {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
+      // Checkpoints (and their fsyncs) run on the checkpointer's thread; this connection only past the backstop.
+      this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      watch(this.file);
     }
     const compiled = new Map<string, RegExp>();
     this.db.function("regexp_test", { deterministic: true }, (source: unknown, flags: unknown, value: unknown) => {
@@ -147,6 +151,7 @@ export class SqliteAdapter {
   }
 
   async disconnect(): Promise<void> {
+    if (this.file && this.db?.open) await unwatch(this.file);
     if (this.db?.open) this.db.close();
     this.statements.clear();
   }
