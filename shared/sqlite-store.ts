@@ -53,6 +53,8 @@ function deserialize(raw: string): any {
 type Query = Record<string, any>;
 interface Filters { query?: Query; sort?: string[] | string; offset?: number; limit?: number; search?: string }
 
+/** Prepared statements kept per collection. */
+const STATEMENTS = 256;
 /** Bound parameters per statement (SQLite allows 32,766; a $in of more is read in chunks). */
 const PARAMS = 500;
 
@@ -169,7 +171,11 @@ export class SqliteAdapter {
 
   private stmt(sql: string): Database.Statement {
     let s = this.statements.get(sql);
-    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    if (!s) {
+      // Statements differ by their number of ids and clauses: a bound keeps the cache from growing with them.
+      if (this.statements.size >= STATEMENTS) this.statements.clear();
+      this.statements.set(sql, (s = this.db.prepare(sql)));
+    }
     return s;
   }
 
