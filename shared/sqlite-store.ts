@@ -111,7 +111,11 @@ export class SqliteAdapter {
 
   private logger: { info(...args: unknown[]): void } | null = null;
 
-  constructor(readonly file: string | null) {}
+  /**
+   * background: checkpoints on the checkpointer's thread. Off for a store written once and closed (a move
+   * from NeDB): its close, as the only connection, checkpoints everything into the file before it is renamed.
+   */
+  constructor(readonly file: string | null, private readonly background = true) {}
 
   /** moleculer-db calls init(broker, service) before connect. */
   init(_broker: unknown, service: { logger: { info(...args: unknown[]): void } }): void {
@@ -122,7 +126,7 @@ export class SqliteAdapter {
     if (this.file) {
       const started = Date.now();
       const moved = await moveNedbFile(this.file, async (target) => {
-        const store = new SqliteAdapter(target);
+        const store = new SqliteAdapter(target, false);
         await store.connect();
         return { putAll: (docs) => store.putAll(docs), close: () => store.disconnect() };
       });
@@ -132,6 +136,8 @@ export class SqliteAdapter {
     if (this.file) {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
+    }
+    if (this.file && this.background) {
       // Checkpoints (and their fsyncs) run on the checkpointer's thread; this connection only past the backstop.
       this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
       watch(this.file);
@@ -153,7 +159,7 @@ export class SqliteAdapter {
   }
 
   async disconnect(): Promise<void> {
-    if (this.file && this.db?.open) await unwatch(this.file);
+    if (this.file && this.background && this.db?.open) await unwatch(this.file);
     if (this.db?.open) this.db.close();
     this.statements.clear();
   }
