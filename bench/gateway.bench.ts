@@ -19,20 +19,19 @@
  * --serializers=JSON,CBOR runs (c) once per moleculer serializer (SERIALIZER), a cluster each on the same NATS,
  * measured in turns like (a) and (b), instead of (c) and (d): the ratios are against the first serializer.
  */
-import { ChildProcess, spawn } from "child_process";
+import { spawn } from "child_process";
 import crypto from "crypto";
 import fs from "fs";
 import http from "http";
-import net from "net";
 import os from "os";
 import path from "path";
 import { serviceGroups } from "../shared/service-groups";
+import { cpuMsOf, freePort, login, node, procs, profileSummary, server, stop, stopAll, waitOk, waitReady } from "./kit";
 
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const autocannon = require("autocannon"); // ships no types
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const RUNNER = path.join(ROOT, "node_modules", "moleculer", "bin", "moleculer-runner.js");
 const CONNECTIONS = 32;
 const QUEUED = 200;
 const READS = { theme: "/api/data/get_theme/1", queue: "/api/data/get_queued_episodes?user_id=1" };
@@ -41,63 +40,6 @@ const group = (name: string) => serviceGroups.find((g) => g.name === name)!.serv
 
 /** cpuMs: CPU time (user + system) of every server process of the setup per request, in ms. */
 interface Result { rps: number; p99: number; errors: number; non2xx: number; total: number; cpuMs: number; cpuMsByPid: number[] }
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const procs: ChildProcess[] = [];
-function node(args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "inherit", "inherit"] });
-  procs.push(child);
-  return child;
-}
-// The V8 flags `npm start` runs the server with (its heap and young-generation sizes), from package.json.
-const START_FLAGS: string[] = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts.start.match(/ node ((?:--[\w-]+=\S+ )*)/)?.[1] ?? "").split(" ").filter(Boolean);
-function server(env: Record<string, string>, services?: string): ChildProcess {
-  const args = [...START_FLAGS, ...(env.CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${env.CPU_PROF_DIR}`] : []), RUNNER, "--config", "dist/moleculer.config.js"];
-  if (!services) args.push("dist/services");
-  return node(args, services ? { ...env, SERVICEDIR: "dist/services", SERVICES: services } : env);
-}
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
-}
-
-async function waitOk(url: string, accept: (status: number) => boolean = (status) => status === 200, timeoutMs = 60_000) {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const ok = await fetch(url).then((r) => accept(r.status), () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} did not answer`);
-}
-
-/** /api/health answers before every node has joined: wait until it lists the services the bench calls. */
-async function waitReady(base: string) {
-  const needed = ["users", "auth", "podcasts", "episodes", "queue", "feeds"];
-  await waitOk(`${base}/api/health`, (status) => status === 200);
-  for (const end = Date.now() + 60_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
-    const { services } = (await (await fetch(`${base}/api/health`)).json()) as { services: string[] };
-    if (needed.every((s) => services.includes(s))) return;
-  }
-  throw new Error(`${base}: services missing`);
-}
-
-/** The first admin and a key for it, through the API. */
-async function login(base: string): Promise<string> {
-  await fetch(`${base}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "bench", password: "bench password", email: "b@example.org", fullname: "B" }) });
-  const res = await fetch(`${base}/api/data/get_key`, { headers: { Authorization: "Basic " + Buffer.from("bench:bench password").toString("base64") } });
-  return ((await res.json()) as { retrieved_key: string }).retrieved_key;
-}
 
 /** A loopback feed of QUEUED episodes, served by this process. */
 function feedServer(port: number) {
@@ -133,21 +75,6 @@ function cannon(url: string, key: string, seconds: number, connections = CONNECT
     autocannon({ url, connections, duration: seconds, headers: { "Api-Key": key } }, (err: any, r: any) =>
       err ? reject(err) : resolve({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, total: r.requests.total, cpuMs: 0, cpuMsByPid: [] }));
   });
-}
-
-/**
- * CPU time (user + system) the processes have used so far, in ms, from /proc/<pid>/stat (Linux; clock
- * ticks of 10 ms). Unlike requests/s it barely moves with what else runs on a shared machine.
- */
-function cpuMsOf(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The fields after the command name, from the state (field 3): utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * 10;
 }
 
 /** CPU per request since `before`, of all the processes and of each. */
@@ -246,26 +173,6 @@ function floorServer(port: number, framework: boolean) {
     settings: { port, ip: "127.0.0.1", logRequest: null, logResponse: null, routes: [{ path: "/", mappingPolicy: "restrict", autoAliases: false, logging: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } }] },
   });
   broker.start();
-}
-
-/** Self time of a --cpu-prof profile, by package (node_modules/<pkg>), our code, or Node itself. */
-function profileSummary(dir: string): string {
-  const file = fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f))[0];
-  if (!file) return "(no profile written)";
-  const prof = JSON.parse(fs.readFileSync(file, "utf8"));
-  const byId = new Map<number, any>(prof.nodes.map((n: any) => [n.id, n]));
-  const self = new Map<string, number>();
-  const dt = new Map<number, number>();
-  prof.samples.forEach((id: number, i: number) => dt.set(id, (dt.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
-  for (const [id, us] of dt) {
-    const { url, functionName } = byId.get(id).callFrame;
-    if (functionName === "(idle)" || functionName === "(program)") continue; // not this process's work
-    const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1];
-    const where = pkg ?? (url.includes("/dist/") ? "ours (dist/)" : url ? "node internals" : `(${functionName || "native"})`);
-    self.set(where, (self.get(where) ?? 0) + us);
-  }
-  const total = [...self.values()].reduce((s, v) => s + v, 0);
-  return [...self.entries()].sort((x, y) => y[1] - x[1]).slice(0, 12).map(([k, v]) => `    ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`).join("\n");
 }
 
 const fmt = (r: Result) =>
@@ -433,8 +340,5 @@ if (process.argv[2] === "--bare") {
       console.error(err);
       process.exitCode = 1;
     })
-    .finally(async () => {
-      // The nodes first, NATS (started before them) last: nodes would log its disappearance.
-      for (const p of procs.reverse()) await stop(p);
-    });
+    .finally(stopAll);
 }

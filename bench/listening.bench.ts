@@ -233,19 +233,10 @@ function heap(): number {
 }
 
 /**
- * What each index of the episodes service costs, rebuilt alone on the loaded data (time, heap): the
- * NeDB indexes of its collections, the in-memory catalogue and one user's cached states.
+ * What each in-memory index of the episodes service costs, rebuilt alone on the loaded data (time, heap):
+ * the catalogue and one user's cached states (the store's own indexes live in its files).
  */
 async function indexCosts(episodes: any, user_id: number) {
-  for (const [collection, store] of [["episodes", episodes.adapter], ["episode_states", episodes.stores.episode_states]]) {
-    for (const fieldName of Object.keys(store.db.indexes).filter((f) => f !== "_id")) {
-      store.db.removeIndex(fieldName);
-      const before = heap();
-      const t0 = Date.now();
-      await store.db.ensureIndexAsync({ fieldName });
-      console.log(`  NeDB index ${collection}.${fieldName}: built in ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
-    }
-  }
   const { CatalogIndex } = await import("../services/episodes.parts/catalog-index");
   episodes.catalog = new CatalogIndex();
   let before = heap();
@@ -257,32 +248,6 @@ async function indexCosts(episodes: any, user_id: number) {
   t0 = Date.now();
   const states = await episodes.userStates(user_id);
   console.log(`  cached states of the user (${states.byEpisode.size}): read in ${Date.now() - t0} ms, heap +${mb(heap() - before)} MB`);
-}
-
-/**
- * The bulk of the start-up: NeDB parses every line of the file, builds the _id index, then rewrites the
- * file (its compaction on load). Timed on a copy, in a child process of its own with the server's V8
- * flags, so the running service's file is left alone and the peak RSS is the load's alone.
- */
-async function nedbLoadCost() {
-  const copy = path.join(config.dataDir, "load-timing.db");
-  fs.copyFileSync(path.join(config.dataDir, "episodes.db"), copy);
-  const child = fork(__filename, ["nedb-load", copy], { execArgv: process.execArgv });
-  const [ms, peak]: [number, number] = await new Promise((resolve, reject) => {
-    child.once("message", resolve as (m: unknown) => void);
-    child.once("exit", (code) => reject(new Error(`the NeDB load exited with ${code}`)));
-  });
-  console.log(`NeDB load of episodes.db alone (parse, _id index, compaction), in a process of its own: ${ms} ms, peak RSS ${mb(peak)} MB`);
-  fs.rmSync(copy);
-}
-
-/** Child mode: loads one NeDB file the way the server does and sends back [ms, peak RSS]. */
-async function nedbLoad(file: string) {
-  await import("../shared/db.mixin"); // the server's NeDB, with its rewrite on load
-  const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] }));
-  const t0 = Date.now();
-  await new Datastore({ filename: file }).loadDatabaseAsync();
-  process.send?.([Date.now() - t0, Math.max(highWaterMark(), process.memoryUsage.rss())], () => process.exit(0));
 }
 
 function freePort(): Promise<number> {
@@ -339,7 +304,7 @@ async function main() {
   config.dataDir = dataDir;
   config.refreshInterval = 0;
   config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
-  console.log(`listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version} (V8 heap limit ${mb(v8.getHeapStatistics().heap_size_limit)} MB, flags: ${process.execArgv.join(" ") || "none"}), NeDB in ${dataDir}`);
+  console.log(`listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version} (V8 heap limit ${mb(v8.getHeapStatistics().heap_size_limit)} MB, flags: ${process.execArgv.join(" ") || "none"}), store in ${dataDir}`);
 
   let t = Date.now();
   // In a child process, so the embedded server below starts in a process that holds nothing of the generation.
@@ -349,7 +314,7 @@ async function main() {
     generator.once("exit", (code) => reject(new Error(`generation exited with ${code}`)));
   });
   console.log(`generated ${lib.total} episodes in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  for (const f of fs.readdirSync(dataDir).filter((n) => n.endsWith(".db")).sort()) {
+  for (const f of fs.readdirSync(dataDir).filter((n) => n.endsWith(".sqlite")).sort()) {
     const size = fs.statSync(path.join(dataDir, f)).size;
     if (size > 100_000) console.log(`  ${f.padEnd(28)} ${mb(size)} MB on disk`);
   }
@@ -359,7 +324,7 @@ async function main() {
   t = Date.now();
   const broker = await brokerWith(schemas(), null, "bench-embedded");
   const startup = Date.now() - t;
-  console.log(`embedded start-up (every collection loaded, indexes built): ${(startup / 1000).toFixed(1)} s; RSS before ${mb(before)} MB, after: ${await memory()}; load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`embedded start-up (stores opened, catalogue built): ${(startup / 1000).toFixed(1)} s; RSS before ${mb(before)} MB, after: ${await memory()}; load average ${os.loadavg()[0].toFixed(1)}`);
   peaks.start("index costs (rebuilt by this bench)");
   await indexCosts(broker.getLocalService("episodes"), lib.user_id);
 
@@ -392,7 +357,6 @@ async function main() {
   peaks.start("after the runs");
   console.log(`embedded, after the runs: ${await memory()}`);
   await broker.stop();
-  await nedbLoadCost();
   peaks.start(null);
   console.log("\nembedded peak RSS per phase (sampled every 100 ms / kernel high-water mark):");
   for (const p of peaks.rows) console.log(`  ${p.phase.padEnd(48)} ${mb(p.sampled).padStart(6)} MB / ${mb(p.hwm).padStart(6)} MB`);
@@ -437,7 +401,6 @@ async function main() {
 }
 
 if (process.argv[2] === "serve") serve(process.argv[3], process.argv[4]);
-else if (process.argv[2] === "nedb-load") nedbLoad(process.argv[3]);
 else if (process.argv[2] === "generate") generateIn(process.argv[3], ...(process.argv.slice(4, 7).map(Number) as [number, number, number]));
 else main().catch((err) => {
   console.error(err);

@@ -74,7 +74,7 @@ async function main() {
   broker.createService(WorkersService);
   await broker.start();
 
-  console.log(`refresh benchmark: ${count} feeds from ${FIXTURES.length} fixtures, ${os.cpus().length} CPUs, node ${process.version}, NeDB in ${dataDir}`);
+  console.log(`refresh benchmark: ${count} feeds from ${FIXTURES.length} fixtures, ${os.cpus().length} CPUs, node ${process.version}, store in ${dataDir}`);
   let t = Date.now();
   let next = 0;
   await Promise.all(

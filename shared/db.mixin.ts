@@ -1,7 +1,8 @@
 /**
  * The one way a service gets its collections (DESIGN.md rules 1-3).
  *
- * - Without MONGO_URI each collection is a NeDB file under DATA_DIR, and the service holds a lock there
+ * - Without MONGO_URI each collection is a SQLite file under DATA_DIR (shared/sqlite-store.ts; a NeDB file
+ *   of an older server is moved into it at the first start), and the service holds a lock there
  *   (shared/data-lock.ts) so that a second process cannot open the same data (scaling out needs MongoDB).
  * - With MONGO_URI each collection is a MongoDB collection through moleculer-db-adapter-mongo.
  * The first collection is `this.adapter` (moleculer-db); further ones are `this.stores.<name>`.
@@ -18,8 +19,8 @@ import type { Context, ServiceSchema } from "moleculer";
 import { COUNTERS_COLLECTION, decodeLine, encodeRecord } from "./backup-format";
 import { config } from "./config";
 import { lockDataDir } from "./data-lock";
-import "./nedb-compaction";
 import { BadRequestError, ConflictError } from "./errors";
+import { SqliteAdapter } from "./sqlite-store";
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>;
@@ -28,9 +29,8 @@ export interface IndexSpec {
   /** TTL index: documents go this many seconds after the date in the (single) indexed field. */
   expireAfterSeconds?: number;
   /**
-   * Only on MongoDB: an index for sorts (a compound one, say). NeDB uses an index only to pick the
-   * candidates of a query, never to sort, and each of its indexes is a tree over every document built
-   * on every start, so there it would cost memory and start-up for nothing.
+   * Only on MongoDB: an index for sorts (a compound one, say). The embedded store uses an index only to pick
+   * the candidates of a query (one field at a time), never to sort, so there it would cost writes for nothing.
    */
   mongoOnly?: boolean;
 }
@@ -43,49 +43,22 @@ export interface CollectionSpec {
 const COUNTERS = COUNTERS_COLLECTION;
 /** Bytes of backup lines per chunk of an export stream. */
 const EXPORT_CHUNK = 64 * 1024;
-/**
- * Ids per `$in` query of findByIds: NeDB compares every candidate with every listed id, so one query
- * of n ids costs n² comparisons (seconds at 20,000); chunks keep it linear, and MongoDB is indifferent.
- */
-const ID_CHUNK = 100;
+/** Ids per `$in` query of findByIds: bounded statements on the embedded store, and MongoDB is indifferent. */
+const ID_CHUNK = 500;
 
 function isMongo(): boolean {
   return !!config.mongoUri;
 }
 
-/**
- * moleculer-db's MemoryAdapter (NeDB) with its reads on NeDB's own promise API: the adapter wraps NeDB's
- * callback methods in promisify, and NeDB answers a callback through util.callbackify, which builds a new
- * function (and copies its property descriptors) on every call: ~1 µs of a ~35 µs authenticated read
- * (bench/README.md). Same queries, same answers (NeDB's copies of the stored documents).
- */
-const MemoryAdapter: new (opts: object) => any = (DbService as any).MemoryAdapter;
-class NedbAdapter extends MemoryAdapter {
-  connect(this: any) {
-    const loaded = super.connect();
-    const db = this.db;
-    db.findOne = (query: any, projection?: any) => db.findOneAsync(query, projection).execAsync();
-    return loaded;
-  }
-  find(this: any, filters: any) {
-    return this.createCursor(filters).execAsync();
-  }
-  count(this: any, filters: any = {}) {
-    // A query alone is counted without the copy of every match that a find makes.
-    if (filters.search || filters.limit || filters.offset) return this.createCursor(filters).execAsync().then((docs: unknown[]) => docs.length);
-    return this.db.countAsync(filters.query ?? {}).execAsync();
-  }
-}
-
 function createAdapter(collection: string, file: string | null): any {
   if (isMongo()) return new MongoAdapter(config.mongoUri, { useUnifiedTopology: true }, collection);
-  // NeDB: a file under DATA_DIR, or memory only when DATA_DIR is ":memory:".
-  return new NedbAdapter(file ? { filename: file, autoload: false } : { inMemoryOnly: true });
+  // Embedded: a file under DATA_DIR, or memory only when DATA_DIR is ":memory:".
+  return new SqliteAdapter(file);
 }
 
-function nedbFile(name: string): string | null {
+function storeFile(name: string): string | null {
   if (config.dataDir.endsWith(":memory:")) return null;
-  return path.join(config.dataDir, `${name}.db`);
+  return path.join(config.dataDir, `${name}.sqlite`);
 }
 
 async function ensureIndex(adapter: any, spec: IndexSpec): Promise<void> {
@@ -95,19 +68,10 @@ async function ensureIndex(adapter: any, spec: IndexSpec): Promise<void> {
     await adapter.collection.createIndex(spec.fields, opts);
     return;
   }
-  if (spec.mongoOnly) return;
-  // NeDB indexes one field at a time.
-  for (const fieldName of Object.keys(spec.fields)) {
-    await adapter.db.ensureIndexAsync({
-      fieldName,
-      unique: !!spec.unique,
-      sparse: !!spec.sparse,
-      expireAfterSeconds: spec.expireAfterSeconds,
-    });
-  }
+  if (!spec.mongoOnly) adapter.ensureIndex(spec);
 }
 
-/** True when err is a unique-index violation, on NeDB or MongoDB. */
+/** True when err is a unique-index violation, on the embedded store or MongoDB. */
 export function isDuplicateKeyError(err: any): boolean {
   return err?.errorType === "uniqueViolated" || err?.code === 11000;
 }
@@ -136,13 +100,13 @@ const DataLockMixin: Partial<ServiceSchema> = {
   },
 };
 
-/** Every document of a store, one at a time (NeDB keeps them in memory already; MongoDB through a cursor). */
+/** Every document of a store, one at a time (a page at a time from the embedded store; MongoDB through a cursor). */
 async function* allDocs(store: any): AsyncGenerator<object> {
   if (isMongo()) {
     for await (const doc of store.collection.find({})) yield doc;
     return;
   }
-  for (const doc of store.db.getAllData()) yield doc;
+  yield* store.all();
 }
 
 /**
@@ -152,12 +116,12 @@ async function* allDocs(store: any): AsyncGenerator<object> {
 async function insertAll(store: any, docs: any[]): Promise<void> {
   try {
     if (isMongo()) await store.collection.insertMany(docs, { ordered: true });
-    else await store.db.insertAsync(docs);
+    else store.putAll(docs);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
     for (const doc of docs) {
       if (isMongo()) await store.collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
-      else await store.db.updateAsync({ _id: doc._id }, doc, { upsert: true });
+      else store.update({ _id: doc._id }, doc, { upsert: true });
     }
   }
 }
@@ -241,7 +205,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         async handler(this: any): Promise<Record<string, number>> {
           const counts: Record<string, number> = {};
           for (const [collection, store] of this.backupStores()) {
-            counts[collection] = isMongo() ? await store.collection.countDocuments({}) : await store.db.countAsync({});
+            counts[collection] = isMongo() ? await store.collection.countDocuments({}) : await store.count({});
           }
           return counts;
         },
@@ -253,7 +217,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         async handler(this: any) {
           for (const [, store] of this.backupStores()) {
             if (isMongo()) await store.collection.deleteMany({});
-            else await store.db.removeAsync({}, { multi: true });
+            else await store.removeMany({});
           }
           return { ok: true };
         },
@@ -267,8 +231,8 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
     },
     created(this: any) {
       const files: Record<string, string | null> = {};
-      for (const spec of [main, ...extra]) files[spec.name] = nedbFile(spec.name);
-      files[COUNTERS] = nedbFile(`${COUNTERS}.${this.name}`);
+      for (const spec of [main, ...extra]) files[spec.name] = storeFile(spec.name);
+      files[COUNTERS] = storeFile(`${COUNTERS}.${this.name}`);
       this.adapter = createAdapter(main.name, files[main.name]);
       this.stores = {};
       for (const spec of extra) this.stores[spec.name] = createAdapter(spec.name, files[spec.name]);
@@ -313,21 +277,25 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       async findFields(this: any, store: any, query: object, fields: readonly string[]): Promise<any[]> {
         const projection = Object.fromEntries(fields.map((f) => [f, 1]));
         if (isMongo()) return store.collection.find(query, { projection }).toArray();
-        return store.db.findAsync(query, projection);
+        return store.project(query, fields);
       },
-      /**
-       * Every document of a store, to read once (an in-memory index built at start-up): on NeDB its own
-       * in-memory documents, without the copy a find makes of each (never change them); on MongoDB only
-       * these fields.
-       */
+      /** Calls `each` with every document of a store, only these fields (and _id), one at a time: never all of them in memory. */
+      async forEachDoc(this: any, store: any, fields: readonly string[], each: (doc: any) => void): Promise<void> {
+        if (!isMongo()) {
+          for (const doc of store.projected(fields)) each(doc);
+          return;
+        }
+        const projection = Object.fromEntries(fields.map((f) => [f, 1]));
+        for await (const doc of store.collection.find({}, { projection })) each(doc);
+      },
+      /** Every document of a store with only these fields (and _id), to read once (an in-memory index built at start-up). */
       async readAll(this: any, store: any, fields: readonly string[]): Promise<any[]> {
-        if (isMongo()) return this.findFields(store, {}, fields);
-        return store.db.getAllData();
+        return this.findFields(store, {}, fields);
       },
       /** Applies a modifier ($set, $inc) to the document with this _id, creating it when missing: one atomic write. */
       async upsert(this: any, store: any, _id: unknown, update: object): Promise<void> {
         if (isMongo()) await store.collection.updateOne({ _id }, update, { upsert: true });
-        else await store.db.updateAsync({ _id }, update, { upsert: true });
+        else store.update({ _id }, update, { upsert: true });
       },
       /** One atomic $inc on the document _id of a store (created when missing); returns the document after it. */
       async incrementDoc(this: any, store: any, id: string, inc: Record<string, number>): Promise<any> {
@@ -339,8 +307,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
           );
           return res.value;
         }
-        const res = await store.db.updateAsync({ _id: id }, { $inc: inc }, { upsert: true, returnUpdatedDocs: true });
-        return res.affectedDocuments;
+        return store.update({ _id: id }, { $inc: inc }, { upsert: true })[0];
       },
       /** Next int32 id of a sequence (DESIGN.md rule 3): one atomic $inc on the counters collection. */
       async nextId(this: any, sequence: string): Promise<number> {

@@ -11,19 +11,19 @@
 import type { EpisodeDoc } from "./model";
 
 /** What the index keeps of an episode (the same field names and types as the stored document). */
-export type CatalogRow = Pick<EpisodeDoc, "_id" | "podcast_id" | "title" | "description" | "pub_date" | "duration" | "enclosure_type"> & {
+export type CatalogRow = Pick<EpisodeDoc, "_id" | "podcast_id" | "title" | "pub_date" | "duration" | "enclosure_type"> & {
   /** pub_date in ms, 0 without one: the sort and window key, without a Date per comparison. */
   pub: number;
 };
 
 /** The stored fields a row is made of (a projection of the store). */
-export const CATALOG_FIELDS = ["podcast_id", "title", "description", "pub_date", "duration", "enclosure_type"] as const;
+export const CATALOG_FIELDS = ["podcast_id", "title", "pub_date", "duration", "enclosure_type"] as const;
 
 export function toRow(doc: Pick<EpisodeDoc, "_id" | (typeof CATALOG_FIELDS)[number]>): CatalogRow {
   // The store's Date is shared, not copied (200,000 of them): nothing changes a Date in place.
   const pub_date = doc.pub_date instanceof Date ? doc.pub_date : doc.pub_date ? new Date(doc.pub_date) : null;
   return {
-    _id: doc._id, podcast_id: doc.podcast_id, title: doc.title ?? "", description: doc.description ?? null, pub_date,
+    _id: doc._id, podcast_id: doc.podcast_id, title: doc.title ?? "", pub_date,
     duration: doc.duration ?? 0, enclosure_type: doc.enclosure_type ?? null, pub: pub_date ? pub_date.getTime() : 0,
   };
 }
@@ -82,8 +82,9 @@ export class CatalogIndex {
   /** Bumped on every change: caches derived from the catalogue (search results) compare it. */
   version = 0;
   /**
-   * Per podcast, a bit for every trigram of its titles and descriptions (built on the first search,
-   * then only added to: a bit left by a changed episode costs a needless scan, never a missed match).
+   * Per podcast, a bit for every trigram of its titles and descriptions (started by the service on the
+   * first search, then only added to: a bit left by a changed episode costs a needless scan, never a
+   * missed match). Descriptions are not kept: the service adds their trigrams as it reads them.
    */
   private grams: Map<number, Uint32Array> | null = null;
 
@@ -105,7 +106,7 @@ export class CatalogIndex {
       if (!list) this.byPodcast.set(row.podcast_id, (list = []));
       list.push(row);
       this.unsorted.add(row.podcast_id);
-      if (this.grams) this.addGrams(row);
+      this.addText(row.podcast_id, row.title);
     }
     if (rows.length) this.version++;
   }
@@ -140,15 +141,19 @@ export class CatalogIndex {
     return after === null ? list : list.slice(0, countAfter(list, after));
   }
 
+  /** Starts the trigram filter with every title; from now on titles upserted and texts added are recorded. */
+  startGrams(): void {
+    this.grams = new Map();
+    for (const row of this.byId.values()) this.addText(row.podcast_id, row.title);
+  }
+
   /**
    * False when no episode of the podcast can match a case-insensitive RegExp of `term` in its title or
-   * description: a match has every trigram of the term (compared as the RegExp compares them).
+   * description: a match has every trigram of the term (compared as the RegExp compares them). Without
+   * the filter started, true.
    */
   mayContain(podcast_id: number, term: string): boolean {
-    if (!this.grams) {
-      this.grams = new Map();
-      for (const row of this.byId.values()) this.addGrams(row);
-    }
+    if (!this.grams) return true;
     const bits = this.grams.get(podcast_id);
     if (!bits) return false;
     let all = true;
@@ -158,14 +163,14 @@ export class CatalogIndex {
     return all;
   }
 
-  private addGrams(row: CatalogRow): void {
-    let bits = this.grams!.get(row.podcast_id);
-    if (!bits) this.grams!.set(row.podcast_id, (bits = new Uint32Array(GRAM_BITS / 32)));
-    const set = (bit: number) => {
+  /** Records the trigrams of a text (a title, a description) of one of the podcast's episodes, once the filter is started. */
+  addText(podcast_id: number, text: string | null | undefined): void {
+    if (!this.grams || !text) return;
+    let bits = this.grams.get(podcast_id);
+    if (!bits) this.grams.set(podcast_id, (bits = new Uint32Array(GRAM_BITS / 32)));
+    trigramBits(text, (bit) => {
       bits![bit >>> 5] |= 1 << (bit & 31);
-    };
-    trigramBits(row.title, set);
-    if (row.description !== null) trigramBits(row.description, set);
+    });
   }
 
   private detach(row: CatalogRow): void {

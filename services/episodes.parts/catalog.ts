@@ -7,9 +7,10 @@ import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { AuthUser } from "../../shared/types";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import type { CatalogRow } from "./catalog-index";
 import {
-  EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, id, iso, isPlayed, optionalBool, pageRows, paging,
-  search, sortOrder, visibleQuery,
+  EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, id, inIdOrder, iso, isPlayed, optionalBool, pageRows, paging,
+  type Row, search, sortOrder,
 } from "./model";
 import type { PodcastUserStats } from "../../shared/contracts/episodes";
 import { EpisodeIdAnswer, EpisodeInDbAnswer, EpisodesPageAnswer, PodcastAndEpisodeAnswer, PodcastOfEpisodeAnswer } from "../../shared/contracts/episodes";
@@ -38,7 +39,8 @@ export const catalogActions: Record<string, any> = {
       // Podcasts the user merged into this one are listed with it.
       const merged: SubscriptionView[] = await ctx.call("podcasts.merged_views", { user_id: p.user_id, podcast_id: p.podcast_id });
       const subOf = new Map([sub, ...merged].map((s) => [s.podcast_id, s]));
-      const episodes: EpisodeDoc[] = await this.adapter.find({ query: visibleQuery([...subOf.values()]) });
+      // Filtered, sorted and paged on the catalogue's rows; whole documents only for the page.
+      const episodes: CatalogRow[] = (this.visibleLists([...subOf.values()]) as (readonly CatalogRow[])[]).flat();
       const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
       const keep = EPISODE_FILTERS[p.filter ?? "all"];
       // The podcast's own name would match every row: only episode titles are searched here.
@@ -46,7 +48,8 @@ export const catalogActions: Record<string, any> = {
       const rows = episodes
         .map((ep) => ({ ep, sub: subOf.get(ep.podcast_id)!, st: states.get(ep._id) }))
         .filter((r) => keep(r) && (!needle || r.ep.title.toLowerCase().includes(needle)));
-      const { page, total } = pageRows(rows, { ...p, search: undefined }, EPISODE_SORTS[p.sort_by ?? "pub_date"], "desc");
+      const cut = pageRows(rows, { ...p, search: undefined }, EPISODE_SORTS[p.sort_by ?? "pub_date"], "desc");
+      const [page, total]: [Row[], number] = [await this.withDocs(cut.page), cut.total];
       const downloaded = await this.downloadedOf(ctx, p.user_id, page.map((r) => r.ep._id));
       return { episodes: page.map((r) => this.listItem(r.ep, r.sub, r.st, downloaded)), total };
     },
@@ -59,12 +62,10 @@ export const catalogActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       const p = ctx.params;
       const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id: p.user_id });
-      const where = visibleQuery(subs, {}, p.since);
-      const [episodes, total] = await Promise.all([
-        this.adapter.find({ query: where, sort: ["-pub_date", "-_id"], offset: p.offset ?? 0, limit: p.limit ?? 100 }),
-        this.adapter.count({ query: where }),
-      ]);
-      const ids = episodes.map((e: EpisodeDoc) => e._id);
+      // The page is cut from the catalogue's lists (newest first, "-pub_date, -_id"); documents only for the page.
+      const { page, total } = this.newestVisible(subs, p.since ? p.since.getTime() : null, p.offset ?? 0, p.limit ?? 100);
+      const ids = page.map((e: CatalogRow) => e._id);
+      const episodes: EpisodeDoc[] = inIdOrder(ids, await this.findByIds(this.adapter, ids));
       const [states, downloaded] = await Promise.all([this.statesOf(p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids)]);
       const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
       return { episodes: episodes.map((e: EpisodeDoc) => this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded)), total };
@@ -131,8 +132,8 @@ export const catalogActions: Record<string, any> = {
     visibility: "public",
     params: { user_id: id, podcast_id: id, feed_cutoff_days: { type: "number", integer: true, min: 0 } },
     async handler(this: any, ctx: Context<any>) {
-      const query = visibleQuery([ctx.params]);
-      const episodes: EpisodeDoc[] = await this.adapter.find({ query, sort: ["-pub_date", "-_id"], limit: RECENT_DETAILS });
+      const ids = this.newestVisible([ctx.params], null, 0, RECENT_DETAILS).page.map((e: CatalogRow) => e._id);
+      const episodes: EpisodeDoc[] = inIdOrder(ids, await this.findByIds(this.adapter, ids));
       const states = await this.statesOf(ctx.params.user_id, episodes.map((e) => e._id));
       return episodes.map((e) => {
         const st = states.get(e._id);
@@ -157,7 +158,7 @@ export const catalogActions: Record<string, any> = {
     params: { user_id: id, subscriptions: { type: "array", items: "object" } },
     async handler(this: any, ctx: Context<any>): Promise<Record<number, PodcastUserStats>> {
       const subs: SubscriptionView[] = ctx.params.subscriptions;
-      const episodes: EpisodeDoc[] = await this.adapter.find({ query: visibleQuery(subs) });
+      const episodes: CatalogRow[] = (this.visibleLists(subs) as (readonly CatalogRow[])[]).flat();
       const states = await this.statesOf(ctx.params.user_id, episodes.map((e) => e._id));
       const out: Record<number, PodcastUserStats> = {};
       for (const s of subs) out[s.podcast_id] = { total_episodes: 0, unplayed_episodes: 0, last_played: null, total_listen_time: 0 };

@@ -145,7 +145,8 @@ export const feedSyncActions: Record<string, any> = {
     async handler(this: any, ctx: Context<{ podcast_ids: number[] }>): Promise<Record<number, number>> {
       const out: Record<number, number> = {};
       for (const podcast_id of ctx.params.podcast_ids) {
-        const [first] = await this.adapter.find({ query: { podcast_id }, sort: ["-pub_date", "-_id"], limit: 1 });
+        // The catalogue's list of the podcast runs "-pub_date, -_id".
+        const [first] = this.catalog.podcast(podcast_id);
         if (first) out[podcast_id] = first._id;
       }
       return out;

@@ -8,15 +8,15 @@ import type { Context } from "moleculer";
 import { config } from "../../shared/config";
 import type { CatalogChangedEvent, StatesChangedEvent } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
-import { CATALOG_FIELDS, CatalogIndex, type CatalogRow, toRow } from "./catalog-index";
-import { type EpisodeStateDoc, cutoffTime, escapeRegex } from "./model";
+import { CATALOG_FIELDS, CatalogIndex, type CatalogRow, newestFirst, toRow } from "./catalog-index";
+import { type EpisodeDoc, type EpisodeStateDoc, cutoffTime, escapeRegex } from "./model";
 import { StateCache, type UserStates } from "./state-cache";
 
 /** Search terms whose matches are kept (until the catalogue changes). */
 const SEARCH_TERMS = 16;
 
 export const indexMethods: Record<string, any> = {
-  /** Builds the catalogue rows of every episode (at start-up). */
+  /** Builds the catalogue rows of every episode (at start-up); descriptions stay in the store. */
   async loadCatalog(this: any): Promise<void> {
     const started = Date.now();
     this.catalog.upsert((await this.readAll(this.adapter, CATALOG_FIELDS)).map(toRow));
@@ -25,7 +25,10 @@ export const indexMethods: Record<string, any> = {
   /** These episodes were written (or deleted): their rows are read again, here and on every other replica. */
   async catalogChanged(this: any, episode_ids: number[], announce = true): Promise<void> {
     if (!episode_ids.length) return;
-    const found: CatalogRow[] = (await this.findByIds(this.adapter, episode_ids, CATALOG_FIELDS)).map(toRow);
+    const docs: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids, [...CATALOG_FIELDS, "description"]);
+    // The search filter learns the new descriptions' trigrams; the rows do not keep them.
+    for (const d of docs) this.catalog.addText(d.podcast_id, d.description);
+    const found: CatalogRow[] = docs.map(toRow);
     const present = new Set(found.map((r) => r._id));
     this.catalog.upsert(found);
     this.catalog.remove(episode_ids.filter((i) => !present.has(i)));
@@ -67,25 +70,52 @@ export const indexMethods: Record<string, any> = {
       return this.catalog.podcastSince(s.podcast_id, cutoff === null ? since : since === null ? cutoff : Math.max(cutoff, since));
     });
   },
+  /** The search filter, on the first search: every title, and every description streamed from the store once (none kept). */
+  async buildGrams(this: any): Promise<void> {
+    this.catalog.startGrams();
+    await this.forEachDoc(this.adapter, ["podcast_id", "description"], (d: Pick<EpisodeDoc, "podcast_id" | "description">) => this.catalog.addText(d.podcast_id, d.description));
+  },
   /**
-   * The episodes whose title or description contains `term` (case-insensitive, as a MongoDB / NeDB
-   * $regex of it would), by podcast, newest first. Kept per term until the catalogue changes: paging
-   * through results and repeated searches scan the 200,000 texts once.
+   * The page (offset, limit) of every episode these subscribers see published after `since` (ms; null: any
+   * date), newest first as "-pub_date, -_id", and how many there are: each podcast's list runs newest
+   * first, so its first offset + limit rows hold all of the page it can give.
    */
-  searchCatalog(this: any, term: string): Map<number, CatalogRow[]> {
+  newestVisible(this: any, subs: SubscriptionView[], since: number | null, offset: number, limit: number): { page: CatalogRow[]; total: number } {
+    const lists: (readonly CatalogRow[])[] = this.visibleLists(subs, since);
+    const heads: CatalogRow[] = [];
+    let total = 0;
+    for (const rows of lists) {
+      total += rows.length;
+      for (let i = 0; i < Math.min(rows.length, offset + limit); i++) heads.push(rows[i]);
+    }
+    return { page: heads.sort(newestFirst).slice(offset, offset + limit), total };
+  },
+  /**
+   * The episodes whose title or description contains `term` (case-insensitive, as a MongoDB $regex of it
+   * would), by podcast, newest first. Titles are tested in memory, descriptions by the store (one query
+   * over the podcasts whose texts may hold the term). Kept per term until the catalogue changes: paging
+   * through results and repeated searches scan the texts once.
+   */
+  async searchCatalog(this: any, term: string): Promise<Map<number, CatalogRow[]>> {
     const cache: Map<string, { version: number; hits: Map<number, CatalogRow[]> }> = this.searchCache;
     const kept = cache.get(term);
     if (kept && kept.version === this.catalog.version) return kept.hits;
+    const version = this.catalog.version;
+    this.gramsBuilt ??= this.buildGrams();
+    await this.gramsBuilt;
     const re = new RegExp(escapeRegex(term), "i");
+    // Podcasts whose texts lack one of the term's trigrams are not scanned.
+    const scope = this.catalog.podcastIds().filter((podcast_id: number) => this.catalog.mayContain(podcast_id, term));
+    const inText = new Set<number>(
+      scope.length ? (await this.findFields(this.adapter, { podcast_id: { $in: scope }, description: { $regex: re } }, ["podcast_id"])).map((d: { _id: number }) => d._id) : [],
+    );
     const hits = new Map<number, CatalogRow[]>();
-    for (const podcast_id of this.catalog.podcastIds()) {
-      // Podcasts whose texts lack one of the term's trigrams are not scanned.
-      if (!this.catalog.mayContain(podcast_id, term)) continue;
-      const found = this.catalog.podcast(podcast_id).filter((r: CatalogRow) => re.test(r.title) || (r.description !== null && re.test(r.description)));
+    for (const podcast_id of scope) {
+      const found = this.catalog.podcast(podcast_id).filter((r: CatalogRow) => re.test(r.title) || inText.has(r._id));
       if (found.length) hits.set(podcast_id, found);
     }
     cache.delete(term);
-    cache.set(term, { version: this.catalog.version, hits });
+    cache.set(term, { version, hits });
     while (cache.size > SEARCH_TERMS) cache.delete(cache.keys().next().value as string);
     return hits;
   },
@@ -117,4 +147,5 @@ export function createIndexes(svc: any): void {
   svc.catalog = new CatalogIndex();
   svc.stateCache = new StateCache(config.stateCacheStates);
   svc.searchCache = new Map();
+  svc.gramsBuilt = null;
 }

@@ -262,7 +262,7 @@ export const libraryActions: Record<string, any> = {
       const take = Math.max(0, offset + limit - Math.max(offset, podcasts.length));
       // The matches of every podcast (newest first, from the catalogue; see searchCatalog), cut to what
       // each subscriber sees; each podcast's first skip + take hits are enough to cut the page from their merge.
-      const matches: Map<number, CatalogRow[]> | null = p.search_term ? this.searchCatalog(p.search_term) : null;
+      const matches: Map<number, CatalogRow[]> | null = p.search_term ? await this.searchCatalog(p.search_term) : null;
       let count = 0;
       const hits: CatalogRow[] = [];
       for (const sub of scope) {

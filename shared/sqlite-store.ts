@@ -1,0 +1,454 @@
+/**
+ * The embedded store: one SQLite file per collection (better-sqlite3), each document one row of JSON.
+ *
+ * Why (bench/README.md "Household"): NeDB kept every document in the JS heap and ran every operation on a
+ * collection through one queue, each write holding it across the three thread-pool round trips of an
+ * append (open, write, close), each of which waits for the event loop: under a player load the writes
+ * waited in line behind one another. Here a write is one synchronous statement of tens of microseconds
+ * (nothing queues), and the documents stay on disk, in SQLite's page cache, not in the heap.
+ *
+ * Same answers as NeDB: queries are matched, documents modified and sorted with NeDB's own model functions
+ * (match, modify, compareThings), so the query subset the services use ($in, $gt/$lt, $ne, $exists,
+ * $regex, $or, $inc, $set, $push, $pull, $max...) means exactly what it meant. SQLite only narrows the
+ * candidates: by _id (the primary key), by an indexed field (an index on its JSON value), and by the
+ * plain equalities of a query; NeDB's match then decides.
+ *
+ * Durability: WAL with synchronous=NORMAL. A committed write survives the process being killed (it is in
+ * the WAL, which the OS holds); a power loss may take the last transactions with it, as it could NeDB's
+ * appends, which were never fsynced either.
+ */
+import Database from "better-sqlite3";
+import type { IndexSpec } from "./db.mixin";
+import { moveNedbFile } from "./nedb-migration";
+import { BACKSTOP_PAGES, unwatch, watch } from "./sqlite-checkpointer";
+
+/* eslint-disable @typescript-eslint/no-var-requires -- NeDB's model ships no types */
+const nedbModel = require(require.resolve("@seald-io/nedb/lib/model", { paths: [require.resolve("moleculer-db")] }));
+const { uid } = require(require.resolve("@seald-io/nedb/lib/customUtils", { paths: [require.resolve("moleculer-db")] }));
+/* eslint-enable @typescript-eslint/no-var-requires */
+const { serialize, deepCopy, checkObject, modify, match, getDotValue, compareThings } = nedbModel;
+
+type Doc = Record<string, any>;
+
+/** NeDB's stored dates, {"$$date": ms}, back into Dates, in place. */
+function reviveDates(v: any): any {
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = reviveDates(v[i]);
+    return v;
+  }
+  if ("$$date" in v) return new Date(v.$$date);
+  for (const k in v) v[k] = reviveDates(v[k]);
+  return v;
+}
+
+/**
+ * A stored line back into a document, as NeDB's deserialize reads it: a plain JSON.parse, then a walk
+ * that turns {"$$date": ms} into Dates only when the line holds one (NeDB's reviver costs a call per value).
+ */
+function deserialize(raw: string): any {
+  const v = JSON.parse(raw);
+  return raw.includes('"$$date"') ? reviveDates(v) : v;
+}
+type Query = Record<string, any>;
+interface Filters { query?: Query; sort?: string[] | string; offset?: number; limit?: number; search?: string }
+
+/** Prepared statements kept per collection. */
+const STATEMENTS = 256;
+/** Bound parameters per statement (SQLite allows 32,766; a $in of more is read in chunks). */
+const PARAMS = 500;
+
+/**
+ * The top-level fields a query tests (through $or and $and too), or null when it tests anything else (a
+ * dotted path, $where, $not...): a projection of those fields is then enough for NeDB's match.
+ */
+function queryFields(query: Query, into = new Set<string>()): Set<string> | null {
+  for (const [key, value] of Object.entries(query)) {
+    if (key === "$or" || key === "$and") {
+      if (!Array.isArray(value)) return null;
+      for (const clause of value) if (!queryFields(clause, into)) return null;
+    } else if (PLAIN_FIELD.test(key)) into.add(key);
+    else return null;
+  }
+  return into;
+}
+
+/** Does the query only ask for ids (one, or a $in of numbers and strings)? */
+function byIdOnly(query: Query): boolean {
+  const keys = Object.keys(query);
+  if (keys.length !== 1 || keys[0] !== "_id") return false;
+  const v = query._id;
+  return bindable(v) || (v !== null && typeof v === "object" && Object.keys(v).length === 1 && Array.isArray(v.$in) && v.$in.every(bindable));
+}
+
+/** An error that db.mixin's isDuplicateKeyError recognises, as NeDB's unique-index violation. */
+function uniqueViolated(err: any): Error {
+  return Object.assign(new Error(`Can't insert key: unique constraint violated (${err.message})`), { errorType: "uniqueViolated" });
+}
+
+function isConstraint(err: any): boolean {
+  return typeof err?.code === "string" && err.code.startsWith("SQLITE_CONSTRAINT");
+}
+
+/** A field name SQLite can be asked for as '$.name': top level, plain characters. */
+const PLAIN_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const jsonPath = (field: string) => `'$.${field}'`;
+/** A value SQLite compares as NeDB would (a number or a string; booleans, dates and objects are left to match). */
+const bindable = (v: unknown): v is number | string => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+
+/**
+ * One collection in its own SQLite file (or in memory). Implements what the services call of a
+ * moleculer-db adapter (find, findOne, findById, count, insert, insertMany, updateMany, updateById,
+ * removeMany, removeById, clear), and what db.mixin needs besides (upsert, projections, every document).
+ */
+export class SqliteAdapter {
+  private db!: Database.Database;
+  private statements = new Map<string, Database.Statement>();
+  /** Fields with an index on their JSON value (assumed to hold one value, never an array, as the services index them). */
+  private indexed = new Set<string>(["_id"]);
+  /** TTL fields and their lifetime in ms: a document past it is gone (removed when a read meets it), as on NeDB. */
+  private ttl = new Map<string, number>();
+
+  private logger: { info(...args: unknown[]): void } | null = null;
+
+  /**
+   * background: checkpoints on the checkpointer's thread. Off for a store written once and closed (a move
+   * from NeDB): its close, as the only connection, checkpoints everything into the file before it is renamed.
+   */
+  constructor(readonly file: string | null, private readonly background = true) {}
+
+  /** moleculer-db calls init(broker, service) before connect. */
+  init(_broker: unknown, service: { logger: { info(...args: unknown[]): void } }): void {
+    this.logger = service.logger;
+  }
+
+  async connect(): Promise<void> {
+    if (this.file) {
+      const started = Date.now();
+      const moved = await moveNedbFile(this.file, async (target) => {
+        const store = new SqliteAdapter(target, false);
+        await store.connect();
+        return { putAll: (docs) => store.putAll(docs), close: () => store.disconnect() };
+      });
+      if (moved !== null) this.logger?.info("NeDB file moved into the SQLite store", { file: this.file, documents: moved, ms: Date.now() - started });
+    }
+    this.db = new Database(this.file ?? ":memory:");
+    if (this.file) {
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+    }
+    if (this.file && this.background) {
+      // Checkpoints (and their fsyncs) run on the checkpointer's thread; this connection only past the backstop.
+      this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      watch(this.file);
+    }
+    const compiled = new Map<string, RegExp>();
+    this.db.function("regexp_test", { deterministic: true }, (source: unknown, flags: unknown, value: unknown) => {
+      if (typeof value !== "string") return 0;
+      const key = `${flags}/${source}`;
+      let re = compiled.get(key);
+      if (!re) {
+        if (compiled.size >= 64) compiled.clear();
+        compiled.set(key, (re = new RegExp(source as string, flags as string)));
+      }
+      re.lastIndex = 0;
+      return re.test(value) ? 1 : 0;
+    });
+    // The _id column has no type: 1 and "1" stay two ids, as on NeDB.
+    this.db.exec(`CREATE TABLE IF NOT EXISTS docs (_id PRIMARY KEY, doc TEXT NOT NULL) WITHOUT ROWID`);
+  }
+
+  async disconnect(): Promise<void> {
+    if (this.file && this.background && this.db?.open) await unwatch(this.file);
+    if (this.db?.open) this.db.close();
+    this.statements.clear();
+  }
+
+  /** An index of a field's JSON value (NeDB indexes one field at a time, and so does this). */
+  ensureIndex(spec: IndexSpec): void {
+    for (const field of Object.keys(spec.fields)) {
+      if (spec.expireAfterSeconds !== undefined) this.ttl.set(field, spec.expireAfterSeconds * 1000);
+      if (!PLAIN_FIELD.test(field) || field === "_id") continue;
+      const unique = spec.unique ? "UNIQUE " : "";
+      this.db.exec(`CREATE ${unique}INDEX IF NOT EXISTS "by_${field}" ON docs (json_extract(doc, ${jsonPath(field)}))`);
+      this.indexed.add(field);
+    }
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      // Statements differ by their number of ids and clauses: a bound keeps the cache from growing with them.
+      if (this.statements.size >= STATEMENTS) this.statements.clear();
+      this.statements.set(sql, (s = this.db.prepare(sql)));
+    }
+    return s;
+  }
+
+  /** SQL conditions a document must meet to possibly match `query` (a superset of the matches), with their parameters. */
+  private narrow(query: Query): { where: string; params: unknown[] } | null {
+    const conds: string[] = [];
+    const params: unknown[] = [];
+    for (const [field, value] of Object.entries(query)) {
+      if (field === "$or" && Array.isArray(value) && value.length) {
+        const parts = value.map((q) => this.narrow(q));
+        // One clause that narrows nothing and the $or narrows nothing.
+        if (parts.every((p) => p)) {
+          conds.push(`(${parts.map((p) => `(${p!.where})`).join(" OR ")})`);
+          for (const p of parts) params.push(...p!.params);
+        }
+        continue;
+      }
+      if (!PLAIN_FIELD.test(field)) continue;
+      const column = field === "_id" ? "_id" : `json_extract(doc, ${jsonPath(field)})`;
+      // An array field matches a value that one of its elements equals: only indexed (single-valued) fields and _id compare directly.
+      const orArray = this.indexed.has(field) ? "" : ` OR json_type(doc, ${jsonPath(field)}) = 'array'`;
+      const re = value instanceof RegExp ? value : value && typeof value === "object" && Object.keys(value).length === 1 && value.$regex instanceof RegExp ? value.$regex : null;
+      if (bindable(value)) {
+        conds.push(`(${column} = ?${orArray})`);
+        params.push(value);
+      } else if (re) {
+        // The very RegExp, run by SQLite on each candidate's value: no document is parsed in JavaScript to be refused.
+        conds.push(`(regexp_test(?, ?, ${column})${orArray})`);
+        params.push(re.source, re.flags);
+      } else if (value && typeof value === "object" && !(value instanceof Date) && !(value instanceof RegExp)) {
+        const ops = Object.keys(value);
+        if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable) && value.$in.length <= PARAMS) {
+          if (!value.$in.length) return { where: "0", params: [] };
+          conds.push(`(${column} IN (${value.$in.map(() => "?").join(",")})${orArray})`);
+          params.push(...value.$in);
+        }
+      }
+    }
+    return conds.length ? { where: conds.join(" AND "), params } : null;
+  }
+
+  /** The stored documents that match `query` (NeDB's match decides), with expired TTL documents removed. */
+  private matching(query: Query = {}): Doc[] {
+    const ids = query._id?.$in;
+    if (Array.isArray(ids) && ids.length > PARAMS) {
+      // Chunks of PARAMS ids, each narrowed as a query of its own.
+      const out: Doc[] = [];
+      for (let i = 0; i < ids.length; i += PARAMS) out.push(...this.matching({ ...query, _id: { $in: ids.slice(i, i + PARAMS) } }));
+      return out;
+    }
+    const narrowed = this.narrow(query);
+    const rows = narrowed
+      ? (this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().all(...narrowed.params) as string[])
+      : (this.stmt("SELECT doc FROM docs").pluck().all() as string[]);
+    const out: Doc[] = [];
+    const expired: unknown[] = [];
+    const now = Date.now();
+    // Ids alone are compared by SQLite as NeDB compares them (no type affinity): nothing left to match.
+    const exact = narrowed !== null && byIdOnly(query);
+    for (const raw of rows) {
+      const doc = deserialize(raw);
+      if (this.expired(doc, now)) expired.push(doc._id);
+      else if (exact || match(doc, query)) out.push(doc);
+    }
+    if (expired.length) this.deleteIds(expired);
+    return out;
+  }
+
+  private expired(doc: Doc, now: number): boolean {
+    for (const [field, ms] of this.ttl) {
+      const v = doc[field];
+      if (v instanceof Date && v.getTime() + ms < now) return true;
+    }
+    return false;
+  }
+
+  private deleteIds(ids: unknown[]): void {
+    const del = this.stmt("DELETE FROM docs WHERE _id = ?");
+    this.db.transaction(() => {
+      for (const id of ids) del.run(id);
+    })();
+  }
+
+  private sorted(docs: Doc[], filters: Filters): Doc[] {
+    const sort = typeof filters.sort === "string" ? filters.sort.split(/[ ,]+/).filter(Boolean) : filters.sort;
+    if (sort?.length) {
+      const keys = sort.map((s) => (s.startsWith("-") ? { key: s.slice(1), dir: -1 } : { key: s, dir: 1 }));
+      docs.sort((a, b) => {
+        for (const { key, dir } of keys) {
+          const c = compareThings(getDotValue(a, key), getDotValue(b, key));
+          if (c !== 0) return dir * c;
+        }
+        return 0;
+      });
+    }
+    const offset = typeof filters.offset === "number" && filters.offset > 0 ? filters.offset : 0;
+    const limit = typeof filters.limit === "number" && filters.limit > 0 ? filters.limit : undefined;
+    return offset || limit !== undefined ? docs.slice(offset, limit === undefined ? undefined : offset + limit) : docs;
+  }
+
+  async find(filters: Filters = {}): Promise<Doc[]> {
+    if (filters.search) throw new Error("Text search is not supported by the embedded store");
+    return this.sorted(this.matching(filters.query ?? {}), filters);
+  }
+
+  async findOne(query: Query): Promise<Doc | null> {
+    return this.matching(query)[0] ?? null;
+  }
+
+  async findById(_id: unknown): Promise<Doc | null> {
+    return this.findOne({ _id });
+  }
+
+  async findByIds(ids: unknown[]): Promise<Doc[]> {
+    return this.matching({ _id: { $in: ids } });
+  }
+
+  async count(filters: Filters = {}): Promise<number> {
+    const query = filters.query ?? {};
+    if (!Object.keys(query).length && !this.ttl.size && !filters.limit && !filters.offset) return this.stmt("SELECT count(*) FROM docs").pluck().get() as number;
+    return (await this.find(filters)).length;
+  }
+
+  /** Documents with only these fields (and _id), read by SQLite from the stored JSON: what an in-memory index reads of every document. */
+  project(query: Query, fields: readonly string[]): Doc[] {
+    const tested = queryFields(query);
+    if (this.ttl.size || !tested || !fields.every((f) => PLAIN_FIELD.test(f))) {
+      return this.matching(query).map((d) => Object.fromEntries([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f) => [f, d[f]])]));
+    }
+    if (!tested.size) return [...this.projected(fields)];
+    // Only the fields asked for and those the query tests are read; NeDB's match on them decides as on the whole document.
+    const read = [...new Set([...fields, ...tested])].filter((f) => f !== "_id");
+    const narrowed = this.narrow(query);
+    const out: Doc[] = [];
+    for (const doc of this.projected(read, narrowed ?? undefined)) {
+      if (match(doc, query)) out.push(Object.fromEntries([["_id", doc._id], ...fields.filter((f) => doc[f] !== undefined).map((f) => [f, doc[f]])]));
+    }
+    return out;
+  }
+
+  /**
+   * Every document (narrowed: those that meet `where`) with only these fields (and _id), one at a time:
+   * one json_extract of every path per row (the document parsed once, by SQLite).
+   */
+  *projected(fields: readonly string[], narrowed?: { where: string; params: unknown[] }): Generator<Doc> {
+    // Two paths at least, so that json_extract answers an array.
+    const paths = ["'$._id'", ...(fields.length ? fields.map(jsonPath) : ["'$._id'"])].join(", ");
+    // The values (null for an absent field and for a null alike), and their JSON types (SQL NULL for an absent field).
+    const types = `json_array(${fields.map((f) => `json_type(doc, ${jsonPath(f)})`).join(", ")})`;
+    const sql = `SELECT json_extract(doc, ${paths}), ${types} FROM docs${narrowed ? ` WHERE ${narrowed.where}` : ""}`;
+    // Row by row: the raw lines are never all in memory at once.
+    for (const [raw, rawTypes] of this.stmt(sql).raw().iterate(...(narrowed?.params ?? [])) as IterableIterator<[string, string]>) {
+      const values: unknown[] = deserialize(raw);
+      const present: (string | null)[] = JSON.parse(rawTypes);
+      const doc: Doc = { _id: values[0] };
+      fields.forEach((f, i) => {
+        if (present[i] !== null) doc[f] = values[i + 1];
+      });
+      yield doc;
+    }
+  }
+
+  /** Every document, a page at a time in _id order (backups, migration checks): never all of them in memory at once. */
+  *all(page = 1000): Generator<Doc> {
+    let after: unknown = null;
+    for (;;) {
+      const rows = (after === null
+        ? this.stmt("SELECT _id, doc FROM docs ORDER BY _id LIMIT ?").raw().all(page)
+        : this.stmt("SELECT _id, doc FROM docs WHERE _id > ? ORDER BY _id LIMIT ?").raw().all(after, page)) as [unknown, string][];
+      for (const [, raw] of rows) yield deserialize(raw);
+      if (rows.length < page) return;
+      after = rows[rows.length - 1][0];
+    }
+  }
+
+  private prepare(doc: Doc): Doc {
+    const copy = deepCopy(doc);
+    if (copy._id === undefined) copy._id = uid(16);
+    checkObject(copy);
+    return copy;
+  }
+
+  private insertPrepared(docs: Doc[]): void {
+    const ins = this.stmt("INSERT INTO docs (_id, doc) VALUES (?, ?)");
+    try {
+      this.db.transaction(() => {
+        for (const d of docs) ins.run(d._id, serialize(d));
+      })();
+    } catch (err) {
+      throw isConstraint(err) ? uniqueViolated(err) : err;
+    }
+  }
+
+  async insert(doc: Doc): Promise<Doc> {
+    const prepared = this.prepare(doc);
+    this.insertPrepared([prepared]);
+    return deepCopy(prepared);
+  }
+
+  /** All or none, as NeDB inserts an array. */
+  async insertMany(docs: Doc[]): Promise<Doc[]> {
+    const prepared = docs.map((d) => this.prepare(d));
+    this.insertPrepared(prepared);
+    return prepared.map((d) => deepCopy(d));
+  }
+
+  /**
+   * Applies `update` (modifiers or a whole document) to every match, in one transaction; with upsert and
+   * no match, inserts what NeDB would (the query's plain fields, modified). Returns the documents written.
+   */
+  update(query: Query, update: Doc, opts: { multi?: boolean; upsert?: boolean } = {}): Doc[] {
+    const found = this.matching(query);
+    const targets = opts.multi ? found : found.slice(0, 1);
+    if (!targets.length && opts.upsert) {
+      let doc: Doc;
+      try {
+        checkObject(update);
+        doc = update;
+      } catch {
+        doc = modify(deepCopy(query, true), update);
+      }
+      const prepared = this.prepare(doc);
+      this.insertPrepared([prepared]);
+      return [prepared];
+    }
+    const written = targets.map((d) => modify(d, update));
+    const upd = this.stmt("UPDATE docs SET doc = ? WHERE _id = ?");
+    try {
+      this.db.transaction(() => {
+        for (const d of written) upd.run(serialize(d), d._id);
+      })();
+    } catch (err) {
+      throw isConstraint(err) ? uniqueViolated(err) : err;
+    }
+    return written;
+  }
+
+  /** Like NeDB's (and so moleculer-db's memory adapter's): how many documents matched. */
+  async updateMany(query: Query, update: Doc): Promise<number> {
+    return this.update(query, update, { multi: true }).length;
+  }
+
+  async updateById(_id: unknown, update: Doc): Promise<Doc | null> {
+    return this.update({ _id }, update)[0] ?? null;
+  }
+
+  async removeMany(query: Query): Promise<number> {
+    if (!Object.keys(query).length) return this.stmt("DELETE FROM docs").run().changes;
+    const ids = this.matching(query).map((d) => d._id);
+    this.deleteIds(ids);
+    return ids.length;
+  }
+
+  async removeById(_id: unknown): Promise<number> {
+    return this.removeMany({ _id });
+  }
+
+  async clear(): Promise<number> {
+    return this.removeMany({});
+  }
+
+  entityToObject(doc: Doc): Doc {
+    return doc;
+  }
+
+  /** Documents inserted as one transaction, all or none (a move from NeDB, a restore). */
+  putAll(docs: Doc[]): void {
+    this.insertPrepared(docs.map((d) => this.prepare(d)));
+  }
+}
