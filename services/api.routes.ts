@@ -98,6 +98,7 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/add_oidc_provider": { action: "oidc.add_oidc_provider", auth: "admin" },
   "GET /api/data/list_oidc_providers": { action: "oidc.list_oidc_providers", auth: "admin" },
   "DELETE /api/data/remove_oidc_provider": { action: "oidc.remove_oidc_provider", auth: "admin" },
+  "POST /api/data/remove_oidc_provider": { action: "oidc.remove_oidc_provider", auth: "admin" },
   "GET /api/data/public_oidc_providers": { action: "oidc.public_oidc_providers", auth: "none" },
   "POST /api/auth/store_state": { action: "oidc.store_state", auth: "none" },
   "GET /api/auth/callback": { action: "oidc.callback", auth: "none" },
@@ -214,6 +215,7 @@ export const routes: Record<string, RouteDef> = {
   "PUT /api/data/user/notification_settings": { action: "notifications.update_notification_settings", auth: "key" },
   "POST /api/data/user/test_notification": { action: "notifications.test_notification", auth: "key" },
   "POST /api/data/podcast/toggle_notifications": { action: "podcasts.toggle_notifications", auth: "key" },
+  "PUT /api/data/podcast/toggle_notifications": { action: "podcasts.toggle_notifications", auth: "key" },
   "POST /api/data/podcast/notification_status": { action: "podcasts.notification_status", auth: "key" },
 
   // Queue and smart playlists

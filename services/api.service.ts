@@ -112,8 +112,9 @@ function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: ob
       // Large downloads (backup_server) are gzip-encoded for clients that accept it.
       if (req.headers["accept-encoding"]) ctx.meta.acceptEncoding = String(req.headers["accept-encoding"]);
       ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
-      // moleculer-web merges only an object body into the params: a list (episode actions) or a text arrives as params.body.
-      if (req.body !== undefined && (Array.isArray(req.body) || typeof req.body === "string")) {
+      // moleculer-web merges only an object body into the params: a list (episode actions), a text or a bare
+      // number (the web client's remove_oidc_provider) arrives as params.body.
+      if (req.body !== undefined && (Array.isArray(req.body) || typeof req.body === "string" || typeof req.body === "number")) {
         if (Array.isArray(req.body)) for (const k of Object.keys(req.body)) delete req.$params[k];
         req.$params.body = req.body;
       }

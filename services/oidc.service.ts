@@ -243,13 +243,16 @@ const OidcService: ServiceSchema = {
         };
       },
     },
+    /** {provider_id}, or the bare id as the whole JSON body (as the web client sends it). */
     remove_oidc_provider: {
-      params: { provider_id: providerIdParam },
+      params: { provider_id: { ...providerIdParam, optional: true }, body: { ...providerIdParam, optional: true } },
       response: DetailAnswer,
       async handler(this: any, ctx: Context<any>) {
-        const removed = await this.adapter.removeMany({ _id: ctx.params.provider_id });
+        const provider_id: number | undefined = ctx.params.provider_id ?? ctx.params.body;
+        if (provider_id === undefined) throw new BadRequestError("provider_id is required");
+        const removed = await this.adapter.removeMany({ _id: provider_id });
         if (!removed) throw new NotFoundError("OIDC provider not found");
-        this.logger.info("oidc provider removed", { provider_id: ctx.params.provider_id });
+        this.logger.info("oidc provider removed", { provider_id });
         return { detail: "OIDC provider removed" };
       },
     },

@@ -116,7 +116,8 @@ describe("push notifications", () => {
   test("a new episode: one message per endpoint of each subscriber with notifications on, none for the others", async () => {
     expectErrorBody(await post("/api/data/podcast/toggle_notifications", "alice", { user_id: u.bob.id, podcast_id: podcastId, enabled: true }), 403);
     expect((await post("/api/data/podcast/toggle_notifications", "alice", { user_id: u.alice.id, podcast_id: podcastId, enabled: true })).body.enabled).toBe(true);
-    expect((await post("/api/data/podcast/toggle_notifications", "bob", { user_id: u.bob.id, podcast_id: podcastId })).body.enabled).toBe(true);
+    // The web client toggles with PUT.
+    expect((await put("/api/data/podcast/toggle_notifications", "bob", { user_id: u.bob.id, podcast_id: podcastId })).body.enabled).toBe(true);
     expect((await post("/api/data/podcast/notification_status", "carol", { user_id: u.carol.id, podcast_id: podcastId })).body.enabled).toBe(false);
     expect((await post("/api/data/podcast/notification_status", "bob", { user_id: u.bob.id, podcast_id: podcastId })).body.enabled).toBe(true);
 

@@ -351,7 +351,11 @@ describe("OIDC login through a loopback OpenID provider", () => {
 
   test("admins remove providers", async () => {
     expectErrorBody(await api(server.url).delete("/api/data/remove_oidc_provider").set("Api-Key", userKey).send({ provider_id: badProviderId }), 403);
-    await api(server.url).delete("/api/data/remove_oidc_provider").set("Api-Key", adminKey).send({ provider_id: badProviderId }).expect(200);
+    // The web client posts the bare id as the whole JSON body.
+    const bare = (body: string) => api(server.url).post("/api/data/remove_oidc_provider").set("Api-Key", adminKey).set("Content-Type", "application/json").send(body);
+    expectErrorBody(await bare("\"x\""), 400);
+    await bare(String(badProviderId)).expect(200);
+    expectErrorBody(await bare(String(badProviderId)), 404);
     expectErrorBody(await api(server.url).delete("/api/data/remove_oidc_provider").set("Api-Key", adminKey).send({ provider_id: badProviderId }), 404);
     const listed = await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", adminKey).expect(200);
     expect(listed.body.providers.map((p: any) => p.provider_id)).toEqual([goodProviderId]);
