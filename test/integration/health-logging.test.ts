@@ -35,6 +35,8 @@ describe("health with the shared Redis cache (the cacher CACHER=redis://... depl
     let redis = await startRedis();
     const server = await startServer({ broker: { cacher: new ResilientRedisCacher(redis.url, prefix, 300) } });
     try {
+      // The cacher connects in the background (no offline queue): healthy once it has.
+      await until(async () => (await api(server.url).get("/api/health")).status === 200, 10_000);
       expect((await api(server.url).get("/api/health")).body).toMatchObject({ status: "healthy", database: true, redis: true });
       const key = await createAdmin(server.url);
       expect((await api(server.url).get("/api/data/verify_key").set("Api-Key", key)).status).toBe(200);
