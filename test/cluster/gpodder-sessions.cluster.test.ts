@@ -6,7 +6,7 @@
  */
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { tempDir } from "../helpers/server";
-import { clusterNats, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
+import { clusterPeers, ensureBuilt, findNatsServer, freePort, Proc, startNode, waitClusterHealthy } from "../helpers/processes";
 
 const natsBin = findNatsServer();
 const externalNats = process.env.NATS_URL;
@@ -14,16 +14,15 @@ const describeCluster = natsBin || externalNats ? describe : describe.skip;
 
 describeCluster("sync sessions, cluster runtime (two gateways, auth and the gpodder service over NATS)", () => {
   const procs: Record<string, Proc> = {};
-  let nats: Proc | null = null;
+  let peers: Awaited<ReturnType<typeof clusterPeers>> | null = null;
   let urlA = "";
   let urlB = "";
 
   beforeAll(async () => {
     ensureBuilt();
-    const { url: transporter, proc } = await clusterNats(natsBin);
-    nats = proc;
+    peers = await clusterPeers(natsBin);
     const [portA, portB] = [await freePort(), await freePort()];
-    const common = { TRANSPORTER: transporter, NAMESPACE: `gps-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-gps-") };
+    const common = { ...peers.env, NAMESPACE: `gps-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-cluster-gps-") };
     procs.gatewayA = startNode({ ...common, PORT: String(portA), NODE_ID: "gateway-a" }, ["api"]);
     procs.gatewayB = startNode({ ...common, PORT: String(portB), NODE_ID: "gateway-b" }, ["api"]);
     procs.accounts = startNode({ ...common, NODE_ID: "accounts-1" }, ["users", "auth"]);
@@ -35,7 +34,7 @@ describeCluster("sync sessions, cluster runtime (two gateways, auth and the gpod
 
   afterAll(async () => {
     await Promise.all(Object.values(procs).map((p) => p.stop()));
-    await nats?.stop();
+    await peers?.stop();
   });
 
   test("a session opened through one gateway works through the other; a logout through one ends it on both", async () => {
