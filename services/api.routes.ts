@@ -35,7 +35,7 @@ export const routes: Record<string, RouteDef> = {
   "DELETE /api/data/delete_api_key": { action: "auth.delete_api_key", auth: "key" },
   "GET /api/data/get_api_info/{user_id}": { action: "auth.get_api_info", auth: "key" },
   // Not in the spec: an app password (a key that opens only the sync routes below), for sync apps
-  "POST /api/data/create_app_password": { action: "auth.create_app_password", auth: "key" },
+  "POST /api/data/create_app_password": { action: "auth.create_app_password", auth: "key", summary: "Sync server: a new app password (shown once) that opens only the gPodder and Nextcloud sync routes" },
 
   // Profile and settings
   "PUT /api/data/set_fullname/{user_id}": { action: "users.set_fullname", auth: "key" },
@@ -61,8 +61,8 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/user/custom_themes/{user_id}": { action: "users.get_custom_themes", auth: "key" },
   "DELETE /api/data/user/custom_themes": { action: "users.delete_custom_theme", auth: "key" },
   // Not in the spec: the user's own switch of the sync server (gPodder / Nextcloud routes)
-  "GET /api/data/user/sync_server/{user_id}": { action: "users.get_sync_server", auth: "key" },
-  "PUT /api/data/user/sync_server": { action: "users.set_sync_server", auth: "key" },
+  "GET /api/data/user/sync_server/{user_id}": { action: "users.get_sync_server", auth: "key", summary: "Sync server: whether this account may use the gPodder and Nextcloud sync routes, and whether the server offers them" },
+  "PUT /api/data/user/sync_server": { action: "users.set_sync_server", auth: "key", summary: "Sync server: switch the gPodder and Nextcloud sync routes on or off for this account" },
   // Preferences (PinePods' web client): start page, default volume, language, collection add mode, default auto-delete days
   "GET /api/data/startpage": { action: "users.get_startpage", auth: "key" },
   "POST /api/data/startpage": { action: "users.set_startpage", auth: "key" },
@@ -319,33 +319,33 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/ignore_podcast_index_id": { action: "podcasts.ignore_podcast_index_id", auth: "key" },
 
   // gPodder API v2 sign-in (auth sync: HTTP Basic with the password or an app password, or the sessionid cookie)
-  "POST /api/2/auth/{username}/login.json": { action: "auth.sync_session_login", auth: "sync" },
-  "POST /api/2/auth/{username}/logout.json": { action: "auth.sync_session_logout", auth: "sync" },
+  "POST /api/2/auth/{username}/login.json": { action: "auth.sync_session_login", auth: "sync", summary: "gPodder API v2: sign in with HTTP Basic and get the sessionid cookie" },
+  "POST /api/2/auth/{username}/logout.json": { action: "auth.sync_session_logout", auth: "sync", summary: "gPodder API v2: end the sync session and clear its cookie" },
   // Nextcloud Login Flow v2 (apps sign in through a page of this server and get an app password)
-  "POST /index.php/login/v2": { action: "auth.login_flow_start", auth: "none", headers: ["user-agent"] },
-  "POST /index.php/login/v2/poll": { action: "auth.login_flow_poll", auth: "none" },
-  "GET /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_page", auth: "none" },
-  "POST /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_grant", auth: "none", headers: ["cookie"] },
+  "POST /index.php/login/v2": { action: "auth.login_flow_start", auth: "none", headers: ["user-agent"], summary: "Nextcloud Login Flow v2: start a sign-in (the page to open, and the poll endpoint and token)" },
+  "POST /index.php/login/v2/poll": { action: "auth.login_flow_poll", auth: "none", summary: "Nextcloud Login Flow v2: poll for the app password (404 until access is granted, then once)" },
+  "GET /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_page", auth: "none", summary: "Nextcloud Login Flow v2: the sign-in page (HTML form) a person grants the app access on" },
+  "POST /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_grant", auth: "none", headers: ["cookie"], summary: "Nextcloud Login Flow v2: the sign-in form's submission, which grants the app an app password" },
   // gPodder API v2 data (services/gpodder.service.ts; README "Sync server for phones"): devices, subscriptions, episode actions, sync groups
   // (body "json": the JSON is read whatever its content type, as gPodder's client library labels it form data)
-  "GET /api/2/devices/{username}.json": { action: "gpodder.devices", auth: "sync" },
-  "POST /api/2/devices/{username}/{deviceid}.json": { action: "gpodder.update_device", auth: "sync", body: "json" },
-  "GET /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.subscription_changes", auth: "sync" },
-  "POST /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.upload_subscription_changes", auth: "sync", body: "json", largeBody: true },
-  "GET /api/2/episodes/{username}.json": { action: "gpodder.episode_actions", auth: "sync" },
-  "POST /api/2/episodes/{username}.json": { action: "gpodder.upload_episode_actions", auth: "sync", body: "json", largeBody: true },
-  "GET /api/2/updates/{username}/{deviceid}.json": { action: "gpodder.device_updates", auth: "sync" },
-  "GET /api/2/sync-devices/{username}.json": { action: "gpodder.sync_devices", auth: "sync" },
-  "POST /api/2/sync-devices/{username}.json": { action: "gpodder.update_sync_devices", auth: "sync", body: "json" },
+  "GET /api/2/devices/{username}.json": { action: "gpodder.devices", auth: "sync", summary: "gPodder API v2: the user's devices" },
+  "POST /api/2/devices/{username}/{deviceid}.json": { action: "gpodder.update_device", auth: "sync", body: "json", summary: "gPodder API v2: create a device or change its caption and type" },
+  "GET /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.subscription_changes", auth: "sync", summary: "gPodder API v2: subscriptions added and removed since a timestamp" },
+  "POST /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.upload_subscription_changes", auth: "sync", body: "json", largeBody: true, summary: "gPodder API v2: upload a device's subscription changes" },
+  "GET /api/2/episodes/{username}.json": { action: "gpodder.episode_actions", auth: "sync", summary: "gPodder API v2: episode actions received since a timestamp" },
+  "POST /api/2/episodes/{username}.json": { action: "gpodder.upload_episode_actions", auth: "sync", body: "json", largeBody: true, summary: "gPodder API v2: upload episode actions (play positions, downloads, deletions)" },
+  "GET /api/2/updates/{username}/{deviceid}.json": { action: "gpodder.device_updates", auth: "sync", summary: "gPodder API v2: a device's updates since a timestamp (subscription changes and new episodes)" },
+  "GET /api/2/sync-devices/{username}.json": { action: "gpodder.sync_devices", auth: "sync", summary: "gPodder API v2: which devices are synchronized with each other" },
+  "POST /api/2/sync-devices/{username}.json": { action: "gpodder.update_sync_devices", auth: "sync", body: "json", summary: "gPodder API v2: synchronize devices or stop synchronizing them" },
   // gPodder simple API: whole lists as json, opml or txt (a PUT's body is read as text, whatever its content type)
-  "GET /subscriptions/{username}.{format}": { action: "gpodder.simple_subscriptions", auth: "sync" },
-  "GET /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.simple_device_subscriptions", auth: "sync" },
-  "PUT /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.put_simple_subscriptions", auth: "sync", body: "text", largeBody: true },
+  "GET /subscriptions/{username}.{format}": { action: "gpodder.simple_subscriptions", auth: "sync", summary: "gPodder simple API: all the user's subscriptions as json, opml or txt" },
+  "GET /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.simple_device_subscriptions", auth: "sync", summary: "gPodder simple API: a device's subscriptions as json, opml or txt" },
+  "PUT /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.put_simple_subscriptions", auth: "sync", body: "text", largeBody: true, summary: "gPodder simple API: replace a device's subscriptions with the list sent (json, opml or txt)" },
   // Nextcloud gpoddersync app's data routes (the Nextcloud user is one device of the user, "nextcloud")
-  "GET /index.php/apps/gpoddersync/subscriptions": { action: "gpodder.nextcloud_subscriptions", auth: "sync" },
-  "POST /index.php/apps/gpoddersync/subscription_change/create": { action: "gpodder.nextcloud_subscription_change", auth: "sync", body: "json", largeBody: true },
-  "GET /index.php/apps/gpoddersync/episode_action": { action: "gpodder.nextcloud_episode_actions", auth: "sync" },
-  "POST /index.php/apps/gpoddersync/episode_action/create": { action: "gpodder.nextcloud_create_episode_actions", auth: "sync", body: "json", largeBody: true },
+  "GET /index.php/apps/gpoddersync/subscriptions": { action: "gpodder.nextcloud_subscriptions", auth: "sync", summary: "Nextcloud gpoddersync: subscriptions added and removed since a timestamp" },
+  "POST /index.php/apps/gpoddersync/subscription_change/create": { action: "gpodder.nextcloud_subscription_change", auth: "sync", body: "json", largeBody: true, summary: "Nextcloud gpoddersync: upload subscription changes" },
+  "GET /index.php/apps/gpoddersync/episode_action": { action: "gpodder.nextcloud_episode_actions", auth: "sync", summary: "Nextcloud gpoddersync: episode actions received since a timestamp" },
+  "POST /index.php/apps/gpoddersync/episode_action/create": { action: "gpodder.nextcloud_create_episode_actions", auth: "sync", body: "json", largeBody: true, summary: "Nextcloud gpoddersync: upload episode actions" },
 };
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */

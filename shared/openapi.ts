@@ -6,7 +6,7 @@
  * route's answer is its action's `response` schema (shared/contracts/answers.ts), carried the same way;
  * summaries and descriptions come from the API documents (shared/api-docs.json, scripts/api-docs.ts).
  */
-import { ANSWER_STATUS, MEDIA_TYPE } from "./contracts/answers";
+import { ANSWER_STATUS, MEDIA_TYPE, byMediaType } from "./contracts/answers";
 import { ERROR_CATEGORIES } from "./errors";
 import apiDocs from "./api-docs.json";
 import type { AuthLevel, RouteDef } from "./types";
@@ -130,6 +130,11 @@ export function successResponse(method: string, response: JsonSchema | undefined
   const text = description ?? "Success";
   // HEAD answers the headers of the GET answer, without a body.
   if (method === "HEAD") return { "200": { description: `Headers of: ${text}`, headers: { "Content-Length": { schema: { type: "integer" } } } } };
+  if (schema.type === "null") return { "200": { description: text } };
+  if (byMediaType(schema)) {
+    const content = Object.fromEntries(schema.anyOf.map(({ [MEDIA_TYPE]: type, ...member }: JsonSchema) => [type, { schema: member }]));
+    return { "200": { description: text, content } };
+  }
   return { "200": { description: text, content: { [media ?? "application/json"]: { schema: media ? { ...schema, description } : schema } } } };
 }
 
@@ -154,7 +159,7 @@ export function buildOpenApi(table: Record<string, RouteDef>, contractOf: (actio
     const bodyRequired = (schema.required ?? []).filter((name: string) => !pathNames.includes(name));
     const op: Record<string, any> = {
       operationId: `${method.toLowerCase()}_${path.replace(/[^\w]+/g, "_").replace(/^_|_$/g, "")}`,
-      summary: docs?.summary ?? path,
+      summary: docs?.summary ?? def.summary ?? path,
       ...(docs?.description ? { description: docs.description } : {}),
       tags: [def.action.split(".")[0]],
       "x-moleculer-action": def.action,

@@ -8,7 +8,7 @@
  */
 import type { Context } from "moleculer";
 import { Errors } from "moleculer";
-import { ANSWER_STATUS, MEDIA_TYPE } from "./contracts/answers";
+import { ANSWER_STATUS, MEDIA_TYPE, byMediaType } from "./contracts/answers";
 
 /** A 500 whose message reaches the client (shared/errors.ts keeps it): the answer broke its route's contract. */
 export class ResponseSchemaError extends Errors.MoleculerError {
@@ -19,6 +19,9 @@ export class ResponseSchemaError extends Errors.MoleculerError {
 }
 
 const isRaw = (data: any) => Buffer.isBuffer(data) || typeof data?.pipe === "function";
+const JSON_TYPE = "application/json";
+/** "text/x-opml; charset=utf-8" -> "text/x-opml"; JSON when the action set none. */
+const baseType = (responseType: string | undefined) => (responseType ?? JSON_TYPE).split(";")[0].trim();
 
 /** moleculer-web's onAfterCall hook: returns the answer unchanged or throws ResponseSchemaError. */
 export function responseCheck(): (ctx: Context<any, any>, route: any, req: any, res: any, data: any) => any {
@@ -43,13 +46,16 @@ export function responseCheck(): (ctx: Context<any, any>, route: any, req: any, 
       if (ctx.meta.$statusCode !== schema[ANSWER_STATUS]) fail(`status ${ctx.meta.$statusCode ?? 200}, declared ${schema[ANSWER_STATUS]}`);
       return data;
     }
-    if (schema[MEDIA_TYPE]) {
-      if (typeof data !== "string" && !isRaw(data)) fail(`declared ${schema[MEDIA_TYPE]}, answered JSON`);
+    // ByMediaType: the member of the media type the action answered with.
+    const declared = byMediaType(schema) ? schema.anyOf.find((m: any) => m[MEDIA_TYPE] === baseType(ctx.meta.$responseType)) : schema;
+    if (!declared) fail(`answered ${baseType(ctx.meta.$responseType) ?? "application/json"}, declared ${schema.anyOf.map((m: any) => m[MEDIA_TYPE]).join(" or ")}`);
+    if (declared[MEDIA_TYPE] && declared[MEDIA_TYPE] !== JSON_TYPE) {
+      if (typeof data !== "string" && !isRaw(data)) fail(`declared ${declared[MEDIA_TYPE]}, answered JSON`);
       return data;
     }
     if (isRaw(data)) fail("declared JSON, answered a stream or buffer");
-    const validate = compiled.get(schema) ?? ajv.compile(schema);
-    compiled.set(schema, validate);
+    const validate = compiled.get(declared) ?? ajv.compile(declared);
+    compiled.set(declared, validate);
     // What the client parses: undefined fields dropped, dates as strings.
     if (!validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) fail(ajv.errorsText((validate as any).errors, { dataVar: "answer" }));
     return data;

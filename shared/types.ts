@@ -57,6 +57,8 @@ export interface RouteDef {
   largeBody?: true;
   /** Request headers the action reads (lower-case names), passed in ctx.meta.headers: a page's cookie, an app's user agent. */
   headers?: string[];
+  /** /api/openapi.json's one-line summary of a route the API documents do not describe (shared/api-docs.json wins): what it does, in which protocol. */
+  summary?: string;
 }
 
 /** ctx.meta as filled by the gateway. */

@@ -16,6 +16,7 @@ import { readCookie, setCookie } from "../../shared/cookies";
 import { decryptSecret, encryptSecret, generateApiKey, hashApiKey } from "../../shared/secrets";
 import type { GatewayMeta } from "../../shared/types";
 import type { VerifiedLogin } from "../../shared/contracts/users";
+import { LoginFlowPage, LoginFlowPollAnswer, LoginFlowStartAnswer } from "../../shared/contracts/auth";
 import { flowGonePage, grantedPage, grantFormPage } from "./login-flow.page";
 
 /** Nextcloud's lifetime of a login flow. */
@@ -64,7 +65,8 @@ export const loginFlowActions: ServiceActionsSchema = {
   /** POST /index.php/login/v2: a new flow; the app opens `login` in a browser and polls `poll.endpoint` with `poll.token`. */
   login_flow_start: {
     params: {},
-    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+    response: LoginFlowStartAnswer,
+    async handler(this: any, ctx: Context<any, GatewayMeta>): Promise<LoginFlowStartAnswer> {
       await this.beginAttempt(FLOW_START_ATTEMPT, ctx.meta.clientIp);
       const pollToken = generateApiKey();
       const flowId = generateApiKey();
@@ -85,19 +87,24 @@ export const loginFlowActions: ServiceActionsSchema = {
   /** POST /index.php/login/v2/poll token=...: 404 until access is granted, then once {server, loginName, appPassword}. */
   login_flow_poll: {
     params: { token: { type: "string", min: 1, max: 256 } },
-    async handler(this: any, ctx: Context<{ token: string }, GatewayMeta>) {
+    response: LoginFlowPollAnswer,
+    async handler(this: any, ctx: Context<{ token: string }, GatewayMeta>): Promise<LoginFlowPollAnswer> {
       const flow: LoginFlowDoc | null = await this.stores.login_flows.findOne({ poll_hash: hashApiKey(ctx.params.token) });
       if (!flow || !flow.granted || this.flowExpired(flow)) throw new NotFoundError("No access granted for this token");
       // Once: of two polls at the same time only the one that removes the flow gets the password.
       if ((await this.stores.login_flows.removeMany({ _id: flow._id })) !== 1) throw new NotFoundError("No access granted for this token");
-      return { server: publicOrigin(ctx.meta), loginName: flow.granted.login_name, appPassword: decryptSecret(flow.granted.app_password) };
+      const appPassword = decryptSecret(flow.granted.app_password);
+      // Sealed with another server secret (it changed since the grant): the app starts the flow again.
+      if (appPassword === null) throw new NotFoundError("The granted app password cannot be read any more: sign in again");
+      return { server: publicOrigin(ctx.meta), loginName: flow.granted.login_name, appPassword };
     },
   },
   /** GET /index.php/login/v2/flow/{flow}: the sign-in page, with a new form token. */
   login_flow_page: {
     idempotent: true,
     params: { flow: flowParam },
-    async handler(this: any, ctx: Context<{ flow: string }, PageMeta>) {
+    response: LoginFlowPage,
+    async handler(this: any, ctx: Context<{ flow: string }, PageMeta>): Promise<string> {
       const flow = await this.openFlow(ctx.params.flow);
       if (!flow) return answerPage(ctx, 404, flowGonePage(config.serviceName));
       return this.formAnswer(ctx, flow, 200, {});
@@ -109,7 +116,8 @@ export const loginFlowActions: ServiceActionsSchema = {
    */
   login_flow_grant: {
     params: { flow: flowParam, csrf: formField(128), user: formField(255), password: formField(1024), mfa_code: formField(16) },
-    async handler(this: any, ctx: Context<{ flow: string; csrf?: string; user?: string; password?: string; mfa_code?: string }, PageMeta>) {
+    response: LoginFlowPage,
+    async handler(this: any, ctx: Context<{ flow: string; csrf?: string; user?: string; password?: string; mfa_code?: string }, PageMeta>): Promise<string> {
       const p = ctx.params;
       const flow: LoginFlowDoc | null = await this.openFlow(p.flow);
       if (!flow) return answerPage(ctx, 404, flowGonePage(config.serviceName));

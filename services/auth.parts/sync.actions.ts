@@ -11,6 +11,7 @@ import { publicOrigin } from "../../shared/client-address";
 import { sessionCookie } from "../../shared/cookies";
 import type { AuthUser, GatewayMeta } from "../../shared/types";
 import type { UserAuthInfo, VerifiedLogin } from "../../shared/contracts/users";
+import { AppPasswordAnswer, SyncSessionAnswer } from "../../shared/contracts/auth";
 
 const userIdParam = { type: "number", integer: true, positive: true, convert: true };
 
@@ -18,7 +19,8 @@ export const syncActions: ServiceActionsSchema = {
   /** POST /api/data/create_app_password: a new app password (shown once), for sync apps only. */
   create_app_password: {
     params: { user_id: userIdParam, name: { type: "string", trim: true, min: 1, max: 100, optional: true } },
-    async handler(this: any, ctx: Context<{ user_id: number; name?: string }>) {
+    response: AppPasswordAnswer,
+    async handler(this: any, ctx: Context<{ user_id: number; name?: string }>): Promise<AppPasswordAnswer> {
       const name = ctx.params.name ?? "App password";
       const { key, doc } = await this.issueKey(ctx.params.user_id, "app", false, null, { name });
       this.logger.info("app password created", { user_id: doc.user_id, api_id: doc._id });
@@ -28,17 +30,20 @@ export const syncActions: ServiceActionsSchema = {
   /** POST /api/2/auth/{username}/login.json: the gateway has checked the credentials and set the session cookie. */
   sync_session_login: {
     params: { username: { type: "string", max: 255 } },
-    handler(ctx: Context<any, GatewayMeta>) {
-      return { username: ctx.meta.syncUsername };
+    response: SyncSessionAnswer,
+    handler(ctx: Context<any, GatewayMeta>): SyncSessionAnswer {
+      // Set by the gateway on every sync route (auth "sync").
+      return { username: ctx.meta.syncUsername! };
     },
   },
   /** POST /api/2/auth/{username}/logout.json: ends the session of this request and clears its cookie. */
   sync_session_logout: {
     params: { username: { type: "string", max: 255 } },
-    async handler(this: any, ctx: Context<any, GatewayMeta & { $responseHeaders?: Record<string, string> }>) {
+    response: SyncSessionAnswer,
+    async handler(this: any, ctx: Context<any, GatewayMeta & { $responseHeaders?: Record<string, string> }>): Promise<SyncSessionAnswer> {
       if (ctx.meta.syncSession) await this.removeKeys({ key_hash: ctx.meta.syncSession, kind: "session" });
       ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie("", publicOrigin(ctx.meta), 0) };
-      return { username: ctx.meta.syncUsername };
+      return { username: ctx.meta.syncUsername! };
     },
   },
 

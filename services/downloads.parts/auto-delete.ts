@@ -37,11 +37,11 @@ export const AutoDeleteScheduler: Partial<ServiceSchema> = {
       const now = Date.now();
       if (this.autoDeletePass || (lease.last_run_at && now - new Date(lease.last_run_at).getTime() < config.autoDeleteInterval * 60_000)) return;
       await this.stores.download_leases.updateMany({ _id: LEASE_ID }, { $set: { last_run_at: new Date(now) } });
-      // A pass that failed (say the podcasts service is not up yet at start) is due again at the next beat.
       this.autoDeletePass = this.runAutoDelete()
         .catch(async (err: any) => {
+          // Not run (a peer not reachable yet, as while a cluster starts): the next beat tries again. Unhandled, it would end the process.
           this.logger.warn("auto-delete pass failed", { error: err?.message });
-          await this.stores.download_leases.updateMany({ _id: LEASE_ID }, { $set: { last_run_at: lease.last_run_at } }).catch(() => undefined);
+          await this.stores.download_leases.updateMany({ _id: LEASE_ID, holder: this.autoDeleteHolder }, { $set: { last_run_at: lease.last_run_at } }).catch(() => undefined);
         })
         .finally(() => { this.autoDeletePass = null; });
     },

@@ -6,7 +6,7 @@
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError } from "../../shared/errors";
-import type { GpodderDevice } from "../../shared/contracts/gpodder";
+import { EmptyAnswer, GpodderDevicesAnswer, SyncDevicesAnswer, type GpodderDevice } from "../../shared/contracts/gpodder";
 import { checkDeviceId, deviceKey, DeviceDoc, deviceTypes } from "./model";
 
 const username = { type: "string", max: 200 };
@@ -17,6 +17,7 @@ export const deviceActions: ServiceActionsSchema = {
   devices: {
     idempotent: true,
     params: { username },
+    response: GpodderDevicesAnswer,
     async handler(this: any, ctx: Context<any>): Promise<GpodderDevice[]> {
       const user_id: number = await this.caller(ctx);
       const [devices, subscriptions]: [DeviceDoc[], number] = await Promise.all([
@@ -29,7 +30,8 @@ export const deviceActions: ServiceActionsSchema = {
   /** POST /api/2/devices/{username}/{deviceid}.json: creates the device, or changes only the keys given. Answers 200 with no body. */
   update_device: {
     params: { username, deviceid, caption: { type: "string", max: 200, optional: true }, type: { type: "enum", values: deviceTypes, optional: true } },
-    async handler(this: any, ctx: Context<any>) {
+    response: EmptyAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<null> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       const set: Partial<DeviceDoc> = {};
@@ -46,7 +48,8 @@ export const deviceActions: ServiceActionsSchema = {
   sync_devices: {
     idempotent: true,
     params: { username },
-    async handler(this: any, ctx: Context<any>) {
+    response: SyncDevicesAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SyncDevicesAnswer> {
       return this.syncStatus(await this.caller(ctx));
     },
   },
@@ -57,7 +60,8 @@ export const deviceActions: ServiceActionsSchema = {
       synchronize: { type: "array", items: { type: "array", items: "string", max: 100 }, max: 100, optional: true },
       "stop-synchronize": { type: "array", items: "string", max: 100, optional: true },
     },
-    async handler(this: any, ctx: Context<any>) {
+    response: SyncDevicesAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SyncDevicesAnswer> {
       const user_id: number = await this.caller(ctx);
       const groups: string[][] = ctx.params.synchronize ?? [];
       const stop: string[] = ctx.params["stop-synchronize"] ?? [];
@@ -100,7 +104,7 @@ export const deviceMethods: ServiceMethods = {
   async existingDevice(this: any, user_id: number, device_id: string): Promise<DeviceDoc | null> {
     return this.stores.gpodder_devices.findOne({ _id: deviceKey(user_id, device_id) });
   },
-  async syncStatus(this: any, user_id: number) {
+  async syncStatus(this: any, user_id: number): Promise<SyncDevicesAnswer> {
     const devices: DeviceDoc[] = await this.stores.gpodder_devices.find({ query: { user_id }, sort: ["created_at"] });
     const groups = new Map<string, string[]>();
     const alone: string[] = [];

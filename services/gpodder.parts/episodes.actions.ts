@@ -5,7 +5,7 @@
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import type { SyncNewEpisode } from "../../shared/contracts/episodes";
-import { NEXTCLOUD_DEVICE } from "../../shared/contracts/gpodder";
+import { DeviceUpdatesAnswer, EpisodeActionsAnswer, NEXTCLOUD_DEVICE, NextcloudEpisodeActionsAnswer, NextcloudUploadAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
 import type { SyncFeed, SyncPodcast } from "../../shared/contracts/podcasts";
 import { ActionDoc, checkDeviceId, FeedDoc, gpodderAction, newestPerEpisode, nextcloudAction, normaliseActions, rkey, rkeyRange, sanitizeUrl, sinceOf } from "./model";
 
@@ -26,7 +26,8 @@ export const episodeActions: ServiceActionsSchema = {
   /** POST /api/2/episodes/{username}.json [actions] -> {timestamp, update_urls} */
   upload_episode_actions: {
     params: { username, body },
-    async handler(this: any, ctx: Context<any>) {
+    response: UploadAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<UploadAnswer> {
       const user_id: number = await this.caller(ctx);
       const { actions, update_urls } = normaliseActions(ctx.params.body, null, new Date());
       return { timestamp: await this.storeActions(user_id, actions), update_urls };
@@ -36,7 +37,8 @@ export const episodeActions: ServiceActionsSchema = {
   episode_actions: {
     idempotent: true,
     params: { username, since, podcast: { type: "string", max: 4000, optional: true }, device: { type: "string", max: 200, optional: true }, aggregated: flag },
-    async handler(this: any, ctx: Context<any>) {
+    response: EpisodeActionsAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<EpisodeActionsAnswer> {
       const user_id: number = await this.caller(ctx);
       const p = ctx.params;
       // The feed URL as stored: sanitized as uploads are.
@@ -55,7 +57,8 @@ export const episodeActions: ServiceActionsSchema = {
   device_updates: {
     idempotent: true,
     params: { username, deviceid: { type: "string", max: 200 }, since, include_actions: flag },
-    async handler(this: any, ctx: Context<any>) {
+    response: DeviceUpdatesAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<DeviceUpdatesAnswer> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       await this.serial(user_id, () => this.ensureDevices(user_id, [device_id]));
@@ -88,7 +91,8 @@ export const episodeActions: ServiceActionsSchema = {
   nextcloud_episode_actions: {
     idempotent: true,
     params: { since },
-    async handler(this: any, ctx: Context<any>) {
+    response: NextcloudEpisodeActionsAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<NextcloudEpisodeActionsAnswer> {
       const user_id: number = await this.caller(ctx);
       const { actions, timestamp } = await this.actionsSince(user_id, sinceOf(ctx.params.since), {});
       return { actions: actions.map(nextcloudAction), timestamp };
@@ -97,7 +101,8 @@ export const episodeActions: ServiceActionsSchema = {
   /** POST /index.php/apps/gpoddersync/episode_action/create [actions] -> {timestamp} */
   nextcloud_create_episode_actions: {
     params: { body },
-    async handler(this: any, ctx: Context<any>) {
+    response: NextcloudUploadAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<NextcloudUploadAnswer> {
       const user_id: number = await this.caller(ctx);
       const { actions } = normaliseActions(ctx.params.body, NEXTCLOUD_DEVICE, new Date());
       return { timestamp: await this.storeActions(user_id, actions) };

@@ -4,7 +4,7 @@
  * timestamp in UTC without a zone), and the per-user clock that orders everything the server receives.
  */
 import { BadRequestError } from "../../shared/errors";
-import { DEVICE_TYPES, type DeviceType, type GpodderEpisodeAction, type LibraryState } from "../../shared/contracts/gpodder";
+import { DEVICE_TYPES, type DeviceType, type GpodderEpisodeAction, type LibraryState, type NextcloudEpisodeAction } from "../../shared/contracts/gpodder";
 
 /** One per user: the clock (the `since` / `timestamp` values), how far episode actions are applied to the library, and the rights to apply them with. */
 export interface UserDoc {
@@ -225,8 +225,8 @@ export function gpodderAction(a: ActionDoc): GpodderEpisodeAction {
 }
 
 /** An action as the Nextcloud gpoddersync app answers it: -1 where a number is unknown. */
-export function nextcloudAction(a: ActionDoc) {
-  const out: Record<string, unknown> = { podcast: a.podcast, episode: a.episode, action: a.action.toUpperCase(), timestamp: a.timestamp, started: a.started ?? -1, position: a.position ?? -1, total: a.total ?? -1 };
+export function nextcloudAction(a: ActionDoc): NextcloudEpisodeAction {
+  const out: NextcloudEpisodeAction = { podcast: a.podcast, episode: a.episode, action: a.action.toUpperCase(), timestamp: a.timestamp, started: a.started ?? -1, position: a.position ?? -1, total: a.total ?? -1 };
   if (a.guid) out.guid = a.guid;
   return out;
 }

@@ -6,7 +6,7 @@
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError, NotFoundError } from "../../shared/errors";
-import { NEXTCLOUD_DEVICE } from "../../shared/contracts/gpodder";
+import { EmptyAnswer, NEXTCLOUD_DEVICE, NextcloudUploadAnswer, SimpleSubscriptionsAnswer, SubscriptionChangesAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
 import { buildOpml, parseOpml } from "../../shared/opml";
 import { checkDeviceId, FeedDoc, feedKey, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
 
@@ -23,7 +23,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** The simple API's answer of a list of feed URLs in one of its formats. */
-function simpleList(ctx: Context<any, any>, urls: string[], fmt: string) {
+function simpleList(ctx: Context<any, any>, urls: string[], fmt: string): SimpleSubscriptionsAnswer {
   ctx.meta.$responseType = CONTENT_TYPES[fmt];
   if (fmt === "json") return urls;
   if (fmt === "txt") return urls.map((u) => `${u}\n`).join("");
@@ -51,7 +51,8 @@ export const subscriptionActions: ServiceActionsSchema = {
   subscription_changes: {
     idempotent: true,
     params: { username, deviceid, since },
-    async handler(this: any, ctx: Context<any>) {
+    response: SubscriptionChangesAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SubscriptionChangesAnswer> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       await this.serial(user_id, () => this.ensureDevices(user_id, [device_id]));
@@ -61,7 +62,8 @@ export const subscriptionActions: ServiceActionsSchema = {
   /** POST /api/2/subscriptions/{username}/{deviceid}.json {add, remove} -> {timestamp, update_urls} */
   upload_subscription_changes: {
     params: { username, deviceid, add: list, remove: list },
-    async handler(this: any, ctx: Context<any>) {
+    response: UploadAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<UploadAnswer> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       const { add, remove, update_urls } = sanitizeChanges(ctx.params.add, ctx.params.remove);
@@ -73,7 +75,8 @@ export const subscriptionActions: ServiceActionsSchema = {
   simple_subscriptions: {
     idempotent: true,
     params: { username, format },
-    async handler(this: any, ctx: Context<any>) {
+    response: SimpleSubscriptionsAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SimpleSubscriptionsAnswer> {
       const user_id: number = await this.caller(ctx);
       return simpleList(ctx, await this.subscribedUrls(user_id), ctx.params.format);
     },
@@ -82,7 +85,8 @@ export const subscriptionActions: ServiceActionsSchema = {
   simple_device_subscriptions: {
     idempotent: true,
     params: { username, deviceid, format },
-    async handler(this: any, ctx: Context<any>) {
+    response: SimpleSubscriptionsAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SimpleSubscriptionsAnswer> {
       const user_id: number = await this.caller(ctx);
       if (!(await this.existingDevice(user_id, checkDeviceId(ctx.params.deviceid)))) throw new NotFoundError("No such device");
       return simpleList(ctx, await this.subscribedUrls(user_id), ctx.params.format);
@@ -91,7 +95,8 @@ export const subscriptionActions: ServiceActionsSchema = {
   /** PUT /subscriptions/{username}/{deviceid}.{format}: the device's whole list, replacing it (feeds left out are removed). Answers 200 with no body. */
   put_simple_subscriptions: {
     params: { username, deviceid, format, body: { type: "any", optional: true } },
-    async handler(this: any, ctx: Context<any>) {
+    response: EmptyAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<null> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       let urls: string[];
@@ -112,7 +117,8 @@ export const subscriptionActions: ServiceActionsSchema = {
   nextcloud_subscriptions: {
     idempotent: true,
     params: { since },
-    async handler(this: any, ctx: Context<any>) {
+    response: SubscriptionChangesAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SubscriptionChangesAnswer> {
       const user_id: number = await this.caller(ctx);
       return this.changesSince(user_id, sinceOf(ctx.params.since));
     },
@@ -120,7 +126,8 @@ export const subscriptionActions: ServiceActionsSchema = {
   /** POST /index.php/apps/gpoddersync/subscription_change/create {add, remove} -> {timestamp} */
   nextcloud_subscription_change: {
     params: { add: list, remove: list },
-    async handler(this: any, ctx: Context<any>) {
+    response: NextcloudUploadAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<NextcloudUploadAnswer> {
       const user_id: number = await this.caller(ctx);
       const { add, remove } = sanitizeChanges(ctx.params.add, ctx.params.remove);
       return { timestamp: await this.changeFeeds(user_id, NEXTCLOUD_DEVICE, add, remove) };
@@ -130,7 +137,7 @@ export const subscriptionActions: ServiceActionsSchema = {
 
 export const subscriptionMethods: ServiceMethods = {
   /** The feeds added and removed after `since` (on a first sync, since 0, only what is subscribed), and the clock to ask from next. */
-  async changesSince(this: any, user_id: number, since: number) {
+  async changesSince(this: any, user_id: number, since: number): Promise<SubscriptionChangesAnswer> {
     const timestamp: number = await this.clockOf(user_id);
     const changed: FeedDoc[] = since >= timestamp ? [] : await this.findFields(this.stores.gpodder_feeds, rkeyRange(user_id, since, timestamp), ["url", "subscribed"]);
     return {

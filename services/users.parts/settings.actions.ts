@@ -7,7 +7,7 @@ import { config } from "../../shared/config";
 import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
 import type { GatewayMeta } from "../../shared/types";
 import type { PlaybackSettings } from "../../shared/contracts/podcasts";
-import { AutoCompleteSecondsAnswer, CoverPreferenceAnswer, CreateCustomThemeAnswer, CustomTheme, CustomThemesAnswer, DefaultLanguageAnswer, LanguagesAnswer, PlaybackSpeedAnswer, SetupTimeInfoAnswer, ThemeAnswer, TimeInfoAnswer, type ListeningSettings, type UserEvent } from "../../shared/contracts/users";
+import { AutoCompleteSecondsAnswer, CoverPreferenceAnswer, CreateCustomThemeAnswer, CustomTheme, CustomThemesAnswer, DefaultLanguageAnswer, LanguagesAnswer, PlaybackSpeedAnswer, SetupTimeInfoAnswer, SyncServerAnswer, ThemeAnswer, TimeInfoAnswer, type ListeningSettings, type UserEvent } from "../../shared/contracts/users";
 import { DetailAnswer, MessageAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
 import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
 
@@ -160,7 +160,8 @@ export const settingsActions: ServiceActionsSchema = {
   get_sync_server: {
     idempotent: true,
     params: userIdParam,
-    async handler(this: any, ctx: Context<any>) {
+    response: SyncServerAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SyncServerAnswer> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       return { sync_server: user.sync_server !== false, server_enabled: config.syncServerEnabled };
     },
@@ -168,7 +169,8 @@ export const settingsActions: ServiceActionsSchema = {
   /** PUT /api/data/user/sync_server {user_id, sync_server}: off, the sync routes refuse this account's credentials (403). */
   set_sync_server: {
     params: { user_id: userId, sync_server: { type: "boolean", convert: true } },
-    async handler(this: any, ctx: Context<any>) {
+    response: SyncServerAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SyncServerAnswer> {
       await this.setFields(ctx.params.user_id, { sync_server: ctx.params.sync_server });
       // Cached key lookups carry the switch; every gateway and auth node drops them.
       await this.broker.broadcast("user.rights_changed", { user_id: ctx.params.user_id } as UserEvent);

@@ -9,7 +9,8 @@
  *   get_theme: { params: {...}, response: ThemeAnswer, handler(ctx): ThemeAnswer {...} }
  *
  * Answers that are not JSON say so with PlainText / Binary (their media type rides on the schema as
- * x-media-type); a redirect with Redirect. This file also holds the shapes many services answer.
+ * x-media-type), one whose media type follows the request with ByMediaType; a redirect with Redirect, an
+ * empty body with NoBody. This file also holds the shapes many services answer.
  */
 import { Type, type Static, type TSchema, type SchemaOptions } from "@sinclair/typebox";
 
@@ -31,6 +32,19 @@ export const Binary = (mediaType: string, description: string) => Type.String({ 
 
 /** An image of whatever type the source has (image proxy, local artwork). */
 export const ImageAnswer = Binary("image/*", "The image, with its own Content-Type");
+
+/**
+ * An answer whose media type follows the request (a format named in the path): one schema per media type,
+ * the JSON one as application/json. The action sets ctx.meta.$responseType to one of them.
+ */
+export const ByMediaType = <T extends TSchema>(description: string, byType: Record<string, T>) =>
+  Type.Union(Object.entries(byType).map(([mediaType, schema]) => ({ ...schema, [MEDIA_TYPE]: mediaType })), { description });
+
+/** Whether a schema (as TypeBox builds it or as JSON from the registry) is a ByMediaType answer. */
+export const byMediaType = (schema: any): boolean => Array.isArray(schema?.anyOf) && schema.anyOf.length > 0 && schema.anyOf.every((m: any) => m?.[MEDIA_TYPE]);
+
+/** 200 with an empty body (the action returns null), where the protocol's clients count an empty body as success. */
+export const NoBody = (description: string) => Type.Null({ description });
 
 /** A 302 redirect (ctx.meta.$statusCode and $location): no body. */
 export const Redirect = (description: string) => Type.Null({ description, [ANSWER_STATUS]: 302 });

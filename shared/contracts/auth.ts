@@ -1,5 +1,5 @@
 /** Answers of the auth service's routes: login, keys, the RSS key. */
-import { Nullable, Type, type Static } from "./answers";
+import { Nullable, PlainText, Type, type Static } from "./answers";
 
 /** get_key: the key, or (MFA on) a session token for verify_mfa_and_get_key. */
 export const GetKeyAnswer = Type.Object({
@@ -46,3 +46,20 @@ export const ApiInfoAnswer = Type.Object({
 export type ApiInfoAnswer = Static<typeof ApiInfoAnswer>;
 export const RssKeyAnswer = Type.Object({ rss_key: Type.String() });
 export type RssKeyAnswer = Static<typeof RssKeyAnswer>;
+/** create_app_password: a password for sync apps only (the sync routes), shown once. */
+export const AppPasswordAnswer = Type.Object({ app_password: Type.String(), api_id: Type.Integer(), name: Type.String() });
+export type AppPasswordAnswer = Static<typeof AppPasswordAnswer>;
+/** gPodder API v2 login.json / logout.json: the account signed in or out (clients read only the status and the sessionid cookie). */
+export const SyncSessionAnswer = Type.Object({ username: Type.String() });
+export type SyncSessionAnswer = Static<typeof SyncSessionAnswer>;
+/** Nextcloud Login Flow v2 start: the page the app opens in a browser, and where and with what it polls. */
+export const LoginFlowStartAnswer = Type.Object({
+  poll: Type.Object({ token: Type.String(), endpoint: Type.String({ format: "uri" }) }),
+  login: Type.String({ format: "uri" }),
+});
+export type LoginFlowStartAnswer = Static<typeof LoginFlowStartAnswer>;
+/** Nextcloud Login Flow v2 poll, once access is granted (404 before): the server's address, the login name and the new app password. */
+export const LoginFlowPollAnswer = Type.Object({ server: Type.String({ format: "uri" }), loginName: Type.String(), appPassword: Type.String() });
+export type LoginFlowPollAnswer = Static<typeof LoginFlowPollAnswer>;
+/** The Login Flow v2 page a person signs in on (the form, the granted page, or the page of a flow gone; 401/403/404/429 carry the form again). */
+export const LoginFlowPage = PlainText("The sign-in page of the login flow (a plain HTML form)", "text/html");

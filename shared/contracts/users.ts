@@ -5,6 +5,10 @@ import { Type, type Static } from "./answers";
 export const ThemeAnswer = Type.Object({ theme: Type.String() });
 export type ThemeAnswer = Static<typeof ThemeAnswer>;
 
+/** GET and PUT /api/data/user/sync_server: the user's own switch of the sync server, and the operator's (SYNC_SERVER_ENABLED). */
+export const SyncServerAnswer = Type.Object({ sync_server: Type.Boolean(), server_enabled: Type.Boolean() });
+export type SyncServerAnswer = Static<typeof SyncServerAnswer>;
+
 /** users.get_auth_info result: what the auth service needs to know about a key's owner. */
 export interface UserAuthInfo {
   id: number;

@@ -3,7 +3,8 @@
  * replicas on two brokers joined by Moleculer's in-process transporter, sharing one downloads store and
  * one lease store (the MONGO_URI situation on the embedded store, as in feeds-scheduler.test.ts): what a
  * pass deletes, one holder at a time, and a second replica taking over from a holder that stopped
- * beating (killed: it never releases its lease) once the lease expires.
+ * beating (killed: it never releases its lease) once the lease expires; a pass that cannot run (the podcasts
+ * service not reachable, as while a cluster starts) neither ends the process nor counts as run.
  */
 import fs from "fs";
 import path from "path";
@@ -107,5 +108,21 @@ describe("auto-delete of completed downloads over two replicas", () => {
     expect(await holderOf()).toBe(dlB.autoDeleteHolder);
     await dlB.autoDeletePass;
     expect(await kept()).not.toContain(newDone);
+  });
+
+  test("a pass whose peers are not reachable yet fails quietly and is tried again at the next beat", async () => {
+    // A replica alone in its namespace: podcasts.auto_delete_rules is not found (a cluster's downloads node starting first).
+    const alone = new ServiceBroker({ ...brokerConfig, nodeID: "alone", namespace: `autodel-alone-${process.pid}`, transporter: "Fake", logger: false });
+    const dl: any = alone.createService(DownloadsService);
+    await alone.start();
+    try {
+      await dl.autoDeleteTick();
+      expect(dl.autoDeletePass).not.toBeNull();
+      await expect(dl.autoDeletePass).resolves.toBeUndefined();
+      const lease = await dl.stores.download_leases.findOne({ _id: LEASE });
+      expect([lease.holder, lease.last_run_at]).toEqual([dl.autoDeleteHolder, null]);
+    } finally {
+      await alone.stop();
+    }
   });
 });
