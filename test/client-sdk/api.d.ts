@@ -1436,7 +1436,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /** /api/data/remove_oidc_provider */
+        post: operations["post_api_data_remove_oidc_provider"];
         /** /api/data/remove_oidc_provider */
         delete: operations["delete_api_data_remove_oidc_provider"];
         options?: never;
@@ -3613,7 +3614,8 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        /** /api/data/podcast/toggle_notifications */
+        put: operations["put_api_data_podcast_toggle_notifications"];
         /** /api/data/podcast/toggle_notifications */
         post: operations["post_api_data_podcast_toggle_notifications"];
         delete?: never;
@@ -8283,6 +8285,43 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    post_api_data_remove_oidc_provider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    provider_id?: number;
+                    body?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     delete_api_data_remove_oidc_provider: {
         parameters: {
             query?: never;
@@ -8290,10 +8329,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    provider_id: number;
+                    provider_id?: number;
+                    body?: number;
                 };
             };
         };
@@ -12705,6 +12745,45 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         success: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    put_api_data_podcast_toggle_notifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    podcast_id: number;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        enabled: boolean;
                     };
                 };
             };
