@@ -19,15 +19,16 @@ import { Transform } from "stream";
 import { pipeline } from "stream/promises";
 import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
-import { fetchStream, OutboundHttpError, type Rights } from "../shared/http";
+import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
 import { ClaimedTask, ImportFeedPayload, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_IMPORT_FEED, JOB_IMPORT_OPML, JOB_REFRESH_PODS, JOB_SYNC, TASKS_AVAILABLE } from "../shared/contracts/tasks";
 import type { ImportChunkResult, ImportOpmlPayload } from "../shared/contracts/opml";
 import type { RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
-import type { DownloadEpisodePayload, DownloadPodcastPayload, StoredFile } from "../shared/contracts/downloads";
+import { DOWNLOAD_METADATA_DEFAULTS, type DownloadEpisodePayload, type DownloadMetadataSettings, type DownloadPodcastPayload, type StoredFile } from "../shared/contracts/downloads";
 import type { RunSyncJobParams, SyncJobPayload } from "../shared/contracts/sync";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
-import { writeSidecars } from "./workers.parts/sidecars";
+import { coverFetcher, type CoverFetcher, writeSidecars } from "./workers.parts/sidecars";
+import { tagFor, wantsTag, writeTagged } from "./workers.parts/id3";
 
 /** A failure no retry can fix: the job fails with this message. */
 class PermanentError extends Error {}
@@ -250,12 +251,18 @@ const WorkersService: ServiceSchema = {
       const dir = path.join(config.downloadDir, folder);
       // One temporary file per claim: a run whose lease ran out may still be writing its own.
       const temp = path.join(dir, `.${name}.${job.id}-${job.attempts}.part`);
+      const tagged = path.join(dir, `.${name}.${job.id}-${job.attempts}.tagged.part`);
       try {
         if (res.contentLength !== null) await this.checkFreeSpace(res.contentLength);
         await fs.promises.mkdir(dir, { recursive: true });
-        const size = await this.save(res, temp, reporter, onFraction);
-        await fs.promises.rename(temp, path.join(dir, name));
-        await this.sidecars(item, dir, name, job.payload.rights);
+        let size = await this.save(res, temp, reporter, onFraction);
+        const settings = await this.metadataSettings();
+        const covers = coverFetcher(job.payload.rights, episode_id, this.logger);
+        // Tagged into a second temporary file, so the rename below stays the only step that publishes it.
+        const tagSize: number | null = wantsTag(settings, name) ? await this.tagFile(item, settings, covers, temp, tagged) : null;
+        if (tagSize !== null) size = tagSize;
+        await fs.promises.rename(tagSize !== null ? tagged : temp, path.join(dir, name));
+        await this.sidecars(item, dir, name, settings, covers);
         // What earlier claims of this job left (a killed worker's partial file) goes too.
         for (const f of await fs.promises.readdir(dir)) if (f.startsWith(`.${name}.${job.id}-`) && f.endsWith(".part")) await fs.promises.rm(path.join(dir, f), { force: true });
         await record(path.join(folder, name), size, contentType);
@@ -263,13 +270,33 @@ const WorkersService: ServiceSchema = {
       } catch (err) {
         res.stream.destroy();
         await fs.promises.rm(temp, { force: true });
+        await fs.promises.rm(tagged, { force: true });
         throw err;
       }
     },
-    /** The cover and metadata files the admin's settings ask for: a failure is logged, the download stands. */
-    async sidecars(this: any, item: EpisodeMediaItem, dir: string, name: string, rights: Rights) {
+    /** The admin's download metadata settings; when they cannot be read the download goes untouched. */
+    async metadataSettings(this: any): Promise<DownloadMetadataSettings> {
       try {
-        await writeSidecars(await this.broker.call("downloads.metadata_settings"), item, dir, name, rights, this.logger);
+        return await this.broker.call("downloads.metadata_settings");
+      } catch (err: any) {
+        this.logger.warn("download metadata settings not read", { reason: err?.message });
+        return DOWNLOAD_METADATA_DEFAULTS;
+      }
+    },
+    /** Writes the MP3 at `temp` with its ID3 tag to `target` (workers.parts/id3.ts); null when that fails: logged, the download stands untagged. */
+    async tagFile(this: any, item: EpisodeMediaItem, settings: DownloadMetadataSettings, covers: CoverFetcher, temp: string, target: string): Promise<number | null> {
+      try {
+        const cover = settings.episode_cover ? await covers(item.episodeartwork || item.podcast_artwork) : null;
+        return await writeTagged(temp, target, tagFor(settings, item, cover));
+      } catch (err: any) {
+        this.logger.warn("download not tagged", { episode_id: item.episodeid, reason: err?.message });
+        return null;
+      }
+    },
+    /** The cover and metadata files the admin's settings ask for: a failure is logged, the download stands. */
+    async sidecars(this: any, item: EpisodeMediaItem, dir: string, name: string, settings: DownloadMetadataSettings, covers: CoverFetcher) {
+      try {
+        await writeSidecars(settings, item, dir, name, covers);
       } catch (err: any) {
         this.logger.warn("download metadata files not written", { episode_id: item.episodeid, reason: err?.message });
       }

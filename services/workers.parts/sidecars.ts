@@ -38,8 +38,41 @@ export function sidecarText(format: "json" | "xml" | "ffmetadata", item: Episode
   return `;FFMETADATA1\n${ff.filter(([, v]) => v).map(([k, v]) => `${k}=${ffEscape(String(v))}`).join("\n")}\n`;
 }
 
+/** A cover image as fetched: its bytes, MIME type and file extension. */
+export interface Cover {
+  body: Buffer;
+  mime: string;
+  ext: string;
+}
+export type CoverFetcher = (url: string | null) => Promise<Cover | null>;
+
+/**
+ * Fetches the covers of one download, each URL once (the cover embedded in the file and the sidecar
+ * share it), with the job's rights under the outbound policy; one that cannot be fetched or is no
+ * image is logged and answers null.
+ */
+export function coverFetcher(rights: Rights, episode_id: number, logger: { warn: (msg: string, o: object) => void }): CoverFetcher {
+  const fetched = new Map<string, Promise<Cover | null>>();
+  const fetchCover = async (url: string): Promise<Cover | null> => {
+    try {
+      const res = await fetchUrl(url, { rights, maxBytes: MAX_COVER_BYTES });
+      const ext = /image\/(jpeg|png|webp|gif)/i.exec(res.contentType ?? "")?.[1].toLowerCase().replace("jpeg", "jpg");
+      if (!ext || !IMAGE_EXTENSIONS.includes(ext)) throw new Error(`not an image (${res.contentType})`);
+      return { body: res.body!, mime: `image/${ext.replace("jpg", "jpeg")}`, ext };
+    } catch (err: any) {
+      logger.warn("cover not fetched", { episode_id, reason: err?.message });
+      return null;
+    }
+  };
+  return (url) => {
+    if (!url) return Promise.resolve(null);
+    if (!fetched.has(url)) fetched.set(url, fetchCover(url));
+    return fetched.get(url)!;
+  };
+}
+
 /** Writes the sidecars of a file just downloaded to dir/name. */
-export async function writeSidecars(settings: DownloadMetadataSettings, item: EpisodeMediaItem, dir: string, name: string, rights: Rights, logger: { warn: (msg: string, o: object) => void }): Promise<void> {
+export async function writeSidecars(settings: DownloadMetadataSettings, item: EpisodeMediaItem, dir: string, name: string, covers: CoverFetcher): Promise<void> {
   const base = name.replace(/\.[^.]+$/, "");
   const sideDir = settings.metadata_subfolder ? path.join(dir, "metadata") : dir;
   if (settings.metadata_sidecar || settings.episode_cover) await fs.promises.mkdir(sideDir, { recursive: true });
@@ -47,15 +80,8 @@ export async function writeSidecars(settings: DownloadMetadataSettings, item: Ep
     for (const format of sidecarFormats(settings.metadata_format)) await fs.promises.writeFile(path.join(sideDir, `${base}.${format}`), sidecarText(format, item));
   }
   const cover = async (url: string | null, target: (ext: string) => string) => {
-    if (!url) return;
-    try {
-      const res = await fetchUrl(url, { rights, maxBytes: MAX_COVER_BYTES });
-      const ext = /image\/(jpeg|png|webp|gif)/i.exec(res.contentType ?? "")?.[1].toLowerCase().replace("jpeg", "jpg");
-      if (!ext || !IMAGE_EXTENSIONS.includes(ext)) throw new Error(`not an image (${res.contentType})`);
-      await fs.promises.writeFile(target(ext), res.body!);
-    } catch (err: any) {
-      logger.warn("cover not written", { episode_id: item.episodeid, reason: err?.message });
-    }
+    const got = await covers(url);
+    if (got) await fs.promises.writeFile(target(got.ext), got.body);
   };
   if (settings.episode_cover) await cover(item.episodeartwork || item.podcast_artwork, (ext) => path.join(sideDir, `${base}.cover.${ext}`));
   if (settings.folder_cover) {
