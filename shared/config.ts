@@ -185,7 +185,7 @@ export const config = {
   downloadMinFreeMb: int("DOWNLOAD_MIN_FREE_MB", 100),
   /** Downloads allowed at first start (the admin toggles it with enable_disable_downloads). */
   downloadsEnabledDefault: bool("DOWNLOADS_ENABLED", true),
-  /** Minutes between two auto-delete passes (downloads of completed episodes past their podcast's days); 0 turns it off. */
+  /** Minutes between two auto-delete passes (downloads of completed episodes past their podcast's days), fractions allowed; 0 turns it off. */
   autoDeleteInterval: int("AUTO_DELETE_INTERVAL", 60),
   /** Seconds the auto-delete lease lasts unless renewed (renewed every third of it) before another replica takes over. */
   autoDeleteLeaseSeconds: int("AUTO_DELETE_LEASE_SECONDS", 120),
