@@ -288,10 +288,6 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         const projection = Object.fromEntries(fields.map((f) => [f, 1]));
         for await (const doc of store.collection.find({}, { projection })) each(doc);
       },
-      /** Every document of a store with only these fields (and _id), to read once (an in-memory index built at start-up). */
-      async readAll(this: any, store: any, fields: readonly string[]): Promise<any[]> {
-        return this.findFields(store, {}, fields);
-      },
       /** Applies a modifier ($set, $inc) to the document with this _id, creating it when missing: one atomic write. */
       async upsert(this: any, store: any, _id: unknown, update: object): Promise<void> {
         if (isMongo()) await store.collection.updateOne({ _id }, update, { upsert: true });

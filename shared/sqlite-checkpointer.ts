@@ -50,7 +50,12 @@ let users = 0;
 /** Starts checkpointing this file (the worker starts with the first one). */
 export function watch(file: string): void {
   if (!worker) {
-    worker = new Worker(THREAD, { eval: true, workerData: { intervalMs: INTERVAL_MS, bytes: CHECKPOINT_BYTES, sqlite: require.resolve("better-sqlite3") } });
+    worker = new Worker(THREAD, {
+      eval: true,
+      workerData: { intervalMs: INTERVAL_MS, bytes: CHECKPOINT_BYTES, sqlite: require.resolve("better-sqlite3") },
+      // A stat and a pragma per file: a small heap of its own, not the young generation the process's flags size for requests.
+      resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 32 },
+    });
     // The worker must not keep a stopping process alive.
     worker.unref();
   }

@@ -10,22 +10,36 @@
  */
 import type { EpisodeDoc } from "./model";
 
-/** What the index keeps of an episode (the same field names and types as the stored document). */
-export type CatalogRow = Pick<EpisodeDoc, "_id" | "podcast_id" | "title" | "pub_date" | "duration" | "enclosure_type"> & {
-  /** pub_date in ms, 0 without one: the sort and window key, without a Date per comparison. */
-  pub: number;
-};
+/**
+ * What the index keeps of an episode (the same field names and types as the stored document). The
+ * publication date is kept as its time in ms, not as a Date (~90 bytes a row, 90 MB at 1,000,000
+ * episodes): `pub_date` makes one when asked, which only a page's rows are.
+ */
+export class CatalogRow {
+  constructor(
+    readonly _id: EpisodeDoc["_id"],
+    readonly podcast_id: EpisodeDoc["podcast_id"],
+    readonly title: string,
+    /** pub_date in ms, 0 without one: the sort and window key. */
+    readonly pub: number,
+    /** Whether the episode has a publication date (pub 0 is also the epoch). */
+    readonly dated: boolean,
+    readonly duration: number,
+    readonly enclosure_type: EpisodeDoc["enclosure_type"],
+  ) {}
+
+  get pub_date(): Date | null {
+    return this.dated ? new Date(this.pub) : null;
+  }
+}
 
 /** The stored fields a row is made of (a projection of the store). */
 export const CATALOG_FIELDS = ["podcast_id", "title", "pub_date", "duration", "enclosure_type"] as const;
 
 export function toRow(doc: Pick<EpisodeDoc, "_id" | (typeof CATALOG_FIELDS)[number]>): CatalogRow {
-  // The store's Date is shared, not copied (200,000 of them): nothing changes a Date in place.
-  const pub_date = doc.pub_date instanceof Date ? doc.pub_date : doc.pub_date ? new Date(doc.pub_date) : null;
-  return {
-    _id: doc._id, podcast_id: doc.podcast_id, title: doc.title ?? "", pub_date,
-    duration: doc.duration ?? 0, enclosure_type: doc.enclosure_type ?? null, pub: pub_date ? pub_date.getTime() : 0,
-  };
+  const pub = doc.pub_date instanceof Date ? doc.pub_date.getTime() : doc.pub_date ? new Date(doc.pub_date).getTime() : NaN;
+  const dated = !Number.isNaN(pub);
+  return new CatalogRow(doc._id, doc.podcast_id, doc.title ?? "", dated ? pub : 0, dated, doc.duration ?? 0, doc.enclosure_type ?? null);
 }
 
 /** Bits of a podcast's trigram filter (8 KB a podcast). */

@@ -19,7 +19,9 @@ export const indexMethods: Record<string, any> = {
   /** Builds the catalogue rows of every episode (at start-up); descriptions stay in the store. */
   async loadCatalog(this: any): Promise<void> {
     const started = Date.now();
-    this.catalog.upsert((await this.readAll(this.adapter, CATALOG_FIELDS)).map(toRow));
+    // Row by row from the store: the projected documents are never all in the heap beside the rows
+    // (an array of every projected document, then the rows, was the start-up peak).
+    await this.forEachDoc(this.adapter, CATALOG_FIELDS, (d: Pick<EpisodeDoc, "_id" | (typeof CATALOG_FIELDS)[number]>) => this.catalog.upsert([toRow(d)]));
     this.logger.info("episode catalogue indexed", { episodes: this.catalog.size, ms: Date.now() - started });
   },
   /** These episodes were written (or deleted): their rows are read again, here and on every other replica. */

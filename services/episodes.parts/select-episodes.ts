@@ -36,7 +36,7 @@ function fits(sel: EpisodeSelection, e: CatalogRow, since: number | null): boole
   if ((sel.min_duration != null || sel.max_duration != null) && !(e.duration > 0)) return false;
   if (sel.min_duration != null && e.duration < sel.min_duration) return false;
   if (sel.max_duration != null && e.duration > sel.max_duration) return false;
-  return since === null || (!!e.pub_date && e.pub > since);
+  return since === null || (e.dated && e.pub > since);
 }
 
 /** The selection's conditions on the user's state of the episode. */

@@ -59,7 +59,7 @@ describe("catalogue search filter", () => {
     const text = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join("");
     const index = new CatalogIndex();
     // The rows keep no description: the service hands each one to the filter as it reads it from the store.
-    const rows = Array.from({ length: 60 }, (_, i) => ({ ...toRow({ _id: i + 1, podcast_id: 1 + (i % 6), title: text(20), pub_date: null, duration: 0, enclosure_type: null }), description: rnd() < 0.2 ? null : text(60) }));
+    const rows = Array.from({ length: 60 }, (_, i) => Object.assign(toRow({ _id: i + 1, podcast_id: 1 + (i % 6), title: text(20), pub_date: null, duration: 0, enclosure_type: null }), { description: rnd() < 0.2 ? null : text(60) }));
     index.upsert(rows.slice(0, 30));
     expect(index.mayContain(1, "abc")).toBe(true); // no filter yet: nothing is ruled out
     index.startGrams(); // from the titles it holds; descriptions and later rows are added to it
@@ -159,7 +159,7 @@ describe("episodes service indexes against its store", () => {
     await expectCatalogMatchesStore();
     // A restore writes the stores directly, then announces it: the catalogue starts again from the store.
     await svc.adapter.removeMany({ podcast_id: 1 });
-    await svc.adapter.insert({ ...toRow({ _id: 999, podcast_id: 2, title: "Restored", description: null, pub_date: new Date(), duration: 5, enclosure_type: null }), guid: "r" });
+    await svc.adapter.insert({ _id: 999, podcast_id: 2, title: "Restored", description: null, pub_date: new Date(), duration: 5, enclosure_type: null, guid: "r" });
     await broker.emit("backup.restored", {});
     await expectCatalogMatchesStore();
     expect(svc.catalog.podcast(1)).toEqual([]);
