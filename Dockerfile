@@ -1,6 +1,8 @@
 # One image for every service; each container picks its services with SERVICES=...
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# better-sqlite3 (the embedded store) builds from its sources where its prebuilt binary cannot be fetched.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
