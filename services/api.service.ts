@@ -294,7 +294,8 @@ const ApiService: ServiceSchema = {
     async syncCaller(this: any, ctx: Context<any, any>, req: any, res: any, alias: RouteDef & { keys?: { name: string }[] }): Promise<AuthUser> {
       if (!config.syncServerEnabled) throw new ForbiddenError("The sync server is switched off on this server");
       const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-      const session: AuthUser | null = token ? await this.resolveKey(ctx, hashApiKey(token)) : null;
+      const tokenHash = token ? hashApiKey(token) : null;
+      const session: AuthUser | null = tokenHash ? await this.resolveKey(ctx, tokenHash) : null;
       const cookieUser = session?.kind === "session" && session.expiresAt! > Date.now() ? session : null;
       const basic = parseBasic(req.headers.authorization);
       if (!basic && !cookieUser) throw new UnauthorizedError(token ? "The session has ended: sign in again" : "HTTP Basic credentials or a session cookie required");
@@ -308,7 +309,7 @@ const ApiService: ServiceSchema = {
         res.setHeader("Set-Cookie", sessionCookie(opened.token, publicOrigin(ctx.meta)));
         ctx.meta.syncSession = hashApiKey(opened.token);
       } else {
-        ctx.meta.syncSession = hashApiKey(token!);
+        ctx.meta.syncSession = tokenHash;
       }
       ctx.meta.syncUsername = user.username;
       return user;
