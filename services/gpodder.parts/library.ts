@@ -114,9 +114,10 @@ export const libraryMethods: ServiceMethods = {
         await this.stores.gpodder_feeds.updateMany({ _id: f._id, seq: f.seq }, { $set: set });
       }
       if (failed.size) this.logger.info("synced feeds not subscribed yet", { user_id, failed: failed.size });
-      // Plays uploaded before their feed could be subscribed apply now.
+      // Plays already passed by applyActions while their feed was not subscribed apply now; the newer ones
+      // are applyActions' own, which runs next (applySoon).
       const subscribed = add.filter((u) => !failed.has(u));
-      if (subscribed.length) await this.applyPlays(user_id, await this.stores.gpodder_actions.find({ query: { ...rkeyRange(user_id, 0, await this.clockOf(user_id)), podcast: { $in: subscribed }, action: "play" } }));
+      if (subscribed.length) await this.applyPlays(user_id, await this.stores.gpodder_actions.find({ query: { ...rkeyRange(user_id, 0, user.applied_seq), podcast: { $in: subscribed }, action: "play" } }));
     }
   },
   /** Applies the play actions received since the last time, then moves the mark. */
