@@ -265,12 +265,7 @@ const CollectionsService: ServiceSchema = {
         ...fields, _id: await this.nextId("collections"), name_key: nameKey(fields.user_id, fields.name),
         podcast_ids: [], episode_ids: [], excluded_ids: [], created_at: now, updated_at: now,
       };
-      try {
-        await this.adapter.insert(doc);
-      } catch (err) {
-        if (isDuplicateKeyError(err)) throw new ConflictError("A collection with that name already exists");
-        throw err;
-      }
+      await this.insertUnique(this.adapter, doc, "A collection with that name already exists");
       return doc._id;
     },
     /** The user's default collection, made once however many requests race for it. */

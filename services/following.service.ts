@@ -162,6 +162,8 @@ const FollowingService: ServiceSchema = {
   events: {
     /** New episodes a refresh found: followers of a person they name (or whose podcast names them as a whole) get a notification. */
     async "episodes.created"(this: any, ctx: Context<EpisodesCreatedEvent>) {
+      // Everything below only builds notifications: nothing to do without a notifications service.
+      if (!this.broker.registry.hasService("notifications")) return;
       const docs: FollowedDoc[] = await this.adapter.find({});
       if (!docs.length) return;
       const names = Array.from(new Set(docs.map((d) => d.name.toLowerCase())));
@@ -178,7 +180,7 @@ const FollowingService: ServiceSchema = {
           messages.push({ user_id: d.user_id, person: d.name, podcast_id: e.podcast_id, podcast_title, episode_id: e.episode_id, episode_title: e.title, episode_url: e.url, pub_date: e.pub_date });
         }
       }
-      if (messages.length && this.broker.registry.hasService("notifications")) await ctx.call("notifications.notify_followers", { messages });
+      if (messages.length) await ctx.call("notifications.notify_followers", { messages });
     },
     "user.removed": {
       params: { user_id: "number" },

@@ -11,6 +11,9 @@ import { fetchUrl, Rights } from "../../shared/http";
 import { type DownloadMetadataSettings, IMAGE_EXTENSIONS, sidecarFormats } from "../../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../../shared/contracts/episodes";
 
+/** A podcast folder's cover already there, in any of the image formats written. */
+const FOLDER_COVER = new RegExp(`^folder\\.(${IMAGE_EXTENSIONS.join("|")})$`);
+
 /** Largest cover image fetched. */
 const MAX_COVER_BYTES = 10 * 1024 * 1024;
 
@@ -57,7 +60,7 @@ export function coverFetcher(rights: Rights, episode_id: number, logger: { warn:
     try {
       const res = await fetchUrl(url, { rights, maxBytes: MAX_COVER_BYTES });
       const ext = /image\/(jpeg|png|webp|gif)/i.exec(res.contentType ?? "")?.[1].toLowerCase().replace("jpeg", "jpg");
-      if (!ext || !IMAGE_EXTENSIONS.includes(ext)) throw new Error(`not an image (${res.contentType})`);
+      if (!ext) throw new Error(`not an image (${res.contentType})`);
       return { body: res.body!, mime: `image/${ext.replace("jpg", "jpeg")}`, ext };
     } catch (err: any) {
       logger.warn("cover not fetched", { episode_id, reason: err?.message });
@@ -85,7 +88,7 @@ export async function writeSidecars(settings: DownloadMetadataSettings, item: Ep
   };
   if (settings.episode_cover) await cover(item.episodeartwork || item.podcast_artwork, (ext) => path.join(sideDir, `${base}.cover.${ext}`));
   if (settings.folder_cover) {
-    const have = (await fs.promises.readdir(dir)).some((f) => /^folder\.(jpg|png|webp|gif)$/.test(f));
+    const have = (await fs.promises.readdir(dir)).some((f) => FOLDER_COVER.test(f));
     if (!have) await cover(item.podcast_artwork, (ext) => path.join(dir, `folder.${ext}`));
   }
 }
