@@ -27,9 +27,11 @@ export const indexMethods: Record<string, any> = {
   /** These episodes were written (or deleted): their rows are read again, here and on every other replica. */
   async catalogChanged(this: any, episode_ids: number[], announce = true): Promise<void> {
     if (!episode_ids.length) return;
-    const docs: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids, [...CATALOG_FIELDS, "description"]);
-    // The search filter learns the new descriptions' trigrams; the rows do not keep them.
-    for (const d of docs) this.catalog.addText(d.podcast_id, d.description);
+    // Once the search filter is started (the first search), it learns the new descriptions' trigrams; the
+    // rows never keep them. Before, buildGrams will stream them from the store with every other one.
+    const grams = this.gramsBuilt !== null;
+    const docs: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids, grams ? [...CATALOG_FIELDS, "description"] : CATALOG_FIELDS);
+    if (grams) for (const d of docs) this.catalog.addText(d.podcast_id, d.description);
     const found: CatalogRow[] = docs.map(toRow);
     const present = new Set(found.map((r) => r._id));
     this.catalog.upsert(found);
