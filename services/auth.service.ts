@@ -353,14 +353,14 @@ const AuthService: ServiceSchema = {
     /** Login keys beyond MAX_LOGIN_KEYS, RSS keys beyond MAX_RSS_KEYS and sync sessions beyond MAX_SYNC_SESSIONS, oldest first, are retired. */
     async retireOldKeys(this: any, userId: number, kind: KeyKind) {
       const keys: ApiKeyDoc[] = await this.adapter.find({ query: { user_id: userId, kind }, sort: ["-_id"] });
-      const old = keys.slice(KEPT_PER_USER[kind]!());
-      if (!old.length) return;
-      await this.adapter.removeMany({ _id: { $in: old.map((d) => d._id) } });
-      await this.forgetKeys(old.map((d) => d.key_hash));
+      await this.dropKeys(keys.slice(KEPT_PER_USER[kind]!()));
     },
     /** Removes the keys a query matches and drops their cached lookups everywhere. */
     async removeKeys(this: any, query: object): Promise<void> {
-      const keys: ApiKeyDoc[] = await this.adapter.find({ query });
+      await this.dropKeys(await this.adapter.find({ query }));
+    },
+    /** Removes these keys and drops their cached lookups everywhere. */
+    async dropKeys(this: any, keys: ApiKeyDoc[]): Promise<void> {
       if (!keys.length) return;
       await this.adapter.removeMany({ _id: { $in: keys.map((k) => k._id) } });
       await this.forgetKeys(keys.map((k) => k.key_hash));
