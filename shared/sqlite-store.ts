@@ -213,10 +213,17 @@ export class SqliteAdapter {
         params.push(re.source, re.flags);
       } else if (value && typeof value === "object" && !(value instanceof Date) && !(value instanceof RegExp)) {
         const ops = Object.keys(value);
-        if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable) && value.$in.length <= PARAMS) {
+        if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable)) {
           if (!value.$in.length) return { where: "0", params: [] };
-          conds.push(`(${column} IN (${value.$in.map(() => "?").join(",")})${orArray})`);
-          params.push(...value.$in);
+          if (value.$in.length <= PARAMS) {
+            conds.push(`(${column} IN (${value.$in.map(() => "?").join(",")})${orArray})`);
+            params.push(...value.$in);
+          } else {
+            // A long list as one JSON array (SQLite binds at most so many parameters): its numbers and
+            // strings compare as the bound values would, so the list narrows whatever its length.
+            conds.push(`(${column} IN (SELECT value FROM json_each(?))${orArray})`);
+            params.push(JSON.stringify(value.$in));
+          }
         }
       }
     }
@@ -225,13 +232,6 @@ export class SqliteAdapter {
 
   /** The stored documents that match `query` (NeDB's match decides), with expired TTL documents removed. */
   private matching(query: Query = {}): Doc[] {
-    const ids = query._id?.$in;
-    if (Array.isArray(ids) && ids.length > PARAMS) {
-      // Chunks of PARAMS ids, each narrowed as a query of its own.
-      const out: Doc[] = [];
-      for (let i = 0; i < ids.length; i += PARAMS) out.push(...this.matching({ ...query, _id: { $in: ids.slice(i, i + PARAMS) } }));
-      return out;
-    }
     const narrowed = this.narrow(query);
     const rows = narrowed
       ? (this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().all(...narrowed.params) as string[])
