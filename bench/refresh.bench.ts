@@ -5,14 +5,17 @@
  * Not a test: it asserts nothing. Goal: a full refresh under 20 s on 2 cores, flat memory.
  *
  *   npm run build && node dist/bench/refresh.bench.js [feeds]
+ *   BENCH_PROFILE="10% changed" ...: that run (its label) under the CPU profiler; its top functions printed
  */
 import fs from "fs";
 import http from "http";
 import os from "os";
 import path from "path";
 import type { AddressInfo } from "net";
+import { Session } from "inspector/promises";
 import { ServiceBroker } from "moleculer";
 import { config } from "../shared/config";
+import { profileSummary } from "./kit";
 
 const FIXTURES = [
   "all_things_chemical_4items.xml",
@@ -97,9 +100,22 @@ async function main() {
     (global as any).gc?.();
     const before = process.memoryUsage();
     const seen = requests;
+    const profiler = process.env.BENCH_PROFILE === label ? new Session() : null;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post("Profiler.enable");
+      await profiler.post("Profiler.start");
+    }
     t = Date.now();
     const summary = await feeds.runFullRefresh();
     const secs = (Date.now() - t) / 1000;
+    if (profiler) {
+      const { profile } = await profiler.post("Profiler.stop");
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "refresh-profile-"));
+      fs.writeFileSync(path.join(dir, "run.cpuprofile"), JSON.stringify(profile));
+      console.log(`profile of "${label}" (${dir}):\n${profileSummary(dir, true)}`);
+      profiler.disconnect();
+    }
     const after = process.memoryUsage();
     console.log(
       `${label.padEnd(22)} ${secs.toFixed(2).padStart(6)} s  ${(count / secs).toFixed(0).padStart(5)} feeds/s  ` +

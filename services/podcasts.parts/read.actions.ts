@@ -12,6 +12,9 @@ import { isVidsiteFeed } from "../../shared/contracts/vidsite";
 import { byName, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
 import { ExistsAnswer, PodcastDetailsAnswer, PodcastDetailsDynamicAnswer, PodcastIdAnswer, ReturnPodsAnswer, ReturnPodsExtraAnswer } from "../../shared/contracts/podcasts";
 
+/** The podcast fields a SubscriptionView is made of (readMethods.view). */
+const VIEW_FIELDS = ["title", "artwork_url", "website_url", "podcast_index_id", "categories", "feed_url"] as const;
+
 export const readActions: ServiceActionsSchema = {
   /** GET /api/data/return_pods/{user_id}: newest subscription first. */
   return_pods: {
@@ -151,7 +154,9 @@ export const readActions: ServiceActionsSchema = {
       if (podcast_ids) query.podcast_id = { $in: podcast_ids };
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query, sort: ["-subscribed_date", "-_id"] });
       const wanted = include_unsubscribed && podcast_ids ? podcast_ids : subs.map((s) => s.podcast_id);
-      const pods: PodcastDoc[] = await this.findByIds(this.adapter, wanted);
+      // Only what a view shows: a user with 10,000 subscriptions asks this on every list read, and whole
+      // documents (descriptions, Podcasting 2.0 data) were most of its cost.
+      const pods: PodcastDoc[] = await this.findByIds(this.adapter, wanted, VIEW_FIELDS);
       const bySub = new Map(subs.map((s) => [s.podcast_id, s]));
       return pods.map((p) => this.view(p, bySub.get(p._id) ?? null));
     },
