@@ -9,6 +9,7 @@
 import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { config } from "../shared/config";
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashApiKey } from "../shared/secrets";
@@ -371,16 +372,14 @@ const AuthService: ServiceSchema = {
     },
   },
   events: {
-    /** The account is gone: its keys and pending MFA logins go too (other nodes drop the cached lookups). */
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.removeKeys({ user_id: ctx.params.user_id });
-        await this.stores.mfa_sessions.removeMany({ user_id: ctx.params.user_id });
-        // A granted flow not yet polled holds a sealed app password of the account: it goes too.
-        await this.stores.login_flows.removeMany({ "granted.user_id": ctx.params.user_id });
-      },
-    },
+    /**
+     * The account is gone: its keys and pending MFA logins go too (other nodes drop the cached lookups), and
+     * a granted login flow not yet polled (it holds a sealed app password of the account).
+     */
+    "user.removed": userRemovedEvent({ mfa_sessions: "user_id", login_flows: "granted.user_id" }, async function (user_id, removeData) {
+      await this.removeKeys({ user_id });
+      await removeData();
+    }),
     /** The password changed or MFA was turned on or off: sessions opened with the old credentials end. */
     "user.credentials_changed": {
       params: { user_id: "number" },

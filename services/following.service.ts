@@ -11,6 +11,7 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { ForbiddenError, NotFoundError } from "../shared/errors";
 import {
   type EpisodePeople, FollowAnswer, FollowedPeopleAnswer, HostFeedAnswer, type HostedBy, type NamingPodcast, PersonEpisodesAnswer,
@@ -18,7 +19,6 @@ import {
 } from "../shared/contracts/following";
 import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
 import type { FollowerMessage } from "../shared/contracts/notifications";
-import type { UserEvent } from "../shared/contracts/users";
 
 interface FollowedDoc {
   _id: number;
@@ -182,12 +182,7 @@ const FollowingService: ServiceSchema = {
       }
       if (messages.length) await ctx.call("notifications.notify_followers", { messages });
     },
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.adapter.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "user_id" }),
   },
   methods: {
     /** For each name: the people database's hosts (when its service runs), the podcasts naming them, a page of their episodes. */
