@@ -9,6 +9,7 @@
 import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { config } from "../shared/config";
 import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashApiKey } from "../shared/secrets";
@@ -112,12 +113,7 @@ const AuthService: ServiceSchema = {
         const basic = ctx.meta.basic;
         if (!basic || !basic.username) throw new UnauthorizedError("HTTP Basic credentials required");
         const username = basic.username.toLowerCase();
-        const attempt = await this.beginAttempt(username, ctx.meta.clientIp);
-        const login: VerifiedLogin | null = await ctx.call("users.verify_password", { username, password: basic.password });
-        if (!login) {
-          this.logger.warn("login failed", { username, address: attempt.address });
-          throw new UnauthorizedError("Invalid username or password");
-        }
+        const { login, attempt } = await this.checkPassword(ctx, username, basic.password, "login failed");
         await this.forgetAttempt(attempt._id);
         if (login.mfa_enabled) {
           const token = await this.createMfaSession(login.user_id, username);
@@ -304,6 +300,20 @@ const AuthService: ServiceSchema = {
     async forgetAttempt(this: any, id: string): Promise<void> {
       await this.stores.login_failures.removeMany({ _id: id });
     },
+    /**
+     * A username's password, checked under the login limits (beginAttempt's 429): a wrong one is logged as
+     * `failure` and answers 401. The attempt stays counted until the caller forgets it, once the whole
+     * login (MFA included) has succeeded.
+     */
+    async checkPassword(this: any, ctx: Context<unknown, GatewayMeta>, username: string, password: string, failure: string): Promise<{ login: VerifiedLogin; attempt: AttemptDoc }> {
+      const attempt: AttemptDoc = await this.beginAttempt(username, ctx.meta.clientIp);
+      const login: VerifiedLogin | null = await ctx.call("users.verify_password", { username, password });
+      if (!login) {
+        this.logger.warn(failure, { username, address: attempt.address });
+        throw new UnauthorizedError("Invalid username or password");
+      }
+      return { login, attempt };
+    },
     /** ctx.meta.user for a key's owner; key null: the account password (a sync route's Basic login). */
     callerOf(owner: UserAuthInfo, key: ApiKeyDoc | null): AuthUser {
       return {
@@ -371,16 +381,14 @@ const AuthService: ServiceSchema = {
     },
   },
   events: {
-    /** The account is gone: its keys and pending MFA logins go too (other nodes drop the cached lookups). */
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.removeKeys({ user_id: ctx.params.user_id });
-        await this.stores.mfa_sessions.removeMany({ user_id: ctx.params.user_id });
-        // A granted flow not yet polled holds a sealed app password of the account: it goes too.
-        await this.stores.login_flows.removeMany({ "granted.user_id": ctx.params.user_id });
-      },
-    },
+    /**
+     * The account is gone: its keys and pending MFA logins go too (other nodes drop the cached lookups), and
+     * a granted login flow not yet polled (it holds a sealed app password of the account).
+     */
+    "user.removed": userRemovedEvent({ mfa_sessions: "user_id", login_flows: "granted.user_id" }, async function (user_id, removeData) {
+      await this.removeKeys({ user_id });
+      await removeData();
+    }),
     /** The password changed or MFA was turned on or off: sessions opened with the old credentials end. */
     "user.credentials_changed": {
       params: { user_id: "number" },

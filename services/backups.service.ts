@@ -15,7 +15,8 @@ import type { Context, ServiceSchema } from "moleculer";
 import { Cron } from "croner";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
-import { ensureLease, releaseLease, takeLease } from "../shared/lease";
+import { releaseLease } from "../shared/lease";
+import { LeasedJobMixin } from "../shared/leased-job";
 import { BadRequestError, ConflictError, ForbiddenError } from "../shared/errors";
 import type { AuthUser } from "../shared/types";
 import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
@@ -61,7 +62,23 @@ function sameSecret(a: string, b: string): boolean {
 
 const BackupsService: ServiceSchema = {
   name: "backups",
-  mixins: [DbMixin({ name: "backup_state" })],
+  mixins: [
+    LeasedJobMixin("backupJob", {
+      leaseId: LEASE_ID,
+      name: "backup scheduler",
+      store: (service) => service.adapter,
+      leaseSeconds: () => config.backupLeaseSeconds,
+      beatMs: () => config.backupSchedulerMs,
+      // A restore may replace the lease record with none, or write it back at any moment: no beats while this replica restores.
+      ensure: "beat",
+      beatAtStart: false,
+      paused: (service) => service.restoring,
+      claim: (service, _job, now) => service.claimScheduled(now),
+      // A failed backup records its error in the schedule (last_error) and waits for the next run.
+      run: (service, now) => service.runScheduled(now),
+    }),
+    DbMixin({ name: "backup_state" }),
+  ],
   actions: {
     /**
      * POST /api/data/backup_server: the whole server as a download. database_pass is BACKUP_PASSWORD or
@@ -231,25 +248,14 @@ const BackupsService: ServiceSchema = {
     scheduleBase(this: any, doc: ScheduleDoc): Date {
       return new Date(doc.last_run_at ?? doc.updated_at);
     },
-    /** Claims or renews the scheduler lease (one atomic update); true when this replica holds it. */
-    async claimLease(this: any): Promise<boolean> {
-      // A restore may have replaced the lease record with none.
-      await ensureLease(this.adapter, LEASE_ID);
-      return takeLease(this.adapter, LEASE_ID, this.holderId, config.backupLeaseSeconds, { renew: true });
-    },
-    /** One scheduler beat: the lease holder writes a backup when the schedule is due. */
-    async schedulerTick(this: any): Promise<void> {
-      // While this replica restores, the lease record may be gone and written back at any moment.
-      if (this.restoring) return;
-      // Renewed on every beat, also while a backup runs, so that a long backup keeps the lease to the end.
-      if (!(await this.claimLease()) || this.running) return;
+    /** The scheduler's claim: a backup is due when the schedule is on and its next run has come (recorded as run). */
+    async claimScheduled(this: any, now: Date): Promise<boolean> {
       const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
-      if (!doc?.enabled) return;
-      const now = new Date();
+      if (!doc?.enabled) return false;
       const due = nextRun(doc.cron_schedule, this.scheduleBase(doc));
-      if (!due || due > now) return;
+      if (!due || due > now) return false;
       await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_run_at: now } });
-      this.running = this.runScheduled(now).finally(() => { this.running = null; });
+      return true;
     },
     async runScheduled(this: any, at: Date): Promise<void> {
       const name = `${SCHEDULED_PREFIX}${fileStamp(at)}.jsonl.gz`;
@@ -267,22 +273,7 @@ const BackupsService: ServiceSchema = {
     },
   },
   created(this: any) {
-    this.holderId = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
-    this.running = null;
     this.restoring = false;
-  },
-  started(this: any) {
-    if (config.backupSchedulerMs > 0) {
-      const beat = () => this.schedulerTick().catch((err: any) => this.logger.warn("backup scheduler tick failed", { error: err?.message }));
-      this.heartbeat = setInterval(beat, config.backupSchedulerMs);
-      this.heartbeat.unref();
-    }
-  },
-  async stopped(this: any) {
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    await this.running?.catch(() => undefined);
-    // Hand the lease over at once instead of letting it expire.
-    await releaseLease(this.adapter, LEASE_ID, this.holderId).catch(() => undefined);
   },
 };
 

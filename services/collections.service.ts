@@ -11,12 +11,12 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { CollectionEpisodesParams, CollectionMembers, CollectionPage, EpisodeMediaItem } from "../shared/contracts/episodes";
 import type { PodcastSearchResult } from "../shared/contracts/podcasts";
 import { DetailAnswer } from "../shared/contracts/answers";
 import { CollectionEpisodesAnswer, CollectionsAnswer, CollectionView, CreateCollectionAnswer, EpisodeCollections, UserCategories } from "../shared/contracts/collections";
-import type { UserEvent } from "../shared/contracts/users";
 import type { AuthUser } from "../shared/types";
 
 type Meta = { user: AuthUser };
@@ -242,12 +242,7 @@ const CollectionsService: ServiceSchema = {
     },
   },
   events: {
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.adapter.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "user_id" }),
     /** A user left a podcast: it leaves their collections, with the episodes of it they added or took out. */
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
       const { user_id, podcast_id } = ctx.params;

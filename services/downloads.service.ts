@@ -14,11 +14,11 @@ import path from "path";
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import { fileAnswer, mediaAnswer, MediaAnswerMeta, unsatisfiable } from "../shared/range";
 import type { AuthUser } from "../shared/types";
-import type { UserEvent } from "../shared/contracts/users";
 import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
 import type {
   ApplyDownloadActionsResult, DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction,
@@ -389,13 +389,11 @@ const DownloadsService: ServiceSchema = {
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
       await this.removeWhere(ctx.params.user_id, { podcast_id: ctx.params.podcast_id });
     },
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.removeWhere(ctx.params.user_id, {});
-        await this.stores.download_deletions.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    /** The account is gone: its downloads (and files no one else keeps) go, then the deletions that recorded. */
+    "user.removed": userRemovedEvent({ download_deletions: "user_id" }, async function (user_id, removeData) {
+      await this.removeWhere(user_id, {});
+      await removeData();
+    }),
   },
   methods: {
     ...metadataSettingsMethods,

@@ -16,7 +16,7 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
-import type { UserEvent } from "../shared/contracts/users";
+import { userRemovedEvent } from "../shared/user-data";
 import { accessMethods } from "./episodes.parts/access";
 import { catalogActions } from "./episodes.parts/catalog";
 import { collectionsActions } from "./episodes.parts/collections.actions";
@@ -56,15 +56,11 @@ const EpisodesService: ServiceSchema = {
       await this.stores.episode_states.removeMany({ user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
       await this.statesChanged(ctx.params.user_id, null);
     },
-    /** The account is gone: its episode states and counters go too. */
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.stores.episode_states.removeMany({ user_id: ctx.params.user_id });
-        await this.statesChanged(ctx.params.user_id, null);
-        await this.stores.listen_counters.removeMany({ _id: ctx.params.user_id });
-      },
-    },
+    /** The account is gone: its episode states and counters go too, then the cached states. */
+    "user.removed": userRemovedEvent({ episode_states: "user_id", listen_counters: "_id" }, async function (user_id, removeData) {
+      await removeData();
+      await this.statesChanged(user_id, null);
+    }),
   },
   methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...indexMethods },
 };

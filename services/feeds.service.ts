@@ -12,7 +12,6 @@
  * the last one (recorded in the lease, so a new holder keeps the rhythm) and spreads the per-feed
  * calls over every feeds replica. A holder that dies stops renewing; another takes over on expiry.
  */
-import crypto from "crypto";
 import { sha256Hex } from "../shared/secrets";
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
@@ -20,7 +19,7 @@ import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, TooManyRequestsError } from "../shared/errors";
 import { FeedParseError, type ParsedFeed, parseFeed } from "../shared/feed-parser";
 import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../shared/http";
-import { ensureLease, releaseLease, takeLease } from "../shared/lease";
+import { LeasedJobMixin, rhythmInLease } from "../shared/leased-job";
 import type { AuthUser } from "../shared/types";
 import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import { isLocalFeed } from "../shared/contracts/local";
@@ -31,14 +30,6 @@ import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contr
 import { TaskWaitMixin } from "../shared/task-wait.mixin";
 import { FeedEpisodesAnswer, RefreshPodsAnswer } from "../shared/contracts/feeds";
 
-interface LeaseDoc {
-  _id: string;
-  holder: string | null;
-  expires_at: Date;
-  last_run_at: Date | null;
-}
-
-const LEASE_ID = "feed-refresh-scheduler";
 const FETCH_WINDOW_SECONDS = 60;
 
 function charsetOf(contentType: string | null): string | undefined {
@@ -55,6 +46,18 @@ function feedError(err: unknown): Error {
 const FeedsService: ServiceSchema = {
   name: "feeds",
   mixins: [
+    LeasedJobMixin("refreshJob", {
+      leaseId: "feed-refresh-scheduler",
+      name: "feed refresh",
+      store: (service) => service.adapter,
+      leaseSeconds: () => config.refreshLeaseSeconds,
+      beatMs: () => (config.refreshInterval > 0 ? (config.refreshLeaseSeconds * 1000) / 3 : 0),
+      ensure: "start",
+      beatAtStart: true,
+      // The first holder ever starts the rhythm instead of refreshing at once.
+      claim: rhythmInLease((last, now) => config.refreshInterval > 0 && last !== null && now.getTime() - last.getTime() >= config.refreshInterval * 60_000, true),
+      run: (service) => service.runFullRefresh(),
+    }),
     TaskWaitMixin,
     DbMixin({ name: "feed_leases" }, [{ name: "feed_fetches", indexes: [{ fields: { at: 1 }, expireAfterSeconds: FETCH_WINDOW_SECONDS }] }]),
   ],
@@ -238,24 +241,6 @@ const FeedsService: ServiceSchema = {
       await Promise.all(Array.from({ length: Math.max(1, config.refreshConcurrency * nodes.length) }, worker));
       return summary;
     },
-    /** Claims or renews the scheduler lease; true when this replica holds it. */
-    claimLease(this: any): Promise<boolean> {
-      return takeLease(this.adapter, LEASE_ID, this.holderId, config.refreshLeaseSeconds, { renew: true });
-    },
-    /** One scheduler beat: renew or take the lease; the holder starts a full refresh when one is due. */
-    async schedulerTick(this: any): Promise<void> {
-      if (!(await this.claimLease())) return;
-      const lease: LeaseDoc = await this.adapter.findOne({ _id: LEASE_ID });
-      const now = new Date();
-      // The first holder ever starts the rhythm instead of refreshing at once.
-      if (!lease.last_run_at) {
-        await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { last_run_at: now } });
-        return;
-      }
-      if (this.fullRefresh || config.refreshInterval <= 0 || now.getTime() - new Date(lease.last_run_at).getTime() < config.refreshInterval * 60_000) return;
-      await this.adapter.updateMany({ _id: LEASE_ID }, { $set: { last_run_at: now } });
-      this.fullRefresh = this.runFullRefresh().finally(() => { this.fullRefresh = null; });
-    },
     async runFullRefresh(this: any): Promise<RefreshSummary> {
       const started = Date.now();
       const targets: RefreshTarget[] = await this.broker.call("podcasts.refresh_targets", {});
@@ -263,25 +248,6 @@ const FeedsService: ServiceSchema = {
       this.logger.info("scheduled refresh done", { ...summary, ms: Date.now() - started });
       return summary;
     },
-  },
-  created(this: any) {
-    this.holderId = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
-    this.fullRefresh = null;
-  },
-  async started(this: any) {
-    await ensureLease(this.adapter, LEASE_ID, { last_run_at: null } satisfies Pick<LeaseDoc, "last_run_at">);
-    if (config.refreshInterval > 0) {
-      const beat = () => this.schedulerTick().catch((err: any) => this.logger.warn("scheduler tick failed", { error: err?.message }));
-      this.heartbeat = setInterval(beat, (config.refreshLeaseSeconds * 1000) / 3);
-      this.heartbeat.unref(); // the gateway keeps the process alive, not the scheduler
-      beat();
-    }
-  },
-  async stopped(this: any) {
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    // Hand the lease over at once instead of letting it expire.
-    await releaseLease(this.adapter, LEASE_ID, this.holderId).catch(() => undefined);
-    await this.fullRefresh?.catch(() => undefined);
   },
 };
 

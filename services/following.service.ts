@@ -11,6 +11,7 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { ForbiddenError, NotFoundError } from "../shared/errors";
 import {
   type EpisodePeople, FollowAnswer, FollowedPeopleAnswer, HostFeedAnswer, type HostedBy, type NamingPodcast, PersonEpisodesAnswer,
@@ -18,7 +19,6 @@ import {
 } from "../shared/contracts/following";
 import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
 import type { FollowerMessage } from "../shared/contracts/notifications";
-import type { UserEvent } from "../shared/contracts/users";
 
 interface FollowedDoc {
   _id: number;
@@ -32,6 +32,12 @@ interface FollowedDoc {
   /** The podcast where the user found them (0: none). */
   podcast_id: number | null;
   created_at: Date;
+}
+
+/** Per name, in the order asked: the people database's record of them and the stored podcasts naming them. */
+interface Naming {
+  hosted: HostedBy[string][];
+  naming: PodcastsNaming;
 }
 
 /** What one lookup found of each person: the podcasts naming them and one page of their episodes. */
@@ -167,8 +173,7 @@ const FollowingService: ServiceSchema = {
       const docs: FollowedDoc[] = await this.adapter.find({});
       if (!docs.length) return;
       const names = Array.from(new Set(docs.map((d) => d.name.toLowerCase())));
-      const [episodes, hosted]: [EpisodePeople[], HostedBy] = await Promise.all([ctx.call<EpisodePeople[], object>("episodes.episode_people", { episode_ids: ctx.params.episode_ids }), this.hostedBy(ctx, names)]);
-      const naming: PodcastsNaming = await ctx.call("podcasts.podcasts_naming", { people: names.map((name) => ({ name, podcast_index_ids: hosted[name]?.podcast_index_ids ?? [] })) });
+      const [episodes, { naming }]: [EpisodePeople[], Naming] = await Promise.all([ctx.call<EpisodePeople[], object>("episodes.episode_people", { episode_ids: ctx.params.episode_ids }), this.naming(ctx, names)]);
       const whole = new Map(names.map((n, i) => [n, naming[i].find((p) => p.podcast_id === ctx.params.podcast_id)]));
       // The podcast's title is known here when it names someone as a whole.
       const podcast_title = [...whole.values()].find(Boolean)?.title ?? null;
@@ -182,27 +187,26 @@ const FollowingService: ServiceSchema = {
       }
       if (messages.length) await ctx.call("notifications.notify_followers", { messages });
     },
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.adapter.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "user_id" }),
   },
   methods: {
     /** For each name: the people database's hosts (when its service runs), the podcasts naming them, a page of their episodes. */
     async lookup(this: any, ctx: Context, user_id: number, names: string[], page: { limit: number; offset?: number }): Promise<Found[]> {
       if (!names.length) return [];
-      const hosted: HostedBy = await this.hostedBy(ctx, names);
-      const hostsOf = (n: string) => hosted[n.toLowerCase()] ?? { podcast_index_ids: [], img: null };
-      const naming: PodcastsNaming = await ctx.call("podcasts.podcasts_naming", { user_id, people: names.map((name) => ({ name, podcast_index_ids: hostsOf(name).podcast_index_ids })) });
+      const { hosted, naming }: Naming = await this.naming(ctx, names, user_id);
       const pages: PersonEpisodesPage[] = await ctx.call("episodes.person_episodes", { user_id, people: names.map((name, n) => ({ name, podcast_ids: naming[n].map((p) => p.podcast_id) })), ...page });
-      return names.map((name, n) => ({ hosted: hostsOf(name), podcasts: naming[n], page: pages[n] }));
+      return hosted.map((h, n) => ({ hosted: h, podcasts: naming[n], page: pages[n] }));
     },
-    /** The people database's records are optional (PEOPLE_URL): without the people service a person is found through the feeds alone. */
-    async hostedBy(this: any, ctx: Context, names: string[]): Promise<HostedBy> {
-      if (!this.broker.registry.hasService("people")) return {};
-      return ctx.call("people.hosted_by", { names });
+    /**
+     * For each name (any case): the people database's record of them, when its service runs (PEOPLE_URL is
+     * optional: without it a person is found through the feeds alone), and the stored podcasts naming them
+     * (with user_id: whether that user subscribes to each).
+     */
+    async naming(this: any, ctx: Context, names: string[], user_id?: number): Promise<Naming> {
+      const byName: HostedBy = this.broker.registry.hasService("people") ? await ctx.call("people.hosted_by", { names }) : {};
+      const hosted = names.map((n) => byName[n.toLowerCase()] ?? { podcast_index_ids: [], img: null });
+      const naming: PodcastsNaming = await ctx.call("podcasts.podcasts_naming", { user_id, people: names.map((name, n) => ({ name, podcast_index_ids: hosted[n].podcast_index_ids })) });
+      return { hosted, naming };
     },
     /** The picture the user followed them with, else the people database's, else the first feed's. */
     imageOf(doc: FollowedDoc | null, found: Found): string | null {

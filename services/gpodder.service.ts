@@ -15,7 +15,7 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
-import type { UserEvent } from "../shared/contracts/users";
+import { userRemovedEvent } from "../shared/user-data";
 import { deviceActions, deviceMethods } from "./gpodder.parts/devices.actions";
 import { episodeActions, episodeMethods } from "./gpodder.parts/episodes.actions";
 import { libraryEvents, libraryMethods } from "./gpodder.parts/library";
@@ -35,17 +35,12 @@ const GpodderService: ServiceSchema = {
   actions: { ...deviceActions, ...subscriptionActions, ...episodeActions },
   events: {
     ...libraryEvents,
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        const user_id = ctx.params.user_id;
-        await this.serial(user_id, async () => {
-          for (const store of [this.stores.gpodder_devices, this.stores.gpodder_feeds]) await store.removeMany({ user_id });
-          await this.stores.gpodder_actions.removeMany(rkeyRange(user_id, 0, Number.MAX_SAFE_INTEGER));
-          await this.adapter.removeMany({ _id: user_id });
-        });
+    "user.removed": userRemovedEvent(
+      { gpodder_devices: "user_id", gpodder_feeds: "user_id", gpodder_actions: (user_id) => rkeyRange(user_id, 0, Number.MAX_SAFE_INTEGER), adapter: "_id" },
+      function (user_id, removeData) {
+        return this.serial(user_id, removeData);
       },
-    },
+    ),
   },
   created(this: any) {
     this.chains = new Map<number, Promise<unknown>>();

@@ -7,10 +7,10 @@
 import type { Context, ServiceSchema } from "moleculer";
 import nodemailer from "nodemailer";
 import { DbMixin } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ServiceUnavailableError } from "../shared/errors";
 import type { SendMailParams } from "../shared/contracts/notifications";
 import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
-import type { UserEvent } from "../shared/contracts/users";
 import { peopleNotifyActions } from "./notifications.parts/people.actions";
 import { pushActions, pushMethods } from "./notifications.parts/push.actions";
 import { EmailSettingsAnswer, SaveEmailSettingsAnswer, TestEmailAnswer } from "../shared/contracts/notifications";
@@ -63,12 +63,7 @@ const NotificationsService: ServiceSchema = {
         await this.announceEpisodes(ctx);
       },
     },
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.stores.push_settings.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ push_settings: "user_id" }),
   },
   actions: {
     ...pushActions,

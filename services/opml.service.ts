@@ -10,6 +10,7 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ConflictError } from "../shared/errors";
 import { splitCredentials } from "../shared/http";
 import type { AuthUser } from "../shared/types";
@@ -17,7 +18,6 @@ import { isLocalFeed } from "../shared/contracts/local";
 import type { LibraryFeed } from "../shared/contracts/podcasts";
 import type { ImportChunkParams, ImportChunkResult, ImportFailure, ImportFeed, ImportOpmlPayload } from "../shared/contracts/opml";
 import { CreateTasksResult, JOB_IMPORT_OPML, TaskRecord } from "../shared/contracts/tasks";
-import type { UserEvent } from "../shared/contracts/users";
 import { buildOpml, parseOpml } from "../shared/opml";
 import { importFeeds, Outcome } from "./opml.parts/import";
 import { ImportOpmlAnswer, ImportProgressAnswer, OpmlText } from "../shared/contracts/opml";
@@ -143,12 +143,7 @@ const OpmlService: ServiceSchema = {
     },
   },
   events: {
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.adapter.removeMany({ _id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "_id" }),
   },
   methods: {
     /** The feeds an import_opml request names (each URL once) and the entries refused as not http(s) URLs. */

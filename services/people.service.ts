@@ -9,6 +9,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { ServiceUnavailableError } from "../shared/errors";
+import { namesPattern } from "../shared/regex";
 import { fetchProviderJson, PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import type { HostedBy } from "../shared/contracts/following";
 import { DiscoverAnswer, HostPodcastsAnswer, RefreshHostsAnswer } from "../shared/contracts/people";
@@ -113,7 +114,9 @@ const PeopleService: ServiceSchema = {
       params: { names: { type: "array", items: "string", max: 1000 } },
       async handler(this: any, ctx: Context<{ names: string[] }>): Promise<HostedBy> {
         const out: HostedBy = Object.fromEntries(ctx.params.names.map((n) => [n.toLowerCase(), { podcast_index_ids: [], img: null }]));
-        const docs: PodcastHostsDoc[] = await this.adapter.find({});
+        if (!ctx.params.names.length) return out;
+        // Only the podcasts one of these people hosts; the loop below picks which host of each matched.
+        const docs: PodcastHostsDoc[] = await this.adapter.find({ query: { "hosts.name": { $regex: namesPattern(ctx.params.names) } } });
         for (const d of docs) {
           for (const h of d.hosts as { name?: unknown; img?: unknown }[]) {
             const entry = typeof h?.name === "string" ? out[h.name.toLowerCase()] : undefined;

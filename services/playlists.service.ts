@@ -7,6 +7,7 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
 import { PLAYLIST_SORT_ORDERS } from "../shared/contracts/episodes";
 import type { SelectedEpisode, EpisodeSelection, PlaylistSortOrder, SelectEpisodesParams, SelectionResult } from "../shared/contracts/episodes";
@@ -217,12 +218,7 @@ const PlaylistsService: ServiceSchema = {
     async "user.created"(this: any, ctx: Context<UserEvent>) {
       await this.ensureSystem(ctx.params.user_id);
     },
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.adapter.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "user_id" }),
     /** A user left a podcast: their playlists stop naming it (a list of only it then selects nothing, not everything). */
     async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
       const { user_id, podcast_id } = ctx.params;

@@ -12,9 +12,9 @@
  * an import_feed job of the workers. The record's content hash is written only when every episode is
  * stored, so an import that still fails is completed by the next refresh, which sees a "changed" feed.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
-import type { UserEvent } from "../shared/contracts/users";
+import { userRemovedEvent } from "../shared/user-data";
 import { automationActions } from "./podcasts.parts/automation.actions";
 import { indexMatchActions } from "./podcasts.parts/index-match.actions";
 import { libraryActions } from "./podcasts.parts/library.actions";
@@ -50,12 +50,7 @@ const PodcastsService: ServiceSchema = {
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.stores.subscriptions.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ subscriptions: "user_id" }),
   },
   methods: {
     ...subscribeMethods,

@@ -13,10 +13,10 @@
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import type { SelectedEpisode, EpisodeSelection, EpisodesCreatedEvent, SelectionResult } from "../shared/contracts/episodes";
 import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsResult } from "../shared/contracts/queue";
-import type { UserEvent } from "../shared/contracts/users";
 import { QueuedEpisodesAnswer } from "../shared/contracts/queue";
 import { DataAnswer, MessageAnswer } from "../shared/contracts/answers";
 
@@ -182,12 +182,7 @@ const QueueService: ServiceSchema = {
         return { next: next.length === items.length ? items : next, result: null };
       });
     },
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.adapter.removeMany({ _id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "_id" }),
   },
   methods: {
     /** The user's queue items and the episodes service's selection of those still visible (limit 0: only their count). */

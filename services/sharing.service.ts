@@ -10,12 +10,12 @@ import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
 import { publicOrigin } from "../shared/client-address";
 import { DbMixin } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { MediaAnswerMeta } from "../shared/range";
 import type { AuthUser } from "../shared/types";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { isLocalFeed, localFileAnswer } from "../shared/contracts/local";
-import type { UserEvent } from "../shared/contracts/users";
 import { ExtendedLinkAnswer, SharedLinksAnswer, type SharedLinkView } from "../shared/contracts/sharing";
 import { ShareAnswer, SharedEpisodeAnswer } from "../shared/contracts/sharing";
 import { MediaAnswer } from "../shared/contracts/downloads";
@@ -179,12 +179,7 @@ const SharingService: ServiceSchema = {
     },
   },
   events: {
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.adapter.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "user_id" }),
   },
 };
 

@@ -6,12 +6,12 @@
  * (sync.parts/jobs.ts), asked for or queued every SYNC_INTERVAL minutes for each user with sync on; a
  * lease on the account record lets one replica sync a user at a time.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { LeaseFields, releaseLease, takeLease } from "../shared/lease";
 import { TaskWaitMixin } from "../shared/task-wait.mixin";
-import type { UserEvent } from "../shared/contracts/users";
 import { cloudsyncActions, cloudsyncMethods } from "./sync.parts/cloudsync.actions";
 import { engineMethods } from "./sync.parts/engine";
 import { jobActions, jobMethods } from "./sync.parts/jobs";
@@ -29,13 +29,10 @@ const SyncService: ServiceSchema = {
     ...jobActions,
   },
   events: {
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        this.stopPolling(ctx.params.user_id);
-        await this.adapter.removeMany({ _id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "_id" }, function (user_id, removeData) {
+      this.stopPolling(user_id);
+      return removeData();
+    }),
   },
   created(this: any) {
     this.loginPolls = new Map<number, NodeJS.Timeout>();

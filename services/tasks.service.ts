@@ -10,9 +10,9 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
+import { userRemovedEvent } from "../shared/user-data";
 import { ForbiddenError, NotFoundError } from "../shared/errors";
 import type { AuthUser } from "../shared/types";
-import type { UserEvent } from "../shared/contracts/users";
 import {
   ClaimedTask, ClaimParams, CreateTaskParams, CreateTasksResult, FinishParams, ProgressParams, RetryParams,
   TASK_CHANGED, TASKS_AVAILABLE, TaskRecord, TaskStatus,
@@ -272,12 +272,7 @@ const TasksService: ServiceSchema = {
   },
   events: {
     /** The account is gone: so are its tasks (a running one fails to renew its lease and stops). */
-    "user.removed": {
-      params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
-        await this.adapter.removeMany({ user_id: ctx.params.user_id });
-      },
-    },
+    "user.removed": userRemovedEvent({ adapter: "user_id" }),
   },
   methods: {
     /** Applies `set` to an unfinished job still held under this lease token; the updated job, or null when it is not. */

@@ -10,7 +10,7 @@
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
-import { NotFoundError, TooManyRequestsError } from "../../shared/errors";
+import { NotFoundError, TooManyRequestsError, UnauthorizedError } from "../../shared/errors";
 import { publicOrigin } from "../../shared/client-address";
 import { readCookie, setCookie } from "../../shared/cookies";
 import { decryptSecret, encryptSecret, generateApiKey, hashApiKey } from "../../shared/secrets";
@@ -129,18 +129,15 @@ export const loginFlowActions: ServiceActionsSchema = {
       const username = (p.user ?? "").trim().toLowerCase();
       const again = (status: number, error: string) => this.formAnswer(ctx, flow, status, { error, username, csrf: p.csrf });
       if (!username || !p.password) return again(401, "Enter your username and password.");
-      let attempt;
+      let checked: { login: VerifiedLogin; attempt: { _id: string; address: string } };
       try {
-        attempt = await this.beginAttempt(username, ctx.meta.clientIp);
+        checked = await this.checkPassword(ctx, username, p.password, "login flow sign-in failed");
       } catch (err) {
         if (err instanceof TooManyRequestsError) return again(429, "Too many failed sign-ins. Wait a minute, then try again.");
+        if (err instanceof UnauthorizedError) return again(401, "Wrong username or password.");
         throw err;
       }
-      const login: VerifiedLogin | null = await ctx.call("users.verify_password", { username, password: p.password });
-      if (!login) {
-        this.logger.warn("login flow sign-in failed", { username, address: attempt.address });
-        return again(401, "Wrong username or password.");
-      }
+      const { login, attempt } = checked;
       if (login.mfa_enabled) {
         const code = (p.mfa_code ?? "").trim();
         if (!code) return again(401, "Your account has two-factor authentication on: enter the code from your authenticator app.");

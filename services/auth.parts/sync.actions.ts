@@ -10,7 +10,7 @@ import { UnauthorizedError } from "../../shared/errors";
 import { publicOrigin } from "../../shared/client-address";
 import { sessionCookie } from "../../shared/cookies";
 import type { AuthUser, GatewayMeta } from "../../shared/types";
-import type { UserAuthInfo, VerifiedLogin } from "../../shared/contracts/users";
+import type { UserAuthInfo } from "../../shared/contracts/users";
 import { AppPasswordAnswer, SyncSessionAnswer } from "../../shared/contracts/auth";
 
 const userIdParam = { type: "number", integer: true, positive: true, convert: true };
@@ -58,12 +58,7 @@ export const syncActions: ServiceActionsSchema = {
     params: { username: { type: "string", min: 1, max: 255 }, password: { type: "string", max: 1024 } },
     async handler(this: any, ctx: Context<{ username: string; password: string }, GatewayMeta>): Promise<AuthUser> {
       const username = ctx.params.username.toLowerCase();
-      const attempt = await this.beginAttempt(username, ctx.meta.clientIp);
-      const login: VerifiedLogin | null = await ctx.call("users.verify_password", { username, password: ctx.params.password });
-      if (!login) {
-        this.logger.warn("sync login failed", { username, address: attempt.address });
-        throw new UnauthorizedError("Invalid username or password");
-      }
+      const { login, attempt } = await this.checkPassword(ctx, username, ctx.params.password, "sync login failed");
       // Still counted as a failure: with MFA on the password alone opens nothing.
       if (login.mfa_enabled) {
         this.logger.warn("sync login with the account password refused: MFA is on", { username, address: attempt.address });

@@ -86,27 +86,27 @@ describe("auto-delete of completed downloads over two replicas", () => {
     await download(newDone, podcast_id, 2);
     await download(otherOld, other_podcast, 100);
 
-    await dlA.autoDeleteTick();
-    await dlA.autoDeletePass;
+    await dlA.autoDeleteJob.tick();
+    await dlA.autoDeleteJob.pass;
     expect(await kept()).toEqual([oldOpen, newDone, otherOld].sort((x, y) => x - y));
     expect(fs.existsSync(path.join(config.downloadDir, `p${podcast_id}/e${oldDone}.mp3`))).toBe(false);
     expect(fs.existsSync(path.join(config.downloadDir, `p${podcast_id}/e${newDone}.mp3`))).toBe(true);
   });
 
   test("one holder at a time; a killed holder's lease expires and the other replica takes over the passes", async () => {
-    expect(await holderOf()).toBe(dlA.autoDeleteHolder);
+    expect(await holderOf()).toBe(dlA.autoDeleteJob.holder);
     const [, , newDone] = episodes;
     await dlA.adapter.updateMany({ _id: `${user_id}:${newDone}` }, { $set: { downloaded_at: new Date(Date.now() - 10 * DAY_MS) } });
 
     // A is killed: it beats no more and never releases. While its lease runs, B's beats do nothing.
-    await dlB.autoDeleteTick();
-    expect(dlB.autoDeletePass).toBeNull();
+    await dlB.autoDeleteJob.tick();
+    expect(dlB.autoDeleteJob.pass).toBeNull();
     expect(await kept()).toContain(newDone);
 
     await dlA.stores.download_leases.updateMany({ _id: LEASE }, { $set: { expires_at: new Date(Date.now() - 1000) } }); // the lease ran out
-    await dlB.autoDeleteTick();
-    expect(await holderOf()).toBe(dlB.autoDeleteHolder);
-    await dlB.autoDeletePass;
+    await dlB.autoDeleteJob.tick();
+    expect(await holderOf()).toBe(dlB.autoDeleteJob.holder);
+    await dlB.autoDeleteJob.pass;
     expect(await kept()).not.toContain(newDone);
   });
 
@@ -116,11 +116,11 @@ describe("auto-delete of completed downloads over two replicas", () => {
     const dl: any = alone.createService(DownloadsService);
     await alone.start();
     try {
-      await dl.autoDeleteTick();
-      expect(dl.autoDeletePass).not.toBeNull();
-      await expect(dl.autoDeletePass).resolves.toBeUndefined();
+      await dl.autoDeleteJob.tick();
+      expect(dl.autoDeleteJob.pass).not.toBeNull();
+      await expect(dl.autoDeleteJob.pass).resolves.toBeUndefined();
       const lease = await dl.stores.download_leases.findOne({ _id: LEASE });
-      expect([lease.holder, lease.last_run_at]).toEqual([dl.autoDeleteHolder, null]);
+      expect([lease.holder, lease.last_run_at]).toEqual([dl.autoDeleteJob.holder, null]);
     } finally {
       await alone.stop();
     }

@@ -65,25 +65,25 @@ describe("feed refresh scheduler over two replicas", () => {
   });
 
   test("only one replica holds the lease, however often both tick", async () => {
-    for (let i = 0; i < 5; i++) await Promise.all([feedsA.claimLease(), feedsB.claimLease(), feedsA.schedulerTick(), feedsB.schedulerTick()]);
-    const results = await Promise.all([feedsA.claimLease(), feedsB.claimLease()]);
+    for (let i = 0; i < 5; i++) await Promise.all([feedsA.refreshJob.claimLease(), feedsB.refreshJob.claimLease(), feedsA.refreshJob.tick(), feedsB.refreshJob.tick()]);
+    const results = await Promise.all([feedsA.refreshJob.claimLease(), feedsB.refreshJob.claimLease()]);
     expect(results.filter(Boolean)).toHaveLength(1);
     const lease = await feedsA.adapter.findOne({ _id: "feed-refresh-scheduler" });
     const holder = results[0] ? feedsA : feedsB;
-    expect(lease.holder).toBe(holder.holderId);
+    expect(lease.holder).toBe(holder.refreshJob.holder);
     expect(lease.last_run_at).not.toBeNull(); // the first holder started the rhythm without refreshing
     expect(calls.a + calls.b).toBe(0);
   });
 
   test("the holder refreshes when due and spreads the feeds over both replicas", async () => {
-    const holder = (await feedsA.claimLease()) ? feedsA : feedsB;
+    const holder = (await feedsA.refreshJob.claimLease()) ? feedsA : feedsB;
     await holder.adapter.updateMany({ _id: "feed-refresh-scheduler" }, { $set: { last_run_at: new Date(0) } });
     config.refreshInterval = 30;
     const before = loop.requests.length;
     try {
-      await holder.schedulerTick();
-      expect(holder.fullRefresh).not.toBeNull();
-      await holder.fullRefresh;
+      await holder.refreshJob.tick();
+      expect(holder.refreshJob.pass).not.toBeNull();
+      await holder.refreshJob.pass;
     } finally {
       config.refreshInterval = 0;
     }
@@ -94,19 +94,19 @@ describe("feed refresh scheduler over two replicas", () => {
     // Not due again right after a run.
     config.refreshInterval = 30;
     try {
-      await holder.schedulerTick();
-      expect(holder.fullRefresh).toBeNull();
+      await holder.refreshJob.tick();
+      expect(holder.refreshJob.pass).toBeNull();
     } finally {
       config.refreshInterval = 0;
     }
   });
 
   test("another replica takes over when the holder's lease expires or it stops", async () => {
-    const holder = (await feedsA.claimLease()) ? feedsA : feedsB;
+    const holder = (await feedsA.refreshJob.claimLease()) ? feedsA : feedsB;
     const other = holder === feedsA ? feedsB : feedsA;
-    expect(await other.claimLease()).toBe(false);
+    expect(await other.refreshJob.claimLease()).toBe(false);
     await holder.adapter.updateMany({ _id: "feed-refresh-scheduler" }, { $set: { expires_at: new Date(Date.now() - 1000) } });
-    expect(await other.claimLease()).toBe(true);
-    expect(await holder.claimLease()).toBe(false);
+    expect(await other.refreshJob.claimLease()).toBe(true);
+    expect(await holder.refreshJob.claimLease()).toBe(false);
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * The user.removed event (emitted by the users service once an account is gone: each service deletes that
+ * user's data). A service names the stores holding a user's records and how to find them there, so the
+ * event, its params and the removal are written once.
+ */
+import type { Context } from "moleculer";
+import type { UserEvent } from "./contracts/users";
+
+/**
+ * A user's records per store of a service: "adapter" (the main collection) or a name in this.stores,
+ * mapped to the field holding the user id, or to the query of the user's records. Removed in this order.
+ */
+export type UserData = Record<string, string | ((user_id: number) => object)>;
+
+/**
+ * A service's own steps around the removal (stop a timer, drop a cache, run it in the user's queue):
+ * it calls removeData where the records must go.
+ */
+export type AroundRemoval = (this: any, user_id: number, removeData: () => Promise<void>) => Promise<void> | void;
+
+async function removeUserData(service: any, user_id: number, where: UserData): Promise<void> {
+  for (const [name, by] of Object.entries(where)) {
+    const store = name === "adapter" ? service.adapter : service.stores[name];
+    if (!store) throw new Error(`${service.name}: no store ${name} holds user data`);
+    await store.removeMany(typeof by === "string" ? { [by]: user_id } : by(user_id));
+  }
+}
+
+/** The service's user.removed event handler: the user's records leave these stores, within `around` when given. */
+export function userRemovedEvent(where: UserData, around?: AroundRemoval) {
+  return {
+    params: { user_id: "number" },
+    async handler(this: any, ctx: Context<UserEvent>) {
+      const { user_id } = ctx.params;
+      const removeData = () => removeUserData(this, user_id, where);
+      if (around) await around.call(this, user_id, removeData);
+      else await removeData();
+    },
+  };
+}
