@@ -52,6 +52,10 @@ const PodcastsService: ServiceSchema = {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */
     "user.removed": userRemovedEvent({ subscriptions: "user_id" }),
   },
+  created() {
+    /** user_id -> the user's subscription views and the stores' mark they were read under (user_subscriptions). */
+    this.viewsByUser = new Map();
+  },
   methods: {
     ...subscribeMethods,
     ...readMethods,

@@ -264,6 +264,13 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
           throw err;
         }
       },
+      /**
+       * A mark that changes whenever one of these stores is written (embedded store), for answers kept in
+       * memory between requests; null on MongoDB, where other replicas write too: keep nothing then.
+       */
+      storesMark(this: any, ...stores: any[]): string | null {
+        return stores.every((s) => typeof s.changeMark === "function") ? stores.map((s) => s.changeMark()).join("/") : null;
+      },
       /** Documents of a store by _id (in ID_CHUNK queries); with `fields`, only those fields (and _id). */
       async findByIds(this: any, store: any, ids: unknown[], fields?: readonly string[]): Promise<any[]> {
         const out: any[] = [];

@@ -101,6 +101,9 @@ const bindable = (v: unknown): v is number | string => typeof v === "string" || 
  * moleculer-db adapter (find, findOne, findById, count, insert, insertMany, updateMany, updateById,
  * removeMany, removeById, clear), and what db.mixin needs besides (upsert, projections, every document).
  */
+/** Connections opened in this process (SqliteAdapter.changeMark). */
+let connections = 0;
+
 export class SqliteAdapter {
   private db!: Database.Database;
   private statements = new Map<string, Database.Statement>();
@@ -110,6 +113,8 @@ export class SqliteAdapter {
   private ttl = new Map<string, number>();
 
   private logger: { info(...args: unknown[]): void } | null = null;
+  /** Which connection this is (changeMark): a reconnected store starts counting its changes at 0 again. */
+  private connection = 0;
 
   /**
    * background: checkpoints on the checkpointer's thread. Off for a store written once and closed (a move
@@ -133,6 +138,7 @@ export class SqliteAdapter {
       if (moved !== null) this.logger?.info("NeDB file moved into the SQLite store", { file: this.file, documents: moved, ms: Date.now() - started });
     }
     this.db = new Database(this.file ?? ":memory:");
+    this.connection = ++connections;
     if (this.file) {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
@@ -162,6 +168,15 @@ export class SqliteAdapter {
     if (this.file && this.background && this.db?.open) await unwatch(this.file);
     if (this.db?.open) this.db.close();
     this.statements.clear();
+  }
+
+  /**
+   * Differs from any earlier mark once a row of this collection was written, by this connection (SQLite's
+   * total_changes) or by another one (data_version): what was read under an equal mark is still what is stored.
+   */
+  changeMark(): string {
+    const [changes, version] = this.stmt("SELECT total_changes(), data_version FROM pragma_data_version").raw().get() as [number, number];
+    return `${this.connection}:${changes}:${version}`;
   }
 
   /** An index of a field's JSON value (NeDB indexes one field at a time, and so does this). */

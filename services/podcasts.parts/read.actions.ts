@@ -150,6 +150,10 @@ export const readActions: ServiceActionsSchema = {
     params: { user_id: id, podcast_ids: { type: "array", items: "number", optional: true }, include_unsubscribed: { type: "boolean", optional: true } },
     async handler(this: any, ctx: Context<any>): Promise<SubscriptionView[]> {
       const { user_id, podcast_ids, include_unsubscribed } = ctx.params;
+      // All of a user's views are asked on every list read (episodes service): kept until either store is written.
+      const mark: string | null = podcast_ids ? null : this.storesMark(this.adapter, this.stores.subscriptions);
+      const kept = mark && this.viewsByUser.get(user_id);
+      if (kept && kept.mark === mark) return kept.views;
       const query: any = { user_id };
       if (podcast_ids) query.podcast_id = { $in: podcast_ids };
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query, sort: ["-subscribed_date", "-_id"] });
@@ -158,7 +162,9 @@ export const readActions: ServiceActionsSchema = {
       // documents (descriptions, Podcasting 2.0 data) were most of its cost.
       const pods: PodcastDoc[] = await this.findByIds(this.adapter, wanted, VIEW_FIELDS);
       const bySub = new Map(subs.map((s) => [s.podcast_id, s]));
-      return pods.map((p) => this.view(p, bySub.get(p._id) ?? null));
+      const views: SubscriptionView[] = pods.map((p) => this.view(p, bySub.get(p._id) ?? null));
+      if (mark) this.keepViews(user_id, mark, views);
+      return views;
     },
   },
   /** Users with auto_download on for a podcast (downloads of new episodes). */
@@ -172,7 +178,23 @@ export const readActions: ServiceActionsSchema = {
   },
 };
 
+/** Users whose views are kept (user_subscriptions): the most recent ones. */
+const KEPT_USERS = 64;
+
 export const readMethods: ServiceMethods = {
+  /**
+   * Keeps a user's views for the next call; frozen, since a local call hands the very objects to the caller
+   * (one that changed them would change every later answer: it throws instead).
+   */
+  keepViews(this: any, user_id: number, mark: string, views: SubscriptionView[]): void {
+    for (const v of views) {
+      Object.freeze(v.categories);
+      Object.freeze(v);
+    }
+    this.viewsByUser.delete(user_id);
+    this.viewsByUser.set(user_id, { mark, views: Object.freeze(views) });
+    if (this.viewsByUser.size > KEPT_USERS) this.viewsByUser.delete(this.viewsByUser.keys().next().value);
+  },
   /** A podcast the user may read: subscribed, or any existing one for an admin (sub null then). */
   async readable(this: any, ctx: Context<any, { user?: AuthUser }>, user_id: number, podcast_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc | null }> {
     const sub: SubscriptionDoc | null = await this.stores.subscriptions.findOne({ key: `${user_id}:${podcast_id}` });

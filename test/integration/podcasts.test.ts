@@ -390,6 +390,9 @@ describe("podcasts and subscriptions", () => {
     const added = await http().post("/api/data/add_podcast").set("Api-Key", carol.key)
       .send({ podcast_values: { pod_feed_url: feeds.url + "/chemical.xml", user_id: carol.id } });
     expect(added.status).toBe(200);
+    // A user's views are kept between calls while neither store is written (the same answer), and read again after a write (below).
+    const views = await server.broker.call("podcasts.user_subscriptions", { user_id: carol.id });
+    expect(await server.broker.call("podcasts.user_subscriptions", { user_id: carol.id })).toBe(views);
     await server.broker.call("episodes.update_state", { user_id: carol.id, episode_id: added.body.first_episode_id, saved: true, listen_duration: 30 });
     const episodes: any = server.broker.getLocalService("episodes");
     expect(await episodes.stores.episode_states.count({ query: { user_id: carol.id } })).toBe(1);

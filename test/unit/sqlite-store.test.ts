@@ -124,4 +124,26 @@ describe("SQLite store: the query subset as NeDB answers it", () => {
     expect(await store.findById("u3")).toBeNull();
     await expect(store.updateMany({ _id: "u1" }, { $set: { email: "a@x" } })).resolves.toBe(1);
   });
+
+  test("projections keep null fields and leave absent ones out, narrowed or not", async () => {
+    await store.insertMany([{ _id: "p1", a: null, b: 1, c: [1, 2] }, { _id: "p2", b: 2 }]);
+    expect(store.project({ _id: { $in: ["p1", "p2"] } }, ["a", "c"])).toEqual([{ _id: "p1", a: null, c: [1, 2] }, { _id: "p2" }]);
+    expect(store.project({ b: 2 }, ["a"])).toEqual([{ _id: "p2" }]);
+    expect([...store.projected(["a", "b"])].filter((d) => String(d._id).startsWith("p"))).toEqual([{ _id: "p1", a: null, b: 1 }, { _id: "p2", b: 2 }]);
+  });
+
+  test("the change mark moves with every write, not with reads, and differs on another connection", async () => {
+    const before = store.changeMark();
+    await store.find({ query: {} });
+    expect(store.changeMark()).toBe(before);
+    await store.insert({ _id: "m1", n: 1 });
+    const inserted = store.changeMark();
+    expect(inserted).not.toBe(before);
+    await store.updateMany({ _id: "m1" }, { $set: { n: 2 } });
+    expect(store.changeMark()).not.toBe(inserted);
+    const other = new SqliteAdapter(null);
+    await other.connect();
+    expect(other.changeMark()).not.toBe(store.changeMark());
+    await other.disconnect();
+  });
 });
