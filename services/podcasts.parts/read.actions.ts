@@ -153,13 +153,17 @@ export const readActions: ServiceActionsSchema = {
       // All of a user's views are asked on every list read (episodes service): kept until either store is written.
       const mark: string | null = podcast_ids ? null : this.storesMark(this.adapter, this.stores.subscriptions);
       const kept = mark && this.viewsByUser.get(user_id);
-      if (kept && kept.mark === mark) return kept.views;
+      if (kept && kept.mark === mark) {
+        // Read again: to the end of the line of users who leave first.
+        this.viewsByUser.delete(user_id);
+        this.viewsByUser.set(user_id, kept);
+        return kept.views;
+      }
       const query: any = { user_id };
       if (podcast_ids) query.podcast_id = { $in: podcast_ids };
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query, sort: ["-subscribed_date", "-_id"] });
       const wanted = include_unsubscribed && podcast_ids ? podcast_ids : subs.map((s) => s.podcast_id);
-      // Only what a view shows: a user with 10,000 subscriptions asks this on every list read, and whole
-      // documents (descriptions, Podcasting 2.0 data) were most of its cost.
+      // Only what a view shows (kept below: no descriptions or Podcasting 2.0 data held with it).
       const pods: PodcastDoc[] = await this.findByIds(this.adapter, wanted, VIEW_FIELDS);
       const bySub = new Map(subs.map((s) => [s.podcast_id, s]));
       const views: SubscriptionView[] = pods.map((p) => this.view(p, bySub.get(p._id) ?? null));
@@ -178,8 +182,8 @@ export const readActions: ServiceActionsSchema = {
   },
 };
 
-/** Users whose views are kept (user_subscriptions): the most recent ones. */
-const KEPT_USERS = 64;
+/** Views kept in all (user_subscriptions), ~300 bytes each: the most recent users' until there are more. */
+const KEPT_VIEWS = 100_000;
 
 export const readMethods: ServiceMethods = {
   /**
@@ -191,9 +195,17 @@ export const readMethods: ServiceMethods = {
       Object.freeze(v.categories);
       Object.freeze(v);
     }
-    this.viewsByUser.delete(user_id);
-    this.viewsByUser.set(user_id, { mark, views: Object.freeze(views) });
-    if (this.viewsByUser.size > KEPT_USERS) this.viewsByUser.delete(this.viewsByUser.keys().next().value);
+    const kept: Map<number, { mark: string; views: readonly SubscriptionView[] }> = this.viewsByUser;
+    kept.delete(user_id);
+    kept.set(user_id, { mark, views: Object.freeze(views) });
+    let total = 0;
+    for (const k of kept.values()) total += k.views.length;
+    // The least recently read users leave first (a Map keeps insertion order); the newest always stays.
+    for (const [id, k] of kept) {
+      if (total <= KEPT_VIEWS || id === user_id) break;
+      kept.delete(id);
+      total -= k.views.length;
+    }
   },
   /** A podcast the user may read: subscribed, or any existing one for an admin (sub null then). */
   async readable(this: any, ctx: Context<any, { user?: AuthUser }>, user_id: number, podcast_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc | null }> {
