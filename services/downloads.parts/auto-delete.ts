@@ -17,6 +17,7 @@ import type { EpisodeMediaItem } from "../../shared/contracts/episodes";
 import type { AutoDeleteRule } from "../../shared/contracts/podcasts";
 
 const DAY_MS = 86_400_000;
+const dueByInterval = rhythmInLease((last, now) => !last || now.getTime() - last.getTime() >= config.autoDeleteInterval * 60_000);
 
 /** Mixed into the downloads service (listed before its db mixin): its `downloads` adapter and removeDownloads are used as they are. */
 export const AutoDeleteScheduler: Partial<ServiceSchema> = {
@@ -29,7 +30,8 @@ export const AutoDeleteScheduler: Partial<ServiceSchema> = {
       beatMs: () => (config.autoDeleteInterval > 0 ? (config.autoDeleteLeaseSeconds * 1000) / 3 : 0),
       ensure: "start",
       beatAtStart: true,
-      claim: rhythmInLease((last, now) => !last || now.getTime() - last.getTime() >= config.autoDeleteInterval * 60_000),
+      // Not due before the services a pass asks are up (the first beat comes at start): no failed pass to log then.
+      claim: (service, job, now) => (["podcasts", "episodes"].every((name) => service.broker.registry.hasService(name)) ? dueByInterval(service, job, now) : Promise.resolve(false)),
       run: (service) => service.runAutoDelete(),
     }),
   ],
