@@ -102,7 +102,7 @@ export const catalogActions: Record<string, any> = {
       return { podcast_id: ep.podcast_id };
     },
   },
-  /** GET /api/data/get_episode_id_ep_name: the episode of the user's podcasts with this audio URL (and title, when given). */
+  /** GET /api/data/get_episode_id_ep_name: the episode of the user's podcasts with this audio URL (and title, when given); the id alone. */
   get_episode_id_ep_name: {
     idempotent: true,
     params: { user_id: id, episode_url: { type: "string", max: 4000 }, episode_title: { type: "string", max: 1000, optional: true } },
@@ -110,7 +110,7 @@ export const catalogActions: Record<string, any> = {
     async handler(this: any, ctx: Context<any>) {
       const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);
       if (!found) throw new NotFoundError("Episode not found in your podcasts");
-      return { episode_id: found._id };
+      return found._id;
     },
   },
   /** POST /api/data/update_episode_duration: corrects a duration the feed got wrong (for every subscriber). */

@@ -310,9 +310,13 @@ export const libraryActions: Record<string, any> = {
         this.access(ctx, user_id, ep.podcast_id), this.statesOf(user_id, [ep._id]), this.queueOf(ctx, user_id, [ep._id]), this.downloadedOf(ctx, user_id, [ep._id]),
       ]);
       const row: Row = { ep, sub, st: states.get(ep._id) };
+      const item: QueueItem = this.queueItem(row, queue[ep._id], downloaded);
       return {
         episode: {
-          ...this.queueItem(row, queue[ep._id], downloaded),
+          ...item,
+          is_saved: item.saved,
+          is_queued: item.queued,
+          is_downloaded: item.downloaded,
           episodelink: ep.link,
           episodeauthor: ep.author,
           explicit: ep.explicit,

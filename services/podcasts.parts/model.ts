@@ -121,6 +121,11 @@ export function feedFields(feed: Omit<ParsedFeed, "episodes">) {
   };
 }
 
+/** Categories as PinePods' clients read them in a podcast record: an object "1": "Name" (web: HashMap<String, String>, mobile: Map<String, String>). */
+export function categoryMap(categories: string[]): Record<string, string> {
+  return Object.fromEntries(categories.map((c, i) => [String(i + 1), c]));
+}
+
 export function newestFirst(episodes: ParsedEpisode[]): ParsedEpisode[] {
   const time = (e: ParsedEpisode) => (e.pub_date ? Date.parse(e.pub_date) : 0);
   return episodes.map((e, i) => ({ e, i, t: time(e) })).sort((a, b) => b.t - a.t || a.i - b.i).map((x) => x.e);

@@ -9,11 +9,25 @@ import type { PodcastUserStats } from "../../shared/contracts/episodes";
 import type { FetchedFeed } from "../../shared/contracts/feeds";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { isVidsiteFeed } from "../../shared/contracts/vidsite";
-import { byName, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
+import { byName, categoryMap, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
 import { ExistsAnswer, PodcastDetailsAnswer, PodcastDetailsDynamicAnswer, PodcastIdAnswer, ReturnPodsAnswer, ReturnPodsExtraAnswer } from "../../shared/contracts/podcasts";
 
 /** The podcast fields a SubscriptionView is made of (readMethods.view). */
 const VIEW_FIELDS = ["title", "artwork_url", "website_url", "podcast_index_id", "categories", "feed_url"] as const;
+
+type DynamicFields = Omit<PodcastDetailsDynamicAnswer, "description" | "author" | "artworkurl" | "websiteurl" | "categories"> &
+  Record<"description" | "author" | "artworkurl" | "websiteurl", string | null | undefined> & { categories: string[] };
+
+/**
+ * get_podcast_details_dynamic's record as both PinePods clients read it: text fields "" when the feed has none
+ * (web: String; mobile: `?? ''`), categories as the object "1": "Name" (web: HashMap, mobile: Map<String, String>).
+ */
+function dynamicDetails(d: DynamicFields): PodcastDetailsDynamicAnswer {
+  return {
+    ...d, description: d.description ?? "", author: d.author ?? "", artworkurl: d.artworkurl ?? "", websiteurl: d.websiteurl ?? "",
+    categories: categoryMap(d.categories),
+  };
+}
 
 export const readActions: ServiceActionsSchema = {
   /** GET /api/data/return_pods/{user_id}: newest subscription first. */
@@ -125,19 +139,19 @@ export const readActions: ServiceActionsSchema = {
       if (pods.length) {
         const pod = pods[0];
         const s = shown(pod, subs.find((x) => x.podcast_id === pod._id)!);
-        return {
+        return dynamicDetails({
           podcastid: pod._id, podcastname: s.title, feedurl: pod.feed_url, description: s.description, author: s.author,
           artworkurl: s.artwork_url, explicit: pod.explicit, episodecount: pod.episode_count, categories: s.categories,
           websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: isVidsiteFeed(pod.feed_url),
-        };
+        });
       }
       const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
       const f = feedFields(fetched.feed!);
-      return {
+      return dynamicDetails({
         podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: feed.url, description: f.description, author: f.author,
         artworkurl: f.artwork_url, explicit: f.explicit, episodecount: fetched.feed!.episodes.length, categories: f.categories,
         websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: isVidsiteFeed(feed.url),
-      };
+      });
     },
   },
   // Internal (not in the route table).

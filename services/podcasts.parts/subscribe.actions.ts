@@ -14,7 +14,7 @@ import type { SubscribeLocalParams } from "../../shared/contracts/local";
 import type { ApplyFeedParams, FeedsChangedEvent, RefreshTarget } from "../../shared/contracts/podcasts";
 import { isLocalFeed } from "../../shared/contracts/local";
 import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED } from "../../shared/contracts/tasks";
-import { byName, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
+import { byName, categoryMap, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
 import { AddCustomPodcastAnswer, type ClientPodcast, SubscribedAnswer } from "../../shared/contracts/podcasts";
 import { SuccessAnswer } from "../../shared/contracts/answers";
 
@@ -165,7 +165,7 @@ export const subscribeMethods: ServiceMethods = {
       websiteurl: pod.website_url,
       feedurl: pod.feed_url,
       author: pod.author,
-      categories: Object.fromEntries(pod.categories.map((c, i) => [String(i + 1), c])),
+      categories: categoryMap(pod.categories),
       explicit: pod.explicit,
       podcastindexid: pod.podcast_index_id ?? 0,
     };

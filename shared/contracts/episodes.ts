@@ -256,11 +256,17 @@ export const HistoryAnswer = Type.Object({
   total: Type.Integer(),
 });
 export type HistoryAnswer = Static<typeof HistoryAnswer>;
-/** get_episode_metadata: the queue item with the episode's links and its Podcasting 2.0 data as the feed parser read it. */
+/**
+ * get_episode_metadata: the queue item with the episode's links and its Podcasting 2.0 data as the feed parser read it;
+ * saved, queued and downloaded also as is_saved, is_queued, is_downloaded (PinePods' mobile app reads those).
+ */
 export const EpisodeMetadataAnswer = Type.Object({
   episode: Type.Composite([
     QueueItem,
     Type.Object({
+      is_saved: Type.Boolean(),
+      is_queued: Type.Boolean(),
+      is_downloaded: Type.Boolean(),
       episodelink: Nullable(Type.String()),
       episodeauthor: Nullable(Type.String()),
       explicit: Type.Boolean(),
@@ -279,7 +285,8 @@ export const PodcastOfEpisodeAnswer = Type.Object({ podcast_id: Type.Integer() }
 export type PodcastOfEpisodeAnswer = Static<typeof PodcastOfEpisodeAnswer>;
 export const PodcastAndEpisodeAnswer = Type.Object({ podcast_id: Type.Integer(), episode_id: Type.Integer() });
 export type PodcastAndEpisodeAnswer = Static<typeof PodcastAndEpisodeAnswer>;
-export const EpisodeIdAnswer = Type.Object({ episode_id: Type.Integer() });
+/** get_episode_id_ep_name: the id as a bare JSON number (both PinePods clients parse the body's text as an integer). */
+export const EpisodeIdAnswer = Type.Integer();
 export type EpisodeIdAnswer = Static<typeof EpisodeIdAnswer>;
 /** record_listen_duration: whether the position completed the episode (auto_complete_seconds). */
 export const ListenDurationAnswer = Type.Object({ detail: Type.String(), completed: Type.Boolean() });

@@ -276,7 +276,10 @@ export const PodcastDetailsAnswer = Type.Object({
   ),
 });
 export type PodcastDetailsAnswer = Static<typeof PodcastDetailsAnswer>;
-/** get_podcast_details_dynamic: the documents' dynamic details record. */
+/**
+ * get_podcast_details_dynamic: the documents' dynamic details record; the types the documents leave open are those
+ * both PinePods clients read: text fields "" when none, categories as an object "1": "Name".
+ */
 export const PodcastDetailsDynamicAnswer = Type.Object({
   podcastid: Type.Integer(),
   podcastname: Type.String(),
@@ -286,7 +289,7 @@ export const PodcastDetailsDynamicAnswer = Type.Object({
   artworkurl: Type.String(),
   explicit: Type.Boolean(),
   episodecount: Type.Integer(),
-  categories: Type.Array(Type.String()),
+  categories: Type.Record(Type.String(), Type.String()),
   websiteurl: Type.String(),
   podcastindexid: Type.Integer(),
   is_vidsite: Type.Boolean(),

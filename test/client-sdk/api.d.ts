@@ -8953,7 +8953,9 @@ export interface operations {
                         artworkurl: string;
                         explicit: boolean;
                         episodecount: number;
-                        categories: string[];
+                        categories: {
+                            [key: string]: string;
+                        };
                         websiteurl: string;
                         podcastindexid: number;
                         is_vidsite: boolean;
@@ -9368,9 +9370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        episode_id: number;
-                    };
+                    "application/json": number;
                 };
             };
             400: components["responses"]["E400"];
@@ -10850,6 +10850,9 @@ export interface operations {
                             queuedate: string | null;
                             queued: boolean;
                             is_video: boolean;
+                            is_saved: boolean;
+                            is_queued: boolean;
+                            is_downloaded: boolean;
                             episodelink: string | null;
                             episodeauthor: string | null;
                             explicit: boolean;

@@ -201,7 +201,7 @@ describe("podcasts and subscriptions", () => {
     const byName = await get("/api/data/get_podcast_id_from_ep_name", "alice", { user_id: u.alice.id, episode_name: title, episode_url: url });
     expect(byName.body).toEqual({ podcast_id: chem, episode_id: expect.any(Number) });
     expect((await get("/api/data/get_podcast_id_from_ep_id", "alice", { user_id: u.alice.id, episode_id: byName.body.episode_id })).body).toEqual({ podcast_id: chem });
-    expect((await get("/api/data/get_episode_id_ep_name", "alice", { user_id: u.alice.id, episode_url: url })).body).toEqual({ episode_id: byName.body.episode_id });
+    expect((await get("/api/data/get_episode_id_ep_name", "alice", { user_id: u.alice.id, episode_url: url })).text).toBe(String(byName.body.episode_id));
     expectErrorBody(await get("/api/data/get_podcast_id_from_ep_id", "alice", { user_id: u.alice.id, episode_id: 999999 }), 404);
     const dur = await post("/api/data/update_episode_duration", "alice", { episode_id: byName.body.episode_id, new_duration: 1234, is_vidsite: false });
     expect(dur.status).toBe(200);
