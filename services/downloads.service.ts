@@ -19,7 +19,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError
 import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import { fileAnswer, mediaAnswer, MediaAnswerMeta, unsatisfiable } from "../shared/range";
 import type { AuthUser } from "../shared/types";
-import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST } from "../shared/contracts/tasks";
+import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD_PODCAST_BEFORE } from "../shared/contracts/tasks";
 import type {
   ApplyDownloadActionsResult, DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction,
   RecordDownloadParams, StoredFile, SyncDownloadAction,
@@ -63,7 +63,7 @@ const listQuery = {
   filter: { type: "string", max: 100, optional: true },
   search: { type: "string", max: 200, optional: true },
 };
-const DOWNLOAD_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST];
+const DOWNLOAD_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD_PODCAST_BEFORE];
 const SETTINGS_ID = "server";
 const DELETION_DAYS = 30;
 

@@ -21,7 +21,7 @@ import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
-import { ClaimedTask, ImportFeedPayload, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_IMPORT_FEED, JOB_IMPORT_OPML, JOB_REFRESH_PODS, JOB_SYNC, TASKS_AVAILABLE } from "../shared/contracts/tasks";
+import { ClaimedTask, ImportFeedPayload, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD_PODCAST_BEFORE, JOB_IMPORT_FEED, JOB_IMPORT_OPML, JOB_REFRESH_PODS, JOB_SYNC, TASKS_AVAILABLE } from "../shared/contracts/tasks";
 import type { ImportChunkResult, ImportOpmlPayload } from "../shared/contracts/opml";
 import type { RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import { DOWNLOAD_METADATA_DEFAULTS, type DownloadEpisodePayload, type DownloadMetadataSettings, type DownloadPodcastPayload, type StoredFile } from "../shared/contracts/downloads";
@@ -43,7 +43,7 @@ interface Reporter {
 }
 
 const MB = 1024 * 1024;
-const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_REFRESH_PODS, JOB_IMPORT_OPML, JOB_SYNC, JOB_IMPORT_FEED];
+const JOB_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD_PODCAST_BEFORE, JOB_REFRESH_PODS, JOB_IMPORT_OPML, JOB_SYNC, JOB_IMPORT_FEED];
 /** Podcasts per feeds.refresh_many call of a refresh job: progress is reported between chunks. */
 const REFRESH_CHUNK = 50;
 /** Feeds per opml.import_chunk call of an import job. */
@@ -125,7 +125,7 @@ const WorkersService: ServiceSchema = {
         if (job.task_type === JOB_REFRESH_PODS) result = await this.refreshPods(job, reporter);
         else if (job.task_type === JOB_IMPORT_OPML) result = await this.importOpml(job, reporter);
         else if (job.task_type === JOB_IMPORT_FEED) result = await this.importFeed(job, reporter);
-        else if (job.task_type === JOB_DOWNLOAD_PODCAST) result = await this.downloadPodcast(job, reporter);
+        else if (job.task_type === JOB_DOWNLOAD_PODCAST || job.task_type === JOB_DOWNLOAD_PODCAST_BEFORE) result = await this.downloadPodcast(job, reporter);
         // A sync holds the user's sync lease, which bounds how long it may run.
         else if (job.task_type === JOB_SYNC) result = await this.broker.call("sync.run_job", { user_id: job.user_id, ...(job.payload as SyncJobPayload) } satisfies RunSyncJobParams, { timeout: config.syncLeaseSeconds * 1000 });
         else result = await this.downloadOne(job, job.payload.episode_id, reporter, (f: number) => reporter.set(f * 100));

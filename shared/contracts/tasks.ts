@@ -93,7 +93,10 @@ export const TASKS_AVAILABLE = "tasks.available";
 
 /** Job types run by the workers service. */
 export const JOB_DOWNLOAD_EPISODE = "download_episode";
-export const JOB_DOWNLOAD_PODCAST = "download_podcast";
+/** A whole podcast's download: the task type both PinePods clients show as a bulk download. */
+export const JOB_DOWNLOAD_PODCAST = "download_all_episodes";
+/** The same job as servers stored it before it took the clients' name: still claimed, run and counted. */
+export const JOB_DOWNLOAD_PODCAST_BEFORE = "download_podcast";
 export const JOB_REFRESH_PODS = "refresh_pods";
 export const JOB_IMPORT_OPML = "import_opml";
 /** A sync of one user with their gPodder / Nextcloud account (payload: SyncJobPayload, shared/contracts/sync.ts). */

@@ -189,6 +189,21 @@ describe("downloads, tasks and media", () => {
     expect(await list("alice")).toEqual([]);
   });
 
+  test("a whole podcast's download is a download_all_episodes task, as both PinePods clients name it; one stored under the old name still runs", async () => {
+    // Queued as a server before this change stored it (a data folder upgraded with the job pending).
+    const before: any = await server.broker.call("tasks.create", { tasks: [{
+      task_type: "download_podcast", user_id: u.alice.id, item_id: podcastId, podcast_name: "Media Show",
+      payload: { podcast_id: podcastId, episode_ids: [ep.ep1], rights: "user" }, dedupe_key: `podcast:${u.alice.id}:${podcastId}`,
+    }] });
+    expect(await waitForTask(server.url, u.alice.key, before.created[0].id)).toMatchObject({ status: "SUCCESS", task_type: "download_podcast" });
+    expect((await list("alice")).map((d: any) => d.episodeid)).toEqual([ep.ep1]);
+    const all = await post("/api/data/download_all_podcast", "alice", { podcast_id: podcastId, user_id: u.alice.id });
+    expect((await get(`/api/tasks/${all.body.task_id}`, "alice")).body.task_type).toBe("download_all_episodes");
+    await waitForTask(server.url, u.alice.key, all.body.task_id);
+    await post("/api/data/bulk_delete_downloaded_episodes", "alice", { episode_ids: (await list("alice")).map((d: any) => d.episodeid), user_id: u.alice.id });
+    expect(await list("alice")).toEqual([]);
+  });
+
   test("list items, episode metadata and get_stats show what the user downloaded; deleting it shows false again", async () => {
     const a = u.alice.id;
     const mine = { user_id: a, is_vidsite: false };
