@@ -96,14 +96,14 @@ const jsonPath = (field: string) => `'$.${field}'`;
 /** A value SQLite compares as NeDB would (a number or a string; booleans, dates and objects are left to match). */
 const bindable = (v: unknown): v is number | string => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
 
+/** Connections opened in this process (SqliteAdapter.changeMark). */
+let connections = 0;
+
 /**
  * One collection in its own SQLite file (or in memory). Implements what the services call of a
  * moleculer-db adapter (find, findOne, findById, count, insert, insertMany, updateMany, updateById,
  * removeMany, removeById, clear), and what db.mixin needs besides (upsert, projections, every document).
  */
-/** Connections opened in this process (SqliteAdapter.changeMark). */
-let connections = 0;
-
 export class SqliteAdapter {
   private db!: Database.Database;
   private statements = new Map<string, Database.Statement>();
@@ -329,7 +329,7 @@ export class SqliteAdapter {
     if (!tested.size) return [...this.projected(fields)];
     const narrowed = this.narrow(query);
     // Ids alone: SQLite has matched them exactly (as in matching()), and the rows are the answer.
-    if (narrowed && byIdOnly(query)) return [...this.projected(fields, narrowed)];
+    if (narrowed && byIdOnly(query)) return [...this.projected(fields, narrowed, true)];
     // Only the fields asked for and those the query tests are read; NeDB's match on them decides as on the whole document.
     const extra = [...tested].filter((f) => f !== "_id" && !fields.includes(f));
     const out: Doc[] = [];
@@ -342,21 +342,27 @@ export class SqliteAdapter {
   }
 
   /**
-   * Every document (narrowed: those that meet `where`) with only these fields (and _id), one at a time (a
-   * whole table's raw lines are never all in memory at once). Each line is parsed whole and the fields picked: measured on
-   * 20,000 rows of 10 B to 20 KB, V8's JSON.parse beat SQLite's json_extract once absent fields had to be told
-   * from null ones (json_type per field), at every size.
+   * Every document (narrowed: those that meet `where`) with only these fields (and _id), one at a time.
+   * Each line is parsed whole and the fields picked: measured on 20,000 rows of 10 B to 20 KB, V8's
+   * JSON.parse beat SQLite's json_extract at every size once absent fields had to be told from null ones
+   * (a json_type per field). Lines are read at once where the ids bound them (callers ask for at most
+   * ID_CHUNK), in pages for a whole table, and stepped one by one otherwise: never all of a big match in memory.
    */
-  *projected(fields: readonly string[], narrowed?: { where: string; params: unknown[] }): Generator<Doc> {
-    // Read in pages, not stepped row by row: better-sqlite3's iterator costs more a row than JSON.parse of a small line.
-    const docs = narrowed
-      ? (this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().all(...narrowed.params) as string[]).map(deserialize)
-      : this.all();
+  *projected(fields: readonly string[], narrowed?: { where: string; params: unknown[] }, byIds = false): Generator<Doc> {
+    const docs = !narrowed
+      ? this.all()
+      : byIds
+        ? (this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().all(...narrowed.params) as string[]).map(deserialize)
+        : this.lines(narrowed);
     for (const whole of docs) {
       const doc: Doc = { _id: whole._id };
       for (const f of fields) if (whole[f] !== undefined) doc[f] = whole[f];
       yield doc;
     }
+  }
+
+  private *lines(narrowed: { where: string; params: unknown[] }): Generator<Doc> {
+    for (const raw of this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().iterate(...narrowed.params) as IterableIterator<string>) yield deserialize(raw);
   }
 
   /** Every document, a page at a time in _id order (backups, migration checks): never all of them in memory at once. */
