@@ -99,7 +99,8 @@ const WorkersService: ServiceSchema = {
   methods: {
     /** Claims jobs until this replica runs WORKER_CONCURRENCY of them or none is due. */
     async fill(this: any) {
-      if (this.filling || this.stopping) return;
+      // Before the tasks service is up (at start) there is nothing to ask: the broker would warn at each poll.
+      if (this.filling || this.stopping || !this.broker.registry.hasService("tasks")) return;
       this.filling = true;
       try {
         while (this.running < config.workerConcurrency && !this.stopping) {
