@@ -119,6 +119,21 @@ export function canonicalTimezone(tz: string): string {
   }
 }
 
+/**
+ * A plain setting getter: one of the user's settings (defaults filled in by settingsOf) answered under
+ * `key`. idempotent: for a GET route (a POST one is left as the broker's rule has it).
+ */
+export function getter<T extends TSchema>(field: keyof typeof SETTING_DEFAULTS, key: string, response: T, idempotent?: true) {
+  return {
+    ...(idempotent ? { idempotent } : {}),
+    params: userIdParam,
+    response,
+    async handler(this: any, ctx: Context<any>): Promise<Static<T>> {
+      return { [key]: this.settingsOf(await this.getUser(ctx.params.user_id))[field] } as Static<T>;
+    },
+  };
+}
+
 /** A plain setting setter: one validated param stored in one field of the user, a fixed answer. */
 export function setter<T extends TSchema>(field: keyof UserDoc, param: string, rule: object, response: T, answer: Static<T>) {
   return {

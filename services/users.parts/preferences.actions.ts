@@ -10,7 +10,7 @@ import { DetailAnswer, SuccessMessageAnswer } from "../../shared/contracts/answe
 import {
   type AutoDeleteDefaults, CollectionAddUiAnswer, DefaultVolumeAnswer, LanguageAnswer, LanguageUpdatedAnswer, StartPageAnswer,
 } from "../../shared/contracts/users";
-import { LANGUAGES, setter, userId, userIdParam, UserDoc } from "./model";
+import { getter, LANGUAGES, setter, userId, userIdParam, UserDoc } from "./model";
 
 /** The pages of the web client a user may start on. */
 export const START_PAGES = ["home", "feed", "search", "queue", "saved", "downloads", "people_subs", "podcasts"];
@@ -18,14 +18,7 @@ const languageCode = { type: "enum", values: LANGUAGES.map((l) => l.code) };
 
 export const preferencesActions: ServiceActionsSchema = {
   /** GET /api/data/startpage */
-  get_startpage: {
-    idempotent: true,
-    params: userIdParam,
-    response: StartPageAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<StartPageAnswer> {
-      return { StartPage: this.settingsOf(await this.getUser(ctx.params.user_id)).start_page };
-    },
-  },
+  get_startpage: getter("start_page", "StartPage", StartPageAnswer, true),
   /** POST /api/data/startpage?user_id=&startpage= (the web client sends both in the query) */
   set_startpage: {
     params: { user_id: userId, startpage: { type: "enum", values: START_PAGES, optional: true } },
@@ -37,13 +30,7 @@ export const preferencesActions: ServiceActionsSchema = {
     },
   },
   /** POST /api/data/get_default_volume: 0-100. */
-  get_default_volume: {
-    params: userIdParam,
-    response: DefaultVolumeAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<DefaultVolumeAnswer> {
-      return { default_volume: this.settingsOf(await this.getUser(ctx.params.user_id)).default_volume };
-    },
-  },
+  get_default_volume: getter("default_volume", "default_volume", DefaultVolumeAnswer),
   set_default_volume: setter("default_volume", "volume", { type: "number", integer: true, min: 0, max: 100, convert: true }, DetailAnswer, { detail: "Default volume updated." }),
   /** GET /api/data/get_user_language */
   get_user_language: {
@@ -63,14 +50,7 @@ export const preferencesActions: ServiceActionsSchema = {
       return { success: true, language: ctx.params.language };
     },
   },
-  get_collection_add_ui: {
-    idempotent: true,
-    params: userIdParam,
-    response: CollectionAddUiAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<CollectionAddUiAnswer> {
-      return { collection_add_ui: this.settingsOf(await this.getUser(ctx.params.user_id)).collection_add_ui };
-    },
-  },
+  get_collection_add_ui: getter("collection_add_ui", "collection_add_ui", CollectionAddUiAnswer, true),
   set_collection_add_ui: setter("collection_add_ui", "mode", { type: "enum", values: ["modal", "submenu"] }, DetailAnswer, { detail: "Collection add mode updated" }),
   /** POST /api/data/user/set_auto_download_delete_days: 0 keeps downloads. */
   set_auto_download_delete_days: setter("auto_download_delete_days", "days", { type: "number", integer: true, min: 0, max: 3650, convert: true }, DetailAnswer, { detail: "Default auto-delete downloads setting updated." }),

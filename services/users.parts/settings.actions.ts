@@ -9,7 +9,7 @@ import type { GatewayMeta } from "../../shared/types";
 import type { PlaybackSettings } from "../../shared/contracts/podcasts";
 import { AutoCompleteSecondsAnswer, CoverPreferenceAnswer, CreateCustomThemeAnswer, CustomTheme, CustomThemesAnswer, DefaultLanguageAnswer, LanguagesAnswer, PlaybackSpeedAnswer, SetupTimeInfoAnswer, SyncServerAnswer, ThemeAnswer, TimeInfoAnswer, type ListeningSettings, type UserEvent } from "../../shared/contracts/users";
 import { DetailAnswer, MessageAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
-import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
+import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, getter, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
 
 /** A stored custom theme as clients read it. */
 const customTheme = (d: CustomThemeDoc) => ({ themeid: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }) as CustomTheme;
@@ -59,14 +59,7 @@ export const settingsActions: ServiceActionsSchema = {
 
   // --- Settings ---
 
-  get_theme: {
-    idempotent: true,
-    params: userIdParam,
-    response: ThemeAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<ThemeAnswer> {
-      return { theme: this.settingsOf(await this.getUser(ctx.params.user_id)).theme };
-    },
-  },
+  get_theme: getter("theme", "theme", ThemeAnswer, true),
   set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, MessageAnswer, { message: "Theme updated" }),
   /** First-login set-up: time settings, and the account leaves its first-login state. */
   setup_time_info: {
@@ -106,14 +99,7 @@ export const settingsActions: ServiceActionsSchema = {
       return { timezone: s.timezone, date_format: s.date_format, hour_pref: s.hour_pref };
     },
   },
-  get_auto_complete_seconds: {
-    idempotent: true,
-    params: userIdParam,
-    response: AutoCompleteSecondsAnswer,
-    async handler(this: any, ctx: Context<any>) {
-      return { auto_complete_seconds: this.settingsOf(await this.getUser(ctx.params.user_id)).auto_complete_seconds };
-    },
-  },
+  get_auto_complete_seconds: getter("auto_complete_seconds", "auto_complete_seconds", AutoCompleteSecondsAnswer, true),
   update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, SuccessMessageAnswer, { success: true, message: "Auto-complete seconds updated" }),
   set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, DetailAnswer, { detail: "Default playback speed updated" }),
   /** The speed a player uses: with podcast_id, that podcast's own speed (404 unless subscribed), else the user's default. */
