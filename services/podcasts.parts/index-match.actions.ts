@@ -4,7 +4,6 @@
  * that, then it is "ignored". The ignore flag is per user, on the subscription.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import { DetailAnswer } from "../../shared/contracts/answers";
 import { id, PodcastDoc, shown, SubscriptionDoc } from "./model";
 import { setter } from "./playback.actions";
 import { IndexMatchAnswer } from "../../shared/contracts/podcasts";
