@@ -47,12 +47,8 @@ export const accessMethods: Record<string, any> = {
   /** Of these ids, the episodes the user sees (their subscriptions, within the cutoff): one call whatever the count. */
   async visibleEpisodes(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<EpisodeDoc[]> {
     if (!episode_ids.length) return [];
+    const subs: Map<number, SubscriptionView> = await this.subscriptionsOf(ctx, user_id);
     const found: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids);
-    if (!found.length) return [];
-    // Only the subscriptions of these episodes' podcasts: a user may have thousands.
-    const podcast_ids = [...new Set(found.map((e) => e.podcast_id))];
-    const views: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id, podcast_ids });
-    const subs = new Map(views.map((s) => [s.podcast_id, s]));
     return found.filter((e) => visibleTo(e, subs.get(e.podcast_id)));
   },
   /** The user's states of these episodes (from the user's cached states: read them, never change them). */
