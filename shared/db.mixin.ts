@@ -4,7 +4,10 @@
  * - Without MONGO_URI each collection is a SQLite file under DATA_DIR (shared/sqlite-store.ts; a NeDB file
  *   of an older server is moved into it at the first start), and the service holds a lock there
  *   (shared/data-lock.ts) so that a second process cannot open the same data (scaling out needs MongoDB).
- * - With MONGO_URI each collection is a MongoDB collection through moleculer-db-adapter-mongo.
+ * - With MONGO_URI each collection is a MongoDB collection of the database MONGO_URI names, through the
+ *   official driver and one MongoClient per process (shared/mongo-store.ts).
+ * Both stores answer the same methods (the store contract suite, test/unit/store-contract.test.ts, holds
+ * them to the same answers), so nothing here or in a service asks which one it has.
  * The first collection is `this.adapter` (moleculer-db); further ones are `this.stores.<name>`.
  * moleculer-db's generic CRUD actions are switched off: the route table names only our own actions.
  * Every service exports and imports its own collections for server backups (backup_* actions, called
@@ -13,19 +16,26 @@
 import fs from "fs";
 import path from "path";
 import DbService from "moleculer-db";
-import MongoAdapter from "moleculer-db-adapter-mongo";
 import { Readable } from "stream";
 import type { Context, ServiceSchema } from "moleculer";
 import { COUNTERS_COLLECTION, decodeLine, encodeRecord } from "./backup-format";
 import { config } from "./config";
 import { lockDataDir } from "./data-lock";
 import { BadRequestError, ConflictError } from "./errors";
+import { isMongoDuplicateKey, MongoStore } from "./mongo-store";
 import { SqliteAdapter } from "./sqlite-store";
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>;
+  /** Two documents with equal values in every field collide (a compound key, say podcast and guid). */
   unique?: boolean;
   sparse?: boolean;
+  /**
+   * MongoDB's partialFilterExpression: only documents that match are in the index. A unique index whose field
+   * may be missing needs one on MongoDB, where missing counts as null and two nulls collide; the embedded
+   * store never indexes a missing value (SQLite's NULLs are distinct), so it ignores this.
+   */
+  partial?: Record<string, unknown>;
   /** TTL index: documents go this many seconds after the date in the (single) indexed field. */
   expireAfterSeconds?: number;
   /**
@@ -51,7 +61,7 @@ function isMongo(): boolean {
 }
 
 function createAdapter(collection: string, file: string | null): any {
-  if (isMongo()) return new MongoAdapter(config.mongoUri, { useUnifiedTopology: true }, collection);
+  if (isMongo()) return new MongoStore(config.mongoUri, collection);
   // Embedded: a file under DATA_DIR, or memory only when DATA_DIR is ":memory:".
   return new SqliteAdapter(file);
 }
@@ -62,18 +72,12 @@ function storeFile(name: string): string | null {
 }
 
 async function ensureIndex(adapter: any, spec: IndexSpec): Promise<void> {
-  if (isMongo()) {
-    const opts: any = { unique: !!spec.unique, sparse: !!spec.sparse };
-    if (spec.expireAfterSeconds !== undefined) opts.expireAfterSeconds = spec.expireAfterSeconds;
-    await adapter.collection.createIndex(spec.fields, opts);
-    return;
-  }
-  if (!spec.mongoOnly) adapter.ensureIndex(spec);
+  if (isMongo() || !spec.mongoOnly) await adapter.ensureIndex(spec);
 }
 
 /** True when err is a unique-index violation, on the embedded store or MongoDB. */
 export function isDuplicateKeyError(err: any): boolean {
-  return err?.errorType === "uniqueViolated" || err?.code === 11000;
+  return err?.errorType === "uniqueViolated" || isMongoDuplicateKey(err);
 }
 
 function usesFiles(): boolean {
@@ -100,29 +104,16 @@ const DataLockMixin: Partial<ServiceSchema> = {
   },
 };
 
-/** Every document of a store, one at a time (a page at a time from the embedded store; MongoDB through a cursor). */
-async function* allDocs(store: any): AsyncGenerator<object> {
-  if (isMongo()) {
-    for await (const doc of store.collection.find({})) yield doc;
-    return;
-  }
-  yield* store.all();
-}
-
 /**
  * Inserts restored records with their ids. When a record with one of these ids appeared meanwhile (a
  * restore into a running server races its own writes, say a scheduler's lease), the backup's record wins.
  */
 async function insertAll(store: any, docs: any[]): Promise<void> {
   try {
-    if (isMongo()) await store.collection.insertMany(docs, { ordered: true });
-    else store.putAll(docs);
+    await store.putAll(docs);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
-    for (const doc of docs) {
-      if (isMongo()) await store.collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
-      else store.update({ _id: doc._id }, doc, { upsert: true });
-    }
+    for (const doc of docs) await store.replaceOne(doc);
   }
 }
 
@@ -130,7 +121,7 @@ async function insertAll(store: any, docs: any[]): Promise<void> {
 async function* exportChunks(service: string, stores: [string, any][]): AsyncGenerator<Buffer> {
   let pending = "";
   for (const [collection, store] of stores) {
-    for await (const doc of allDocs(store)) {
+    for await (const doc of store.all()) {
       pending += encodeRecord(service, collection, doc);
       if (pending.length >= EXPORT_CHUNK) {
         yield Buffer.from(pending);
@@ -154,8 +145,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       db_health: {
         visibility: "public",
         async handler(this: any) {
-          if (isMongo()) await this.adapter.db.command({ ping: 1 });
-          else await this.adapter.count({});
+          await this.adapter.ping();
           return { ok: true };
         },
       },
@@ -205,7 +195,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         async handler(this: any): Promise<Record<string, number>> {
           const counts: Record<string, number> = {};
           for (const [collection, store] of this.backupStores()) {
-            counts[collection] = isMongo() ? await store.collection.countDocuments({}) : await store.count({});
+            counts[collection] = await store.count({});
           }
           return counts;
         },
@@ -216,8 +206,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         params: {},
         async handler(this: any) {
           for (const [, store] of this.backupStores()) {
-            if (isMongo()) await store.collection.deleteMany({});
-            else await store.removeMany({});
+            await store.removeMany({});
           }
           return { ok: true };
         },
@@ -233,7 +222,9 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       const files: Record<string, string | null> = {};
       for (const spec of [main, ...extra]) files[spec.name] = storeFile(spec.name);
       files[COUNTERS] = storeFile(`${COUNTERS}.${this.name}`);
+      // moleculer-db's created() has already run: it made (and init'ed) a memory adapter; this one needs its init too.
       this.adapter = createAdapter(main.name, files[main.name]);
+      this.adapter.init(this.broker, this);
       this.stores = {};
       for (const spec of extra) this.stores[spec.name] = createAdapter(spec.name, files[spec.name]);
       this.stores[COUNTERS] = createAdapter(COUNTERS, files[COUNTERS]);
@@ -282,35 +273,19 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       },
       /** Documents of a store with only these fields (and _id): far less to copy than whole documents. */
       async findFields(this: any, store: any, query: object, fields: readonly string[]): Promise<any[]> {
-        const projection = Object.fromEntries(fields.map((f) => [f, 1]));
-        if (isMongo()) return store.collection.find(query, { projection }).toArray();
         return store.project(query, fields);
       },
       /** Calls `each` with every document of a store, only these fields (and _id), one at a time: never all of them in memory. */
       async forEachDoc(this: any, store: any, fields: readonly string[], each: (doc: any) => void): Promise<void> {
-        if (!isMongo()) {
-          for (const doc of store.projected(fields)) each(doc);
-          return;
-        }
-        const projection = Object.fromEntries(fields.map((f) => [f, 1]));
-        for await (const doc of store.collection.find({}, { projection })) each(doc);
+        for await (const doc of store.projected(fields)) each(doc);
       },
       /** Applies a modifier ($set, $inc) to the document with this _id, creating it when missing: one atomic write. */
       async upsert(this: any, store: any, _id: unknown, update: object): Promise<void> {
-        if (isMongo()) await store.collection.updateOne({ _id }, update, { upsert: true });
-        else store.update({ _id }, update, { upsert: true });
+        await store.upsertOne(_id, update);
       },
       /** One atomic $inc on the document _id of a store (created when missing); returns the document after it. */
       async incrementDoc(this: any, store: any, id: string, inc: Record<string, number>): Promise<any> {
-        if (isMongo()) {
-          const res = await store.collection.findOneAndUpdate(
-            { _id: id },
-            { $inc: inc },
-            { upsert: true, returnOriginal: false, returnDocument: "after" },
-          );
-          return res.value;
-        }
-        return store.update({ _id: id }, { $inc: inc }, { upsert: true })[0];
+        return store.increment(id, inc);
       },
       /** Next int32 id of a sequence (DESIGN.md rule 3): one atomic $inc on the counters collection. */
       async nextId(this: any, sequence: string): Promise<number> {

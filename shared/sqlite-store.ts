@@ -179,15 +179,30 @@ export class SqliteAdapter {
     return `${this.connection}:${changes}:${version}`;
   }
 
-  /** An index of a field's JSON value (NeDB indexes one field at a time, and so does this). */
+  /**
+   * An index of a field's JSON value, one field at a time (the candidates of a query are narrowed one field at
+   * a time). A unique index over several fields is one compound index: the fields together are the key.
+   */
   ensureIndex(spec: IndexSpec): void {
-    for (const field of Object.keys(spec.fields)) {
+    const fields = Object.keys(spec.fields);
+    if (spec.unique && fields.length > 1) {
+      if (!fields.every((f) => PLAIN_FIELD.test(f))) throw new Error(`Unsupported index fields: ${fields.join(", ")}`);
+      const columns = fields.map((f) => (f === "_id" ? "_id" : `json_extract(doc, ${jsonPath(f)})`)).join(", ");
+      this.db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS "by_${fields.join("_")}" ON docs (${columns})`);
+      return;
+    }
+    for (const field of fields) {
       if (spec.expireAfterSeconds !== undefined) this.ttl.set(field, spec.expireAfterSeconds * 1000);
       if (!PLAIN_FIELD.test(field) || field === "_id") continue;
       const unique = spec.unique ? "UNIQUE " : "";
       this.db.exec(`CREATE ${unique}INDEX IF NOT EXISTS "by_${field}" ON docs (json_extract(doc, ${jsonPath(field)}))`);
       this.indexed.add(field);
     }
+  }
+
+  /** Answers when the store does (GET /api/health). */
+  async ping(): Promise<void> {
+    this.stmt("SELECT 1").get();
   }
 
   private stmt(sql: string): Database.Statement {
@@ -447,6 +462,21 @@ export class SqliteAdapter {
 
   async updateById(_id: unknown, update: Doc): Promise<Doc | null> {
     return this.update({ _id }, update)[0] ?? null;
+  }
+
+  /** Applies a modifier to the document with this _id, creating it when missing: one atomic write. */
+  async upsertOne(_id: unknown, update: Doc): Promise<void> {
+    this.update({ _id }, update, { upsert: true });
+  }
+
+  /** One atomic $inc on the document _id (created when missing); the document after it. */
+  async increment(_id: unknown, inc: Record<string, number>): Promise<Doc> {
+    return this.update({ _id }, { $inc: inc }, { upsert: true })[0];
+  }
+
+  /** Writes this document over the one with its _id, or inserts it. */
+  async replaceOne(doc: Doc): Promise<void> {
+    this.update({ _id: doc._id }, doc, { upsert: true });
   }
 
   async removeMany(query: Query): Promise<number> {
