@@ -26,6 +26,7 @@ import { listeningActions, listeningMethods } from "./episodes.parts/listening";
 import { peopleActions } from "./episodes.parts/people.actions";
 import { recommendActions } from "./episodes.parts/recommend.actions";
 import { extrasActions } from "./episodes.parts/extras.actions";
+import { config } from "../shared/config";
 import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
 import { syncActions } from "./episodes.parts/sync.actions";
@@ -48,6 +49,12 @@ const EpisodesService: ServiceSchema = {
   },
   async started(this: any) {
     await this.loadCatalog();
+    this.reconcileTimer = setInterval(() => {
+      this.reconcileCatalog(false).catch((err: Error) => this.logger.warn("catalogue check failed", { error: err.message }));
+    }, config.catalogReconcileSeconds * 1000);
+  },
+  stopped(this: any) {
+    clearInterval(this.reconcileTimer);
   },
   events: {
     ...indexEvents,

@@ -34,6 +34,11 @@ export const config = {
   dataLockWait: int("DATA_LOCK_WAIT", 0),
   /** Episode states the episodes service keeps in memory, whole users at a time (least recently read leave first). */
   stateCacheStates: int("STATE_CACHE_STATES", 500_000),
+  /**
+   * Seconds between an episodes replica's checks of the catalogue's change mark: a write whose broadcast it
+   * missed (a NATS drop, a start) is read in within two checks.
+   */
+  catalogReconcileSeconds: int("CATALOG_RECONCILE_SECONDS", 10),
   /** MongoDB connection string; when set, every collection lives in MongoDB. */
   mongoUri: env.MONGO_URI || "",
   /** Moleculer transporter, e.g. nats://127.0.0.1:4222; empty = all services in one process. */

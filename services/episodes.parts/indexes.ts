@@ -3,8 +3,15 @@
  * every write of an episode or of a user's states goes through catalogChanged / statesChanged, which
  * re-read the written documents from the store. With MONGO_URI several replicas of this service may
  * run: each change is also broadcast, and every other replica re-reads the same documents.
+ *
+ * A re-read that an older one overtakes is not applied over it (a ticket per episode, a write count per
+ * user). A broadcast can be missed (sent while a replica loaded its catalogue, or while NATS was down):
+ * every catalogue write takes the next value of a change mark in the store, broadcast with it; a replica
+ * knows the mark its catalogue holds every change up to, and reloads when the store's mark stays ahead
+ * (at once after its start and after a transporter reconnect, else after two checks in a row).
  */
 import type { Context } from "moleculer";
+import { COUNTERS_COLLECTION } from "../../shared/backup-format";
 import { config } from "../../shared/config";
 import type { CatalogChangedEvent, StatesChangedEvent } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
@@ -14,29 +21,102 @@ import { StateCache, type UserStates } from "./state-cache";
 
 /** Search terms whose matches are kept (until the catalogue changes). */
 const SEARCH_TERMS = 16;
+/** The counters document of the catalogue's change mark (field seq). */
+const CATALOG_MARK = "episodes_catalog_mark";
+/** Marks applied out of order that a replica remembers before it stops waiting for the missing ones and reloads. */
+const MARKS_AHEAD = 10_000;
 
 export const indexMethods: Record<string, any> = {
-  /** Builds the catalogue rows of every episode (at start-up); descriptions stay in the store. */
-  async loadCatalog(this: any): Promise<void> {
-    const started = Date.now();
-    // Row by row from the store: the projected documents are never all in the heap beside the rows
-    // (an array of every projected document, then the rows, was the start-up peak).
-    await this.forEachDoc(this.adapter, CATALOG_FIELDS, (d: Pick<EpisodeDoc, "_id" | (typeof CATALOG_FIELDS)[number]>) => this.catalog.upsert([toRow(d)]));
-    this.logger.info("episode catalogue indexed", { episodes: this.catalog.size, ms: Date.now() - started });
+  /**
+   * Builds the catalogue rows of every episode into a fresh index (at start-up, and when a replica finds
+   * it missed changes), then swaps it in; descriptions stay in the store. Episodes changed while it loaded
+   * are read again into the new index. The mark read before the load is the one the new index holds.
+   */
+  loadCatalog(this: any): Promise<void> {
+    this.catalogLoading ??= (async () => {
+      const started = Date.now();
+      const mark = await this.storedCatalogMark();
+      const fresh = new CatalogIndex();
+      // Caches keyed by the catalogue's version (memos of select_episodes) must not meet an old version number.
+      fresh.version = this.catalog.version + 1;
+      this.changedWhileLoading = new Set<number>();
+      try {
+        // Row by row from the store: the projected documents are never all in the heap beside the rows
+        // (an array of every projected document, then the rows, was the start-up peak).
+        await this.forEachDoc(this.adapter, CATALOG_FIELDS, (d: Pick<EpisodeDoc, "_id" | (typeof CATALOG_FIELDS)[number]>) => fresh.upsert([toRow(d)]));
+        this.catalog = fresh;
+        // The search filter and its kept answers describe the old index: built again at the next search.
+        this.gramsBuilt = null;
+        this.searchCache.clear();
+        this.catalogMark = Math.max(this.catalogMark, mark);
+        for (const m of this.marksAhead) if (m <= this.catalogMark) this.marksAhead.delete(m);
+        this.advanceMark();
+        this.logger.info("episode catalogue indexed", { episodes: fresh.size, mark, ms: Date.now() - started });
+      } finally {
+        const again: number[] = [...this.changedWhileLoading];
+        this.changedWhileLoading = null;
+        this.catalogLoading = null;
+        if (again.length) await this.catalogChanged(again, false);
+      }
+    })();
+    return this.catalogLoading;
   },
-  /** These episodes were written (or deleted): their rows are read again, here and on every other replica. */
-  async catalogChanged(this: any, episode_ids: number[], announce = true): Promise<void> {
+  /** The store's catalogue change mark (0 before the first write). */
+  async storedCatalogMark(this: any): Promise<number> {
+    const doc = await this.stores[COUNTERS_COLLECTION].findOne({ _id: CATALOG_MARK });
+    return doc?.seq ?? 0;
+  },
+  /** A write with this mark is in the catalogue: the held mark moves up while the next ones are in. */
+  noteMark(this: any, mark: number | undefined): void {
+    if (mark === undefined || mark <= this.catalogMark) return;
+    this.marksAhead.add(mark);
+    this.advanceMark();
+  },
+  advanceMark(this: any): void {
+    while (this.marksAhead.delete(this.catalogMark + 1)) this.catalogMark++;
+  },
+  /**
+   * Reloads the catalogue when the store's mark is ahead of the one it holds: at once (`now`: after the
+   * start, after a reconnect), else only when it still is at the next check (a broadcast may be on its way).
+   */
+  async reconcileCatalog(this: any, now: boolean): Promise<void> {
+    if (this.catalogLoading) return;
+    const stored = await this.storedCatalogMark();
+    const behind = stored > this.catalogMark;
+    const stuck = this.behindAt !== null && this.catalogMark < this.behindAt;
+    this.behindAt = behind ? stored : null;
+    if (behind && (now || stuck || this.marksAhead.size > MARKS_AHEAD)) {
+      this.logger.info("episode catalogue behind the store: reloading", { held: this.catalogMark, stored });
+      await this.loadCatalog();
+    }
+  },
+  /**
+   * These episodes were written (or deleted): their rows are read again, here and (announce: the write was
+   * this replica's) on every other replica, with the change mark the write took.
+   */
+  async catalogChanged(this: any, episode_ids: number[], announce = true, mark?: number): Promise<void> {
     if (!episode_ids.length) return;
-    // Once the search filter is started (the first search), it learns the new descriptions' trigrams; the
-    // rows never keep them. Before, buildGrams will stream them from the store with every other one.
-    const grams = this.gramsBuilt !== null;
-    const docs: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids, grams ? [...CATALOG_FIELDS, "description"] : CATALOG_FIELDS);
-    if (grams) for (const d of docs) this.catalog.addText(d.podcast_id, d.description);
-    const found: CatalogRow[] = docs.map(toRow);
-    const present = new Set(found.map((r) => r._id));
-    this.catalog.upsert(found);
-    this.catalog.remove(episode_ids.filter((i) => !present.has(i)));
-    if (announce) this.broker.broadcast("episodes.catalog_changed", { episode_ids } satisfies CatalogChangedEvent);
+    if (announce) mark = (await this.incrementDoc(this.stores[COUNTERS_COLLECTION], CATALOG_MARK, { seq: 1 })).seq;
+    for (const i of episode_ids) this.changedWhileLoading?.add(i);
+    // Each episode's newest re-read wins: an older one that answers later is not applied over it.
+    const ticket = ++this.rereadSeq;
+    for (const i of episode_ids) this.rereads.set(i, ticket);
+    try {
+      // Once the search filter is started (the first search), it learns the new descriptions' trigrams; the
+      // rows never keep them. Before, buildGrams will stream them from the store with every other one.
+      const grams = this.gramsBuilt !== null;
+      const docs: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids, grams ? [...CATALOG_FIELDS, "description"] : CATALOG_FIELDS);
+      const mine = (i: number) => this.rereads.get(i) === ticket;
+      if (grams) for (const d of docs) this.catalog.addText(d.podcast_id, d.description);
+      const found: CatalogRow[] = docs.filter((d) => mine(d._id)).map(toRow);
+      const present = new Set(docs.map((d) => d._id));
+      this.catalog.upsert(found);
+      this.catalog.remove(episode_ids.filter((i) => !present.has(i) && mine(i)));
+    } finally {
+      for (const i of episode_ids) if (this.rereads.get(i) === ticket) this.rereads.delete(i);
+    }
+    this.noteMark(mark);
+    if (announce) this.broker.broadcast("episodes.catalog_changed", { episode_ids, mark } satisfies CatalogChangedEvent);
   },
   /** Removes episodes and every user's states of them; each holder's cached states are told. */
   async removeEpisodes(this: any, episode_ids: number[]): Promise<void> {
@@ -57,10 +137,12 @@ export const indexMethods: Record<string, any> = {
     const cache: StateCache = this.stateCache;
     if (episode_ids === null || !cache.has(user_id)) cache.drop(user_id);
     else {
-      cache.writing(user_id);
+      const write = cache.writing(user_id);
       const found: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`));
       const present = new Set(found.map((s) => s.episode_id));
-      cache.apply(user_id, found, episode_ids.filter((e) => !present.has(e)));
+      // A later write's re-read may have been applied already: this older answer would undo it, so the user is read whole again.
+      if (cache.lastWrite(user_id) !== write) cache.drop(user_id);
+      else cache.apply(user_id, found, episode_ids.filter((e) => !present.has(e)));
     }
     if (announce) this.broker.broadcast("episodes.states_changed", { user_id, episode_ids } satisfies StatesChangedEvent);
   },
@@ -133,10 +215,18 @@ export const indexEvents: Record<string, any> = {
   },
   /** Another replica wrote episodes: read them again (this node's own writes are already in). */
   "episodes.catalog_changed": {
-    params: { episode_ids: { type: "array", items: "number" } },
+    params: { episode_ids: { type: "array", items: "number" }, mark: { type: "number", optional: true } },
     async handler(this: any, ctx: Context<CatalogChangedEvent>) {
-      if (ctx.nodeID !== this.broker.nodeID) await this.catalogChanged(ctx.params.episode_ids, false);
+      if (ctx.nodeID !== this.broker.nodeID) await this.catalogChanged(ctx.params.episode_ids, false, ctx.params.mark);
     },
+  },
+  /** Broadcasts sent before this node was announced never reached it: compare marks once it is. */
+  async "$broker.started"(this: any) {
+    await this.reconcileCatalog(true);
+  },
+  /** Broadcasts sent while NATS was away are lost: compare marks after a reconnect. */
+  async "$transporter.connected"(this: any, ctx: Context<{ wasReconnect: boolean }>) {
+    if (ctx.params.wasReconnect) await this.reconcileCatalog(true);
   },
   "episodes.states_changed": {
     params: { user_id: "number", episode_ids: { type: "array", items: "number", nullable: true } },
@@ -149,6 +239,13 @@ export const indexEvents: Record<string, any> = {
 /** Fresh indexes for a service instance (created()). */
 export function createIndexes(svc: any): void {
   svc.catalog = new CatalogIndex();
+  svc.catalogLoading = null;
+  svc.changedWhileLoading = null;
+  svc.catalogMark = 0;
+  svc.marksAhead = new Set<number>();
+  svc.behindAt = null;
+  svc.rereads = new Map<number, number>();
+  svc.rereadSeq = 0;
   svc.stateCache = new StateCache(config.stateCacheStates);
   svc.searchCache = new Map();
   svc.gramsBuilt = null;

@@ -95,10 +95,17 @@ export class StateCache {
     return this.entries.has(user_id);
   }
 
-  /** A write of these states is about to be re-read: loads in flight must not be kept. */
-  writing(user_id: number): void {
-    this.writes.set(user_id, (this.writes.get(user_id) ?? 0) + 1);
+  /** A write of these states is about to be re-read: loads in flight must not be kept. Returns the write's number. */
+  writing(user_id: number): number {
+    const n = (this.writes.get(user_id) ?? 0) + 1;
+    this.writes.set(user_id, n);
     this.loading.delete(user_id);
+    return n;
+  }
+
+  /** The number of the user's latest write (a re-read of an older one must not be applied over a newer one's). */
+  lastWrite(user_id: number): number {
+    return this.writes.get(user_id) ?? 0;
   }
 
   /** Patches a cached user with re-read states (see UserStates.apply). */

@@ -31,6 +31,8 @@ export interface EpisodesCreatedEvent {
  */
 export interface CatalogChangedEvent {
   episode_ids: number[];
+  /** The catalogue's change mark this write took (replicas compare marks to tell a missed broadcast). */
+  mark?: number;
 }
 
 /** `episodes.states_changed` (broadcast between episodes replicas): these states of a user (null: any) were written. */
