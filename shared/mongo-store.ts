@@ -20,33 +20,35 @@ type Query = Record<string, any>;
 interface Filters { query?: Query; sort?: string[] | string; offset?: number; limit?: number; search?: string }
 interface Logger { info(...args: unknown[]): void; warn(...args: unknown[]): void }
 
-/** The process's one client, shared by every store of every service in it; closed when the last store disconnects. */
-let shared: { uri: string; client: MongoClient; ready: Promise<Db>; users: number } | null = null;
+/**
+ * The process's one client (one MONGO_URI), shared by every store of every service in it; closed when the
+ * last store disconnects. Keyed by URI only so that a test process can run servers on several databases.
+ */
+const clients = new Map<string, { client: MongoClient; ready: Promise<Db>; users: number }>();
 
 async function acquire(uri: string): Promise<Db> {
-  if (shared && shared.uri !== uri) throw new Error("One MONGO_URI per process");
-  if (!shared) {
+  let entry = clients.get(uri);
+  if (!entry) {
     // Bounded waits: a MongoDB that does not answer fails connect() (moleculer-db retries it) instead of hanging the start.
     const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, appName: "podcast-server" });
-    const entry = { uri, client, users: 0, ready: client.connect().then((c) => c.db()) };
-    shared = entry;
+    const created = { client, users: 0, ready: client.connect().then((c) => c.db()) };
+    clients.set(uri, (entry = created));
     // A failed connect leaves nothing behind: the next attempt (moleculer-db retries every second) opens a new client.
-    entry.ready.catch(() => {
-      if (shared === entry) shared = null;
+    created.ready.catch(() => {
+      if (clients.get(uri) === created) clients.delete(uri);
       void client.close().catch(() => undefined);
     });
   }
-  const entry = shared;
   const db = await entry.ready;
   entry.users++;
   return db;
 }
 
-async function release(): Promise<void> {
-  if (!shared || --shared.users > 0) return;
-  const { client } = shared;
-  shared = null;
-  await client.close();
+async function release(uri: string): Promise<void> {
+  const entry = clients.get(uri);
+  if (!entry || --entry.users > 0) return;
+  clients.delete(uri);
+  await entry.client.close();
 }
 
 /** Characters of NeDB's ids (customUtils.uid): the embedded store and this one make ids of one kind. */
@@ -92,7 +94,7 @@ export class MongoStore {
   async disconnect(): Promise<void> {
     if (!this.connected) return;
     this.connected = false;
-    await release();
+    await release(this.uri);
   }
 
   async ping(): Promise<void> {

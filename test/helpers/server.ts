@@ -8,6 +8,7 @@ import path from "path";
 import { BrokerOptions, ServiceBroker, ServiceSchema } from "moleculer";
 import brokerConfig from "../../moleculer.config";
 import { config } from "../../shared/config";
+import { type MongoWire, startMongoWire } from "./mongo-wire";
 
 /** Every services/*.service.ts, as `npm start` (moleculer-runner) loads them: a new service needs no line here. */
 const SERVICE_DIR = path.join(__dirname, "..", "..", "services");
@@ -37,9 +38,26 @@ export function tempDir(prefix = "podcast-test-"): string {
  * allowPrivate: OUTBOUND_ALLOW_PRIVATE of the server. By default 127.0.0.1/32, so that normal users of the
  * tests can subscribe to feeds of test/helpers/loopback.ts; the outbound policy suite passes "false".
  */
+/**
+ * With TEST_STORE=mongo (the "mongo" Jest project), servers run on the MongoDB path: the official driver
+ * against the wire double of test/helpers/mongo-wire.ts, one double per test file, a database per server.
+ */
+let wire: Promise<MongoWire> | null = null;
+/** A server started again on the same DATA_DIR (a restart) finds the same database. */
+const databaseOf = new Map<string, string>();
+if (process.env.TEST_STORE === "mongo") afterAll(async () => (await wire)?.close());
+
+async function storeUri(dataDir: string): Promise<string> {
+  if (process.env.TEST_STORE !== "mongo") return "";
+  wire ??= startMongoWire();
+  if (!databaseOf.has(dataDir)) databaseOf.set(dataDir, (await wire).uri(`podcasts_${databaseOf.size + 1}`));
+  return databaseOf.get(dataDir)!;
+}
+
 export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[]; broker?: BrokerOptions; allowPrivate?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   config.dataDir = dataDir;
+  config.mongoUri = await storeUri(dataDir);
   config.outboundAllowPrivate = opts.allowPrivate ?? "127.0.0.1/32";
   config.port = 0;
   config.host = "127.0.0.1";
