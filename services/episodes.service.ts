@@ -20,7 +20,7 @@ import { userRemovedEvent } from "../shared/user-data";
 import { accessMethods } from "./episodes.parts/access";
 import { catalogActions } from "./episodes.parts/catalog";
 import { collectionsActions } from "./episodes.parts/collections.actions";
-import { feedSyncActions } from "./episodes.parts/feed-sync";
+import { feedSyncActions, foldDuplicateEpisodes } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
 import { peopleActions } from "./episodes.parts/people.actions";
@@ -36,7 +36,8 @@ const EpisodesService: ServiceSchema = {
   mixins: [
     DbMixin(
       // The catalogue's reads by pub_date run in memory; MongoDB also serves a podcast's episodes by date.
-      { name: "episodes", indexes: [{ fields: { podcast_id: 1 } }, { fields: { podcast_id: 1, pub_date: -1 }, mongoOnly: true }] },
+      // (podcast_id, guid) is the guard of overlapping feed syncs (feed-sync.ts); duplicates of older versions are folded first.
+      { name: "episodes", indexes: [{ fields: { podcast_id: 1 } }, { fields: { podcast_id: 1, pub_date: -1 }, mongoOnly: true }, { fields: { podcast_id: 1, guid: 1 }, unique: true, partial: { guid: { $type: "string" } }, repair: foldDuplicateEpisodes }] },
       [
         { name: "episode_states", indexes: [{ fields: { user_id: 1 } }, { fields: { podcast_id: 1 } }] },
         { name: "listen_counters" },

@@ -9,7 +9,7 @@
 import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
 import { publicOrigin } from "../shared/client-address";
-import { DbMixin } from "../shared/db.mixin";
+import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { MediaAnswerMeta } from "../shared/range";
@@ -29,6 +29,8 @@ interface LinkDoc {
   created_at: Date;
   /** null: never expires. Expired links are answered 404 and removed by the store's TTL index. */
   expires_at: Date | null;
+  /** "user_id:episode_id", under a unique index: two shares at once (two replicas) make one link. Absent on links of older versions. */
+  owner_key?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -48,7 +50,10 @@ const SharingService: ServiceSchema = {
   mixins: [
     DbMixin({
       name: "shared_links",
-      indexes: [{ fields: { url_key: 1 }, unique: true }, { fields: { user_id: 1 } }, { fields: { expires_at: 1 }, expireAfterSeconds: 0 }],
+      indexes: [
+        { fields: { url_key: 1 }, unique: true }, { fields: { user_id: 1 } }, { fields: { expires_at: 1 }, expireAfterSeconds: 0 },
+        { fields: { owner_key: 1 }, unique: true, partial: { owner_key: { $type: "string" } } },
+      ],
     }),
   ],
   actions: {
@@ -68,9 +73,21 @@ const SharingService: ServiceSchema = {
           return { ...shape({ ...existing, expires_at: expires_in_days ? expires_at : existing.expires_at }), detail: "Episode shared" };
         }
         if (existing) await this.adapter.removeMany({ _id: existing._id });
-        const link: LinkDoc = { _id: await this.nextId("shared_links"), url_key: crypto.randomBytes(24).toString("base64url"), episode_id, user_id: user.id, created_at: new Date(), expires_at };
-        await this.adapter.insert(link);
-        return { ...shape(link), detail: "Episode shared" };
+        const owner_key = `${user.id}:${episode_id}`;
+        const link: LinkDoc = { _id: await this.nextId("shared_links"), url_key: crypto.randomBytes(24).toString("base64url"), episode_id, user_id: user.id, created_at: new Date(), expires_at, owner_key };
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await this.adapter.insert(link);
+            return { ...shape(link), detail: "Episode shared" };
+          } catch (err) {
+            if (!isDuplicateKeyError(err)) throw err;
+            // Shared at the same time by another request: its link is the one (an expired one, not yet swept, goes).
+            const other: LinkDoc | null = await this.adapter.findOne({ owner_key });
+            if (other && live(other)) return { ...shape(other), detail: "Episode shared" };
+            if (!other || attempt >= 2) throw err;
+            await this.adapter.removeMany({ _id: other._id, owner_key });
+          }
+        }
       },
     },
     /**

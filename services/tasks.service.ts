@@ -6,10 +6,15 @@
  * progress report. A job whose lease ran out (its worker died) is claimable again, so another worker
  * takes it over; finish is accepted only from the lease holder of an unfinished job, so a job ends
  * exactly once. Every change is broadcast as `tasks.changed`, which the gateways push to WebSockets.
+ *
+ * Deduplication holds across replicas: an unfinished job holds its dedupe_key in `open_key`, under a
+ * unique index, and gives it back (null) in the write that ends it. Two creates of one key racing (two
+ * replicas, or two calls in one process) insert one job; the other gets the open one, as when it was
+ * found before. Jobs stored before open_key existed hold none: the read before the insert still sees them.
  */
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
-import { DbMixin } from "../shared/db.mixin";
+import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { ForbiddenError, NotFoundError } from "../shared/errors";
 import type { AuthUser } from "../shared/types";
@@ -32,6 +37,8 @@ interface TaskDoc {
   episode_title: string | null;
   podcast_name: string | null;
   dedupe_key: string | null;
+  /** dedupe_key while the job is unfinished (PENDING, RUNNING, DOWNLOADING), else null (absent on jobs of older versions). */
+  open_key?: string | null;
   attempts: number;
   /** Bumped by every claim: the compare-and-set that makes a claim atomic. */
   claim_seq: number;
@@ -76,7 +83,16 @@ function parseTaskId(raw: string): number {
 
 const TasksService: ServiceSchema = {
   name: "tasks",
-  mixins: [DbMixin({ name: "tasks", indexes: [{ fields: { user_id: 1 } }, { fields: { status: 1 } }, { fields: { dedupe_key: 1 } }] })],
+  mixins: [
+    DbMixin({
+      name: "tasks",
+      indexes: [
+        { fields: { user_id: 1 } }, { fields: { status: 1 } }, { fields: { dedupe_key: 1 } },
+        // One unfinished job per dedupe_key, across replicas (finished jobs hold null, which MongoDB's filter and SQLite leave out).
+        { fields: { open_key: 1 }, unique: true, partial: { open_key: { $type: "string" } } },
+      ],
+    }),
+  ],
   actions: {
     /** GET /api/tasks/active: unfinished tasks, the caller's (an admin's: everyone's). */
     active: {
@@ -168,17 +184,18 @@ const TasksService: ServiceSchema = {
           docs.push({
             _id: await this.nextId("tasks"), task_type: t.task_type, user_id: t.user_id, status: "PENDING", progress: 0,
             message: "Waiting for a worker", result: null, payload: t.payload, item_id: t.item_id ?? null,
-            episode_title: t.episode_title ?? null, podcast_name: t.podcast_name ?? null, dedupe_key: t.dedupe_key ?? null,
+            episode_title: t.episode_title ?? null, podcast_name: t.podcast_name ?? null, dedupe_key: t.dedupe_key ?? null, open_key: t.dedupe_key ?? null,
             attempts: 0, claim_seq: 0, lease_owner: null, lease_until: null, run_after: now, created_at: now, updated_at: now,
           });
           if (t.dedupe_key) busy.set(t.dedupe_key, docs[docs.length - 1]);
         }
-        if (docs.length) {
-          await this.adapter.insertMany(docs);
-          for (const d of docs) this.announce(ctx, d);
+        const { written, open } = await this.insertJobs(docs);
+        existing.push(...open);
+        if (written.length) {
+          for (const d of written) this.announce(ctx, d);
           ctx.broadcast(TASKS_AVAILABLE, {});
         }
-        return { created: docs.map(toRecord), existing: existing.map(toRecord) };
+        return { created: written.map(toRecord), existing: existing.map(toRecord) };
       },
     },
     /** Hands the oldest claimable job of these types to a worker (PENDING and due, or its lease expired), or null. */
@@ -232,7 +249,7 @@ const TasksService: ServiceSchema = {
       params: { id: taskId, lease, status: { type: "enum", values: FINISHED }, message: { type: "string", max: 2000 }, result: { type: "any", optional: true } },
       async handler(this: any, ctx: Context<FinishParams>): Promise<{ finished: boolean }> {
         const p = ctx.params;
-        const set: Partial<TaskDoc> = { status: p.status, message: p.message, result: p.result ?? null, lease_owner: null, lease_until: null, updated_at: new Date() };
+        const set: Partial<TaskDoc> = { status: p.status, message: p.message, result: p.result ?? null, lease_owner: null, lease_until: null, open_key: null, updated_at: new Date() };
         if (p.status === "SUCCESS") set.progress = 100;
         const doc = await this.updateOwned(p.id, p.lease, set);
         if (doc) {
@@ -254,7 +271,7 @@ const TasksService: ServiceSchema = {
         const exhausted = current.attempts >= config.taskMaxAttempts;
         const delay = config.taskRetryBaseMs * 2 ** Math.max(0, current.attempts - 1);
         const set: Partial<TaskDoc> = exhausted
-          ? { status: "FAILED", message: `${p.message} (gave up after ${current.attempts} attempts)`, lease_owner: null, lease_until: null, updated_at: new Date(now) }
+          ? { status: "FAILED", message: `${p.message} (gave up after ${current.attempts} attempts)`, lease_owner: null, lease_until: null, open_key: null, updated_at: new Date(now) }
           : { status: "PENDING", message: `${p.message}; retrying in ${Math.ceil(delay / 1000)} s`, run_after: new Date(now + delay), lease_owner: null, lease_until: null, updated_at: new Date(now) };
         const doc = await this.updateOwned(p.id, p.lease, set);
         if (doc) this.announce(ctx, doc);
@@ -281,6 +298,46 @@ const TasksService: ServiceSchema = {
       const n: number = await this.adapter.updateMany({ _id, lease_owner: holder, status: { $in: ACTIVE } }, { $set: set });
       if (n !== 1) return null;
       return this.adapter.findOne({ _id });
+    },
+    /**
+     * Inserts new jobs. One whose open_key an unfinished job holds (a create that raced this one) is not
+     * written: that job comes back in `open`. After a collision the rest go one at a time: MongoDB's
+     * ordered batch stopped at it with the ones before written, the embedded store's batch wrote none.
+     */
+    async insertJobs(this: any, docs: TaskDoc[]): Promise<{ written: TaskDoc[]; open: TaskDoc[] }> {
+      if (!docs.length) return { written: [], open: [] };
+      try {
+        await this.adapter.insertMany(docs);
+        return { written: docs, open: [] };
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+      const written: TaskDoc[] = [];
+      const open: TaskDoc[] = [];
+      for (const doc of docs) {
+        const holder: TaskDoc | null = await this.insertJob(doc);
+        if (holder) open.push(holder);
+        else written.push(doc);
+      }
+      return { written, open };
+    },
+    /** Inserts one job; null when written (also by the batch before), else the unfinished job that holds its key. */
+    async insertJob(this: any, doc: TaskDoc): Promise<TaskDoc | null> {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.adapter.insert(doc);
+          return null;
+        } catch (err) {
+          if (!isDuplicateKeyError(err)) throw err;
+          if (await this.adapter.findOne({ _id: doc._id })) return null;
+          if (!doc.open_key) throw err;
+          const holder: TaskDoc | null = await this.adapter.findOne({ open_key: doc.open_key });
+          if (holder && ACTIVE.includes(holder.status)) return holder;
+          // The holder finished without giving the key back (a replica of an older version ended it): it is free.
+          if (holder) await this.adapter.updateMany({ _id: holder._id, open_key: doc.open_key, status: { $in: FINISHED } }, { $set: { open_key: null } });
+          if (attempt >= 3) throw err;
+        }
+      }
     },
     /** Every gateway pushes the change to the owner's WebSockets. */
     announce(this: any, ctx: Context, doc: TaskDoc) {

@@ -43,6 +43,11 @@ export interface IndexSpec {
    * the candidates of a query (one field at a time), never to sort, so there it would cost writes for nothing.
    */
   mongoOnly?: boolean;
+  /**
+   * A unique index that documents stored by an older version may break (creating it then fails): folds those
+   * documents, then the index is created again. Runs only when the creation failed so.
+   */
+  repair?: (service: any, store: any) => Promise<void>;
 }
 
 export interface CollectionSpec {
@@ -71,8 +76,28 @@ function storeFile(name: string): string | null {
   return path.join(config.dataDir, `${name}.sqlite`);
 }
 
-async function ensureIndex(adapter: any, spec: IndexSpec): Promise<void> {
-  if (isMongo() || !spec.mongoOnly) await adapter.ensureIndex(spec);
+async function ensureIndex(service: any, adapter: any, spec: IndexSpec): Promise<void> {
+  if (!isMongo() && spec.mongoOnly) return;
+  try {
+    await adapter.ensureIndex(spec);
+  } catch (err) {
+    if (!spec.repair || !indexCollides(err)) throw err;
+    const fields = Object.keys(spec.fields);
+    service.logger.warn("Stored documents break a unique index: repairing them", { service: service.name, fields });
+    await spec.repair(service, adapter);
+    try {
+      await adapter.ensureIndex(spec);
+    } catch (again) {
+      // Written again meanwhile (a replica of an older version): start without it; the next start repairs again.
+      if (!indexCollides(again)) throw again;
+      service.logger.error("Unique index not created: stored documents still collide", { service: service.name, fields, error: (again as Error).message });
+    }
+  }
+}
+
+/** Creating a unique index failed on documents that collide (the embedded store's CREATE UNIQUE INDEX throws SQLite's own error). */
+function indexCollides(err: any): boolean {
+  return isDuplicateKeyError(err) || err?.code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
 /** True when err is a unique-index violation, on the embedded store or MongoDB. */
@@ -236,7 +261,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         await store.connect();
       }
       const all: [any, CollectionSpec][] = [[this.adapter, main], ...extra.map((s) => [this.stores[s.name], s] as [any, CollectionSpec])];
-      for (const [adapter, spec] of all) for (const idx of spec.indexes || []) await ensureIndex(adapter, idx);
+      for (const [adapter, spec] of all) for (const idx of spec.indexes || []) await ensureIndex(this, adapter, idx);
     },
     async stopped(this: any) {
       for (const store of Object.values(this.stores || {}) as any[]) await store.disconnect?.();

@@ -2,11 +2,17 @@
  * Feed items into the episodes collection: sync_episodes (called by podcasts on import and by the
  * refresh) matches items to stored episodes by guid, then enclosure URL without its query string,
  * then title, so a refresh never duplicates an episode.
+ *
+ * Two syncs of one podcast may overlap (two feeds replicas, or two calls interleaving in one process):
+ * the unique index on (podcast_id, guid) (episodes.service.ts) is the guard, not the read before the
+ * insert. An item whose insert collides was stored by the other sync meanwhile: it is read again and
+ * treated as matched, so each episode is stored, and announced as created, once.
  */
 import type { Context } from "moleculer";
 import type { ParsedEpisode } from "../../shared/feed-parser";
 import type { SyncResult } from "../../shared/contracts/episodes";
-import { type EpisodeDoc, id, iso, P20_FIELDS } from "./model";
+import { isDuplicateKeyError } from "../../shared/db.mixin";
+import { type EpisodeDoc, type EpisodeStateDoc, id, iso, P20_FIELDS } from "./model";
 
 /** Stored fields a refresh may change; compared to decide whether an episode is written again. */
 const SYNCED_FIELDS = [
@@ -57,6 +63,99 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+type Synced = Omit<EpisodeDoc, "_id" | "podcast_id" | "created_at">;
+
+/** The synced fields of `next` that differ from the stored episode (a duration of 0 never replaces one). */
+function changesOf(stored: EpisodeDoc, next: Synced): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  for (const f of SYNCED_FIELDS) if (!sameValue((stored as any)[f], (next as any)[f])) changes[f] = (next as any)[f];
+  // A duration corrected by update_episode_duration stays when the feed still has none.
+  if (changes.duration === 0) delete changes.duration;
+  return changes;
+}
+
+/**
+ * Inserts new episodes. Those whose (podcast_id, guid) another sync stored meanwhile collide on the unique
+ * index and come back as `taken`. After a collision the rest go one at a time: MongoDB's ordered batch
+ * stopped at it with the ones before written, the embedded store's batch wrote none.
+ */
+async function insertNew(svc: any, docs: EpisodeDoc[]): Promise<{ written: EpisodeDoc[]; taken: EpisodeDoc[] }> {
+  if (!docs.length) return { written: [], taken: [] };
+  try {
+    await svc.adapter.insertMany(docs);
+    return { written: docs, taken: [] };
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+  const written: EpisodeDoc[] = [];
+  const taken: EpisodeDoc[] = [];
+  for (const doc of docs) {
+    try {
+      await svc.adapter.insert(doc);
+      written.push(doc);
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      // Its own id collides when the batch wrote it before stopping (MongoDB).
+      if (await svc.adapter.findById(doc._id)) written.push(doc);
+      else taken.push(doc);
+    }
+  }
+  return { written, taken };
+}
+
+/** The stored episode of a podcast with this guid (one a concurrent sync wrote); throws when there is none. */
+async function storedByGuid(svc: any, podcast_id: number, guid: string): Promise<EpisodeDoc> {
+  const stored: EpisodeDoc | null = await svc.adapter.findOne({ podcast_id, guid });
+  if (!stored) throw new Error(`Episode guid of podcast ${podcast_id} collides with none stored`);
+  return stored;
+}
+
+/**
+ * Repair of the (podcast_id, guid) index (db.mixin IndexSpec.repair), run only when creating it failed on
+ * episodes stored twice (overlapping refreshes of an older version). Each (podcast_id, guid) group is
+ * folded into its lowest _id, the one announced first: a user's state of a removed duplicate moves to it
+ * when the user has none of it (of several, the one listened to last), the other states go with their
+ * duplicates. Replicas starting together may repair at once: every step can run twice.
+ */
+export async function foldDuplicateEpisodes(svc: any, store: any): Promise<void> {
+  const first = new Map<string, number>();
+  const groups = new Map<string, { podcast_id: number; guid: string; ids: number[] }>();
+  await svc.forEachDoc(store, ["podcast_id", "guid"], (d: Pick<EpisodeDoc, "_id" | "podcast_id" | "guid">) => {
+    // Only string guids are in the index (its partial filter on MongoDB; the embedded store compares JSON values).
+    if (typeof d.guid !== "string") return;
+    const key = `${d.podcast_id}\n${d.guid}`;
+    const seen = first.get(key);
+    if (seen === undefined) first.set(key, d._id);
+    else if (groups.has(key)) groups.get(key)!.ids.push(d._id);
+    else groups.set(key, { podcast_id: d.podcast_id, guid: d.guid, ids: [seen, d._id] });
+  });
+  first.clear();
+  const states = svc.stores.episode_states;
+  const time = (d: Date | null | undefined) => (d ? new Date(d).getTime() : -Infinity);
+  for (const { podcast_id, guid, ids } of groups.values()) {
+    const [keep, ...dups] = ids.sort((a, b) => a - b);
+    const held: EpisodeStateDoc[] = await states.find({ query: { podcast_id, episode_id: { $in: ids } } });
+    const keepers = new Set(held.filter((s) => s.episode_id === keep).map((s) => s.user_id));
+    const moving = new Map<number, EpisodeStateDoc>();
+    for (const s of held) {
+      if (s.episode_id === keep || keepers.has(s.user_id)) continue;
+      const other = moving.get(s.user_id);
+      if (!other || time(s.last_listened_at) > time(other.last_listened_at)) moving.set(s.user_id, s);
+    }
+    for (const s of moving.values()) {
+      try {
+        await states.insert({ ...s, _id: `${s.user_id}:${keep}`, episode_id: keep });
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err; // another replica moved it first
+      }
+    }
+    await svc.removeEpisodes(dups);
+    for (const user_id of moving.keys()) await svc.statesChanged(user_id, [keep]);
+    await svc.catalogChanged(dups);
+    svc.logger.warn("duplicate episodes folded", { podcast_id, guid, kept: keep, removed: dups, states_moved: moving.size });
+  }
+}
+
 
 export const feedSyncActions: Record<string, any> = {
   /**
@@ -81,16 +180,43 @@ export const feedSyncActions: Record<string, any> = {
         if (e.title) byTitle.set(e.title, e);
       }
       const feedGuids = new Set(ctx.params.episodes.map((e) => e.guid));
+      const seen = new Set<string>();
       const matched = new Set<number>();
       const inserts: EpisodeDoc[] = [];
+      let written: EpisodeDoc[] = [];
+      /** Episodes a concurrent sync stored meanwhile, as stored (with this feed's changes). */
+      const raced: EpisodeDoc[] = [];
       const changed: number[] = [];
       let gone: number[] = [];
       let updated = 0;
       const now = new Date();
+      /** Writes the item's changed fields to a stored episode; a new guid that a concurrent sync stored meanwhile goes to that episode instead. */
+      const update = async (stored: EpisodeDoc, next: Synced): Promise<EpisodeDoc> => {
+        const changes = changesOf(stored, next);
+        if (!Object.keys(changes).length) return stored;
+        try {
+          await this.adapter.updateMany({ _id: stored._id }, { $set: changes });
+        } catch (err) {
+          if (!isDuplicateKeyError(err) || changes.guid === undefined) throw err;
+          matched.delete(stored._id);
+          const other = await storedByGuid(this, podcast_id, next.guid);
+          if (matched.has(other._id)) return other;
+          matched.add(other._id);
+          const merged = await update(other, next);
+          raced.push(merged);
+          return merged;
+        }
+        changed.push(stored._id);
+        updated++;
+        return { ...stored, ...changes };
+      };
       // Whatever was written, also before an error, is read into the catalogue again.
       try {
         for (const item of ctx.params.episodes) {
           const next = fromParsed(item);
+          // Items repeated inside one feed document are one episode: the first one counts.
+          if (seen.has(next.guid)) continue;
+          seen.add(next.guid);
           // Enclosure and title only match an episode whose guid left the feed: a rerun with the
           // same title but its own guid is a new episode, a re-guided one is not.
           const orphan = (c: EpisodeDoc | undefined) => (c && !feedGuids.has(c.guid) ? c : undefined);
@@ -102,25 +228,23 @@ export const feedSyncActions: Record<string, any> = {
           const match = candidates.find((c) => c && !matched.has(c._id));
           if (match) {
             matched.add(match._id);
-            const changes: Record<string, unknown> = {};
-            for (const f of SYNCED_FIELDS) if (!sameValue((match as any)[f], (next as any)[f])) changes[f] = (next as any)[f];
-            // A duration corrected by update_episode_duration stays when the feed still has none.
-            if (changes.duration === 0) delete changes.duration;
-            if (Object.keys(changes).length) {
-              changed.push(match._id);
-              await this.adapter.updateMany({ _id: match._id }, { $set: changes });
-              updated++;
-            }
+            await update(match, next);
             continue;
           }
-          // Items repeated inside one feed document are stored once.
-          if (inserts.some((d) => d.guid === next.guid)) continue;
           const doc: EpisodeDoc = { _id: await this.nextId("episodes"), podcast_id, ...next, created_at: now };
           inserts.push(doc);
           byGuid.set(doc.guid, doc);
           matched.add(doc._id);
         }
-        if (inserts.length) await this.adapter.insertMany(inserts);
+        const { written: mine, taken } = await insertNew(this, inserts);
+        written = mine;
+        for (const doc of taken) {
+          matched.delete(doc._id);
+          const stored = await storedByGuid(this, podcast_id, doc.guid);
+          if (matched.has(stored._id)) continue;
+          matched.add(stored._id);
+          raced.push(await update(stored, doc));
+        }
         gone = ctx.params.prune ? existing.filter((e) => !matched.has(e._id)).map((e) => e._id) : [];
         if (gone.length) {
           await this.removeEpisodes(gone);
@@ -129,12 +253,12 @@ export const feedSyncActions: Record<string, any> = {
       } finally {
         await this.catalogChanged([...changed, ...inserts.map((d) => d._id), ...gone]);
       }
-      const all = [...(ctx.params.prune ? existing.filter((e) => matched.has(e._id)) : existing), ...inserts];
+      const all = [...(ctx.params.prune ? existing.filter((e) => matched.has(e._id)) : existing), ...written, ...raced];
       let newest: Date | null = null;
       for (const e of all) if (e.pub_date && (!newest || e.pub_date > newest)) newest = e.pub_date;
-      const created_ids = inserts.map((d) => d._id);
+      const created_ids = written.map((d) => d._id);
       if (created_ids.length && ctx.params.announce) ctx.emit("episodes.created", { podcast_id, episode_ids: created_ids });
-      if (created_ids.length || updated) this.logger.info("episodes synced", { podcast_id, created: created_ids.length, updated });
+      if (created_ids.length || updated || raced.length) this.logger.info("episodes synced", { podcast_id, created: created_ids.length, updated, stored_meanwhile: raced.length });
       return { created_ids, updated, total: all.length, last_episode_date: iso(newest) };
     },
   },
