@@ -172,6 +172,12 @@ function groupObjects(g: ServiceGroup): object[] {
       replicas: g.replicas,
       selector: { matchLabels: labels },
       // A new pod is ready before an old one goes: no moment with fewer ready replicas than asked for.
+      // The sync group (sync + gpodder) keeps RollingUpdate and may run several replicas: the overlap of a
+      // rollout, or a scaled group, means several gpodder writers of one user at once, and each user's
+      // writes are serialized across replicas by a write lease in the store that expires when its holder
+      // dies, with the clock taken by an atomic $inc and published only once the write is stored
+      // (services/gpodder.service.ts; test/integration/gpodder-races.test.ts). The sync service syncs a
+      // user on one replica at a time (its account lease), its scheduler claims each due account once.
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
       template: {
         metadata: { labels, annotations: { "prometheus.io/scrape": "true", "prometheus.io/port": String(METRICS_PORT), "prometheus.io/path": "/metrics" } },

@@ -8,19 +8,43 @@
  * and episodes services (gpodder.parts/library.ts); changes made here come back as changes of the
  * device SERVER_DEVICE.
  *
- * Concurrency: each user's writes run one after another in this process (a promise chain per user), and
- * a clock value is published (the user's `clock`) only after the records carrying it are stored, so a
- * reader's `since` never skips a record being written. Hence one instance (the sync group runs one).
+ * Concurrency: several processes may serve the same user at once (a rolling update's two instances, or
+ * a scaled sync group), all on one store. Every write of a user that takes a clock value runs under the
+ * user's write lease (fields write_holder and write_until of the user's record, shared/lease.ts): take the
+ * lease, take the next value from `issued` (one atomic $inc), store the records carrying it, then publish
+ * it as `clock` and free the lease in one update that only applies while this write still holds the lease.
+ * Readers answer up to `clock` only, so a reader's `since` never passes a record still being written. The
+ * lease lasts settings.writeLeaseSeconds and is renewed while its write runs: a killed holder holds up the
+ * user's writes that long at most. A write that lost its lease (it stalled past the expiry and another writer
+ * took over, whose `clock` may be past this write's value) takes the lease again and moves its records to
+ * a new value before publishing (a reader may then receive them twice, never miss them). In one process a
+ * user's writes also queue one after another (a promise chain per user), so they do not poll the lease.
  */
+import crypto from "crypto";
 import type { Context, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
-import { DbMixin } from "../shared/db.mixin";
+import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
+import { ServiceUnavailableError } from "../shared/errors";
+import { ensureLease, LeaseFields, releaseLease, takeLease } from "../shared/lease";
 import { userRemovedEvent } from "../shared/user-data";
 import { deviceActions, deviceMethods } from "./gpodder.parts/devices.actions";
 import { episodeActions, episodeMethods } from "./gpodder.parts/episodes.actions";
 import { libraryEvents, libraryMethods } from "./gpodder.parts/library";
 import { subscriptionActions, subscriptionMethods } from "./gpodder.parts/subscriptions.actions";
-import { rkeyRange, type UserDoc } from "./gpodder.parts/model";
+import { rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
+
+/** The write lease's fields on a user's record. */
+const WRITE_LEASE: LeaseFields = { holder: "write_holder", until: "write_until" };
+
+/** A user's write lease as one write holds it. */
+interface WriteLease {
+  /** Publishes `seq` as the user's clock and frees the lease, in one update; false (nothing done) when this write no longer holds the lease. */
+  publish(seq: number): Promise<boolean>;
+  /** Stops renewing and frees the lease unless publish did. */
+  end(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const GpodderService: ServiceSchema = {
   name: "gpodder",
@@ -32,13 +56,23 @@ const GpodderService: ServiceSchema = {
       { name: "gpodder_actions", indexes: [{ fields: { rkey: 1 } }] },
     ]),
   ],
+  settings: {
+    /**
+     * Seconds a user's write lease lasts unless renewed (a write renews it every third of that): how long a
+     * killed writer (a pod gone mid-write) holds up the user's other writes at most.
+     */
+    writeLeaseSeconds: 10,
+    /** Milliseconds a write waits for the lease before it answers 503 (under the gateway's request timeout). */
+    writeLeaseWaitMs: 20_000,
+  },
   actions: { ...deviceActions, ...subscriptionActions, ...episodeActions },
   events: {
     ...libraryEvents,
     "user.removed": userRemovedEvent(
       { gpodder_devices: "user_id", gpodder_feeds: "user_id", gpodder_actions: (user_id) => rkeyRange(user_id, 0, Number.MAX_SAFE_INTEGER), adapter: "_id" },
       function (user_id, removeData) {
-        return this.serial(user_id, removeData);
+        // After the user's write under way (whichever process runs it); removed even when the lease does not come.
+        return this.exclusive(user_id, removeData, false);
       },
     ),
   },
@@ -46,6 +80,8 @@ const GpodderService: ServiceSchema = {
     this.chains = new Map<number, Promise<unknown>>();
     this.applying = new Map<number, { rerun: boolean }>();
     this.seeds = new Map<number, Promise<void>>();
+    this.leaseTokens = 0;
+    this.leasePrefix = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
   },
   started(this: any) {
     // Feeds not applied yet (not fetchable at upload time) and uploads a restart interrupted are retried.
@@ -74,23 +110,119 @@ const GpodderService: ServiceSchema = {
       return run;
     },
     async userDoc(this: any, user_id: number): Promise<UserDoc> {
-      return { _id: user_id, clock: 0, applied_seq: 0, is_admin: false, ...(await this.adapter.findOne({ _id: user_id })) };
+      return { _id: user_id, clock: 0, issued: 0, applied_seq: 0, is_admin: false, ...(await this.adapter.findOne({ _id: user_id })) };
     },
     /** The user's clock now: every record received up to it is stored; `since` values come from it. */
     async clockOf(this: any, user_id: number): Promise<number> {
       return (await this.userDoc(user_id)).clock;
     },
     /**
-     * One write of a user: it gets the next clock value (Unix seconds, or one more than the last value when
-     * that is not behind), stores its records with it, then publishes it. Returns the value.
+     * One write of a user: under the user's write lease it takes the next clock value (takeClock), stores
+     * its records with it, then publishes it while still holding the lease. Returns the value published.
      */
     stamp(this: any, user_id: number, write: (seq: number) => Promise<void>): Promise<number> {
       return this.serial(user_id, async () => {
-        const seq = Math.max(Math.floor(Date.now() / 1000), (await this.clockOf(user_id)) + 1);
-        await write(seq);
-        await this.upsert(this.adapter, user_id, { $set: { clock: seq } });
-        return seq;
+        let lease: WriteLease = await this.writeLease(user_id, true);
+        try {
+          let seq: number = await this.takeClock(user_id);
+          await write(seq);
+          while (!(await lease.publish(seq))) {
+            // Another writer took the lease meanwhile and may have published a later value: these records move past it.
+            this.logger.warn("sync server write outlived its lease; its records get a new clock value", { user_id, seq });
+            await lease.end();
+            lease = await this.writeLease(user_id, true);
+            const next: number = await this.takeClock(user_id);
+            await this.restamp(user_id, seq, next);
+            seq = next;
+          }
+          return seq;
+        } finally {
+          await lease.end();
+        }
       });
+    },
+    /** Runs fn holding the user's write lease (a write that takes no clock value); required false: runs anyway when the lease does not come. */
+    exclusive<T>(this: any, user_id: number, fn: () => Promise<T>, required = true): Promise<T> {
+      return this.serial(user_id, async () => {
+        const lease: WriteLease | null = await this.writeLease(user_id, required);
+        try {
+          return await fn();
+        } finally {
+          await lease?.end();
+        }
+      });
+    },
+    /**
+     * The next clock value of the user: Unix seconds, or more when writes came faster (never a value handed
+     * out before, nor one at or below the published clock). `issued` is raised to the floor with $max and
+     * then taken with one atomic $inc: two writers never get the same value, whatever they read before.
+     */
+    async takeClock(this: any, user_id: number): Promise<number> {
+      const doc: UserDoc = await this.userDoc(user_id);
+      const floor = Math.max(Math.floor(Date.now() / 1000) - 1, doc.clock);
+      if (doc.issued < floor) await this.upsert(this.adapter, user_id, { $max: { issued: floor } });
+      const { issued } = await this.incrementDoc(this.adapter, user_id, { issued: 1 });
+      return issued;
+    },
+    /** Moves the records of one clock value to another (a write that lost its lease). */
+    async restamp(this: any, user_id: number, from: number, to: number): Promise<void> {
+      const set = { $set: { seq: to, rkey: rkey(user_id, to) } };
+      await this.stores.gpodder_feeds.updateMany({ rkey: rkey(user_id, from) }, set);
+      await this.stores.gpodder_actions.updateMany({ rkey: rkey(user_id, from) }, set);
+    },
+    /**
+     * Takes the user's write lease, waiting while another write holds it (at most writeLeaseWaitMs: then a
+     * 503, or null when not required), and renews it until the write ends. Each write is its own holder.
+     */
+    async writeLease(this: any, user_id: number, required: boolean): Promise<WriteLease | null> {
+      const token = `${this.leasePrefix}:${++this.leaseTokens}`;
+      const seconds: number = this.settings.writeLeaseSeconds;
+      const deadline = Date.now() + this.settings.writeLeaseWaitMs;
+      let fixed = false;
+      for (let pause = 2; !(await takeLease(this.adapter, user_id, token, seconds, { renew: false, fields: WRITE_LEASE })); pause = Math.min(pause * 2, 100)) {
+        if (!fixed) {
+          fixed = true;
+          // A record from before the lease (no write_until matches no expiry), or none yet: made takeable, then tried again.
+          const old = await this.adapter.updateMany({ _id: user_id, [WRITE_LEASE.until]: { $exists: false } }, { $set: { [WRITE_LEASE.holder]: null, [WRITE_LEASE.until]: new Date(0) } });
+          if (!old) await ensureLease(this.adapter, user_id, {}, WRITE_LEASE);
+          continue;
+        }
+        if (Date.now() >= deadline) {
+          if (!required) return null;
+          throw new ServiceUnavailableError("Another write of this user's sync data is under way; try again");
+        }
+        await sleep(pause * (0.5 + Math.random()));
+      }
+      // Renewed only while still ours: a lease that another writer took, or that was freed, is never taken back here.
+      let renewing: Promise<unknown> = Promise.resolve();
+      const timer = setInterval(() => {
+        renewing = this.adapter
+          .updateMany({ _id: user_id, [WRITE_LEASE.holder]: token }, { $set: { [WRITE_LEASE.until]: new Date(Date.now() + seconds * 1000) } })
+          .catch((err: any) => this.logger.warn("renewing a sync write lease failed", { user_id, reason: err?.message }));
+      }, (seconds * 1000) / 3);
+      timer.unref();
+      let done = false;
+      const stop = async () => {
+        clearInterval(timer);
+        await renewing;
+      };
+      return {
+        publish: async (seq: number) => {
+          await stop();
+          const held: number = await this.adapter.updateMany(
+            { _id: user_id, [WRITE_LEASE.holder]: token },
+            { $max: { clock: seq }, $set: { [WRITE_LEASE.holder]: null, [WRITE_LEASE.until]: new Date(0) } },
+          );
+          done = held > 0;
+          return done;
+        },
+        end: async () => {
+          await stop();
+          if (done) return;
+          done = true;
+          await releaseLease(this.adapter, user_id, token, WRITE_LEASE).catch((err: any) => this.logger.warn("freeing a sync write lease failed; it expires", { user_id, reason: err?.message }));
+        },
+      };
     },
     /**
      * The caller of a sync route (the gateway's "sync" level sets ctx.meta.user); its rights are kept for
@@ -99,10 +231,26 @@ const GpodderService: ServiceSchema = {
     async caller(this: any, ctx: Context<any, any>): Promise<number> {
       const user = ctx.meta.user;
       const user_id: number = user.id;
+      const is_admin = !!user.isAdmin;
       const known: UserDoc | null = await this.adapter.findOne({ _id: user_id });
-      if (known?.is_admin !== !!user.isAdmin) await this.upsert(this.adapter, user_id, { $set: { is_admin: !!user.isAdmin } });
-      if (!known) await this.seeding(user_id);
+      if (!known) {
+        // The call whose insert makes the record seeds (once, whichever process); a concurrent first call here waits for it.
+        if (await this.insertUser(user_id, is_admin)) await this.seeding(user_id);
+        else await this.seeds.get(user_id);
+      } else if (known.is_admin !== is_admin) {
+        await this.upsert(this.adapter, user_id, { $set: { is_admin } });
+      }
       return user_id;
+    },
+    /** Inserts the user's record (its write lease free); false when it is there already (another call made it first). */
+    async insertUser(this: any, user_id: number, is_admin: boolean): Promise<boolean> {
+      try {
+        await this.adapter.insert({ _id: user_id, is_admin, [WRITE_LEASE.holder]: null, [WRITE_LEASE.until]: new Date(0) });
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
     },
     /** The user's seeding, once (concurrent first calls wait for the same one). */
     seeding(this: any, user_id: number): Promise<void> {

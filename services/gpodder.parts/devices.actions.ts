@@ -5,6 +5,7 @@
  * subscriptions whether or not they are grouped (the groups are kept and answered as the API describes).
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import { isDuplicateKeyError } from "../../shared/db.mixin";
 import { BadRequestError } from "../../shared/errors";
 import { EmptyAnswer, GpodderDevicesAnswer, SyncDevicesAnswer, type GpodderDevice } from "../../shared/contracts/gpodder";
 import { checkDeviceId, deviceKey, DeviceDoc, deviceTypes } from "./model";
@@ -66,7 +67,8 @@ export const deviceActions: ServiceActionsSchema = {
       const groups: string[][] = ctx.params.synchronize ?? [];
       const stop: string[] = ctx.params["stop-synchronize"] ?? [];
       const named = [...groups.flat(), ...stop];
-      await this.serial(user_id, async () => {
+      // Read, changed and written back: under the user's write lease, so another process's change is not lost.
+      await this.exclusive(user_id, async () => {
         const devices: DeviceDoc[] = await this.stores.gpodder_devices.find({ query: { user_id } });
         const byId = new Map(devices.map((d) => [d.device_id, d]));
         const unknown = named.find((d) => !byId.has(d));
@@ -92,13 +94,28 @@ export const deviceActions: ServiceActionsSchema = {
 };
 
 export const deviceMethods: ServiceMethods = {
-  /** Creates the devices that do not exist yet (caption empty, type "other"), as an upload from an unknown device id does. */
+  /**
+   * Creates the devices that do not exist yet (caption empty, type "other"), as an upload from an unknown
+   * device id does. A device another process created meanwhile is left as it is.
+   */
   async ensureDevices(this: any, user_id: number, device_ids: string[]): Promise<void> {
     const wanted = [...new Set(device_ids)];
     const known: DeviceDoc[] = await this.findByIds(this.stores.gpodder_devices, wanted.map((d) => deviceKey(user_id, d)), ["device_id"]);
     const have = new Set(known.map((d) => d.device_id));
     const fresh: DeviceDoc[] = wanted.filter((d) => !have.has(d)).map((device_id) => ({ _id: deviceKey(user_id, device_id), user_id, device_id, caption: "", type: "other", group: null, created_at: new Date() }));
-    if (fresh.length) await this.stores.gpodder_devices.insertMany(fresh);
+    if (!fresh.length) return;
+    try {
+      await this.stores.gpodder_devices.insertMany(fresh);
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      for (const d of fresh) {
+        try {
+          await this.stores.gpodder_devices.insert(d);
+        } catch (again) {
+          if (!isDuplicateKeyError(again)) throw again;
+        }
+      }
+    }
   },
   /** 404 unless the device exists (what the API answers for another device's list). */
   async existingDevice(this: any, user_id: number, device_id: string): Promise<DeviceDoc | null> {

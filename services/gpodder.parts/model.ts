@@ -6,12 +6,20 @@
 import { BadRequestError } from "../../shared/errors";
 import { DEVICE_TYPES, type DeviceType, type GpodderEpisodeAction, type LibraryState, type NextcloudEpisodeAction } from "../../shared/contracts/gpodder";
 
-/** One per user: the clock (the `since` / `timestamp` values), how far episode actions are applied to the library, and the rights to apply them with. */
+/**
+ * One per user: the clock (the `since` / `timestamp` values: every record up to it is stored), the last
+ * clock value handed to a write (ahead of the clock while writes run), the write lease, how far episode
+ * actions are applied to the library, and the rights to apply them with.
+ */
 export interface UserDoc {
   _id: number;
   clock: number;
+  issued: number;
   applied_seq: number;
   is_admin: boolean;
+  /** The write holding the user's write lease (gpodder.service.ts), and until when; absent on records from before it. */
+  write_holder?: string | null;
+  write_until?: Date;
 }
 
 export interface DeviceDoc {
