@@ -35,11 +35,21 @@ const EpisodesService: ServiceSchema = {
   name: "episodes",
   mixins: [
     DbMixin(
-      // The catalogue's reads by pub_date run in memory; MongoDB also serves a podcast's episodes by date.
-      // (podcast_id, guid) is the guard of overlapping feed syncs (feed-sync.ts); duplicates of older versions are folded first.
-      { name: "episodes", indexes: [{ fields: { podcast_id: 1 } }, { fields: { podcast_id: 1, pub_date: -1 }, mongoOnly: true }, { fields: { podcast_id: 1, guid: 1 }, unique: true, partial: { guid: { $type: "string" } }, repair: foldDuplicateEpisodes }] },
+      {
+        name: "episodes",
+        indexes: [
+          { fields: { podcast_id: 1 } },
+          // The catalogue's reads by date run in memory; on MongoDB the newest of some podcasts ("-pub_date,-_id") come sorted off this one.
+          { fields: { podcast_id: 1, pub_date: -1, _id: -1 }, mongoOnly: true },
+          // The guard of overlapping feed syncs (feed-sync.ts); duplicates of older versions are folded first.
+          { fields: { podcast_id: 1, guid: 1 }, unique: true, partial: { guid: { $type: "string" } }, repair: foldDuplicateEpisodes },
+          // Episodes naming a person (person_episodes): only those with persons are in it, so the case-insensitive match scans them, not all episodes.
+          { fields: { "p20.persons.name": 1 }, sparse: true, mongoOnly: true },
+        ],
+      },
       [
-        { name: "episode_states", indexes: [{ fields: { user_id: 1 } }, { fields: { podcast_id: 1 } }] },
+        // episode_id: an episode's removal takes every user's state of it.
+        { name: "episode_states", indexes: [{ fields: { user_id: 1 } }, { fields: { podcast_id: 1 } }, { fields: { episode_id: 1 } }] },
         { name: "listen_counters" },
       ],
     ),

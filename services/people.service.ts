@@ -32,7 +32,8 @@ function peopleUrl(path: string): string {
 
 const PeopleService: ServiceSchema = {
   name: "people",
-  mixins: [DbMixin({ name: "podcast_hosts" })],
+  // hosts.name (sparse, MongoDB): the podcasts of some hosts, without reading every podcast's hosts.
+  mixins: [DbMixin({ name: "podcast_hosts", indexes: [{ fields: { "hosts.name": 1 }, sparse: true, mongoOnly: true }] })],
   actions: {
     /** GET /api/data/podpeople/discover: a listing of the people database, at most limit entries. */
     discover: {

@@ -8,6 +8,7 @@ import path from "path";
 import { BrokerOptions, ServiceBroker, ServiceSchema } from "moleculer";
 import brokerConfig from "../../moleculer.config";
 import { config } from "../../shared/config";
+import { unindexedQueries } from "./mongo-indexes";
 import { type MongoWire, startMongoWire } from "./mongo-wire";
 
 /** Every services/*.service.ts, as `npm start` (moleculer-runner) loads them: a new service needs no line here. */
@@ -45,7 +46,17 @@ export function tempDir(prefix = "podcast-test-"): string {
 let wire: Promise<MongoWire> | null = null;
 /** A server started again on the same DATA_DIR (a restart) finds the same database. */
 const databaseOf = new Map<string, string>();
-if (process.env.TEST_STORE === "mongo") afterAll(async () => (await wire)?.close());
+if (process.env.TEST_STORE === "mongo") {
+  afterAll(async () => {
+    const double = await wire;
+    if (!double) return;
+    // Every query this file's servers sent has an index to use (test/helpers/mongo-indexes.ts).
+    const unindexed = [...databaseOf.values()].flatMap((uri) => unindexedQueries(double, new URL(uri).pathname.slice(1)));
+    await double.close();
+    if (process.env.MONGO_INDEX_REPORT) fs.appendFileSync(process.env.MONGO_INDEX_REPORT, unindexed.map((q) => JSON.stringify(q) + "\n").join(""));
+    else expect(unindexed).toEqual([]);
+  });
+}
 
 async function storeUri(dataDir: string): Promise<string> {
   if (process.env.TEST_STORE !== "mongo") return "";
@@ -54,10 +65,11 @@ async function storeUri(dataDir: string): Promise<string> {
   return databaseOf.get(dataDir)!;
 }
 
-export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[]; broker?: BrokerOptions; allowPrivate?: string } = {}): Promise<TestServer> {
+/** mongoUri: run on this MongoDB (a wire double of the test's own) whatever TEST_STORE says. */
+export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[]; broker?: BrokerOptions; allowPrivate?: string; mongoUri?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   config.dataDir = dataDir;
-  config.mongoUri = await storeUri(dataDir);
+  config.mongoUri = opts.mongoUri ?? (await storeUri(dataDir));
   config.outboundAllowPrivate = opts.allowPrivate ?? "127.0.0.1/32";
   config.port = 0;
   config.host = "127.0.0.1";

@@ -176,3 +176,23 @@ describe("k8s/podcast-server.yaml", () => {
     expect(find("Secret", "podcast-server-secrets").stringData.MONGO_URI).toMatch(/^mongodb:/);
   });
 });
+
+test("the MongoDB that compose and Kubernetes deploy is a version the driver in the lock file supports", () => {
+  // The driver's own bounds (node_modules/mongodb), not a copy: an upgrade of either side re-checks this.
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const { MIN_SUPPORTED_SERVER_VERSION, MAX_SUPPORTED_SERVER_VERSION } = require("mongodb/lib/cmap/wire_protocol/constants");
+  const major = (v: string) => Number(v.split(".")[0]) + Number(v.split(".")[1] ?? 0) / 10;
+  const lock = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package-lock.json"), "utf8"));
+  expect(lock.packages["node_modules/mongodb"]).toBeDefined();
+  // The old adapter pulled driver 3.x (servers up to 5.0): it must not come back.
+  expect(lock.packages["node_modules/moleculer-db-adapter-mongo"]).toBeUndefined();
+  const images = [
+    ...[...fs.readFileSync(path.join(__dirname, "..", "..", "docker-compose.yml"), "utf8").matchAll(/image:\s*mongo:([\d.]+)/g)].map((m) => m[1]),
+    ...[...fs.readFileSync(path.join(__dirname, "..", "..", "k8s", "podcast-server.yaml"), "utf8").matchAll(/image:\s*mongo:([\d.]+)/g)].map((m) => m[1]),
+  ];
+  expect(images.length).toBe(2);
+  for (const tag of images) {
+    expect(major(tag)).toBeGreaterThanOrEqual(major(MIN_SUPPORTED_SERVER_VERSION));
+    expect(major(tag)).toBeLessThanOrEqual(major(MAX_SUPPORTED_SERVER_VERSION));
+  }
+});
