@@ -81,6 +81,41 @@ function byIdOnly(query: Query): boolean {
   return bindable(v) || (v !== null && typeof v === "object" && Object.keys(v).length === 1 && Array.isArray(v.$in) && v.$in.every(bindable));
 }
 
+/**
+ * The query NeDB's match is given. NeDB compares a range on a Date with null as if null were 0 (typeof both
+ * "object", then `null < date`), so `{ at: { $lt: date } }` matched documents whose `at` is null; MongoDB never
+ * compares values of different types. A range on a Date also refuses null here (an added `$ne: null`).
+ */
+function rangesOnDates(query: Query): Query {
+  let out: Query | null = null;
+  for (const [key, value] of Object.entries(query)) {
+    let next = value;
+    if ((key === "$or" || key === "$and") && Array.isArray(value)) {
+      const clauses = value.map((q) => (q && typeof q === "object" ? rangesOnDates(q) : q));
+      if (clauses.some((q, i) => q !== value[i])) next = clauses;
+    } else if (!key.startsWith("$") && value && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof RegExp)) {
+      if (!("$ne" in value) && ["$lt", "$lte", "$gt", "$gte"].some((op) => value[op] instanceof Date)) next = { ...value, $ne: null };
+    }
+    if (next !== value) (out ??= { ...query })[key] = next;
+  }
+  return out ?? query;
+}
+
+/**
+ * The update NeDB's modify is given for one document: a $pull of a field the document lacks is left out
+ * (MongoDB pulls nothing there; NeDB throws "Can't $pull an element from non-array values", failing the
+ * whole update). Null when nothing is left to do.
+ */
+function presentPulls(doc: Doc, update: Doc): Doc | null {
+  const pull = update.$pull;
+  if (!pull || typeof pull !== "object") return update;
+  const kept = Object.keys(pull).filter((field) => getDotValue(doc, field) !== undefined);
+  if (kept.length === Object.keys(pull).length) return update;
+  const { $pull: _gone, ...rest } = update;
+  const next = kept.length ? { ...rest, $pull: Object.fromEntries(kept.map((f) => [f, pull[f]])) } : rest;
+  return Object.keys(next).length ? next : null;
+}
+
 /** An error that db.mixin's isDuplicateKeyError recognises, as NeDB's unique-index violation. */
 function uniqueViolated(err: any): Error {
   return Object.assign(new Error(`Can't insert key: unique constraint violated (${err.message})`), { errorType: "uniqueViolated" });
@@ -271,10 +306,11 @@ export class SqliteAdapter {
     const now = Date.now();
     // Ids alone are compared by SQLite as NeDB compares them (no type affinity): nothing left to match.
     const exact = narrowed !== null && byIdOnly(query);
+    const test = exact ? query : rangesOnDates(query);
     for (const raw of rows) {
       const doc = deserialize(raw);
       if (this.expired(doc, now)) expired.push(doc._id);
-      else if (exact || match(doc, query)) out.push(doc);
+      else if (exact || match(doc, test)) out.push(doc);
     }
     if (expired.length) this.deleteIds(expired);
     return out;
@@ -348,8 +384,9 @@ export class SqliteAdapter {
     // Only the fields asked for and those the query tests are read; NeDB's match on them decides as on the whole document.
     const extra = [...tested].filter((f) => f !== "_id" && !fields.includes(f));
     const out: Doc[] = [];
+    const test = rangesOnDates(query);
     for (const doc of this.projected(extra.length ? [...fields, ...extra] : fields, narrowed ?? undefined)) {
-      if (!match(doc, query)) continue;
+      if (!match(doc, test)) continue;
       for (const f of extra) delete doc[f];
       out.push(doc);
     }
@@ -443,7 +480,10 @@ export class SqliteAdapter {
       this.insertPrepared([prepared]);
       return [prepared];
     }
-    const written = targets.map((d) => modify(d, update));
+    const written = targets.map((d) => {
+      const applied = presentPulls(d, update);
+      return applied ? modify(d, applied) : d;
+    });
     const upd = this.stmt("UPDATE docs SET doc = ? WHERE _id = ?");
     try {
       this.db.transaction(() => {

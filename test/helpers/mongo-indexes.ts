@@ -29,11 +29,14 @@ export const SMALL_COLLECTIONS: Record<string, string> = {
   local_folders: "a handful",
   sync_accounts: "one per user",
   gpodder_users: "one per user, by _id",
+  mfa_sessions: "sign-ins waiting for their second step, gone after minutes (TTL)",
+  login_flows: "Nextcloud Login Flows in progress, gone after 20 minutes (TTL)",
 };
 
 /** Reads of every document of a collection that are the point (a start-up index, a backup), not a missing index. */
 const SCANS_BY_DESIGN: { coll: string; why: string; test: (q: QueryLogEntry) => boolean }[] = [
   { coll: "*", why: "backups export every document", test: (q) => q.op === "find" && !Object.keys(q.filter).length },
+  { coll: "api_keys", why: "an admin's get_api_info lists every key of the server", test: (q) => Object.keys(q.filter).join() === "kind" },
 ];
 
 type Doc = Record<string, any>;
@@ -60,12 +63,13 @@ function narrowingFields(filter: Doc, sparseFields: Set<string>): Set<string> {
   return out;
 }
 
+/** Fields the planner treats as points: equalities and `$in` (a short list is exploded into points, each range read in index order and merged). */
 function equalityFields(filter: Doc): Set<string> {
   const out = new Set<string>();
   for (const [key, value] of Object.entries(filter)) {
     if (key.startsWith("$")) continue;
     const plain = value === null || typeof value !== "object" || value instanceof Date || Array.isArray(value);
-    if (plain || (Object.keys(value).length === 1 && ("$eq" in value || ("$in" in value && value.$in.length === 1)))) out.add(key);
+    if (plain || (Object.keys(value).length === 1 && ("$eq" in value || "$in" in value))) out.add(key);
   }
   return out;
 }

@@ -293,7 +293,8 @@ describe("podcasts and subscriptions", () => {
     expect((await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods.find((p: any) => p.podcast_id === q.podcast_id).episode_count).toBe(4);
   });
 
-  test("an unchanged feed (304 or same body) writes nothing", async () => {
+  // The embedded store's files are looked at: the MongoDB path has none.
+  (process.env.TEST_STORE === "mongo" ? test.skip : test)("an unchanged feed (304 or same body) writes nothing", async () => {
     const etag = '"v1"';
     feeds.route("/etag.xml", (req, res) => {
       if (req.headers["if-none-match"] === etag) {
@@ -390,9 +391,10 @@ describe("podcasts and subscriptions", () => {
     const added = await http().post("/api/data/add_podcast").set("Api-Key", carol.key)
       .send({ podcast_values: { pod_feed_url: feeds.url + "/chemical.xml", user_id: carol.id } });
     expect(added.status).toBe(200);
-    // A user's views are kept between calls while neither store is written (the same answer), and read again after a write (below).
+    // A user's views are kept between calls while neither store is written (the same answer), and read again after a write (below);
+    // on MongoDB, where other replicas write, nothing is kept.
     const views = await server.broker.call("podcasts.user_subscriptions", { user_id: carol.id });
-    expect(await server.broker.call("podcasts.user_subscriptions", { user_id: carol.id })).toBe(views);
+    if (process.env.TEST_STORE !== "mongo") expect(await server.broker.call("podcasts.user_subscriptions", { user_id: carol.id })).toBe(views);
     await server.broker.call("episodes.update_state", { user_id: carol.id, episode_id: added.body.first_episode_id, saved: true, listen_duration: 30 });
     const episodes: any = server.broker.getLocalService("episodes");
     expect(await episodes.stores.episode_states.count({ query: { user_id: carol.id } })).toBe(1);
