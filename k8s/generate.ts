@@ -127,6 +127,8 @@ function composeFile(): string {
     "# service group, all from the one image; the groups that write or serve downloaded files share one",
     "# volume for DOWNLOAD_DIR, the backups group one for BACKUP_DIR, and the extras group reads the host folder",
     "# LOCAL_MEDIA_HOST_DIR (default ./media) at LOCAL_MEDIA_DIR. Start: docker compose up -d --build (see README.md).",
+    "# Any group may run several containers on MongoDB (docker compose up --scale sync=2): the gPodder sync server",
+    "# serializes each user's writes with a lease in MongoDB, so two sync containers never skip a device's action.",
   ].join("\n");
   const volumes = { "mongo-data": {}, ...Object.fromEntries(SHARED_FOLDERS.filter((f) => !f.hostDir).map((f) => [f.volume, {}])) };
   return `${header}\n${stringify({ services: { ...infra, ...groups }, volumes })}`;
@@ -305,6 +307,8 @@ function k8sFile(): string {
     "# the local podcast folders (ReadOnlyMany),",
     "# NATS, MongoDB (StatefulSet with a volume), Redis, and per service group a Deployment (+ Service for",
     "# the gateways, HPA for the hot groups, PDB).",
+    "# Every Deployment rolls (RollingUpdate, maxSurge 1): old and new pods overlap, which every group allows on",
+    "# MongoDB; the sync group's gPodder writers of one user are serialized by a lease in MongoDB and an atomic clock.",
     "# See k8s/README.md.",
   ].join("\n");
   const docs = [...infraObjects(), ...serviceGroups.flatMap(groupObjects)];

@@ -30,7 +30,8 @@ export const serviceGroups: ServiceGroup[] = [
   { name: "feeds", services: ["feeds"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "downloads", services: ["tasks", "downloads", "workers"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, httpPortEnv: "SEARCH_PORT", replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
-  { name: "sync", services: ["sync", "gpodder"], replicas: 1, resources: small },
+  // Two writers of one gPodder user are safe (a per-user write lease and an atomic clock, services/gpodder.service.ts): the group rolls and scales.
+  { name: "sync", services: ["sync", "gpodder"], replicas: 2, resources: small },
   { name: "extras", services: ["opml", "rss", "sharing", "p20", "proxy", "local"], replicas: 2, resources: small },
   { name: "backups", services: ["backups"], replicas: 1, resources: small },
 ];
