@@ -32,6 +32,19 @@ describe("episodes catalogue against missed broadcasts and late answers", () => 
     await svc.adapter.insert({ ...doc, pub_date: new Date(), duration: 60, enclosure_type: "audio/mpeg", created_at: new Date() });
     return (await svc.incrementDoc(svc.stores.counters, "episodes_catalog_mark", { seq: 1 })).seq;
   }
+  /** The next store read by ids reads at once but answers only when the returned function is called (a slow reply). */
+  function holdFirstRead(): () => void {
+    const original = svc.findByIds.bind(svc);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    svc.findByIds = async (...args: unknown[]) => {
+      const answer = await original(...args);
+      if (++calls === 1) await held;
+      return answer;
+    };
+    return release;
+  }
   const fromReplica = (params: object) => (EpisodesService.events as any)["episodes.catalog_changed"].handler.call(svc, { params, nodeID: "another-node" });
   /** The load streams what the store held when it began, slowly (a long cursor at 1,000,000 episodes). */
   function slowLoad(pauseMs: number) {
@@ -101,16 +114,7 @@ describe("episodes catalogue against missed broadcasts and late answers", () => 
   test("an older re-read of an episode that answers after a newer one is not applied over it", async () => {
     await sync(1, [item("a", "Old title")]);
     const id = (await svc.adapter.findOne({ guid: "a" }))._id;
-    const original = svc.findByIds.bind(svc);
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let calls = 0;
-    svc.findByIds = async (...args: unknown[]) => {
-      const answer = await original(...args);
-      // The first re-read reads the old document, then answers late.
-      if (++calls === 1) await held;
-      return answer;
-    };
+    const release = holdFirstRead();
     const late = svc.catalogChanged([id], false);
     await svc.adapter.updateMany({ _id: id }, { $set: { title: "New title" } });
     await svc.catalogChanged([id], false);
@@ -125,15 +129,7 @@ describe("episodes catalogue against missed broadcasts and late answers", () => 
     const states = svc.stores.episode_states;
     await states.insert({ _id: `7:${id}`, user_id: 7, episode_id: id, podcast_id: 1, listen_duration: 10 });
     expect((await svc.userStates(7)).byEpisode.get(id).listen_duration).toBe(10);
-    const original = svc.findByIds.bind(svc);
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let calls = 0;
-    svc.findByIds = async (...args: unknown[]) => {
-      const answer = await original(...args);
-      if (++calls === 1) await held;
-      return answer;
-    };
+    const release = holdFirstRead();
     await states.updateMany({ _id: `7:${id}` }, { $set: { listen_duration: 20 } });
     const late = svc.statesChanged(7, [id], false);
     await states.updateMany({ _id: `7:${id}` }, { $set: { listen_duration: 30 } });
