@@ -89,7 +89,9 @@ class Client {
     const headers: Record<string, string> = { "Content-Type": "application/json" };
     if (this.cookie) headers.Cookie = this.cookie;
     else headers.Authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`;
-    const res = await fetch(`${this.base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const send = () => fetch(`${this.base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    // A kept-alive socket the server closed as idle just as it was reused: a GET is sent again, as apps and browsers do.
+    const res = await send().catch((err) => (method === "GET" && err?.cause?.code === "UND_ERR_SOCKET" ? send() : Promise.reject(err)));
     const cookie = res.headers.get("set-cookie");
     if (cookie) this.cookie = cookie.split(";")[0];
     const text = await res.text();

@@ -131,6 +131,28 @@ const jsonPath = (field: string) => `'$.${field}'`;
 /** A value SQLite compares as NeDB would (a number or a string; booleans, dates and objects are left to match). */
 const bindable = (v: unknown): v is number | string => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
 
+const RANGE_OPS: Record<string, string> = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" };
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * SQL for a range ({$gt, $lte, ...}) on an indexed (single-valued) field, which SQLite answers from the
+ * field's index, or null when SQLite might order differently from NeDB. NeDB compares a number only with
+ * numbers and a string only with strings: the SQL keeps to the bound's type. Strings are compared by SQLite
+ * as UTF-8 bytes and by NeDB as UTF-16 units, which agree whenever the bound is ASCII (a value's first
+ * character that differs from an ASCII bound's is above it in both orders); other bounds are left to match().
+ */
+function rangeCondition(column: string, field: string, value: Record<string, unknown>): { where: string; params: unknown[] } | null {
+  const ops = Object.keys(value);
+  if (!ops.length || !ops.every((op) => op in RANGE_OPS)) return null;
+  const bounds = ops.map((op) => value[op]);
+  const numbers = bounds.every((b) => typeof b === "number" && Number.isFinite(b));
+  const strings = bounds.every((b) => typeof b === "string" && ASCII.test(b));
+  if (!numbers && !strings) return null;
+  const type = field === "_id" ? `typeof(_id)` : `json_type(doc, ${jsonPath(field)})`;
+  const typed = numbers ? `${type} IN ('integer', 'real')` : `${type} = 'text'`;
+  return { where: `(${typed} AND ${ops.map((op) => `${column} ${RANGE_OPS[op]} ?`).join(" AND ")})`, params: bounds };
+}
+
 /** Connections opened in this process (SqliteAdapter.changeMark). */
 let connections = 0;
 
@@ -278,7 +300,11 @@ export class SqliteAdapter {
         params.push(re.source, re.flags);
       } else if (value && typeof value === "object" && !(value instanceof Date) && !(value instanceof RegExp)) {
         const ops = Object.keys(value);
-        if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable)) {
+        const range = this.indexed.has(field) ? rangeCondition(column, field, value) : null;
+        if (range) {
+          conds.push(range.where);
+          params.push(...range.params);
+        } else if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable)) {
           if (!value.$in.length) return { where: "0", params: [] };
           if (value.$in.length <= PARAMS) {
             conds.push(`(${column} IN (${value.$in.map(() => "?").join(",")})${orArray})`);
