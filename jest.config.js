@@ -16,14 +16,14 @@ const base = {
 };
 
 /**
- * Integration suites that run a second time on the MongoDB path (TEST_STORE=mongo: the official driver
+ * Integration suites that run a second time on the MongoDB path (a set that reaches every service with a store
+ * and the races; any other file runs the same way with TEST_STORE=mongo) (TEST_STORE=mongo: the official driver
  * against the wire double, test/helpers/mongo-wire.ts), each file then also checked for queries without an
  * index (test/helpers/mongo-indexes.ts). Left out: suites that read the embedded store's files or spawn
  * processes on DATA_DIR (backup, sync), or freeze the clock over a TTL (sharing).
  */
 const ON_MONGO = [
-  "foundation", "podcasts", "listening", "queue", "playlists", "collections", "following", "downloads", "people", "merge",
-  "recommendations", "mobile-client", "gpodder-peers", "episode-transcript", "feed-races", "task-races", "share-races", "gpodder-races",
+  "foundation", "podcasts", "queue", "downloads", "recommendations", "gpodder-races", "feed-races", "task-races",
 ];
 
 module.exports = {

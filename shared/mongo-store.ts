@@ -30,7 +30,9 @@ async function acquire(uri: string): Promise<Db> {
   let entry = clients.get(uri);
   if (!entry) {
     // Bounded waits: a MongoDB that does not answer fails connect() (moleculer-db retries it) instead of hanging the start.
-    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, appName: "podcast-server" });
+    // An operator's serverSelectionTimeoutMS in MONGO_URI wins (the options object would override it).
+    const waits = /[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: 10_000 };
+    const client = new MongoClient(uri, { ...waits, appName: "podcast-server" });
     const created = { client, users: 0, ready: client.connect().then((c) => c.db()) };
     clients.set(uri, (entry = created));
     // A failed connect leaves nothing behind: the next attempt (moleculer-db retries every second) opens a new client.

@@ -54,7 +54,8 @@ async function helloOnly(hello: Record<string, unknown>): Promise<{ uri: string;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
   return {
-    uri: `mongodb://127.0.0.1:${port}/old?directConnection=true`,
+    // The driver refuses an unsupported server at server selection: 1 s here instead of the store's 10 s.
+    uri: `mongodb://127.0.0.1:${port}/old?directConnection=true&serverSelectionTimeoutMS=1000`,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise((r) => server.close(r));
@@ -133,7 +134,7 @@ describe("scripts/mongo-check.ts", () => {
     try {
       const lines: string[] = [];
       expect(await main({ uri: fake.uri, logger: false, print: (l) => lines.push(l) })).toBe(1);
-      expect(lines[0]).toMatch(/^FAIL server: mongodb:\/\/127\.0\.0\.1:\d+\/old\?directConnection=true: .*wire version/);
+      expect(lines[0]).toMatch(/^FAIL server: mongodb:\/\/127\.0\.0\.1:\d+\/old\?directConnection=true&serverSelectionTimeoutMS=1000: .*wire version/);
       expect(lines[0]).toMatch(reason);
       expect(lines).toHaveLength(2);
     } finally {
