@@ -301,41 +301,27 @@ const TasksService: ServiceSchema = {
     },
     /**
      * Inserts new jobs. One whose open_key an unfinished job holds (a create that raced this one) is not
-     * written: that job comes back in `open`. After a collision the rest go one at a time: MongoDB's
-     * ordered batch stopped at it with the ones before written, the embedded store's batch wrote none.
+     * written: that job comes back in `open`.
      */
     async insertJobs(this: any, docs: TaskDoc[]): Promise<{ written: TaskDoc[]; open: TaskDoc[] }> {
-      if (!docs.length) return { written: [], open: [] };
-      try {
-        await this.adapter.insertMany(docs);
-        return { written: docs, open: [] };
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
-      const written: TaskDoc[] = [];
-      const open: TaskDoc[] = [];
-      for (const doc of docs) {
-        const holder: TaskDoc | null = await this.insertJob(doc);
-        if (holder) open.push(holder);
-        else written.push(doc);
-      }
-      return { written, open };
+      const { written, refused } = await this.insertEach(this.adapter, docs, (doc: TaskDoc, err: unknown) => this.openHolder(doc, err));
+      return { written, open: refused };
     },
-    /** Inserts one job; null when written (also by the batch before), else the unfinished job that holds its key. */
-    async insertJob(this: any, doc: TaskDoc): Promise<TaskDoc | null> {
+    /** The unfinished job holding the key of a job refused by the open_key index, or null once this one is written after all. */
+    async openHolder(this: any, doc: TaskDoc, err: unknown): Promise<TaskDoc | null> {
       for (let attempt = 0; ; attempt++) {
+        if (!doc.open_key) throw err;
+        const holder: TaskDoc | null = await this.adapter.findOne({ open_key: doc.open_key });
+        if (holder && ACTIVE.includes(holder.status)) return holder;
+        // The holder finished without giving the key back (a replica of an older version ended it): it is free.
+        if (holder) await this.adapter.updateMany({ _id: holder._id, open_key: doc.open_key, status: { $in: FINISHED } }, { $set: { open_key: null } });
+        if (attempt >= 3) throw err;
         try {
           await this.adapter.insert(doc);
           return null;
-        } catch (err) {
-          if (!isDuplicateKeyError(err)) throw err;
-          if (await this.adapter.findOne({ _id: doc._id })) return null;
-          if (!doc.open_key) throw err;
-          const holder: TaskDoc | null = await this.adapter.findOne({ open_key: doc.open_key });
-          if (holder && ACTIVE.includes(holder.status)) return holder;
-          // The holder finished without giving the key back (a replica of an older version ended it): it is free.
-          if (holder) await this.adapter.updateMany({ _id: holder._id, open_key: doc.open_key, status: { $in: FINISHED } }, { $set: { open_key: null } });
-          if (attempt >= 3) throw err;
+        } catch (again) {
+          if (!isDuplicateKeyError(again)) throw again;
+          err = again;
         }
       }
     },

@@ -287,6 +287,36 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       storesMark(this: any, ...stores: any[]): string | null {
         return stores.every((s) => typeof s.changeMark === "function") ? stores.map((s) => s.changeMark()).join("/") : null;
       },
+      /**
+       * Inserts documents that carry their _ids, in one batch. When a unique index refuses one (a racing writer
+       * stored its key first) the rest go one at a time (MongoDB's ordered batch stopped there with the ones
+       * before it written; the embedded store's wrote none), and each refused one goes to `collided`, which
+       * answers what to report for it, or null when it got the document written after all.
+       */
+      async insertEach<D extends { _id: unknown }, R>(this: any, store: any, docs: D[], collided: (doc: D, err: unknown) => Promise<R | null>): Promise<{ written: D[]; refused: R[] }> {
+        if (!docs.length) return { written: [], refused: [] };
+        try {
+          await store.insertMany(docs);
+          return { written: docs, refused: [] };
+        } catch (err) {
+          if (!isDuplicateKeyError(err)) throw err;
+        }
+        const written: D[] = [];
+        const refused: R[] = [];
+        for (const doc of docs) {
+          try {
+            await store.insert(doc);
+            written.push(doc);
+          } catch (err) {
+            if (!isDuplicateKeyError(err)) throw err;
+            // Its own id collides when the batch wrote it before stopping.
+            const outcome = (await store.findById(doc._id)) ? null : await collided(doc, err);
+            if (outcome === null) written.push(doc);
+            else refused.push(outcome);
+          }
+        }
+        return { written, refused };
+      },
       /** Documents of a store by _id (in ID_CHUNK queries); with `fields`, only those fields (and _id). */
       async findByIds(this: any, store: any, ids: unknown[], fields?: readonly string[]): Promise<any[]> {
         const out: any[] = [];

@@ -74,33 +74,10 @@ function changesOf(stored: EpisodeDoc, next: Synced): Record<string, unknown> {
   return changes;
 }
 
-/**
- * Inserts new episodes. Those whose (podcast_id, guid) another sync stored meanwhile collide on the unique
- * index and come back as `taken`. After a collision the rest go one at a time: MongoDB's ordered batch
- * stopped at it with the ones before written, the embedded store's batch wrote none.
- */
+/** Inserts new episodes; those whose (podcast_id, guid) another sync stored meanwhile come back as `taken`. */
 async function insertNew(svc: any, docs: EpisodeDoc[]): Promise<{ written: EpisodeDoc[]; taken: EpisodeDoc[] }> {
-  if (!docs.length) return { written: [], taken: [] };
-  try {
-    await svc.adapter.insertMany(docs);
-    return { written: docs, taken: [] };
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
-  const written: EpisodeDoc[] = [];
-  const taken: EpisodeDoc[] = [];
-  for (const doc of docs) {
-    try {
-      await svc.adapter.insert(doc);
-      written.push(doc);
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      // Its own id collides when the batch wrote it before stopping (MongoDB).
-      if (await svc.adapter.findById(doc._id)) written.push(doc);
-      else taken.push(doc);
-    }
-  }
-  return { written, taken };
+  const { written, refused } = await svc.insertEach(svc.adapter, docs, async (doc: EpisodeDoc) => doc);
+  return { written, taken: refused };
 }
 
 /** The stored episode of a podcast with this guid (one a concurrent sync wrote); throws when there is none. */
