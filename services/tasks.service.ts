@@ -206,7 +206,7 @@ const TasksService: ServiceSchema = {
         const now = new Date();
         const query = {
           task_type: { $in: ctx.params.types },
-          $or: [{ status: "PENDING", run_after: { $lt: now } }, { status: { $in: ["RUNNING", "DOWNLOADING"] }, lease_until: { $lt: now } }],
+          $or: [{ status: "PENDING", run_after: { $lte: now } }, { status: { $in: ["RUNNING", "DOWNLOADING"] }, lease_until: { $lt: now } }],
         };
         const candidates: TaskDoc[] = await this.adapter.find({ query, sort: ["run_after", "_id"], limit: 10 });
         for (const c of candidates) {

@@ -112,6 +112,8 @@ describeCluster("the auto-delete job of a killed downloads node", () => {
     expect(after.holder).not.toBe(dead.holder);
     // Taken over only once the dead holder's lease had run out.
     expect(after.last_run_at!).toBeGreaterThanOrEqual(dead.expires_at);
+    // The record goes first, then the file (a crash in between leaves a file, never a record without one).
+    await until(() => !fs.existsSync(download.downloadedlocation), 5_000);
     expect(fs.existsSync(download.downloadedlocation)).toBe(false);
   }, 60_000);
 });
