@@ -189,7 +189,8 @@ const TasksService: ServiceSchema = {
           });
           if (t.dedupe_key) busy.set(t.dedupe_key, docs[docs.length - 1]);
         }
-        const { written, open } = await this.insertJobs(docs);
+        // A job whose open_key an unfinished job holds (a create that raced this one) is not written: that job is answered.
+        const { written, refused: open } = await this.insertEach(this.adapter, docs, (doc: TaskDoc, err: unknown) => this.openHolder(doc, err));
         existing.push(...open);
         if (written.length) {
           for (const d of written) this.announce(ctx, d);
@@ -298,14 +299,6 @@ const TasksService: ServiceSchema = {
       const n: number = await this.adapter.updateMany({ _id, lease_owner: holder, status: { $in: ACTIVE } }, { $set: set });
       if (n !== 1) return null;
       return this.adapter.findOne({ _id });
-    },
-    /**
-     * Inserts new jobs. One whose open_key an unfinished job holds (a create that raced this one) is not
-     * written: that job comes back in `open`.
-     */
-    async insertJobs(this: any, docs: TaskDoc[]): Promise<{ written: TaskDoc[]; open: TaskDoc[] }> {
-      const { written, refused } = await this.insertEach(this.adapter, docs, (doc: TaskDoc, err: unknown) => this.openHolder(doc, err));
-      return { written, open: refused };
     },
     /** The unfinished job holding the key of a job refused by the open_key index, or null once this one is written after all. */
     async openHolder(this: any, doc: TaskDoc, err: unknown): Promise<TaskDoc | null> {

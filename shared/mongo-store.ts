@@ -69,6 +69,9 @@ export function sortDoc(sort: string[] | string | undefined): Record<string, 1 |
   return Object.fromEntries(keys.map((k) => (k.startsWith("-") ? [k.slice(1), -1] : [k, 1])));
 }
 
+/** The projection of these fields (and _id). */
+const only = (fields: readonly string[]) => Object.fromEntries(fields.map((f) => [f, 1]));
+
 export function isMongoDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError ? err.code === 11000 : (err as { code?: unknown })?.code === 11000;
 }
@@ -157,7 +160,7 @@ export class MongoStore {
 
   /** Documents with only these fields (and _id). */
   project(query: Query, fields: readonly string[]): Promise<Doc[]> {
-    return this.collection.find(query, { projection: Object.fromEntries(fields.map((f) => [f, 1])) }).toArray();
+    return this.collection.find(query, { projection: only(fields) }).toArray();
   }
 
   /** Every document, through a cursor: never all of them in memory. */
@@ -167,7 +170,7 @@ export class MongoStore {
 
   /** Every document with only these fields (and _id), through a cursor. */
   async *projected(fields: readonly string[]): AsyncGenerator<Doc> {
-    for await (const doc of this.collection.find({}, { projection: Object.fromEntries(fields.map((f) => [f, 1])) })) yield doc;
+    for await (const doc of this.collection.find({}, { projection: only(fields) })) yield doc;
   }
 
   private prepare(doc: Doc): Doc {

@@ -74,12 +74,6 @@ function changesOf(stored: EpisodeDoc, next: Synced): Record<string, unknown> {
   return changes;
 }
 
-/** Inserts new episodes; those whose (podcast_id, guid) another sync stored meanwhile come back as `taken`. */
-async function insertNew(svc: any, docs: EpisodeDoc[]): Promise<{ written: EpisodeDoc[]; taken: EpisodeDoc[] }> {
-  const { written, refused } = await svc.insertEach(svc.adapter, docs, async (doc: EpisodeDoc) => doc);
-  return { written, taken: refused };
-}
-
 /** The stored episode of a podcast with this guid (one a concurrent sync wrote); throws when there is none. */
 async function storedByGuid(svc: any, podcast_id: number, guid: string): Promise<EpisodeDoc> {
   const stored: EpisodeDoc | null = await svc.adapter.findOne({ podcast_id, guid });
@@ -213,7 +207,8 @@ export const feedSyncActions: Record<string, any> = {
           byGuid.set(doc.guid, doc);
           matched.add(doc._id);
         }
-        const { written: mine, taken } = await insertNew(this, inserts);
+        // Those whose (podcast_id, guid) another sync stored meanwhile are refused: matched to the stored one below.
+        const { written: mine, refused: taken } = await this.insertEach(this.adapter, inserts, async (doc: EpisodeDoc) => doc);
         written = mine;
         for (const doc of taken) {
           matched.delete(doc._id);

@@ -5,7 +5,6 @@
  * subscriptions whether or not they are grouped (the groups are kept and answered as the API describes).
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
-import { isDuplicateKeyError } from "../../shared/db.mixin";
 import { BadRequestError } from "../../shared/errors";
 import { EmptyAnswer, GpodderDevicesAnswer, SyncDevicesAnswer, type GpodderDevice } from "../../shared/contracts/gpodder";
 import { checkDeviceId, deviceKey, DeviceDoc, deviceTypes } from "./model";
@@ -103,19 +102,8 @@ export const deviceMethods: ServiceMethods = {
     const known: DeviceDoc[] = await this.findByIds(this.stores.gpodder_devices, wanted.map((d) => deviceKey(user_id, d)), ["device_id"]);
     const have = new Set(known.map((d) => d.device_id));
     const fresh: DeviceDoc[] = wanted.filter((d) => !have.has(d)).map((device_id) => ({ _id: deviceKey(user_id, device_id), user_id, device_id, caption: "", type: "other", group: null, created_at: new Date() }));
-    if (!fresh.length) return;
-    try {
-      await this.stores.gpodder_devices.insertMany(fresh);
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      for (const d of fresh) {
-        try {
-          await this.stores.gpodder_devices.insert(d);
-        } catch (again) {
-          if (!isDuplicateKeyError(again)) throw again;
-        }
-      }
-    }
+    // A refused device is one another process stored under the same key: kept as it is.
+    await this.insertEach(this.stores.gpodder_devices, fresh, async () => null);
   },
   /** 404 unless the device exists (what the API answers for another device's list). */
   async existingDevice(this: any, user_id: number, device_id: string): Promise<DeviceDoc | null> {

@@ -4,8 +4,8 @@
  * change during a slow load is in the loaded catalogue, and an older re-read that answers late is not
  * applied over a newer one (episodes and a user's states).
  */
-import { ServiceBroker } from "moleculer";
-import { config } from "../../shared/config";
+import type { ServiceBroker } from "moleculer";
+import { episodesAlone } from "../helpers/episodes-alone";
 import EpisodesService from "../../services/episodes.service";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -14,12 +14,7 @@ describe("episodes catalogue against missed broadcasts and late answers", () => 
   let broker: ServiceBroker;
   let svc: any;
 
-  beforeEach(async () => {
-    config.dataDir = ":memory:";
-    broker = new ServiceBroker({ logger: false });
-    svc = broker.createService(EpisodesService);
-    await broker.start();
-  });
+  beforeEach(async () => ({ broker, svc } = await episodesAlone()));
   afterEach(() => broker.stop());
 
   const item = (guid: string, title: string) => ({

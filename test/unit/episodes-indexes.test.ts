@@ -3,8 +3,8 @@
  * must answer what the store answers: checked against store queries after inserts, updates and
  * deletes, and the catalogue index alone against a plain list under random changes.
  */
-import { ServiceBroker } from "moleculer";
-import { config } from "../../shared/config";
+import type { ServiceBroker } from "moleculer";
+import { episodesAlone } from "../helpers/episodes-alone";
 import EpisodesService from "../../services/episodes.service";
 import { CatalogIndex, type CatalogRow, toRow } from "../../services/episodes.parts/catalog-index";
 import { StateCache } from "../../services/episodes.parts/state-cache";
@@ -110,12 +110,7 @@ describe("episodes service indexes against its store", () => {
   let broker: ServiceBroker;
   let svc: any;
 
-  beforeEach(async () => {
-    config.dataDir = ":memory:";
-    broker = new ServiceBroker({ logger: false });
-    svc = broker.createService(EpisodesService);
-    await broker.start();
-  });
+  beforeEach(async () => ({ broker, svc } = await episodesAlone()));
   afterEach(() => broker.stop());
 
   const item = (guid: string, title: string, daysAgo: number | null, duration = 600) => ({
