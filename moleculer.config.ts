@@ -4,6 +4,7 @@
  */
 import type { BrokerOptions } from "moleculer";
 import { config } from "./shared/config";
+import { MessagePiecesMiddleware } from "./shared/message-pieces.middleware";
 import { NodeHealthMiddleware } from "./shared/node-health.middleware";
 import { OwnershipMiddleware } from "./shared/ownership.middleware";
 import { ResilientRedisCacher } from "./shared/redis-cacher";
@@ -42,7 +43,20 @@ const brokerConfig: BrokerOptions = {
   metrics: config.metricsPort
     ? { enabled: true, reporter: [{ type: "Prometheus", options: { port: config.metricsPort, path: "/metrics" } }] }
     : { enabled: false },
-  middlewares: [OwnershipMiddleware, NodeHealthMiddleware(), repeatSafe.middleware],
+  // Moleculer's own middlewares, named here in their own order (INTERNAL_MIDDLEWARES of moleculer 0.14's
+  // service-broker.js; test/integration/message-pieces.test.ts holds the list to it) so that MessagePieces
+  // sits outside the Validator and the Cacher (they see params it has joined; the cache keeps answers before
+  // it cuts them) and inside the Retry, which calls again with the params. The first named wraps innermost.
+  internalMiddlewares: false,
+  middlewares: [
+    OwnershipMiddleware, NodeHealthMiddleware(), repeatSafe.middleware,
+    "ActionHook", "Validator", "Bulkhead", "Cacher", MessagePiecesMiddleware,
+    "ContextTracker", "CircuitBreaker", "Timeout", "Retry", "Fallback", "ErrorHandler", "Tracing", "Metrics", "Debounce", "Throttle",
+  ],
+  // Every packet stays under NATS's default max_payload (1 MB): large params and answers go in pieces
+  // (shared/message-pieces.middleware.ts), and a stream's Buffer chunks in slices of 64 KB, which the JSON
+  // serializer writes as up to 256 KB of numbers (Moleculer's default of 256 KB would make over 1 MB).
+  transit: { maxChunkSize: 64 * 1024 },
 };
 
 export = brokerConfig;

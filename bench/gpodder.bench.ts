@@ -6,9 +6,11 @@
  * dir, SQLite), measured in the same run with the same requests. Not a test: it asserts nothing but that
  * each server answered what was uploaded.
  *
- *   npm run build && node dist/bench/gpodder.bench.js [subscriptions] [actions]
- *   (env OPODSYNC_REPO: the bare repository, default /work/.mirror/kd2org+opodsync/repo; BENCH_ROUNDS: incremental
- *   rounds, default 20; BENCH_REPEAT: whole runs per server, taking turns, default 2)
+ *   npm run build && node dist/bench/gpodder.bench.js [subscriptions] [actions] [stored]
+ *   (stored: the incremental sync is measured again once the server holds this many actions, loaded by uploads of
+ *   `actions` a request, default 1000000, 0: not; env OPODSYNC_REPO: the bare repository, default
+ *   /work/.mirror/kd2org+opodsync/repo; BENCH_ROUNDS: incremental rounds, default 20; BENCH_REPEAT: whole runs per
+ *   server, taking turns, default 2)
  */
 import { ChildProcess, execFileSync, spawn } from "child_process";
 import fs from "fs";
@@ -20,6 +22,8 @@ import { freePort } from "../test/helpers/processes";
 
 const SUBS = Number(process.argv[2] ?? 1000);
 const ACTIONS = Number(process.argv[3] ?? 100_000);
+/** Actions stored when the incremental sync is measured the second time (0: not measured). */
+const STORED = Number(process.argv[4] ?? 1_000_000);
 /** Actions per upload request of the phone (AntennaPod sends 30); the desktop then sends all in one (gPodder desktop, under SYNC_MAX_BODY_SIZE). */
 const CHUNK = 1000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -90,8 +94,10 @@ class Client {
     if (this.cookie) headers.Cookie = this.cookie;
     else headers.Authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`;
     const send = () => fetch(`${this.base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    // A kept-alive socket the server closed as idle just as it was reused: a GET is sent again, as apps and browsers do.
-    const res = await send().catch((err) => (method === "GET" && err?.cause?.code === "UND_ERR_SOCKET" ? send() : Promise.reject(err)));
+    // A kept-alive socket the server closed as idle just as it was reused: the request is sent again, as apps'
+    // HTTP clients (OkHttp, browsers) do on a stale pooled connection. fetch pools one origin's sockets for all clients.
+    const stale = (err: any) => err?.cause?.code === "UND_ERR_SOCKET" || err?.cause?.code === "ECONNRESET";
+    const res = await send().catch((err) => (stale(err) ? send() : Promise.reject(err)));
     const cookie = res.headers.get("set-cookie");
     if (cookie) this.cookie = cookie.split(";")[0];
     const text = await res.text();
@@ -138,26 +144,48 @@ async function run(peer: Peer): Promise<Record<string, number>> {
   const [desktopUp, oneUp] = await timed(() => desktop.call("POST", `/api/2/episodes/${USER}.json`, history));
   out["upload actions, one request"] = oneUp;
   if (typeof desktopUp?.timestamp !== "number") throw new Error(`${peer.name} answered the desktop's upload without a timestamp`);
-  let subsSince = subs.timestamp;
-  let epsSince = Math.max(eps.timestamp, desktopUp.timestamp);
-  const rounds: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    await new Promise((res) => setTimeout(res, 1100)); // oPodSync's since is whole seconds: the next round's changes must be newer
-    await phone.call("POST", `/api/2/subscriptions/${USER}/phone.json`, { add: [feedUrl(SUBS + r)], remove: [] });
-    await phone.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: 10 }, (_, k) => action(ACTIONS + r * 10 + k, "phone", new Date())));
-    const [[s, e], ms] = await timed(() => Promise.all([laptop.call("GET", `/api/2/subscriptions/${USER}/laptop.json?since=${subsSince}`), laptop.call("GET", `/api/2/episodes/${USER}.json?since=${epsSince}`)]));
-    if (e.actions.length < 10) throw new Error(`${peer.name}: incremental sync answered ${e.actions.length} actions`);
-    subsSince = s.timestamp;
-    epsSince = e.timestamp;
-    rounds.push(ms);
+  const since = { subs: subs.timestamp, eps: Math.max(eps.timestamp, desktopUp.timestamp) };
+  let stored = 2 * ACTIONS;
+  let round = 0;
+  /**
+   * ROUNDS rounds of "the phone adds a feed and uploads 10 actions; the laptop asks for what changed since its
+   * last timestamp": the median time of the laptop's two requests.
+   */
+  const incremental = async (): Promise<number> => {
+    const rounds: number[] = [];
+    for (let r = 0; r < ROUNDS; r++, round++) {
+      await new Promise((res) => setTimeout(res, 1100)); // oPodSync's since is whole seconds: the next round's changes must be newer
+      await phone.call("POST", `/api/2/subscriptions/${USER}/phone.json`, { add: [feedUrl(SUBS + round)], remove: [] });
+      await phone.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: 10 }, (_, k) => action(Math.max(STORED, 2 * ACTIONS) + round * 10 + k, "phone", new Date())));
+      stored += 10;
+      const [[s, e], ms] = await timed(() => Promise.all([laptop.call("GET", `/api/2/subscriptions/${USER}/laptop.json?since=${since.subs}`), laptop.call("GET", `/api/2/episodes/${USER}.json?since=${since.eps}`)]));
+      if (e.actions.length < 10) throw new Error(`${peer.name}: incremental sync answered ${e.actions.length} actions`);
+      since.subs = s.timestamp;
+      since.eps = e.timestamp;
+      rounds.push(ms);
+    }
+    rounds.sort((a, b) => a - b);
+    return rounds[Math.floor(rounds.length / 2)];
+  };
+  out["incremental download, median"] = await incremental();
+  if (STORED > stored) {
+    // Up to STORED actions: more history of other episodes (dated 2024, as the first ones), ACTIONS a request as the desktop sent its own.
+    const [, load] = await timed(async () => {
+      for (let first = 2 * ACTIONS; stored < STORED; first += ACTIONS) {
+        const count = Math.min(ACTIONS, STORED - stored);
+        const up = await desktop.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: count }, (_, i) => action(first + i, "desktop")));
+        if (typeof up?.timestamp !== "number") throw new Error(`${peer.name} answered a history upload without a timestamp`);
+        stored += count;
+      }
+    });
+    out[`load to ${STORED} actions`] = load;
+    out[`incremental at ${STORED}, median`] = await incremental();
   }
-  rounds.sort((a, b) => a - b);
-  out["incremental download, median"] = rounds[Math.floor(rounds.length / 2)];
   return out;
 }
 
 async function main() {
-  console.log(`gPodder API v2 sync: ${SUBS} subscriptions, ${ACTIONS} episode actions (uploaded ${CHUNK} per request), ${ROUNDS} incremental rounds, best of ${REPEAT} runs`);
+  console.log(`gPodder API v2 sync: ${SUBS} subscriptions, ${ACTIONS} episode actions (uploaded ${CHUNK} per request), ${ROUNDS} incremental rounds${STORED > 2 * ACTIONS ? ` (again at ${STORED} actions)` : ""}, best of ${REPEAT} runs`);
   // The two servers take turns, REPEAT times each, and each step's best time counts: the machine is shared.
   const results: Record<string, Record<string, number>> = {};
   for (let round = 0; round < REPEAT; round++) {

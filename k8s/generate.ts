@@ -74,18 +74,16 @@ const nodeHealthcheck = {
 };
 
 /**
- * NATS's largest message: a phone's first sync (100,000 episode actions, about 20 MB, up to
- * SYNC_MAX_BODY_SIZE) travels between the gateway and the gpodder service in one message each way, over
- * NATS's 1 MB default. 64 MB is NATS's own ceiling; it takes a config file, not a flag.
+ * NATS runs with its own defaults, max_payload 1 MB among them: large params and answers travel between the
+ * services in pieces (shared/message-pieces.middleware.ts), so no message needs more.
  */
-const NATS_MAX_PAYLOAD = "64MB";
-const natsStart = (flags: string) => `printf 'max_payload: ${NATS_MAX_PAYLOAD}\\n' > /tmp/nats.conf && exec nats-server -c /tmp/nats.conf ${flags}`;
+const NATS_NOTE = "# NATS keeps its default message limit (1 MB): large calls and answers travel in pieces between the services.";
 
 function composeFile(): string {
   const infra = {
     nats: {
       image: "nats:2.10-alpine",
-      entrypoint: ["sh", "-c", natsStart("-js -m 8222")],
+      command: ["-js", "-m", "8222"],
       restart: "unless-stopped",
       healthcheck: { test: ["CMD", "wget", "-qO-", "http://127.0.0.1:8222/healthz"], interval: "5s", timeout: "3s", retries: 5 },
     },
@@ -129,6 +127,7 @@ function composeFile(): string {
     "# LOCAL_MEDIA_HOST_DIR (default ./media) at LOCAL_MEDIA_DIR. Start: docker compose up -d --build (see README.md).",
     "# Any group may run several containers on MongoDB (docker compose up --scale sync=2): the gPodder sync server",
     "# serializes each user's writes with a lease in MongoDB, so two sync containers never skip a device's action.",
+    NATS_NOTE,
   ].join("\n");
   const volumes = { "mongo-data": {}, ...Object.fromEntries(SHARED_FOLDERS.filter((f) => !f.hostDir).map((f) => [f.volume, {}])) };
   return `${header}\n${stringify({ services: { ...infra, ...groups }, volumes })}`;
@@ -239,11 +238,11 @@ function infraObjects(): object[] {
       ...single("nats", {
         name: "nats",
         image: "nats:2.10-alpine",
-        command: ["sh", "-c", natsStart("-m 8222")],
+        args: ["-m", "8222"],
         ports: [{ name: "client", containerPort: 4222 }, { name: "monitor", containerPort: 8222 }],
         readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 5 },
         livenessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 10 },
-        resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "512Mi" } },
+        resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
       }),
     },
   };
@@ -309,6 +308,7 @@ function k8sFile(): string {
     "# the gateways, HPA for the hot groups, PDB).",
     "# Every Deployment rolls (RollingUpdate, maxSurge 1): old and new pods overlap, which every group allows on",
     "# MongoDB; the sync group's gPodder writers of one user are serialized by a lease in MongoDB and an atomic clock.",
+    NATS_NOTE,
     "# See k8s/README.md.",
   ].join("\n");
   const docs = [...infraObjects(), ...serviceGroups.flatMap(groupObjects)];

@@ -10,6 +10,8 @@ export const routes: Record<string, RouteDef> = {
   // Health, setup and login
   "GET /api/health": { action: "api.health", auth: "none" },
   "GET /api/service_check": { action: "api.service_check", auth: "none" },
+  // Not in the spec: PinePods' web and mobile clients check the server (before their sign-in) under this name
+  "GET /api/pinepods_check": { action: "api.service_check", auth: "none", summary: "The instance check under PinePods' clients' name: service_check's answer, whose pinepods_instance they read" },
   "GET /api/data/self_service_status": { action: "users.self_service_status", auth: "none" },
   "POST /api/data/create_first": { action: "users.create_first", auth: "none" },
   "GET /api/data/get_key": { action: "auth.get_key", auth: "basic" },
@@ -78,6 +80,7 @@ export const routes: Record<string, RouteDef> = {
   "PUT /api/data/user/set_isadmin": { action: "users.set_isadmin", auth: "admin" },
   "DELETE /api/data/user/delete/{user_id}": { action: "users.delete_user", auth: "admin" },
   "GET /api/data/user/final_admin/{user_id}": { action: "users.final_admin", auth: "admin" },
+  "GET /api/data/get_user_info": { action: "users.get_user_info", auth: "admin", summary: "Accounts: every user (id, names, email, admin flag) for the admin's user list" },
 
   // MFA (TOTP)
   "GET /api/data/generate_mfa_secret/{user_id}": { action: "users.generate_mfa_secret", auth: "key" },
@@ -85,6 +88,7 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/verify_mfa": { action: "users.verify_mfa", auth: "key" },
   "GET /api/data/check_mfa_enabled/{user_id}": { action: "users.check_mfa_enabled", auth: "key" },
   "DELETE /api/data/delete_mfa": { action: "users.delete_mfa", auth: "key" },
+  "POST /api/data/save_mfa_secret": { action: "users.save_mfa_secret", auth: "key", summary: "MFA: turn MFA on with a base32 TOTP secret the client made (at least 128 bits)" },
   "POST /api/data/verify_mfa_and_get_key": { action: "auth.verify_mfa_and_get_key", auth: "none" },
 
   // Password reset by mail and the admin's mail settings (save and test have no path in the spec: these are the ones clients of this API family call)
@@ -99,6 +103,7 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/list_oidc_providers": { action: "oidc.list_oidc_providers", auth: "admin" },
   "DELETE /api/data/remove_oidc_provider": { action: "oidc.remove_oidc_provider", auth: "admin" },
   "POST /api/data/remove_oidc_provider": { action: "oidc.remove_oidc_provider", auth: "admin" },
+  "PUT /api/data/update_oidc_provider/{provider_id}": { action: "oidc.update_oidc_provider", auth: "admin", summary: "OIDC: change a provider (an empty client_secret keeps the stored one)" },
   "GET /api/data/public_oidc_providers": { action: "oidc.public_oidc_providers", auth: "none" },
   "POST /api/auth/store_state": { action: "oidc.store_state", auth: "none" },
   "GET /api/auth/callback": { action: "oidc.callback", auth: "none" },
@@ -125,6 +130,8 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/check_episode_in_db/{user_id}": { action: "episodes.check_episode_in_db", auth: "key" },
   "GET /api/data/get_podcast_id_from_ep_name": { action: "episodes.get_podcast_id_from_ep_name", auth: "key" },
   "GET /api/data/get_podcast_id_from_ep_id": { action: "episodes.get_podcast_id_from_ep_id", auth: "key" },
+  // Not in the spec: PinePods' mobile app asks the podcast of an episode with the id in the path (the caller's own podcasts)
+  "GET /api/data/get_podcast_id_from_ep/{episode_id}": { action: "episodes.get_podcast_id_from_ep", auth: "key", summary: "The podcast of one of the caller's episodes, the episode id in the path (get_podcast_id_from_ep_id's answer)" },
   "GET /api/data/get_episode_id_ep_name": { action: "episodes.get_episode_id_ep_name", auth: "key" },
   "GET /api/data/podcast_episodes": { action: "episodes.podcast_episodes", auth: "key" },
   "GET /api/data/return_episodes/{user_id}": { action: "episodes.return_episodes", auth: "key" },
@@ -173,6 +180,9 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/recommendations/episodes": { action: "podcasts.recommended_episodes", auth: "key" },
   "POST /api/data/search_data": { action: "episodes.search_data", auth: "key" },
   "GET /api/data/get_service_version": { action: "api.service_version", auth: "key" },
+  // Not in the spec: PinePods' clients' names of the version and of the podcast search through this server (the search service, via the broker)
+  "GET /api/data/get_pinepods_version": { action: "api.service_version", auth: "key", summary: "The server's version under PinePods' clients' name (get_service_version's answer)" },
+  "GET /api/data/proxy_search": { action: "podcasts.proxy_search", auth: "key", summary: "Podcast search of the search service (query, index, search_type as its GET /api/search) for clients that search through this server" },
 
   // Video channels and podcast people (issue 11; channel search and details come from the search service)
   "GET /api/data/search_vidsite_channels": { action: "vidsite.search_vidsite_channels", auth: "key" },
@@ -208,6 +218,7 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/podsync/sync/force": { action: "sync.force_sync", auth: "key" },
   "GET /api/podsync/test-connection": { action: "sync.test_connection", auth: "key" },
   "GET /api/data/refresh_podsync_subscriptions": { action: "sync.refresh_podsync_subscriptions", auth: "key" },
+  "DELETE /api/data/remove_podcast_sync": { action: "sync.remove_podcast_sync", auth: "key", summary: "Sync: remove the account of another sync server and switch this server's sync server off for the user" },
   "POST /api/data/initiate_cloudsync_login": { action: "sync.initiate_cloudsync_login", auth: "key" },
   "POST /api/data/add_cloudsync_server": { action: "sync.add_cloudsync_server", auth: "key" },
   "GET /api/data/refresh_cloudsync_subscriptions": { action: "sync.refresh_cloudsync_subscriptions", auth: "key" },
@@ -227,6 +238,8 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/create_playlist": { action: "playlists.create_playlist", auth: "key" },
   "PATCH /api/data/update_playlist": { action: "playlists.update_playlist", auth: "key" },
   "DELETE /api/data/delete_playlist": { action: "playlists.delete_playlist", auth: "key" },
+  // Not in the spec: PinePods' mobile app deletes a playlist with POST (the same body)
+  "POST /api/data/delete_playlist": { action: "playlists.delete_playlist", auth: "key", summary: "Delete a playlist, sent as POST (as DELETE /api/data/delete_playlist)" },
   "GET /api/data/get_playlists": { action: "playlists.get_playlists", auth: "key" },
   "GET /api/data/get_playlist_episodes": { action: "playlists.get_playlist_episodes", auth: "key" },
   "POST /api/data/get_next_playlist_episode": { action: "playlists.get_next_playlist_episode", auth: "key" },
@@ -311,6 +324,8 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/delete_backup_file": { action: "backups.delete_backup_file", auth: "admin" },
   "POST /api/data/restore_backup_file": { action: "backups.restore_backup_file", auth: "admin" },
   "POST /api/data/restore_server": { action: "backups.restore_server", auth: "admin", upload: "backup_file" },
+  // No key: the web client polls it while a restore replaces the accounts its key lives in
+  "GET /api/data/restore_status": { action: "backups.restore_status", auth: "none", summary: "Backups: whether a restore is running now" },
   "POST /api/data/schedule_backup": { action: "backups.schedule_backup", auth: "admin" },
   "POST /api/data/get_scheduled_backup": { action: "backups.get_scheduled_backup", auth: "admin" },
   // Podcast index matching: subscriptions without a podcast index id, and those the user chose to leave so

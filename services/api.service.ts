@@ -15,7 +15,7 @@ import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { responseCheck } from "../shared/response-check";
-import { hashApiKey } from "../shared/secrets";
+import { hashApiKey, requestApiKey } from "../shared/secrets";
 import { readCookie, SESSION_COOKIE, sessionCookie } from "../shared/cookies";
 import { SYNC_ONLY_KINDS, type AuthUser, type RouteDef } from "../shared/types";
 import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
@@ -211,10 +211,11 @@ const ApiService: ServiceSchema = {
       params: {},
       response: ServiceCheckAnswer,
       handler(): ServiceCheckAnswer {
-        return { status_code: 200, service_instance: true };
+        // pinepods_instance: what PinePods' clients check (GET /api/pinepods_check answers the same).
+        return { status_code: 200, service_instance: true, pinepods_instance: true };
       },
     },
-    /** GET /api/data/get_service_version */
+    /** GET /api/data/get_service_version (and get_pinepods_version, PinePods' clients' name) */
     service_version: {
       idempotent: true,
       params: {},
@@ -242,11 +243,10 @@ const ApiService: ServiceSchema = {
     },
   },
   methods: {
-    /** Resolves Api-Key once per request (cached here and in the auth service) and checks the route's level. */
+    /** Resolves Api-Key (or X-Api-Key) once per request (cached here and in the auth service) and checks the route's level. */
     async authenticate(this: any, ctx: Context<any, any>, _route: any, req: any, res: any, alias: RouteDef): Promise<AuthUser | null> {
       const level = alias.auth;
-      const header = req.headers["api-key"];
-      let key = Array.isArray(header) ? header[0] : header;
+      let key = requestApiKey(req.headers);
       // Routes with keyIn also take the key as api_key in the query or body; it never reaches the action.
       if (alias.keyIn) {
         const source = alias.keyIn === "query" ? req.query : req.body;

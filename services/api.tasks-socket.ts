@@ -12,6 +12,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { ForbiddenError, NotFoundError, toErrorResponse } from "../shared/errors";
 import type { TaskRecord } from "../shared/contracts/tasks";
 import type { AuthUser } from "../shared/types";
+import { requestApiKey } from "../shared/secrets";
 
 const PATH = /^\/ws\/api\/tasks\/(\d{1,10})\/?$/;
 const PING_MS = 30_000;
@@ -45,8 +46,7 @@ export function attachTaskSocket(
     const userId = Number(match[1]);
     let user: AuthUser;
     try {
-      const header = req.headers["api-key"];
-      user = await resolve(url.searchParams.get("api_key") ?? (Array.isArray(header) ? header[0] : header));
+      user = await resolve(url.searchParams.get("api_key") ?? requestApiKey(req.headers));
       if (user.id !== userId && !user.isAdmin) throw new ForbiddenError("You can only watch your own tasks");
     } catch (err) {
       return refuse(socket, err);

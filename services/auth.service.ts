@@ -11,7 +11,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { config } from "../shared/config";
-import { ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../shared/errors";
+import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashApiKey } from "../shared/secrets";
 import type { AuthUser, GatewayMeta, KeyKind } from "../shared/types";
 import type { UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
@@ -46,6 +46,11 @@ const KEPT_PER_USER: Partial<Record<KeyKind, () => number>> = {
   login: () => config.maxLoginKeys,
   rss: () => config.maxRssKeys,
   session: () => config.maxSyncSessions,
+};
+/** Kinds a user creates on purpose: none is ever dropped for a new one, which is refused at the limit instead. */
+const LIMITED_PER_USER: Partial<Record<KeyKind, { max: () => number; what: string }>> = {
+  user: { max: () => config.maxUserKeys, what: "API keys" },
+  app: { max: () => config.maxUserKeys, what: "app passwords" },
 };
 
 const userIdParam = { type: "number", integer: true, positive: true, convert: true };
@@ -329,6 +334,10 @@ const AuthService: ServiceSchema = {
       };
     },
     async issueKey(this: any, userId: number, kind: KeyKind, rssonly: boolean, podcastIds: number[] | null, extra: Pick<ApiKeyDoc, "name" | "expires_at" | "opened_by"> = {}) {
+      const limit = LIMITED_PER_USER[kind];
+      if (limit && (await this.adapter.count({ query: { user_id: userId, kind } })) >= limit.max()) {
+        throw new ConflictError(`This account has ${limit.max()} ${limit.what}, the most it may hold: delete one first`);
+      }
       const key = generateApiKey();
       const doc: ApiKeyDoc = {
         _id: await this.nextId("api_keys"),

@@ -23,7 +23,7 @@ import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
 import {
   backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, removeStalePartials, restoreBackup, RestoreResult, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
 } from "./backups.parts/archive";
-import { BackupDownload, BackupFileAnswer, BackupFilesAnswer, RestoreAnswer, ScheduleBackupAnswer, ScheduledBackupAnswer } from "../shared/contracts/backups";
+import { BackupDownload, BackupFileAnswer, BackupFilesAnswer, RestoreAnswer, RestoreStatusAnswer, ScheduleBackupAnswer, ScheduledBackupAnswer } from "../shared/contracts/backups";
 
 const SCHEDULE_ID = "schedule";
 const LEASE_ID = "backup-scheduler";
@@ -160,6 +160,18 @@ const BackupsService: ServiceSchema = {
           }
         });
         return { detail: "Restore completed", backup_filename: name, ...result };
+      },
+    },
+    /**
+     * GET /api/data/restore_status (no key: a restore replaces the accounts keys belong to): whether this
+     * service is restoring now. One replica runs backups (shared/service-groups.ts), so its flag is the server's.
+     */
+    restore_status: {
+      idempotent: true,
+      params: {},
+      response: RestoreStatusAnswer,
+      handler(this: any) {
+        return { restore_in_progress: !!this.restoring };
       },
     },
     /** The restore of `npm run restore -- FILE` (any path; not routed): into a server without accounts only. */

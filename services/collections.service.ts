@@ -107,7 +107,7 @@ const CollectionsService: ServiceSchema = {
       async handler(this: any, ctx: Context<any, Meta>): Promise<UserCategories> {
         const found: PodcastSearchResult = await ctx.call("podcasts.search_podcasts", { user_id: ctx.params.user_id, search_term: "" });
         const seen = new Map<string, string>();
-        for (const c of found.podcasts.flatMap((h) => h.categories)) if (!seen.has(c.toLowerCase())) seen.set(c.toLowerCase(), c);
+        for (const c of found.podcasts.flatMap((h) => Object.values(h.categories))) if (!seen.has(c.toLowerCase())) seen.set(c.toLowerCase(), c);
         return { categories: [...seen.values()].sort((a, b) => a.localeCompare(b)) };
       },
     },
@@ -296,7 +296,7 @@ const CollectionsService: ServiceSchema = {
       const index = new Map<string, number[]>();
       if (!docs.some((d) => d.auto_add_categories?.length)) return index;
       const found: PodcastSearchResult = await ctx.call("podcasts.search_podcasts", { user_id, search_term: "" });
-      for (const h of found.podcasts) for (const c of h.categories) index.set(c.toLowerCase(), [...(index.get(c.toLowerCase()) ?? []), h.podcast_id]);
+      for (const h of found.podcasts) for (const c of Object.values(h.categories)) index.set(c.toLowerCase(), [...(index.get(c.toLowerCase()) ?? []), h.podcast_id]);
       return index;
     },
     /** What the collection holds for episodes.collection_episodes: its own podcasts (all episodes) win over its categories' (since). */

@@ -26,6 +26,7 @@ import { listeningActions, listeningMethods } from "./episodes.parts/listening";
 import { peopleActions } from "./episodes.parts/people.actions";
 import { recommendActions } from "./episodes.parts/recommend.actions";
 import { extrasActions } from "./episodes.parts/extras.actions";
+import { homeClientMethods } from "./episodes.parts/home-clients";
 import { config } from "../shared/config";
 import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes";
@@ -80,7 +81,7 @@ const EpisodesService: ServiceSchema = {
       await this.statesChanged(user_id, null);
     }),
   },
-  methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...indexMethods },
+  methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...homeClientMethods, ...indexMethods },
 };
 
 export default EpisodesService;

@@ -31,6 +31,7 @@ import { deviceActions, deviceMethods } from "./gpodder.parts/devices.actions";
 import { episodeActions, episodeMethods } from "./gpodder.parts/episodes.actions";
 import { libraryEvents, libraryMethods } from "./gpodder.parts/library";
 import { subscriptionActions, subscriptionMethods } from "./gpodder.parts/subscriptions.actions";
+import { webActions, webMethods } from "./gpodder.parts/web.actions";
 import { rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
 
 /** The write lease's fields on a user's record. */
@@ -65,7 +66,7 @@ const GpodderService: ServiceSchema = {
     /** Milliseconds a write waits for the lease before it answers 503 (under the gateway's request timeout). */
     writeLeaseWaitMs: 20_000,
   },
-  actions: { ...deviceActions, ...subscriptionActions, ...episodeActions },
+  actions: { ...deviceActions, ...subscriptionActions, ...episodeActions, ...webActions },
   events: {
     ...libraryEvents,
     "user.removed": userRemovedEvent(
@@ -78,7 +79,7 @@ const GpodderService: ServiceSchema = {
   },
   created(this: any) {
     this.chains = new Map<number, Promise<unknown>>();
-    this.applying = new Map<number, { rerun: boolean }>();
+    this.applying = new Map<number, { rerun: boolean; done: Promise<void> }>();
     this.seeds = new Map<number, Promise<void>>();
     this.leaseTokens = 0;
     this.leasePrefix = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
@@ -99,6 +100,7 @@ const GpodderService: ServiceSchema = {
     ...subscriptionMethods,
     ...episodeMethods,
     ...libraryMethods,
+    ...webMethods,
     /** Runs fn after every earlier write of this user (in this process). */
     serial<T>(this: any, user_id: number, fn: () => Promise<T>): Promise<T> {
       const run = (this.chains.get(user_id) ?? Promise.resolve()).then(fn, fn);

@@ -13,9 +13,9 @@
 import type { Context, ServiceSchema } from "moleculer";
 import * as oidc from "openid-client";
 import { publicOrigin } from "../shared/client-address";
-import { DbMixin } from "../shared/db.mixin";
+import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { config } from "../shared/config";
-import { BadRequestError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { BadRequestError, ConflictError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { destinationRefusal, fetchUrl, FetchOptions, FetchResult, OutboundHttpError } from "../shared/http";
 import type { GatewayMeta } from "../shared/types";
 import type { OidcLoginParams, OidcLoginResult } from "../shared/contracts/users";
@@ -156,6 +156,30 @@ function withKey(target: string, key: string): string {
   return `${base}${sep}api_key=${encodeURIComponent(key)}${hash !== undefined ? `#${hash}` : ""}`;
 }
 
+/** A provider as add_oidc_provider and update_oidc_provider receive it. */
+const providerParams = {
+  provider_name: str(255),
+  client_id: str(512),
+  client_secret: str(4096),
+  authorization_url: endpoint,
+  token_url: endpoint,
+  user_info_url: endpoint,
+  button_text: str(255),
+  scope: str(1024),
+  button_color: str(64),
+  button_text_color: str(64),
+  icon_svg: optStr(100_000),
+  name_claim: optStr(255),
+  email_claim: optStr(255),
+  username_claim: optStr(255),
+  roles_claim: optStr(255),
+  user_role: optStr(255),
+  admin_role: optStr(255),
+};
+/** What a provider's record takes from those params ("" and null are none for the optional ones). */
+type ProviderFields = Omit<OidcProviderDoc, "_id" | "created_at">;
+const OPTIONAL_FIELDS = ["icon_svg", "name_claim", "email_claim", "username_claim", "roles_claim", "user_role", "admin_role"] as const;
+
 const OidcService: ServiceSchema = {
   name: "oidc",
   mixins: [
@@ -166,64 +190,50 @@ const OidcService: ServiceSchema = {
   ],
   actions: {
     add_oidc_provider: {
-      params: {
-        provider_name: str(255),
-        client_id: str(512),
-        client_secret: str(4096),
-        authorization_url: endpoint,
-        token_url: endpoint,
-        user_info_url: endpoint,
-        button_text: str(255),
-        scope: str(1024),
-        button_color: str(64),
-        button_text_color: str(64),
-        icon_svg: optStr(100_000),
-        name_claim: optStr(255),
-        email_claim: optStr(255),
-        username_claim: optStr(255),
-        roles_claim: optStr(255),
-        user_role: optStr(255),
-        admin_role: optStr(255),
-      },
+      params: providerParams,
       response: AddOidcProviderAnswer,
       async handler(this: any, ctx: Context<any>) {
-        const p = ctx.params;
-        for (const field of ["authorization_url", "token_url", "user_info_url"]) {
-          if (!config.oidcAllowHttp && !p[field].toLowerCase().startsWith("https://")) {
-            throw new BadRequestError(`${field} must be an https:// URL (set OIDC_ALLOW_HTTP=true to allow http)`);
-          }
-        }
-        // The server fetches these two itself: an address every fetch would refuse is refused now, not at the first login.
-        for (const field of ["token_url", "user_info_url"]) {
-          const why = await destinationRefusal(p[field], "admin");
-          if (why) throw new BadRequestError(`${field}: ${why}`);
-        }
-        const optional = (v: string | null | undefined) => (v ? v : null);
-        const doc: OidcProviderDoc = {
-          _id: await this.nextId("oidc_providers"),
-          provider_name: p.provider_name,
-          client_id: p.client_id,
-          client_secret: p.client_secret,
-          authorization_url: p.authorization_url,
-          token_url: p.token_url,
-          user_info_url: p.user_info_url,
-          button_text: p.button_text,
-          scope: p.scope,
-          button_color: p.button_color,
-          button_text_color: p.button_text_color,
-          icon_svg: optional(p.icon_svg),
-          name_claim: optional(p.name_claim),
-          email_claim: optional(p.email_claim),
-          username_claim: optional(p.username_claim),
-          roles_claim: optional(p.roles_claim),
-          user_role: optional(p.user_role),
-          admin_role: optional(p.admin_role),
-          created_at: new Date(),
-        };
+        const fields: ProviderFields = await this.checkedProvider(ctx.params);
+        const doc: OidcProviderDoc = { _id: await this.nextId("oidc_providers"), ...fields, created_at: new Date() };
         // The callback finds the provider by client_id, so it must name one provider.
         await this.insertUnique(this.adapter, doc, "A provider with this client_id already exists");
         this.logger.info("oidc provider added", { provider_id: doc._id, provider_name: doc.provider_name });
         return { detail: "OIDC provider added", provider_id: doc._id };
+      },
+    },
+    /**
+     * PUT /api/data/update_oidc_provider/{provider_id} (not in the documents; PinePods' web client edits a provider
+     * so): the add record again; an empty or absent client_secret keeps the stored one (the listing never shows it),
+     * and so does an absent or null scope or button colour.
+     */
+    update_oidc_provider: {
+      params: {
+        provider_id: providerIdParam,
+        ...providerParams,
+        client_secret: { type: "string", max: 4096, optional: true, nullable: true },
+        scope: { ...str(1024), optional: true, nullable: true },
+        button_color: { ...str(64), optional: true, nullable: true },
+        button_text_color: { ...str(64), optional: true, nullable: true },
+      },
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<any>) {
+        const { provider_id, ...p } = ctx.params;
+        const current: OidcProviderDoc | null = await this.adapter.findOne({ _id: provider_id });
+        if (!current) throw new NotFoundError("OIDC provider not found");
+        const kept = (field: "client_secret" | "scope" | "button_color" | "button_text_color") => p[field] || current[field];
+        const fields: ProviderFields = await this.checkedProvider({
+          ...p, client_secret: kept("client_secret"), scope: kept("scope"), button_color: kept("button_color"), button_text_color: kept("button_text_color"),
+        });
+        const other: OidcProviderDoc | null = await this.adapter.findOne({ client_id: fields.client_id });
+        if (other && other._id !== provider_id) throw new ConflictError("A provider with this client_id already exists");
+        try {
+          await this.adapter.updateMany({ _id: provider_id }, { $set: fields });
+        } catch (err) {
+          if (isDuplicateKeyError(err)) throw new ConflictError("A provider with this client_id already exists");
+          throw err;
+        }
+        this.logger.info("oidc provider updated", { provider_id, provider_name: fields.provider_name, secret_changed: !!p.client_secret });
+        return { detail: "OIDC provider updated" };
       },
     },
     list_oidc_providers: {
@@ -269,7 +279,6 @@ const OidcService: ServiceSchema = {
             id: d._id,
             name: d.provider_name,
             icon_url: iconUrl(d.icon_svg),
-            icon: d.icon_svg,
             // The client appends state, code_challenge and code_challenge_method=S256 after store_state.
             login_url: oidc.buildAuthorizationUrl(this.clientConfig(d), { redirect_uri: redirectUri, scope: d.scope, response_type: "code" }).href,
             client_id: d.client_id,
@@ -277,6 +286,11 @@ const OidcService: ServiceSchema = {
             button_text: d.button_text,
             button_color: d.button_color,
             button_text_color: d.button_text_color,
+            // The names both PinePods clients read a provider by (they build the login URL from authorization_url).
+            provider_id: d._id,
+            provider_name: d.provider_name,
+            authorization_url: d.authorization_url,
+            icon_svg: d.icon_svg,
           })),
           disable_standard_login: config.oidcDisableStandardLogin,
         };
@@ -346,6 +360,26 @@ const OidcService: ServiceSchema = {
     },
   },
   methods: {
+    /** A provider's fields from add or update params: endpoints https (unless OIDC_ALLOW_HTTP) and reachable under the outbound policy. */
+    async checkedProvider(this: any, p: Record<string, any>): Promise<ProviderFields> {
+      for (const field of ["authorization_url", "token_url", "user_info_url"]) {
+        if (!config.oidcAllowHttp && !p[field].toLowerCase().startsWith("https://")) {
+          throw new BadRequestError(`${field} must be an https:// URL (set OIDC_ALLOW_HTTP=true to allow http)`);
+        }
+      }
+      // The server fetches these two itself: an address every fetch would refuse is refused now, not at the first login.
+      for (const field of ["token_url", "user_info_url"]) {
+        const why = await destinationRefusal(p[field], "admin");
+        if (why) throw new BadRequestError(`${field}: ${why}`);
+      }
+      const fields: ProviderFields = {
+        provider_name: p.provider_name, client_id: p.client_id, client_secret: p.client_secret, authorization_url: p.authorization_url, token_url: p.token_url,
+        user_info_url: p.user_info_url, button_text: p.button_text, scope: p.scope, button_color: p.button_color, button_text_color: p.button_text_color,
+        icon_svg: null, name_claim: null, email_claim: null, username_claim: null, roles_claim: null, user_role: null, admin_role: null,
+      };
+      for (const field of OPTIONAL_FIELDS) fields[field] = p[field] ? p[field] : null;
+      return fields;
+    },
     /** The state once: removing it is what claims it, so two callbacks with one state cannot both win. */
     async consumeState(this: any, id: string): Promise<OidcStateDoc | null> {
       const doc: OidcStateDoc | null = await this.stores.oidc_states.findOne({ _id: id });

@@ -53,6 +53,11 @@ const SYSTEM_PLAYLISTS: (Partial<PlaylistValues> & { slug: string; name: string;
   { slug: "commuter_mix", name: "Commuter Mix", description: "Episodes of 15 to 45 minutes", min_duration: 900, max_duration: 2700, sort_order: "date_desc", icon_name: "ph-train" },
 ];
 
+/** sort_order values PinePods' mobile app sends (its create form), stored as the documented value of the same order. */
+const SORT_ORDER_ALIASES: Record<string, PlaylistSortOrder> = {
+  newest_first: "date_desc", oldest_first: "date_asc", shortest_first: "duration_asc", longest_first: "duration_desc",
+};
+
 const id = { type: "number", integer: true, positive: true, convert: true };
 const count = (min: number) => ({ type: "number", integer: true, min, max: 2147483647, convert: true, nullable: true });
 const flag = { type: "boolean", convert: true };
@@ -70,7 +75,7 @@ const RECORD = {
   min_duration: { ...count(0), optional: true },
   max_duration: { ...count(0), optional: true },
   max_episodes: { ...count(1), optional: true },
-  sort_order: { type: "enum", values: PLAYLIST_SORT_ORDERS },
+  sort_order: { type: "enum", values: [...PLAYLIST_SORT_ORDERS, ...Object.keys(SORT_ORDER_ALIASES)] },
   group_by_podcast: flag,
   icon_name: { type: "string", trim: true, min: 1, max: 100 },
 };
@@ -81,9 +86,16 @@ const paging = {
   offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
 };
 
-/** The record's fields that were sent: nothing else of a request (is_system, _id, dates) reaches the store. */
+/**
+ * The record's fields that were sent: nothing else of a request (is_system, _id, dates) reaches the store. Clients'
+ * spellings become the documented values: a sort_order alias its order, and podcast_ids [] (PinePods' mobile app's
+ * "no podcast filter") null, as the web client sends it.
+ */
 function recordFields(params: Record<string, unknown>): Partial<PlaylistValues> {
-  return Object.fromEntries(Object.keys(RECORD).filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
+  const fields: Partial<PlaylistValues> = Object.fromEntries(Object.keys(RECORD).filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
+  if (fields.sort_order) fields.sort_order = SORT_ORDER_ALIASES[fields.sort_order] ?? fields.sort_order;
+  if (fields.podcast_ids?.length === 0) fields.podcast_ids = null;
+  return fields;
 }
 
 /** 400 when a range's lower bound is above its upper bound. */
@@ -143,7 +155,7 @@ const PlaylistsService: ServiceSchema = {
         return { detail: "Playlist updated" };
       },
     },
-    /** DELETE /api/data/delete_playlist: a system playlist stays (403). */
+    /** DELETE /api/data/delete_playlist (and POST, as PinePods' mobile app sends it): a system playlist stays (403). */
     delete_playlist: {
       params: { user_id: id, playlist_id: id },
       response: DetailAnswer,

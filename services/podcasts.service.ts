@@ -16,6 +16,7 @@ import type { ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { automationActions } from "./podcasts.parts/automation.actions";
+import { directoryActions } from "./podcasts.parts/directory.actions";
 import { indexMatchActions } from "./podcasts.parts/index-match.actions";
 import { libraryActions } from "./podcasts.parts/library.actions";
 import { mergeActions } from "./podcasts.parts/merge.actions";
@@ -49,6 +50,7 @@ const PodcastsService: ServiceSchema = {
     ...automationActions,
     ...peopleActions,
     ...recommendationsActions,
+    ...directoryActions,
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */

@@ -15,9 +15,9 @@ import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import { directoryPodcast, directorySearch, storeSearch } from "./search.parts/providers";
 import { channelDetails, searchChannels } from "./search.parts/vidsite";
 
-/** The index values accepted: the neutral words and the spellings real clients send. */
+/** The index values accepted: the neutral words and the spellings real clients send (PinePods' web and mobile clients: podcast_index). */
 const INDEXES: Record<string, SearchProvider> = {
-  directory: "directory", podcastindex: "directory",
+  directory: "directory", podcastindex: "directory", podcast_index: "directory",
   store: "store", itunes: "store",
   vidsite: "vidsite", youtube: "vidsite",
 };
@@ -44,7 +44,7 @@ const SearchService: ServiceSchema = {
         if (!query && !index) return CONNECTION_OK;
         if (!query) throw new BadRequestError("query is required");
         const provider = INDEXES[index || "directory"];
-        if (!provider) throw new BadRequestError("index must be directory, store or vidsite (or podcastindex, itunes, youtube)");
+        if (!provider) throw new BadRequestError("index must be directory, store or vidsite (or podcastindex, podcast_index, itunes, youtube)");
         const kind = search_type || "term";
         if (kind !== "term" && kind !== "person") throw new BadRequestError("search_type must be term or person");
         if (kind === "person" && provider !== "directory") throw new BadRequestError("search_type person is supported by the directory index only");

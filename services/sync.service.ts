@@ -15,6 +15,7 @@ import { TaskWaitMixin } from "../shared/task-wait.mixin";
 import { cloudsyncActions, cloudsyncMethods } from "./sync.parts/cloudsync.actions";
 import { engineMethods } from "./sync.parts/engine";
 import { jobActions, jobMethods } from "./sync.parts/jobs";
+import { ownServerMethods } from "./sync.parts/own-server";
 import { podsyncActions, podsyncMethods } from "./sync.parts/podsync.actions";
 
 /** The lease fields of an account record (sync.parts/model.ts). */
@@ -49,6 +50,7 @@ const SyncService: ServiceSchema = {
   },
   methods: {
     ...podsyncMethods,
+    ...ownServerMethods,
     ...cloudsyncMethods,
     ...engineMethods,
     ...jobMethods,

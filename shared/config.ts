@@ -82,6 +82,10 @@ export const config = {
   keyCacheTtl: int("KEY_CACHE_TTL", 60),
   /** Login keys kept per user; get_key issues a new one each time, the oldest beyond this go. */
   maxLoginKeys: int("MAX_LOGIN_KEYS", 50),
+  /** API keys (create_api_key) a user may hold, and app passwords likewise: one more is refused (409) until one is deleted. */
+  maxUserKeys: int("MAX_USER_KEYS", 100),
+  /** Custom themes a user may hold: one more is refused (409) until one is deleted. */
+  maxCustomThemes: int("MAX_CUSTOM_THEMES", 50),
   /** The gPodder / Nextcloud sync server (routes of auth level "sync"); false answers them 403 for everyone. */
   syncServerEnabled: bool("SYNC_SERVER_ENABLED", true),
   /** Days a sync session (the sessionid cookie a gPodder or Nextcloud login gets) stays valid. */

@@ -4,7 +4,9 @@
  * answers 500 naming the route and the failing path instead of the answer, so the test that made the
  * request fails. The gateway installs it as its route's onAfterCall only when the setting is on: with it
  * off, no code of this file runs per request. The schema comes from the registry's action definition
- * (req.$endpoint.action), so actions on other nodes are checked too; Ajv compiles each schema once.
+ * (req.$endpoint.action), so actions on other nodes are checked too; Ajv compiles each schema once. An
+ * answer too large for one message crosses the transporter in pieces and reaches this check whole
+ * (shared/message-pieces.middleware.ts), so a large answer is held against its schema like any other.
  */
 import type { Context } from "moleculer";
 import { Errors } from "moleculer";

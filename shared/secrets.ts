@@ -4,6 +4,7 @@
  */
 import crypto from "crypto";
 import fs from "fs";
+import type { IncomingHttpHeaders } from "http";
 import path from "path";
 import argon2 from "argon2";
 import { config } from "./config";
@@ -22,6 +23,12 @@ export function sha256Hex(data: string | Buffer): string {
 
 export function hashApiKey(key: string): string {
   return sha256Hex(key);
+}
+
+/** A request's API key: the Api-Key header, else X-Api-Key (PinePods' web client sends that name on its task list). */
+export function requestApiKey(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers["api-key"] ?? headers["x-api-key"];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 const ARGON2_ENCODED = /^\$argon2(id|i|d)\$v=\d+\$[mtp]=\d+(,[mtp]=\d+){2}\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;

@@ -50,6 +50,22 @@ function deserialize(raw: string): any {
   const v = JSON.parse(raw);
   return raw.includes('"$$date"') ? reviveDates(v) : v;
 }
+/** Does the value hold a Date, or anything NeDB's serialize would take for one (an object with getTime)? */
+function holdsDate(v: any): boolean {
+  if (v === null || typeof v !== "object") return false;
+  if (typeof v.getTime === "function") return true;
+  for (const k in v) if (holdsDate(v[k])) return true;
+  return false;
+}
+
+/**
+ * A document as its stored line, exactly as NeDB's serialize writes it. Its replacer, a call per value, only
+ * changes Dates ({"$$date": ms}) and checks keys, which prepare() and modify() have checked already: without
+ * a Date the line is a plain JSON.stringify, about half the CPU of a large upload's serialization.
+ */
+function serializeDoc(doc: Doc): string {
+  return holdsDate(doc) ? serialize(doc) : JSON.stringify(doc);
+}
 type Query = Record<string, any>;
 interface Filters { query?: Query; sort?: string[] | string; offset?: number; limit?: number; search?: string }
 
@@ -57,6 +73,8 @@ interface Filters { query?: Query; sort?: string[] | string; offset?: number; li
 const STATEMENTS = 256;
 /** Bound parameters per statement (SQLite allows 32,766; a $in of more is read in chunks). */
 const PARAMS = 500;
+/** Rows per INSERT statement of a batch: one statement per row took twice the CPU (100,000 episode actions). */
+const INSERT_ROWS = 100;
 
 /**
  * The top-level fields a query tests (through $or and $and too), or null when it tests anything else (a
@@ -148,9 +166,22 @@ function rangeCondition(column: string, field: string, value: Record<string, unk
   const numbers = bounds.every((b) => typeof b === "number" && Number.isFinite(b));
   const strings = bounds.every((b) => typeof b === "string" && ASCII.test(b));
   if (!numbers && !strings) return null;
+  const compare = ops.map((op) => `${column} ${RANGE_OPS[op]} ?`).join(" AND ");
+  if (strings && field !== "_id" && stringsOnly(value)) return { where: `(${compare})`, params: bounds };
   const type = field === "_id" ? `typeof(_id)` : `json_type(doc, ${jsonPath(field)})`;
   const typed = numbers ? `${type} IN ('integer', 'real')` : `${type} = 'text'`;
-  return { where: `(${typed} AND ${ops.map((op) => `${column} ${RANGE_OPS[op]} ?`).join(" AND ")})`, params: bounds };
+  return { where: `(${typed} AND ${compare})`, params: bounds };
+}
+
+/**
+ * Does a range of strings on json_extract's value take strings only, without a json_type test (which parses
+ * every row's JSON again)? json_extract gives numbers (and true, false as 1, 0), which SQLite orders below any
+ * text, so a lower bound refuses them; and an object's or array's JSON text, which begins with "{" or "[",
+ * so an upper bound below "[" refuses those.
+ */
+function stringsOnly(value: Record<string, unknown>): boolean {
+  const upper = value.$lt ?? value.$lte;
+  return (value.$gt ?? value.$gte) !== undefined && typeof upper === "string" && upper < "[";
 }
 
 /** Connections opened in this process (SqliteAdapter.changeMark). */
@@ -272,12 +303,18 @@ export class SqliteAdapter {
     return s;
   }
 
-  /** SQL conditions a document must meet to possibly match `query` (a superset of the matches), with their parameters. */
-  private narrow(query: Query): { where: string; params: unknown[] } | null {
+  /**
+   * SQL conditions a document must meet to possibly match `query` (a superset of the matches), with their
+   * parameters. exact: SQLite decides each part as NeDB's match would (ids, and ranges on an indexed field),
+   * so the rows are the matches.
+   */
+  private narrow(query: Query): { where: string; params: unknown[]; exact: boolean } | null {
     const conds: string[] = [];
     const params: unknown[] = [];
+    let exact = true;
     for (const [field, value] of Object.entries(query)) {
       if (field === "$or" && Array.isArray(value) && value.length) {
+        exact = false;
         const parts = value.map((q) => this.narrow(q));
         // One clause that narrows nothing and the $or narrows nothing.
         if (parts.every((p) => p)) {
@@ -286,7 +323,12 @@ export class SqliteAdapter {
         }
         continue;
       }
-      if (!PLAIN_FIELD.test(field)) continue;
+      // Ids compare in SQLite as NeDB compares them (the column has no type affinity); other equalities may not (true is 1 there).
+      let decided = field === "_id" && byIdOnly({ _id: value });
+      if (!PLAIN_FIELD.test(field)) {
+        exact = false;
+        continue;
+      }
       const column = field === "_id" ? "_id" : `json_extract(doc, ${jsonPath(field)})`;
       // An array field matches a value that one of its elements equals: only indexed (single-valued) fields and _id compare directly.
       const orArray = this.indexed.has(field) ? "" : ` OR json_type(doc, ${jsonPath(field)}) = 'array'`;
@@ -304,8 +346,10 @@ export class SqliteAdapter {
         if (range) {
           conds.push(range.where);
           params.push(...range.params);
+          // rangeCondition keeps to NeDB's order, or declines.
+          decided = true;
         } else if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable)) {
-          if (!value.$in.length) return { where: "0", params: [] };
+          if (!value.$in.length) return { where: "0", params: [], exact: true };
           if (value.$in.length <= PARAMS) {
             conds.push(`(${column} IN (${value.$in.map(() => "?").join(",")})${orArray})`);
             params.push(...value.$in);
@@ -317,8 +361,9 @@ export class SqliteAdapter {
           }
         }
       }
+      exact = exact && decided;
     }
-    return conds.length ? { where: conds.join(" AND "), params } : null;
+    return conds.length ? { where: conds.join(" AND "), params, exact } : null;
   }
 
   /** The stored documents that match `query` (NeDB's match decides), with expired TTL documents removed. */
@@ -330,8 +375,8 @@ export class SqliteAdapter {
     const out: Doc[] = [];
     const expired: unknown[] = [];
     const now = Date.now();
-    // Ids alone are compared by SQLite as NeDB compares them (no type affinity): nothing left to match.
-    const exact = narrowed !== null && byIdOnly(query);
+    // SQLite decided every part of the query as NeDB would (ids, ranges on an index): nothing left to match.
+    const exact = narrowed?.exact === true;
     const test = exact ? query : rangesOnDates(query);
     for (const raw of rows) {
       const doc = deserialize(raw);
@@ -405,8 +450,8 @@ export class SqliteAdapter {
     }
     if (!tested.size) return [...this.projected(fields)];
     const narrowed = this.narrow(query);
-    // Ids alone: SQLite has matched them exactly (as in matching()), and the rows are the answer.
-    if (narrowed && byIdOnly(query)) return [...this.projected(fields, narrowed, true)];
+    // SQLite decided the whole query (as in matching()): the rows are the answer (ids bound them: read at once).
+    if (narrowed?.exact) return [...this.projected(fields, narrowed, byIdOnly(query))];
     // Only the fields asked for and those the query tests are read; NeDB's match on them decides as on the whole document.
     const extra = [...tested].filter((f) => f !== "_id" && !fields.includes(f));
     const out: Doc[] = [];
@@ -463,28 +508,43 @@ export class SqliteAdapter {
     return copy;
   }
 
+  /** Prepared documents in one transaction, INSERT_ROWS a statement. */
   private insertPrepared(docs: Doc[]): void {
-    const ins = this.stmt("INSERT INTO docs (_id, doc) VALUES (?, ?)");
+    const lines = docs.map(serializeDoc);
     try {
       this.db.transaction(() => {
-        for (const d of docs) ins.run(d._id, serialize(d));
+        let i = 0;
+        if (docs.length >= INSERT_ROWS) {
+          const many = this.stmt(`INSERT INTO docs (_id, doc) VALUES ${"(?, ?), ".repeat(INSERT_ROWS - 1)}(?, ?)`);
+          const params: unknown[] = new Array(INSERT_ROWS * 2);
+          for (; i + INSERT_ROWS <= docs.length; i += INSERT_ROWS) {
+            for (let k = 0; k < INSERT_ROWS; k++) {
+              params[2 * k] = docs[i + k]._id;
+              params[2 * k + 1] = lines[i + k];
+            }
+            many.run(params);
+          }
+        }
+        const one = this.stmt("INSERT INTO docs (_id, doc) VALUES (?, ?)");
+        for (; i < docs.length; i++) one.run(docs[i]._id, lines[i]);
       })();
     } catch (err) {
       throw isConstraint(err) ? uniqueViolated(err) : err;
     }
   }
 
+  /** The document as stored (prepare made it a copy of the caller's: nothing else holds it). */
   async insert(doc: Doc): Promise<Doc> {
     const prepared = this.prepare(doc);
     this.insertPrepared([prepared]);
-    return deepCopy(prepared);
+    return prepared;
   }
 
   /** All or none, as NeDB inserts an array. */
   async insertMany(docs: Doc[]): Promise<Doc[]> {
     const prepared = docs.map((d) => this.prepare(d));
     this.insertPrepared(prepared);
-    return prepared.map((d) => deepCopy(d));
+    return prepared;
   }
 
   /**
@@ -513,7 +573,7 @@ export class SqliteAdapter {
     const upd = this.stmt("UPDATE docs SET doc = ? WHERE _id = ?");
     try {
       this.db.transaction(() => {
-        for (const d of written) upd.run(serialize(d), d._id);
+        for (const d of written) upd.run(serializeDoc(d), d._id);
       })();
     } catch (err) {
       throw isConstraint(err) ? uniqueViolated(err) : err;

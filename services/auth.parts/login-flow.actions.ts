@@ -10,7 +10,7 @@
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
-import { NotFoundError, TooManyRequestsError, UnauthorizedError } from "../../shared/errors";
+import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../../shared/errors";
 import { publicOrigin } from "../../shared/client-address";
 import { readCookie, setCookie } from "../../shared/cookies";
 import { decryptSecret, encryptSecret, generateApiKey, hashApiKey } from "../../shared/secrets";
@@ -147,7 +147,14 @@ export const loginFlowActions: ServiceActionsSchema = {
         }
       }
       await this.forgetAttempt(attempt._id);
-      const { key, doc } = await this.issueKey(login.user_id, "app", false, null, { name: flow.app_name });
+      let issued: { key: string; doc: { _id: number } };
+      try {
+        issued = await this.issueKey(login.user_id, "app", false, null, { name: flow.app_name });
+      } catch (err) {
+        if (err instanceof ConflictError) return again(409, `${err.message} (in the web app's settings).`);
+        throw err;
+      }
+      const { key, doc } = issued;
       const granted = { user_id: login.user_id, login_name: username, app_password: encryptSecret(key) };
       // A second tab granting the same flow at the same moment: only one grant is kept, the other key goes.
       if (!(await this.stores.login_flows.updateMany({ _id: flow._id, granted: null }, { $set: { granted, csrf_hash: null } }))) {

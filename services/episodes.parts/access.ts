@@ -193,6 +193,8 @@ export const accessMethods: Record<string, any> = {
       listendate: iso(r.st?.last_listened_at) ?? "",
       downloaded: downloaded.has(r.ep._id),
       is_vidsite: !!r.sub.is_vidsite,
+      // The title again under the name both PinePods clients read (the documents' history item says episodename).
+      episodetitle: r.ep.title,
     };
   },
 };

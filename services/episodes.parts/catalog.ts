@@ -102,6 +102,16 @@ export const catalogActions: Record<string, any> = {
       return { podcast_id: ep.podcast_id };
     },
   },
+  /** GET /api/data/get_podcast_id_from_ep/{episode_id}: PinePods' mobile app sends no user_id; the caller's own episodes. */
+  get_podcast_id_from_ep: {
+    idempotent: true,
+    params: { episode_id: id },
+    response: PodcastOfEpisodeAnswer,
+    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+      const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.meta.user!.id, ctx.params.episode_id);
+      return { podcast_id: ep.podcast_id };
+    },
+  },
   /** GET /api/data/get_episode_id_ep_name: the episode of the user's podcasts with this audio URL (and title, when given); the id alone. */
   get_episode_id_ep_name: {
     idempotent: true,

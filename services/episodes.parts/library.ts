@@ -6,27 +6,30 @@
 import type { Context } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { ListeningSettings } from "../../shared/contracts/users";
-import type { QueueLengthParams } from "../../shared/contracts/queue";
+import type { QueueLengthParams, QueuePositionsResult } from "../../shared/contracts/queue";
 import type { DownloadedCountParams } from "../../shared/contracts/downloads";
 import type { PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import {
-  type EpisodeDoc, type EpisodeStateDoc, id, inIdOrder, iso, type ListenCounterDoc, optionalBool, paging, type Row,
+  type EpisodeDoc, EPISODE_FILTERS, type EpisodeStateDoc, id, inIdOrder, iso, type ListenCounterDoc, optionalBool, paging, type Row,
   cutoffTime, localDay, streakDays, time, visibleQuery,
 } from "./model";
 import { countAfter, newestFirst, type CatalogRow } from "./catalog-index";
 import type { UserStates } from "./state-cache";
-import { EpisodeMetadataAnswer, ExtendedStatsAnswer, HomeOverviewAnswer, QueueItem, SearchDataAnswer, StatsAnswer } from "../../shared/contracts/episodes";
+import { EpisodeMetadataAnswer, ExtendedStatsAnswer, HomeOverviewAnswer, QueueItem, SearchDataAnswer, StatsWithClientNamesAnswer } from "../../shared/contracts/episodes";
+import type { HomeClientEpisode, HomeClientSections } from "../../shared/contracts/episodes";
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+/** search_data's filters: podcasts or episodes alone, or episodes in a listening state (the episode lists' words, and downloaded). */
+const SEARCH_FILTERS = ["podcasts", "episodes", ...Object.keys(EPISODE_FILTERS), "downloaded"];
 /** Recent items and recommendations on the home overview. */
 const HOME_ITEMS = 10;
 /** Podcasts listened to most (else subscribed to last) whose new episodes the home overview recommends. */
 const TOP_PODCASTS = 3;
 
 /** What get_stats, get_extended_stats and home_overview are computed from: one pass over the user's states. */
-interface Listening {
+export interface Listening {
   subs: Map<number, SubscriptionView>;
   settings: ListeningSettings;
   /** Every state of the user by episode (the cache's own map: read only). */
@@ -113,12 +116,13 @@ export const libraryActions: Record<string, any> = {
   get_stats: {
     idempotent: true,
     params: { user_id: id },
-    response: StatsAnswer,
+    response: StatsWithClientNamesAnswer,
     async handler(this: any, ctx: Context<any>) {
       // The user first: an unknown one is a 404 whatever the queue service's state.
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
       const [queued, downloaded]: [number, number] = await Promise.all([this.queueLength(ctx, ctx.params.user_id), this.downloadedCount(ctx, ctx.params.user_id)]);
-      return stats(l, queued, downloaded);
+      const figures = stats(l, queued, downloaded);
+      return { ...figures, ...(await this.statsClientNames(ctx, ctx.params.user_id, l, figures)) };
     },
   },
   /** GET /api/data/get_extended_stats: get_stats plus rates, listening per weekday and hour, per podcast and per day of the last 30. */
@@ -207,7 +211,9 @@ export const libraryActions: Record<string, any> = {
       const recentEps: EpisodeDoc[] = recent.length ? await this.adapter.find({ query: { _id: { $in: recent.map((s) => s.episode_id) } } }) : [];
       const epById = new Map(recentEps.map((e) => [e._id, e]));
       const weekAgo = Date.now() - 7 * DAY_MS;
+      const clients: { episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections } = await this.homeClientSections(ctx, user_id, l, recent);
       return {
+        // Each recent episode by the documents' names, then by the clients'.
         recent_episodes: recent.filter((s) => epById.has(s.episode_id)).map((s) => {
           const e = epById.get(s.episode_id)!;
           return {
@@ -217,6 +223,7 @@ export const libraryActions: Record<string, any> = {
             episode_artwork: e.artwork ?? l.subs.get(e.podcast_id)?.artwork_url ?? null,
             listen_progress: s.completed ? 100 : percent(Math.min(s.listen_duration ?? 0, e.duration), e.duration),
             last_listened: iso(s.last_listened_at),
+            ...clients.episodes.get(e._id),
           };
         }),
         quick_stats: {
@@ -230,20 +237,23 @@ export const libraryActions: Record<string, any> = {
           podcast_name: l.subs.get(e.podcast_id)?.title ?? null,
           reason: favourites.length ? "New from one of your most listened podcasts" : "New from a podcast you subscribed to recently",
         })),
+        ...clients.sections,
       };
     },
   },
   /**
    * POST /api/data/search_data: podcasts (title, author, description) and episodes (title, description)
    * of the caller's subscriptions, optionally only of podcasts in `categories`; podcasts first, then
-   * episodes newest first; total before paging.
+   * episodes newest first; total before paging. filter: podcasts or episodes alone, or episodes in a
+   * listening state (the words of the episode lists, and downloaded), as PinePods' web client asks.
+   * Each entry carries the documents' fields and the names both PinePods clients read an entry by.
    */
   search_data: {
     params: {
       user_id: id,
       search_term: { type: "string", trim: true, max: 200 },
       categories: { type: "array", items: { type: "string", max: 200 }, max: 100, optional: true },
-      filter: { type: "enum", values: ["all", "podcasts", "episodes"], optional: true },
+      filter: { type: "enum", values: SEARCH_FILTERS, optional: true },
       ...paging,
     },
     response: SearchDataAnswer,
@@ -251,49 +261,67 @@ export const libraryActions: Record<string, any> = {
       const p = ctx.params;
       const offset = p.offset ?? 0;
       const limit = p.limit ?? 50;
+      // A listening state belongs to episodes: such a filter leaves the podcasts out.
+      const stateFilter: string | null = ["all", "podcasts", "episodes", undefined].includes(p.filter) ? null : p.filter;
       const [found, subs]: [PodcastSearchResult, Map<number, SubscriptionView>] = await Promise.all([
         ctx.call<PodcastSearchResult, object>("podcasts.search_podcasts", { user_id: p.user_id, search_term: p.search_term, categories: p.categories }),
         this.subscriptionsOf(ctx, p.user_id),
       ]);
-      const podcasts = p.filter === "episodes" ? [] : found.podcasts.map((h) => ({ type: "podcast", ...h }));
+      const podcasts = p.filter === "episodes" || stateFilter ? [] : found.podcasts;
       if (p.filter === "podcasts") return { data: podcasts.slice(offset, offset + limit), total: podcasts.length };
       const scope = found.podcast_ids.map((pid) => subs.get(pid)).filter((s): s is SubscriptionView => !!s);
       const skip = Math.max(0, offset - podcasts.length);
       const take = Math.max(0, offset + limit - Math.max(offset, podcasts.length));
       // The matches of every podcast (newest first, from the catalogue; see searchCatalog), cut to what
-      // each subscriber sees; each podcast's first skip + take hits are enough to cut the page from their merge.
+      // each subscriber sees; each podcast's first skip + take hits are enough to cut the page from their
+      // merge, unless a state filter drops some (then all of them are tested).
       const matches: Map<number, CatalogRow[]> | null = p.search_term ? await this.searchCatalog(p.search_term) : null;
       let count = 0;
-      const hits: CatalogRow[] = [];
+      let hits: CatalogRow[] = [];
       for (const sub of scope) {
         const cutoff = cutoffTime(sub.feed_cutoff_days);
         const rows: readonly CatalogRow[] = matches ? matches.get(sub.podcast_id) ?? [] : this.catalog.podcast(sub.podcast_id);
         const seen = cutoff === null ? rows.length : countAfter(rows, cutoff);
         count += seen;
-        for (let i = 0; i < Math.min(seen, skip + take); i++) hits.push(rows[i]);
+        for (let i = 0; i < (stateFilter ? seen : Math.min(seen, skip + take)); i++) hits.push(rows[i]);
+      }
+      if (stateFilter) {
+        hits = await this.inListeningState(ctx, p.user_id, stateFilter, hits, subs);
+        count = hits.length;
       }
       hits.sort(newestFirst);
       const ids = hits.slice(skip, skip + take).map((e) => e._id);
-      const [docs, states, downloaded]: [EpisodeDoc[], Map<number, EpisodeStateDoc>, Set<number>] = await Promise.all([
-        this.findByIds(this.adapter, ids), this.statesOf(p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids),
+      const [docs, states, queue, downloaded]: [EpisodeDoc[], Map<number, EpisodeStateDoc>, QueuePositionsResult, Set<number>] = await Promise.all([
+        this.findByIds(this.adapter, ids), this.statesOf(p.user_id, ids), this.queueOf(ctx, p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids),
       ]);
       const items = inIdOrder(ids, docs).map((e) => {
         const sub = subs.get(e.podcast_id)!;
         const st = states.get(e._id);
+        const item = this.episodeItem(e, sub, st);
         return {
           type: "episode",
           episode_id: e._id,
           podcast_id: e.podcast_id,
           episode_title: e.title,
           podcast_name: sub.title,
-          description: e.description,
+          description: item.episodedescription,
           artwork_url: e.artwork ?? sub.artwork_url,
-          pub_date: iso(e.pub_date),
-          duration: e.duration,
-          listen_duration: Math.floor(st?.listen_duration ?? 0),
-          completed: !!st?.completed,
-          saved: !!st?.saved,
+          // The clients' names (not episodedescription: the web client reads description as it).
+          episodeid: item.episodeid,
+          podcastid: item.podcastid,
+          podcastname: item.podcastname,
+          episodetitle: item.episodetitle,
+          artworkurl: sub.artwork_url ?? "",
+          episodeartwork: item.episodeartwork,
+          episodeurl: item.episodeurl,
+          episodepubdate: item.episodepubdate,
+          episodeduration: item.episodeduration,
+          listenduration: item.listenduration ?? 0,
+          completed: item.completed,
+          saved: item.saved,
+          queued: !!queue[e._id],
           downloaded: downloaded.has(e._id),
+          is_vidsite: item.is_vidsite,
         };
       });
       return { data: [...podcasts.slice(offset, offset + limit), ...items], total: podcasts.length + count };
@@ -310,16 +338,18 @@ export const libraryActions: Record<string, any> = {
         this.access(ctx, user_id, ep.podcast_id), this.statesOf(user_id, [ep._id]), this.queueOf(ctx, user_id, [ep._id]), this.downloadedOf(ctx, user_id, [ep._id]),
       ]);
       const row: Row = { ep, sub, st: states.get(ep._id) };
-      const item: QueueItem = this.queueItem(row, queue[ep._id], downloaded);
+      // One field per fact: the web client's Episode takes is_saved as an alias of saved (both would be serde's
+      // duplicate field), and the mobile app reads is_saved; explicit as 0/1, the web client's integer.
+      const { saved, queued, downloaded: isDownloaded, ...item }: QueueItem = this.queueItem(row, queue[ep._id], downloaded);
       return {
         episode: {
           ...item,
-          is_saved: item.saved,
-          is_queued: item.queued,
-          is_downloaded: item.downloaded,
+          is_saved: saved,
+          is_queued: queued,
+          is_downloaded: isDownloaded,
           episodelink: ep.link,
           episodeauthor: ep.author,
-          explicit: ep.explicit,
+          explicit: ep.explicit ? 1 : 0,
           season: ep.season,
           episode_number: ep.episode,
           episode_type: ep.episode_type,
@@ -353,6 +383,16 @@ export const libraryMethods: Record<string, any> = {
   /** How many episodes the user has queued (the queue service's count of its items the user still sees). */
   queueLength(this: any, ctx: Context<any>, user_id: number): Promise<number> {
     return ctx.call<number, QueueLengthParams>("queue.visible_length", { user_id });
+  },
+  /** Of these catalogue rows, those in a listening state (an EPISODE_FILTERS word, or downloaded): one call whatever the count. */
+  async inListeningState(this: any, ctx: Context<any>, user_id: number, filter: string, rows: CatalogRow[], subs: Map<number, SubscriptionView>): Promise<CatalogRow[]> {
+    if (!rows.length) return rows;
+    if (filter === "downloaded") {
+      const have: Set<number> = await this.downloadedOf(ctx, user_id, rows.map((r) => r._id));
+      return rows.filter((r) => have.has(r._id));
+    }
+    const { byEpisode }: UserStates = await this.userStates(user_id);
+    return rows.filter((ep) => EPISODE_FILTERS[filter]({ ep, sub: subs.get(ep.podcast_id)!, st: byEpisode.get(ep._id) }));
   },
   /** The user's subscriptions, settings, counters and every state, with the figures derived from them. */
   async listening(this: any, ctx: Context<any>, user_id: number): Promise<Listening> {

@@ -44,8 +44,9 @@ export const syncActions: ServiceActionsSchema = {
     },
   },
   /**
-   * Positions the user set after `since` (ISO) in these feeds: what a sync uploads as play actions. With
-   * episode_ids, the states of those episodes (just changed: their time is now when none was recorded).
+   * Positions the user set after `since` (ISO) in these feeds, with each episode's guid when it has one:
+   * what a sync uploads as play actions. With episode_ids, the states of those episodes (just changed:
+   * their time is now when none was recorded).
    */
   sync_states: {
     visibility: "public",
@@ -57,13 +58,13 @@ export const syncActions: ServiceActionsSchema = {
         ? (await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`))).filter((s: any) => urls.has(s.podcast_id))
         : await this.stores.episode_states.find({ query: { user_id, podcast_id: { $in: [...urls.keys()] }, last_listened_at: ctx.params.since ? { $gt: ctx.params.since } : { $ne: null } } });
       if (!states.length) return [];
-      const eps = new Map<number, any>((await this.findByIds(this.adapter, states.map((s: any) => s.episode_id), ["enclosure_url", "duration"])).map((e: any) => [e._id, e]));
+      const eps = new Map<number, any>((await this.findByIds(this.adapter, states.map((s: any) => s.episode_id), ["enclosure_url", "duration", "guid"])).map((e: any) => [e._id, e]));
       const now = new Date().toISOString();
       return states
         .filter((s: any) => eps.get(s.episode_id)?.enclosure_url)
         .map((s: any) => {
           const e = eps.get(s.episode_id);
-          return { podcast_url: urls.get(s.podcast_id)!, episode_url: e.enclosure_url, position: Math.round(s.listen_duration), total: e.duration, completed: !!s.completed, timestamp: (episode_ids ? now : iso(s.last_listened_at))! };
+          return { podcast_url: urls.get(s.podcast_id)!, episode_url: e.enclosure_url, position: Math.round(s.listen_duration), total: e.duration, completed: !!s.completed, timestamp: (episode_ids ? now : iso(s.last_listened_at))!, ...(e.guid ? { guid: e.guid } : {}) };
         });
     },
   },

@@ -6,7 +6,7 @@
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError } from "../../shared/errors";
-import { EmptyAnswer, GpodderDevicesAnswer, SyncDevicesAnswer, type GpodderDevice } from "../../shared/contracts/gpodder";
+import { EmptyAnswer, GpodderDevicesAnswer, SyncDevicesAnswer, type GpodderDevice, type OwnSyncDevice } from "../../shared/contracts/gpodder";
 import { checkDeviceId, deviceKey, DeviceDoc, deviceTypes } from "./model";
 
 const username = { type: "string", max: 200 };
@@ -20,11 +20,7 @@ export const deviceActions: ServiceActionsSchema = {
     response: GpodderDevicesAnswer,
     async handler(this: any, ctx: Context<any>): Promise<GpodderDevice[]> {
       const user_id: number = await this.caller(ctx);
-      const [devices, subscriptions]: [DeviceDoc[], number] = await Promise.all([
-        this.stores.gpodder_devices.find({ query: { user_id }, sort: ["created_at"] }),
-        this.stores.gpodder_feeds.count({ query: { user_id, subscribed: true } }),
-      ]);
-      return devices.map((d) => ({ id: d.device_id, caption: d.caption, type: d.type, subscriptions }));
+      return (await this.ownDevices(user_id)).map(({ is_default: _default, ...d }: OwnSyncDevice) => d);
     },
   },
   /** POST /api/2/devices/{username}/{deviceid}.json: creates the device, or changes only the keys given. Answers 200 with no body. */
@@ -37,10 +33,7 @@ export const deviceActions: ServiceActionsSchema = {
       const set: Partial<DeviceDoc> = {};
       if (ctx.params.caption !== undefined) set.caption = ctx.params.caption;
       if (ctx.params.type !== undefined) set.type = ctx.params.type;
-      await this.serial(user_id, async () => {
-        await this.ensureDevices(user_id, [device_id]);
-        if (Object.keys(set).length) await this.stores.gpodder_devices.updateMany({ _id: deviceKey(user_id, device_id) }, { $set: set });
-      });
+      await this.saveDevice(user_id, device_id, set);
       return null;
     },
   },
@@ -104,6 +97,13 @@ export const deviceMethods: ServiceMethods = {
     const fresh: DeviceDoc[] = wanted.filter((d) => !have.has(d)).map((device_id) => ({ _id: deviceKey(user_id, device_id), user_id, device_id, caption: "", type: "other", group: null, created_at: new Date() }));
     // A refused device is one another process stored under the same key: kept as it is.
     await this.insertEach(this.stores.gpodder_devices, fresh, async () => null);
+  },
+  /** Creates the device unless it exists, then sets these of its fields (after the user's earlier writes here). */
+  saveDevice(this: any, user_id: number, device_id: string, set: Partial<Pick<DeviceDoc, "caption" | "type">>): Promise<void> {
+    return this.serial(user_id, async () => {
+      await this.ensureDevices(user_id, [device_id]);
+      if (Object.keys(set).length) await this.stores.gpodder_devices.updateMany({ _id: deviceKey(user_id, device_id) }, { $set: set });
+    });
   },
   /** 404 unless the device exists (what the API answers for another device's list). */
   async existingDevice(this: any, user_id: number, device_id: string): Promise<DeviceDoc | null> {

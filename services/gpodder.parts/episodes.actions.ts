@@ -7,7 +7,7 @@ import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import type { SyncNewEpisode } from "../../shared/contracts/episodes";
 import { DeviceUpdatesAnswer, EpisodeActionsAnswer, NEXTCLOUD_DEVICE, NextcloudEpisodeActionsAnswer, NextcloudUploadAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
 import type { SyncFeed, SyncPodcast } from "../../shared/contracts/podcasts";
-import { ActionDoc, checkDeviceId, FeedDoc, gpodderAction, newestPerEpisode, nextcloudAction, normaliseActions, rkey, rkeyRange, sanitizeUrl, sinceOf } from "./model";
+import { ActionDoc, checkDeviceId, FeedDoc, gpodderAction, newestPerEpisode, nextcloudAction, normaliseActions, podcastObject, rkey, rkeyRange, sanitizeUrl, sinceOf } from "./model";
 
 const username = { type: "string", max: 200 };
 const since = { type: "any", optional: true };
@@ -112,12 +112,8 @@ export const episodeActions: ServiceActionsSchema = {
 
 /** A podcast as GET /api/2/updates' add lists it: the catalogue's data, or blanks for a feed not subscribed here yet (not_applied says why). */
 function podcastData(url: string, p: SyncPodcast | undefined) {
-  return {
-    url, title: p?.title ?? "", description: p?.description ?? "", website: p?.website ?? "", logo_url: p?.logo_url ?? null,
-    subscribers: p?.subscribers ?? 0,
-    // No history of counts is kept here: last week's is today's (gPodder's client library requires the key).
-    subscribers_last_week: p?.subscribers ?? 0, mygpo_link: "",
-  };
+  // No history of counts is kept here: last week's is today's (gPodder's client library requires the key).
+  return { ...podcastObject(url, p), subscribers_last_week: p?.subscribers ?? 0 };
 }
 
 export const episodeMethods: ServiceMethods = {

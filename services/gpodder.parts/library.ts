@@ -23,10 +23,21 @@ const STATE_BATCH = 20_000;
 /** The longest pause between two tries of a feed. */
 const MAX_RETRY_MS = 24 * 3600 * 1000;
 
-/** An action of this server's device: the feed URL as podcast, the enclosure URL as episode; a completed episode is played to its end. */
+/**
+ * A position or completion here as a play action of this server's device: the feed URL as podcast, the
+ * enclosure URL as episode, with the episode's guid (apps match by it when the URL changed). gPodder's
+ * documentation sends started and total only together with position, and AntennaPod applies a play only
+ * with started >= 0, position > 0 and total > 0: started is 0 and total the episode's duration, and a
+ * completed episode is played to its end, position = total (the position reached stands for the duration
+ * when that is unknown). A position of an episode of unknown duration goes alone.
+ */
 function serverPlay(s: SyncEpisodeState): Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey"> {
-  const position = s.completed && s.total > 0 ? s.total : s.position;
-  return { podcast: s.podcast_url, episode: s.episode_url, guid: null, device: SERVER_DEVICE, here: true, action: "play", timestamp: s.timestamp.slice(0, 19), started: 0, position, total: s.total > 0 ? s.total : null };
+  const total = s.total > 0 ? s.total : s.completed && s.position > 0 ? s.position : null;
+  const position = s.completed && total !== null ? total : s.position;
+  return {
+    podcast: s.podcast_url, episode: s.episode_url, guid: s.guid || null, device: SERVER_DEVICE, here: true, action: "play", timestamp: s.timestamp.slice(0, 19),
+    started: total === null ? null : 0, position, total,
+  };
 }
 
 export const libraryEvents: ServiceEvents = {
@@ -61,16 +72,19 @@ export const libraryMethods: ServiceMethods = {
     const states: SyncEpisodeState[] = feeds.length ? await this.broker.call("episodes.sync_states", { user_id, feeds }) : [];
     if (states.length) await this.storeActions(user_id, states.map(serverPlay), false);
   },
-  /** Applies what devices sent, in the background; a call while it runs makes it run once more. */
-  applySoon(this: any, user_id: number): void {
+  /**
+   * Applies what devices sent, in the background; a call while it runs makes it run once more. The promise
+   * (never rejected) settles when the run that includes this call's changes has ended.
+   */
+  applySoon(this: any, user_id: number): Promise<void> {
     const running = this.applying.get(user_id);
     if (running) {
       running.rerun = true;
-      return;
+      return running.done;
     }
-    const state = { rerun: true };
+    const state = { rerun: true, done: Promise.resolve() };
     this.applying.set(user_id, state);
-    (async () => {
+    state.done = (async () => {
       while (state.rerun) {
         state.rerun = false;
         await this.applyFeeds(user_id);
@@ -79,6 +93,7 @@ export const libraryMethods: ServiceMethods = {
     })()
       .catch((err: any) => this.logger.warn("applying synced changes failed; retried later", { user_id, reason: err?.message }))
       .finally(() => this.applying.delete(user_id));
+    return state.done;
   },
   /** The retry round: users with feeds due for another try, or with actions not applied yet. */
   async applyDue(this: any): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { BadRequestError } from "../../shared/errors";
 import { DEVICE_TYPES, type DeviceType, type GpodderEpisodeAction, type LibraryState, type NextcloudEpisodeAction } from "../../shared/contracts/gpodder";
+import type { SyncPodcast } from "../../shared/contracts/podcasts";
 
 /**
  * One per user: the clock (the `since` / `timestamp` values: every record up to it is stored), the last
@@ -17,6 +18,8 @@ export interface UserDoc {
   issued: number;
   applied_seq: number;
   is_admin: boolean;
+  /** The device PinePods' web client shows as the default (services/gpodder.parts/web.actions.ts); absent: the oldest. */
+  default_device?: string | null;
   /** The write holding the user's write lease (gpodder.service.ts), and until when; absent on records from before it. */
   write_holder?: string | null;
   write_until?: Date;
@@ -108,12 +111,31 @@ export function sinceOf(value: unknown): number {
 const FEED_SCHEMES = /^(?:feed|itpc|pcast|podcast|itms|itms-pcast):(?:\/\/)?/i;
 
 /**
+ * Feed URLs sanitized lately, as sent: devices name the same feeds in every upload (a history each one
+ * thousands of times), and URL parsing was a third of checking an upload of episode actions.
+ */
+const sanitizedUrls = new Map<string, string | null>();
+const SANITIZED_KEPT = 4096;
+/** Longer URLs are sanitized every time: the cache stays a few MB at most. */
+const SANITIZED_URL_MAX = 1024;
+
+/**
  * A feed URL sanitized as the gPodder API describes (update_urls): surrounding white space gone, podcast
  * app schemes made http, a missing scheme made http, scheme and host in lower case, the fragment gone; the
  * rest as sent. null: not an http(s) URL.
  */
 export function sanitizeUrl(raw: unknown): string | null {
   if (typeof raw !== "string") return null;
+  if (raw.length > SANITIZED_URL_MAX) return sanitize(raw);
+  let url = sanitizedUrls.get(raw);
+  if (url === undefined) {
+    if (sanitizedUrls.size >= SANITIZED_KEPT) sanitizedUrls.clear();
+    sanitizedUrls.set(raw, (url = sanitize(raw)));
+  }
+  return url;
+}
+
+function sanitize(raw: string): string | null {
   let url = raw.trim();
   if (FEED_SCHEMES.test(url)) {
     url = url.replace(FEED_SCHEMES, "");
@@ -165,9 +187,26 @@ export function sanitizeChanges(addIn: unknown, removeIn: unknown): { add: strin
   return { add, remove, update_urls };
 }
 
+/** A timestamp already as the API writes it: YYYY-MM-DDTHH:MM:SS (UTC). */
+const CANONICAL_TIME = /^(\d{4})-(\d\d)-(\d\d)T([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/;
+
+/** Is this canonical timestamp a real date? (Date would roll 2023-02-29 over into March.) */
+function realDay(year: string, month: string, day: string): boolean {
+  const m = Number(month);
+  const d = Number(day);
+  if (m < 1 || m > 12 || d < 1) return false;
+  if (d <= 28) return true;
+  return d <= new Date(Date.UTC(2000, m, 0)).getUTCDate() && !(m === 2 && d === 29 && !leapYear(Number(year)));
+}
+
+const leapYear = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+
 /** A timestamp as devices send it (ISO 8601, UTC when it names no zone), as the API writes it back; null when unreadable. */
 export function apiTimestamp(value: unknown): string | null {
   if (typeof value === "number" && Number.isFinite(value)) return new Date(value * 1000).toISOString().slice(0, 19);
+  // Most devices send the API's own form: it is its own answer (a history of 100,000 plays skips 100,000 Dates).
+  const canonical = typeof value === "string" ? CANONICAL_TIME.exec(value) : null;
+  if (canonical && realDay(canonical[1], canonical[2], canonical[3])) return value as string;
   if (typeof value !== "string" || !/^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?/.test(value)) return null;
   const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(value) ? value : `${value}Z`;
   const at = new Date(zoned.replace(" ", "T"));
@@ -190,15 +229,12 @@ export function normaliseActions(body: unknown, defaultDevice: string | null, no
   if (!Array.isArray(body)) throw new BadRequestError("Send a JSON list of episode actions");
   if (body.length > MAX_ITEMS) throw new BadRequestError(`At most ${MAX_ITEMS} episode actions per request`);
   const rewritten = new Map<string, string>();
-  // A history names each feed thousands of times: each URL is sanitized once (null: refused).
-  const sanitized = new Map<string, string | null>();
   const fallbackTime = now.toISOString().slice(0, 19);
   const actions = body.map((a: any, i: number) => {
     if (!a || typeof a !== "object" || Array.isArray(a)) throw new BadRequestError(`actions[${i}] must be an object`);
     if (typeof a.podcast !== "string" || !a.podcast) throw new BadRequestError(`actions[${i}].podcast is required`);
     if (typeof a.episode !== "string" || !a.episode || a.episode.length > MAX_URL) throw new BadRequestError(`actions[${i}].episode is required`);
-    if (!sanitized.has(a.podcast)) sanitized.set(a.podcast, sanitizeUrl(a.podcast));
-    const podcast = sanitized.get(a.podcast) ?? null;
+    const podcast = sanitizeUrl(a.podcast);
     if (podcast === null) throw new BadRequestError(`actions[${i}].podcast is not an http(s) feed URL`);
     if (podcast !== a.podcast) rewritten.set(a.podcast, podcast);
     const action = typeof a.action === "string" ? a.action.toLowerCase() : "";
@@ -248,4 +284,12 @@ export function newestPerEpisode(actions: ActionDoc[]): ActionDoc[] {
     if (!seen || seen.timestamp < a.timestamp || (seen.timestamp === a.timestamp && seen._id < a._id)) newest.set(key, a);
   }
   return [...newest.values()].sort((x, y) => x._id - y._id);
+}
+
+/**
+ * The keys gpodder.net's API gives every podcast (the simple API's json and GET /api/2/updates' add add
+ * their own): the catalogue's data here (p: podcasts.sync_podcasts), blanks for a feed not subscribed here yet.
+ */
+export function podcastObject(url: string, p: SyncPodcast | undefined) {
+  return { url, title: p?.title ?? "", description: p?.description ?? "", website: p?.website ?? "", logo_url: p?.logo_url ?? null, subscribers: p?.subscribers ?? 0, mygpo_link: "" };
 }

@@ -6,9 +6,10 @@
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError, NotFoundError } from "../../shared/errors";
-import { EmptyAnswer, NEXTCLOUD_DEVICE, NextcloudUploadAnswer, SimpleSubscriptionsAnswer, SubscriptionChangesAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
+import { EmptyAnswer, NEXTCLOUD_DEVICE, NextcloudUploadAnswer, SimpleAllSubscriptionsAnswer, SimplePodcast, SimpleSubscriptionsAnswer, SubscriptionChangesAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
+import type { SyncPodcast } from "../../shared/contracts/podcasts";
 import { buildOpml, parseOpml } from "../../shared/opml";
-import { checkDeviceId, FeedDoc, feedKey, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
+import { checkDeviceId, FeedDoc, feedKey, podcastObject, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
 
 const username = { type: "string", max: 200 };
 const deviceid = { type: "string", max: 200 };
@@ -22,10 +23,10 @@ const CONTENT_TYPES: Record<string, string> = {
   txt: "text/plain; charset=utf-8",
 };
 
-/** The simple API's answer of a list of feed URLs in one of its formats. */
-function simpleList(ctx: Context<any, any>, urls: string[], fmt: string): SimpleSubscriptionsAnswer {
+/** The simple API's answer of a list of feeds in one of its formats: json as `json` makes it, opml and txt of the feed URLs. */
+async function simpleList<T>(ctx: Context<any, any>, urls: string[], fmt: string, json: () => T | Promise<T>): Promise<T | string> {
   ctx.meta.$responseType = CONTENT_TYPES[fmt];
-  if (fmt === "json") return urls;
+  if (fmt === "json") return json();
   if (fmt === "txt") return urls.map((u) => `${u}\n`).join("");
   return buildOpml("Subscriptions", urls.map((url) => ({ title: url, feed_url: url, website_url: null })));
 }
@@ -71,14 +72,25 @@ export const subscriptionActions: ServiceActionsSchema = {
       return { timestamp, update_urls };
     },
   },
-  /** GET /subscriptions/{username}.{format}: every feed of the user. */
+  /**
+   * GET /subscriptions/{username}.{format}: every feed of the user; in json gpodder.net's podcast objects
+   * (its Get All Subscriptions), with what this server's catalogue knows of each feed (one podcasts call).
+   */
   simple_subscriptions: {
     idempotent: true,
     params: { username, format },
-    response: SimpleSubscriptionsAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SimpleSubscriptionsAnswer> {
+    response: SimpleAllSubscriptionsAnswer,
+    async handler(this: any, ctx: Context<any>): Promise<SimpleAllSubscriptionsAnswer> {
       const user_id: number = await this.caller(ctx);
-      return simpleList(ctx, await this.subscribedUrls(user_id), ctx.params.format);
+      const urls: string[] = await this.subscribedUrls(user_id);
+      return simpleList(ctx, urls, ctx.params.format, async () => {
+        const known: SyncPodcast[] = urls.length ? await ctx.call("podcasts.sync_podcasts", { user_id, feed_urls: urls }) : [];
+        const byUrl = new Map(known.map((p) => [p.feed_url, p]));
+        return urls.map((url): SimplePodcast => {
+          const p = byUrl.get(url);
+          return { ...podcastObject(url, p), author: p?.author ?? "", scaled_logo_url: p?.logo_url ?? null };
+        });
+      });
     },
   },
   /** GET /subscriptions/{username}/{deviceid}.{format}: the device's feeds; 404 for a device that does not exist. */
@@ -89,7 +101,8 @@ export const subscriptionActions: ServiceActionsSchema = {
     async handler(this: any, ctx: Context<any>): Promise<SimpleSubscriptionsAnswer> {
       const user_id: number = await this.caller(ctx);
       if (!(await this.existingDevice(user_id, checkDeviceId(ctx.params.deviceid)))) throw new NotFoundError("No such device");
-      return simpleList(ctx, await this.subscribedUrls(user_id), ctx.params.format);
+      const urls: string[] = await this.subscribedUrls(user_id);
+      return simpleList(ctx, urls, ctx.params.format, () => urls);
     },
   },
   /** PUT /subscriptions/{username}/{deviceid}.{format}: the device's whole list, replacing it (feeds left out are removed). Answers 200 with no body. */
@@ -136,13 +149,18 @@ export const subscriptionActions: ServiceActionsSchema = {
 };
 
 export const subscriptionMethods: ServiceMethods = {
-  /** The feeds added and removed after `since` (on a first sync, since 0, only what is subscribed), and the clock to ask from next. */
+  /**
+   * The feeds changed after `since`, each by its last change (one record per feed: a feed removed and
+   * added again is in add only, one added and removed again in remove only), and the clock to ask from
+   * next. Since 0 that is every feed ever named, removed ones too: a device that lost its sync state
+   * learns what to drop. One range read of the rkey index.
+   */
   async changesSince(this: any, user_id: number, since: number): Promise<SubscriptionChangesAnswer> {
     const timestamp: number = await this.clockOf(user_id);
     const changed: FeedDoc[] = since >= timestamp ? [] : await this.findFields(this.stores.gpodder_feeds, rkeyRange(user_id, since, timestamp), ["url", "subscribed"]);
     return {
       add: changed.filter((f) => f.subscribed).map((f) => f.url),
-      remove: since === 0 ? [] : changed.filter((f) => !f.subscribed).map((f) => f.url),
+      remove: changed.filter((f) => !f.subscribed).map((f) => f.url),
       timestamp,
     };
   },

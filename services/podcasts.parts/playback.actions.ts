@@ -7,7 +7,7 @@
 import type { Context, ServiceActionsSchema } from "moleculer";
 import type { PlaybackSettings, PodcastSearchHit, PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { ListeningSettings } from "../../shared/contracts/users";
-import { id, type PodcastDoc, type SubscriptionDoc } from "./model";
+import { categoryMap, id, type PodcastDoc, shown, type SubscriptionDoc } from "./model";
 import { AutoPlayNextStatusAnswer, ClearSpeedAnswer, FavoriteStatusAnswer, PlayEpisodeDetailsAnswer } from "../../shared/contracts/podcasts";
 import type { TSchema } from "../../shared/contracts/answers";
 
@@ -94,11 +94,15 @@ export const playbackActions: ServiceActionsSchema = {
       const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(ctx.params.user_id);
       const wanted = ctx.params.categories?.map((c: string) => c.toLowerCase());
       const needle = ctx.params.search_term.toLowerCase();
-      const items = rows.map(({ pod, sub }) => this.podItem(pod, sub)).filter((item: any) => !wanted || item.categories.some((c: string) => wanted.includes(c.toLowerCase())));
+      const items = rows.map(({ pod, sub }) => ({ pod, v: shown(pod, sub) })).filter(({ v }) => !wanted || v.categories.some((c: string) => wanted.includes(c.toLowerCase())));
       const hits: PodcastSearchHit[] = items
-        .filter((item: any) => [item.title, item.author, item.description].some((f) => f?.toLowerCase().includes(needle)))
-        .map((item: any) => ({ podcast_id: item.podcast_id, podcast_name: item.title, author: item.author, description: item.description, artwork_url: item.artwork_url, categories: item.categories }));
-      return { podcasts: hits, podcast_ids: items.map((item: any) => item.podcast_id) };
+        .filter(({ v }) => [v.title, v.author, v.description].some((f) => f?.toLowerCase().includes(needle)))
+        .map(({ pod, v }) => ({
+          type: "podcast", podcast_id: pod._id, podcast_name: v.title, author: v.author ?? "", description: v.description ?? "", artwork_url: v.artwork_url,
+          categories: categoryMap(v.categories), podcastid: pod._id, podcastname: v.title, artworkurl: v.artwork_url ?? "", feedurl: pod.feed_url,
+          websiteurl: v.website_url ?? "", explicit: pod.explicit ? 1 : 0, episodecount: pod.episode_count,
+        }));
+      return { podcasts: hits, podcast_ids: items.map(({ pod }) => pod._id) };
     },
   },
 };

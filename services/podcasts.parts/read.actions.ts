@@ -71,7 +71,7 @@ export const readActions: ServiceActionsSchema = {
       return { exists: !!(await this.findByName(ctx.params.user_id, ctx.params.podcast_name, ctx.params.podcast_url)) };
     },
   },
-  /** GET /api/data/get_podcast_id: the id travels in a field named episodes (as clients expect). */
+  /** GET /api/data/get_podcast_id: the id travels in a field named episodes (the documents), and as podcast_id (PinePods' clients). */
   get_podcast_id: {
     idempotent: true,
     params: { user_id: id, podcast_feed: text(4000, false), podcast_title: text(1000, false) },
@@ -79,7 +79,7 @@ export const readActions: ServiceActionsSchema = {
     async handler(this: any, ctx: Context<any>) {
       const found = await this.findByName(ctx.params.user_id, ctx.params.podcast_title, ctx.params.podcast_feed);
       if (!found) throw new NotFoundError("Podcast not found in your subscriptions");
-      return { episodes: found.pod._id };
+      return { episodes: found.pod._id, podcast_id: found.pod._id };
     },
   },
   /** GET /api/data/get_podcast_details */
@@ -113,6 +113,14 @@ export const readActions: ServiceActionsSchema = {
           use_podcast_covers: sub?.use_podcast_covers ?? null,
         },
         recent_episodes,
+        details: {
+          ...dynamicDetails({
+            podcastid: pod._id, podcastname: s.title, feedurl: pod.feed_url, description: s.description, author: s.author,
+            artworkurl: s.artwork_url, explicit: pod.explicit, episodecount: pod.episode_count, categories: s.categories,
+            websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? 0, is_vidsite: isVidsiteFeed(pod.feed_url),
+          }),
+          userid: ctx.params.user_id,
+        },
       };
     },
   },
@@ -253,7 +261,7 @@ export const readMethods: ServiceMethods = {
       website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url), categories: v.categories,
     };
   },
-  /** A return_pods item (spec: "Podcast records as returned"). */
+  /** A return_pods item (spec: "Podcast records as returned"), then the same facts by PinePods' clients' names. */
   podItem(p: PodcastDoc, s: SubscriptionDoc) {
     const v = shown(p, s);
     return {
@@ -269,6 +277,15 @@ export const readMethods: ServiceMethods = {
       episode_count: p.episode_count,
       subscribed_date: iso(s.subscribed_date),
       is_vidsite: isVidsiteFeed(p.feed_url),
+      podcastid: p._id,
+      podcastname: v.title,
+      artworkurl: v.artwork_url,
+      feedurl: p.feed_url,
+      websiteurl: v.website_url,
+      episodecount: p.episode_count,
+      explicit: !!p.explicit,
+      podcastindexid: v.podcast_index_id ?? 0,
+      is_favorite: !!s.is_favorite,
     };
   },
 };

@@ -67,7 +67,7 @@ export const syncActions: ServiceActionsSchema = {
       const own = new Map(subs.filter((sub) => sub.user_id === user_id).map((sub) => [sub.podcast_id, sub]));
       return pods.filter((p) => own.has(p._id)).map((p) => {
         const view = shown(p, own.get(p._id)!);
-        return { podcast_id: p._id, feed_url: p.feed_url, title: view.title, description: view.description ?? "", website: view.website_url, logo_url: view.artwork_url, subscribers: counts.get(p._id) ?? 0 };
+        return { podcast_id: p._id, feed_url: p.feed_url, title: view.title, description: view.description ?? "", author: view.author ?? null, website: view.website_url, logo_url: view.artwork_url, subscribers: counts.get(p._id) ?? 0 };
       });
     },
   },

@@ -37,13 +37,13 @@ export const jobMethods: ServiceMethods = {
     const done: TaskRecord | null = await this.waitForTask(ctx, task_id, config.syncWaitMs);
     if (done?.status === "SUCCESS") {
       const { message: _message, ...summary } = done.result as SyncSummary & { message: string };
-      return { success: true, detail: "Sync complete", task_id, ...summary };
+      return { success: true, detail: "Sync complete", message: "Sync complete", task_id, ...summary };
     }
     if (done) {
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: user_id });
       throw failureOf(s?.last_error_code, done.message);
     }
-    return { success: true, detail: "The sync continues in the background", task_id };
+    return { success: true, detail: "The sync continues in the background", message: "The sync continues in the background", task_id };
   },
   /**
    * One round of the scheduler: a sync task for every enabled account not synced for SYNC_INTERVAL.

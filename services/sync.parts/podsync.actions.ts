@@ -1,25 +1,36 @@
 /**
  * The podsync routes: a user's gPodder v2 account (stored with a sealed password, never returned),
  * its devices, statistics, test-connection and sync. Routes without user_id act for the caller.
+ * PinePods' web client shows them on its sync page for whichever server the user syncs with: the account's
+ * server when there is one, else this server's own sync server (sync.parts/own-server.ts), which the
+ * status and toggle routes describe and switch (the user's sync-server switch).
  */
 import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { config } from "../../shared/config";
-import { ConflictError, NotFoundError } from "../../shared/errors";
+import { BadRequestError, ConflictError, NotFoundError } from "../../shared/errors";
+import { publicOrigin } from "../../shared/client-address";
 import { rightsOf } from "../../shared/http";
 import { encryptSecret } from "../../shared/secrets";
-import type { AuthUser } from "../../shared/types";
+import type { AuthUser, GatewayMeta } from "../../shared/types";
 import { GpodderClient } from "./gpodder";
 import type { SyncJobPayload } from "../../shared/contracts/sync";
+import type { OwnSyncApplied, OwnSyncDevice } from "../../shared/contracts/gpodder";
+import type { SyncServerAnswer } from "../../shared/contracts/users";
+import { ownDevice } from "./own-server";
 import { DEVICE_ID, syncError, SyncSettingsDoc, SyncSummary } from "./model";
-import { AddPodsyncAnswer, CheckPodsyncAnswer, PodsyncSettingsAnswer, PodsyncStatusAnswer, PodsyncToggleAnswer, SetDefaultDeviceAnswer, SyncDevice, SyncDevicesAnswer, SyncRunAnswer, SyncStatisticsAnswer, TestConnectionAnswer, VerifyPodsyncAnswer } from "../../shared/contracts/sync";
+import {
+  AddPodsyncAnswer, CheckPodsyncAnswer, PodsyncSettingsAnswer, PodsyncStatusAnswer, PodsyncToggleAnswer, RemoveSyncAnswer, SetDefaultDeviceAnswer, SyncDevice, SyncDevicesAnswer,
+  SyncRunAnswer, SyncStatisticsAnswer, TestConnectionAnswer, VerifyPodsyncAnswer,
+} from "../../shared/contracts/sync";
 
-type Ctx = Context<any, { user: AuthUser }>;
+type Ctx = Context<any, GatewayMeta & { user: AuthUser }>;
 const id = { type: "number", integer: true, positive: true, convert: true };
 const account = {
   podsync_url: { type: "url", max: 2000 },
   podsync_username: { type: "string", trim: true, min: 1, max: 255 },
   podsync_password: { type: "string", min: 1, max: 1024 },
 };
+const optional = (rules: Record<string, object>) => Object.fromEntries(Object.entries(rules).map(([k, r]) => [k, { ...r, optional: true }]));
 const DEVICE_TYPES = ["desktop", "laptop", "mobile", "server", "other"];
 
 export const podsyncActions: ServiceActionsSchema = {
@@ -44,6 +55,25 @@ export const podsyncActions: ServiceActionsSchema = {
       return { valid: true, status: "success", message: "Login to the sync server succeeded" };
     },
   },
+  /**
+   * DELETE /api/data/remove_podcast_sync {user_id} (not in the documents; PinePods' web client's "remove sync"):
+   * the user's account elsewhere (podsync or cloudsync) goes, with its sealed password, and this server's own
+   * sync server is switched off for them, as the client then shows no sync at all. What devices sent here stays:
+   * switching the sync server on again (podsync/toggle) brings it back.
+   */
+  remove_podcast_sync: {
+    params: { user_id: id },
+    response: RemoveSyncAnswer,
+    async handler(this: any, ctx: Ctx) {
+      const { user_id } = ctx.params;
+      this.stopPolling(user_id);
+      const removed: number = await this.adapter.removeMany({ _id: user_id });
+      await ctx.call("users.set_sync_server", { user_id, sync_server: false });
+      this.logger.info("sync removed", { user_id, account_removed: removed > 0 });
+      const message = removed ? "Sync settings removed; this server's sync server is off for this account" : "No sync account was set up; this server's sync server is off for this account";
+      return { success: true, message, detail: message };
+    },
+  },
   check_podsync_settings: {
     idempotent: true,
     params: { user_id: id },
@@ -66,29 +96,31 @@ export const podsyncActions: ServiceActionsSchema = {
       };
     },
   },
+  /** GET /api/data/podsync/status: this server's own sync server for the user, and the account's server (in the web client's words). */
   podsync_status: {
     idempotent: true,
     params: {},
     response: PodsyncStatusAnswer,
     async handler(this: any, ctx: Ctx) {
-      const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: ctx.meta.user.id });
+      const user_id = ctx.meta.user.id;
+      const [s, own]: [SyncSettingsDoc | null, boolean] = await Promise.all([this.adapter.findOne({ _id: user_id }), this.ownServerOn(ctx, user_id)]);
       return {
-        enabled: !!s?.enabled, sync_type: s?.sync_type ?? "None", server_url: s?.server_url ?? null,
+        ...this.serverStatus(ctx, s, own),
+        server_url: s?.server_url ?? null,
         last_sync: s?.last_sync ? new Date(s.last_sync).toISOString() : null, last_status: s?.last_status ?? "never", last_error: s?.last_error ?? null, last_result: s?.last_result ?? null,
-        podsync_enabled: !!s?.enabled, external_enabled: !!s, external_url: s?.server_url ?? null, api_url: config.apiUrl || null,
       };
     },
   },
+  /** POST /api/data/podsync/toggle {enabled}: the user's own switch of this server's sync routes (users.set_sync_server). */
   podsync_toggle: {
     params: { enabled: { type: "boolean", convert: true } },
     response: PodsyncToggleAnswer,
     async handler(this: any, ctx: Ctx) {
-      const s = await this.settingsOf(ctx.meta.user.id);
-      await this.adapter.updateMany({ _id: s._id }, { $set: { enabled: ctx.params.enabled } });
-      return {
-        enabled: ctx.params.enabled, detail: `Sync ${ctx.params.enabled ? "enabled" : "disabled"}`,
-        sync_type: s.sync_type, podsync_enabled: ctx.params.enabled, external_enabled: true, external_url: s.server_url, api_url: config.apiUrl || null,
-      };
+      const user_id = ctx.meta.user.id;
+      const switched: SyncServerAnswer = await ctx.call("users.set_sync_server", { user_id, sync_server: ctx.params.enabled });
+      const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: user_id });
+      const detail = !ctx.params.enabled ? "Sync server disabled for this account" : switched.server_enabled ? "Sync server enabled for this account" : "Sync server enabled for this account, but switched off on this server";
+      return { detail, ...this.serverStatus(ctx, s, switched.sync_server && switched.server_enabled) };
     },
   },
   default_device: {
@@ -96,7 +128,12 @@ export const podsyncActions: ServiceActionsSchema = {
     params: {},
     response: SyncDevice,
     async handler(this: any, ctx: Ctx) {
-      const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
+      const s: SyncSettingsDoc | null = await this.syncTarget(ctx, ctx.meta.user.id);
+      if (!s) {
+        const found = (await this.ownServerDevices(ctx, ctx.meta.user.id)).find((d: SyncDevice) => d.is_default);
+        if (!found) throw new NotFoundError("No device has used this sync server yet");
+        return found;
+      }
       const devices = await this.remoteDevices(s);
       return devices.find((d: SyncDevice) => d.id === s.device_id) ?? device(s, { id: s.device_id, type: "server" });
     },
@@ -106,7 +143,7 @@ export const podsyncActions: ServiceActionsSchema = {
     params: {},
     response: SyncDevicesAnswer,
     async handler(this: any, ctx: Ctx) {
-      return this.remoteDevices(await this.settingsOf(ctx.meta.user.id, "gpodder"));
+      return this.devicesOf(ctx, ctx.meta.user.id);
     },
   },
   user_devices: {
@@ -114,7 +151,7 @@ export const podsyncActions: ServiceActionsSchema = {
     params: { user_id: id },
     response: SyncDevicesAnswer,
     async handler(this: any, ctx: Ctx) {
-      return this.remoteDevices(await this.settingsOf(ctx.params.user_id, "gpodder"));
+      return this.devicesOf(ctx, ctx.params.user_id);
     },
   },
   create_device: {
@@ -125,22 +162,31 @@ export const podsyncActions: ServiceActionsSchema = {
     },
     response: SyncDevice,
     async handler(this: any, ctx: Ctx) {
-      const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
       const p = ctx.params;
+      const s: SyncSettingsDoc | null = await this.syncTarget(ctx, ctx.meta.user.id);
+      if (!s) return ownDevice(await ctx.call<OwnSyncDevice, object>("gpodder.account_save_device", { device_id: p.device_name, caption: p.device_caption, type: p.device_type }));
       await this.remote(s, (gp: GpodderClient) => gp.saveDevice(p.device_name, p.device_caption || p.device_name, p.device_type));
       return device(s, { id: p.device_name, caption: p.device_caption, type: p.device_type });
     },
   },
-  /** POST /api/podsync/set_default/{device_id}: a new device starts from its full subscription list. */
+  /**
+   * POST /api/podsync/set_default/{device_id}: with the account's server, the device this server syncs as (a new
+   * one starts from its full subscription list); with this server's own, the device the web client shows first.
+   */
   set_default_device: {
     params: { device_id: { type: "string", pattern: DEVICE_ID, messages: { stringPattern: "Not a device id" } } },
     response: SetDefaultDeviceAnswer,
     async handler(this: any, ctx: Ctx) {
-      const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
+      const done = { success: true, detail: "Default device set", message: "Default device set", device_id: ctx.params.device_id };
+      const s: SyncSettingsDoc | null = await this.syncTarget(ctx, ctx.meta.user.id);
+      if (!s) {
+        await ctx.call("gpodder.account_set_default", { user_id: ctx.meta.user.id, device_id: ctx.params.device_id });
+        return done;
+      }
       const devices = await this.remoteDevices(s);
       if (!devices.some((d: any) => d.id === ctx.params.device_id)) throw new NotFoundError("No such device on the sync server");
       await this.adapter.updateMany({ _id: s._id }, { $set: { device_id: ctx.params.device_id, subs_since: 0, remote_feeds: [] } });
-      return { detail: "Default device set", device_id: ctx.params.device_id };
+      return done;
     },
   },
   podsync_statistics: {
@@ -148,31 +194,51 @@ export const podsyncActions: ServiceActionsSchema = {
     params: {},
     response: SyncStatisticsAnswer,
     async handler(this: any, ctx: Ctx) {
-      return this.statistics(await this.settingsOf(ctx.meta.user.id, "gpodder"));
+      const s: SyncSettingsDoc | null = await this.syncTarget(ctx, ctx.meta.user.id);
+      return s ? this.statistics(s) : this.ownServerStatistics(ctx, ctx.meta.user.id);
     },
   },
+  /**
+   * GET /api/podsync/test-connection: logs in with the account given in the query (as the web client tests one
+   * before adding it; nothing is stored), else with the stored account, else checks this server's own.
+   */
   test_connection: {
     idempotent: true,
-    params: {},
+    params: { ...optional(account), user_id: { ...id, optional: true } },
     response: TestConnectionAnswer,
     async handler(this: any, ctx: Ctx) {
-      const s = await this.settingsOf(ctx.meta.user.id, "gpodder");
+      const p = ctx.params;
+      const given = [p.podsync_url, p.podsync_username, p.podsync_password].filter((v) => v !== undefined).length;
+      if (given && given < 3) throw new BadRequestError("podsync_url, podsync_username and podsync_password go together");
+      if (given) {
+        const acc = { url: p.podsync_url, username: p.podsync_username, password: p.podsync_password, rights: rightsOf(ctx.meta.user) };
+        const gp = new GpodderClient(acc);
+        const devices = await login(gp, () => gp.devices());
+        return { success: true, message: "Connected to the sync server", server_url: acc.url, total_devices: devices.length };
+      }
+      const s: SyncSettingsDoc | null = await this.syncTarget(ctx, ctx.meta.user.id);
+      if (!s) {
+        const devices: SyncDevice[] = await this.ownServerDevices(ctx, ctx.meta.user.id);
+        return { success: true, message: "This server's own sync server is on for this account", server_url: publicOrigin(ctx.meta), total_devices: devices.length };
+      }
       const devices = await this.remoteDevices(s);
       return { success: true, message: "Connected to the sync server", server_url: s.server_url, total_devices: devices.length };
     },
   },
+  /** POST /api/podsync/sync: a sync with the account's server; without one, what devices sent to this server's own is applied now. */
   sync_now: {
     params: {},
     response: SyncRunAnswer,
     async handler(this: any, ctx: Ctx) {
-      return this.queueSync(ctx, ctx.meta.user.id, { force: false });
+      return this.syncAny(ctx, ctx.meta.user.id, false);
     },
   },
+  /** POST /api/podsync/sync/force: the same from nothing (since 0); this server's own tries the feeds that failed at once. */
   force_sync: {
     params: {},
     response: SyncRunAnswer,
     async handler(this: any, ctx: Ctx) {
-      return this.queueSync(ctx, ctx.meta.user.id, { force: true });
+      return this.syncAny(ctx, ctx.meta.user.id, true);
     },
   },
   refresh_podsync_subscriptions: {
@@ -191,14 +257,32 @@ function device(s: SyncSettingsDoc, d: { id: string; caption?: string | null; ty
   return { id: d.id, name: caption, caption, type: d.type ?? "other", subscriptions: d.subscriptions ?? 0, is_default: d.id === s.device_id, is_active: true, is_remote: true, last_sync: null };
 }
 
+/** One logged-in call to a gPodder server, its failures as client errors. */
+async function login<T>(gp: GpodderClient, call: () => Promise<T>): Promise<T> {
+  try {
+    await gp.login();
+    return await call();
+  } catch (err) {
+    throw syncError(err);
+  }
+}
+
 export const podsyncMethods: ServiceMethods = {
+  /** The devices of the server the user syncs with (the podsync page's list). */
+  async devicesOf(this: any, ctx: Ctx, user_id: number): Promise<SyncDevice[]> {
+    const s: SyncSettingsDoc | null = await this.syncTarget(ctx, user_id);
+    return s ? this.remoteDevices(s) : this.ownServerDevices(ctx, user_id);
+  },
+  /** A sync asked for over the API: any account's (a sync task), else this server's own (apply what devices sent). */
+  async syncAny(this: any, ctx: Ctx, user_id: number, force: boolean) {
+    if (await this.adapter.findOne({ _id: user_id })) return this.queueSync(ctx, user_id, { force });
+    if (!(await this.ownServerOn(ctx, user_id))) throw new NotFoundError("No sync server set up");
+    const { failed_feeds }: OwnSyncApplied = await ctx.call("gpodder.account_apply", { user_id, force });
+    const detail = failed_feeds.length ? `Synced; ${failed_feeds.length} feeds from devices could not be subscribed yet` : "Synced";
+    return { success: true, detail, message: detail, failed_feeds };
+  },
   async verifyLogin(this: any, acc: ConstructorParameters<typeof GpodderClient>[0], flavor: SyncSettingsDoc["sync_type"] = "gpodder") {
-    const gp = new GpodderClient(acc, flavor);
-    try {
-      await gp.login();
-    } catch (err) {
-      throw syncError(err);
-    }
+    await login(new GpodderClient(acc, flavor), async () => undefined);
   },
   async saveAccount(this: any, user_id: number, sync_type: SyncSettingsDoc["sync_type"], server_url: string, username: string, password: string, rights: SyncSettingsDoc["rights"]) {
     const doc: SyncSettingsDoc = {
@@ -216,15 +300,10 @@ export const podsyncMethods: ServiceMethods = {
     if (!s || (type && s.sync_type !== type)) throw new NotFoundError(type === "nextcloud" ? "No cloudsync server set up" : "No sync server set up");
     return s;
   },
-  /** One logged-in call to the server, its failures as client errors. */
+  /** One logged-in call to the account's server, its failures as client errors. */
   async remote(this: any, s: SyncSettingsDoc, call: (gp: GpodderClient) => Promise<any>) {
     const gp: GpodderClient = this.client(s);
-    try {
-      await gp.login();
-      return await call(gp);
-    } catch (err) {
-      throw syncError(err);
-    }
+    return login(gp, () => call(gp));
   },
   async remoteDevices(this: any, s: SyncSettingsDoc) {
     const devices = await this.remote(s, (gp: GpodderClient) => gp.devices());

@@ -7,7 +7,7 @@ import type { GatewayMeta } from "../../shared/types";
 import type { UserEvent } from "../../shared/contracts/users";
 import { DetailAnswer } from "../../shared/contracts/answers";
 import { userId, userIdParam, UserDoc } from "./model";
-import { DeleteUserAnswer, FinalAdminAnswer } from "../../shared/contracts/users";
+import { DeleteUserAnswer, FinalAdminAnswer, UserInfoAnswer } from "../../shared/contracts/users";
 
 export const adminActions: ServiceActionsSchema = {
   set_isadmin: {
@@ -40,6 +40,16 @@ export const adminActions: ServiceActionsSchema = {
       await ctx.emit("user.removed", event);
       this.logger.info("user removed", { user_id: user._id, by: ctx.meta.user?.id });
       return { status: "success", detail: "User deleted" };
+    },
+  },
+  /** GET /api/data/get_user_info: every account, by id, as the web client's user list reads them (never a password or MFA secret). */
+  get_user_info: {
+    idempotent: true,
+    params: {},
+    response: UserInfoAnswer,
+    async handler(this: any) {
+      const users: UserDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
+      return users.map((u) => ({ userid: u._id, fullname: u.fullname, username: u.username, email: u.email, isadmin: u.isadmin ? 1 : 0 }));
     },
   },
   final_admin: {

@@ -8,7 +8,7 @@ import { config } from "../../shared/config";
 import { BadRequestError } from "../../shared/errors";
 import type { GatewayMeta } from "../../shared/types";
 import { mfaCodeParams, userId, userIdParam, UserDoc } from "./model";
-import { DeleteMfaAnswer, MfaEnabledAnswer, MfaSecretAnswer, VerifiedAnswer } from "../../shared/contracts/users";
+import { DeleteMfaAnswer, MfaEnabledAnswer, MfaSecretAnswer, SaveMfaSecretAnswer, VerifiedAnswer } from "../../shared/contracts/users";
 
 /** TOTP as every authenticator app does it: SHA-1, 6 digits, 30 s steps; one step of clock skew either way. */
 const TOTP = { algorithm: "sha1", digits: 6, period: 30 } as const;
@@ -41,6 +41,24 @@ export const mfaActions: ServiceActionsSchema = {
         await this.credentialsChanged(user._id);
       }
       return { verified };
+    },
+  },
+  /**
+   * POST /api/data/save_mfa_secret {user_id, mfa_secret}: turns MFA on with a secret the client made and checked
+   * itself (PinePods' web client's other set-up path). Base32 of at least 128 bits (26 characters; RFC 4226 section 4, R6);
+   * the secret is never logged or answered.
+   */
+  save_mfa_secret: {
+    params: { user_id: userId, mfa_secret: { type: "string", trim: true, min: 26, max: 160, pattern: /^[A-Za-z2-7\s]+=*$/, messages: { stringPattern: "mfa_secret must be base32 (A-Z, 2-7)" } } },
+    response: SaveMfaSecretAnswer,
+    async handler(this: any, ctx: Context<any>) {
+      const secret = ctx.params.mfa_secret.replace(/[\s=]/g, "").toUpperCase();
+      if (secret.length < 26) throw new BadRequestError("mfa_secret must hold at least 26 base32 characters (128 bits)");
+      const user: UserDoc = await this.getUser(ctx.params.user_id);
+      await this.setFields(user._id, { mfa_secret: secret, mfa_pending_secret: null, mfa_last_step: null });
+      this.logger.info("MFA enabled", { user_id: user._id, by: "save_mfa_secret" });
+      await this.credentialsChanged(user._id);
+      return { status: "success", detail: "MFA enabled" };
     },
   },
   verify_mfa: {

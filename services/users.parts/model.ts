@@ -5,7 +5,17 @@ import type { Static, TSchema } from "../../shared/contracts/answers";
 import type { Context } from "moleculer";
 import { BadRequestError } from "../../shared/errors";
 
-export type Theme = "light" | "dark" | "auto";
+/** The documented themes, or a theme of PinePods' clients by its name (CLIENT_THEMES). */
+export type Theme = string;
+/**
+ * The built-in themes of PinePods' web client (theme_options.rs) and mobile app (ui/themes.dart), by the name they
+ * send: accepted besides light, dark and auto and stored as sent (get_theme answers it, and the client applies it).
+ */
+export const CLIENT_THEMES = [
+  "Light", "Dark", "Nordic", "Nordic Light", "Abyss", "Dracula", "Catppuccin Mocha Mauve", "Midnight Ocean", "Forest Depths",
+  "Sunset Horizon", "Arctic Frost", "Cyber Synthwave", "Github Light", "Neon", "Kimbie", "Gruvbox Light", "Gruvbox Dark",
+  "Greenie Meanie", "Wildberries", "Soft Lavender", "Minty Fresh", "Warm Vanilla", "Coastal Blue", "Paper Cream", "Hot Dog Stand - MY EYES",
+];
 
 /** A stored account. Settings written before a field existed read as SETTING_DEFAULTS. */
 export interface UserDoc {
@@ -72,8 +82,13 @@ export const SETTING_DEFAULTS = {
 };
 
 export const DATE_FORMATS = ["MM/DD/YYYY", "DD/MM/YYYY", "YYYY-MM-DD"];
-/** First-login set-up also sends the pattern-style names of the same three formats. */
-export const DATE_FORMAT_ALIASES: Record<string, string> = { MDY: "MM/DD/YYYY", DMY: "DD/MM/YYYY", YMD: "YYYY-MM-DD", ISO: "YYYY-MM-DD" };
+/**
+ * The format codes PinePods' web client sends (set-up and settings), stored as the closest documented format:
+ * EUR (DD.MM.YYYY) as DD/MM/YYYY, JIS and ISO as YYYY-MM-DD, JUL (YY/DDD, year first) as YYYY-MM-DD.
+ */
+export const DATE_FORMAT_ALIASES: Record<string, string> = {
+  MDY: "MM/DD/YYYY", USA: "MM/DD/YYYY", DMY: "DD/MM/YYYY", EUR: "DD/MM/YYYY", YMD: "YYYY-MM-DD", ISO: "YYYY-MM-DD", JIS: "YYYY-MM-DD", JUL: "YYYY-MM-DD",
+};
 
 /** Languages clients may offer; GET get_available_languages lists them, DEFAULT_LANGUAGE picks one. */
 export const LANGUAGES = [

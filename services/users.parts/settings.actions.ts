@@ -2,14 +2,14 @@
  * Profile, per-user settings and custom themes of the users service.
  */
 import type { Context, ServiceActionsSchema } from "moleculer";
-import { BadRequestError, ForbiddenError, NotFoundError } from "../../shared/errors";
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../shared/errors";
 import { config } from "../../shared/config";
 import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
 import type { GatewayMeta } from "../../shared/types";
 import type { PlaybackSettings } from "../../shared/contracts/podcasts";
 import { AutoCompleteSecondsAnswer, CoverPreferenceAnswer, CreateCustomThemeAnswer, CustomTheme, CustomThemesAnswer, DefaultLanguageAnswer, LanguagesAnswer, PlaybackSpeedAnswer, SetupTimeInfoAnswer, SyncServerAnswer, ThemeAnswer, TimeInfoAnswer, type ListeningSettings, type UserEvent } from "../../shared/contracts/users";
 import { DetailAnswer, MessageAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
-import { canonicalTimezone, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, getter, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
+import { canonicalTimezone, CLIENT_THEMES, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, getter, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
 
 /** A stored custom theme as clients read it. */
 const customTheme = (d: CustomThemeDoc) => ({ themeid: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }) as CustomTheme;
@@ -60,7 +60,7 @@ export const settingsActions: ServiceActionsSchema = {
   // --- Settings ---
 
   get_theme: getter("theme", "theme", ThemeAnswer, true),
-  set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto"] }, MessageAnswer, { message: "Theme updated" }),
+  set_theme: setter("theme", "new_theme", { type: "enum", values: ["light", "dark", "auto", ...CLIENT_THEMES] }, MessageAnswer, { message: "Theme updated" }),
   /** First-login set-up: time settings, and the account leaves its first-login state. */
   setup_time_info: {
     params: {
@@ -88,7 +88,16 @@ export const settingsActions: ServiceActionsSchema = {
       return { success: true, message: "Timezone updated" };
     },
   },
-  update_date_format: setter("date_format", "date_format", { type: "enum", values: DATE_FORMATS }, SuccessMessageAnswer, { success: true, message: "Date format updated" }),
+  /** The documented formats, or a client's format code (DATE_FORMAT_ALIASES) stored as its documented format. */
+  update_date_format: {
+    params: { user_id: userId, date_format: { type: "enum", values: [...DATE_FORMATS, ...Object.keys(DATE_FORMAT_ALIASES)] } },
+    response: SuccessMessageAnswer,
+    async handler(this: any, ctx: Context<any>) {
+      const format: string = ctx.params.date_format;
+      await this.setFields(ctx.params.user_id, { date_format: DATE_FORMAT_ALIASES[format] ?? format });
+      return { success: true, message: "Date format updated" };
+    },
+  },
   update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, SuccessMessageAnswer, { success: true, message: "Time format updated" }),
   get_time_info: {
     idempotent: true,
@@ -188,6 +197,10 @@ export const settingsActions: ServiceActionsSchema = {
     response: CreateCustomThemeAnswer,
     async handler(this: any, ctx: Context<any>) {
       await this.getUser(ctx.params.user_id);
+      // The web client reads them all at once (get_custom_themes): the list stays short.
+      if ((await this.stores.custom_themes.count({ query: { user_id: ctx.params.user_id } })) >= config.maxCustomThemes) {
+        throw new ConflictError(`This account has ${config.maxCustomThemes} custom themes, the most it may hold: delete one first`);
+      }
       const doc: CustomThemeDoc = {
         _id: await this.nextId("custom_themes"),
         user_id: ctx.params.user_id,
@@ -220,13 +233,14 @@ export const settingsActions: ServiceActionsSchema = {
 
   // --- Internal actions (not in the route table) ---
 
-  /** What shapes a user's listening (episodes and podcasts services): auto-complete, timezone, default speed. */
+  /** What shapes a user's listening (episodes and podcasts services): auto-complete, timezone, default speed; and the account's age. */
   listening_settings: {
     visibility: "public",
     params: userIdParam,
     async handler(this: any, ctx: Context<any>): Promise<ListeningSettings> {
-      const { auto_complete_seconds, timezone, playback_speed } = this.settingsOf(await this.getUser(ctx.params.user_id));
-      return { auto_complete_seconds, timezone, playback_speed };
+      const user: UserDoc = await this.getUser(ctx.params.user_id);
+      const { auto_complete_seconds, timezone, playback_speed } = this.settingsOf(user);
+      return { auto_complete_seconds, timezone, playback_speed, created: user.created_at ? new Date(user.created_at).toISOString() : null };
     },
   },
 };

@@ -13,7 +13,8 @@ export const HealthAnswer = Type.Object({
 });
 export type HealthAnswer = Static<typeof HealthAnswer>;
 
-export const ServiceCheckAnswer = Type.Object({ status_code: Type.Integer(), service_instance: Type.Boolean() });
+/** GET /api/service_check and GET /api/pinepods_check: the documents' fields, then pinepods_instance (what both PinePods clients check). */
+export const ServiceCheckAnswer = Type.Object({ status_code: Type.Integer(), service_instance: Type.Boolean(), pinepods_instance: Type.Boolean() });
 export type ServiceCheckAnswer = Static<typeof ServiceCheckAnswer>;
 
 export const ServiceVersionAnswer = Type.Object({ data: Type.String() });

@@ -61,5 +61,5 @@ export type LoginFlowStartAnswer = Static<typeof LoginFlowStartAnswer>;
 /** Nextcloud Login Flow v2 poll, once access is granted (404 before): the server's address, the login name and the new app password. */
 export const LoginFlowPollAnswer = Type.Object({ server: Type.String({ format: "uri" }), loginName: Type.String(), appPassword: Type.String() });
 export type LoginFlowPollAnswer = Static<typeof LoginFlowPollAnswer>;
-/** The Login Flow v2 page a person signs in on (the form, the granted page, or the page of a flow gone; 401/403/404/429 carry the form again). */
+/** The Login Flow v2 page a person signs in on (the form, the granted page, or the page of a flow gone; 401/403/404/409/429 carry the form again). */
 export const LoginFlowPage = PlainText("The sign-in page of the login flow (a plain HTML form)", "text/html");

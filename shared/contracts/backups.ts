@@ -10,6 +10,9 @@ export const BackupFileAnswer = Type.Object({ detail: Type.String(), backup_file
 export type BackupFileAnswer = Static<typeof BackupFileAnswer>;
 export const RestoreAnswer = Type.Object({ detail: Type.String(), backup_filename: Type.String(), records: Type.Integer(), services: Type.Record(Type.String(), Type.Integer()) });
 export type RestoreAnswer = Static<typeof RestoreAnswer>;
+/** GET /api/data/restore_status (not in the documents): as PinePods' web client polls it. */
+export const RestoreStatusAnswer = Type.Object({ restore_in_progress: Type.Boolean() });
+export type RestoreStatusAnswer = Static<typeof RestoreStatusAnswer>;
 export const ScheduleBackupAnswer = Type.Object({ detail: Type.String(), schedule: Type.String(), enabled: Type.Boolean() });
 export type ScheduleBackupAnswer = Static<typeof ScheduleBackupAnswer>;
 export const ScheduledBackupAnswer = Type.Object({

@@ -73,7 +73,7 @@ export interface SyncEpisodeState {
   completed: boolean;
   /** When the position was last set (ISO, UTC). */
   timestamp: string;
-  /** The episode's guid when the sync server knows it (Nextcloud apps send it): matched when the URLs are not. */
+  /** The episode's guid: from a sync server when it sent one (matched when the URLs are not), from sync_states when the episode has one. */
   guid?: string;
 }
 
@@ -253,25 +253,28 @@ export const HistoryAnswer = Type.Object({
       listendate: Type.String(),
       downloaded: Type.Boolean(),
       is_vidsite: Type.Boolean(),
+      episodetitle: Type.String({ description: "episodename again, as PinePods' clients read it" }),
     }),
   ),
   total: Type.Integer(),
 });
 export type HistoryAnswer = Static<typeof HistoryAnswer>;
 /**
- * get_episode_metadata: the queue item with the episode's links and its Podcasting 2.0 data as the feed parser read it;
- * saved, queued and downloaded also as is_saved, is_queued, is_downloaded (PinePods' mobile app reads those).
+ * get_episode_metadata (open in the documents): the queue item with the episode's links and its Podcasting 2.0 data
+ * as the feed parser read it. Saved, queued and downloaded only as is_saved, is_queued, is_downloaded: PinePods'
+ * mobile app reads those, and its web client takes is_saved as an alias of saved (both at once are serde's
+ * duplicate field error). explicit 0 or 1: the web client reads an integer.
  */
 export const EpisodeMetadataAnswer = Type.Object({
   episode: Type.Composite([
-    QueueItem,
+    Type.Omit(QueueItem, ["saved", "queued", "downloaded"]),
     Type.Object({
       is_saved: Type.Boolean(),
       is_queued: Type.Boolean(),
       is_downloaded: Type.Boolean(),
       episodelink: Nullable(Type.String()),
       episodeauthor: Nullable(Type.String()),
-      explicit: Type.Boolean(),
+      explicit: Type.Union([Type.Literal(0), Type.Literal(1)]),
       season: Nullable(Type.Integer()),
       episode_number: Nullable(Type.Integer()),
       episode_type: Nullable(Type.String()),
@@ -313,6 +316,25 @@ export const StatsAnswer = Type.Object({
   last_activity: Nullable(Type.String()),
 });
 export type StatsAnswer = Static<typeof StatsAnswer>;
+/**
+ * get_stats' answer: the documents' record, then the same figures by the names PinePods' clients read (mobile
+ * UserStats, web UserStats): TimeListened in minutes, UserCreated the account's creation (ISO), Pod_Sync_Type the
+ * user's sync account type ("None" without one). The web client's GpodderUrl is not given: a third-party name
+ * where the documents put the neutral word podsync.
+ */
+export const StatsWithClientNamesAnswer = Type.Composite([
+  StatsAnswer,
+  Type.Object({
+    UserCreated: Type.String(),
+    PodcastsPlayed: Type.Integer(),
+    TimeListened: Type.Integer(),
+    PodcastsAdded: Type.Integer(),
+    EpisodesSaved: Type.Integer(),
+    EpisodesDownloaded: Type.Integer(),
+    Pod_Sync_Type: Type.String(),
+  }),
+]);
+export type StatsWithClientNamesAnswer = Static<typeof StatsWithClientNamesAnswer>;
 /** get_extended_stats: get_stats plus rates, listening per weekday, hour, podcast and day of the last 30. */
 export const ExtendedStatsAnswer = Type.Composite([
   StatsAnswer,
@@ -347,49 +369,118 @@ export const ExtendedStatsAnswer = Type.Composite([
   }),
 ]);
 export type ExtendedStatsAnswer = Static<typeof ExtendedStatsAnswer>;
-/** home_overview: the documents' home overview record; listen_progress is the percentage heard. */
-export const HomeOverviewAnswer = Type.Object({
-  recent_episodes: Type.Array(
-    Type.Object({
-      episode_id: Type.Integer(),
-      episode_title: Type.String(),
-      podcast_name: Type.String(),
-      episode_artwork: Nullable(Type.String()),
-      listen_progress: Type.Number(),
-      last_listened: Nullable(Type.String()),
-    }),
-  ),
-  quick_stats: Type.Object({ total_listen_time: Type.Integer(), episodes_this_week: Type.Integer(), completion_rate: Type.Number() }),
-  recommended_episodes: Type.Array(Type.Object({ episode_id: Type.Integer(), episode_title: Type.String(), podcast_name: Type.String(), reason: Type.String() })),
+/** An episode of home_overview by the names PinePods' clients read (mobile HomeEpisode, web Episode): a list item and queued. */
+export const HomeClientEpisode = Type.Composite([EpisodeListItem, Type.Object({ queued: Type.Boolean() })]);
+export type HomeClientEpisode = Static<typeof HomeClientEpisode>;
+/** A podcast of home_overview's top_podcasts (mobile HomePodcast, web HomePodcast, whose is_youtube is is_vidsite here). */
+export const HomeClientPodcast = Type.Object({
+  podcastid: Type.Integer(),
+  podcastname: Type.String(),
+  podcastindexid: Nullable(Type.Integer()),
+  artworkurl: Nullable(Type.String()),
+  websiteurl: Nullable(Type.String()),
+  is_vidsite: Type.Boolean(),
+  play_count: Type.Integer({ description: "Episodes of it in the user's history" }),
+  total_listen_time: Type.Integer({ description: "Seconds heard" }),
 });
+/**
+ * The sections of the clients' home page that the documents' record lacks (home_overview adds them after it): episodes
+ * started and not finished, the first of the queue, the podcasts listened to most, the counts, and the last 7 days.
+ */
+export const HomeClientSections = Type.Object({
+  in_progress_episodes: Type.Array(HomeClientEpisode),
+  queue_preview: Type.Array(HomeClientEpisode),
+  top_podcasts: Type.Array(HomeClientPodcast),
+  saved_count: Type.Integer(),
+  downloaded_count: Type.Integer(),
+  queue_count: Type.Integer(),
+  weekly_stats: Type.Object({ seconds_listened: Type.Integer(), episodes_completed: Type.Integer() }),
+});
+export type HomeClientSections = Static<typeof HomeClientSections>;
+/**
+ * home_overview: the documents' home overview record (listen_progress is the percentage heard), each recent episode
+ * also by the clients' names, then HomeClientSections.
+ */
+export const HomeOverviewAnswer = Type.Composite([
+  Type.Object({
+    recent_episodes: Type.Array(
+      Type.Composite([
+        Type.Object({
+          episode_id: Type.Integer(),
+          episode_title: Type.String(),
+          podcast_name: Type.String(),
+          episode_artwork: Nullable(Type.String()),
+          listen_progress: Type.Number(),
+          last_listened: Nullable(Type.String()),
+        }),
+        HomeClientEpisode,
+      ]),
+    ),
+    quick_stats: Type.Object({ total_listen_time: Type.Integer(), episodes_this_week: Type.Integer(), completion_rate: Type.Number() }),
+    recommended_episodes: Type.Array(Type.Object({ episode_id: Type.Integer(), episode_title: Type.String(), podcast_name: Type.String(), reason: Type.String() })),
+  }),
+  HomeClientSections,
+]);
 export type HomeOverviewAnswer = Static<typeof HomeOverviewAnswer>;
-/** search_data: podcast entries, then episode entries (spec "Search result entry"). */
+/** 0 or 1: PinePods' clients read explicit as an integer in these records (web: i32; mobile: `== 1`). */
+const ExplicitFlag = Type.Union([Type.Literal(0), Type.Literal(1)]);
+/**
+ * search_data's podcast entry: the documents' search result fields (type, podcast_id, names, description,
+ * artwork_url) and beside them the names both PinePods clients read a result by (the web client parses every
+ * entry as its Episode, the mobile app as its SearchEpisodeResult): podcastid, podcastname, artworkurl, feedurl,
+ * websiteurl, explicit, episodecount, categories as the object "1": name. Text is "" where the feed has none
+ * (the web client's Strings refuse null).
+ */
+export const SearchPodcastEntry = Type.Object({
+  type: Type.Literal("podcast"),
+  podcast_id: Type.Integer(),
+  podcast_name: Type.String(),
+  author: Type.String(),
+  description: Type.String(),
+  artwork_url: Nullable(Type.String()),
+  categories: Type.Record(Type.String(), Type.String()),
+  podcastid: Type.Integer(),
+  podcastname: Type.String(),
+  artworkurl: Type.String(),
+  feedurl: Type.String(),
+  websiteurl: Type.String(),
+  explicit: ExplicitFlag,
+  episodecount: Type.Integer(),
+});
+export type SearchPodcastEntry = Static<typeof SearchPodcastEntry>;
+/**
+ * search_data: podcast entries, then episode entries (spec "Search result entry"). An episode entry has the
+ * documents' fields and the clients' episode names; not episodedescription, pub_date or duration: the web
+ * client's Episode takes description, pub_date and duration as aliases of episodedescription, episodepubdate and
+ * episodeduration, and two names of one field are serde's duplicate field error.
+ */
 export const SearchDataAnswer = Type.Object({
   data: Type.Array(
     Type.Union([
-      Type.Object({
-        type: Type.Literal("podcast"),
-        podcast_id: Type.Integer(),
-        podcast_name: Type.String(),
-        author: Nullable(Type.String()),
-        description: Nullable(Type.String()),
-        artwork_url: Nullable(Type.String()),
-        categories: Type.Array(Type.String()),
-      }),
+      SearchPodcastEntry,
       Type.Object({
         type: Type.Literal("episode"),
         episode_id: Type.Integer(),
         podcast_id: Type.Integer(),
         podcast_name: Type.String(),
         episode_title: Type.String(),
-        description: Nullable(Type.String()),
+        description: Type.String(),
         artwork_url: Nullable(Type.String()),
-        pub_date: Nullable(Type.String()),
-        duration: Type.Integer(),
-        listen_duration: Type.Integer(),
+        episodeid: Type.Integer(),
+        podcastid: Type.Integer(),
+        podcastname: Type.String(),
+        episodetitle: Type.String(),
+        artworkurl: Type.String(),
+        episodeartwork: Type.String(),
+        episodeurl: Type.String(),
+        episodepubdate: Type.String(),
+        episodeduration: Type.Integer(),
+        listenduration: Type.Integer(),
         completed: Type.Boolean(),
         saved: Type.Boolean(),
+        queued: Type.Boolean(),
         downloaded: Type.Boolean(),
+        is_vidsite: Type.Boolean(),
       }),
     ]),
   ),

@@ -44,7 +44,10 @@ export const GpodderEpisodeAction = Type.Object({
 });
 export type GpodderEpisodeAction = Static<typeof GpodderEpisodeAction>;
 
-/** GET /api/2/subscriptions/{username}/{deviceid}.json and the Nextcloud app's GET subscriptions: changes since `since`. */
+/**
+ * GET /api/2/subscriptions/{username}/{deviceid}.json and the Nextcloud app's GET subscriptions: the feeds whose
+ * last change came after `since`, each in `add` or `remove` by that change (since 0: every feed ever named).
+ */
 export const SubscriptionChangesAnswer = Type.Object({ add: Type.Array(Type.String()), remove: Type.Array(Type.String()), timestamp: Timestamp });
 export type SubscriptionChangesAnswer = Static<typeof SubscriptionChangesAnswer>;
 /** POST of subscription changes or episode actions (gPodder API v2): the new clock value and the URLs rewritten. */
@@ -77,17 +80,22 @@ export type NextcloudEpisodeActionsAnswer = Static<typeof NextcloudEpisodeAction
 export const LibraryState = Type.Union([Type.Literal("applied"), Type.Literal("pending"), Type.Literal("failed")]);
 export type LibraryState = Static<typeof LibraryState>;
 
-/** GET /api/2/updates/{username}/{deviceid}.json: a podcast added (gPodder's client library requires every key). */
-const UpdatedPodcast = Type.Object({
+/**
+ * A podcast as gpodder.net's API describes one: the catalogue's data here ("" for text and null for the
+ * logo when the feed is not subscribed here yet), `subscribers` the users of this server subscribed to it,
+ * `mygpo_link` empty (there is no gpodder.net page of it).
+ */
+const PodcastFields = {
   url: Type.String(),
   title: Type.String(),
   description: Type.String(),
   website: Type.String(),
   logo_url: Nullable(Type.String()),
   subscribers: Type.Integer(),
-  subscribers_last_week: Type.Integer(),
   mygpo_link: Type.String(),
-});
+};
+/** GET /api/2/updates/{username}/{deviceid}.json: a podcast added (gPodder's client library requires every key). */
+const UpdatedPodcast = Type.Object({ ...PodcastFields, subscribers_last_week: Type.Integer() });
 /** An episode stored here since then in one of the user's feeds, with its status (the newest action, else "new"). */
 const UpdatedEpisode = Type.Object({
   title: Type.String(),
@@ -117,13 +125,54 @@ export type DeviceUpdatesAnswer = Static<typeof DeviceUpdatesAnswer>;
 export const SyncDevicesAnswer = Type.Object({ synchronized: Type.Array(Type.Array(Type.String())), "not-synchronized": Type.Array(Type.String()) });
 export type SyncDevicesAnswer = Static<typeof SyncDevicesAnswer>;
 
-/** The simple API's list by its format: a JSON list of feed URLs, an OPML document, or one URL a line. */
-export const SimpleSubscriptionsAnswer = ByMediaType("The user's feed URLs in the format the path names", {
-  "application/json": Type.Array(Type.String(), { description: "json: a list of feed URLs" }),
+/** The simple API's lists in opml and txt (the same for a device's list and for all of the user's). */
+const SimpleTextForms = {
   "text/x-opml": Type.String({ description: "opml: an OPML 2.0 document" }),
   "text/plain": Type.String({ description: "txt: one feed URL a line" }),
+};
+/** GET /subscriptions/{username}/{deviceid}.{format}: a JSON list of feed URLs, an OPML document, or one URL a line. */
+export const SimpleSubscriptionsAnswer = ByMediaType("The user's feed URLs in the format the path names", {
+  "application/json": Type.Array(Type.String(), { description: "json: a list of feed URLs" }),
+  ...SimpleTextForms,
 });
 export type SimpleSubscriptionsAnswer = Static<typeof SimpleSubscriptionsAnswer>;
 
+/** GET /subscriptions/{username}.json item: gpodder.net's podcast object (its Get All Subscriptions answers these keys). */
+export const SimplePodcast = Type.Object({
+  ...PodcastFields,
+  author: Type.String(),
+  scaled_logo_url: Nullable(Type.String(), { description: "The logo as it is: this server keeps no scaled copies" }),
+});
+export type SimplePodcast = Static<typeof SimplePodcast>;
+/** GET /subscriptions/{username}.{format}: every subscription of the user; json as podcast objects, opml and txt as the device lists. */
+export const SimpleAllSubscriptionsAnswer = ByMediaType("The user's subscriptions in the format the path names", {
+  "application/json": Type.Array(SimplePodcast, { description: "json: a podcast object per feed" }),
+  ...SimpleTextForms,
+});
+export type SimpleAllSubscriptionsAnswer = Static<typeof SimpleAllSubscriptionsAnswer>;
+
 /** A POST or PUT of the gPodder API answered 200 with an empty body (gPodder's client library counts an empty body as success). */
 export const EmptyAnswer = NoBody("200 with an empty body");
+
+// --- Internal results for PinePods' web client's sync page over this server (services/gpodder.parts/web.actions.ts) ---
+
+/** gpodder.account_devices item: a device of the user, and whether it is the default (the chosen one, else the oldest). */
+export interface OwnSyncDevice {
+  id: string;
+  caption: string;
+  type: DeviceType;
+  subscriptions: number;
+  is_default: boolean;
+}
+/** gpodder.account_statistics result: what the user's devices sent, counted; last_change: when the sync data last changed. */
+export interface OwnSyncStatistics {
+  devices: OwnSyncDevice[];
+  subscriptions: string[];
+  total_episode_actions: number;
+  recent_episode_actions: Omit<GpodderEpisodeAction, "guid">[];
+  last_change: string | null;
+}
+/** gpodder.account_apply result: the feeds devices sent that still could not be subscribed here, and why. */
+export interface OwnSyncApplied {
+  failed_feeds: { url: string; reason: string }[];
+}

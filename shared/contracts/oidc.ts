@@ -32,20 +32,27 @@ export type OidcProvider = Static<typeof OidcProvider>;
 export const OidcProvidersAnswer = Type.Object({ providers: Type.Array(OidcProvider) });
 export type OidcProvidersAnswer = Static<typeof OidcProvidersAnswer>;
 
-/** public_oidc_providers: the documents' id, name, icon_url, login_url, and what a login button needs. */
+/**
+ * public_oidc_providers: the documents' id, name, icon_url, login_url, what a login button needs, and the names
+ * both PinePods clients read a provider by (provider_id, provider_name, authorization_url, icon_svg: the SVG markup
+ * or image URL as configured; icon_url is it as a URL).
+ */
 export const PublicOidcProvidersAnswer = Type.Object({
   providers: Type.Array(
     Type.Object({
       id: Type.Integer(),
       name: Type.String(),
       icon_url: Nullable(Type.String()),
-      icon: Nullable(Type.String()),
       login_url: Type.String(),
       client_id: Type.String(),
       scope: Type.String(),
       button_text: Type.String(),
       button_color: Type.String(),
       button_text_color: Type.String(),
+      provider_id: Type.Integer(),
+      provider_name: Type.String(),
+      authorization_url: Type.String(),
+      icon_svg: Nullable(Type.String()),
     }),
   ),
   disable_standard_login: Type.Boolean(),

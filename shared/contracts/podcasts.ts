@@ -3,7 +3,7 @@ import { Nullable, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
-import type { SyncResult } from "./episodes";
+import type { SearchPodcastEntry, SyncResult } from "./episodes";
 import type { FetchedFeed } from "./feeds";
 
 /** What other services get of a subscription (user_subscriptions). */
@@ -58,15 +58,8 @@ export interface PodcastP20 {
   p20: Record<string, any>;
 }
 
-/** podcasts.search_podcasts result item: a subscribed podcast whose title, author or description matched. */
-export interface PodcastSearchHit {
-  podcast_id: number;
-  podcast_name: string;
-  author: string | null;
-  description: string | null;
-  artwork_url: string | null;
-  categories: string[];
-}
+/** podcasts.search_podcasts result item: a subscribed podcast whose title, author or description matched, as search_data answers it. */
+export type PodcastSearchHit = SearchPodcastEntry;
 
 /** podcasts.search_podcasts result: the hits, and the user's podcasts in the asked categories (all without). */
 export interface PodcastSearchResult {
@@ -99,6 +92,7 @@ export interface SyncFeed {
 export interface SyncPodcast extends SyncFeed {
   title: string;
   description: string;
+  author: string | null;
   website: string | null;
   logo_url: string | null;
   /** Users of this server subscribed to it. */
@@ -203,21 +197,38 @@ export type ClientPodcast = Static<typeof ClientPodcast>;
 export const AddCustomPodcastAnswer = Type.Composite([SubscribedAnswer, Type.Object({ data: ClientPodcast })]);
 export type AddCustomPodcastAnswer = Static<typeof AddCustomPodcastAnswer>;
 
-/** return_pods item (the documents' subscription list item), newest subscription first. */
-export const PodcastListItem = Type.Object({
-  podcast_id: Type.Integer(),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  artwork_url: Nullable(Type.String()),
-  feed_url: Type.String(),
-  website_url: Nullable(Type.String()),
-  author: Nullable(Type.String()),
-  categories: Type.Array(Type.String()),
-  last_episode_date: Nullable(Type.String()),
-  episode_count: Type.Integer(),
-  subscribed_date: Type.String({ format: "date-time" }),
-  is_vidsite: Type.Boolean(),
-});
+/**
+ * return_pods item, newest subscription first: the documents' subscription list item, then the names PinePods'
+ * clients read a subscribed podcast by (mobile: getUserPodcasts' Podcast; web: its Podcast struct). categories stays
+ * the documents' array (the web client reads a map and fails on it; the mobile app reads none from an array).
+ */
+export const PodcastListItem = Type.Composite([
+  Type.Object({
+    podcast_id: Type.Integer(),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    artwork_url: Nullable(Type.String()),
+    feed_url: Type.String(),
+    website_url: Nullable(Type.String()),
+    author: Nullable(Type.String()),
+    categories: Type.Array(Type.String()),
+    last_episode_date: Nullable(Type.String()),
+    episode_count: Type.Integer(),
+    subscribed_date: Type.String({ format: "date-time" }),
+    is_vidsite: Type.Boolean(),
+  }),
+  Type.Object({
+    podcastid: Type.Integer(),
+    podcastname: Type.String(),
+    artworkurl: Nullable(Type.String()),
+    feedurl: Type.String(),
+    websiteurl: Nullable(Type.String()),
+    episodecount: Type.Integer(),
+    explicit: Type.Boolean(),
+    podcastindexid: Type.Integer({ description: "0 when the podcast has no podcast index id (the web client's i32 refuses null)" }),
+    is_favorite: Type.Boolean(),
+  }),
+]);
 export type PodcastListItem = Static<typeof PodcastListItem>;
 export const ReturnPodsAnswer = Type.Object({ pods: Type.Array(PodcastListItem) });
 export type ReturnPodsAnswer = Static<typeof ReturnPodsAnswer>;
@@ -239,11 +250,33 @@ export type ReturnPodsExtraAnswer = Static<typeof ReturnPodsExtraAnswer>;
 
 export const ExistsAnswer = Type.Object({ exists: Type.Boolean() });
 export type ExistsAnswer = Static<typeof ExistsAnswer>;
-/** get_podcast_id: the documents name the field episodes. */
-export const PodcastIdAnswer = Type.Object({ episodes: Type.Integer() });
+/** get_podcast_id: the documents name the field episodes; podcast_id is what both PinePods clients read. */
+export const PodcastIdAnswer = Type.Object({ episodes: Type.Integer(), podcast_id: Type.Integer() });
 export type PodcastIdAnswer = Static<typeof PodcastIdAnswer>;
 
-/** get_podcast_details: the documents' podcast object and its recent episodes. */
+/**
+ * get_podcast_details_dynamic: the documents' dynamic details record; the types the documents leave open are those
+ * both PinePods clients read: text fields "" when none, categories as an object "1": "Name".
+ */
+export const PodcastDetailsDynamicAnswer = Type.Object({
+  podcastid: Type.Integer(),
+  podcastname: Type.String(),
+  feedurl: Type.String(),
+  description: Type.String(),
+  author: Type.String(),
+  artworkurl: Type.String(),
+  explicit: Type.Boolean(),
+  episodecount: Type.Integer(),
+  categories: Type.Record(Type.String(), Type.String()),
+  websiteurl: Type.String(),
+  podcastindexid: Type.Integer(),
+  is_vidsite: Type.Boolean(),
+});
+export type PodcastDetailsDynamicAnswer = Static<typeof PodcastDetailsDynamicAnswer>;
+/**
+ * get_podcast_details: the documents' podcast object and its recent episodes, then details: the podcast as both
+ * PinePods clients read it (get_podcast_details_dynamic's record and the caller's userid; categories as a map there).
+ */
 export const PodcastDetailsAnswer = Type.Object({
   podcast: Type.Composite([
     Type.Pick(PodcastListItem, ["podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories"]),
@@ -274,27 +307,9 @@ export const PodcastDetailsAnswer = Type.Object({
       progress: Type.Integer(),
     }),
   ),
+  details: Type.Composite([PodcastDetailsDynamicAnswer, Type.Object({ userid: Type.Integer() })]),
 });
 export type PodcastDetailsAnswer = Static<typeof PodcastDetailsAnswer>;
-/**
- * get_podcast_details_dynamic: the documents' dynamic details record; the types the documents leave open are those
- * both PinePods clients read: text fields "" when none, categories as an object "1": "Name".
- */
-export const PodcastDetailsDynamicAnswer = Type.Object({
-  podcastid: Type.Integer(),
-  podcastname: Type.String(),
-  feedurl: Type.String(),
-  description: Type.String(),
-  author: Type.String(),
-  artworkurl: Type.String(),
-  explicit: Type.Boolean(),
-  episodecount: Type.Integer(),
-  categories: Type.Record(Type.String(), Type.String()),
-  websiteurl: Type.String(),
-  podcastindexid: Type.Integer(),
-  is_vidsite: Type.Boolean(),
-});
-export type PodcastDetailsDynamicAnswer = Static<typeof PodcastDetailsDynamicAnswer>;
 export const FeedCutoffAnswer = Type.Object({ podcast_id: Type.Integer(), user_id: Type.Integer(), feed_cutoff_days: Type.Integer() });
 export type FeedCutoffAnswer = Static<typeof FeedCutoffAnswer>;
 /** add_category and remove_category: the podcast's categories after the change. */

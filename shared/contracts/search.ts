@@ -1,4 +1,5 @@
 /** Shapes of the search service's actions (services/search.service.ts), for its gateway and the main server's callers. */
+import { Nullable, Type, type Static } from "./answers";
 
 /** The three providers, by their neutral names. */
 export type SearchProvider = "directory" | "store" | "vidsite";
@@ -47,3 +48,59 @@ export interface SearchStats {
   api_usage: { store_hits: number; directory_hits: number; vidsite_hits: number; total_hits: number };
   timestamp: string;
 }
+
+// --- GET /api/data/proxy_search (podcasts.proxy_search): the search service's answer, passed on as it is ---
+
+const optionalText = Type.Optional(Nullable(Type.String()));
+const optionalInt = Type.Optional(Nullable(Type.Integer()));
+
+/** A podcast of a directory search: the fields clients read, with the types PinePods' mobile app casts them to. */
+export const DirectoryFeed = Type.Object({
+  id: Type.Integer(),
+  title: optionalText,
+  url: optionalText,
+  originalUrl: optionalText,
+  link: optionalText,
+  description: optionalText,
+  author: optionalText,
+  ownerName: optionalText,
+  image: optionalText,
+  artwork: optionalText,
+  lastUpdateTime: optionalInt,
+  categories: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
+  explicit: Type.Optional(Nullable(Type.Boolean())),
+  episodeCount: optionalInt,
+});
+/** Directory search response (term or person search; a person search also lists the episodes found, as items). */
+export const DirectorySearchAnswer = Type.Object({
+  status: Type.String(),
+  feeds: Type.Array(DirectoryFeed),
+  count: Type.Integer(),
+  query: Type.String(),
+  description: Type.String(),
+  items: Type.Optional(Type.Array(Type.Object({}))),
+});
+/** A podcast of a store search: the fields clients read. */
+export const StoreResult = Type.Object({
+  wrapperType: optionalText,
+  kind: optionalText,
+  collectionId: optionalInt,
+  trackId: optionalInt,
+  artistName: optionalText,
+  trackName: optionalText,
+  collectionViewUrl: optionalText,
+  feedUrl: optionalText,
+  artworkUrl100: optionalText,
+  releaseDate: optionalText,
+  genres: Type.Optional(Type.Array(Type.String())),
+  collectionExplicitness: optionalText,
+  trackCount: optionalInt,
+});
+export const StoreSearchAnswer = Type.Object({ resultCount: Type.Integer(), results: Type.Array(StoreResult) });
+export const VidsiteSearchAnswer = Type.Object({
+  results: Type.Array(Type.Object({ channelId: Type.String(), name: Type.String(), description: Type.String(), thumbnailUrl: Type.String(), url: Type.String() })),
+});
+export const ProxySearchAnswer = Type.Union([DirectorySearchAnswer, StoreSearchAnswer, VidsiteSearchAnswer], {
+  description: "The search service's answer for the index asked: directory (feeds), store (resultCount, results) or vidsite (channels as results)",
+});
+export type ProxySearchAnswer = Static<typeof ProxySearchAnswer>;

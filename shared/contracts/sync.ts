@@ -29,8 +29,15 @@ export const SyncSummary = Type.Object({
   failed_feeds: Type.Array(Type.Object({ url: Type.String(), reason: Type.String() })),
 });
 export type SyncSummary = Static<typeof SyncSummary>;
-/** sync now, force, refresh: the figures when the job ended within SYNC_WAIT_MS, else the task_id only. */
-export const SyncRunAnswer = Type.Composite([Type.Object({ success: Type.Boolean(), detail: Type.String(), task_id: Type.String() }), Type.Partial(SyncSummary)]);
+/**
+ * sync now, force, refresh: the figures when the job ended within SYNC_WAIT_MS, else the task_id only; with this
+ * server's own sync server alone no task (what devices sent is applied at once) and failed_feeds. message: the
+ * text PinePods' web client reads (its ApiResponse).
+ */
+export const SyncRunAnswer = Type.Composite([
+  Type.Object({ success: Type.Boolean(), detail: Type.String(), message: Type.String(), task_id: Type.Optional(Type.String()) }),
+  Type.Partial(SyncSummary),
+]);
 export type SyncRunAnswer = Static<typeof SyncRunAnswer>;
 export const AddPodsyncAnswer = Type.Object({ detail: Type.String(), success: Type.Boolean(), status: Type.String() });
 export type AddPodsyncAnswer = Static<typeof AddPodsyncAnswer>;
@@ -50,33 +57,37 @@ export const PodsyncSettingsAnswer = Type.Object({
   data: Type.Object({ podsyncurl: Type.String(), podsynctoken: Type.String() }),
 });
 export type PodsyncSettingsAnswer = Static<typeof PodsyncSettingsAnswer>;
-export const PodsyncStatusAnswer = Type.Object({
+/**
+ * The sync servers of a user in the words of PinePods' web client: sync_type None, "gpodder" (this server's own
+ * sync server), "external" (a gPodder server elsewhere), "both" (the two), "nextcloud" (a cloudsync account alone);
+ * enabled and podsync_enabled (its gpodder_enabled): this server's own is on for the user; external_url: the other
+ * gPodder server; api_url: where devices reach this server's own.
+ */
+const ServerStatus = {
   enabled: Type.Boolean(),
-  sync_type: Type.String(),
+  sync_type: Type.Union(["None", "gpodder", "external", "both", "nextcloud"].map((t) => Type.Literal(t))),
+  podsync_enabled: Type.Boolean(),
+  external_enabled: Type.Boolean(),
+  external_url: Nullable(Type.String()),
+  api_url: Nullable(Type.String()),
+};
+/** podsync/status: the servers, and the account's address and last sync. */
+export const PodsyncStatusAnswer = Type.Object({
+  ...ServerStatus,
   server_url: Nullable(Type.String()),
   last_sync: Nullable(Type.String()),
   last_status: Type.String(),
   last_error: Nullable(Type.String()),
   last_result: Nullable(SyncSummary),
-  /** The web client's status fields: the account's sync on, an external server, its address, and this server's API. */
-  podsync_enabled: Type.Boolean(),
-  external_enabled: Type.Boolean(),
-  external_url: Nullable(Type.String()),
-  api_url: Nullable(Type.String()),
 });
 export type PodsyncStatusAnswer = Static<typeof PodsyncStatusAnswer>;
-/** podsync/toggle: the new state, and the status fields the web client reads back. */
-export const PodsyncToggleAnswer = Type.Object({
-  enabled: Type.Boolean(),
-  detail: Type.String(),
-  sync_type: Type.String(),
-  podsync_enabled: Type.Boolean(),
-  external_enabled: Type.Boolean(),
-  external_url: Nullable(Type.String()),
-  api_url: Nullable(Type.String()),
-});
+/** podsync/toggle: this server's own sync server switched for the user, and the status as it is now. */
+export const PodsyncToggleAnswer = Type.Object({ ...ServerStatus, detail: Type.String() });
 export type PodsyncToggleAnswer = Static<typeof PodsyncToggleAnswer>;
-/** A device of the sync account (the web client's device: name, type, is_active). */
+/** remove_podcast_sync: success and message as the web client reads them. */
+export const RemoveSyncAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), detail: Type.String() });
+export type RemoveSyncAnswer = Static<typeof RemoveSyncAnswer>;
+/** A device of the sync server the user syncs with (the web client's device: name, type, is_active; is_remote: not this server's own). */
 export const SyncDevice = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -90,9 +101,10 @@ export const SyncDevice = Type.Object({
 });
 export type SyncDevice = Static<typeof SyncDevice>;
 export const SyncDevicesAnswer = Type.Array(SyncDevice);
-export const SetDefaultDeviceAnswer = Type.Object({ detail: Type.String(), device_id: Type.String() });
+/** set_default: success and message as the web client reads them (its ApiResponse). */
+export const SetDefaultDeviceAnswer = Type.Object({ success: Type.Boolean(), detail: Type.String(), message: Type.String(), device_id: Type.String() });
 export type SetDefaultDeviceAnswer = Static<typeof SetDefaultDeviceAnswer>;
-/** The documents' Sync statistics record; its items as the web client reads them. */
+/** The documents' Sync statistics record; its items as the web client reads them (of this server's own sync server: api_endpoints_tested empty). */
 export const SyncStatisticsAnswer = Type.Object({
   server_url: Type.String(),
   sync_type: Type.String(),

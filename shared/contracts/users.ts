@@ -57,6 +57,8 @@ export interface ListeningSettings {
   timezone: string;
   /** Default speed when a podcast has no override. */
   playback_speed: number;
+  /** When the account was made (ISO), null for an account restored without the date (get_stats' UserCreated). */
+  created: string | null;
 }
 
 /** users.auto_delete_days result: user_id -> the days after which their completed downloads go (0 = kept). */
@@ -174,6 +176,11 @@ export const DeleteUserAnswer = Type.Object({ status: Type.String(), detail: Typ
 export type DeleteUserAnswer = Static<typeof DeleteUserAnswer>;
 export const FinalAdminAnswer = Type.Object({ final_admin: Type.Boolean() });
 export type FinalAdminAnswer = Static<typeof FinalAdminAnswer>;
+/** GET /api/data/get_user_info (admin; not in the documents): every account as PinePods' web client lists users, isadmin 0 or 1. */
+export const UserInfoAnswer = Type.Array(
+  Type.Object({ userid: Type.Integer(), fullname: Type.String(), username: Type.String(), email: Type.String(), isadmin: Type.Union([Type.Literal(0), Type.Literal(1)]) }),
+);
+export type UserInfoAnswer = Static<typeof UserInfoAnswer>;
 
 /** generate_mfa_secret: the secret, its otpauth:// URI (ROUTES.md) and that URI as a QR code (SVG) the web client shows. */
 export const MfaSecretAnswer = Type.Object({ secret: Type.String(), otpauth_uri: Type.String(), qr_code_svg: Type.String() });
@@ -185,6 +192,9 @@ export type MfaEnabledAnswer = Static<typeof MfaEnabledAnswer>;
 /** delete_mfa: deleted is what the web client reads. */
 export const DeleteMfaAnswer = Type.Object({ deleted: Type.Boolean(), detail: Type.String() });
 export type DeleteMfaAnswer = Static<typeof DeleteMfaAnswer>;
+/** POST /api/data/save_mfa_secret (not in the documents): status as PinePods' web client reads it. */
+export const SaveMfaSecretAnswer = Type.Object({ status: Type.Literal("success"), detail: Type.String() });
+export type SaveMfaSecretAnswer = Static<typeof SaveMfaSecretAnswer>;
 
 export const ResetCodeAnswer = Type.Object({ code_created: Type.Boolean() });
 export type ResetCodeAnswer = Static<typeof ResetCodeAnswer>;

@@ -16,7 +16,7 @@ export function foundationScenario(target: { url: string }) {
     expect(health.body).toMatchObject({ status: "healthy", database: true, redis: true });
     expect(Date.parse(health.body.timestamp)).not.toBeNaN();
     const check = await http().get("/api/service_check");
-    expect(check.body).toEqual({ status_code: 200, service_instance: true });
+    expect(check.body).toEqual({ status_code: 200, service_instance: true, pinepods_instance: true });
   });
 
   test("self_service_status before any admin exists", async () => {

@@ -36,14 +36,15 @@ export function feedOf(title: string, items: [string, number, number][], base: s
   return rssFeed(title, items.map(([t, duration, hours], n) => ({ title: t, guid: `${base}-${n}`, url: `https://media.test/${base}/${n}.mp3`, date: new Date(now - hours * HOUR).toISOString(), duration })));
 }
 
-export async function startLibrary(): Promise<Library> {
+/** opts: the server's (a capturing logger, for one). */
+export async function startLibrary(opts: Parameters<typeof startServer>[0] = {}): Promise<Library> {
   config.refreshInterval = 0;
   const own: [string, number, number][] = Array.from({ length: OWN_EPISODES }, (_, n) => [`Own ${String(n).padStart(2, "0")}`, 600 + n * 60, 10 + n]);
   const feeds = await startLoopback({
     "/shared.xml": { body: feedOf("Shared Show", SHARED_EPISODES, "shared") },
     "/own.xml": { body: feedOf("Alpha Own Show", own, "own") },
   });
-  const server = await startServer();
+  const server = await startServer(opts);
   const users = await createUsers(server.url, ["alice", "bob"]);
   const { get, post } = asUsers(() => ({ url: server.url, users }));
   const add = async (who: string, path: string) => {

@@ -6,7 +6,6 @@
 import { ChildProcess, execFileSync, spawn } from "child_process";
 import fs from "fs";
 import net from "net";
-import os from "os";
 import path from "path";
 
 // The project root from test/helpers or from its compiled copy in dist/test/helpers.
@@ -85,10 +84,8 @@ export function findNatsServer(): string | null {
 /** A nats-server on a free port, or on reusePort (a restart of one that was stopped). */
 export async function startNats(bin: string, reusePort?: number): Promise<{ url: string; proc: Proc }> {
   const port = reusePort ?? (await freePort());
-  // The largest message as the deployment files set it (k8s/generate.ts): a phone's first sync is one message.
-  const conf = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "nats-conf-")), "nats.conf");
-  fs.writeFileSync(conf, "max_payload: 64MB\n");
-  const proc = track(spawn(bin, ["-c", conf, "-a", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "pipe", "pipe"] }));
+  // NATS's own defaults, as the deployment files run it: max_payload 1 MB (large calls travel in pieces).
+  const proc = track(spawn(bin, ["-a", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "pipe", "pipe"] }));
   await waitFor(() => portOpen(port), `nats-server on port ${port}`);
   return { url: `nats://127.0.0.1:${port}`, proc };
 }

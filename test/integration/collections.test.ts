@@ -37,7 +37,7 @@ describe("collections", () => {
     expect(await change("alice", saved.collection_id, "add_episode", lib.ids.Tiny)).toMatchObject({ status: 200 });
     expect((await page("alice", saved.collection_id)).saved_episodes.map((e) => e.episodeid)).toEqual([lib.ids.Tiny]);
     const check = await lib.post("/api/data/get_episode_metadata", "alice", { user_id: uid("alice"), episode_id: lib.ids.Tiny });
-    expect(check.body.episode.saved).toBe(true);
+    expect(check.body.episode.is_saved).toBe(true);
     expect((await list("alice"))[0].episode_count).toBe(1);
     expect((await patch("alice", saved.collection_id, { name: "Other" })).status).toBe(400);
     expect((await raw(lib, "delete", `/api/data/collections/${saved.collection_id}`, key("alice"))).status).toBe(400);

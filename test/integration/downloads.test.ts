@@ -233,7 +233,7 @@ describe("downloads, tasks and media", () => {
       return {
         queue: byId(queue.body.data), saved: byId(saved.body.saved_episodes), history: byId(history.body.data), episodes: byId(episodes.body.episodes),
         latest: byId(latest.body.episodes), playlist: byId(inPlaylist.body.episodes), search: byId(search.body.data, "episode_id"),
-        metadata: meta.body.episode.downloaded, stats: stats.body.episodes_downloaded,
+        metadata: meta.body.episode.is_downloaded, stats: stats.body.episodes_downloaded,
       };
     };
     const lists = (e1: boolean) => ({ [ep.ep1]: e1, [ep.ep2]: false });

@@ -214,7 +214,7 @@ describe("sync server: several writers of one user at once", () => {
       expect({ reader: r.name, feeds: [...r.feeds].sort() }).toEqual({ reader: r.name, feeds: expectedFeeds });
       for (const url of removedFeeds) expect(r.feeds.has(url)).toBe(false);
     }
-    expect((await sync.get("/subscriptions/alice.json")).body.sort()).toEqual(expectedFeeds);
+    expect((await sync.get("/subscriptions/alice.json")).body.map((p: any) => p.url).sort()).toEqual(expectedFeeds);
     // As stored: the actions of one upload share one clock value, no other upload's.
     const uploadOf = new Map(uploaded.map((u) => [u.key, u.upload]));
     const stored: any[] = await gpodder.stores.gpodder_actions.find({ query: rkeyRange(alice.id, 0, Number.MAX_SAFE_INTEGER) });

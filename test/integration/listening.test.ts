@@ -79,6 +79,7 @@ describe("listening", () => {
     expect(res.body.data[1]).toEqual({
       episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: "", episodeurl: "https://media.test/shared/0.mp3",
       episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), downloaded: false, is_vidsite: false,
+      episodetitle: "Tiny",
     });
     const page = await history("alice", { limit: 1, offset: 1 });
     expect(page.body.data.map((h: any) => h.episodename)).toEqual(["Tiny"]);
@@ -226,7 +227,7 @@ describe("listening", () => {
   test("get_episode_metadata: the episode with the caller's state", async () => {
     const res = await lib.post("/api/data/get_episode_metadata", "alice", { episode_id: lib.ids["Half"], user_id: uid("alice"), person_episode: false });
     expect(res.status).toBe(200);
-    expect(res.body.episode).toMatchObject({ episodeid: lib.ids["Half"], episodetitle: "Half", podcastname: "Shared Show", episodeduration: 1800, completed: true, saved: false, listenduration: 100 });
+    expect(res.body.episode).toMatchObject({ episodeid: lib.ids["Half"], episodetitle: "Half", podcastname: "Shared Show", episodeduration: 1800, completed: true, is_saved: false, listenduration: 100 });
   });
 
   test("stats, extended stats and home overview count the caller's listening only", async () => {
@@ -235,15 +236,19 @@ describe("listening", () => {
     const stats = await lib.get("/api/data/get_stats", "bob", { user_id: uid("bob") });
     expect(stats.status).toBe(200);
     // bob's history: Hour at 3541 s and Long at 4000 s (more than the 180 s the counter saw).
-    expect(stats.body).toEqual({
+    const documented = {
       total_listen_time: 7541, episodes_played: 2, episodes_completed: 4, podcasts_subscribed: 1, episodes_downloaded: 0,
       episodes_saved: 5, episodes_queued: 2, avg_listen_time_per_episode: 3771, most_listened_podcast: "Shared Show",
       listening_streak_days: 1, last_activity: expect.any(String),
+    };
+    // Then the same figures by PinePods' clients' names (TimeListened in minutes).
+    expect(stats.body).toEqual({
+      ...documented, UserCreated: expect.any(String), PodcastsPlayed: 2, TimeListened: 125, PodcastsAdded: 1, EpisodesSaved: 5, EpisodesDownloaded: 0, Pod_Sync_Type: "None",
     });
     const fresh = await lib.get("/api/data/get_stats", "admin", { user_id: uid("admin") });
     expect(fresh.body).toMatchObject({ total_listen_time: 0, episodes_played: 0, listening_streak_days: 0, last_activity: null, most_listened_podcast: null });
     const ext = await lib.get("/api/data/get_extended_stats", "bob", { user_id: uid("bob") });
-    expect(ext.body).toMatchObject({ ...stats.body, last_activity: expect.any(String), timezone: "UTC", completion_rate: 80 });
+    expect(ext.body).toMatchObject({ ...documented, timezone: "UTC", completion_rate: 80 });
     expect(ext.body.top_podcasts).toEqual([
       { podcast_id: lib.shared, podcast_name: "Shared Show", listen_time: 7541, episodes_listened: 2, podcastid: lib.shared, podcastname: "Shared Show", artworkurl: "", total_seconds: 7541 },
     ]);
@@ -269,14 +274,20 @@ describe("listening", () => {
     const search = (who: string, body: object, query: object = {}) => api(lib.server.url).post("/api/data/search_data").query(query).set("Api-Key", lib.users[who].key).send({ user_id: uid(who), ...body });
     const alpha = await search("alice", { search_term: "alpha" });
     expect(alpha.status).toBe(200);
-    expect(alpha.body).toEqual({ total: 1, data: [{ type: "podcast", podcast_id: lib.own, podcast_name: "Alpha Own Show", author: null, description: "test feed", artwork_url: null, categories: [] }] });
+    expect(alpha.body).toEqual({
+      total: 1,
+      data: [{
+        type: "podcast", podcast_id: lib.own, podcast_name: "Alpha Own Show", author: "", description: "test feed", artwork_url: null, categories: {},
+        podcastid: lib.own, podcastname: "Alpha Own Show", artworkurl: "", feedurl: lib.feeds.url + "/own.xml", websiteurl: expect.any(String), explicit: 0, episodecount: 30,
+      }],
+    });
     // "own": the podcast "Alpha Own Show", its 30 episodes and the shared "Unknown"; episodes newest first.
     const own = await search("alice", { search_term: "own" });
     expect(own.body.total).toBe(32);
     expect(own.body.data.slice(0, 3).map((d: any) => [d.type, d.podcast_name, d.episode_title])).toEqual([
       ["podcast", "Alpha Own Show", undefined], ["episode", "Shared Show", "Unknown"], ["episode", "Alpha Own Show", "Own 00"],
     ]);
-    expect(own.body.data[1]).toMatchObject({ episode_id: lib.ids["Unknown"], podcast_id: lib.shared, duration: 0, completed: false, saved: false });
+    expect(own.body.data[1]).toMatchObject({ episode_id: lib.ids["Unknown"], podcast_id: lib.shared, episodeid: lib.ids["Unknown"], episodeduration: 0, completed: false, saved: false, queued: false });
     expect((await search("bob", { search_term: "own" })).body.data.map((d: any) => d.episode_title)).toEqual(["Unknown"]); // not alice's own feed
     const page = await search("alice", { search_term: "own" }, { offset: 1, limit: 2 });
     expect(page.body.data.map((d: any) => d.episode_title)).toEqual(["Unknown", "Own 00"]);

@@ -59,7 +59,11 @@ describe("podcasts and subscriptions", () => {
     expect(pods.body.pods).toHaveLength(1);
     const pod = pods.body.pods[0];
     expect(Object.keys(pod).sort()).toEqual(
-      ["podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories", "last_episode_date", "episode_count", "subscribed_date", "is_vidsite"].sort(),
+      [
+        "podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories", "last_episode_date", "episode_count", "subscribed_date", "is_vidsite",
+        // the same podcast by the names PinePods' clients read (test/integration/mobile-client.test.ts)
+        "podcastid", "podcastname", "artworkurl", "feedurl", "websiteurl", "episodecount", "explicit", "podcastindexid", "is_favorite",
+      ].sort(),
     );
     expect(pod).toMatchObject({ podcast_id: res.body.podcast_id, title: "All Things Chemical", feed_url: feeds.url + "/chemical.xml", episode_count: 4, last_episode_date: "2018-11-29T10:30:00.000Z" });
     expect(Array.isArray(pod.categories)).toBe(true);
@@ -192,7 +196,7 @@ describe("podcasts and subscriptions", () => {
     const chem = (await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods.find((p: any) => p.title === "All Things Chemical").podcast_id;
     expect((await get("/api/data/check_podcast", "alice", { user_id: u.alice.id, podcast_name: "All Things Chemical", podcast_url: feed })).body).toEqual({ exists: true });
     expect((await get("/api/data/check_podcast", "alice", { user_id: u.alice.id, podcast_name: "all things chemical", podcast_url: feed })).body).toEqual({ exists: false });
-    expect((await get("/api/data/get_podcast_id", "alice", { user_id: u.alice.id, podcast_feed: feed, podcast_title: "All Things Chemical" })).body).toEqual({ episodes: chem });
+    expect((await get("/api/data/get_podcast_id", "alice", { user_id: u.alice.id, podcast_feed: feed, podcast_title: "All Things Chemical" })).body).toEqual({ episodes: chem, podcast_id: chem });
     expectErrorBody(await get("/api/data/get_podcast_id", "alice", { user_id: u.alice.id, podcast_feed: feed, podcast_title: "Nope" }), 404);
     const url = "https://traffic.libsyn.com/secure/allthingschemical/ep3_final_96.mp3?dest-id=814653";
     const title = "Confidential Business Information under TSCA";

@@ -75,7 +75,11 @@ describe("podsync: a gPodder v2 server", () => {
     expectErrorBody(await get(`/api/data/get_podsync_settings/${u.bob.id}`, "alice"), 403);
     expectErrorBody(await get(`/api/podsync/devices/${u.bob.id}`, "alice"), 403);
     expect((await get(`/api/data/get_podsync_settings/${u.alice.id}`, "alice")).status).toBe(200);
-    expectErrorBody(await post("/api/podsync/sync", "alice", {}), 404); // nothing set up yet
+    // Nothing set up: no account elsewhere, and this server's own sync server switched off for alice.
+    const ownSyncServer = (on: boolean) => api(server.url).put("/api/data/user/sync_server").set("Api-Key", u.alice.key).send({ user_id: u.alice.id, sync_server: on });
+    await ownSyncServer(false);
+    expectErrorBody(await post("/api/podsync/sync", "alice", {}), 404);
+    await ownSyncServer(true);
   });
 
   test("the account is stored (password sealed, never returned) and subscriptions go both ways", async () => {
@@ -230,7 +234,7 @@ describe("podsync: a gPodder v2 server", () => {
     config.syncWaitMs = 300;
     try {
       const held = await post("/api/podsync/sync", "alice", {});
-      expect(held.body).toEqual({ success: true, detail: "The sync continues in the background", task_id: expect.any(String) });
+      expect(held.body).toEqual({ success: true, detail: "The sync continues in the background", message: "The sync continues in the background", task_id: expect.any(String) });
       expect((await get(`/api/tasks/${held.body.task_id}`, "alice")).body.status).not.toBe("SUCCESS");
       await sync.adapter.updateMany({ _id: u.alice.id }, { $set: { lease_until: new Date(Date.now() - 1000) } }); // and died
       expect(await waitForTask(server.url, u.alice.key, held.body.task_id)).toMatchObject({ status: "SUCCESS", task_type: "sync" });
