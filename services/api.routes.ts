@@ -4,6 +4,7 @@
  * when not by its content type (body: json | text). Paths are exactly those of
  * spec/podcast-server-api.md and spec/ROUTES.md; {name} is a path parameter.
  */
+import { neutralName } from "../shared/client-names";
 import type { RouteDef } from "../shared/types";
 
 export const routes: Record<string, RouteDef> = {
@@ -222,8 +223,9 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/initiate_cloudsync_login": { action: "sync.initiate_cloudsync_login", auth: "key" },
   "POST /api/data/add_cloudsync_server": { action: "sync.add_cloudsync_server", auth: "key" },
   "GET /api/data/refresh_cloudsync_subscriptions": { action: "sync.refresh_cloudsync_subscriptions", auth: "key" },
-  "GET /api/data/user/notification_settings": { action: "notifications.get_notification_settings", auth: "key" },
-  "PUT /api/data/user/notification_settings": { action: "notifications.update_notification_settings", auth: "key" },
+  // clientNames: PinePods' web client sends and reads the settings as ntfy_* and gotify_* (the documents' notifa_*, notifb_*)
+  "GET /api/data/user/notification_settings": { action: "notifications.get_notification_settings", auth: "key", clientNames: true },
+  "PUT /api/data/user/notification_settings": { action: "notifications.update_notification_settings", auth: "key", clientNames: true },
   "POST /api/data/user/test_notification": { action: "notifications.test_notification", auth: "key" },
   "POST /api/data/podcast/toggle_notifications": { action: "podcasts.toggle_notifications", auth: "key" },
   "PUT /api/data/podcast/toggle_notifications": { action: "podcasts.toggle_notifications", auth: "key" },
@@ -362,6 +364,42 @@ export const routes: Record<string, RouteDef> = {
   "GET /index.php/apps/gpoddersync/episode_action": { action: "gpodder.nextcloud_episode_actions", auth: "sync", summary: "Nextcloud gpoddersync: episode actions received since a timestamp" },
   "POST /index.php/apps/gpoddersync/episode_action/create": { action: "gpodder.nextcloud_create_episode_actions", auth: "sync", body: "json", largeBody: true, summary: "Nextcloud gpoddersync: upload episode actions" },
 };
+
+/**
+ * Not in the spec: PinePods' clients' paths of documented routes, in the third-party words the documents replace
+ * (gpodder -> podsync, nextcloud -> cloudsync, youtube -> vidsite; shared/client-names.ts). Each is the route of its
+ * neutral spelling (GET /api/data/check_youtube_channel is GET /api/data/check_vidsite_channel), with clientNames:
+ * the clients' words are read in its params and given beside the neutral ones in its answer.
+ */
+const CLIENT_ALIASES = [
+  "POST /api/data/add_gpodder_server",
+  "POST /api/data/add_nextcloud_server",
+  "GET /api/data/check_gpodder_settings/{user_id}",
+  "GET /api/data/check_youtube_channel",
+  "GET /api/data/get_gpodder_settings/{user_id}",
+  "GET /api/data/gpodder/status",
+  "POST /api/data/gpodder/toggle",
+  "POST /api/data/initiate_nextcloud_login",
+  "POST /api/data/remove_youtube_channel",
+  "POST /api/data/verify_gpodder_auth",
+  "POST /api/data/youtube/subscribe",
+  "GET /api/data/youtube_episodes",
+  "GET /api/gpodder/default_device",
+  "POST /api/gpodder/devices",
+  "GET /api/gpodder/devices/{user_id}",
+  "GET /api/gpodder/gpodder_statistics",
+  "POST /api/gpodder/set_default/{device_id}",
+  "POST /api/gpodder/sync",
+  "POST /api/gpodder/sync/force",
+  "GET /api/gpodder/test-connection",
+];
+for (const alias of CLIENT_ALIASES) {
+  const documented = neutralName(alias);
+  const def = routes[documented];
+  if (!def) throw new Error(`Client alias ${alias}: no route ${documented}`);
+  const summary = `Client alias of ${documented} (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite`;
+  routes[alias] = { ...def, clientNames: true, summary };
+}
 
 /** moleculer-web aliases ("METHOD /path/:param") built from the table; the auth level rides on the alias. */
 export function toAliases(table: Record<string, RouteDef>): Record<string, RouteDef> {

@@ -7,6 +7,7 @@ import type { Socket } from "net";
 import type { Context, ServiceSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { aliasIndexMixin } from "../shared/alias-index.mixin";
+import { toNeutralNames, withClientNames } from "../shared/client-names";
 import { routes, toAliases } from "./api.routes";
 import { attachTaskSocket } from "./api.tasks-socket";
 import { clientAddress, publicOrigin, trustedProxyList } from "../shared/client-address";
@@ -67,10 +68,16 @@ function parseBasic(header: string | undefined): { username: string; password: s
   return { username: decoded.slice(0, sep), password: decoded.slice(sep + 1) };
 }
 
-/** The part of the route table whose bodies are read one way (RouteDef.body) up to one limit (RouteDef.largeBody). */
-function routesWithBody(body: RouteDef["body"], largeBody = false): Record<string, RouteDef> {
-  return Object.fromEntries(Object.entries(routes).filter(([, def]) => def.body === body && !!def.largeBody === largeBody));
+/**
+ * The part of the route table whose bodies are read one way (RouteDef.body) up to one limit (RouteDef.largeBody), with
+ * or without PinePods' clients' names (RouteDef.clientNames: those have a gateway route of their own, so that no
+ * other answer passes an extra hook).
+ */
+function routesWithBody(body: RouteDef["body"], largeBody = false, clientNames = false): Record<string, RouteDef> {
+  return Object.fromEntries(Object.entries(routes).filter(([, def]) => def.body === body && !!def.largeBody === largeBody && !!def.clientNames === clientNames));
 }
+
+const DEFAULT_PARSERS = { json: { strict: false, limit: config.maxBodySize }, urlencoded: { extended: true, limit: config.maxBodySize } };
 
 /**
  * A route per body kind (RouteDef.body) and limit: MAX_BODY_SIZE, or SYNC_MAX_BODY_SIZE for the sync
@@ -79,16 +86,28 @@ function routesWithBody(body: RouteDef["body"], largeBody = false): Record<strin
 function bodyRoutes() {
   const kinds = [["json", false], ["text", false], ["json", true], ["text", true]] as const;
   return kinds
-    .filter(([body, large]) => Object.keys(routesWithBody(body, large)).length > 0)
-    .map(([body, large]) => {
+    .flatMap(([body, large]) => [false, true].map((names) => [body, large, names] as const))
+    .filter(([body, large, names]) => Object.keys(routesWithBody(body, large, names)).length > 0)
+    .map(([body, large, names]) => {
       const limit = large ? config.syncMaxBodySize : config.maxBodySize;
       const parsers = body === "json" ? { json: { strict: false, limit, type: () => true } } : { json: false, text: { type: () => true, limit } };
-      return apiRoute(`api-${body}${large ? "-sync" : ""}`, routesWithBody(body, large), parsers);
+      return apiRoute(`api-${body}${large ? "-sync" : ""}${names ? "-client-names" : ""}`, routesWithBody(body, large, names), parsers, names);
     });
 }
 
-/** The gateway's route for part of the route table: auth, the hooks and the body parsers of those routes. */
-function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: object) {
+/**
+ * The gateway's route for part of the route table: auth, the hooks and the body parsers of those routes. With
+ * clientNames (RouteDef.clientNames), the params' keys in PinePods' clients' words are renamed to the neutral ones
+ * before the call, and the answer gets the clients' names beside the neutral ones (shared/client-names.ts).
+ */
+function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: object, clientNames = false) {
+  // Test-time only (RESPONSE_SCHEMA_CHECK): the action's answer against its own schema, before the clients' names.
+  const check = config.responseSchemaCheck ? responseCheck() : undefined;
+  const afterCall = !clientNames
+    ? check
+    : function (this: any, ctx: Context<any, any>, route: any, req: any, res: any, data: any) {
+        return withClientNames(check ? check.call(this, ctx, route, req, res, data) : data);
+      };
   return {
     name,
     path: "/",
@@ -118,10 +137,11 @@ function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: ob
         if (Array.isArray(req.body)) for (const k of Object.keys(req.body)) delete req.$params[k];
         req.$params.body = req.body;
       }
+      if (clientNames) toNeutralNames(req.$params);
     },
     onError: sendError,
-    // Test-time only (RESPONSE_SCHEMA_CHECK): with the setting off the route has no onAfterCall at all.
-    ...(config.responseSchemaCheck ? { onAfterCall: responseCheck() } : {}),
+    // With the check off, the routes without clients' names have no onAfterCall at all.
+    ...(afterCall ? { onAfterCall: afterCall } : {}),
   };
 }
 
@@ -149,10 +169,8 @@ const ApiService: ServiceSchema = {
     ],
     routes: [
       docsRoute,
-      apiRoute("api", routesWithBody(undefined), {
-        json: { strict: false, limit: config.maxBodySize },
-        urlencoded: { extended: true, limit: config.maxBodySize },
-      }),
+      apiRoute("api", routesWithBody(undefined), DEFAULT_PARSERS),
+      apiRoute("api-client-names", routesWithBody(undefined, false, true), DEFAULT_PARSERS, true),
       // Routes whose body is JSON, or text, whatever its content type (gPodder's client library labels its JSON as form data).
       ...bodyRoutes(),
     ],

@@ -75,7 +75,7 @@ function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc): DownloadedItem {
     podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork ?? "", episodeid: e.episodeid, episodetitle: e.episodetitle,
     episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl,
     episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website ?? "", downloadedlocation: path.join(config.downloadDir, d.file),
-    listenduration: e.listenduration, completed: e.completed, is_vidsite: false, downloaded_size: d.size, downloaded_at: new Date(d.downloaded_at).toISOString(),
+    listenduration: e.listenduration, completed: e.completed, is_vidsite: false, is_youtube: false, downloaded_size: d.size, downloaded_at: new Date(d.downloaded_at).toISOString(),
   };
 }
 

@@ -61,7 +61,7 @@ function queueEntry(e: SelectedEpisode, queueposition: number, queued_at: Date):
   return {
     episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle, episodepubdate: e.episodepubdate,
     episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl, episodeduration: e.episodeduration,
-    listenduration: e.listenduration, completed: e.completed, saved: e.saved, is_vidsite: e.is_vidsite, downloaded: e.downloaded,
+    listenduration: e.listenduration, completed: e.completed, saved: e.saved, is_vidsite: e.is_vidsite, is_youtube: e.is_youtube, downloaded: e.downloaded,
     queueposition, queuedate: new Date(queued_at).toISOString(), queued: true,
   };
 }

@@ -107,7 +107,7 @@ const SharingService: ServiceSchema = {
           episode: {
             episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle,
             episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork || e.podcast_artwork || "",
-            episodeurl: e.episodeurl, episodeduration: e.episodeduration, enclosure_type: e.enclosure_type, is_vidsite: e.is_vidsite,
+            episodeurl: e.episodeurl, episodeduration: e.episodeduration, enclosure_type: e.enclosure_type, is_vidsite: e.is_vidsite, is_youtube: e.is_youtube,
           },
           stream_url,
           expires_at: shape(link).expires_at,

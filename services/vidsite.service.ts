@@ -16,6 +16,7 @@ import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import { sha256Hex } from "../shared/secrets";
 import { VidsiteChannelsAnswer, VidsiteEpisodesAnswer, VidsiteSubscribeAnswer } from "../shared/contracts/vidsite";
 import { ExistsAnswer } from "../shared/contracts/podcasts";
+import type { EpisodesPageAnswer } from "../shared/contracts/episodes";
 import { SuccessAnswer, type TSchema } from "../shared/contracts/answers";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
@@ -109,12 +110,13 @@ const VidsiteService: ServiceSchema = {
       params: { user_id: id, podcast_id: id },
       response: VidsiteEpisodesAnswer,
       async handler(this: any, ctx: Context<any>) {
-        const { episodes }: { episodes: any[] } = await ctx.call("episodes.podcast_episodes", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
+        const { episodes }: EpisodesPageAnswer = await ctx.call("episodes.podcast_episodes", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
         return {
+          // The documents' fields, then the list item as PinePods' web client reads a video (completed is in both).
           episodes: episodes.map((e) => ({
             episode_id: e.episodeid, episode_title: e.episodetitle, episode_description: e.episodedescription, episode_url: e.episodeurl,
             episode_artwork: e.episodeartwork, episode_duration: e.episodeduration, episode_pubdate: e.episodepubdate,
-            listened: (e.listenduration ?? 0) > 0, completed: e.completed,
+            listened: (e.listenduration ?? 0) > 0, ...e,
           })),
         };
       },

@@ -7,6 +7,7 @@
  * summaries and descriptions come from the API documents (shared/api-docs.json, scripts/api-docs.ts).
  */
 import { ANSWER_STATUS, MEDIA_TYPE, byMediaType } from "./contracts/answers";
+import { clientContract } from "./client-names";
 import { ERROR_CATEGORIES } from "./errors";
 import apiDocs from "./api-docs.json";
 import type { AuthLevel, RouteDef } from "./types";
@@ -149,7 +150,8 @@ export function buildOpenApi(table: Record<string, RouteDef>, contractOf: (actio
   const paths: Record<string, Record<string, any>> = {};
   for (const [key, def] of Object.entries(table)) {
     const [method, path] = key.split(" ");
-    const contract = contractOf(def.action);
+    // PinePods' clients' names (RouteDef.clientNames): their words beside the neutral ones in params and answer.
+    const contract = def.clientNames ? clientContract(contractOf(def.action)) : contractOf(def.action);
     const schema = paramsToSchema(contract?.params);
     // HEAD shares its GET's documents.
     const docs = DOCS[key] ?? DOCS[`GET ${path}`];

@@ -59,6 +59,12 @@ export interface RouteDef {
   headers?: string[];
   /** /api/openapi.json's one-line summary of a route the API documents do not describe (shared/api-docs.json wins): what it does, in which protocol. */
   summary?: string;
+  /**
+   * PinePods' clients' words (gpodder, nextcloud, youtube, ntfy, gotify) are read in the params and added to the
+   * answer beside the documents' neutral ones (shared/client-names.ts): the clients' paths (api.routes.ts'
+   * CLIENT_ALIASES) and the documented routes whose fields the clients send in their words.
+   */
+  clientNames?: true;
 }
 
 /** ctx.meta as filled by the gateway. */

@@ -13,7 +13,7 @@ import type { AuthUser } from "../../shared/types";
 import type { PositionsChangedEvent } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import type { CatalogRow } from "./catalog-index";
-import { type EpisodeDoc, type EpisodeStateDoc, iso, type Row, visibleQuery, visibleTo } from "./model";
+import { type EpisodeDoc, type EpisodeStateDoc, idSlices, iso, type Row, visibleQuery, visibleTo } from "./model";
 import type { UserStates } from "./state-cache";
 
 type Meta = { user?: AuthUser };
@@ -78,7 +78,7 @@ export const accessMethods: Record<string, any> = {
     }
     // Sync servers relay positions and completions (services/gpodder.service.ts).
     if (set.listen_duration !== undefined || set.completed !== undefined) {
-      this.broker.emit("episodes.positions_changed", { user_id, episode_ids: ids, origin: null } satisfies PositionsChangedEvent);
+      for (const episode_ids of idSlices(ids)) this.broker.emit("episodes.positions_changed", { user_id, episode_ids, origin: null } satisfies PositionsChangedEvent);
     }
   },
   /** writeStates' store writes; `existing`: the episodes that have a state. */
@@ -162,6 +162,7 @@ export const accessMethods: Record<string, any> = {
       completed: !!st?.completed,
       saved: !!st?.saved,
       is_vidsite: !!sub.is_vidsite,
+      is_youtube: !!sub.is_vidsite,
     };
   },
   /** An episode in list operations (podcast_episodes, return_episodes, select_episodes); downloaded: see downloadedOf. */
@@ -193,6 +194,7 @@ export const accessMethods: Record<string, any> = {
       listendate: iso(r.st?.last_listened_at) ?? "",
       downloaded: downloaded.has(r.ep._id),
       is_vidsite: !!r.sub.is_vidsite,
+      is_youtube: !!r.sub.is_vidsite,
       // The title again under the name both PinePods clients read (the documents' history item says episodename).
       episodetitle: r.ep.title,
     };

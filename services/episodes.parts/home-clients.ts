@@ -21,7 +21,7 @@ const TOP_PODCASTS = 6;
 type StatsClientNames = Omit<StatsWithClientNamesAnswer, keyof StatsAnswer>;
 
 export const homeClientMethods: Record<string, any> = {
-  /** get_stats by the clients' names (TimeListened in minutes); Pod_Sync_Type is the user's sync account type. */
+  /** get_stats by the clients' names (TimeListened in minutes); Pod_Sync_Type and GpodderUrl: the user's sync account's type and server. */
   async statsClientNames(this: any, ctx: Context<any>, user_id: number, l: Listening, figures: StatsAnswer): Promise<StatsClientNames> {
     const sync = await ctx.call<PodsyncSettingsAnswer, { user_id: number }>("sync.get_podsync_settings", { user_id });
     return {
@@ -32,6 +32,7 @@ export const homeClientMethods: Record<string, any> = {
       EpisodesSaved: figures.episodes_saved,
       EpisodesDownloaded: figures.episodes_downloaded,
       Pod_Sync_Type: sync.sync_type,
+      GpodderUrl: sync.data.podsyncurl,
     };
   },
   /**
@@ -70,7 +71,7 @@ export const homeClientMethods: Record<string, any> = {
             const sub = l.subs.get(podcast_id)!;
             return {
               podcastid: podcast_id, podcastname: sub.title, podcastindexid: sub.podcast_index_id, artworkurl: sub.artwork_url, websiteurl: sub.website_url,
-              is_vidsite: sub.is_vidsite, play_count: plays.get(podcast_id) ?? 0, total_listen_time: Math.round(seconds),
+              is_vidsite: sub.is_vidsite, is_youtube: sub.is_vidsite, play_count: plays.get(podcast_id) ?? 0, total_listen_time: Math.round(seconds),
             };
           }),
         saved_count: l.saved,

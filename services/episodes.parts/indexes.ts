@@ -16,7 +16,7 @@ import { config } from "../../shared/config";
 import type { CatalogChangedEvent, StatesChangedEvent } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { CATALOG_FIELDS, CatalogIndex, type CatalogRow, newestFirst, toRow } from "./catalog-index";
-import { type EpisodeDoc, type EpisodeStateDoc, cutoffTime, escapeRegex } from "./model";
+import { type EpisodeDoc, type EpisodeStateDoc, cutoffTime, escapeRegex, idSlices } from "./model";
 import { StateCache, type UserStates } from "./state-cache";
 
 /** Search terms whose matches are kept (until the catalogue changes). */
@@ -144,7 +144,8 @@ export const indexMethods: Record<string, any> = {
       if (cache.lastWrite(user_id) !== write) cache.drop(user_id);
       else cache.apply(user_id, found, episode_ids.filter((e) => !present.has(e)));
     }
-    if (announce) this.broker.broadcast("episodes.states_changed", { user_id, episode_ids } satisfies StatesChangedEvent);
+    if (!announce) return;
+    for (const ids of episode_ids === null ? [null] : idSlices(episode_ids)) this.broker.broadcast("episodes.states_changed", { user_id, episode_ids: ids } satisfies StatesChangedEvent);
   },
   /**
    * The catalogue rows of these subscriptions that their subscriber sees (cutoffs applied), one list per

@@ -322,6 +322,7 @@ export const libraryActions: Record<string, any> = {
           queued: !!queue[e._id],
           downloaded: downloaded.has(e._id),
           is_vidsite: item.is_vidsite,
+          is_youtube: item.is_youtube,
         };
       });
       return { data: [...podcasts.slice(offset, offset + limit), ...items], total: podcasts.length + count };

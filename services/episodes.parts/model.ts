@@ -74,6 +74,16 @@ export const sortOrder = { type: "enum", values: ["asc", "desc"], optional: true
 export const search = { type: "string", max: 200, optional: true };
 
 /** The documents of these ids in the ids' order, the missing left out (a store read by ids answers in its own order). */
+/**
+ * Episode ids an event carries, in slices: a phone's first sync writes 100,000 states at once, and one event
+ * with every id would pass NATS's 1 MB message limit (5,000 ids are about 40 KB).
+ */
+export function idSlices(ids: number[], size = 5000): number[][] {
+  const slices: number[][] = [];
+  for (let i = 0; i < ids.length; i += size) slices.push(ids.slice(i, i + size));
+  return slices;
+}
+
 export function inIdOrder<T extends { _id: number }>(ids: number[], docs: T[]): T[] {
   const byId = new Map(docs.map((d) => [d._id, d]));
   return ids.filter((i) => byId.has(i)).map((i) => byId.get(i)!);

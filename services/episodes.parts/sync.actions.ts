@@ -6,6 +6,7 @@ import type { Context, ServiceActionsSchema } from "moleculer";
 import type { EpisodeSummary, PositionsChangedEvent, SyncEpisodeRef, SyncEpisodeState, SyncNewEpisode } from "../../shared/contracts/episodes";
 import type { SyncFeed } from "../../shared/contracts/podcasts";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
+import { idSlices } from "./model";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const feeds = { type: "array", items: "object", max: 100_000 };
@@ -135,7 +136,7 @@ export const syncActions: ServiceActionsSchema = {
         // One re-read and one event for all the states written, as writeStates does (also after a failure midway).
         if (written.size) {
           await this.statesChanged(user_id, [...written]);
-          ctx.emit("episodes.positions_changed", { user_id, episode_ids: [...written], origin: ctx.params.origin ?? null } satisfies PositionsChangedEvent);
+          for (const episode_ids of idSlices([...written])) ctx.emit("episodes.positions_changed", { user_id, episode_ids, origin: ctx.params.origin ?? null } satisfies PositionsChangedEvent);
         }
       }
       return { applied: written.size };

@@ -15,17 +15,18 @@ import { ExistsAnswer, PodcastDetailsAnswer, PodcastDetailsDynamicAnswer, Podcas
 /** The podcast fields a SubscriptionView is made of (readMethods.view). */
 const VIEW_FIELDS = ["title", "artwork_url", "website_url", "podcast_index_id", "categories", "feed_url"] as const;
 
-type DynamicFields = Omit<PodcastDetailsDynamicAnswer, "description" | "author" | "artworkurl" | "websiteurl" | "categories"> &
+type DynamicFields = Omit<PodcastDetailsDynamicAnswer, "description" | "author" | "artworkurl" | "websiteurl" | "categories" | "is_youtube"> &
   Record<"description" | "author" | "artworkurl" | "websiteurl", string | null | undefined> & { categories: string[] };
 
 /**
  * get_podcast_details_dynamic's record as both PinePods clients read it: text fields "" when the feed has none
- * (web: String; mobile: `?? ''`), categories as the object "1": "Name" (web: HashMap, mobile: Map<String, String>).
+ * (web: String; mobile: `?? ''`), categories as the object "1": "Name" (web: HashMap, mobile: Map<String, String>),
+ * is_vidsite also as is_youtube.
  */
 function dynamicDetails(d: DynamicFields): PodcastDetailsDynamicAnswer {
   return {
     ...d, description: d.description ?? "", author: d.author ?? "", artworkurl: d.artworkurl ?? "", websiteurl: d.websiteurl ?? "",
-    categories: categoryMap(d.categories),
+    categories: categoryMap(d.categories), is_youtube: d.is_vidsite,
   };
 }
 
@@ -120,6 +121,7 @@ export const readActions: ServiceActionsSchema = {
             websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? 0, is_vidsite: isVidsiteFeed(pod.feed_url),
           }),
           userid: ctx.params.user_id,
+          isyoutubechannel: isVidsiteFeed(pod.feed_url),
         },
       };
     },
@@ -264,6 +266,7 @@ export const readMethods: ServiceMethods = {
   /** A return_pods item (spec: "Podcast records as returned"), then the same facts by PinePods' clients' names. */
   podItem(p: PodcastDoc, s: SubscriptionDoc) {
     const v = shown(p, s);
+    const video = isVidsiteFeed(p.feed_url);
     return {
       podcast_id: p._id,
       title: v.title,
@@ -276,7 +279,8 @@ export const readMethods: ServiceMethods = {
       last_episode_date: p.last_episode_date,
       episode_count: p.episode_count,
       subscribed_date: iso(s.subscribed_date),
-      is_vidsite: isVidsiteFeed(p.feed_url),
+      is_vidsite: video,
+      is_youtube: video,
       podcastid: p._id,
       podcastname: v.title,
       artworkurl: v.artwork_url,

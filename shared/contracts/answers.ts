@@ -60,3 +60,8 @@ export const SuccessAnswer = Type.Object({ success: Type.Boolean() });
 export type SuccessAnswer = Static<typeof SuccessAnswer>;
 export const SuccessMessageAnswer = Type.Object({ success: Type.Boolean(), message: Type.String() });
 export type SuccessMessageAnswer = Static<typeof SuccessMessageAnswer>;
+/**
+ * A video channel's podcast or episode under PinePods' clients' name, right after the documents' is_vidsite (their
+ * structs read is_youtube; shared/client-names.ts has the words).
+ */
+export const IsYoutube = Type.Boolean({ description: "is_vidsite again, under PinePods' clients' name" });

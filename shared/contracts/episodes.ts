@@ -1,6 +1,6 @@
 /** What travels to and from the episodes service: action params and results, events, and the answers of its routes. */
 import type { CollectionEpisode } from "./collections";
-import { Nullable, Type, type Static } from "./answers";
+import { IsYoutube, Nullable, Type, type Static } from "./answers";
 
 /** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
 export interface SyncResult {
@@ -212,6 +212,7 @@ export const EpisodeListItem = Type.Object({
   completed: Type.Boolean(),
   saved: Type.Boolean(),
   is_vidsite: Type.Boolean(),
+  is_youtube: IsYoutube,
   /** The user has downloaded it (the downloads service's answer). */
   downloaded: Type.Boolean(),
 });
@@ -253,6 +254,7 @@ export const HistoryAnswer = Type.Object({
       listendate: Type.String(),
       downloaded: Type.Boolean(),
       is_vidsite: Type.Boolean(),
+      is_youtube: IsYoutube,
       episodetitle: Type.String({ description: "episodename again, as PinePods' clients read it" }),
     }),
   ),
@@ -319,8 +321,8 @@ export type StatsAnswer = Static<typeof StatsAnswer>;
 /**
  * get_stats' answer: the documents' record, then the same figures by the names PinePods' clients read (mobile
  * UserStats, web UserStats): TimeListened in minutes, UserCreated the account's creation (ISO), Pod_Sync_Type the
- * user's sync account type ("None" without one). The web client's GpodderUrl is not given: a third-party name
- * where the documents put the neutral word podsync.
+ * user's sync account type ("None" without one), GpodderUrl (the web client requires it) that account's server ("" without
+ * one; never its password or token).
  */
 export const StatsWithClientNamesAnswer = Type.Composite([
   StatsAnswer,
@@ -332,6 +334,7 @@ export const StatsWithClientNamesAnswer = Type.Composite([
     EpisodesSaved: Type.Integer(),
     EpisodesDownloaded: Type.Integer(),
     Pod_Sync_Type: Type.String(),
+    GpodderUrl: Type.String(),
   }),
 ]);
 export type StatsWithClientNamesAnswer = Static<typeof StatsWithClientNamesAnswer>;
@@ -372,7 +375,7 @@ export type ExtendedStatsAnswer = Static<typeof ExtendedStatsAnswer>;
 /** An episode of home_overview by the names PinePods' clients read (mobile HomeEpisode, web Episode): a list item and queued. */
 export const HomeClientEpisode = Type.Composite([EpisodeListItem, Type.Object({ queued: Type.Boolean() })]);
 export type HomeClientEpisode = Static<typeof HomeClientEpisode>;
-/** A podcast of home_overview's top_podcasts (mobile HomePodcast, web HomePodcast, whose is_youtube is is_vidsite here). */
+/** A podcast of home_overview's top_podcasts (mobile HomePodcast, web HomePodcast, which requires is_youtube). */
 export const HomeClientPodcast = Type.Object({
   podcastid: Type.Integer(),
   podcastname: Type.String(),
@@ -380,6 +383,7 @@ export const HomeClientPodcast = Type.Object({
   artworkurl: Nullable(Type.String()),
   websiteurl: Nullable(Type.String()),
   is_vidsite: Type.Boolean(),
+  is_youtube: IsYoutube,
   play_count: Type.Integer({ description: "Episodes of it in the user's history" }),
   total_listen_time: Type.Integer({ description: "Seconds heard" }),
 });
@@ -481,6 +485,7 @@ export const SearchDataAnswer = Type.Object({
         queued: Type.Boolean(),
         downloaded: Type.Boolean(),
         is_vidsite: Type.Boolean(),
+        is_youtube: IsYoutube,
       }),
     ]),
   ),

@@ -1,5 +1,5 @@
 /** What travels to and from the podcasts service: internal action params and results, and the answers of its routes. */
-import { Nullable, Type, type Static } from "./answers";
+import { IsYoutube, Nullable, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
@@ -216,6 +216,7 @@ export const PodcastListItem = Type.Composite([
     episode_count: Type.Integer(),
     subscribed_date: Type.String({ format: "date-time" }),
     is_vidsite: Type.Boolean(),
+    is_youtube: IsYoutube,
   }),
   Type.Object({
     podcastid: Type.Integer(),
@@ -271,11 +272,13 @@ export const PodcastDetailsDynamicAnswer = Type.Object({
   websiteurl: Type.String(),
   podcastindexid: Type.Integer(),
   is_vidsite: Type.Boolean(),
+  is_youtube: IsYoutube,
 });
 export type PodcastDetailsDynamicAnswer = Static<typeof PodcastDetailsDynamicAnswer>;
 /**
  * get_podcast_details: the documents' podcast object and its recent episodes, then details: the podcast as both
- * PinePods clients read it (get_podcast_details_dynamic's record and the caller's userid; categories as a map there).
+ * PinePods clients read it (get_podcast_details_dynamic's record and the caller's userid; categories as a map there;
+ * is_vidsite also as isyoutubechannel, which the web client's PodcastDetails requires).
  */
 export const PodcastDetailsAnswer = Type.Object({
   podcast: Type.Composite([
@@ -307,7 +310,10 @@ export const PodcastDetailsAnswer = Type.Object({
       progress: Type.Integer(),
     }),
   ),
-  details: Type.Composite([PodcastDetailsDynamicAnswer, Type.Object({ userid: Type.Integer() })]),
+  details: Type.Composite([
+    PodcastDetailsDynamicAnswer,
+    Type.Object({ userid: Type.Integer(), isyoutubechannel: Type.Boolean({ description: "is_vidsite again, under PinePods' web client's name" }) }),
+  ]),
 });
 export type PodcastDetailsAnswer = Static<typeof PodcastDetailsAnswer>;
 export const FeedCutoffAnswer = Type.Object({ podcast_id: Type.Integer(), user_id: Type.Integer(), feed_cutoff_days: Type.Integer() });

@@ -7,7 +7,7 @@ export type ShareAnswer = Static<typeof ShareAnswer>;
 /** episode_by_url: the shared episode as the web client's Episode reads it, and where it plays. */
 export const SharedEpisodeAnswer = Type.Object({
   episode: Type.Composite([
-    Type.Pick(EpisodeListItem, ["episodeid", "podcastid", "podcastname", "episodetitle", "episodepubdate", "episodedescription", "episodeartwork", "episodeurl", "episodeduration", "is_vidsite"]),
+    Type.Pick(EpisodeListItem, ["episodeid", "podcastid", "podcastname", "episodetitle", "episodepubdate", "episodedescription", "episodeartwork", "episodeurl", "episodeduration", "is_vidsite", "is_youtube"]),
     Type.Object({ enclosure_type: Nullable(Type.String()) }),
   ]),
   stream_url: Type.String(),

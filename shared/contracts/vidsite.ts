@@ -4,6 +4,7 @@
  * vidsite.channel_feed, and every list marks its podcasts and episodes is_vidsite.
  */
 import { Nullable, Type, type Static } from "./answers";
+import { EpisodeListItem } from "./episodes";
 import { config } from "../config";
 
 /** Channel ids (UC...) and handles (@name); anything else never reaches the extraction tool. */
@@ -39,20 +40,26 @@ export const VidsiteChannelsAnswer = Type.Object({
 export type VidsiteChannelsAnswer = Static<typeof VidsiteChannelsAnswer>;
 export const VidsiteSubscribeAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), podcast_id: Type.Integer() });
 export type VidsiteSubscribeAnswer = Static<typeof VidsiteSubscribeAnswer>;
-/** The documents' Video channel episode. */
+/**
+ * The documents' Video channel episode, then the episode list item's fields (episodeid, episodetitle, ...,
+ * is_youtube): the names PinePods' web client reads each video by (its Episode).
+ */
 export const VidsiteEpisodesAnswer = Type.Object({
   episodes: Type.Array(
-    Type.Object({
-      episode_id: Type.Integer(),
-      episode_title: Type.String(),
-      episode_description: Type.String(),
-      episode_url: Type.String(),
-      episode_artwork: Type.String(),
-      episode_duration: Type.Integer(),
-      episode_pubdate: Type.String(),
-      listened: Type.Boolean(),
-      completed: Type.Boolean(),
-    }),
+    Type.Composite([
+      Type.Object({
+        episode_id: Type.Integer(),
+        episode_title: Type.String(),
+        episode_description: Type.String(),
+        episode_url: Type.String(),
+        episode_artwork: Type.String(),
+        episode_duration: Type.Integer(),
+        episode_pubdate: Type.String(),
+        listened: Type.Boolean(),
+        completed: Type.Boolean(),
+      }),
+      EpisodeListItem,
+    ]),
   ),
 });
 export type VidsiteEpisodesAnswer = Static<typeof VidsiteEpisodesAnswer>;

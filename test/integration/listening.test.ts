@@ -36,7 +36,7 @@ describe("listening", () => {
     expect(list.body.saved_episodes[0]).toEqual({
       episodetitle: "Quarter", podcastname: "Shared Show", episodeartwork: "", episodeurl: "https://media.test/shared/1.mp3",
       episodepubdate: expect.any(String), episodeduration: 900, listenduration: 0, episodeid: ep,
-      completed: false, saved: true, queued: false, downloaded: false, is_vidsite: false,
+      completed: false, saved: true, queued: false, downloaded: false, is_vidsite: false, is_youtube: false,
     });
     expect((await saved("bob")).body).toEqual({ saved_episodes: [], total: 0 });
     expect((await episodeOf("alice", "Quarter")).saved).toBe(true);
@@ -79,7 +79,7 @@ describe("listening", () => {
     expect(res.body.data[1]).toEqual({
       episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: "", episodeurl: "https://media.test/shared/0.mp3",
       episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), downloaded: false, is_vidsite: false,
-      episodetitle: "Tiny",
+      is_youtube: false, episodetitle: "Tiny",
     });
     const page = await history("alice", { limit: 1, offset: 1 });
     expect(page.body.data.map((h: any) => h.episodename)).toEqual(["Tiny"]);
@@ -244,6 +244,7 @@ describe("listening", () => {
     // Then the same figures by PinePods' clients' names (TimeListened in minutes).
     expect(stats.body).toEqual({
       ...documented, UserCreated: expect.any(String), PodcastsPlayed: 2, TimeListened: 125, PodcastsAdded: 1, EpisodesSaved: 5, EpisodesDownloaded: 0, Pod_Sync_Type: "None",
+      GpodderUrl: "",
     });
     const fresh = await lib.get("/api/data/get_stats", "admin", { user_id: uid("admin") });
     expect(fresh.body).toMatchObject({ total_listen_time: 0, episodes_played: 0, listening_streak_days: 0, last_activity: null, most_listened_podcast: null });

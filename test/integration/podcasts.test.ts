@@ -62,7 +62,7 @@ describe("podcasts and subscriptions", () => {
       [
         "podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories", "last_episode_date", "episode_count", "subscribed_date", "is_vidsite",
         // the same podcast by the names PinePods' clients read (test/integration/mobile-client.test.ts)
-        "podcastid", "podcastname", "artworkurl", "feedurl", "websiteurl", "episodecount", "explicit", "podcastindexid", "is_favorite",
+        "is_youtube", "podcastid", "podcastname", "artworkurl", "feedurl", "websiteurl", "episodecount", "explicit", "podcastindexid", "is_favorite",
       ].sort(),
     );
     expect(pod).toMatchObject({ podcast_id: res.body.podcast_id, title: "All Things Chemical", feed_url: feeds.url + "/chemical.xml", episode_count: 4, last_episode_date: "2018-11-29T10:30:00.000Z" });

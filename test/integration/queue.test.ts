@@ -37,7 +37,7 @@ describe("queue", () => {
     expect(q[0]).toMatchObject({ episodetitle: "Tiny", podcastname: "Shared Show", episodeduration: 300, queued: true, saved: false, completed: false, downloaded: false, is_vidsite: false, listenduration: null });
     expect(Object.keys(q[0]).sort()).toEqual([
       "completed", "downloaded", "episodeartwork", "episodedescription", "episodeduration", "episodeid", "episodepubdate", "episodetitle",
-      "episodeurl", "is_vidsite", "listenduration", "podcastid", "podcastname", "queued", "queuedate", "queueposition", "saved",
+      "episodeurl", "is_vidsite", "is_youtube", "listenduration", "podcastid", "podcastname", "queued", "queuedate", "queueposition", "saved",
     ]);
     expect(new Date(q[0].queuedate).getTime()).toBeGreaterThan(Date.now() - 60_000);
 

@@ -61,11 +61,15 @@ describe("video channels", () => {
     const eps = await get("/api/data/vidsite_episodes", "alice", { user_id: u.alice.id, podcast_id });
     expect(eps.status).toBe(200);
     expect(eps.body.episodes).toHaveLength(15);
-    expect(eps.body.episodes[0]).toEqual({
+    const [video] = eps.body.episodes;
+    expect(video).toMatchObject({
       episode_id: expect.any(Number), episode_title: "Channel video 0", episode_description: "Description of video 0",
       episode_url: "https://www.youtube.com/embed/chv00000000a", episode_artwork: expect.stringMatching(/^https:/),
       episode_duration: 3725, episode_pubdate: expect.any(String), listened: false, completed: false,
     });
+    // The documents' fields first, then the list item PinePods' web client reads a video as.
+    expect(Object.keys(video).slice(0, 8)).toEqual(["episode_id", "episode_title", "episode_description", "episode_url", "episode_artwork", "episode_duration", "episode_pubdate", "listened"]);
+    expect(video).toMatchObject({ episodeid: video.episode_id, podcastid: podcast_id, episodetitle: "Channel video 0", episodeduration: 3725, is_vidsite: true, is_youtube: true });
     const list = await get("/api/data/podcast_episodes", "alice", { user_id: u.alice.id, podcast_id });
     expect(list.body.episodes.every((e: any) => e.is_vidsite === true)).toBe(true);
     expect((await get("/api/data/vidsite_episodes", "bob", { user_id: u.bob.id, podcast_id })).status).toBe(404);

@@ -1,10 +1,11 @@
 /**
  * PinePods' web client (web/src/requests/*.rs, Rust with serde) as a client of this server: its calls replayed as it
- * makes them (paths and names through the documents' neutral words: gpodder -> podsync, nextcloud -> cloudsync,
- * youtube -> vidsite, ntfy -> notifa, gotify -> notifb) and each answer read the way serde reads it into the
- * client's struct: a field not an Option must be there, with its exact type (an i32 refuses 1.5, a string, a
+ * makes them and each answer read the way serde reads it into the client's struct, by the client's own field names
+ * (test/helpers/serde.ts): a field not an Option must be there, with its exact type (an i32 refuses 1.5, a string, a
  * bool, null); an Option may be null or missing; two names of one field (#[serde(alias)]) in one answer are serde's
- * "duplicate field" error. Where the mobile app reads the same answer, its reads are checked too.
+ * "duplicate field" error. Where the mobile app reads the same answer, its reads are checked too. The calls whose
+ * paths or fields carry third-party names (the gPodder and Nextcloud page, video channels, notification settings)
+ * are in test/integration/client-names.test.ts.
  * docs/pinepods-client-calls.md, first table, lists every call of the web client and what it reads.
  */
 import fs from "fs";
@@ -13,167 +14,10 @@ import { generateSecret } from "otplib";
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { capturingLogger } from "../helpers/logs";
 import { Library, startLibrary } from "../helpers/library";
-import { rssFeed } from "../helpers/podcasts";
 import { tempDir } from "../helpers/server";
 import { totp } from "../helpers/totp";
 import { config } from "../../shared/config";
-
-/**
- * A serde type: i32, i64, u16, usize, f32, f64, bool, String, Value (any JSON), Unit (null only), BoolOrInt and
- * StartTime (the client's custom deserializers), Option<T>, Vec<T>, Map<T> (HashMap<String, T>), or a struct below.
- */
-type Ty = string;
-/**
- * A struct as the client declares it, by field: "name" or "name|alias|alias" (#[serde(alias)]); "name=" has
- * #[serde(default)]; "name!" has deserialize_with and no default, so it must be there even as an Option.
- * "#default" is #[serde(default)] on the struct (every field may be missing).
- */
-type Struct = Record<string, Ty | true>;
-
-const int = (min: number, max: number) => (v: unknown) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
-const SCALARS: Record<string, (v: unknown) => boolean> = {
-  i32: int(-(2 ** 31), 2 ** 31 - 1),
-  i64: int(-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
-  u16: int(0, 65535),
-  usize: int(0, Number.MAX_SAFE_INTEGER),
-  f32: (v) => typeof v === "number",
-  f64: (v) => typeof v === "number",
-  bool: (v) => typeof v === "boolean",
-  String: (v) => typeof v === "string",
-  Value: () => true,
-  Unit: (v) => v === null,
-  BoolOrInt: (v) => typeof v === "boolean" || Number.isInteger(v),
-  StartTime: (v) => v === null || typeof v === "number",
-};
-
-/** The client's names on this server's wire: the documents' neutral words for third-party names. */
-function wire(name: string): string {
-  return name.replace(/gpodder/g, "podsync").replace(/nextcloud/g, "cloudsync").replace(/youtube/g, "vidsite").replace(/^ntfy_/, "notifa_").replace(/^gotify_/, "notifb_");
-}
-
-/** The web client's structs, as web/src/requests/*.rs declares them (only what serde reads). */
-const S: Record<string, Struct> = {
-  // episode.rs: every list and episode answer.
-  Episode: {
-    "#default": true, podcastid: "i32", "podcastname|feedTitle": "String", "episodetitle|Episodetitle|title": "String", "artworkurl|feedImage": "String",
-    "author|feedAuthor": "String", categories: "Option<Map<String>>", "episodedescription|Episodedescription|description": "String", episodecount: "Option<i32>",
-    "feedurl|feedUrl": "String", "websiteurl|link": "String", explicit: "i32", userid: "i32", "episodeid|Episodeid": "i32",
-    "episodeurl|Episodeurl|enclosure_url|enclosureUrl": "String", "episodeartwork|Episodeartwork|artwork|image": "String",
-    "episodepubdate|Episodepubdate|pub_date": "String", "episodeduration|Episodeduration|duration": "i32", "listenduration|Listenduration": "Option<i32>",
-    "completed|Completed": "bool", "saved|is_saved": "bool", "queued|is_queued": "bool", "downloaded|is_downloaded": "bool", is_youtube: "bool",
-    is_video: "bool", guid: "String", queueposition: "Option<i32>", downloadedlocation: "Option<String>", listendate: "Option<String>", savedate: "Option<String>",
-  },
-  EpisodeAnswer: { episode: "Episode" },
-  SearchPage: { data: "Vec<Episode>", total: "i64" },
-  PodcastFeedResult: { episodes: "Vec<Value>", total: "i64" },
-  // pod_req.rs Podcast (add_custom_podcast's data)
-  Podcast: {
-    podcastid: "i32", podcastname: "String", artworkurl: "Option<String>", description: "Option<String>", episodecount: "Option<i32>", websiteurl: "Option<String>",
-    feedurl: "String", author: "Option<String>", categories: "Option<Map<String>>", "explicit!": "BoolOrInt", "podcastindexid=": "i32", "is_favorite=": "bool", "is_video=": "bool",
-  },
-  AddCustomPodcastResponse: { data: "Podcast" },
-  // login_requests.rs
-  OIDCProvider: {
-    provider_id: "i32", provider_name: "String", client_id: "String", authorization_url: "String", scope: "String", button_color: "String", button_text: "String",
-    button_text_color: "String", icon_svg: "Option<String>",
-  },
-  PublicOIDCProvidersResponse: { providers: "Vec<OIDCProvider>", disable_standard_login: "bool" },
-  CheckMfaEnabledResponse: { mfa_enabled: "bool" },
-  VerifyMFAResponse: { verified: "bool" },
-  // setting_reqs.rs
-  SettingsUser: { userid: "i32", fullname: "String", username: "String", email: "String", isadmin: "i32" },
-  RestoreStatusResponse: { restore_in_progress: "bool" },
-  SaveMFASecretResponse: { status: "String" },
-  GenerateMFAResponse: { secret: "String", qr_code_svg: "String" },
-  VerifyTempMFAResponse: { verified: "bool" },
-  DeleteMFAResponse: { deleted: "bool" },
-  RemoveSyncResponse: { success: "bool", message: "String" },
-  AddUserResponse: { detail: "String", user_id: "Option<i32>" },
-  CreateAPIKeyResponse: { api_key: "String" },
-  DeleteAPIKeyResponse: { detail: "String" },
-  APIInfo: { apikeyid: "i32", userid: "i32", username: "String", lastfourdigits: "String", created: "String" },
-  APIInfoResponse: { api_info: "Vec<APIInfo>" },
-  SuccessResponse: { success: "bool" },
-  DetailResponse: { detail: "String" },
-  DeleteUserResponse: { status: "String" },
-  FinalAdminResponse: { final_admin: "bool" },
-  AdminCheckResponse: { is_admin: "bool" },
-  GetRssKeyResponse: { rss_key: "String" },
-  ServerDefaultLanguageResponse: { default_language: "String" },
-  ImportProgressResponse: { current: "i32", total: "i32", current_podcast: "String" },
-  UnmatchedPodcast: { podcast_id: "i32", podcast_name: "String", artwork_url: "Option<String>", author: "Option<String>", description: "Option<String>", feed_url: "String" },
-  PodcastsOfUnmatched: { podcasts: "Vec<UnmatchedPodcast>" },
-  GetPodcastCoverPreferenceResponse: { use_podcast_covers: "bool" },
-  NotificationSettings: {
-    platform: "String", enabled: "bool", ntfy_topic: "Option<String>", ntfy_server_url: "Option<String>", ntfy_username: "Option<String>", ntfy_password: "Option<String>",
-    ntfy_access_token: "Option<String>", gotify_url: "Option<String>", gotify_token: "Option<String>", http_url: "Option<String>", http_token: "Option<String>", http_method: "Option<String>",
-  },
-  NotificationSettingsResponse: { settings: "Vec<NotificationSettings>" },
-  CustomTheme: Object.fromEntries([
-    ["themeid", "i32"], ["name", "String"],
-    ...["background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color", "border_color", "accent_color", "prog_bar_color",
-      "error_color", "bonus_color", "secondary_background", "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color"].map((c) => [c, "String"]),
-  ]),
-  CreateCustomThemeResponse: { theme: "CustomTheme" },
-  GetCustomThemesResponse: { themes: "Vec<CustomTheme>" },
-  LocalDirEntry: { name: "String", path: "String", audio_count: "usize" },
-  LocalDirListing: { current_path: "String", directories: "Vec<LocalDirEntry>" },
-  NextcloudAuthResponse: {},
-  GpodderCheckResponse: { status: "String", message: "String" },
-  NextcloudCheckResponse: { data: "bool" },
-  GpodderData: { gpodderurl: "String", gpoddertoken: "String" },
-  NextcloudGetResponse: { data: "GpodderData" },
-  GpodderApiStatusResponse: { sync_type: "String", gpodder_enabled: "bool", external_enabled: "bool", external_url: "Option<String>", api_url: "Option<String>" },
-  GpodderDevice: { id: "String", name: "String", type: "String", caption: "Option<String>", last_sync: "Option<String>", is_active: "bool", is_remote: "Option<bool>", is_default: "Option<bool>" },
-  "ApiResponse<()>": { success: "bool", message: "String", data: "Option<Unit>" },
-  "ApiResponse<Value>": { success: "bool", message: "String", data: "Option<Value>" },
-  ServerDevice: { id: "String", caption: "String", device_type: "String", subscriptions: "i32" },
-  ServerSubscription: { url: "String", title: "Option<String>", description: "Option<String>" },
-  ServerEpisodeAction: { podcast: "String", episode: "String", action: "String", timestamp: "String", position: "Option<i32>", device: "Option<String>" },
-  EndpointTest: { endpoint: "String", status: "String", response_time_ms: "Option<i64>", error: "Option<String>" },
-  GpodderStatistics: {
-    server_url: "String", sync_type: "String", sync_enabled: "bool", server_devices: "Vec<ServerDevice>", total_devices: "i32", server_subscriptions: "Vec<ServerSubscription>",
-    total_subscriptions: "i32", recent_episode_actions: "Vec<ServerEpisodeAction>", total_episode_actions: "i32", connection_status: "String",
-    last_sync_timestamp: "Option<String>", api_endpoints_tested: "Vec<EndpointTest>",
-  },
-  // pod_req.rs
-  ClearPlaybackSpeedResponse: { message: "String" },
-  CheckYouTubeChannelResponse: { exists: "bool" },
-  ShareLinkResponse: { url_key: "String" },
-  RecordListenDurationResponse: { detail: "String" },
-  Chapter: { "startTime!": "StartTime", title: "String", url: "Option<String>", img: "Option<String>" },
-  Transcript: { url: "String", mime_type: "String", language: "Option<String>", rel: "Option<String>" },
-  Person: { name: "String", role: "Option<String>", group: "Option<String>", img: "Option<String>", href: "Option<String>", id: "Option<i32>", description: "Option<String>" },
-  Podcasting2Data: { chapters: "Vec<Chapter>", transcripts: "Vec<Transcript>", people: "Vec<Person>" },
-  ValueRecipient: { name: "String", type: "String", address: "String", split: "String" },
-  Value2: { type: "String", method: "String", suggested: "Option<String>", recipients: "Vec<ValueRecipient>" },
-  Podcasting2PodData: { people: "Vec<Person>", podroll: "Vec<PodrollItem>", funding: "Vec<Funding>", value: "Vec<Value2>" },
-  PodrollItem: { feed_guid: "String" },
-  Funding: { url: "String", description: "String" },
-  PlaylistEpisode: { title: "String", artwork: "String" },
-  Playlist: {
-    playlist_id: "i32", user_id: "i32", name: "String", description: "Option<String>", is_system_playlist: "bool", podcast_ids: "Option<Vec<i32>>", include_unplayed: "bool",
-    include_partially_played: "bool", include_played: "bool", min_duration: "Option<i32>", max_duration: "Option<i32>", sort_order: "String", group_by_podcast: "bool",
-    max_episodes: "Option<i32>", last_updated: "String", created: "String", episode_count: "Option<i32>", preview_episodes: "Vec<PlaylistEpisode>", icon_name: "Option<String>",
-  },
-  PlaylistResponse: { playlists: "Vec<Playlist>" },
-  PlaylistInfo: {
-    name: "String", description: "Option<String>", episode_count: "Option<i32>", icon_name: "Option<String>", is_system_playlist: "Option<bool>", podcast_ids: "Option<Vec<i32>>",
-    include_unplayed: "Option<bool>", include_partially_played: "Option<bool>", include_played: "Option<bool>", min_duration: "Option<i32>", max_duration: "Option<i32>",
-    sort_order: "Option<String>", group_by_podcast: "Option<bool>", max_episodes: "Option<i32>", play_progress_min: "Option<f32>", play_progress_max: "Option<f32>", time_filter_hours: "Option<i32>",
-  },
-  PlaylistFeedPage: { episodes: "Vec<Episode>", playlist_info: "PlaylistInfo", total: "i64" },
-  // stat_reqs.rs
-  TopPodcastStat: { podcastid: "i32", podcastname: "String", artworkurl: "String", total_seconds: "i64" },
-  CategoryStat: { name: "String", total_seconds: "i64" },
-  LongestEpisodeStat: { episodeid: "i32", episodetitle: "String", episodeduration: "i32", podcastname: "String" },
-  ExtendedUserStats: {
-    top_podcasts: "Vec<TopPodcastStat>", favorite_categories: "Vec<CategoryStat>", completion_rate: "i32", longest_episode: "Option<LongestEpisodeStat>",
-    listening_badge: "String", total_downloaded_bytes: "i64", total_downloaded_formatted: "String", current_streak: "i32", listening_by_dow: "Vec<i64>",
-  },
-  // The per-podcast and per-episode setters (pod_req.rs SkipTimesResponse, AutoPlayNextResponse, MarkEpisodeCompletedResponse, UpdateEpisodeDurationResponse).
-  DetailOnly: { detail: "String" },
-};
+import { serdeErrors as serdeRead, type Struct, type Ty, WEB_STRUCTS as S } from "../helpers/serde";
 
 /** The mobile app's reads (Dart: a `?? default` read is an Option; a typed field fed a missing key fails like a serde field). */
 const DART: Record<string, Struct> = {
@@ -198,38 +42,8 @@ const DART: Record<string, Struct> = {
 };
 
 /** What serde_json would report reading `value` as `ty` (empty: the client reads it). */
-function serdeErrors(value: unknown, ty: Ty, at = "answer", structs: Record<string, Struct> = S): string[] {
-  const generic = /^(Option|Vec|Map)<(.+)>$/.exec(ty);
-  if (generic) {
-    const [, kind, inner] = generic;
-    if (kind === "Option") return value === null || value === undefined ? [] : serdeErrors(value, inner, at, structs);
-    if (kind === "Vec") return Array.isArray(value) ? value.flatMap((v, i) => serdeErrors(v, inner, `${at}[${i}]`, structs)) : [`${at}: ${JSON.stringify(value)} is not a sequence`];
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return [`${at}: ${JSON.stringify(value)} is not a map`];
-    return Object.entries(value).flatMap(([k, v]) => serdeErrors(v, inner, `${at}.${k}`, structs));
-  }
-  if (SCALARS[ty]) return SCALARS[ty](value) ? [] : [`${at}: invalid type ${JSON.stringify(value)}, expected ${ty}`];
-  const def = structs[ty] ?? S[ty];
-  if (!def) throw new Error(`no struct ${ty}`);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return [`${at}: ${JSON.stringify(value)} is not a struct ${ty}`];
-  const obj = value as Record<string, unknown>;
-  return Object.entries(def).flatMap(([key, fieldTy]) => {
-    if (key === "#default") return [];
-    const [name, ...aliases] = key.replace(/[=!]$/, "").split("|");
-    const present = [name, ...aliases].map(wire).filter((n) => Object.prototype.hasOwnProperty.call(obj, n));
-    if (present.length > 1) return [`${at}: duplicate field \`${name}\` (${present.join(", ")})`];
-    if (!present.length) {
-      const mayMiss = def["#default"] || key.endsWith("=") || (!key.endsWith("!") && String(fieldTy).startsWith("Option<"));
-      return mayMiss ? [] : [`${at}: missing field \`${wire(name)}\``];
-    }
-    return serdeErrors(obj[present[0]], fieldTy as Ty, `${at}.${present[0]}`, structs);
-  });
-}
+const serdeErrors = (value: unknown, ty: Ty, at = "answer", structs: Record<string, Struct> = S) => serdeRead(value, ty, { structs, at });
 const dartErrors = (value: unknown, ty: string) => serdeErrors(value, ty, "answer", DART);
-
-/** The client's path on this server: its third-party words as the documents' neutral words. */
-const at = (clientPath: string) => wire(clientPath);
-/** A body or query the client sends, its keys in the neutral words. */
-const neutral = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).map(([k, v]) => [wire(k), v]));
 
 describe("PinePods' web client reading this server's answers", () => {
   let lib: Library;
@@ -261,7 +75,7 @@ describe("PinePods' web client reading this server's answers", () => {
     expect(serdeErrors({ podcastname: null }, "Episode")).toEqual(["answer.podcastname: invalid type null, expected String"]);
     expect(serdeErrors({ podcastid: 1.5 }, "Episode")).toEqual(["answer.podcastid: invalid type 1.5, expected i32"]);
     expect(serdeErrors({}, "CheckYouTubeChannelResponse")).toEqual(["answer: missing field `exists`"]);
-    expect(serdeErrors({ gpodder_enabled: true, sync_type: "None", external_enabled: false }, "GpodderApiStatusResponse")).toEqual(["answer: missing field `podsync_enabled`"]);
+    expect(serdeErrors({ podsync_enabled: true, sync_type: "None", external_enabled: false }, "GpodderApiStatusResponse")).toEqual(["answer: missing field `gpodder_enabled`"]);
     expect(serdeErrors({ title: "t", url: null }, "Chapter")).toEqual(["answer: missing field `startTime`"]);
     expect(serdeErrors([{ episodeid: 1, description: "d" }], "Vec<Episode>")).toEqual([]);
   });
@@ -351,7 +165,7 @@ describe("PinePods' web client reading this server's answers", () => {
     }
   });
 
-  test("get_user_info (admin), restore_status (no key), check_vidsite_channel", async () => {
+  test("get_user_info (admin), restore_status (no key)", async () => {
     const users = reads(await lib.get("/api/data/get_user_info", "admin"), "Vec<SettingsUser>");
     expect(users.map((u: any) => [u.username, u.isadmin])).toEqual([["admin", 1], ["alice", 0], ["bob", 0]]);
     expect(JSON.stringify(users)).not.toMatch(/hashed|argon|mfa/i);
@@ -366,9 +180,6 @@ describe("PinePods' web client reading this server's answers", () => {
     } finally {
       backups.restoring = false;
     }
-
-    const channel = await lib.get(at("/api/data/check_youtube_channel"), "alice", { user_id: uid(), channel_name: "Nobody", channel_url: "https://www.youtube.com/channel/UCnobody" });
-    expect(reads(channel, "CheckYouTubeChannelResponse")).toEqual({ exists: false });
   });
 
   test("MFA: save_mfa_secret turns it on with the client's secret (never logged), then the generate / verify / delete calls", async () => {
@@ -391,100 +202,6 @@ describe("PinePods' web client reading this server's answers", () => {
     const verified = await lib.post("/api/data/verify_temp_mfa", "bob", { user_id: uid("bob"), mfa_code: totp(generated.secret) });
     expect(reads(verified, "VerifyTempMFAResponse")).toEqual({ verified: true });
     reads(await del("/api/data/delete_mfa", "bob", { user_id: uid("bob") }), "DeleteMFAResponse");
-  });
-
-  test("the sync page over this server's own sync server: real devices, default, statistics, sync, the toggle, remove", async () => {
-    const phone = (path: string) => http().post(path).set("Authorization", basic("alice", "a long password"));
-    lib.feeds.route("/phone.xml", { body: rssFeed("Phone Show", [{ title: "From the phone", guid: "phone-1", url: "https://media.test/phone/1.mp3", date: new Date().toISOString(), duration: 60 }]) });
-    const phoneFeed = lib.feeds.url + "/phone.xml";
-
-    const status = reads(await lib.get(at("/api/data/gpodder/status"), "alice"), "GpodderApiStatusResponse");
-    expect(status).toMatchObject({ sync_type: "gpodder", podsync_enabled: true, external_enabled: false, external_url: null, api_url: lib.server.url });
-    expect(reads(await lib.get(at(`/api/gpodder/devices/${uid()}`), "alice"), "Vec<GpodderDevice>")).toEqual([]);
-    expect((await lib.get(at("/api/gpodder/default_device"), "alice")).status).toBe(404);
-
-    // A phone configures itself, subscribes and plays, through the gPodder API.
-    expect((await phone("/api/2/devices/alice/phone.json").send({ caption: "My phone", type: "mobile" })).status).toBe(200);
-    expect((await phone("/api/2/subscriptions/alice/phone.json").send({ add: [phoneFeed], remove: [] })).status).toBe(200);
-    const played = { podcast: lib.feeds.url + "/shared.xml", episode: "https://media.test/shared/1.mp3", device: "phone", action: "play", timestamp: "2024-01-01T10:00:00", started: 0, position: 120, total: 900 };
-    expect((await phone("/api/2/episodes/alice.json").send([played])).status).toBe(200);
-
-    // The gPodder API's devices: the phone, and this server's own device (its changes reach the phones as that device's).
-    const devices = reads(await lib.get(at(`/api/gpodder/devices/${uid()}`), "alice"), "Vec<GpodderDevice>");
-    const gpodderDevices = (await http().get("/api/2/devices/alice.json").set("Authorization", basic("alice", "a long password"))).body;
-    expect(devices.map((d: any) => d.id)).toEqual(gpodderDevices.map((d: any) => d.id));
-    expect(devices.find((d: any) => d.id === "phone")).toEqual({ id: "phone", name: "My phone", caption: "My phone", type: "mobile", subscriptions: 3, is_default: devices[0].id === "phone", is_active: true, is_remote: false, last_sync: null });
-    expect(devices.filter((d: any) => d.is_default).map((d: any) => d.id)).toEqual([devices[0].id]); // none chosen yet: the oldest
-    expectErrorBody(await lib.get(at(`/api/gpodder/devices/${uid()}`), "bob"), 403);
-
-    // A device made on the web page is a device of the sync server (the gPodder API lists it).
-    const made = await lib.post(at("/api/gpodder/devices"), "alice", { user_id: uid(), device_name: "desk", device_type: "desktop", device_caption: "Desk" });
-    expect(reads(made, "GpodderDevice")).toMatchObject({ id: "desk", name: "Desk", type: "desktop", is_default: false, is_remote: false });
-    const listed = await http().get("/api/2/devices/alice.json").set("Authorization", basic("alice", "a long password"));
-    expect(listed.body.map((d: any) => d.id)).toEqual([...devices.map((d: any) => d.id), "desk"]);
-    expectErrorBody(await lib.post(at("/api/gpodder/devices"), "alice", { user_id: uid(), device_name: "bad name/..", device_type: "desktop" }), 400);
-
-    const setDefault = await lib.post(at("/api/gpodder/set_default/desk"), "alice", {});
-    expect(reads(setDefault, "ApiResponse<()>").success).toBe(true);
-    expect(reads(await lib.get(at("/api/gpodder/default_device"), "alice"), "GpodderDevice")).toMatchObject({ id: "desk", is_default: true });
-    expectErrorBody(await lib.post(at("/api/gpodder/set_default/nowhere"), "alice", {}), 404);
-
-    // Statistics count the records: devices, the feeds the devices follow (alice's two and the phone's), actions.
-    const stats = reads(await lib.get(at("/api/gpodder/gpodder_statistics"), "alice"), "GpodderStatistics");
-    expect(stats).toMatchObject({ server_url: lib.server.url, sync_enabled: true, total_devices: devices.length + 1, total_subscriptions: 3, connection_status: "connected" });
-    expect(stats.server_subscriptions.map((s: any) => s.url)).toContain(phoneFeed);
-    expect(stats.total_episode_actions).toBeGreaterThanOrEqual(1);
-    expect(stats.recent_episode_actions).toContainEqual(expect.objectContaining({ device: "phone", action: "play", position: 120 }));
-
-    // Sync now applies what the phone sent: its feed is subscribed here.
-    const sync = await lib.post(at("/api/gpodder/sync"), "alice", { user_id: uid(), device_id: "desk", device_name: "Desk", is_remote: false });
-    expect(reads(sync, "ApiResponse<()>").success).toBe(true);
-    const pods = (await lib.get(`/api/data/return_pods/${uid()}`, "alice")).body.pods;
-    expect(pods.map((p: any) => p.feed_url)).toContain(phoneFeed);
-    reads(await lib.post(at("/api/gpodder/sync/force"), "alice", { user_id: uid(), device_id: "desk", device_name: "Desk", is_remote: false }), "ApiResponse<()>");
-    expect(reads(await lib.get(at("/api/gpodder/test-connection"), "alice"), "ApiResponse<Value>").success).toBe(true);
-
-    // The toggle switches this account's sync routes.
-    const off = reads(await lib.post(at("/api/data/gpodder/toggle"), "alice", { enabled: false }), "GpodderApiStatusResponse");
-    expect(off).toMatchObject({ sync_type: "None", podsync_enabled: false, api_url: null });
-    expect((await http().get("/api/2/devices/alice.json").set("Authorization", basic("alice", "a long password"))).status).toBe(403);
-    expect((await lib.get(at(`/api/gpodder/devices/${uid()}`), "alice")).status).toBe(404);
-    const on = reads(await lib.post(at("/api/data/gpodder/toggle"), "alice", { enabled: true }), "GpodderApiStatusResponse");
-    expect(on).toMatchObject({ sync_type: "gpodder", podsync_enabled: true });
-    expect((await http().get("/api/2/devices/alice.json").set("Authorization", basic("alice", "a long password"))).status).toBe(200);
-
-    // Remove sync: nothing left on, as the client then shows; what the phone sent is still there when switched on again.
-    expect(reads(await del("/api/data/remove_podcast_sync", "alice", { user_id: uid() }), "RemoveSyncResponse").success).toBe(true);
-    expect(reads(await lib.get(at("/api/data/gpodder/status"), "alice"), "GpodderApiStatusResponse")).toMatchObject({ sync_type: "None", podsync_enabled: false });
-    reads(await lib.get(at(`/api/data/check_gpodder_settings/${uid()}`), "alice"), "NextcloudCheckResponse");
-    expectErrorBody(await del("/api/data/remove_podcast_sync", "bob", { user_id: uid() }), 403);
-    await lib.post(at("/api/data/gpodder/toggle"), "alice", { enabled: true });
-    expect((await lib.get(at(`/api/gpodder/devices/${uid()}`), "alice")).body.map((d: any) => d.id)).toEqual(listed.body.map((d: any) => d.id));
-  });
-
-  test("the sync page with another gPodder server (this one, reached as an external server by the admin)", async () => {
-    const login = { gpodder_url: lib.server.url, gpodder_username: "bob", gpodder_password: "a long password" };
-    const account = neutral({ user_id: uid("admin"), ...login });
-    expect(reads(await lib.post(at("/api/data/verify_gpodder_auth"), "admin", neutral(login)), "GpodderCheckResponse").status).toBe("success");
-    expect(reads(await lib.get(at("/api/gpodder/test-connection"), "admin", account), "ApiResponse<Value>").success).toBe(true);
-    expectErrorBody(await lib.get(at("/api/gpodder/test-connection"), "admin", { ...account, podsync_password: "wrong" }), 401);
-    reads(await lib.post(at("/api/data/add_gpodder_server"), "admin", account), "NextcloudAuthResponse");
-    expect(reads(await lib.get(at(`/api/data/check_gpodder_settings/${uid("admin")}`), "admin"), "NextcloudCheckResponse")).toEqual({ data: true });
-    expect(reads(await lib.get(at(`/api/data/get_gpodder_settings/${uid("admin")}`), "admin"), "NextcloudGetResponse").data).toEqual({ podsyncurl: lib.server.url, podsynctoken: "" });
-    expect(reads(await lib.get(at("/api/data/gpodder/status"), "admin"), "GpodderApiStatusResponse")).toMatchObject({ sync_type: "both", external_enabled: true, external_url: lib.server.url });
-
-    const synced = await lib.post(at("/api/gpodder/sync"), "admin", { user_id: uid("admin"), device_id: null, device_name: null, is_remote: true });
-    expect(reads(synced, "ApiResponse<()>").success).toBe(true);
-    const made = await lib.post(at("/api/gpodder/devices"), "admin", { user_id: uid("admin"), device_name: "admin-laptop", device_type: "laptop", device_caption: "Laptop" });
-    expect(reads(made, "GpodderDevice")).toMatchObject({ id: "admin-laptop", is_remote: true });
-    const devices = reads(await lib.get(at(`/api/gpodder/devices/${uid("admin")}`), "admin"), "Vec<GpodderDevice>");
-    expect(devices.every((d: any) => d.is_remote)).toBe(true);
-    expect(devices.map((d: any) => d.id)).toContain("admin-laptop");
-    reads(await lib.post(at("/api/gpodder/set_default/admin-laptop"), "admin", {}), "ApiResponse<()>");
-    expect(reads(await lib.get(at("/api/gpodder/default_device"), "admin"), "GpodderDevice")).toMatchObject({ id: "admin-laptop", is_default: true });
-    reads(await lib.get(at("/api/gpodder/gpodder_statistics"), "admin"), "GpodderStatistics");
-    reads(await del("/api/data/remove_podcast_sync", "admin", { user_id: uid("admin") }), "RemoveSyncResponse");
-    expect(reads(await lib.get(at(`/api/data/check_gpodder_settings/${uid("admin")}`), "admin"), "NextcloudCheckResponse")).toEqual({ data: false });
   });
 
   test("the other open answers of the first table read into the client's structs", async () => {
