@@ -221,7 +221,9 @@ async function main() {
     const profDir = fs.mkdtempSync(path.join(os.tmpdir(), "household-prof-"));
     const env = {
       PORT: String(port), SEARCH_PORT: String(await freePort()), DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "household-bench-")), TRANSPORTER: "",
-      OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32", REFRESH_INTERVAL: "1", ...(profile ? { CPU_PROF_DIR: profDir } : {}),
+      OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32", REFRESH_INTERVAL: "1",
+      MAX_USER_KEYS: "100000", // the player load creates an API key every fourth turn: more than the default bound of 100 a user
+      ...(profile ? { CPU_PROF_DIR: profDir } : {}),
     };
     const child = server(env, undefined, t.root);
     const base = `http://127.0.0.1:${port}`;

@@ -55,7 +55,8 @@ export async function killRun(opts: KillRunOptions): Promise<KillRunResult> {
   const redis = await startRedis();
   const feed = await feedServer();
   const temp = (p: string) => fs.mkdtempSync(path.join(os.tmpdir(), p));
-  const common = { TRANSPORTER: nats.url, CACHER: redis.url, NAMESPACE: `kill-run-${process.pid}-${Date.now()}`, DATA_DIR: temp("podcast-kill-run-"), DOWNLOAD_DIR: temp("podcast-kill-run-files-"), REFRESH_INTERVAL: "0" };
+  const common = { TRANSPORTER: nats.url, CACHER: redis.url, NAMESPACE: `kill-run-${process.pid}-${Date.now()}`, DATA_DIR: temp("podcast-kill-run-"), DOWNLOAD_DIR: temp("podcast-kill-run-files-"), REFRESH_INTERVAL: "0",
+    MAX_USER_KEYS: "100000" }; // the player load creates an API key every fourth turn: more than the default bound of 100 a user
   const procs: Record<string, Proc> = {};
   const gatewayLogs: string[] = [];
   const groups = serviceGroups.filter((g) => g.name !== "gateway");

@@ -48,6 +48,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pinepods_check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance check under PinePods' clients' name: service_check's answer, whose pinepods_instance they read */
+        get: operations["get_api_pinepods_check"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/self_service_status": {
         parameters: {
             query?: never;
@@ -1154,6 +1171,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/get_user_info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Accounts: every user (id, names, email, admin flag) for the admin's user list */
+        get: operations["get_api_data_get_user_info"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/generate_mfa_secret/{user_id}": {
         parameters: {
             query?: never;
@@ -1259,6 +1293,23 @@ export interface paths {
          *     Response: Not shown in the API documents (‡): shaped as this API family's clients read it (docs/pinepods-client-calls.md).
          */
         delete: operations["delete_api_data_delete_mfa"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/save_mfa_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** MFA: turn MFA on with a base32 TOTP secret the client made (at least 128 bits) */
+        post: operations["post_api_data_save_mfa_secret"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1440,6 +1491,23 @@ export interface paths {
         post: operations["post_api_data_remove_oidc_provider"];
         /** /api/data/remove_oidc_provider */
         delete: operations["delete_api_data_remove_oidc_provider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/update_oidc_provider/{provider_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** OIDC: change a provider (an empty client_secret keeps the stored one) */
+        put: operations["put_api_data_update_oidc_provider_provider_id"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1970,6 +2038,23 @@ export interface paths {
          *     Response: podcast_id
          */
         get: operations["get_api_data_get_podcast_id_from_ep_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/get_podcast_id_from_ep/{episode_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The podcast of one of the caller's episodes, the episode id in the path (get_podcast_id_from_ep_id's answer) */
+        get: operations["get_api_data_get_podcast_id_from_ep_episode_id"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2898,6 +2983,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/get_pinepods_version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's version under PinePods' clients' name (get_service_version's answer) */
+        get: operations["get_api_data_get_pinepods_version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/proxy_search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Podcast search of the search service (query, index, search_type as its GET /api/search) for clients that search through this server */
+        get: operations["get_api_data_proxy_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/search_vidsite_channels": {
         parameters: {
             query?: never;
@@ -3495,6 +3614,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/remove_podcast_sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sync: remove the account of another sync server and switch this server's sync server off for the user */
+        delete: operations["delete_api_data_remove_podcast_sync"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/initiate_cloudsync_login": {
         parameters: {
             query?: never;
@@ -3809,7 +3945,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /** Delete a playlist, sent as POST (as DELETE /api/data/delete_playlist) */
+        post: operations["post_api_data_delete_playlist"];
         /**
          * Delete playlist
          * @description Request: user_id, playlist_id.
@@ -5162,6 +5299,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/restore_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Backups: whether a restore is running now */
+        get: operations["get_api_data_restore_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/schedule_backup": {
         parameters: {
             query?: never;
@@ -5556,6 +5710,346 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/add_gpodder_server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/data/add_podsync_server (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_data_add_gpodder_server"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/add_nextcloud_server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/data/add_cloudsync_server (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_data_add_nextcloud_server"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/check_gpodder_settings/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/data/check_podsync_settings/{user_id} (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_data_check_gpodder_settings_user_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/check_youtube_channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/data/check_vidsite_channel (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_data_check_youtube_channel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/get_gpodder_settings/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/data/get_podsync_settings/{user_id} (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_data_get_gpodder_settings_user_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/gpodder/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/data/podsync/status (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_data_gpodder_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/gpodder/toggle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/data/podsync/toggle (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_data_gpodder_toggle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/initiate_nextcloud_login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/data/initiate_cloudsync_login (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_data_initiate_nextcloud_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/remove_youtube_channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/data/remove_vidsite_channel (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_data_remove_youtube_channel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/verify_gpodder_auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/data/verify_podsync_auth (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_data_verify_gpodder_auth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/youtube/subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/data/vidsite/subscribe (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_data_youtube_subscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/youtube_episodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/data/vidsite_episodes (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_data_youtube_episodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gpodder/default_device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/podsync/default_device (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_gpodder_default_device"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gpodder/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/podsync/devices (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_gpodder_devices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gpodder/devices/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/podsync/devices/{user_id} (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_gpodder_devices_user_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gpodder/gpodder_statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/podsync/podsync_statistics (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_gpodder_gpodder_statistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gpodder/set_default/{device_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/podsync/set_default/{device_id} (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_gpodder_set_default_device_id"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gpodder/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/podsync/sync (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_gpodder_sync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gpodder/sync/force": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Client alias of POST /api/podsync/sync/force (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        post: operations["post_api_gpodder_sync_force"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/gpodder/test-connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client alias of GET /api/podsync/test-connection (PinePods' clients' path): the same operation, gpodder, nextcloud and youtube in params and answer standing for podsync, cloudsync and vidsite */
+        get: operations["get_api_gpodder_test_connection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5700,6 +6194,37 @@ export interface operations {
                     "application/json": {
                         status_code: number;
                         service_instance: boolean;
+                        pinepods_instance: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_pinepods_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status_code: number;
+                        service_instance: boolean;
+                        pinepods_instance: boolean;
                     };
                 };
             };
@@ -6591,7 +7116,7 @@ export interface operations {
                 "application/json": {
                     user_id: number;
                     /** @enum {unknown} */
-                    new_theme: "light" | "dark" | "auto";
+                    new_theme: "light" | "dark" | "auto" | "Light" | "Dark" | "Nordic" | "Nordic Light" | "Abyss" | "Dracula" | "Catppuccin Mocha Mauve" | "Midnight Ocean" | "Forest Depths" | "Sunset Horizon" | "Arctic Frost" | "Cyber Synthwave" | "Github Light" | "Neon" | "Kimbie" | "Gruvbox Light" | "Gruvbox Dark" | "Greenie Meanie" | "Wildberries" | "Soft Lavender" | "Minty Fresh" | "Warm Vanilla" | "Coastal Blue" | "Paper Cream" | "Hot Dog Stand - MY EYES";
                 };
             };
         };
@@ -6707,7 +7232,7 @@ export interface operations {
                 "application/json": {
                     user_id: number;
                     /** @enum {unknown} */
-                    date_format: "MM/DD/YYYY" | "DD/MM/YYYY" | "YYYY-MM-DD";
+                    date_format: "MM/DD/YYYY" | "DD/MM/YYYY" | "YYYY-MM-DD" | "MDY" | "USA" | "DMY" | "EUR" | "YMD" | "ISO" | "JIS" | "JUL";
                 };
             };
         };
@@ -7753,6 +8278,40 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    get_api_data_get_user_info: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userid: number;
+                        fullname: string;
+                        username: string;
+                        email: string;
+                        isadmin: 0 | 1;
+                    }[];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     get_api_data_generate_mfa_secret_user_id: {
         parameters: {
             query?: never;
@@ -7916,6 +8475,45 @@ export interface operations {
                 content: {
                     "application/json": {
                         deleted: boolean;
+                        detail: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_save_mfa_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    mfa_secret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
                         detail: string;
                     };
                 };
@@ -8359,6 +8957,63 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    put_api_data_update_oidc_provider_provider_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider_name: string;
+                    client_id: string;
+                    client_secret?: string | null;
+                    /** Format: uri */
+                    authorization_url: string;
+                    /** Format: uri */
+                    token_url: string;
+                    /** Format: uri */
+                    user_info_url: string;
+                    button_text: string;
+                    scope?: string | null;
+                    button_color?: string | null;
+                    button_text_color?: string | null;
+                    icon_svg?: string | null;
+                    name_claim?: string | null;
+                    email_claim?: string | null;
+                    username_claim?: string | null;
+                    roles_claim?: string | null;
+                    user_role?: string | null;
+                    admin_role?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     get_api_data_public_oidc_providers: {
         parameters: {
             query?: never;
@@ -8379,13 +9034,16 @@ export interface operations {
                             id: number;
                             name: string;
                             icon_url: string | null;
-                            icon: string | null;
                             login_url: string;
                             client_id: string;
                             scope: string;
                             button_text: string;
                             button_color: string;
                             button_text_color: string;
+                            provider_id: number;
+                            provider_name: string;
+                            authorization_url: string;
+                            icon_svg: string | null;
                         }[];
                         disable_standard_login: boolean;
                     };
@@ -8723,6 +9381,18 @@ export interface operations {
                             /** Format: date-time */
                             subscribed_date: string;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string | null;
+                            feedurl: string;
+                            websiteurl: string | null;
+                            episodecount: number;
+                            explicit: boolean;
+                            /** @description 0 when the podcast has no podcast index id (the web client's i32 refuses null) */
+                            podcastindexid: number;
+                            is_favorite: boolean;
                         }[];
                     };
                 };
@@ -8769,6 +9439,18 @@ export interface operations {
                             /** Format: date-time */
                             subscribed_date: string;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string | null;
+                            feedurl: string;
+                            websiteurl: string | null;
+                            episodecount: number;
+                            explicit: boolean;
+                            /** @description 0 when the podcast has no podcast index id (the web client's i32 refuses null) */
+                            podcastindexid: number;
+                            is_favorite: boolean;
                             total_episodes: number;
                             unplayed_episodes: number;
                             last_played: string | null;
@@ -8845,6 +9527,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         episodes: number;
+                        podcast_id: number;
                     };
                 };
             };
@@ -8909,6 +9592,27 @@ export interface operations {
                             is_saved: boolean;
                             progress: number;
                         }[];
+                        details: {
+                            podcastid: number;
+                            podcastname: string;
+                            feedurl: string;
+                            description: string;
+                            author: string;
+                            artworkurl: string;
+                            explicit: boolean;
+                            episodecount: number;
+                            categories: {
+                                [key: string]: string;
+                            };
+                            websiteurl: string;
+                            podcastindexid: number;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            userid: number;
+                            /** @description is_vidsite again, under PinePods' web client's name */
+                            isyoutubechannel: boolean;
+                        };
                     };
                 };
             };
@@ -8959,6 +9663,8 @@ export interface operations {
                         websiteurl: string;
                         podcastindexid: number;
                         is_vidsite: boolean;
+                        /** @description is_vidsite again, under PinePods' clients' name */
+                        is_youtube: boolean;
                     };
                 };
             };
@@ -9351,6 +10057,38 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    get_api_data_get_podcast_id_from_ep_episode_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                episode_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        podcast_id: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     get_api_data_get_episode_id_ep_name: {
         parameters: {
             query: {
@@ -9422,6 +10160,8 @@ export interface operations {
                             completed: boolean;
                             saved: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             downloaded: boolean;
                         }[];
                         total: number;
@@ -9474,6 +10214,8 @@ export interface operations {
                             completed: boolean;
                             saved: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             downloaded: boolean;
                         }[];
                         total: number;
@@ -9726,6 +10468,8 @@ export interface operations {
                             completed: boolean;
                             saved: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             downloaded: boolean;
                             queued: boolean;
                         }[];
@@ -9860,6 +10604,10 @@ export interface operations {
                             listendate: string;
                             downloaded: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            /** @description episodename again, as PinePods' clients read it */
+                            episodetitle: string;
                         }[];
                         total: number;
                     };
@@ -10788,6 +11536,8 @@ export interface operations {
                         completed: boolean;
                         saved: boolean;
                         is_vidsite: boolean;
+                        /** @description is_vidsite again, under PinePods' clients' name */
+                        is_youtube: boolean;
                         downloaded: boolean;
                         queueposition: number | null;
                         queuedate: string | null;
@@ -10843,19 +11593,18 @@ export interface operations {
                             episodeduration: number;
                             listenduration: number | null;
                             completed: boolean;
-                            saved: boolean;
                             is_vidsite: boolean;
-                            downloaded: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             queueposition: number | null;
                             queuedate: string | null;
-                            queued: boolean;
                             is_video: boolean;
                             is_saved: boolean;
                             is_queued: boolean;
                             is_downloaded: boolean;
                             episodelink: string | null;
                             episodeauthor: string | null;
-                            explicit: boolean;
+                            explicit: 0 | 1;
                             season: number | null;
                             episode_number: number | null;
                             episode_type: string | null;
@@ -10904,6 +11653,14 @@ export interface operations {
                         most_listened_podcast: string | null;
                         listening_streak_days: number;
                         last_activity: string | null;
+                        UserCreated: string;
+                        PodcastsPlayed: number;
+                        TimeListened: number;
+                        PodcastsAdded: number;
+                        EpisodesSaved: number;
+                        EpisodesDownloaded: number;
+                        Pod_Sync_Type: string;
+                        GpodderUrl: string;
                     };
                 };
             };
@@ -11019,6 +11776,23 @@ export interface operations {
                             episode_artwork: string | null;
                             listen_progress: number;
                             last_listened: string | null;
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            downloaded: boolean;
+                            queued: boolean;
                         }[];
                         quick_stats: {
                             total_listen_time: number;
@@ -11031,6 +11805,65 @@ export interface operations {
                             podcast_name: string;
                             reason: string;
                         }[];
+                        in_progress_episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            downloaded: boolean;
+                            queued: boolean;
+                        }[];
+                        queue_preview: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            downloaded: boolean;
+                            queued: boolean;
+                        }[];
+                        top_podcasts: {
+                            podcastid: number;
+                            podcastname: string;
+                            podcastindexid: number | null;
+                            artworkurl: string | null;
+                            websiteurl: string | null;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            /** @description Episodes of it in the user's history */
+                            play_count: number;
+                            /** @description Seconds heard */
+                            total_listen_time: number;
+                        }[];
+                        saved_count: number;
+                        downloaded_count: number;
+                        queue_count: number;
+                        weekly_stats: {
+                            seconds_listened: number;
+                            episodes_completed: number;
+                        };
                     };
                 };
             };
@@ -11151,7 +11984,7 @@ export interface operations {
                     search_term: string;
                     categories?: string[];
                     /** @enum {unknown} */
-                    filter?: "all" | "podcasts" | "episodes";
+                    filter?: "podcasts" | "episodes" | "all" | "unplayed" | "played" | "in_progress" | "completed" | "not_completed" | "saved" | "downloaded";
                     limit?: number;
                     offset?: number;
                 };
@@ -11170,10 +12003,19 @@ export interface operations {
                             type: "podcast";
                             podcast_id: number;
                             podcast_name: string;
-                            author: string | null;
-                            description: string | null;
+                            author: string;
+                            description: string;
                             artwork_url: string | null;
-                            categories: string[];
+                            categories: {
+                                [key: string]: string;
+                            };
+                            podcastid: number;
+                            podcastname: string;
+                            artworkurl: string;
+                            feedurl: string;
+                            websiteurl: string;
+                            explicit: 0 | 1;
+                            episodecount: number;
                         } | {
                             /** @constant */
                             type: "episode";
@@ -11181,14 +12023,25 @@ export interface operations {
                             podcast_id: number;
                             podcast_name: string;
                             episode_title: string;
-                            description: string | null;
+                            description: string;
                             artwork_url: string | null;
-                            pub_date: string | null;
-                            duration: number;
-                            listen_duration: number;
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            artworkurl: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodepubdate: string;
+                            episodeduration: number;
+                            listenduration: number;
                             completed: boolean;
                             saved: boolean;
+                            queued: boolean;
                             downloaded: boolean;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                         })[];
                         total: number;
                     };
@@ -11221,6 +12074,117 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_get_pinepods_version: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_proxy_search: {
+        parameters: {
+            query: {
+                query: string;
+                index?: string;
+                search_type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The search service's answer for the index asked: directory (feeds), store (resultCount, results) or vidsite (channels as results) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                        feeds: {
+                            id: number;
+                            title?: string | null;
+                            url?: string | null;
+                            originalUrl?: string | null;
+                            link?: string | null;
+                            description?: string | null;
+                            author?: string | null;
+                            ownerName?: string | null;
+                            image?: string | null;
+                            artwork?: string | null;
+                            lastUpdateTime?: number | null;
+                            categories?: {
+                                [key: string]: string;
+                            } | null;
+                            explicit?: boolean | null;
+                            episodeCount?: number | null;
+                        }[];
+                        count: number;
+                        query: string;
+                        description: string;
+                        items?: Record<string, never>[];
+                    } | {
+                        resultCount: number;
+                        results: {
+                            wrapperType?: string | null;
+                            kind?: string | null;
+                            collectionId?: number | null;
+                            trackId?: number | null;
+                            artistName?: string | null;
+                            trackName?: string | null;
+                            collectionViewUrl?: string | null;
+                            feedUrl?: string | null;
+                            artworkUrl100?: string | null;
+                            releaseDate?: string | null;
+                            genres?: string[];
+                            collectionExplicitness?: string | null;
+                            trackCount?: number | null;
+                        }[];
+                    } | {
+                        results: {
+                            channelId: string;
+                            name: string;
+                            description: string;
+                            thumbnailUrl: string;
+                            url: string;
+                        }[];
                     };
                 };
             };
@@ -11378,6 +12342,21 @@ export interface operations {
                             episode_pubdate: string;
                             listened: boolean;
                             completed: boolean;
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            downloaded: boolean;
                         }[];
                     };
                 };
@@ -11706,6 +12685,8 @@ export interface operations {
                             completed: boolean;
                             saved: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             downloaded: boolean;
                             is_subscribed: boolean;
                         }[];
@@ -11777,6 +12758,8 @@ export interface operations {
                             completed: boolean;
                             saved: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             downloaded: boolean;
                             is_subscribed: boolean;
                         }[];
@@ -11965,7 +12948,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         enabled: boolean;
-                        sync_type: string;
+                        sync_type: "None" | "gpodder" | "external" | "both" | "nextcloud";
+                        podsync_enabled: boolean;
+                        external_enabled: boolean;
+                        external_url: string | null;
+                        api_url: string | null;
                         server_url: string | null;
                         last_sync: string | null;
                         last_status: string;
@@ -11985,10 +12972,6 @@ export interface operations {
                                 reason: string;
                             }[];
                         } | null;
-                        podsync_enabled: boolean;
-                        external_enabled: boolean;
-                        external_url: string | null;
-                        api_url: string | null;
                     };
                 };
             };
@@ -12025,12 +13008,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         enabled: boolean;
-                        detail: string;
-                        sync_type: string;
+                        sync_type: "None" | "gpodder" | "external" | "both" | "nextcloud";
                         podsync_enabled: boolean;
                         external_enabled: boolean;
                         external_url: string | null;
                         api_url: string | null;
+                        detail: string;
                     };
                 };
             };
@@ -12293,7 +13276,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        success: boolean;
                         detail: string;
+                        message: string;
                         device_id: string;
                     };
                 };
@@ -12330,7 +13315,8 @@ export interface operations {
                     "application/json": {
                         success: boolean;
                         detail: string;
-                        task_id: string;
+                        message: string;
+                        task_id?: string;
                         subscriptions_added_here?: number;
                         subscriptions_removed_here?: number;
                         subscriptions_uploaded?: number;
@@ -12379,7 +13365,8 @@ export interface operations {
                     "application/json": {
                         success: boolean;
                         detail: string;
-                        task_id: string;
+                        message: string;
+                        task_id?: string;
                         subscriptions_added_here?: number;
                         subscriptions_removed_here?: number;
                         subscriptions_uploaded?: number;
@@ -12408,7 +13395,12 @@ export interface operations {
     };
     get_api_podsync_test_connection: {
         parameters: {
-            query?: never;
+            query?: {
+                podsync_url?: string;
+                podsync_username?: string;
+                podsync_password?: string;
+                user_id?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12457,7 +13449,8 @@ export interface operations {
                     "application/json": {
                         success: boolean;
                         detail: string;
-                        task_id: string;
+                        message: string;
+                        task_id?: string;
                         subscriptions_added_here?: number;
                         subscriptions_removed_here?: number;
                         subscriptions_uploaded?: number;
@@ -12471,6 +13464,44 @@ export interface operations {
                             url: string;
                             reason: string;
                         }[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    delete_api_data_remove_podcast_sync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        detail: string;
                     };
                 };
             };
@@ -12589,7 +13620,8 @@ export interface operations {
                     "application/json": {
                         success: boolean;
                         detail: string;
-                        task_id: string;
+                        message: string;
+                        task_id?: string;
                         subscriptions_added_here?: number;
                         subscriptions_removed_here?: number;
                         subscriptions_uploaded?: number;
@@ -12638,14 +13670,28 @@ export interface operations {
                             platform: string;
                             enabled: boolean;
                             notifa_topic: string | null;
+                            /** @description notifa_topic again, under PinePods' clients' name */
+                            ntfy_topic: string | null;
                             notifa_server_url: string | null;
+                            /** @description notifa_server_url again, under PinePods' clients' name */
+                            ntfy_server_url: string | null;
                             notifa_username: string | null;
+                            /** @description notifa_username again, under PinePods' clients' name */
+                            ntfy_username: string | null;
                             notifb_url: string | null;
+                            /** @description notifb_url again, under PinePods' clients' name */
+                            gotify_url: string | null;
                             http_url: string | null;
                             http_method: string | null;
                             notifa_password_set: boolean;
+                            /** @description notifa_password_set again, under PinePods' clients' name */
+                            ntfy_password_set: boolean;
                             notifa_access_token_set: boolean;
+                            /** @description notifa_access_token_set again, under PinePods' clients' name */
+                            ntfy_access_token_set: boolean;
                             notifb_token_set: boolean;
+                            /** @description notifb_token_set again, under PinePods' clients' name */
+                            gotify_token_set: boolean;
                             http_token_set: boolean;
                         }[];
                     };
@@ -12675,12 +13721,19 @@ export interface operations {
                     platform: string;
                     enabled: boolean;
                     notifa_topic?: string | null;
+                    ntfy_topic?: string | null;
                     notifa_server_url?: string | null;
+                    ntfy_server_url?: string | null;
                     notifa_username?: string | null;
+                    ntfy_username?: string | null;
                     notifa_password?: string | null;
+                    ntfy_password?: string | null;
                     notifa_access_token?: string | null;
+                    ntfy_access_token?: string | null;
                     notifb_url?: string | null;
+                    gotify_url?: string | null;
                     notifb_token?: string | null;
+                    gotify_token?: string | null;
                     http_url?: string | null;
                     http_token?: string | null;
                     http_method?: string | null;
@@ -12700,14 +13753,28 @@ export interface operations {
                             platform: string;
                             enabled: boolean;
                             notifa_topic: string | null;
+                            /** @description notifa_topic again, under PinePods' clients' name */
+                            ntfy_topic: string | null;
                             notifa_server_url: string | null;
+                            /** @description notifa_server_url again, under PinePods' clients' name */
+                            ntfy_server_url: string | null;
                             notifa_username: string | null;
+                            /** @description notifa_username again, under PinePods' clients' name */
+                            ntfy_username: string | null;
                             notifb_url: string | null;
+                            /** @description notifb_url again, under PinePods' clients' name */
+                            gotify_url: string | null;
                             http_url: string | null;
                             http_method: string | null;
                             notifa_password_set: boolean;
+                            /** @description notifa_password_set again, under PinePods' clients' name */
+                            ntfy_password_set: boolean;
                             notifa_access_token_set: boolean;
+                            /** @description notifa_access_token_set again, under PinePods' clients' name */
+                            ntfy_access_token_set: boolean;
                             notifb_token_set: boolean;
+                            /** @description notifb_token_set again, under PinePods' clients' name */
+                            gotify_token_set: boolean;
                             http_token_set: boolean;
                         };
                     };
@@ -13057,6 +14124,8 @@ export interface operations {
                             completed: boolean;
                             saved: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             downloaded: boolean;
                             queued: boolean;
                             queueposition: number;
@@ -13100,7 +14169,7 @@ export interface operations {
                     max_duration?: number | null;
                     max_episodes?: number | null;
                     /** @enum {unknown} */
-                    sort_order: "date_asc" | "date_desc" | "duration_asc" | "duration_desc" | "listen_progress" | "completion" | "title_asc" | "title_desc" | "podcast_asc" | "podcast_desc" | "random";
+                    sort_order: "date_asc" | "date_desc" | "duration_asc" | "duration_desc" | "listen_progress" | "completion" | "title_asc" | "title_desc" | "podcast_asc" | "podcast_desc" | "random" | "newest_first" | "oldest_first" | "shortest_first" | "longest_first";
                     group_by_podcast: boolean;
                     icon_name: string;
                 };
@@ -13154,9 +14223,46 @@ export interface operations {
                     max_duration?: number | null;
                     max_episodes?: number | null;
                     /** @enum {unknown} */
-                    sort_order?: "date_asc" | "date_desc" | "duration_asc" | "duration_desc" | "listen_progress" | "completion" | "title_asc" | "title_desc" | "podcast_asc" | "podcast_desc" | "random";
+                    sort_order?: "date_asc" | "date_desc" | "duration_asc" | "duration_desc" | "listen_progress" | "completion" | "title_asc" | "title_desc" | "podcast_asc" | "podcast_desc" | "random" | "newest_first" | "oldest_first" | "shortest_first" | "longest_first";
                     group_by_podcast?: boolean;
                     icon_name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_delete_playlist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    playlist_id: number;
                 };
             };
         };
@@ -13339,6 +14445,8 @@ export interface operations {
                             completed: boolean;
                             saved: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             downloaded: boolean;
                             queueposition: number | null;
                             queuedate: string | null;
@@ -13395,6 +14503,8 @@ export interface operations {
                         completed: boolean;
                         saved: boolean;
                         is_vidsite: boolean;
+                        /** @description is_vidsite again, under PinePods' clients' name */
+                        is_youtube: boolean;
                         downloaded: boolean;
                         queueposition: number | null;
                         queuedate: string | null;
@@ -13839,6 +14949,8 @@ export interface operations {
                             completed: boolean;
                             saved: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             downloaded: boolean;
                             queued: boolean;
                         }[];
@@ -14320,6 +15432,8 @@ export interface operations {
                             listenduration: number | null;
                             completed: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             artworkurl: string;
                             podcastindexid: number | null;
                             websiteurl: string;
@@ -14427,6 +15541,8 @@ export interface operations {
                             listenduration: number | null;
                             completed: boolean;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             artworkurl: string;
                             podcastindexid: number | null;
                             websiteurl: string;
@@ -15739,6 +16855,8 @@ export interface operations {
                             episodeurl: string;
                             episodeduration: number;
                             is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
                             enclosure_type: string | null;
                         };
                         stream_url: string;
@@ -16123,6 +17241,34 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_restore_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        restore_in_progress: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
             404: components["responses"]["E404"];
             409: components["responses"]["E409"];
             429: components["responses"]["E429"];
@@ -16825,8 +17971,8 @@ export interface operations {
                             website: string;
                             logo_url: string | null;
                             subscribers: number;
-                            subscribers_last_week: number;
                             mygpo_link: string;
+                            subscribers_last_week: number;
                         }[];
                         remove: string[];
                         updates: {
@@ -16958,13 +18104,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The user's feed URLs in the format the path names */
+            /** @description The user's subscriptions in the format the path names */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string[];
+                    "application/json": {
+                        url: string;
+                        title: string;
+                        description: string;
+                        website: string;
+                        logo_url: string | null;
+                        subscribers: number;
+                        mygpo_link: string;
+                        author: string;
+                        /** @description The logo as it is: this server keeps no scaled copies */
+                        scaled_logo_url: string | null;
+                    }[];
                     "text/x-opml": string;
                     "text/plain": string;
                 };
@@ -17189,6 +18346,903 @@ export interface operations {
                     "application/json": {
                         /** @description Send as since next time */
                         timestamp: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_add_gpodder_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    podsync_url: string;
+                    /** Format: uri */
+                    gpodder_url?: string;
+                    podsync_username: string;
+                    gpodder_username?: string;
+                    podsync_password: string;
+                    gpodder_password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        success: boolean;
+                        status: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_add_nextcloud_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    token: string;
+                    /** Format: uri */
+                    poll_endpoint: string;
+                    /** Format: uri */
+                    cloudsync_url: string;
+                    /** Format: uri */
+                    nextcloud_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        status: "connected" | "pending";
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_check_gpodder_settings_user_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_check_youtube_channel: {
+        parameters: {
+            query: {
+                user_id: number;
+                channel_name: string;
+                channel_url: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        exists: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_get_gpodder_settings_user_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sync_type: string;
+                        enabled: boolean;
+                        server_url: string | null;
+                        username: string | null;
+                        device_id: string | null;
+                        last_sync: string | null;
+                        data: {
+                            podsyncurl: string;
+                            /** @description podsyncurl again, under PinePods' clients' name */
+                            gpodderurl: string;
+                            podsynctoken: string;
+                            /** @description podsynctoken again, under PinePods' clients' name */
+                            gpoddertoken: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_gpodder_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        sync_type: "None" | "gpodder" | "external" | "both" | "nextcloud";
+                        podsync_enabled: boolean;
+                        /** @description podsync_enabled again, under PinePods' clients' name */
+                        gpodder_enabled: boolean;
+                        external_enabled: boolean;
+                        external_url: string | null;
+                        api_url: string | null;
+                        server_url: string | null;
+                        last_sync: string | null;
+                        last_status: string;
+                        last_error: string | null;
+                        last_result: {
+                            subscriptions_added_here: number;
+                            subscriptions_removed_here: number;
+                            subscriptions_uploaded: number;
+                            subscriptions_removed_there: number;
+                            positions_applied: number;
+                            actions_received: number;
+                            actions_uploaded: number;
+                            downloads_queued: number;
+                            downloads_deleted: number;
+                            failed_feeds: {
+                                url: string;
+                                reason: string;
+                            }[];
+                        } | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_gpodder_toggle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        sync_type: "None" | "gpodder" | "external" | "both" | "nextcloud";
+                        podsync_enabled: boolean;
+                        /** @description podsync_enabled again, under PinePods' clients' name */
+                        gpodder_enabled: boolean;
+                        external_enabled: boolean;
+                        external_url: string | null;
+                        api_url: string | null;
+                        detail: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_initiate_nextcloud_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    /** Format: uri */
+                    cloudsync_url: string;
+                    /** Format: uri */
+                    nextcloud_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        login_url: string;
+                        token: string;
+                        poll_endpoint: string;
+                        login: string;
+                        poll: {
+                            token: string;
+                            endpoint: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_remove_youtube_channel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    channel_name: string;
+                    channel_url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_verify_gpodder_auth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    podsync_url: string;
+                    /** Format: uri */
+                    gpodder_url?: string;
+                    podsync_username: string;
+                    gpodder_username?: string;
+                    podsync_password: string;
+                    gpodder_password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        valid: boolean;
+                        status: string;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_youtube_subscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    channel_id: string;
+                    user_id: number;
+                    feed_cutoff?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        podcast_id: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_youtube_episodes: {
+        parameters: {
+            query: {
+                user_id: number;
+                podcast_id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        episodes: {
+                            episode_id: number;
+                            episode_title: string;
+                            episode_description: string;
+                            episode_url: string;
+                            episode_artwork: string;
+                            episode_duration: number;
+                            episode_pubdate: string;
+                            listened: boolean;
+                            completed: boolean;
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            downloaded: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_gpodder_default_device: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_gpodder_devices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    device_name: string;
+                    /** @default other */
+                    device_type?: string;
+                    device_caption?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_gpodder_devices_user_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        caption: string;
+                        type: string;
+                        subscriptions: number;
+                        is_default: boolean;
+                        is_active: boolean;
+                        is_remote: boolean;
+                        last_sync: string | null;
+                    }[];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_gpodder_gpodder_statistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        server_url: string;
+                        sync_type: string;
+                        sync_enabled: boolean;
+                        server_devices: {
+                            id: string;
+                            caption: string;
+                            device_type: string;
+                            type: string;
+                            subscriptions: number;
+                        }[];
+                        total_devices: number;
+                        server_subscriptions: {
+                            url: string;
+                            title: string | null;
+                            description: string | null;
+                        }[];
+                        total_subscriptions: number;
+                        recent_episode_actions: {
+                            podcast: string;
+                            episode: string;
+                            action: string;
+                            timestamp: string;
+                            device?: string;
+                            position?: number;
+                            started?: number;
+                            total?: number;
+                        }[];
+                        total_episode_actions: number;
+                        connection_status: string;
+                        last_sync_timestamp: string | null;
+                        api_endpoints_tested: {
+                            endpoint: string;
+                            ok: boolean;
+                            status: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_gpodder_set_default_device_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                device_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        message: string;
+                        device_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_gpodder_sync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        message: string;
+                        task_id?: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_gpodder_sync_force: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        detail: string;
+                        message: string;
+                        task_id?: string;
+                        subscriptions_added_here?: number;
+                        subscriptions_removed_here?: number;
+                        subscriptions_uploaded?: number;
+                        subscriptions_removed_there?: number;
+                        positions_applied?: number;
+                        actions_received?: number;
+                        actions_uploaded?: number;
+                        downloads_queued?: number;
+                        downloads_deleted?: number;
+                        failed_feeds?: {
+                            url: string;
+                            reason: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_gpodder_test_connection: {
+        parameters: {
+            query?: {
+                podsync_url?: string;
+                gpodder_url?: string;
+                podsync_username?: string;
+                gpodder_username?: string;
+                podsync_password?: string;
+                gpodder_password?: string;
+                user_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        message: string;
+                        server_url: string;
+                        total_devices: number;
                     };
                 };
             };

@@ -22,7 +22,9 @@ describeCluster("a killed service process under load", () => {
     peers = await clusterPeers(natsBin);
     const port = await freePort();
     // Short timeouts so that calls to the dead node fail fast.
-    common = { ...peers.env, NAMESPACE: `kill-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-kill-"), REQUEST_TIMEOUT: "2000", HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3" };
+    common = { ...peers.env, NAMESPACE: `kill-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-kill-"), REQUEST_TIMEOUT: "2000", HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3",
+      // The load creates an API key per write: past the default bound of a user's keys (100) it would be refused.
+      MAX_USER_KEYS: "100000" };
     procs.api = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
     procs.users = startNode({ ...common, NODE_ID: "users-1" }, ["users"]);
     procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);

@@ -138,6 +138,7 @@ describeCluster("zero downtime over NATS", () => {
       TRANSPORTER: started.url, CACHER: redis.url, NAMESPACE: `zd-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-zd-"), DOWNLOAD_DIR: tempDir("podcast-zd-files-"),
       HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", REQUEST_TIMEOUT: "5000", TASK_LEASE_SECONDS: "2", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
       FEED_FETCH_PER_MINUTE: "1000000", // the steady load fetches a feed several times a second
+      MAX_USER_KEYS: "100000", // and creates API keys, hundreds: past the default bound of a user's keys (100) they would be refused
     };
     media = await startLoopback();
     media.route("/steady.xml", { body: rssFeed("Steady", [{ title: "s1", guid: "s1", url: `${media.url}/s1.mp3`, date: "2024-01-01T00:00:00Z" }]) });

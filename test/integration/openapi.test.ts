@@ -71,7 +71,7 @@ test("a route the API documents do not describe has the route table's summary; a
   expect(simple.summary).toBe(routes["GET /subscriptions/{username}.{format}"].summary);
   expect(simple.summary).toContain("gPodder simple API");
   expect(Object.keys(simple.responses["200"].content)).toEqual(["application/json", "text/x-opml", "text/plain"]);
-  expect(simple.responses["200"].content["application/json"].schema).toMatchObject({ type: "array", items: { type: "string" } });
+  expect(simple.responses["200"].content["application/json"].schema).toMatchObject({ type: "array", items: { type: "object", required: expect.arrayContaining(["url", "title", "description", "website", "logo_url", "subscribers"]) } });
   expect(simple.responses["200"].content["text/x-opml"].schema).toMatchObject({ type: "string" });
   const device = doc.paths["/api/2/devices/{username}/{deviceid}.json"].post;
   expect(device.responses["200"]).toEqual({ description: expect.any(String) });
