@@ -1,24 +1,23 @@
 /**
  * Sync server benchmark (issue 18): a phone with SUBS subscriptions and ACTIONS episode actions syncs for
  * the first time (upload, then a second device downloads everything), then syncs incrementally, against
- * this server (every service in this process, NeDB under a temp DATA_DIR, real HTTP) and against oPodSync
- * (PHP's built-in server on a free port, its code checked out of /work/.mirror/kd2org+opodsync into a temp
- * dir, SQLite), measured in the same run with the same requests. Not a test: it asserts nothing but that
- * each server answered what was uploaded.
+ * this server (as `npm start` runs it: every service in one process of its own, the embedded store under a temp
+ * DATA_DIR, real HTTP) and against oPodSync (PHP's built-in server on a free port, its code checked out of
+ * /work/.mirror/kd2org+opodsync into a temp dir, SQLite), measured in the same run with the same requests. Not a
+ * test: it asserts nothing but that each server answered what was uploaded.
  *
  *   npm run build && node dist/bench/gpodder.bench.js [subscriptions] [actions] [stored]
  *   (stored: the incremental sync is measured again once the server holds this many actions, loaded by uploads of
  *   `actions` a request, default 1000000, 0: not; env OPODSYNC_REPO: the bare repository, default
  *   /work/.mirror/kd2org+opodsync/repo; BENCH_ROUNDS: incremental rounds, default 20; BENCH_REPEAT: whole runs per
- *   server, taking turns, default 2)
+ *   server, taking turns, default 2; BENCH_PROFILE=<dir>: this server under --cpu-prof, its top functions printed,
+ *   with BENCH_REPEAT=1)
  */
 import { ChildProcess, execFileSync, spawn } from "child_process";
 import fs from "fs";
 import os from "os";
 import path from "path";
-import { ServiceBroker, type ServiceSchema } from "moleculer";
-import { config } from "../shared/config";
-import { freePort } from "../test/helpers/processes";
+import { freePort, profileSummary, server, stop, waitReady } from "./kit";
 
 const SUBS = Number(process.argv[2] ?? 1000);
 const ACTIONS = Number(process.argv[3] ?? 100_000);
@@ -30,6 +29,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 /** Whole runs per server, taking turns (the best time of each step counts). */
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
 const OPODSYNC_REPO = process.env.OPODSYNC_REPO ?? "/work/.mirror/kd2org+opodsync/repo";
+const PROFILE_DIR = process.env.BENCH_PROFILE;
 const USER = "benchuser";
 const PASSWORD = "bench password 42";
 
@@ -47,22 +47,23 @@ async function waitUp(url: string): Promise<void> {
   throw new Error(`${url} did not start`);
 }
 
-/** This server: every service but the search gateway, in this process, on a free port. */
+/**
+ * This server as `npm start` runs it (bench/kit.ts): every service in one process of its own, as oPodSync has
+ * PHP's, so that neither shares a CPU or a heap with this client. BENCH_PROFILE=<dir>: under --cpu-prof, the
+ * profile written there when it stops.
+ */
 async function startOurs(): Promise<Peer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpodder-bench-"));
-  Object.assign(config, { dataDir, port: 0, host: "127.0.0.1", refreshInterval: 0, syncInterval: 0, outboundAllowPrivate: "false" });
-  const brokerConfig = (await import("../moleculer.config")).default;
-  const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false, nodeID: `gpodder-bench-${process.pid}` });
-  const dir = path.join(__dirname, "..", "services");
-  for (const f of fs.readdirSync(dir).filter((n) => n.endsWith(".service.js") && n !== "search-api.service.js").sort()) {
-    const schema: ServiceSchema = require(path.join(dir, f)).default;
-    broker.createService(schema.name === "api" ? { ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } : schema);
-  }
-  await broker.start();
-  const url = `http://127.0.0.1:${(broker.getLocalService("api") as any).server.address().port}`;
+  const port = await freePort();
+  const child = server({
+    PORT: String(port), HOST: "127.0.0.1", SEARCH_PORT: String(await freePort()), SEARCH_HOST: "127.0.0.1", DATA_DIR: dataDir, TRANSPORTER: "",
+    REFRESH_INTERVAL: "0", SYNC_INTERVAL: "0", OUTBOUND_ALLOW_PRIVATE: "false", ...(PROFILE_DIR ? { CPU_PROF_DIR: PROFILE_DIR } : {}),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(url, 120_000);
   const first = await fetch(`${url}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: USER, password: PASSWORD, email: "bench@example.org", fullname: "Bench" }) });
   if (!first.ok) throw new Error(`create_first: ${first.status}`);
-  return { name: "this server", url, stop: async () => { await broker.stop(); fs.rmSync(dataDir, { recursive: true, force: true }); } };
+  return { name: "this server", url, stop: async () => { await stop(child); fs.rmSync(dataDir, { recursive: true, force: true }); } };
 }
 
 /** oPodSync from its repository, with PHP's built-in server and a user written into its SQLite database. */
@@ -119,6 +120,21 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [out, Number(process.hrtime.bigint() - start) / 1e6];
 }
 
+/** The laptop's first download (both lists, since=0), checked; only its timestamps are kept, not the 100,000 actions. */
+async function firstDownload(laptop: Client, peer: Peer): Promise<{ subs: number; eps: number; ms: number }> {
+  const [[subs, eps], ms] = await timed(() => Promise.all([laptop.call("GET", `/api/2/subscriptions/${USER}/laptop.json?since=0`), laptop.call("GET", `/api/2/episodes/${USER}.json?since=0`)]));
+  if (subs.add.length < SUBS || eps.actions.length < ACTIONS) throw new Error(`${peer.name} answered ${subs.add.length} feeds and ${eps.actions.length} actions`);
+  return { subs: subs.timestamp, eps: eps.timestamp, ms };
+}
+
+/** A history of `count` play actions of other episodes from `first` on, in one request (as gPodder desktop sends it); its timestamp. */
+async function uploadHistory(client: Client, peer: Peer, first: number, count: number): Promise<{ timestamp: number; ms: number }> {
+  const history = Array.from({ length: count }, (_, i) => action(first + i, "desktop"));
+  const [up, ms] = await timed(() => client.call("POST", `/api/2/episodes/${USER}.json`, history));
+  if (typeof up?.timestamp !== "number") throw new Error(`${peer.name} answered a history upload without a timestamp`);
+  return { timestamp: up.timestamp, ms };
+}
+
 async function run(peer: Peer): Promise<Record<string, number>> {
   const phone = new Client(peer.url);
   const laptop = new Client(peer.url);
@@ -133,18 +149,15 @@ async function run(peer: Peer): Promise<Record<string, number>> {
     for (let i = 0; i < ACTIONS; i += CHUNK) await phone.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: Math.min(CHUNK, ACTIONS - i) }, (_, k) => action(i + k, "phone")));
   });
   out["upload actions"] = actionsUp;
-  const [[subs, eps], firstDown] = await timed(() => Promise.all([laptop.call("GET", `/api/2/subscriptions/${USER}/laptop.json?since=0`), laptop.call("GET", `/api/2/episodes/${USER}.json?since=0`)]));
-  if (subs.add.length < SUBS || eps.actions.length < ACTIONS) throw new Error(`${peer.name} answered ${subs.add.length} feeds and ${eps.actions.length} actions`);
-  out["first download (both lists)"] = firstDown;
-  out["first sync, total"] = subsUp + actionsUp + firstDown;
+  const first = await firstDownload(laptop, peer);
+  out["first download (both lists)"] = first.ms;
+  out["first sync, total"] = subsUp + actionsUp + first.ms;
   // A desktop's first upload: its whole history (the same episodes, its own device) in one request.
   const desktop = new Client(peer.url);
   await desktop.call("POST", `/api/2/auth/${USER}/login.json`);
-  const history = Array.from({ length: ACTIONS }, (_, i) => action(i, "desktop"));
-  const [desktopUp, oneUp] = await timed(() => desktop.call("POST", `/api/2/episodes/${USER}.json`, history));
-  out["upload actions, one request"] = oneUp;
-  if (typeof desktopUp?.timestamp !== "number") throw new Error(`${peer.name} answered the desktop's upload without a timestamp`);
-  const since = { subs: subs.timestamp, eps: Math.max(eps.timestamp, desktopUp.timestamp) };
+  const desktopUp = await uploadHistory(desktop, peer, 0, ACTIONS);
+  out["upload actions, one request"] = desktopUp.ms;
+  const since = { subs: first.subs, eps: Math.max(first.eps, desktopUp.timestamp) };
   let stored = 2 * ACTIONS;
   let round = 0;
   /**
@@ -170,14 +183,12 @@ async function run(peer: Peer): Promise<Record<string, number>> {
   out["incremental download, median"] = await incremental();
   if (STORED > stored) {
     // Up to STORED actions: more history of other episodes (dated 2024, as the first ones), ACTIONS a request as the desktop sent its own.
-    const [, load] = await timed(async () => {
-      for (let first = 2 * ACTIONS; stored < STORED; first += ACTIONS) {
-        const count = Math.min(ACTIONS, STORED - stored);
-        const up = await desktop.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: count }, (_, i) => action(first + i, "desktop")));
-        if (typeof up?.timestamp !== "number") throw new Error(`${peer.name} answered a history upload without a timestamp`);
-        stored += count;
-      }
-    });
+    let load = 0;
+    for (let from = 2 * ACTIONS; stored < STORED; from += ACTIONS) {
+      const count = Math.min(ACTIONS, STORED - stored);
+      load += (await uploadHistory(desktop, peer, from, count)).ms;
+      stored += count;
+    }
     out[`load to ${STORED} actions`] = load;
     out[`incremental at ${STORED}, median`] = await incremental();
   }
@@ -206,6 +217,7 @@ async function main() {
   for (const step of Object.keys(ours)) {
     console.log(`${step.padEnd(32)} ${ours[step].toFixed(0).padStart(9)} ms ${theirs[step].toFixed(0).padStart(9)} ms ${(theirs[step] / ours[step]).toFixed(2).padStart(15)}x`);
   }
+  if (PROFILE_DIR) console.log(`\nthis server: top functions by self time (idle left out)\n${profileSummary(PROFILE_DIR, true)}`);
   process.exit(0);
 }
 

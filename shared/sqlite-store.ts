@@ -10,8 +10,8 @@
  * Same answers as NeDB: queries are matched, documents modified and sorted with NeDB's own model functions
  * (match, modify, compareThings), so the query subset the services use ($in, $gt/$lt, $ne, $exists,
  * $regex, $or, $inc, $set, $push, $pull, $max...) means exactly what it meant. SQLite only narrows the
- * candidates: by _id (the primary key), by an indexed field (an index on its JSON value), and by the
- * plain equalities of a query; NeDB's match then decides.
+ * candidates (shared/sqlite-query.ts): by _id (the primary key), by an indexed field (an index on its JSON
+ * value), and by the plain conditions of a query; NeDB's match then decides, unless SQLite decided it all.
  *
  * Durability: WAL with synchronous=NORMAL. A committed write survives the process being killed (it is in
  * the WAL, which the OS holds); a power loss may take the last transactions with it, as it could NeDB's
@@ -20,13 +20,14 @@
 import Database from "better-sqlite3";
 import type { IndexSpec } from "./db.mixin";
 import { moveNedbFile } from "./nedb-migration";
+import { byIdOnly, jsonPath, narrowQuery, PLAIN_FIELD, type Query, queryFields, rangesOnDates } from "./sqlite-query";
 import { BACKSTOP_PAGES, unwatch, watch } from "./sqlite-checkpointer";
 
 /* eslint-disable @typescript-eslint/no-var-requires -- NeDB's model ships no types */
 const nedbModel = require(require.resolve("@seald-io/nedb/lib/model", { paths: [require.resolve("moleculer-db")] }));
 const { uid } = require(require.resolve("@seald-io/nedb/lib/customUtils", { paths: [require.resolve("moleculer-db")] }));
 /* eslint-enable @typescript-eslint/no-var-requires */
-const { serialize, deepCopy, checkObject, modify, match, getDotValue, compareThings } = nedbModel;
+const { deepCopy, checkObject, modify, match, getDotValue, compareThings } = nedbModel;
 
 type Doc = Record<string, any>;
 
@@ -58,66 +59,31 @@ function holdsDate(v: any): boolean {
   return false;
 }
 
+/** The value with every Date (anything with getTime, as NeDB's serialize tells them) as {"$$date": ms}: copies only where one is. */
+function datesStored(v: any): any {
+  if (v === null || typeof v !== "object") return v;
+  if (typeof v.getTime === "function") return { $$date: v.getTime() };
+  if (!holdsDate(v)) return v;
+  if (Array.isArray(v)) return v.map(datesStored);
+  const out: Doc = {};
+  for (const k of Object.keys(v)) out[k] = datesStored(v[k]);
+  return out;
+}
+
 /**
  * A document as its stored line, exactly as NeDB's serialize writes it. Its replacer, a call per value, only
- * changes Dates ({"$$date": ms}) and checks keys, which prepare() and modify() have checked already: without
- * a Date the line is a plain JSON.stringify, about half the CPU of a large upload's serialization.
+ * turns Dates into {"$$date": ms} and checks keys, which prepare() and modify() have checked already: the line
+ * is a plain JSON.stringify (of a copy with the Dates turned, when there are some), less than half the CPU.
  */
 function serializeDoc(doc: Doc): string {
-  return holdsDate(doc) ? serialize(doc) : JSON.stringify(doc);
+  return JSON.stringify(holdsDate(doc) ? datesStored(doc) : doc);
 }
-type Query = Record<string, any>;
 interface Filters { query?: Query; sort?: string[] | string; offset?: number; limit?: number; search?: string }
 
 /** Prepared statements kept per collection. */
 const STATEMENTS = 256;
-/** Bound parameters per statement (SQLite allows 32,766; a $in of more is read in chunks). */
-const PARAMS = 500;
 /** Rows per INSERT statement of a batch: one statement per row took twice the CPU (100,000 episode actions). */
 const INSERT_ROWS = 100;
-
-/**
- * The top-level fields a query tests (through $or and $and too), or null when it tests anything else (a
- * dotted path, $where, $not...): a projection of those fields is then enough for NeDB's match.
- */
-function queryFields(query: Query, into = new Set<string>()): Set<string> | null {
-  for (const [key, value] of Object.entries(query)) {
-    if (key === "$or" || key === "$and") {
-      if (!Array.isArray(value)) return null;
-      for (const clause of value) if (!queryFields(clause, into)) return null;
-    } else if (PLAIN_FIELD.test(key)) into.add(key);
-    else return null;
-  }
-  return into;
-}
-
-/** Does the query only ask for ids (one, or a $in of numbers and strings)? */
-function byIdOnly(query: Query): boolean {
-  const keys = Object.keys(query);
-  if (keys.length !== 1 || keys[0] !== "_id") return false;
-  const v = query._id;
-  return bindable(v) || (v !== null && typeof v === "object" && Object.keys(v).length === 1 && Array.isArray(v.$in) && v.$in.every(bindable));
-}
-
-/**
- * The query NeDB's match is given. NeDB compares a range on a Date with null as if null were 0 (typeof both
- * "object", then `null < date`), so `{ at: { $lt: date } }` matched documents whose `at` is null; MongoDB never
- * compares values of different types. A range on a Date also refuses null here (an added `$ne: null`).
- */
-function rangesOnDates(query: Query): Query {
-  let out: Query | null = null;
-  for (const [key, value] of Object.entries(query)) {
-    let next = value;
-    if ((key === "$or" || key === "$and") && Array.isArray(value)) {
-      const clauses = value.map((q) => (q && typeof q === "object" ? rangesOnDates(q) : q));
-      if (clauses.some((q, i) => q !== value[i])) next = clauses;
-    } else if (!key.startsWith("$") && value && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof RegExp)) {
-      if (!("$ne" in value) && ["$lt", "$lte", "$gt", "$gte"].some((op) => value[op] instanceof Date)) next = { ...value, $ne: null };
-    }
-    if (next !== value) (out ??= { ...query })[key] = next;
-  }
-  return out ?? query;
-}
 
 /**
  * The update NeDB's modify is given for one document: a $pull of a field the document lacks is left out
@@ -141,47 +107,6 @@ function uniqueViolated(err: any): Error {
 
 function isConstraint(err: any): boolean {
   return typeof err?.code === "string" && err.code.startsWith("SQLITE_CONSTRAINT");
-}
-
-/** A field name SQLite can be asked for as '$.name': top level, plain characters. */
-const PLAIN_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const jsonPath = (field: string) => `'$.${field}'`;
-/** A value SQLite compares as NeDB would (a number or a string; booleans, dates and objects are left to match). */
-const bindable = (v: unknown): v is number | string => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
-
-const RANGE_OPS: Record<string, string> = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" };
-const ASCII = /^[\x00-\x7f]*$/;
-
-/**
- * SQL for a range ({$gt, $lte, ...}) on an indexed (single-valued) field, which SQLite answers from the
- * field's index, or null when SQLite might order differently from NeDB. NeDB compares a number only with
- * numbers and a string only with strings: the SQL keeps to the bound's type. Strings are compared by SQLite
- * as UTF-8 bytes and by NeDB as UTF-16 units, which agree whenever the bound is ASCII (a value's first
- * character that differs from an ASCII bound's is above it in both orders); other bounds are left to match().
- */
-function rangeCondition(column: string, field: string, value: Record<string, unknown>): { where: string; params: unknown[] } | null {
-  const ops = Object.keys(value);
-  if (!ops.length || !ops.every((op) => op in RANGE_OPS)) return null;
-  const bounds = ops.map((op) => value[op]);
-  const numbers = bounds.every((b) => typeof b === "number" && Number.isFinite(b));
-  const strings = bounds.every((b) => typeof b === "string" && ASCII.test(b));
-  if (!numbers && !strings) return null;
-  const compare = ops.map((op) => `${column} ${RANGE_OPS[op]} ?`).join(" AND ");
-  if (strings && field !== "_id" && stringsOnly(value)) return { where: `(${compare})`, params: bounds };
-  const type = field === "_id" ? `typeof(_id)` : `json_type(doc, ${jsonPath(field)})`;
-  const typed = numbers ? `${type} IN ('integer', 'real')` : `${type} = 'text'`;
-  return { where: `(${typed} AND ${compare})`, params: bounds };
-}
-
-/**
- * Does a range of strings on json_extract's value take strings only, without a json_type test (which parses
- * every row's JSON again)? json_extract gives numbers (and true, false as 1, 0), which SQLite orders below any
- * text, so a lower bound refuses them; and an object's or array's JSON text, which begins with "{" or "[",
- * so an upper bound below "[" refuses those.
- */
-function stringsOnly(value: Record<string, unknown>): boolean {
-  const upper = value.$lt ?? value.$lte;
-  return (value.$gt ?? value.$gte) !== undefined && typeof upper === "string" && upper < "[";
 }
 
 /** Connections opened in this process (SqliteAdapter.changeMark). */
@@ -303,72 +228,9 @@ export class SqliteAdapter {
     return s;
   }
 
-  /**
-   * SQL conditions a document must meet to possibly match `query` (a superset of the matches), with their
-   * parameters. exact: SQLite decides each part as NeDB's match would (ids, and ranges on an indexed field),
-   * so the rows are the matches.
-   */
-  private narrow(query: Query): { where: string; params: unknown[]; exact: boolean } | null {
-    const conds: string[] = [];
-    const params: unknown[] = [];
-    let exact = true;
-    for (const [field, value] of Object.entries(query)) {
-      if (field === "$or" && Array.isArray(value) && value.length) {
-        exact = false;
-        const parts = value.map((q) => this.narrow(q));
-        // One clause that narrows nothing and the $or narrows nothing.
-        if (parts.every((p) => p)) {
-          conds.push(`(${parts.map((p) => `(${p!.where})`).join(" OR ")})`);
-          for (const p of parts) params.push(...p!.params);
-        }
-        continue;
-      }
-      // Ids compare in SQLite as NeDB compares them (the column has no type affinity); other equalities may not (true is 1 there).
-      let decided = field === "_id" && byIdOnly({ _id: value });
-      if (!PLAIN_FIELD.test(field)) {
-        exact = false;
-        continue;
-      }
-      const column = field === "_id" ? "_id" : `json_extract(doc, ${jsonPath(field)})`;
-      // An array field matches a value that one of its elements equals: only indexed (single-valued) fields and _id compare directly.
-      const orArray = this.indexed.has(field) ? "" : ` OR json_type(doc, ${jsonPath(field)}) = 'array'`;
-      const re = value instanceof RegExp ? value : value && typeof value === "object" && Object.keys(value).length === 1 && value.$regex instanceof RegExp ? value.$regex : null;
-      if (bindable(value)) {
-        conds.push(`(${column} = ?${orArray})`);
-        params.push(value);
-      } else if (re) {
-        // The very RegExp, run by SQLite on each candidate's value: no document is parsed in JavaScript to be refused.
-        conds.push(`(regexp_test(?, ?, ${column})${orArray})`);
-        params.push(re.source, re.flags);
-      } else if (value && typeof value === "object" && !(value instanceof Date) && !(value instanceof RegExp)) {
-        const ops = Object.keys(value);
-        const range = this.indexed.has(field) ? rangeCondition(column, field, value) : null;
-        if (range) {
-          conds.push(range.where);
-          params.push(...range.params);
-          // rangeCondition keeps to NeDB's order, or declines.
-          decided = true;
-        } else if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable)) {
-          if (!value.$in.length) return { where: "0", params: [], exact: true };
-          if (value.$in.length <= PARAMS) {
-            conds.push(`(${column} IN (${value.$in.map(() => "?").join(",")})${orArray})`);
-            params.push(...value.$in);
-          } else {
-            // A long list as one JSON array (SQLite binds at most so many parameters): its numbers and
-            // strings compare as the bound values would, so the list narrows whatever its length.
-            conds.push(`(${column} IN (SELECT value FROM json_each(?))${orArray})`);
-            params.push(JSON.stringify(value.$in));
-          }
-        }
-      }
-      exact = exact && decided;
-    }
-    return conds.length ? { where: conds.join(" AND "), params, exact } : null;
-  }
-
   /** The stored documents that match `query` (NeDB's match decides), with expired TTL documents removed. */
   private matching(query: Query = {}): Doc[] {
-    const narrowed = this.narrow(query);
+    const narrowed = narrowQuery(query, this.indexed);
     const rows = narrowed
       ? (this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().all(...narrowed.params) as string[])
       : (this.stmt("SELECT doc FROM docs").pluck().all() as string[]);
@@ -449,7 +311,7 @@ export class SqliteAdapter {
       return this.matching(query).map((d) => Object.fromEntries([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f) => [f, d[f]])]));
     }
     if (!tested.size) return [...this.projected(fields)];
-    const narrowed = this.narrow(query);
+    const narrowed = narrowQuery(query, this.indexed);
     // SQLite decided the whole query (as in matching()): the rows are the answer (ids bound them: read at once).
     if (narrowed?.exact) return [...this.projected(fields, narrowed, byIdOnly(query))];
     // Only the fields asked for and those the query tests are read; NeDB's match on them decides as on the whole document.
@@ -508,11 +370,14 @@ export class SqliteAdapter {
     return copy;
   }
 
-  /** Prepared documents in one transaction, INSERT_ROWS a statement. */
+  /**
+   * Prepared documents in one transaction, INSERT_ROWS a statement, each serialized just before its statement:
+   * the lines of a large batch never live all at once (100,000 actions are some 30 MB of them).
+   */
   private insertPrepared(docs: Doc[]): void {
-    const lines = docs.map(serializeDoc);
     try {
-      this.db.transaction(() => {
+      if (docs.length === 1) this.stmt("INSERT INTO docs (_id, doc) VALUES (?, ?)").run(docs[0]._id, serializeDoc(docs[0]));
+      else this.db.transaction(() => {
         let i = 0;
         if (docs.length >= INSERT_ROWS) {
           const many = this.stmt(`INSERT INTO docs (_id, doc) VALUES ${"(?, ?), ".repeat(INSERT_ROWS - 1)}(?, ?)`);
@@ -520,13 +385,13 @@ export class SqliteAdapter {
           for (; i + INSERT_ROWS <= docs.length; i += INSERT_ROWS) {
             for (let k = 0; k < INSERT_ROWS; k++) {
               params[2 * k] = docs[i + k]._id;
-              params[2 * k + 1] = lines[i + k];
+              params[2 * k + 1] = serializeDoc(docs[i + k]);
             }
             many.run(params);
           }
         }
         const one = this.stmt("INSERT INTO docs (_id, doc) VALUES (?, ?)");
-        for (; i < docs.length; i++) one.run(docs[i]._id, lines[i]);
+        for (; i < docs.length; i++) one.run(docs[i]._id, serializeDoc(docs[i]));
       })();
     } catch (err) {
       throw isConstraint(err) ? uniqueViolated(err) : err;
@@ -572,7 +437,9 @@ export class SqliteAdapter {
     });
     const upd = this.stmt("UPDATE docs SET doc = ? WHERE _id = ?");
     try {
-      this.db.transaction(() => {
+      // One statement is atomic by itself: BEGIN and COMMIT only around several.
+      if (written.length === 1) upd.run(serializeDoc(written[0]), written[0]._id);
+      else this.db.transaction(() => {
         for (const d of written) upd.run(serializeDoc(d), d._id);
       })();
     } catch (err) {

@@ -132,7 +132,7 @@ export const episodeMethods: ServiceMethods = {
       const key = rkey(user_id, seq);
       await this.stores.gpodder_actions.insertMany(actions.map((a, i) => ({ _id: first + i, user_id, seq, rkey: key, ...a })));
     });
-    if (applyHere && actions.length) this.applySoon(user_id);
+    if (applyHere && actions.length) this.applySoon(user_id, false);
     return seq;
   },
   /** The user's actions received after `since` (up to the clock, read first), in the order received. */

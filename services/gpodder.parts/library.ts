@@ -74,20 +74,26 @@ export const libraryMethods: ServiceMethods = {
   },
   /**
    * Applies what devices sent, in the background; a call while it runs makes it run once more. The promise
-   * (never rejected) settles when the run that includes this call's changes has ended.
+   * (never rejected) settles when the run that includes this call's changes has ended. feeds false: only episode
+   * actions came (no feed to subscribe; feeds waiting for a retry wait for the retry round).
    */
-  applySoon(this: any, user_id: number): Promise<void> {
+  applySoon(this: any, user_id: number, feeds = true): Promise<void> {
     const running = this.applying.get(user_id);
     if (running) {
       running.rerun = true;
+      running.feeds ||= feeds;
       return running.done;
     }
-    const state = { rerun: true, done: Promise.resolve() };
+    const state = { rerun: true, feeds, done: Promise.resolve() };
     this.applying.set(user_id, state);
     state.done = (async () => {
+      // Once the upload's answer is out (it is written in this turn of the event loop): this work shares the process.
+      await new Promise((resolve) => setImmediate(resolve));
       while (state.rerun) {
+        const withFeeds = state.feeds;
         state.rerun = false;
-        await this.applyFeeds(user_id);
+        state.feeds = false;
+        if (withFeeds) await this.applyFeeds(user_id);
         await this.applyActions(user_id);
       }
     })()
@@ -107,9 +113,9 @@ export const libraryMethods: ServiceMethods = {
   /** Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. */
   async applyFeeds(this: any, user_id: number): Promise<void> {
     const now = Date.now();
-    const due: FeedDoc[] = (await this.stores.gpodder_feeds.find({ query: { user_id, library: { $in: ["pending", "failed"] } } })).filter(
-      (f: FeedDoc) => !f.next_try || new Date(f.next_try).getTime() <= now,
-    );
+    // Due ones only, asked of the store: every upload runs this, and a first sync can leave a thousand feeds waiting for their retry.
+    const notWaiting = [{ next_try: null }, { next_try: { $exists: false } }, { next_try: { $lte: new Date(now) } }];
+    const due: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { user_id, library: { $in: ["pending", "failed"] }, $or: notWaiting } });
     if (!due.length) return;
     const user: UserDoc = await this.userDoc(user_id);
     const meta = { user: { id: user_id, isAdmin: user.is_admin, keyId: 0, rssOnly: false, podcastIds: null } };
@@ -119,38 +125,48 @@ export const libraryMethods: ServiceMethods = {
       const remove = batch.filter((f) => !f.subscribed).map((f) => f.url);
       const res: { added: string[]; failed: { url: string; reason: string }[] } = await this.broker.call("podcasts.sync_subscriptions", { user_id, add, remove, origin: ORIGIN }, { meta });
       const failed = new Map(res.failed.map((f) => [f.url, f.reason]));
+      const triedAt = Date.now();
+      // Feeds with the same outcome in one update (a first sync's feeds share their clock value, and often their error).
+      const updates = new Map<string, { ids: string[]; seq: number; set: object }>();
       for (const f of batch) {
         const reason = failed.get(f.url);
         const retryMs = Math.min(MAX_RETRY_MS, config.gpodderRetrySeconds * 1000 * 2 ** f.attempts);
         const set = reason === undefined
           ? { library: "applied", last_error: null, next_try: null }
-          : { library: "failed", attempts: f.attempts + 1, last_error: reason.slice(0, 500), next_try: new Date(Date.now() + retryMs) };
-        // Only if no newer change of the feed arrived meanwhile.
-        await this.stores.gpodder_feeds.updateMany({ _id: f._id, seq: f.seq }, { $set: set });
+          : { library: "failed", attempts: f.attempts + 1, last_error: reason.slice(0, 500), next_try: new Date(triedAt + retryMs) };
+        const key = JSON.stringify([f.seq, set]);
+        if (!updates.has(key)) updates.set(key, { ids: [], seq: f.seq, set });
+        updates.get(key)!.ids.push(f._id);
       }
+      // Only if no newer change of the feed arrived meanwhile.
+      for (const { ids, seq, set } of updates.values()) await this.stores.gpodder_feeds.updateMany({ _id: { $in: ids }, seq }, { $set: set });
       if (failed.size) this.logger.info("synced feeds not subscribed yet", { user_id, failed: failed.size });
       // Plays already passed by applyActions while their feed was not subscribed apply now; the newer ones
       // are applyActions' own, which runs next (applySoon).
       const subscribed = add.filter((u) => !failed.has(u));
-      if (subscribed.length) await this.applyPlays(user_id, await this.stores.gpodder_actions.find({ query: { ...rkeyRange(user_id, 0, user.applied_seq), podcast: { $in: subscribed }, action: "play" } }));
+      if (subscribed.length) await this.applyPlays(user_id, rkeyRange(user_id, 0, user.applied_seq), subscribed);
     }
   },
   /** Applies the play actions received since the last time, then moves the mark. */
   async applyActions(this: any, user_id: number): Promise<void> {
     const user: UserDoc = await this.userDoc(user_id);
     if (user.applied_seq >= user.clock) return;
-    const plays: ActionDoc[] = await this.stores.gpodder_actions.find({ query: { ...rkeyRange(user_id, user.applied_seq, user.clock), action: "play" } });
-    await this.applyPlays(user_id, plays);
+    await this.applyPlays(user_id, rkeyRange(user_id, user.applied_seq, user.clock));
     await this.adapter.updateMany({ _id: user_id, applied_seq: user.applied_seq }, { $set: { applied_seq: user.clock } });
   },
-  /** Positions of play actions (of devices, not this server's own) written here, in a few calls whatever their number. */
-  async applyPlays(this: any, user_id: number, actions: ActionDoc[]): Promise<void> {
-    const plays = actions.filter((a) => !a.here && a.position !== null);
-    if (!plays.length) return;
+  /**
+   * Positions of the play actions in `range` (of devices, not this server's own) written here, in a few calls
+   * whatever their number. Only the actions of the library's feeds (of those `only` names) are read: a history
+   * of feeds not subscribed here costs no read.
+   */
+  async applyPlays(this: any, user_id: number, range: object, only?: string[]): Promise<void> {
     const feeds: SyncFeed[] = await this.broker.call("podcasts.sync_feeds", { user_id });
     const known = new Set(feeds.map((f) => f.feed_url));
-    const states: SyncEpisodeState[] = plays
-      .filter((a) => known.has(a.podcast))
+    const podcasts = only ? only.filter((u) => known.has(u)) : [...known];
+    if (!podcasts.length) return;
+    const actions: ActionDoc[] = await this.stores.gpodder_actions.find({ query: { ...range, podcast: { $in: podcasts }, action: "play" } });
+    const states: SyncEpisodeState[] = actions
+      .filter((a) => !a.here && a.position !== null)
       .map((a) => ({
         podcast_url: a.podcast, episode_url: a.episode, ...(a.guid ? { guid: a.guid } : {}), position: a.position!, total: a.total ?? 0,
         completed: !!a.total && a.position! >= a.total, timestamp: `${a.timestamp}Z`,

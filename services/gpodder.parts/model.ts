@@ -116,7 +116,7 @@ const FEED_SCHEMES = /^(?:feed|itpc|pcast|podcast|itms|itms-pcast):(?:\/\/)?/i;
  */
 const sanitizedUrls = new Map<string, string | null>();
 const SANITIZED_KEPT = 4096;
-/** Longer URLs are sanitized every time: the cache stays a few MB at most. */
+/** Longer URLs are sanitized every time: the cache holds 16 MB at the very most (4,096 keys and values of 1,024 UTF-16 units). */
 const SANITIZED_URL_MAX = 1024;
 
 /**
@@ -151,12 +151,29 @@ function sanitize(raw: string): string | null {
   const at = parts[2].lastIndexOf("@");
   const authority = parts[2].slice(0, at + 1) + parts[2].slice(at + 1).toLowerCase();
   const out = `${scheme}://${authority}${parts[3]}`;
+  if (at < 0 && plainAuthority(authority)) return out;
   try {
     if (!new URL(out).hostname) return null;
   } catch {
     return null;
   }
   return out;
+}
+
+const PLAIN_AUTHORITY = /^([a-z0-9-]+(?:\.[a-z0-9-]+)*)\.?(?::(\d{1,5}))?$/;
+const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+/**
+ * Does the URL parser surely take this authority, with a hostname? Plain names (no punycode label) and dotted
+ * quads with a port: most feeds, which then skip new URL() (some 3 µs each, a third of checking a first sync).
+ */
+function plainAuthority(authority: string): boolean {
+  const m = PLAIN_AUTHORITY.exec(authority);
+  if (!m || (m[2] !== undefined && Number(m[2]) > 65535)) return false;
+  const labels = m[1].split(".");
+  if (labels.some((l) => l.startsWith("xn--"))) return false;
+  // A host that ends in a number is an IPv4 address to the parser: only the plain dotted quad is taken here.
+  return !/^(?:\d+|0x[0-9a-f]*)$/.test(labels[labels.length - 1]) || DOTTED_QUAD.test(m[1]);
 }
 
 /** A list of strings from a request, or a 400 naming it. */
@@ -196,6 +213,7 @@ function realDay(year: string, month: string, day: string): boolean {
   const d = Number(day);
   if (m < 1 || m > 12 || d < 1) return false;
   if (d <= 28) return true;
+  // The month's length in 2000 (a leap year; Date.UTC reads years below 100 as 19xx), then February 29 in others.
   return d <= new Date(Date.UTC(2000, m, 0)).getUTCDate() && !(m === 2 && d === 29 && !leapYear(Number(year)));
 }
 

@@ -427,6 +427,26 @@ const READS: ContractCase[] = [
     ],
   },
   {
+    name: "feeds due for a try (gpodder library.ts): $in + $or of null, $exists: false and $lte on a Date (null, missing, past, future, in an array)",
+    readOnly: true,
+    indexes: [{ fields: { user_id: 1 } }, { fields: { library: 1 } }],
+    docs: () => [
+      { _id: "1:a", user_id: 1, library: "pending", next_try: null }, { _id: "1:b", user_id: 1, library: "failed", next_try: jan(1) },
+      { _id: "1:c", user_id: 1, library: "failed", next_try: jan(20) }, { _id: "1:d", user_id: 1, library: "failed" },
+      { _id: "1:e", user_id: 1, library: "applied", next_try: null }, { _id: "2:a", user_id: 2, library: "failed", next_try: jan(2) },
+      { _id: "1:f", user_id: 1, library: "failed", next_try: jan(10, 12) }, { _id: "1:g", user_id: 1, library: "failed", next_try: [jan(1)] },
+      { _id: "1:h", user_id: 1, library: "failed", next_try: "2024-01-01T00:00:00.000Z" },
+    ],
+    run: async (s) => {
+      const notWaiting = (now: Date) => [{ next_try: null }, { next_try: { $exists: false } }, { next_try: { $lte: now } }];
+      return [
+        byId(await find(s, { user_id: 1, library: { $in: ["pending", "failed"] }, $or: notWaiting(jan(10, 12)) })),
+        byId(await find(s, { library: { $in: ["pending", "failed"] }, $or: notWaiting(jan(1)) })),
+        byId(await find(s, { next_try: { $gt: jan(1), $lt: jan(20) } })), byId(await find(s, { next_try: { $gte: jan(1) } })),
+      ];
+    },
+  },
+  {
     name: "$regex (a RegExp with flag i) on a dotted path into an array of subdocuments (hosts.name)",
     readOnly: true,
     docs: () => [
