@@ -9,7 +9,7 @@ import type { HomeClientEpisode, HomeClientSections, StatsAnswer, StatsWithClien
 import type { PodsyncSettingsAnswer } from "../../shared/contracts/sync";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { type EpisodeDoc, type EpisodeStateDoc, time } from "./model";
-import type { Listening } from "./library";
+import { type Listening, newest } from "./library";
 
 const WEEK_MS = 7 * 86_400_000;
 /** Episodes of the in-progress list, of the queue preview, podcasts of the top list. */
@@ -40,7 +40,8 @@ export const homeClientMethods: Record<string, any> = {
    * sections the documents' record lacks. One queue, one downloads and one episodes read whatever the library's size.
    */
   async homeClientSections(this: any, ctx: Context<any>, user_id: number, l: Listening, recent: EpisodeStateDoc[]): Promise<{ episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections }> {
-    const started = l.history.filter((s) => s.listen_duration > 0 && !s.completed).sort((a, b) => time(b.last_listened_at) - time(a.last_listened_at)).slice(0, IN_PROGRESS);
+    // The newest ten in one pass: a year's history is thousands of started episodes.
+    const started = newest(l.history.filter((s) => s.listen_duration > 0 && !s.completed), IN_PROGRESS, (s) => time(s.last_listened_at));
     const ids = [...new Set([...recent, ...started].map((s) => s.episode_id))];
     const [queue, docs, downloadedCount]: [QueuedEpisodesAnswer, EpisodeDoc[], number] = await Promise.all([
       ctx.call<QueuedEpisodesAnswer, { user_id: number }>("queue.get_queued_episodes", { user_id }),

@@ -66,7 +66,6 @@ function stats(l: Listening, queued: number, downloaded: number) {
   };
 }
 
-/** Of the episodes the user started or completed, the percentage completed. */
 /** This server's badge for the hours a user has listened (the web client shows it on its stats page). */
 const BADGES: [number, string][] = [[200, "Podcast Devotee"], [50, "Dedicated Listener"], [10, "Regular Listener"], [1, "Casual Listener"], [0, "Newcomer"]];
 function listeningBadge(seconds: number): string {
@@ -85,6 +84,7 @@ function formatBytes(bytes: number): string {
   return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
 }
 
+/** Of the episodes the user started or completed, the percentage completed. */
 function completionRate(states: EpisodeStateDoc[]): number {
   const touched = states.filter((s) => s.completed || s.last_listened_at);
   return percent(touched.filter((s) => s.completed).length, touched.length);
@@ -94,7 +94,7 @@ function completionRate(states: EpisodeStateDoc[]): number {
  * The n items of highest key, highest first, ties in list order: what a stable sort by key descending
  * then slice(0, n) gives, in one pass without sorting the whole list.
  */
-function newest<T>(list: readonly T[], n: number, key: (x: T) => number): T[] {
+export function newest<T>(list: readonly T[], n: number, key: (x: T) => number): T[] {
   const top: { x: T; k: number }[] = [];
   for (const x of list) {
     const k = key(x);
