@@ -355,6 +355,7 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? config.httpTimeoutMs);
   let userAgent = opts.userAgent ?? `${config.serviceName}/${config.version}`;
   let retried403 = opts.userAgent !== undefined;
+  let retriedReset = false;
   let sendAuth = authorization !== null;
   let trusted = true; // the caller's headers (tokens, cookies) follow the same rule as credentials
   let method = opts.method ?? "GET";
@@ -397,6 +398,12 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
       } catch (err: any) {
         // Only the code and message are kept: the axios error carries the request headers (credentials).
         if (controller.signal.aborted) throw new OutboundHttpError("timeout", shown, "timed out");
+        // A pooled socket that the server closed as idle just as it was reused: the request never reached the
+        // server, and a GET is sent once more on a new socket, as Node's documentation advises.
+        if (!retriedReset && method === "GET" && err?.request?.reusedSocket && (err.code === "ECONNRESET" || err.code === "EPIPE")) {
+          retriedReset = true;
+          continue;
+        }
         throw new OutboundHttpError("network", shown, `request failed: ${err?.code ?? err?.message ?? "error"}`);
       }
 

@@ -75,6 +75,32 @@ describe("fetchUrl", () => {
     expect(p.requests.map((q) => q.url)).toEqual(["/r1", "/r2", "/r3?x=1", "/final"]);
   });
 
+  test("a pooled socket the server closed just as it was reused: the GET is sent once more on a new socket", async () => {
+    // The server drops every request that arrives on a socket it has already answered on (as one closing its
+    // idle keep-alive sockets does at the moment the client reuses one); the second fetch reuses the socket.
+    const answered = new WeakSet<object>();
+    let dropped = 0;
+    const server = http.createServer((req, res) => {
+      if (answered.has(req.socket)) {
+        dropped++;
+        req.socket.destroy();
+        return;
+      }
+      answered.add(req.socket);
+      res.end(FEED);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as any).port}/feed.xml`;
+    try {
+      expect((await get(url)).status).toBe(200);
+      expect((await get(url)).status).toBe(200);
+      expect(dropped).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   test("a redirect loop stops with too_many_redirects after maxRedirects hops", async () => {
     const p = await peer({ "/loop": { status: 302, headers: { Location: "/loop" } } });
     const err = await failure(`${p.url}/loop`, { maxRedirects: 3 });
