@@ -22,11 +22,12 @@ export function ownDevice(d: OwnSyncDevice): SyncDevice {
   return { id: d.id, name: caption, caption, type: d.type, subscriptions: d.subscriptions, is_default: d.is_default, is_active: true, is_remote: false, last_sync: null };
 }
 
+/** Whether this server's sync routes are open to the user: their own switch and the operator's. */
+export const ownServerOpen = (a: SyncServerAnswer) => a.sync_server && a.server_enabled;
+
 export const ownServerMethods: ServiceMethods = {
-  /** Whether this server's sync routes are open to the user: their own switch and the operator's. */
   async ownServerOn(this: any, ctx: Ctx, user_id: number): Promise<boolean> {
-    const { sync_server, server_enabled }: SyncServerAnswer = await ctx.call("users.get_sync_server", { user_id });
-    return sync_server && server_enabled;
+    return ownServerOpen(await ctx.call<SyncServerAnswer, { user_id: number }>("users.get_sync_server", { user_id }));
   },
   /** The server the podsync page works with: the user's gPodder account (returned), else this server's own (null); 404 when neither. */
   async syncTarget(this: any, ctx: Ctx, user_id: number): Promise<SyncSettingsDoc | null> {

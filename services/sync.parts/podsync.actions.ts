@@ -16,7 +16,7 @@ import { GpodderClient } from "./gpodder";
 import type { SyncJobPayload } from "../../shared/contracts/sync";
 import type { OwnSyncApplied, OwnSyncDevice } from "../../shared/contracts/gpodder";
 import type { SyncServerAnswer } from "../../shared/contracts/users";
-import { ownDevice } from "./own-server";
+import { ownDevice, ownServerOpen } from "./own-server";
 import { DEVICE_ID, syncError, SyncSettingsDoc, SyncSummary } from "./model";
 import {
   AddPodsyncAnswer, CheckPodsyncAnswer, PodsyncSettingsAnswer, PodsyncStatusAnswer, PodsyncToggleAnswer, RemoveSyncAnswer, SetDefaultDeviceAnswer, SyncDevice, SyncDevicesAnswer,
@@ -120,7 +120,7 @@ export const podsyncActions: ServiceActionsSchema = {
       const switched: SyncServerAnswer = await ctx.call("users.set_sync_server", { user_id, sync_server: ctx.params.enabled });
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: user_id });
       const detail = !ctx.params.enabled ? "Sync server disabled for this account" : switched.server_enabled ? "Sync server enabled for this account" : "Sync server enabled for this account, but switched off on this server";
-      return { detail, ...this.serverStatus(ctx, s, switched.sync_server && switched.server_enabled) };
+      return { detail, ...this.serverStatus(ctx, s, ownServerOpen(switched)) };
     },
   },
   default_device: {
