@@ -46,6 +46,8 @@ interface WriteLease {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long other processes' calls wait for a user's first seeding at most (a process that died seeding frees it then). */
+const SEED_MS = 120_000;
 
 const GpodderService: ServiceSchema = {
   name: "gpodder",
@@ -234,12 +236,18 @@ const GpodderService: ServiceSchema = {
       const user = ctx.meta.user;
       const user_id: number = user.id;
       const is_admin = !!user.isAdmin;
-      const known: UserDoc | null = await this.adapter.findOne({ _id: user_id });
+      let known: UserDoc | null = await this.adapter.findOne({ _id: user_id });
       if (!known) {
-        // The call whose insert makes the record seeds (once, whichever process); a concurrent first call here waits for it.
-        if (await this.insertUser(user_id, is_admin)) await this.seeding(user_id);
-        else await this.seeds.get(user_id);
-      } else if (known.is_admin !== is_admin) {
+        // The call whose insert makes the record seeds (once, whichever process); a concurrent first call waits for it.
+        if (await this.insertUser(user_id, is_admin)) return await this.seeding(user_id).then(() => user_id);
+        known = await this.adapter.findOne({ _id: user_id });
+      }
+      // Seeding in another process: a device's change applied meanwhile would be read back as this server's own.
+      while (known && known.seed_until && new Date(known.seed_until) > new Date()) {
+        await (this.seeds.get(user_id) ?? sleep(50));
+        known = await this.adapter.findOne({ _id: user_id });
+      }
+      if (known && known.is_admin !== is_admin) {
         await this.upsert(this.adapter, user_id, { $set: { is_admin } });
       }
       return user_id;
@@ -247,7 +255,8 @@ const GpodderService: ServiceSchema = {
     /** Inserts the user's record (its write lease free); false when it is there already (another call made it first). */
     async insertUser(this: any, user_id: number, is_admin: boolean): Promise<boolean> {
       try {
-        await this.adapter.insert({ _id: user_id, is_admin, [WRITE_LEASE.holder]: null, [WRITE_LEASE.until]: new Date(0) });
+        const seed_until = new Date(Date.now() + SEED_MS);
+        await this.adapter.insert({ _id: user_id, is_admin, seed_until, [WRITE_LEASE.holder]: null, [WRITE_LEASE.until]: new Date(0) });
         return true;
       } catch (err) {
         if (isDuplicateKeyError(err)) return false;
@@ -257,7 +266,10 @@ const GpodderService: ServiceSchema = {
     /** The user's seeding, once (concurrent first calls wait for the same one). */
     seeding(this: any, user_id: number): Promise<void> {
       if (!this.seeds.has(user_id)) {
-        const seed = this.seedLibrary(user_id).finally(() => this.seeds.delete(user_id));
+        const seed = this.seedLibrary(user_id).finally(async () => {
+          this.seeds.delete(user_id);
+          await this.upsert(this.adapter, user_id, { $set: { seed_until: null } }).catch((err: any) => this.logger.warn("marking a seeding done failed; it expires", { user_id, reason: err?.message }));
+        });
         this.seeds.set(user_id, seed);
       }
       return this.seeds.get(user_id);

@@ -23,6 +23,8 @@ export interface UserDoc {
   /** The write holding the user's write lease (gpodder.service.ts), and until when; absent on records from before it. */
   write_holder?: string | null;
   write_until?: Date;
+  /** Set while the user's first call seeds the library (other processes' calls wait); null or absent once done. */
+  seed_until?: Date | null;
 }
 
 export interface DeviceDoc {
