@@ -2,7 +2,7 @@
  * Writes docs/openapi.json, the document GET /api/openapi.json serves, from the route table and the
  * actions of every service (created, not started: nothing listens, nothing is stored). `npm run openapi`
  * after changing a route, a param or a response schema; test/integration/openapi.test.ts fails while
- * the file and the running server disagree. Client types (test/client-sdk) are generated from this file.
+ * the file and the running server disagree. The web app's client types (web/src/api-schema.d.ts) are generated from this file.
  */
 import fs from "fs";
 import path from "path";

@@ -36,6 +36,8 @@ export const routes: Record<string, RouteDef> = {
   // API keys
   "POST /api/data/create_api_key": { action: "auth.create_api_key", auth: "key" },
   "DELETE /api/data/delete_api_key": { action: "auth.delete_api_key", auth: "key" },
+  // Not in the spec: the web app's sign-out revokes the key its sign-in issued (the key of this request)
+  "POST /api/data/sign_out": { action: "auth.sign_out", auth: "key", summary: "Sign out: the key of this request is revoked" },
   "GET /api/data/get_api_info/{user_id}": { action: "auth.get_api_info", auth: "key" },
   // Not in the spec: an app password (a key that opens only the sync routes below), for sync apps
   "POST /api/data/create_app_password": { action: "auth.create_app_password", auth: "key", summary: "Sync server: a new app password (shown once) that opens only the gPodder and Nextcloud sync routes" },

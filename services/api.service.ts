@@ -14,6 +14,7 @@ import { clientAddress, publicOrigin, trustedProxyList } from "../shared/client-
 import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
+import { serveWebApp } from "../shared/web-app";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { responseCheck } from "../shared/response-check";
 import { hashApiKey, requestApiKey } from "../shared/secrets";
@@ -33,7 +34,8 @@ function sendError(this: any, req: any, res: any, err: any) {
   const { status, body } = errorAnswer(this.logger, req, err);
   if (res.headersSent) return;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
-  if (status === 401 && (req.$alias?.auth === "basic" || req.$alias?.auth === "sync")) res.setHeader("WWW-Authenticate", 'Basic realm="podcast-server"');
+  // Not for the web app's own calls (X-Requested-With): a browser would put up its password dialog over the page.
+  if (status === 401 && (req.$alias?.auth === "basic" || req.$alias?.auth === "sync") && !req.headers["x-requested-with"]) res.setHeader("WWW-Authenticate", 'Basic realm="podcast-server"');
   res.writeHead(status);
   res.end(JSON.stringify(body));
 }
@@ -166,6 +168,7 @@ const ApiService: ServiceSchema = {
         });
         next();
       },
+      serveWebApp,
     ],
     routes: [
       docsRoute,

@@ -199,6 +199,15 @@ const AuthService: ServiceSchema = {
         return { detail: "API key deleted" };
       },
     },
+    /** POST /api/data/sign_out: the web app's sign-out; the caller's own key, whatever its kind, stops opening anything. */
+    sign_out: {
+      params: {},
+      response: DetailAnswer,
+      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+        await this.removeKeys({ _id: ctx.meta.user!.keyId });
+        return { detail: "Signed out" };
+      },
+    },
     get_api_info: {
       idempotent: true,
       params: { user_id: userIdParam },

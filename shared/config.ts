@@ -27,6 +27,8 @@ export const config = {
   host: env.HOST || "0.0.0.0",
   /** Folder of the embedded NeDB files (used when MONGO_URI is not set). */
   dataDir: path.resolve(env.DATA_DIR || "./data"),
+  /** The built web app the gateway serves at "/" (`npm run build` writes it): dist/web beside the compiled code. */
+  webDir: path.resolve(env.WEB_DIR || path.join(__dirname, "..", path.basename(path.join(__dirname, "..")) === "dist" ? "web" : "dist/web")),
   /**
    * Seconds a node waits for the live holder of its embedded data to stop before refusing to start: a
    * standby started before the one-instance node it replaces stops (0 = refuse at once).

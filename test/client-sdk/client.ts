@@ -5,7 +5,7 @@
  * test/integration/client-sdk.test.ts compiles it with tsc (strict, noEmit) and runs it against a server.
  */
 import createClient from "openapi-fetch";
-import type { paths } from "./api";
+import type { paths } from "../../web/src/api-schema";
 
 export interface ClientRun {
   user_id: number;

@@ -1,0 +1,78 @@
+/**
+ * The gateway serves the built web app (web/, built into config.webDir) from the same origin as the API:
+ * hashed files under /assets/ cached for a year, index.html for "/" and the app's pages (shared/web-pages.ts),
+ * gzip when the browser takes it. Every answer carries a strict Content-Security-Policy: scripts, styles,
+ * media and connections from this server only, no inline script, so the key the page holds reaches no other
+ * origin. Anything else goes on to the API routes (and their JSON 404).
+ */
+import fs from "fs";
+import path from "path";
+import zlib from "zlib";
+import type { IncomingMessage, ServerResponse } from "http";
+import { config } from "./config";
+import { WEB_PAGES } from "./web-pages";
+
+export const WEB_CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "media-src 'self' blob:",
+  "connect-src 'self'", "font-src 'self'", "manifest-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+].join("; ");
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon", ".json": "application/json", ".webmanifest": "application/manifest+json",
+  ".woff2": "font/woff2", ".txt": "text/plain; charset=utf-8",
+};
+const PAGES = new Set<string>(WEB_PAGES);
+
+interface WebFile { type: string; body: Buffer; gzip: Buffer | null; immutable: boolean }
+
+/** Files read once on first use (the build does not change under a running server). */
+const cache = new Map<string, WebFile | null>();
+
+function load(rel: string): WebFile | null {
+  if (cache.has(rel)) return cache.get(rel)!;
+  const file = path.join(config.webDir, rel);
+  let found: WebFile | null = null;
+  // rel is a normalised path below webDir (no "..": see fileFor)
+  if (file.startsWith(config.webDir + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile()) {
+    const body = fs.readFileSync(file);
+    const type = TYPES[path.extname(file)] ?? "application/octet-stream";
+    const compressible = /text|javascript|json|svg/.test(type) && body.length > 1024;
+    found = { type, body, gzip: compressible ? zlib.gzipSync(body, { level: 9 }) : null, immutable: rel.startsWith("assets/") };
+  }
+  cache.set(rel, found);
+  return found;
+}
+
+/** The file of a GET path: a file of the build, or index.html for "/" and the app's pages; null: not the web app's. */
+function fileFor(pathname: string): WebFile | null {
+  if (pathname === "/" || PAGES.has(pathname.split("/")[1])) return load("index.html");
+  const rel = path.posix.normalize(decodeURIComponent(pathname)).replace(/^\/+/, "");
+  if (rel.startsWith("..") || !/^(assets\/)?[\w.-]+$/.test(rel)) return null;
+  return load(rel);
+}
+
+/** moleculer-web `use` middleware: answers the web app's paths, passes everything else on. */
+export function serveWebApp(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  if (req.method !== "GET" && req.method !== "HEAD") return next();
+  let file: WebFile | null;
+  try {
+    file = fileFor(new URL(req.url ?? "/", "http://x").pathname);
+  } catch {
+    return next(); // a malformed escape: the API's JSON 400/404
+  }
+  if (!file) return next();
+  const gzip = file.gzip && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+  const body = gzip ? file.gzip! : file.body;
+  res.writeHead(200, {
+    "Content-Type": file.type,
+    "Content-Length": body.length,
+    "Cache-Control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",
+    "Content-Security-Policy": WEB_CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    Vary: "Accept-Encoding",
+    ...(gzip ? { "Content-Encoding": "gzip" } : {}),
+  });
+  res.end(req.method === "HEAD" ? undefined : body);
+}

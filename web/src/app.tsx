@@ -1,0 +1,141 @@
+/**
+ * The app's shell: skip link, header, the navigation landmark "Main", the page (each loaded on demand) and the
+ * region "Player", which stays while the person moves between pages. Without a session only the sign-in pages
+ * open; any other address goes to "Sign in" (or to "Create the first admin" on a new server) and back.
+ */
+import { useEffect } from "preact/hooks";
+import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from "preact-iso";
+import { session } from "./session";
+import { api, ok } from "./api";
+import { navigate, here } from "./router";
+import { Player } from "./player";
+import { signOut } from "./sign-out";
+import { applyTheme } from "./theme";
+
+const Home = lazy(() => import("./pages/home"));
+const Podcasts = lazy(() => import("./pages/podcasts"));
+const Podcast = lazy(() => import("./pages/podcast"));
+const Episode = lazy(() => import("./pages/episode"));
+const Queue = lazy(() => import("./pages/queue"));
+const Saved = lazy(() => import("./pages/saved"));
+const History = lazy(() => import("./pages/history"));
+const Downloads = lazy(() => import("./pages/downloads"));
+const Playlists = lazy(() => import("./pages/playlists"));
+const Search = lazy(() => import("./pages/search"));
+const Settings = lazy(() => import("./pages/settings"));
+const Admin = lazy(() => import("./pages/admin"));
+const SignIn = lazy(() => import("./pages/sign-in"));
+const FirstRun = lazy(() => import("./pages/first-run"));
+const CreateAccount = lazy(() => import("./pages/create-account"));
+const ForgotPassword = lazy(() => import("./pages/forgot-password"));
+const OidcDone = lazy(() => import("./pages/oidc-done"));
+const NotFound = lazy(() => import("./pages/not-found"));
+
+/** Pages that open without a session. */
+const PUBLIC = ["sign-in", "first-run", "create-account", "forgot-password", "oidc-done"];
+
+const NAV: [string, string][] = [
+  ["/", "Home"], ["/podcasts", "Podcasts"], ["/queue", "Queue"], ["/saved", "Saved"], ["/history", "History"],
+  ["/downloads", "Downloads"], ["/playlists", "Playlists"], ["/search", "Search"], ["/settings", "Settings"],
+];
+
+function isCurrent(path: string, href: string): boolean {
+  if (href === "/") return path === "/" || path === "/home";
+  return path === href || path.startsWith(href + "/");
+}
+
+function Nav() {
+  const { path } = useLocation();
+  const links = session.value?.is_admin ? [...NAV, ["/admin", "Admin"] as [string, string]] : NAV;
+  return (
+    <nav aria-label="Main" class="nav">
+      <ul>
+        {links.map(([href, label]) => (
+          <li key={href}>
+            <a href={href} aria-current={isCurrent(path, href) ? "page" : undefined}>
+              {label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function Shell() {
+  const { path } = useLocation();
+  const first = path.split("/")[1];
+  const signedIn = !!session.value;
+  const isPublic = PUBLIC.includes(first);
+
+  useEffect(() => {
+    if (signedIn || isPublic) return;
+    // A new server has no admin yet: its first page creates one.
+    ok(api.GET("/api/data/self_service_status")).then(
+      (s) => navigate(s.first_admin_created ? `/sign-in?next=${encodeURIComponent(here())}` : "/first-run", true),
+      () => navigate(`/sign-in?next=${encodeURIComponent(here())}`, true),
+    );
+  }, [signedIn, isPublic]);
+
+  useEffect(() => applyTheme(), [signedIn]);
+
+  if (!signedIn && !isPublic) return <main id="main" />;
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      {signedIn && (
+        <header class="top">
+          <a class="brand" href="/">
+            Podcasts
+          </a>
+          <span class="muted who">{session.value!.username}</span>
+          <button type="button" class="link" onClick={() => signOut()}>
+            Sign out
+          </button>
+        </header>
+      )}
+      <div class={signedIn ? "layout" : "layout public"}>
+        {signedIn && <Nav />}
+        <main id="main" tabIndex={-1}>
+          <ErrorBoundary>
+            <Router>
+              <Route path="/" component={Home} />
+              <Route path="/home" component={Home} />
+              <Route path="/podcasts" component={Podcasts} />
+              <Route path="/podcast/:id" component={Podcast} />
+              <Route path="/episode/:id" component={Episode} />
+              <Route path="/queue" component={Queue} />
+              <Route path="/saved" component={Saved} />
+              <Route path="/history" component={History} />
+              <Route path="/downloads" component={Downloads} />
+              <Route path="/playlists" component={Playlists} />
+              <Route path="/playlists/:id" component={Playlists} />
+              <Route path="/search" component={Search} />
+              <Route path="/settings" component={Settings} />
+              <Route path="/settings/:section" component={Settings} />
+              <Route path="/admin" component={Admin} />
+              <Route path="/admin/:section" component={Admin} />
+              <Route path="/sign-in" component={SignIn} />
+              <Route path="/first-run" component={FirstRun} />
+              <Route path="/create-account" component={CreateAccount} />
+              <Route path="/forgot-password" component={ForgotPassword} />
+              <Route path="/oidc-done" component={OidcDone} />
+              <Route default component={NotFound} />
+            </Router>
+          </ErrorBoundary>
+        </main>
+      </div>
+      {signedIn && <Player />}
+    </>
+  );
+}
+
+export function App() {
+  return (
+    <LocationProvider>
+      <Shell />
+    </LocationProvider>
+  );
+}

@@ -1,0 +1,5 @@
+import { PageTitle } from "../ui";
+
+export default function Episode() {
+  return <PageTitle title="Episode">Episode</PageTitle>;
+}

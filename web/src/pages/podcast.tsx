@@ -1,0 +1,5 @@
+import { PageTitle } from "../ui";
+
+export default function Podcast() {
+  return <PageTitle title="Podcast">Podcast</PageTitle>;
+}

@@ -1,0 +1,5 @@
+import { PageTitle } from "../ui";
+
+export default function Podcasts() {
+  return <PageTitle title="Podcasts">Podcasts</PageTitle>;
+}

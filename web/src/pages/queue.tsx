@@ -1,0 +1,5 @@
+import { PageTitle } from "../ui";
+
+export default function Queue() {
+  return <PageTitle title="Queue">Queue</PageTitle>;
+}

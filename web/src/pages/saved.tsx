@@ -1,0 +1,5 @@
+import { PageTitle } from "../ui";
+
+export default function Saved() {
+  return <PageTitle title="Saved">Saved</PageTitle>;
+}

@@ -1,0 +1,5 @@
+import { PageTitle } from "../ui";
+
+export default function Search() {
+  return <PageTitle title="Search">Search</PageTitle>;
+}

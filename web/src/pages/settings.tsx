@@ -1,0 +1,5 @@
+import { PageTitle } from "../ui";
+
+export default function Settings() {
+  return <PageTitle title="Settings">Settings</PageTitle>;
+}
