@@ -1,0 +1,228 @@
+/**
+ * Admin: how people get in. Self-service registration, and the OIDC providers whose buttons the sign-in page
+ * shows (add, change, remove). The listing never carries a provider's client secret, so the change form leaves
+ * it empty and the server keeps the stored one.
+ */
+import { useState } from "preact/hooks";
+import { api, ok, type paths } from "../api";
+import { ErrorNote, Loading, useLoad } from "../ui";
+import { Confirm, Outcome, Switch, useForm } from "./admin-kit";
+
+type Provider = paths["/api/data/list_oidc_providers"]["get"]["responses"]["200"]["content"]["application/json"]["providers"][number];
+
+export function SignInSection() {
+  return (
+    <>
+      <section aria-labelledby="registration-h">
+        <h2 id="registration-h">Registration</h2>
+        <Switch
+          label="Self-service registration"
+          hint="When on, anyone who can reach this server can create an account on the sign-in page."
+          read={async () => (await ok(api.GET("/api/data/admin_self_service_status"))).status}
+          flip={async () => (await ok(api.POST("/api/data/enable_disable_self_service", { body: {} }))).status}
+          said={(on) => (on ? "Self-service registration is on." : "Self-service registration is off.")}
+        />
+      </section>
+      <OidcProviders />
+    </>
+  );
+}
+
+function OidcProviders() {
+  const providers = useLoad(() => ok(api.GET("/api/data/list_oidc_providers")), []);
+  const list = useForm();
+  const [adding, setAdding] = useState(false);
+  const callback = `${location.origin}/api/auth/callback`;
+  return (
+    <>
+      <section aria-labelledby="oidc-h">
+        <h2 id="oidc-h">Sign-in providers (OIDC)</h2>
+        <p class="muted">
+          Each provider adds a button to the sign-in page. At the provider, register this redirect address: <code class="addr">{callback}</code>
+        </p>
+        <Outcome form={list} />
+        <ErrorNote error={providers.error} />
+        {providers.loading && !providers.data && <Loading what="providers" />}
+        {providers.data && providers.data.providers.length === 0 && <p>No providers yet.</p>}
+        {providers.data && providers.data.providers.length > 0 && (
+          <ul class="list">
+            {providers.data.providers.map((p) => (
+              <ProviderRow key={p.provider_id} provider={p} onChanged={(text) => (providers.reload(), list.say(text))} onError={list.run} />
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="add-provider-h">
+        <h2 id="add-provider-h">Add provider</h2>
+        {adding ? (
+          <ProviderForm onDone={(text) => (setAdding(false), providers.reload(), list.say(text))} onCancel={() => setAdding(false)} />
+        ) : (
+          <div class="actions">
+            <button type="button" class="secondary" onClick={() => setAdding(true)}>
+              Add a provider
+            </button>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+function ProviderRow({ provider: p, onChanged, onError }: { provider: Provider; onChanged: (text: string) => void; onError: (fn: () => Promise<string>) => Promise<boolean> }) {
+  const [mode, setMode] = useState<"view" | "edit" | "remove">("view");
+  const [busy, setBusy] = useState(false);
+  const remove = async () => {
+    setBusy(true);
+    const done = await onError(async () => {
+      await ok(api.POST("/api/data/remove_oidc_provider", { body: { provider_id: p.provider_id } }));
+      return `Removed ${p.provider_name}.`;
+    });
+    setBusy(false);
+    if (done) onChanged(`Removed ${p.provider_name}.`);
+    else setMode("view");
+  };
+  return (
+    <li class="card">
+      <div class="body">
+        <h3>{p.provider_name}</h3>
+        <p class="meta">
+          Button “{p.button_text}” · client ID <span class="addr">{p.client_id}</span> · scope {p.scope}
+        </p>
+        <p class="meta muted addr">{p.authorization_url}</p>
+        <div class="actions">
+          <button type="button" class="secondary" aria-label={`Change ${p.provider_name}`} aria-expanded={mode === "edit"} onClick={() => setMode(mode === "edit" ? "view" : "edit")}>
+            Change
+          </button>
+          <button type="button" class="danger" aria-label={`Remove ${p.provider_name}`} onClick={() => setMode("remove")}>
+            Remove
+          </button>
+        </div>
+        {mode === "remove" && (
+          <Confirm
+            question={`Remove ${p.provider_name}? Its button leaves the sign-in page; accounts made through it stay, but sign in with a password from now on.`}
+            yes={`Yes, remove ${p.provider_name}`}
+            busy={busy}
+            onYes={remove}
+            onNo={() => setMode("view")}
+          />
+        )}
+        {mode === "edit" && <ProviderForm provider={p} onDone={(text) => (setMode("view"), onChanged(text))} onCancel={() => setMode("view")} />}
+      </div>
+    </li>
+  );
+}
+
+const FIELDS = [
+  ["provider_name", "Provider name", "text"],
+  ["client_id", "Client ID", "text"],
+  ["client_secret", "Client secret", "password"],
+  ["authorization_url", "Authorization URL", "url"],
+  ["token_url", "Token URL", "url"],
+  ["user_info_url", "User info URL", "url"],
+  ["scope", "Scope", "text"],
+  ["button_text", "Button text", "text"],
+] as const;
+const CLAIMS = [
+  ["name_claim", "Name claim"],
+  ["email_claim", "E-mail claim"],
+  ["username_claim", "Username claim"],
+  ["roles_claim", "Roles claim"],
+  ["user_role", "Role that may sign in"],
+  ["admin_role", "Role that gets admin rights"],
+] as const;
+type Key = (typeof FIELDS)[number][0] | (typeof CLAIMS)[number][0] | "button_color" | "button_text_color";
+
+function ProviderForm({ provider, onDone, onCancel }: { provider?: Provider; onDone: (text: string) => void; onCancel: () => void }) {
+  const start: Record<Key, string> = {
+    provider_name: provider?.provider_name ?? "",
+    client_id: provider?.client_id ?? "",
+    client_secret: "",
+    authorization_url: provider?.authorization_url ?? "",
+    token_url: provider?.token_url ?? "",
+    user_info_url: provider?.user_info_url ?? "",
+    scope: provider?.scope ?? "openid email profile",
+    button_text: provider?.button_text ?? "",
+    button_color: provider?.button_color ?? "#4b2fb0",
+    button_text_color: provider?.button_text_color ?? "#ffffff",
+    name_claim: provider?.name_claim ?? "",
+    email_claim: provider?.email_claim ?? "",
+    username_claim: provider?.username_claim ?? "",
+    roles_claim: provider?.roles_claim ?? "",
+    user_role: provider?.user_role ?? "",
+    admin_role: provider?.admin_role ?? "",
+  };
+  const [v, setV] = useState(start);
+  const form = useForm();
+  const set = (key: Key) => (e: { currentTarget: HTMLInputElement }) => setV({ ...v, [key]: e.currentTarget.value });
+  const name = provider ? `Change ${provider.provider_name}` : "Add provider";
+  const opt = (s: string) => s.trim() || null;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const record = {
+      provider_name: v.provider_name.trim(), client_id: v.client_id.trim(), authorization_url: v.authorization_url.trim(), token_url: v.token_url.trim(),
+      user_info_url: v.user_info_url.trim(), button_text: v.button_text.trim(), scope: v.scope.trim(), button_color: v.button_color, button_text_color: v.button_text_color,
+      name_claim: opt(v.name_claim), email_claim: opt(v.email_claim), username_claim: opt(v.username_claim), roles_claim: opt(v.roles_claim), user_role: opt(v.user_role), admin_role: opt(v.admin_role),
+    };
+    const done = await form.run(async () => {
+      if (provider) {
+        await ok(api.PUT("/api/data/update_oidc_provider/{provider_id}", { params: { path: { provider_id: provider.provider_id } }, body: { ...record, client_secret: v.client_secret || null } }));
+        return `Saved ${record.provider_name}.`;
+      }
+      await ok(api.POST("/api/data/add_oidc_provider", { body: { ...record, client_secret: v.client_secret } }));
+      return `Added ${record.provider_name}.`;
+    });
+    if (done) onDone(provider ? `Saved ${record.provider_name}.` : `Added ${record.provider_name}.`);
+  };
+
+  return (
+    <form class="stack sub-form" aria-label={name} onSubmit={submit}>
+      {FIELDS.map(([key, label, type]) => {
+        const common = {
+          value: v[key],
+          onInput: set(key),
+          required: key !== "client_secret" || !provider,
+          autoComplete: type === "password" ? "new-password" : "off",
+          placeholder: key === "client_secret" && provider ? "Leave empty to keep the saved secret" : undefined,
+        };
+        // One element per type: Preact's typings tie an input's other attributes to its type.
+        return (
+          <label key={key}>
+            {label}
+            {type === "password" ? <input type="password" {...common} /> : type === "url" ? <input type="url" {...common} /> : <input type="text" {...common} />}
+          </label>
+        );
+      })}
+      <div class="row">
+        <label>
+          Button colour
+          <input type="color" value={v.button_color} onInput={set("button_color")} />
+        </label>
+        <label>
+          Button text colour
+          <input type="color" value={v.button_text_color} onInput={set("button_text_color")} />
+        </label>
+      </div>
+      <details>
+        <summary>Claims and roles (optional)</summary>
+        <div class="stack">
+          {CLAIMS.map(([key, label]) => (
+            <label key={key}>
+              {label}
+              <input value={v[key]} onInput={set(key)} autoComplete="off" />
+            </label>
+          ))}
+        </div>
+      </details>
+      <Outcome form={form} />
+      <div class="actions">
+        <button type="submit" disabled={form.busy}>
+          {provider ? "Save provider" : "Add provider"}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
