@@ -1,0 +1,47 @@
+/**
+ * A podcast's episodes, newest first, 50 at a time (a feed of 10,000 episodes never loads whole), and
+ * searchable by title and notes on the server (podcast_episodes' search).
+ */
+import { useState } from "preact/hooks";
+import { api, ok } from "../api";
+import { me } from "../session";
+import { ErrorNote } from "../ui";
+import { EpisodeItem, LoadMore } from "./episode-item";
+import { useDebounced, usePaged } from "./paged";
+
+const PAGE = 50;
+
+export function PodcastEpisodes({ podcastId }: { podcastId: number }) {
+  const user_id = me().user_id;
+  const [typed, setTyped] = useState("");
+  const search = useDebounced(typed.trim(), 300);
+  const paged = usePaged(
+    async (offset, limit) => {
+      const r = await ok(api.GET("/api/data/podcast_episodes", { params: { query: { user_id, podcast_id: podcastId, limit, offset, sort_by: "pub_date", sort_order: "desc", ...(search ? { search } : {}) } } }));
+      return { items: r.episodes, total: r.total };
+    },
+    PAGE,
+    [user_id, podcastId, search],
+  );
+  return (
+    <section aria-labelledby="episodes-h">
+      <h2 id="episodes-h">Episodes</h2>
+      <form class="episode-search" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Search episodes
+          <input type="search" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+        </label>
+      </form>
+      <ErrorNote error={paged.error} />
+      {!paged.loading && !paged.error && !paged.items.length && <p class="muted">{search ? `No episode matches “${search}”.` : "No episodes yet."}</p>}
+      {paged.items.length > 0 && (
+        <ul class="list">
+          {paged.items.map((e) => (
+            <EpisodeItem key={e.episodeid} episode={e} showPodcast={false} />
+          ))}
+        </ul>
+      )}
+      <LoadMore shown={paged.items.length} total={paged.total} what="episodes" loading={paged.loading} hasMore={paged.hasMore} more={paged.more} />
+    </section>
+  );
+}
