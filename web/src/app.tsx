@@ -100,7 +100,9 @@ function Shell() {
         {signedIn && <Nav />}
         <main id="main" tabIndex={-1}>
           <ErrorBoundary>
-            <Router>
+            {/* A new router at sign-in and sign-out: the old one would keep showing the previous page (which
+                needs a session) while the next page's code loads. */}
+            <Router key={signedIn ? "in" : "out"}>
               <Route path="/" component={Home} />
               <Route path="/home" component={Home} />
               <Route path="/podcasts" component={Podcasts} />
