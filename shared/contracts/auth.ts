@@ -40,6 +40,8 @@ export const ApiInfoAnswer = Type.Object({
       podcastids: Type.Array(Type.Integer()),
       rssonly: Type.Boolean(),
       kind: Type.String(),
+      /** An app password's name (the app it was made for); null for other keys. */
+      name: Nullable(Type.String()),
     }),
   ),
 });

@@ -6917,6 +6917,7 @@ export interface operations {
                             podcastids: number[];
                             rssonly: boolean;
                             kind: string;
+                            name: string | null;
                         }[];
                     };
                 };

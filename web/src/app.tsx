@@ -3,10 +3,10 @@
  * region "Player", which stays while the person moves between pages. Without a session only the sign-in pages
  * open; any other address goes to "Sign in" (or to "Create the first admin" on a new server) and back.
  */
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from "preact-iso";
 import { session } from "./session";
-import { api, ok } from "./api";
+import { api, errorText, ok } from "./api";
 import { navigate, here } from "./router";
 import { Player } from "./player";
 import { signOut } from "./sign-out";
@@ -62,11 +62,27 @@ function Nav() {
   );
 }
 
+function PageFailed({ message }: { message: string }) {
+  return (
+    <div role="alert">
+      <h1>This page could not be shown</h1>
+      <p>{message}</p>
+      <p>If the server was updated since this tab opened, reloading gets its new version.</p>
+      <button type="button" onClick={() => location.reload()}>
+        Reload
+      </button>
+    </div>
+  );
+}
+
 function Shell() {
   const { path } = useLocation();
   const first = path.split("/")[1];
   const signedIn = !!session.value;
   const isPublic = PUBLIC.includes(first);
+  // A page that failed to render, or whose code did not load (a server updated since this tab opened).
+  const [failed, setFailed] = useState<string | null>(null);
+  useEffect(() => setFailed(null), [path]);
 
   useEffect(() => {
     if (signedIn || isPublic) return;
@@ -99,10 +115,11 @@ function Shell() {
       <div class={signedIn ? "layout" : "layout public"}>
         {signedIn && <Nav />}
         <main id="main" tabIndex={-1}>
-          <ErrorBoundary>
+          <ErrorBoundary onError={(err) => setFailed(errorText(err))}>
+            {failed ? <PageFailed message={failed} /> : null}
             {/* A new router at sign-in and sign-out: the old one would keep showing the previous page (which
                 needs a session) while the next page's code loads. */}
-            <Router key={signedIn ? "in" : "out"}>
+            {!failed && <Router key={signedIn ? "in" : "out"}>
               <Route path="/" component={Home} />
               <Route path="/home" component={Home} />
               <Route path="/podcasts" component={Podcasts} />
@@ -125,7 +142,7 @@ function Shell() {
               <Route path="/forgot-password" component={ForgotPassword} />
               <Route path="/oidc-done" component={OidcDone} />
               <Route default component={NotFound} />
-            </Router>
+            </Router>}
           </ErrorBoundary>
         </main>
       </div>

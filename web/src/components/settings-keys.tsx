@@ -8,17 +8,14 @@ import { me, session } from "../session";
 import { ErrorNote, Loading, shortDate, useAction, useLoad, type Loaded } from "../ui";
 import { FormNotes } from "./sign-in-kit";
 
-type KeyInfo = paths["/api/data/get_api_info/{user_id}"]["get"]["responses"][200]["content"]["application/json"]["api_info"][number] & {
-  /** App passwords: the name given (answered by the server, not yet in the contract). */
-  name?: string | null;
-};
+type KeyInfo = paths["/api/data/get_api_info/{user_id}"]["get"]["responses"][200]["content"]["application/json"]["api_info"][number];
 
 /** The caller's own keys (an admin's answer holds every user's: those are the admin pages' business). */
 export function useKeys(): Loaded<KeyInfo[]> {
   const user_id = me().user_id;
   return useLoad(async () => {
     const all = await ok(api.GET("/api/data/get_api_info/{user_id}", { params: { path: { user_id } } }));
-    return (all.api_info as KeyInfo[]).filter((k) => k.userid === user_id);
+    return all.api_info.filter((k) => k.userid === user_id);
   }, [user_id]);
 }
 
