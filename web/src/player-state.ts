@@ -14,6 +14,8 @@ export interface NowPlaying {
   is_video?: boolean;
   /** Where to start, when the page knows it; else the player asks the server. */
   position?: number | null;
+  /** A start the person chose (a chapter): wins over every known position, the episode already playing too. */
+  seek?: number;
 }
 
 export const nowPlaying = signal<NowPlaying | null>(null);

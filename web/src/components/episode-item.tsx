@@ -30,14 +30,16 @@ export function progressText(e: EpisodeRow): string {
   return "";
 }
 
-export function playEpisode(e: EpisodeRow, position?: number | null): void {
+/** Plays an episode of a list; `seek`: from there (a chapter's start), wherever the person was. */
+export function playEpisode(e: EpisodeRow, seek?: number): void {
   play({
     episode_id: e.episodeid,
     title: e.episodetitle,
     podcast_title: e.podcastname,
     artwork: e.episodeartwork || null,
     is_video: !!e.is_vidsite,
-    position: position ?? (e.completed ? 0 : e.listenduration ?? null),
+    position: e.completed ? 0 : e.listenduration ?? null,
+    ...(seek !== undefined ? { seek } : {}),
   });
 }
 

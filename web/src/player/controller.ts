@@ -262,6 +262,7 @@ export async function open(np: NowPlaying, autoplay: boolean): Promise<void> {
   if (!s) return;
   // "Play" on the episode already here goes on from where it is.
   if (current?.episode_id === np.episode_id && view.ready.value) {
+    if (np.seek !== undefined) seek(np.seek);
     if (autoplay) await resume();
     return;
   }
@@ -288,9 +289,9 @@ export async function open(np: NowPlaying, autoplay: boolean): Promise<void> {
     const details = await ok(api.POST("/api/data/get_play_episode_details", { body: { podcast_id: meta.podcastid, user_id: s.user_id, is_vidsite: meta.is_vidsite } })).catch(() => null);
     if (mine !== turn) return;
     const duration = meta.episodeduration;
-    let start = heard.get(np.episode_id) ?? np.position ?? meta.listenduration ?? 0;
+    let start = np.seek ?? heard.get(np.episode_id) ?? np.position ?? meta.listenduration ?? 0;
     // A finished episode plays again from its start, not its last second.
-    if (meta.completed && duration > 0 && duration - start <= Math.max(5, seconds)) start = 0;
+    if (np.seek === undefined && meta.completed && duration > 0 && duration - start <= Math.max(5, seconds)) start = 0;
     if (details && start < details.start_skip) start = details.start_skip;
     current = { episode_id: meta.episodeid, podcast_id: meta.podcastid, is_vidsite: meta.is_vidsite, duration, end_skip: details?.end_skip ?? 0 };
     view.artwork.value = np.artwork || meta.episodeartwork || null;
