@@ -34,11 +34,27 @@ export const readActions: ServiceActionsSchema = {
   /** GET /api/data/return_pods/{user_id}: newest subscription first. */
   return_pods: {
     idempotent: true,
-    params: { user_id: id },
+    // Not in the spec, all optional (without them the whole library, as documented): a page of the list, by
+    // title, and the titles or authors holding `search`; total counts what matched, so a client can page.
+    params: {
+      user_id: id,
+      limit: { type: "number", integer: true, min: 1, max: 500, convert: true, optional: true },
+      offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
+      search: { type: "string", max: 200, trim: true, optional: true },
+    },
     response: ReturnPodsAnswer,
     async handler(this: any, ctx: Context<any>) {
-      const rows = await this.listedPodcasts(ctx.params.user_id);
-      return { pods: rows.map(({ pod, sub }: { pod: PodcastDoc; sub: SubscriptionDoc }) => this.podItem(pod, sub)) };
+      const { limit, offset = 0, search } = ctx.params;
+      let rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.listedPodcasts(ctx.params.user_id);
+      if (search || limit !== undefined) {
+        const needle = (search ?? "").toLowerCase();
+        const titled = rows.map((r) => ({ r, v: shown(r.pod, r.sub) }));
+        const matched = needle ? titled.filter(({ v }) => v.title.toLowerCase().includes(needle) || (v.author ?? "").toLowerCase().includes(needle)) : titled;
+        rows = matched.sort((a, b) => a.v.title.localeCompare(b.v.title) || a.r.pod._id - b.r.pod._id).map(({ r }) => r);
+      }
+      const total = rows.length;
+      const page = limit === undefined ? rows.slice(offset) : rows.slice(offset, offset + limit);
+      return { pods: page.map(({ pod, sub }) => this.podItem(pod, sub)), total };
     },
   },
   /** GET /api/data/return_pods_extra/{user_id}: return_pods plus the user's listening figures. */

@@ -231,7 +231,8 @@ export const PodcastListItem = Type.Composite([
   }),
 ]);
 export type PodcastListItem = Static<typeof PodcastListItem>;
-export const ReturnPodsAnswer = Type.Object({ pods: Type.Array(PodcastListItem) });
+/** total: how many podcasts matched (the whole list without limit and search; not in the spec, for paging clients). */
+export const ReturnPodsAnswer = Type.Object({ pods: Type.Array(PodcastListItem), total: Type.Integer() });
 export type ReturnPodsAnswer = Static<typeof ReturnPodsAnswer>;
 export const PodcastListItemExtra = Type.Composite([
   PodcastListItem,

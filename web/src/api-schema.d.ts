@@ -9403,7 +9403,11 @@ export interface operations {
     };
     get_api_data_return_pods_user_id: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                offset?: number;
+                search?: string;
+            };
             header?: never;
             path: {
                 user_id: number;
@@ -9446,6 +9450,7 @@ export interface operations {
                             podcastindexid: number;
                             is_favorite: boolean;
                         }[];
+                        total: number;
                     };
                 };
             };

@@ -1,12 +1,13 @@
 /**
  * Podcasts: the subscriptions with their artwork, adding one by its feed address, OPML import and export.
- * return_pods answers the whole library at once: the grid shows it 60 at a time ("Show more") and a filter
- * narrows it, so 1,000 subscriptions stay smooth.
+ * The grid asks for 60 subscriptions at a time ("Show more"), by title, and the filter asks the server, so
+ * a library of 1,000 never travels whole.
  */
-import { useMemo, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, imageUrl, ok } from "../api";
 import { me } from "../session";
-import { ErrorNote, Loading, PageTitle, useAction, useLoad } from "../ui";
+import { ErrorNote, Loading, PageTitle, useAction } from "../ui";
+import { useDebounced, usePaged } from "../components/paged";
 import { OpmlTools } from "../components/opml-tools";
 
 const STEP = 60;
@@ -55,39 +56,43 @@ function AddPodcast({ onAdded }: { onAdded: () => void }) {
 
 export default function Podcasts() {
   const user_id = me().user_id;
-  const pods = useLoad(() => ok(api.GET("/api/data/return_pods/{user_id}", { params: { path: { user_id } } })), [user_id]);
   const [filter, setFilter] = useState("");
-  const [shown, setShown] = useState(STEP);
-  const all = pods.data?.pods ?? [];
-  const matching = useMemo(() => {
-    const f = filter.trim().toLowerCase();
-    return f ? all.filter((p) => p.title.toLowerCase().includes(f) || (p.author ?? "").toLowerCase().includes(f)) : all;
-  }, [all, filter]);
-  const visible = matching.slice(0, shown);
+  const search = useDebounced(filter.trim());
+  const pods = usePaged(
+    async (offset, limit) => {
+      const res = await ok(api.GET("/api/data/return_pods/{user_id}", { params: { path: { user_id }, query: { limit, offset, ...(search ? { search } : {}) } } }));
+      return { items: res.pods, total: res.total };
+    },
+    STEP,
+    [user_id, search],
+  );
+  // The library's size, from the answer without a filter (the filter shows only past half a page of them).
+  const [librarySize, setLibrarySize] = useState(0);
+  useEffect(() => {
+    if (!search && !pods.loading && !pods.error) setLibrarySize(pods.total);
+  }, [search, pods.loading, pods.error, pods.total]);
+  const visible = pods.items;
 
   return (
     <>
       <PageTitle title="Podcasts">Podcasts</PageTitle>
-      <AddPodcast onAdded={() => pods.reload()} />
+      <AddPodcast onAdded={pods.reload} />
       <section aria-labelledby="subs-h">
-        <h2 id="subs-h">Subscriptions{pods.data ? ` (${all.length.toLocaleString()})` : ""}</h2>
+        <h2 id="subs-h">Subscriptions{librarySize ? ` (${librarySize.toLocaleString()})` : ""}</h2>
         <ErrorNote error={pods.error} />
-        {pods.loading && !pods.data && <Loading what="subscriptions" />}
-        {pods.data && !all.length && (
+        {pods.loading && !visible.length && <Loading what="subscriptions" />}
+        {!pods.loading && !search && !visible.length && !pods.error && (
           <p class="muted">
             No subscriptions yet. Add a feed above or <a href="/search">search the directory</a>.
           </p>
         )}
-        {all.length > STEP / 2 && (
+        {librarySize > STEP / 2 && (
           <label class="filter">
             Filter subscriptions
             <input
               type="search"
               value={filter}
-              onInput={(e) => {
-                setFilter(e.currentTarget.value);
-                setShown(STEP);
-              }}
+              onInput={(e) => setFilter(e.currentTarget.value)}
             />
           </label>
         )}
@@ -104,19 +109,19 @@ export default function Podcasts() {
             ))}
           </ul>
         )}
-        {filter && pods.data && !matching.length && <p class="muted">No subscription matches “{filter}”.</p>}
-        {matching.length > visible.length && (
+        {search && !pods.loading && !visible.length && <p class="muted">No subscription matches “{search}”.</p>}
+        {pods.hasMore && (
           <div class="load-more">
             <p class="muted">
-              Showing {visible.length.toLocaleString()} of {matching.length.toLocaleString()}
+              Showing {visible.length.toLocaleString()} of {pods.total.toLocaleString()}
             </p>
-            <button type="button" class="secondary" onClick={() => setShown((n) => n + STEP)}>
+            <button type="button" class="secondary" onClick={pods.more} disabled={pods.loading}>
               Show more
             </button>
           </div>
         )}
       </section>
-      <OpmlTools onImported={() => pods.reload()} />
+      <OpmlTools onImported={pods.reload} />
     </>
   );
 }
