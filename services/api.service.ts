@@ -14,7 +14,7 @@ import { clientAddress, publicOrigin, trustedProxyList } from "../shared/client-
 import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
-import { serveWebApp } from "../shared/web-app";
+import { webAppMiddleware } from "../shared/web-app";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { responseCheck } from "../shared/response-check";
 import { hashApiKey, requestApiKey } from "../shared/secrets";
@@ -168,7 +168,8 @@ const ApiService: ServiceSchema = {
         });
         next();
       },
-      serveWebApp,
+      // The web app at "/" (its pages' addresses never shadow an API route: test/unit/web-pages.test.ts).
+      webAppMiddleware(new Set(Object.keys(routes).map((key) => key.split(" ")[1].split("/")[1]))),
     ],
     routes: [
       docsRoute,

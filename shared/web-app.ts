@@ -52,19 +52,35 @@ function fileFor(pathname: string): WebFile | null {
   return load(rel);
 }
 
-/** moleculer-web `use` middleware: answers the web app's paths, passes everything else on. */
-export function serveWebApp(req: IncomingMessage, res: ServerResponse, next: () => void): void {
-  if (req.method !== "GET" && req.method !== "HEAD") return next();
-  let file: WebFile | null;
-  try {
-    file = fileFor(new URL(req.url ?? "/", "http://x").pathname);
-  } catch {
-    return next(); // a malformed escape: the API's JSON 400/404
-  }
-  if (!file) return next();
+/**
+ * moleculer-web `use` middleware: answers the web app's paths and passes everything else on. A browser's page
+ * load (Sec-Fetch-Mode: navigate) of an address that is neither the app's nor under a first segment of the
+ * API's (apiSegments) gets the app too, whose own "Page not found" says where to go; API clients keep the JSON 404.
+ */
+export function webAppMiddleware(apiSegments: Set<string>) {
+  return function serveWebApp(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+    if (req.method !== "GET" && req.method !== "HEAD") return next();
+    let file: WebFile | null;
+    try {
+      // moleculer-web runs global middlewares inside a route, with the route's path cut off req.url.
+      const pathname = new URL((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "/", "http://x").pathname;
+      file = fileFor(pathname);
+      if (!file && req.headers["sec-fetch-mode"] === "navigate" && !apiSegments.has(pathname.split("/")[1])) {
+        const app = load("index.html");
+        if (app) return send(req, res, app, 404);
+      }
+    } catch {
+      return next(); // a malformed escape: the API's JSON 400/404
+    }
+    if (!file) return next();
+    send(req, res, file);
+  };
+}
+
+function send(req: IncomingMessage, res: ServerResponse, file: WebFile, status = 200): void {
   const gzip = file.gzip && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
   const body = gzip ? file.gzip! : file.body;
-  res.writeHead(200, {
+  res.writeHead(status, {
     "Content-Type": file.type,
     "Content-Length": body.length,
     "Cache-Control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",

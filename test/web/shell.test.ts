@@ -6,7 +6,7 @@
 import { api } from "../helpers/client";
 import { createAdmin } from "../helpers/accounts";
 import { startServer, TestServer } from "../helpers/server";
-import { axeViolations, startBrowser, WebBrowser } from "../helpers/web";
+import { axeViolations, DESKTOP, PHONE, startBrowser, WebBrowser } from "../helpers/web";
 
 let server: TestServer;
 let web: WebBrowser;
@@ -33,7 +33,13 @@ test("GET / and every page's address answer the app's HTML under a strict CSP; A
   const missing = await api(server.url).get("/api/data/no_such_thing");
   expect(missing.status).toBe(404);
   expect(missing.body.error).toBeDefined();
-  expect((await api(server.url).get("/nope")).status).toBe(404);
+  expect((await api(server.url).get("/nope")).body.error).toBe("not_found");
+  // A browser's page load of an unknown address: the app (its "Page not found"), still a 404; not under the API's paths.
+  const lost = await api(server.url).get("/nope/deeper").set("Sec-Fetch-Mode", "navigate");
+  expect([lost.status, lost.headers["content-type"]]).toEqual([404, "text/html; charset=utf-8"]);
+  expect((await api(server.url).get("/api/data/nope").set("Sec-Fetch-Mode", "navigate")).body.error).toBe("not_found");
+  // An API path whose tail looks like a page (moleculer-web hands middlewares req.url without the route's "/api").
+  expect((await api(server.url).get("/api/podcast/3")).body.error).toBe("not_found");
   expect((await api(server.url).get("/assets/..%2f..%2fpackage.json")).status).toBe(404);
   // The app's script, gzipped for a browser that takes it, cached for good (its name changes with its content).
   const html = (await api(server.url).get("/")).text;
@@ -78,3 +84,37 @@ test("an expired key goes to Sign in, and back to where the person was", async (
 async function expectVisible(locator: { isVisible(): Promise<boolean>; waitFor(o: object): Promise<void> }) {
   await locator.waitFor({ state: "visible", timeout: 10_000 });
 }
+
+test("every page, in the light and the dark theme, at phone and desktop size: no serious axe violation, nothing from another origin", async () => {
+  const me = (await api(server.url).get("/api/data/get_user").set("Api-Key", adminKey)).body.retrieved_id;
+  const pages = ["/", "/podcasts", "/queue", "/saved", "/history", "/downloads", "/playlists", "/search", "/settings", "/settings/keys", "/settings/phones", "/admin", "/no-such-page"];
+  for (const viewport of [PHONE, DESKTOP]) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      const { page, context, problems } = await web.open(server.url, { viewport, session: { key: adminKey, user_id: me, username: "root", is_admin: true } });
+      await page.emulateMedia({ colorScheme });
+      for (const path of pages) {
+        await page.goto(server.url + path);
+        await page.locator("h1").first().waitFor({ timeout: 10_000 }).catch(async (err) => {
+          throw new Error(`${path}: no heading (${err.message.split("\n")[0]}); main holds: ${await page.locator("body").innerText()}`);
+        });
+        await page.waitForLoadState("networkidle");
+        const violations = await axeViolations(page);
+        expect({ path, colorScheme, width: viewport.width, violations }).toEqual({ path, colorScheme, width: viewport.width, violations: [] });
+        // Nothing wider than the screen: the page scrolls down, never sideways.
+        expect({ path, width: await page.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ path, width: viewport.width });
+      }
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  }
+  // Signed out: the sign-in page in both themes.
+  for (const colorScheme of ["light", "dark"] as const) {
+    const { page, context, problems } = await web.open(server.url);
+    await page.emulateMedia({ colorScheme });
+    await page.goto(server.url + "/sign-in");
+    await page.getByLabel("Username").waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  }
+}, 120_000);
