@@ -22,17 +22,25 @@ function platformOf(name) {
   return entry;
 }
 
+/**
+ * Optional dependencies of one other platform that the mirror does not serve at all (404), so npm can neither
+ * resolve nor skip them by their os: vite's Windows-only process helper. Described here; never fetched on Linux.
+ */
+const OTHER_PLATFORM_ONLY = {
+  "napi-windows-process-start-time": { cpu: ["x64", "arm64"], os: ["win32"] },
+};
+
 let added = 0;
 for (const [key, pkg] of Object.entries(lock.packages)) {
   if (!pkg.optionalDependencies) continue;
   const base = key === "" ? "" : key + "/";
   for (const [dep, version] of Object.entries(pkg.optionalDependencies)) {
     if (lock.packages[`node_modules/${dep}`] || lock.packages[`${base}node_modules/${dep}`]) continue;
-    const platform = platformOf(dep);
+    const platform = platformOf(dep) ?? OTHER_PLATFORM_ONLY[dep];
     if (!platform) continue; // only the bindings we know how to describe; the test reports any other gap
     const { libc, ...rest } = platform;
     lock.packages[`node_modules/${dep}`] = {
-      version, cpu: rest.cpu, dev: pkg.dev === true || undefined, ...(libc ? { libc } : {}),
+      version: version.replace(/^[\^~]/, ""), cpu: rest.cpu, dev: pkg.dev === true || undefined, ...(libc ? { libc } : {}),
       license: "MIT", optional: true, os: rest.os,
     };
     added++;
