@@ -18,9 +18,9 @@ import fs from "fs";
 import http from "http";
 import os from "os";
 import path from "path";
-import zlib from "zlib";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { freePort, login, ROOT, server, stopAll, waitReady } from "./kit";
+import { pngBytes } from "../test/helpers/audio";
 
 const SUBS = Number(process.argv[2] ?? 1000);
 const BIG = Number(process.argv[3] ?? 10_000);
@@ -41,20 +41,8 @@ const HEAVY_DOM = 3000;
 // ---------------------------------------------------------------------------------------------------------
 // The feeds
 
-/** A 1x1 PNG of one colour: each podcast's artwork is its own URL, so the image proxy fetches each. */
-function png(seed: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
-  const pixels = zlib.deflateSync(Buffer.from([0, seed % 256, (seed * 7) % 256, (seed * 13) % 256]));
-  return Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), chunk("IHDR", ihdr), chunk("IDAT", pixels), chunk("IEND", Buffer.alloc(0))]);
-}
+/** A 1x1 PNG of its own colour: each podcast's artwork is its own URL, so the image proxy fetches each. */
+const png = (seed: number): Buffer => pngBytes([seed % 256, (seed * 7) % 256, (seed * 13) % 256]);
 
 /** Texts as long as real feeds' (a channel's description ~800 characters, an episode's notes ~450 with some markup): list answers carry them. */
 const ABOUT = "A weekly conversation about the things that make a household run: cooking, repairs, money and the people next door. ".repeat(7);

@@ -27,10 +27,11 @@ const PAGES = new Set<string>(WEB_PAGES);
 interface WebFile { type: string; body: Buffer; gzip: Buffer | null; immutable: boolean }
 
 /** Files read once on first use (the build does not change under a running server). */
-const cache = new Map<string, WebFile | null>();
+const cache = new Map<string, WebFile>();
 
 function load(rel: string): WebFile | null {
-  if (cache.has(rel)) return cache.get(rel)!;
+  const cached = cache.get(rel);
+  if (cached) return cached;
   const file = path.join(config.webDir, rel);
   let found: WebFile | null = null;
   // rel is a normalised path below webDir (no "..": see fileFor)
@@ -40,7 +41,8 @@ function load(rel: string): WebFile | null {
     const compressible = /text|javascript|json|svg/.test(type) && body.length > 1024;
     found = { type, body, gzip: compressible ? zlib.gzipSync(body, { level: 9 }) : null, immutable: rel.startsWith("assets/") };
   }
-  cache.set(rel, found);
+  // Only files found: a name that is not there is asked of the disk again (no cache for every name a client makes up).
+  if (found) cache.set(rel, found);
   return found;
 }
 
@@ -60,20 +62,23 @@ function fileFor(pathname: string): WebFile | null {
 export function webAppMiddleware(apiSegments: Set<string>) {
   return function serveWebApp(req: IncomingMessage, res: ServerResponse, next: () => void): void {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
+    // moleculer-web runs global middlewares inside a route, with the route's path cut off req.url.
+    const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "/";
+    const query = url.indexOf("?");
+    const pathname = query < 0 ? url : url.slice(0, query);
+    const first = pathname.split("/", 2)[1] ?? "";
+    // The API's own paths (nearly every request) go on at once.
+    if (apiSegments.has(first)) return next();
     let file: WebFile | null;
     try {
-      // moleculer-web runs global middlewares inside a route, with the route's path cut off req.url.
-      const pathname = new URL((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "/", "http://x").pathname;
       file = fileFor(pathname);
-      if (!file && req.headers["sec-fetch-mode"] === "navigate" && !apiSegments.has(pathname.split("/")[1])) {
-        const app = load("index.html");
-        if (app) return send(req, res, app, 404);
-      }
     } catch {
       return next(); // a malformed escape: the API's JSON 400/404
     }
-    if (!file) return next();
-    send(req, res, file);
+    if (file) return send(req, res, file);
+    const app = req.headers["sec-fetch-mode"] === "navigate" ? load("index.html") : null;
+    if (app) return send(req, res, app, 404);
+    next();
   };
 }
 
