@@ -7,12 +7,11 @@ import { effect } from "@preact/signals";
 import { imageUrl } from "./api";
 import { session } from "./session";
 import { nowPlaying, playTurn } from "./player-state";
-import { duration, ErrorNote } from "./ui";
+import { duration, ErrorNote, SpeedOptions } from "./ui";
 import { close, mediaRef, open, seek, setSpeed, skip, SKIP_BACK, SKIP_FORWARD, toggle, view } from "./player/controller";
 import { bindLeaving, bindMediaSession, onKey, setMediaMetadata, setPositionState } from "./player/integration";
 import { storedEpisode, storeEpisode } from "./player/persist";
 
-const SPEEDS = [0.5, 0.75, 0.8, 0.9, 1, 1.1, 1.2, 1.25, 1.3, 1.5, 1.75, 2, 2.5, 3];
 
 /** Starts what a page asks for (playTurn), restores the episode of before a reload, and wires the page's keys. */
 function useEngine(section: { current: HTMLElement | null }) {
@@ -78,7 +77,6 @@ export function Player() {
   const total = view.duration.value;
   const chapters = view.chapters.value;
   const art = imageUrl(view.artwork.value);
-  const speeds = SPEEDS.includes(view.speed.value) ? SPEEDS : [...SPEEDS, view.speed.value].sort((a, b) => a - b);
   return (
     <section class="player" aria-label="Player" ref={section}>
       {!np ? (
@@ -132,11 +130,7 @@ export function Player() {
             <label class="player-field">
               <span class="player-label">Playback speed</span>
               <select value={String(view.speed.value)} onChange={(e) => setSpeed(Number(e.currentTarget.value))}>
-                {speeds.map((s) => (
-                  <option key={s} value={String(s)}>
-                    {s}×
-                  </option>
-                ))}
+                <SpeedOptions current={view.speed.value} />
               </select>
             </label>
             {chapters.length ? (

@@ -27,15 +27,37 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   return { ...state, reload: run };
 }
 
-/** An action started by a button: its error shown next to it, the button busy meanwhile. */
-export function useAction(): { busy: boolean; error: string | null; run: (fn: () => Promise<unknown>) => Promise<boolean>; clear: () => void } {
+/**
+ * What an action started by a button or a form shows: the button busy meanwhile, then the server's error in
+ * words or a sentence of success (see Outcome).
+ */
+export interface Action {
+  busy: boolean;
+  error: string | null;
+  /** The success sentence: the one run's fn answered, or the one `say` showed. */
+  done: string | null;
+  /** Runs fn; a sentence it answers becomes `done`, a throw the error. True when it succeeded. */
+  run: (fn: () => Promise<string | void>) => Promise<boolean>;
+  /** Forgets the error only. */
+  clear: () => void;
+  /** Forgets the error and the success sentence. */
+  reset: () => void;
+  /** Shows a success sentence of work done elsewhere (a form that closed). */
+  say: (text: string) => void;
+}
+
+export function useAction(): Action {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const run = async (fn: () => Promise<unknown>) => {
+  const [done, setDone] = useState<string | null>(null);
+  const run = async (fn: () => Promise<string | void>) => {
     setBusy(true);
     setError(null);
+    // The last outcome goes: a success line must never stand beside a new attempt's error.
+    setDone(null);
     try {
-      await fn();
+      const said = await fn();
+      if (typeof said === "string") setDone(said);
       return true;
     } catch (err) {
       setError(errorText(err));
@@ -44,7 +66,46 @@ export function useAction(): { busy: boolean; error: string | null; run: (fn: ()
       setBusy(false);
     }
   };
-  return { busy, error, run, clear: () => setError(null) };
+  return {
+    busy,
+    error,
+    done,
+    run,
+    clear: () => setError(null),
+    reset: () => (setError(null), setDone(null)),
+    say: (text) => (setError(null), setDone(text)),
+  };
+}
+
+/**
+ * Under a form or buttons: the action's error (an alert) and its success in a status region that stays in the
+ * page while empty, so that its later text is announced. `done` stands in for the sentence where the success
+ * is more than words (a link, a secret shown once).
+ */
+export function Outcome({ of, done }: { of: Pick<Action, "error" | "done">; done?: ComponentChildren }) {
+  return (
+    <>
+      <ErrorNote error={of.error} />
+      <div role="status" class="success status-line">
+        {done ?? of.done}
+      </div>
+    </>
+  );
+}
+
+/** A form's end: its outcome, then its submit button, which waits while the action runs, and any other buttons. */
+export function FormEnd({ of, submit, children }: { of: Action; submit: ComponentChildren; children?: ComponentChildren }) {
+  return (
+    <>
+      <Outcome of={of} />
+      <div class="actions">
+        <button type="submit" disabled={of.busy}>
+          {submit}
+        </button>
+        {children}
+      </div>
+    </>
+  );
 }
 
 export function ErrorNote({ error }: { error: string | null | undefined }) {
@@ -91,4 +152,20 @@ export function shortDate(iso: string | null | undefined): string {
   if (!iso) return "";
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? "" : d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+}
+
+/** The playback speeds offered (the player's and a podcast's setting), with `current` among them when it is another. */
+const SPEEDS = [0.5, 0.75, 0.8, 0.9, 1, 1.1, 1.2, 1.25, 1.3, 1.5, 1.75, 2, 2.5, 3];
+
+export function SpeedOptions({ current }: { current?: number | null }) {
+  const speeds = current && !SPEEDS.includes(current) ? [...SPEEDS, current].sort((a, b) => a - b) : SPEEDS;
+  return (
+    <>
+      {speeds.map((s) => (
+        <option key={s} value={String(s)}>
+          {s}×
+        </option>
+      ))}
+    </>
+  );
 }

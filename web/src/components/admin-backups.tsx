@@ -5,8 +5,8 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, ok } from "../api";
-import { ErrorNote, Loading, shortDate, useLoad } from "../ui";
-import { Confirm, Outcome, size, useForm } from "./admin-kit";
+import { ErrorNote, FormEnd, Loading, Outcome, shortDate, useAction, useLoad } from "../ui";
+import { Confirm, size } from "./admin-kit";
 
 const REPLACES_ALL = "A restore replaces all data of this server (every account, subscription, history and setting) with the backup's. Whatever changed since the backup is lost, and everyone may have to sign in again.";
 
@@ -29,7 +29,7 @@ function DownloadBackup() {
   const [password, setPassword] = useState("");
   const [gzip, setGzip] = useState(true);
   const [file, setFile] = useState<{ url: string; name: string } | null>(null);
-  const form = useForm();
+  const form = useAction();
   // The blob stays in memory while its link is offered; let it go when replaced or when the page closes.
   useEffect(() => () => file && URL.revokeObjectURL(file.url), [file]);
 
@@ -68,17 +68,13 @@ function DownloadBackup() {
           <input type="checkbox" checked={gzip} onChange={(e) => setGzip(e.currentTarget.checked)} />
           Compress the file (gzip)
         </label>
-        <Outcome form={form} />
-        <div class="actions">
-          <button type="submit" disabled={form.busy}>
-            Download backup
-          </button>
+        <FormEnd of={form} submit="Download backup">
           {file && (
             <a class="button secondary" href={file.url} download={file.name}>
               Save {file.name} again
             </a>
           )}
-        </div>
+        </FormEnd>
       </form>
     </section>
   );
@@ -91,7 +87,7 @@ interface BackupFile {
 }
 
 function BackupFiles({ files, error, loading, reload }: { files?: BackupFile[]; error: string | null; loading: boolean; reload: () => void }) {
-  const form = useForm();
+  const form = useAction();
   const [asking, setAsking] = useState<{ file: string; what: "restore" | "delete" } | null>(null);
   const act = async (file: string, what: "restore" | "delete") => {
     await form.run(async () => {
@@ -108,7 +104,7 @@ function BackupFiles({ files, error, loading, reload }: { files?: BackupFile[]; 
   return (
     <>
       <p class="muted">Scheduled backups land in the server's backup folder (BACKUP_DIR).</p>
-      <Outcome form={form} />
+      <Outcome of={form} />
       <ErrorNote error={error} />
       {loading && !files && <Loading what="backup files" />}
       {files && files.length === 0 && <p>No backup files on the server.</p>}
@@ -150,7 +146,7 @@ function BackupFiles({ files, error, loading, reload }: { files?: BackupFile[]; 
 function RestoreUpload() {
   const [file, setFile] = useState<File | null>(null);
   const [sure, setSure] = useState(false);
-  const form = useForm();
+  const form = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
     if (!file) return;
@@ -183,7 +179,7 @@ function RestoreUpload() {
         <label class="check">
           <input type="checkbox" checked={sure} required onChange={(e) => setSure(e.currentTarget.checked)} />I understand that this replaces all data
         </label>
-        <Outcome form={form} />
+        <Outcome of={form} />
         <div class="actions">
           <button type="submit" class="danger" disabled={form.busy || !file || !sure} aria-describedby="restore-warning">
             Restore from file
@@ -198,7 +194,7 @@ function Schedule({ onRan }: { onRan: () => void }) {
   const stored = useLoad(() => ok(api.POST("/api/data/get_scheduled_backup", { body: {} })), []);
   const [cron, setCron] = useState<string | null>(null);
   const [enabled, setEnabled] = useState<boolean | null>(null);
-  const form = useForm();
+  const form = useAction();
   const s = stored.data;
   const cronValue = cron ?? s?.cron_schedule ?? "0 3 * * *";
   const enabledValue = enabled ?? s?.enabled ?? false;
@@ -241,12 +237,7 @@ function Schedule({ onRan }: { onRan: () => void }) {
               </>
             )}
           </dl>
-          <Outcome form={form} />
-          <div class="actions">
-            <button type="submit" disabled={form.busy}>
-              Save schedule
-            </button>
-          </div>
+          <FormEnd of={form} submit="Save schedule" />
         </form>
       )}
     </section>

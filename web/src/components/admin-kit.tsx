@@ -1,55 +1,11 @@
 /**
- * Pieces the admin sections share: a form's outcome (the server's error in words, success in a status line that
- * screen readers announce), a confirmation step for what cannot be undone, and a server-wide on/off switch.
+ * Pieces the admin sections share: a confirmation step for what cannot be undone, a server-wide on/off switch,
+ * sizes in words. (A form's outcome is useAction and Outcome of ../ui, as everywhere.)
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
 import { errorText } from "../api";
-import { ErrorNote } from "../ui";
-
-export interface FormRun {
-  busy: boolean;
-  error: string | null;
-  done: string | null;
-  /** Runs fn; its answer (a sentence) becomes the success line, a throw the error. True when it succeeded. */
-  run: (fn: () => Promise<string>) => Promise<boolean>;
-  reset: () => void;
-  /** Shows a success sentence of work done elsewhere (a form that closed). */
-  say: (text: string) => void;
-}
-
-export function useForm(): FormRun {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const run = async (fn: () => Promise<string>) => {
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
-      setDone(await fn());
-      return true;
-    } catch (err) {
-      setError(errorText(err));
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, done, run, reset: () => (setError(null), setDone(null)), say: (text) => (setError(null), setDone(text)) };
-}
-
-/** The status line stays in the page (empty) so that its later text is announced. */
-export function Outcome({ form }: { form: FormRun }) {
-  return (
-    <>
-      <ErrorNote error={form.error} />
-      <p role="status" class="success status-line">
-        {form.done ?? ""}
-      </p>
-    </>
-  );
-}
+import { ErrorNote, Outcome, useAction } from "../ui";
 
 /** The "are you sure" step: focus moves here so keyboard and screen reader users meet the question. */
 export function Confirm({ question, yes, onYes, onNo, busy }: { question: ComponentChildren; yes: string; onYes: () => void; onNo: () => void; busy?: boolean }) {
@@ -79,7 +35,7 @@ export function Confirm({ question, yes, onYes, onNo, busy }: { question: Compon
 export function Switch({ label, hint, read, flip, said }: { label: string; hint?: ComponentChildren; read: () => Promise<boolean>; flip: () => Promise<boolean>; said: (on: boolean) => string }) {
   const [on, setOn] = useState<boolean | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const form = useForm();
+  const form = useAction();
   useEffect(() => {
     read().then(setOn, (err) => setLoadError(errorText(err)));
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -103,7 +59,7 @@ export function Switch({ label, hint, read, flip, said }: { label: string; hint?
       </label>
       {hint && <p class="muted hint">{hint}</p>}
       <ErrorNote error={loadError} />
-      <Outcome form={form} />
+      <Outcome of={form} />
     </div>
   );
 }

@@ -5,8 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ok } from "../api";
 import { session } from "../session";
-import { ErrorNote, Loading, useLoad } from "../ui";
-import { Outcome, useForm } from "./admin-kit";
+import { ErrorNote, FormEnd, Loading, Outcome, useAction, useLoad } from "../ui";
 
 interface MailForm {
   server_name: string;
@@ -48,8 +47,8 @@ function MailSettings({ initial, configured }: { initial: MailForm; configured: 
   const [v, setV] = useState(initial);
   const [saved, setSaved] = useState(configured);
   const [to, setTo] = useState("");
-  const save = useForm();
-  const test = useForm();
+  const save = useAction();
+  const test = useAction();
   const text = (key: keyof MailForm) => ({ value: v[key] as string, onInput: (e: { currentTarget: HTMLInputElement }) => setV({ ...v, [key]: e.currentTarget.value }) });
 
   // The test goes to the admin's own address unless they type another.
@@ -133,12 +132,7 @@ function MailSettings({ initial, configured }: { initial: MailForm; configured: 
             </p>
           </>
         )}
-        <Outcome form={save} />
-        <div class="actions">
-          <button type="submit" disabled={save.busy}>
-            Save mail settings
-          </button>
-        </div>
+        <FormEnd of={save} submit="Save mail settings" />
       </form>
       <h3>Test</h3>
       <form class="stack" aria-label="Test mail" onSubmit={sendTest}>
@@ -147,7 +141,7 @@ function MailSettings({ initial, configured }: { initial: MailForm; configured: 
           <input type="email" value={to} required maxLength={255} onInput={(e) => setTo(e.currentTarget.value)} />
         </label>
         <p class="muted hint">The test uses the settings in the form above, saved or not.</p>
-        <Outcome form={test} />
+        <Outcome of={test} />
         <div class="actions">
           <button type="submit" class="secondary" disabled={test.busy}>
             Send test e-mail

@@ -4,8 +4,8 @@
  */
 import { useState } from "preact/hooks";
 import { api, ok } from "../api";
-import { ErrorNote, Loading, useLoad } from "../ui";
-import { Outcome, Switch, useForm } from "./admin-kit";
+import { ErrorNote, FormEnd, Loading, Outcome, useAction, useLoad } from "../ui";
+import { Switch } from "./admin-kit";
 
 type Format = "json" | "xml" | "ffmetadata" | "both";
 interface Metadata {
@@ -62,7 +62,7 @@ function DownloadFiles() {
 
 function MetadataForm({ initial }: { initial: Metadata }) {
   const [v, setV] = useState(initial);
-  const form = useForm();
+  const form = useAction();
   const box = (key: Exclude<keyof Metadata, "metadata_format">, label: string) => (
     <label class="check">
       <input type="checkbox" checked={v[key]} onChange={(e) => setV({ ...v, [key]: e.currentTarget.checked })} />
@@ -92,18 +92,13 @@ function MetadataForm({ initial }: { initial: Metadata }) {
         </select>
       </label>
       {box("metadata_subfolder", "Metadata files in a subfolder")}
-      <Outcome form={form} />
-      <div class="actions">
-        <button type="submit" disabled={form.busy}>
-          Save download settings
-        </button>
-      </div>
+      <FormEnd of={form} submit="Save download settings" />
     </form>
   );
 }
 
 function Upkeep() {
-  const form = useForm();
+  const form = useAction();
   const job = (fn: () => Promise<string>) => () => form.run(fn);
   return (
     <section aria-labelledby="upkeep-h">
@@ -120,7 +115,7 @@ function Upkeep() {
           Refresh podcast hosts
         </button>
       </div>
-      <Outcome form={form} />
+      <Outcome of={form} />
     </section>
   );
 }

@@ -5,8 +5,8 @@
  */
 import { useState } from "preact/hooks";
 import { api, ok, type paths } from "../api";
-import { ErrorNote, Loading, useLoad } from "../ui";
-import { Confirm, Outcome, Switch, useForm } from "./admin-kit";
+import { type Action, ErrorNote, FormEnd, Loading, Outcome, useAction, useLoad } from "../ui";
+import { Confirm, Switch } from "./admin-kit";
 
 type Provider = paths["/api/data/list_oidc_providers"]["get"]["responses"]["200"]["content"]["application/json"]["providers"][number];
 
@@ -30,7 +30,7 @@ export function SignInSection() {
 
 function OidcProviders() {
   const providers = useLoad(() => ok(api.GET("/api/data/list_oidc_providers")), []);
-  const list = useForm();
+  const list = useAction();
   const [adding, setAdding] = useState(false);
   const callback = `${location.origin}/api/auth/callback`;
   return (
@@ -40,14 +40,14 @@ function OidcProviders() {
         <p class="muted">
           Each provider adds a button to the sign-in page. At the provider, register this redirect address: <code class="addr">{callback}</code>
         </p>
-        <Outcome form={list} />
+        <Outcome of={list} />
         <ErrorNote error={providers.error} />
         {providers.loading && !providers.data && <Loading what="providers" />}
         {providers.data && providers.data.providers.length === 0 && <p>No providers yet.</p>}
         {providers.data && providers.data.providers.length > 0 && (
           <ul class="list">
             {providers.data.providers.map((p) => (
-              <ProviderRow key={p.provider_id} provider={p} onChanged={(text) => (providers.reload(), list.say(text))} onError={list.run} />
+              <ProviderRow key={p.provider_id} provider={p} list={list} reload={providers.reload} />
             ))}
           </ul>
         )}
@@ -68,19 +68,15 @@ function OidcProviders() {
   );
 }
 
-function ProviderRow({ provider: p, onChanged, onError }: { provider: Provider; onChanged: (text: string) => void; onError: (fn: () => Promise<string>) => Promise<boolean> }) {
+/** A provider of the list; what its buttons did is said in the list's outcome (the row itself may go). */
+function ProviderRow({ provider: p, list, reload }: { provider: Provider; list: Action; reload: () => void }) {
   const [mode, setMode] = useState<"view" | "edit" | "remove">("view");
-  const [busy, setBusy] = useState(false);
-  const remove = async () => {
-    setBusy(true);
-    const done = await onError(async () => {
+  const remove = () =>
+    list.run(async () => {
       await ok(api.POST("/api/data/remove_oidc_provider", { body: { provider_id: p.provider_id } }));
+      reload();
       return `Removed ${p.provider_name}.`;
     });
-    setBusy(false);
-    if (done) onChanged(`Removed ${p.provider_name}.`);
-    else setMode("view");
-  };
   return (
     <li class="card">
       <div class="body">
@@ -101,12 +97,12 @@ function ProviderRow({ provider: p, onChanged, onError }: { provider: Provider; 
           <Confirm
             question={`Remove ${p.provider_name}? Its button leaves the sign-in page; accounts made through it stay, but sign in with a password from now on.`}
             yes={`Yes, remove ${p.provider_name}`}
-            busy={busy}
-            onYes={remove}
+            busy={list.busy}
+            onYes={() => remove().then((done) => done || setMode("view"))}
             onNo={() => setMode("view")}
           />
         )}
-        {mode === "edit" && <ProviderForm provider={p} onDone={(text) => (setMode("view"), onChanged(text))} onCancel={() => setMode("view")} />}
+        {mode === "edit" && <ProviderForm provider={p} onDone={(text) => (setMode("view"), reload(), list.say(text))} onCancel={() => setMode("view")} />}
       </div>
     </li>
   );
@@ -130,29 +126,16 @@ const CLAIMS = [
   ["user_role", "Role that may sign in"],
   ["admin_role", "Role that gets admin rights"],
 ] as const;
-type Key = (typeof FIELDS)[number][0] | (typeof CLAIMS)[number][0] | "button_color" | "button_text_color";
+const KEYS = [...FIELDS.map(([key]) => key), ...CLAIMS.map(([key]) => key), "button_color", "button_text_color"] as const;
+type Key = (typeof KEYS)[number];
+/** A new provider's values where they are not empty. */
+const DEFAULTS: Partial<Record<Key, string>> = { scope: "openid email profile", button_color: "#4b2fb0", button_text_color: "#ffffff" };
 
 function ProviderForm({ provider, onDone, onCancel }: { provider?: Provider; onDone: (text: string) => void; onCancel: () => void }) {
-  const start: Record<Key, string> = {
-    provider_name: provider?.provider_name ?? "",
-    client_id: provider?.client_id ?? "",
-    client_secret: "",
-    authorization_url: provider?.authorization_url ?? "",
-    token_url: provider?.token_url ?? "",
-    user_info_url: provider?.user_info_url ?? "",
-    scope: provider?.scope ?? "openid email profile",
-    button_text: provider?.button_text ?? "",
-    button_color: provider?.button_color ?? "#4b2fb0",
-    button_text_color: provider?.button_text_color ?? "#ffffff",
-    name_claim: provider?.name_claim ?? "",
-    email_claim: provider?.email_claim ?? "",
-    username_claim: provider?.username_claim ?? "",
-    roles_claim: provider?.roles_claim ?? "",
-    user_role: provider?.user_role ?? "",
-    admin_role: provider?.admin_role ?? "",
-  };
+  // The stored secret never comes back from the server: its field starts empty.
+  const start = Object.fromEntries(KEYS.map((key) => [key, (key === "client_secret" ? null : provider?.[key]) ?? DEFAULTS[key] ?? ""])) as Record<Key, string>;
   const [v, setV] = useState(start);
-  const form = useForm();
+  const form = useAction();
   const set = (key: Key) => (e: { currentTarget: HTMLInputElement }) => setV({ ...v, [key]: e.currentTarget.value });
   const name = provider ? `Change ${provider.provider_name}` : "Add provider";
   const opt = (s: string) => s.trim() || null;
@@ -164,13 +147,10 @@ function ProviderForm({ provider, onDone, onCancel }: { provider?: Provider; onD
       user_info_url: v.user_info_url.trim(), button_text: v.button_text.trim(), scope: v.scope.trim(), button_color: v.button_color, button_text_color: v.button_text_color,
       name_claim: opt(v.name_claim), email_claim: opt(v.email_claim), username_claim: opt(v.username_claim), roles_claim: opt(v.roles_claim), user_role: opt(v.user_role), admin_role: opt(v.admin_role),
     };
+    // The form closes when it succeeds: the list says what happened.
     const done = await form.run(async () => {
-      if (provider) {
-        await ok(api.PUT("/api/data/update_oidc_provider/{provider_id}", { params: { path: { provider_id: provider.provider_id } }, body: { ...record, client_secret: v.client_secret || null } }));
-        return `Saved ${record.provider_name}.`;
-      }
-      await ok(api.POST("/api/data/add_oidc_provider", { body: { ...record, client_secret: v.client_secret } }));
-      return `Added ${record.provider_name}.`;
+      if (provider) await ok(api.PUT("/api/data/update_oidc_provider/{provider_id}", { params: { path: { provider_id: provider.provider_id } }, body: { ...record, client_secret: v.client_secret || null } }));
+      else await ok(api.POST("/api/data/add_oidc_provider", { body: { ...record, client_secret: v.client_secret } }));
     });
     if (done) onDone(provider ? `Saved ${record.provider_name}.` : `Added ${record.provider_name}.`);
   };
@@ -214,15 +194,11 @@ function ProviderForm({ provider, onDone, onCancel }: { provider?: Provider; onD
           ))}
         </div>
       </details>
-      <Outcome form={form} />
-      <div class="actions">
-        <button type="submit" disabled={form.busy}>
-          {provider ? "Save provider" : "Add provider"}
-        </button>
+      <FormEnd of={form} submit={provider ? "Save provider" : "Add provider"}>
         <button type="button" class="secondary" onClick={onCancel}>
           Cancel
         </button>
-      </div>
+      </FormEnd>
     </form>
   );
 }

@@ -5,8 +5,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ok } from "../api";
 import { session, setSession } from "../session";
-import { ErrorNote, Loading, useLoad } from "../ui";
-import { Confirm, FormRun, Outcome, useForm } from "./admin-kit";
+import { type Action, ErrorNote, FormEnd, Loading, Outcome, useAction, useLoad } from "../ui";
+import { Confirm } from "./admin-kit";
 
 interface User {
   userid: number;
@@ -22,7 +22,7 @@ export function UsersSection() {
   const users = useLoad(() => ok(api.GET("/api/data/get_user_info")), []);
   const [filter, setFilter] = useState("");
   const [shown, setShown] = useState(PAGE);
-  const list = useForm();
+  const list = useAction();
   const needle = filter.trim().toLowerCase();
   const matching = (users.data ?? []).filter((u) => !needle || [u.username, u.fullname, u.email].some((v) => v.toLowerCase().includes(needle)));
 
@@ -34,7 +34,7 @@ export function UsersSection() {
           Find a user
           <input type="search" value={filter} onInput={(e) => (setFilter(e.currentTarget.value), setShown(PAGE))} />
         </label>
-        <Outcome form={list} />
+        <Outcome of={list} />
         <ErrorNote error={users.error} />
         {users.loading && !users.data && <Loading what="users" />}
         {users.data && (
@@ -60,7 +60,7 @@ export function UsersSection() {
   );
 }
 
-function UserRow({ user, list, reload }: { user: User; list: FormRun; reload: () => void }) {
+function UserRow({ user, list, reload }: { user: User; list: Action; reload: () => void }) {
   const [mode, setMode] = useState<"view" | "edit" | "remove">("view");
   const self = user.userid === session.value?.user_id;
   const name = user.username;
@@ -130,7 +130,7 @@ function EditUser({ user, onClose, onSaved }: { user: User; onClose: () => void;
   const [fullname, setFullname] = useState(user.fullname);
   const [email, setEmail] = useState(user.email);
   const [password, setPassword] = useState("");
-  const form = useForm();
+  const form = useAction();
   const id = `edit-${user.userid}`;
 
   const save = async (e: Event) => {
@@ -183,7 +183,7 @@ function EditUser({ user, onClose, onSaved }: { user: User; onClose: () => void;
       <p class="muted hint" id={`${id}-pw`}>
         Leave empty to keep the current password.
       </p>
-      <Outcome form={form} />
+      <Outcome of={form} />
       <div class="actions">
         <button type="submit" disabled={form.busy} aria-label={`Save ${user.username}`}>
           Save
@@ -199,7 +199,7 @@ function EditUser({ user, onClose, onSaved }: { user: User; onClose: () => void;
 function AddUser({ onAdded }: { onAdded: () => void }) {
   const empty = { username: "", fullname: "", email: "", password: "" };
   const [v, setV] = useState(empty);
-  const form = useForm();
+  const form = useAction();
   const field = (key: keyof typeof empty) => ({ value: v[key], onInput: (e: { currentTarget: HTMLInputElement }) => setV({ ...v, [key]: e.currentTarget.value }) });
 
   const add = async (e: Event) => {
@@ -235,12 +235,7 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
           Password
           <input type="password" {...field("password")} required autoComplete="new-password" />
         </label>
-        <Outcome form={form} />
-        <div class="actions">
-          <button type="submit" disabled={form.busy}>
-            Add user
-          </button>
-        </div>
+        <FormEnd of={form} submit="Add user" />
       </form>
     </section>
   );

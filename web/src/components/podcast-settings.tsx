@@ -8,9 +8,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, ok } from "../api";
 import { me } from "../session";
-import { ErrorNote, Loading, useAction, useLoad } from "../ui";
+import { ErrorNote, Loading, Outcome, SpeedOptions, useAction, useLoad } from "../ui";
 
-const SPEEDS = [0.5, 0.75, 0.9, 1, 1.1, 1.2, 1.25, 1.5, 1.75, 2, 2.5, 3];
 
 export function PodcastSettings({ podcastId }: { podcastId: number }) {
   const user_id = me().user_id;
@@ -29,12 +28,12 @@ export function PodcastSettings({ podcastId }: { podcastId: number }) {
     }
   }, [switches.data]);
   const save = useAction();
-  const [saved, setSaved] = useState("");
 
-  const apply = (what: string, fn: () => Promise<unknown>) => {
-    setSaved("");
-    save.run(fn).then((done) => done && setSaved(`${what} saved.`));
-  };
+  const apply = (what: string, fn: () => Promise<unknown>) =>
+    save.run(async () => {
+      await fn();
+      return `${what} saved.`;
+    });
   const body = { user_id, podcast_id: podcastId };
 
   const onSkip = (which: "start_skip" | "end_skip", raw: string) => {
@@ -56,7 +55,6 @@ export function PodcastSettings({ podcastId }: { podcastId: number }) {
 
   const d = play.data;
   const speed = d?.playback_speed_customized ? String(d.playback_speed) : "";
-  const speeds = d && !SPEEDS.includes(d.playback_speed) ? [...SPEEDS, d.playback_speed].sort((a, b) => a - b) : SPEEDS;
   return (
     <section aria-labelledby="settings-h">
       <h2 id="settings-h">Settings</h2>
@@ -96,11 +94,7 @@ export function PodcastSettings({ podcastId }: { podcastId: number }) {
               Playback speed
               <select value={speed} onChange={(e) => onSpeed(e.currentTarget.value)}>
                 <option value="">Default{d.playback_speed_customized ? "" : ` (${d.playback_speed}×)`}</option>
-                {speeds.map((s) => (
-                  <option key={s} value={String(s)}>
-                    {s}×
-                  </option>
-                ))}
+                <SpeedOptions current={d.playback_speed} />
               </select>
             </label>
             <label>
@@ -113,10 +107,7 @@ export function PodcastSettings({ podcastId }: { podcastId: number }) {
             </label>
           </div>
         )}
-        <p role="status" class="success">
-          {saved}
-        </p>
-        <ErrorNote error={save.error} />
+        <Outcome of={save} />
       </div>
     </section>
   );

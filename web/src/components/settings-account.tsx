@@ -3,8 +3,7 @@ import { useState } from "preact/hooks";
 import { api, ok } from "../api";
 import { me } from "../session";
 import { showTheme, themeOf, type Theme } from "../theme";
-import { ErrorNote, Loading, useAction, useLoad } from "../ui";
-import { FormNotes } from "./sign-in-kit";
+import { ErrorNote, FormEnd, Loading, Outcome, useAction, useLoad } from "../ui";
 
 export function AccountSection() {
   const user_id = me().user_id;
@@ -45,14 +44,12 @@ export function AccountSection() {
 /** One value with its own Save button: a change of the name never sends the e-mail along. */
 function OneField(props: { label: string; initial: string; type?: "email" | "text"; autocomplete: string; save: (v: string) => Promise<unknown>; saved: string }) {
   const [value, setValue] = useState(props.initial);
-  const [done, setDone] = useState("");
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    setDone("");
     action.run(async () => {
       await props.save(value.trim());
-      setDone(props.saved);
+      return props.saved;
     });
   };
   return (
@@ -62,12 +59,7 @@ function OneField(props: { label: string; initial: string; type?: "email" | "tex
         {/* The cast: Preact's input types tie each type to its own attributes, and a union of two fits none. */}
         <input type={(props.type ?? "text") as "text"} autocomplete={props.autocomplete} required value={value} onInput={(e) => setValue(e.currentTarget.value)} />
       </label>
-      <FormNotes error={action.error} done={done} />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Save {props.label.toLowerCase()}
-        </button>
-      </div>
+      <FormEnd of={action} submit={`Save ${props.label.toLowerCase()}`} />
     </form>
   );
 }
@@ -76,16 +68,14 @@ function PasswordForm() {
   const user_id = me().user_id;
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
-  const [done, setDone] = useState("");
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    setDone("");
     action.run(async () => {
       await ok(api.PUT("/api/data/set_password/{user_id}", { params: { path: { user_id } }, body: { hash_pw: next, current_password: current } }));
       setCurrent("");
       setNext("");
-      setDone("Password changed. Apps that sign in with your password need the new one.");
+      return "Password changed. Apps that sign in with your password need the new one.";
     });
   };
   return (
@@ -102,12 +92,7 @@ function PasswordForm() {
       <p id="account-password-hint" class="muted hint">
         At least 8 characters.
       </p>
-      <FormNotes error={action.error} done={done} />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Change password
-        </button>
-      </div>
+      <FormEnd of={action} submit="Change password" />
     </form>
   );
 }
@@ -122,17 +107,15 @@ export function ThemeSection() {
   const user_id = me().user_id;
   const stored = useLoad(() => ok(api.GET("/api/data/get_theme/{user_id}", { params: { path: { user_id } } })).then((t) => themeOf(t.theme)), [user_id]);
   const [picked, setPicked] = useState<Theme | null>(null);
-  const [done, setDone] = useState("");
   const action = useAction();
   const theme = picked ?? stored.data;
   const choose = (t: Theme) => {
     setPicked(t);
-    setDone("");
     // Shown at once; the server keeps it for the next sign-in on any device.
     showTheme(t);
     action.run(async () => {
       await ok(api.PUT("/api/data/user/set_theme", { body: { user_id, new_theme: t } }));
-      setDone("Theme saved.");
+      return "Theme saved.";
     });
   };
   return (
@@ -151,7 +134,7 @@ export function ThemeSection() {
       <p id="theme-hint" class="muted">
         Auto follows the light or dark setting of your device.
       </p>
-      <FormNotes error={action.error} done={done} />
+      <Outcome of={action} />
     </section>
   );
 }

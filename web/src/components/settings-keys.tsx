@@ -2,11 +2,11 @@
  * Settings: the person's API keys (their sign-ins, keys for scripts, RSS keys, app passwords): each shown by
  * its last four characters, deleted one by one; a new key is shown once, right after it is made.
  */
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, ok, type paths } from "../api";
 import { me, session } from "../session";
-import { ErrorNote, Loading, shortDate, useAction, useLoad, type Loaded } from "../ui";
-import { FormNotes } from "./sign-in-kit";
+import { ErrorNote, Loading, Outcome, shortDate, useAction, useLoad, type Loaded } from "../ui";
 
 type KeyInfo = paths["/api/data/get_api_info/{user_id}"]["get"]["responses"][200]["content"]["application/json"]["api_info"][number];
 
@@ -36,15 +36,12 @@ function kindText(k: KeyInfo): string {
 export function KeyList({ keys, empty, only }: { keys: Loaded<KeyInfo[]>; empty: string; only?: string }) {
   const action = useAction();
   const shown = keys.data?.filter((k) => !only || k.kind === only);
-  const [done, setDone] = useState("");
-  const remove = (k: KeyInfo) => {
-    setDone("");
+  const remove = (k: KeyInfo) =>
     action.run(async () => {
       await ok(api.DELETE("/api/data/delete_api_key", { body: { api_id: k.apikeyid } }));
-      setDone(`Deleted the key ending in ${k.lastfourdigits}.`);
       keys.reload();
+      return `Deleted the key ending in ${k.lastfourdigits}.`;
     });
-  };
   return (
     <>
       {keys.loading && !keys.data && <Loading what="keys" />}
@@ -67,13 +64,20 @@ export function KeyList({ keys, empty, only }: { keys: Loaded<KeyInfo[]>; empty:
           ))}
         </ul>
       )}
-      <FormNotes error={action.error} done={done} />
+      <Outcome of={action} />
     </>
   );
 }
 
+interface Secret {
+  label: string;
+  secret: string;
+  /** The words to keep it. */
+  note: string;
+}
+
 /** A secret shown once, with the words to keep it. */
-export function NewSecret({ label, secret, note }: { label: string; secret: string; note: string }) {
+function NewSecret({ label, secret, note }: Secret) {
   const [copied, setCopied] = useState(false);
   return (
     <div class="new-secret">
@@ -90,20 +94,41 @@ export function NewSecret({ label, secret, note }: { label: string; secret: stri
   );
 }
 
-export function KeysSection() {
-  const user_id = me().user_id;
-  const keys = useKeys();
-  const [rssOnly, setRssOnly] = useState(false);
-  const [made, setMade] = useState<string | null>(null);
+/**
+ * A form that makes a secret (an API key, an app password) and shows it once, below the form: `make` asks the
+ * server (and reloads what lists the keys).
+ */
+export function SecretForm({ submit, make, children }: { submit: string; make: () => Promise<Secret>; children: ComponentChildren }) {
+  const [made, setMade] = useState<Secret | null>(null);
   const action = useAction();
   const create = (e: Event) => {
     e.preventDefault();
     setMade(null);
-    action.run(async () => {
-      const k = await ok(api.POST("/api/data/create_api_key", { body: { user_id, rssonly: rssOnly } }));
-      setMade(k.api_key);
-      keys.reload();
-    });
+    action.run(async () => setMade(await make()));
+  };
+  return (
+    <>
+      <form class="stack" onSubmit={create}>
+        {children}
+        <div class="actions">
+          <button type="submit" disabled={action.busy}>
+            {submit}
+          </button>
+        </div>
+      </form>
+      <Outcome of={action} done={made && <NewSecret {...made} />} />
+    </>
+  );
+}
+
+export function KeysSection() {
+  const user_id = me().user_id;
+  const keys = useKeys();
+  const [rssOnly, setRssOnly] = useState(false);
+  const make = async () => {
+    const k = await ok(api.POST("/api/data/create_api_key", { body: { user_id, rssonly: rssOnly } }));
+    keys.reload();
+    return { label: "Your new API key", secret: k.api_key, note: "Copy it now and keep it somewhere safe: it is not shown again." };
   };
   return (
     <section aria-labelledby="keys-heading">
@@ -112,21 +137,12 @@ export function KeysSection() {
         A key lets a script or another app use this server as you (header <code>Api-Key</code>). Every sign-in in a browser is a key too; deleting it
         signs that browser out.
       </p>
-      <form class="stack" onSubmit={create}>
+      <SecretForm submit="Create API key" make={make}>
         <label class="check">
           <input type="checkbox" checked={rssOnly} onChange={(e) => setRssOnly(e.currentTarget.checked)} />
           Only for reading RSS feeds
         </label>
-        <div class="actions">
-          <button type="submit" disabled={action.busy}>
-            Create API key
-          </button>
-        </div>
-      </form>
-      <FormNotes
-        error={action.error}
-        done={made && <NewSecret label="Your new API key" secret={made} note="Copy it now and keep it somewhere safe: it is not shown again." />}
-      />
+      </SecretForm>
       <h3>Your keys</h3>
       <KeyList keys={keys} empty="You have no keys." />
     </section>

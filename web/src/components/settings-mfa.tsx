@@ -7,16 +7,16 @@ import { useEffect, useState } from "preact/hooks";
 import QRCode from "qrcode";
 import { api, ok } from "../api";
 import { me } from "../session";
-import { ErrorNote, Loading, useAction, useLoad } from "../ui";
-import { FormNotes } from "./sign-in-kit";
+import { ErrorNote, FormEnd, Loading, Outcome, useAction, useLoad } from "../ui";
 
 export function MfaSection() {
   const user_id = me().user_id;
   const status = useLoad(() => ok(api.GET("/api/data/check_mfa_enabled/{user_id}", { params: { path: { user_id } } })), [user_id]);
-  const [done, setDone] = useState("");
+  // The step that turned it on or off closes as the status changes, so the section says what it did.
+  const outcome = useAction();
   const on = status.data?.mfa_enabled;
   const changed = (message: string) => {
-    setDone(message);
+    outcome.say(message);
     status.reload();
   };
   return (
@@ -35,9 +35,7 @@ export function MfaSection() {
           {on ? <TurnOff onDone={() => changed("Two-factor authentication is off.")} /> : <TurnOn onDone={() => changed("Two-factor authentication is on. Apps that synced with your password need an app password now (Phones and apps).")} />}
         </>
       )}
-      <div role="status" class="success">
-        {done}
-      </div>
+      <Outcome of={outcome} />
     </section>
   );
 }
@@ -89,15 +87,11 @@ function TurnOn({ onDone }: { onDone: () => void }) {
           Code from the app
           <input inputMode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
         </label>
-        <FormNotes error={verify.error} />
-        <div class="actions">
-          <button type="submit" disabled={verify.busy}>
-            Turn on
-          </button>
+        <FormEnd of={verify} submit="Turn on">
           <button type="button" class="secondary" onClick={() => setSetup(null)}>
             Cancel
           </button>
-        </div>
+        </FormEnd>
       </form>
     </div>
   );

@@ -6,8 +6,7 @@
 import { useState } from "preact/hooks";
 import { api, ok, type paths } from "../api";
 import { me } from "../session";
-import { ErrorNote, Loading, useAction, useLoad } from "../ui";
-import { FormNotes } from "./sign-in-kit";
+import { ErrorNote, Loading, Outcome, useAction, useLoad } from "../ui";
 
 type Saved = paths["/api/data/user/notification_settings"]["get"]["responses"][200]["content"]["application/json"]["settings"][number];
 type Body = NonNullable<paths["/api/data/user/notification_settings"]["put"]["requestBody"]>["content"]["application/json"];
@@ -87,27 +86,27 @@ function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved:
   const [method, setMethod] = useState(saved?.http_method ?? "POST");
   const was = saved as Record<string, unknown> | undefined;
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(spec.fields.map((f) => [f.key, f.stored ? "" : String(was?.[f.key] ?? "")])));
-  const [done, setDone] = useState("");
   const save = useAction();
   const test = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    setDone("");
+    // One outcome line for both buttons: the newer action's replaces the older's.
+    test.reset();
     save.run(async () => {
       const body: Record<string, unknown> = { user_id, platform, enabled };
       // An empty secret keeps the stored one; an empty plain field clears it.
       for (const f of spec.fields) body[f.key] = f.stored ? values[f.key] || undefined : values[f.key].trim() || null;
       if (platform === "http") body.http_method = method;
       await ok(api.PUT("/api/data/user/notification_settings", { body: body as Body }));
-      setDone(`${spec.name} settings saved.`);
       onSaved();
+      return `${spec.name} settings saved.`;
     });
   };
   const sendTest = () => {
-    setDone("");
+    save.reset();
     test.run(async () => {
       const r = await ok(api.POST("/api/data/user/test_notification", { body: { user_id, platform } }));
-      setDone(`${r.detail}. Check that it arrived.`);
+      return `${r.detail}. Check that it arrived.`;
     });
   };
   return (
@@ -148,7 +147,7 @@ function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved:
         <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
         Send notifications with {spec.name}
       </label>
-      <FormNotes error={save.error ?? test.error} done={done} />
+      <Outcome of={{ error: save.error ?? test.error, done: save.done ?? test.done }} />
       <div class="actions">
         <button type="submit" disabled={save.busy}>
           Save

@@ -6,9 +6,8 @@
 import { useState } from "preact/hooks";
 import { api, ok } from "../api";
 import { me } from "../session";
-import { ErrorNote, Loading, shortDate, useAction, useLoad } from "../ui";
-import { FormNotes } from "./sign-in-kit";
-import { KeyList, NewSecret, useKeys } from "./settings-keys";
+import { ErrorNote, Loading, Outcome, shortDate, useAction, useLoad } from "../ui";
+import { KeyList, SecretForm, useKeys } from "./settings-keys";
 import { NotificationSettings } from "./settings-notifications";
 
 export function PhonesSection() {
@@ -55,16 +54,13 @@ export function PhonesSection() {
 function SyncSwitch() {
   const user_id = me().user_id;
   const state = useLoad(() => ok(api.GET("/api/data/user/sync_server/{user_id}", { params: { path: { user_id } } })), [user_id]);
-  const [done, setDone] = useState("");
   const action = useAction();
-  const flip = (on: boolean) => {
-    setDone("");
+  const flip = (on: boolean) =>
     action.run(async () => {
       await ok(api.PUT("/api/data/user/sync_server", { body: { user_id, sync_server: on } }));
-      setDone(on ? "Phones and apps can sync with your account." : "Sync is off for your account. App passwords stay and work again when you switch it back on.");
       state.reload();
+      return on ? "Phones and apps can sync with your account." : "Sync is off for your account. App passwords stay and work again when you switch it back on.";
     });
-  };
   if (state.error) return <ErrorNote error={state.error} />;
   if (!state.data) return null;
   if (!state.data.server_enabled) return <p class="note">The sync server is switched off on this server: ask its admin.</p>;
@@ -74,7 +70,7 @@ function SyncSwitch() {
         <input type="checkbox" checked={state.data.sync_server} disabled={action.busy} onChange={(e) => flip(e.currentTarget.checked)} />
         Let phones and apps sync with my account
       </label>
-      <FormNotes error={action.error} done={done} />
+      <Outcome of={action} />
     </>
   );
 }
@@ -83,22 +79,16 @@ function AppPasswords() {
   const user_id = me().user_id;
   const keys = useKeys();
   const [name, setName] = useState("");
-  const [made, setMade] = useState<{ password: string; name: string } | null>(null);
-  const action = useAction();
-  const create = (e: Event) => {
-    e.preventDefault();
-    setMade(null);
-    action.run(async () => {
-      const p = await ok(api.POST("/api/data/create_app_password", { body: { user_id, ...(name.trim() ? { name: name.trim() } : {}) } }));
-      setMade({ password: p.app_password, name: p.name });
-      setName("");
-      keys.reload();
-    });
+  const make = async () => {
+    const p = await ok(api.POST("/api/data/create_app_password", { body: { user_id, ...(name.trim() ? { name: name.trim() } : {}) } }));
+    setName("");
+    keys.reload();
+    return { label: `App password for ${p.name}`, secret: p.app_password, note: "Type it into the app now, with your username: it is not shown again." };
   };
   return (
     <>
       <p>An app password opens only sync, never this web app or the API: give each app its own, and delete it when you stop using the app.</p>
-      <form class="stack" onSubmit={create}>
+      <SecretForm submit="Create app password" make={make}>
         <label>
           Name of the app
           <input maxLength={100} aria-describedby="app-name-hint" value={name} onInput={(e) => setName(e.currentTarget.value)} />
@@ -106,24 +96,7 @@ function AppPasswords() {
         <p id="app-name-hint" class="muted hint">
           For example "AntennaPod on my phone", to know later which one to delete.
         </p>
-        <div class="actions">
-          <button type="submit" disabled={action.busy}>
-            Create app password
-          </button>
-        </div>
-      </form>
-      <FormNotes
-        error={action.error}
-        done={
-          made && (
-            <NewSecret
-              label={`App password for ${made.name}`}
-              secret={made.password}
-              note="Type it into the app now, with your username: it is not shown again."
-            />
-          )
-        }
-      />
+      </SecretForm>
       <KeyList keys={keys} only="app" empty="No app passwords yet." />
     </>
   );

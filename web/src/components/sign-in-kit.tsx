@@ -1,13 +1,12 @@
 /**
  * What the sign-in pages share: the password login (HTTP Basic at get_key), finishing a login with a key
- * (who it is, admin or not), the OIDC start, and the form notes (errors as alerts, successes as status).
+ * (who it is, admin or not), the OIDC start, and the new account's form.
  */
-import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, ok } from "../api";
 import { setSession } from "../session";
 import { navigate, safeNext } from "../router";
-import { ErrorNote, useAction } from "../ui";
+import { FormEnd, useAction } from "../ui";
 
 /** HTTP Basic of a name and password typed by a person: UTF-8 first, so that "Jürgen" or "密码" arrive as typed. */
 export function basicAuth(username: string, password: string): string {
@@ -97,15 +96,13 @@ export async function startOidc(provider: { client_id: string; login_url: string
   location.assign(url.href);
 }
 
-/** Under a form: the server's refusal (alert) and what went well (a status region, there before it speaks). */
-export function FormNotes({ error, done }: { error: string | null | undefined; done?: ComponentChildren }) {
+/** An existing account's username: phone keyboards neither capitalize nor "correct" it. */
+export function UsernameField({ value, set }: { value: string; set: (value: string) => void }) {
   return (
-    <>
-      <ErrorNote error={error} />
-      <div role="status" class="success">
-        {done}
-      </div>
-    </>
+    <label>
+      Username
+      <input name="username" autocomplete="username" autocapitalize="none" spellcheck={false} required value={value} onInput={(e) => set(e.currentTarget.value)} />
+    </label>
   );
 }
 
@@ -152,12 +149,7 @@ export function AccountForm({ name, submit, create }: { name: string; submit: st
         Full name
         <input name="fullname" autocomplete="name" maxLength={255} {...field("fullname")} />
       </label>
-      <FormNotes error={action.error} />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          {submit}
-        </button>
-      </div>
+      <FormEnd of={action} submit={submit} />
     </form>
   );
 }

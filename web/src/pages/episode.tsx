@@ -6,7 +6,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, imageUrl, ok } from "../api";
 import { me } from "../session";
-import { duration, ErrorNote, Loading, PageTitle, shortDate, useAction, useLoad } from "../ui";
+import { duration, ErrorNote, Loading, Outcome, PageTitle, shortDate, useAction, useLoad } from "../ui";
 import { ShowNotes } from "../components/show-notes";
 import { playEpisode, progressText } from "../components/episode-item";
 import { Chapters, Transcript } from "../components/episode-extras";
@@ -28,7 +28,6 @@ export default function Episode({ params }: { params: { id: string } }) {
   );
   const e = meta.data?.episode;
   const [state, setState] = useState<State | null>(null);
-  const [note, setNote] = useState("");
   const act = useAction();
   useEffect(() => {
     if (e) setState({ queued: e.is_queued, saved: e.is_saved, downloaded: e.is_downloaded, completed: e.completed });
@@ -49,10 +48,9 @@ export default function Episode({ params }: { params: { id: string } }) {
   const toggle = (key: keyof State, done: string, call: () => Promise<unknown>) =>
     !act.busy &&
     act.run(async () => {
-      setNote("");
       await call();
       setState((s) => (s ? { ...s, [key]: !s[key] } : s));
-      setNote(done);
+      return done;
     });
   const row = { ...e, completed: state.completed, is_vidsite: e.is_vidsite || e.is_video };
   const art = imageUrl(e.episodeartwork);
@@ -106,10 +104,9 @@ export default function Episode({ params }: { params: { id: string } }) {
               ? toggle("downloaded", "The downloaded file was deleted.", () => ok(api.POST("/api/data/delete_episode", { body })))
               : !act.busy &&
                 act.run(async () => {
-                  setNote("");
                   // The file arrives through a background task; the Downloads page follows it.
                   const r = await ok(api.POST("/api/data/download_podcast", { body }));
-                  setNote(r.task_id ? "Downloading in the background." : r.detail);
+                  return r.task_id ? "Downloading in the background." : r.detail;
                 })
           }
         >
@@ -127,10 +124,7 @@ export default function Episode({ params }: { params: { id: string } }) {
           {state.completed ? "Mark as unplayed" : "Mark as played"}
         </button>
       </div>
-      <p role="status" class="success">
-        {note}
-      </p>
-      <ErrorNote error={act.error} />
+      <Outcome of={act} />
       <section aria-labelledby="notes-h">
         <h2 id="notes-h">Show notes</h2>
         {e.episodedescription ? <ShowNotes html={e.episodedescription} /> : <p class="muted">This episode has no show notes.</p>}

@@ -5,8 +5,8 @@
  */
 import { useRef, useState } from "preact/hooks";
 import { api, ok } from "../api";
-import { PageTitle, useAction } from "../ui";
-import { FormNotes } from "../components/sign-in-kit";
+import { FormEnd, Outcome, PageTitle, useAction } from "../ui";
+import { UsernameField } from "../components/sign-in-kit";
 
 export default function ForgotPassword() {
   const [email, setEmail] = useState("");
@@ -31,35 +31,25 @@ export default function ForgotPassword() {
 function AskForCode({ onSent }: { onSent: (email: string) => void }) {
   const [username, setUsername] = useState("");
   const [email, setEmail] = useState("");
-  const [done, setDone] = useState("");
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    setDone("");
     action.run(async () => {
       await ok(api.POST("/api/data/reset_password_create_code", { body: { username: username.trim(), email: email.trim() } }));
-      setDone(`If ${username.trim()} is an account with this e-mail address, a reset code is on its way to ${email.trim()}. It works once, for 15 minutes.`);
       onSent(email.trim());
+      return `If ${username.trim()} is an account with this e-mail address, a reset code is on its way to ${email.trim()}. It works once, for 15 minutes.`;
     });
   };
   return (
     <section aria-labelledby="ask-heading">
       <h2 id="ask-heading">1. Get a reset code by e-mail</h2>
       <form class="stack" onSubmit={submit} aria-label="Get a reset code">
-        <label>
-          Username
-          <input name="username" autocomplete="username" autocapitalize="none" spellcheck={false} required value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
-        </label>
+        <UsernameField value={username} set={setUsername} />
         <label>
           E-mail
           <input name="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         </label>
-        <FormNotes error={action.error} done={done} />
-        <div class="actions">
-          <button type="submit" disabled={action.busy}>
-            Send reset code
-          </button>
-        </div>
+        <FormEnd of={action} submit="Send reset code" />
       </form>
     </section>
   );
@@ -68,16 +58,14 @@ function AskForCode({ onSent }: { onSent: (email: string) => void }) {
 function SetPassword({ email, setEmail, codeInput }: { email: string; setEmail: (e: string) => void; codeInput: { current: HTMLInputElement | null } }) {
   const [code, setCode] = useState("");
   const [password, setPassword] = useState("");
-  const [done, setDone] = useState(false);
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    setDone(false);
     action.run(async () => {
       await ok(api.POST("/api/data/verify_and_reset_password", { body: { reset_code: code.trim(), email: email.trim(), new_password: password } }));
-      setDone(true);
       setPassword("");
       setCode("");
+      return "Your password is changed.";
     });
   };
   return (
@@ -99,12 +87,13 @@ function SetPassword({ email, setEmail, codeInput }: { email: string; setEmail: 
         <p id="reset-password-hint" class="muted hint">
           At least 8 characters.
         </p>
-        <FormNotes
-          error={action.error}
+        {/* The sentence goes on with a link. */}
+        <Outcome
+          of={action}
           done={
-            done && (
+            action.done && (
               <>
-                Your password is changed. <a href="/sign-in">Sign in</a> with the new one.
+                {action.done} <a href="/sign-in">Sign in</a> with the new one.
               </>
             )
           }

@@ -6,7 +6,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, imageUrl, ok } from "../api";
 import { me } from "../session";
-import { ErrorNote, Loading, PageTitle, useAction } from "../ui";
+import { ErrorNote, Loading, Outcome, PageTitle, useAction } from "../ui";
 import { useDebounced, usePaged } from "../components/paged";
 import { OpmlTools } from "../components/opml-tools";
 
@@ -15,15 +15,15 @@ const STEP = 60;
 function AddPodcast({ onAdded }: { onAdded: () => void }) {
   const [url, setUrl] = useState("");
   const add = useAction();
-  const [done, setDone] = useState<{ id: number; url: string } | null>(null);
+  // The podcast just added, for the link in the success line.
+  const [added, setAdded] = useState<number | null>(null);
   const submit = (ev: Event) => {
     ev.preventDefault();
     if (add.busy) return;
     add.run(async () => {
-      setDone(null);
-      const feed = url.trim();
-      const res = await ok(api.POST("/api/data/add_podcast", { body: { podcast_values: { pod_feed_url: feed, user_id: me().user_id } } }));
-      setDone({ id: res.podcast_id, url: feed });
+      setAdded(null);
+      const res = await ok(api.POST("/api/data/add_podcast", { body: { podcast_values: { pod_feed_url: url.trim(), user_id: me().user_id } } }));
+      setAdded(res.podcast_id);
       setUrl("");
       onAdded();
     });
@@ -42,14 +42,16 @@ function AddPodcast({ onAdded }: { onAdded: () => void }) {
           </button>
         </div>
       </form>
-      <ErrorNote error={add.error} />
-      <p role="status" class="success">
-        {done && (
-          <>
-            Added. <a href={`/podcast/${done.id}`}>Open the podcast</a>
-          </>
-        )}
-      </p>
+      <Outcome
+        of={add}
+        done={
+          added !== null && (
+            <>
+              Added. <a href={`/podcast/${added}`}>Open the podcast</a>
+            </>
+          )
+        }
+      />
     </section>
   );
 }

@@ -7,8 +7,8 @@ import { useLocation } from "preact-iso";
 import { api, ok } from "../api";
 import { session } from "../session";
 import { navigate, safeNext } from "../router";
-import { ErrorNote, PageTitle, useAction, useLoad } from "../ui";
-import { FormNotes, finishSignIn, MfaError, mfaLogin, passwordLogin, startOidc } from "../components/sign-in-kit";
+import { ErrorNote, FormEnd, Outcome, PageTitle, useAction, useLoad } from "../ui";
+import { finishSignIn, MfaError, mfaLogin, passwordLogin, startOidc, UsernameField } from "../components/sign-in-kit";
 
 interface Provider {
   provider_id: number;
@@ -83,20 +83,12 @@ function PasswordForm({ next, onMfa }: { next: string | null; onMfa: (token: str
   };
   return (
     <form class="stack" onSubmit={submit} aria-label="Sign in">
-      <label>
-        Username
-        <input name="username" autocomplete="username" autocapitalize="none" spellcheck={false} required value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
-      </label>
+      <UsernameField value={username} set={setUsername} />
       <label>
         Password
         <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
       </label>
-      <FormNotes error={action.error} />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Sign in
-        </button>
-      </div>
+      <FormEnd of={action} submit="Sign in" />
     </form>
   );
 }
@@ -129,7 +121,7 @@ function MfaStep({ token, userId, next, onRestart }: { token: string; userId: nu
           Two-factor code
           <input ref={input} name="code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
         </label>
-        <FormNotes error={action.error} />
+        <Outcome of={action} />
         <div class="actions">
           {!restart && (
             <button type="submit" disabled={action.busy}>
@@ -167,7 +159,7 @@ function OidcButtons({ providers, next }: { providers: Provider[]; next: string 
           </li>
         ))}
       </ul>
-      <FormNotes error={action.error} />
+      <Outcome of={action} />
     </section>
   );
 }
