@@ -1,7 +1,7 @@
 /**
  * Logins and API keys: get_key (HTTP Basic), key resolution for the gateway (cached), key management,
  * and the credentials of the sync routes (services/auth.parts/sync.actions.ts: app passwords, sync
- * sessions). Keys are stored as SHA-256 hashes with their last four characters (DESIGN.md rule 10), so
+ * sessions). Keys are stored as SHA-256 hashes with their last four characters (house rule 10, docs/architecture.md), so
  * get_key cannot hand back an old key: every login issues a new key, and the oldest login keys beyond
  * MAX_LOGIN_KEYS are retired. A sync session is a key of kind "session" with an expiry, so every gateway
  * replica resolves it and drops it from its cache exactly like a key.

@@ -2,7 +2,7 @@
  * Downloads: the `downloads` collection (which user keeps which episode, in which file under
  * DOWNLOAD_DIR) and `download_settings` (the admin's toggle), and the media routes.
  *
- * Download requests become jobs in the tasks service (DESIGN.md rule 6); the workers service runs
+ * Download requests become jobs in the tasks service (house rule 6, docs/architecture.md); the workers service runs
  * them and reports a finished file with record_download. A file is shared by every user who
  * downloaded the episode, so deleting one user's download removes the file only when nobody else
  * keeps it. Media answers stream the downloaded file, else proxy the enclosure, with HTTP Range.

@@ -2,7 +2,7 @@
  * OPML import and export of a user's library.
  *
  * import_opml takes an OPML document or a list of feed URLs and answers at once: the import is a
- * durable job of the tasks service (DESIGN.md rule 6) that the workers service runs in chunks through
+ * durable job of the tasks service (house rule 6, docs/architecture.md) that the workers service runs in chunks through
  * import_chunk, so 1,000 feeds never hold a request open and a job whose worker died is resumed by
  * another (feeds it already subscribed then count as skipped). `imports` keeps, per user, the live
  * figures of their latest import for import_progress. backup_user exports OPML 2.0 that import_opml

@@ -1,5 +1,5 @@
 /**
- * Podcasts and subscriptions (DESIGN.md rule 7).
+ * Podcasts and subscriptions (house rule 7, docs/architecture.md).
  *
  * `podcasts` holds one record per feed (URL + credentials), fetched once for all its subscribers; its
  * credentials are kept for refreshes and never returned or logged. `subscriptions` holds what is per

@@ -1,5 +1,5 @@
 /**
- * Tasks: the durable job store (DESIGN.md rule 6), the one owner of the `tasks` collection.
+ * Tasks: the durable job store (house rule 6, docs/architecture.md), the one owner of the `tasks` collection.
  *
  * A job is created PENDING. A worker claims it with a lease (compare-and-set on claim_seq, so two
  * workers never hold one job), moves it to RUNNING or DOWNLOADING and renews the lease with every

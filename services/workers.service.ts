@@ -1,5 +1,5 @@
 /**
- * Workers: run the durable jobs of the tasks service (DESIGN.md rule 6): downloads, refresh_pods, OPML imports, syncs
+ * Workers: run the durable jobs of the tasks service (house rule 6, docs/architecture.md): downloads, refresh_pods, OPML imports, syncs
  * and the import of a new feed's older episodes (import_feed). Stateless, so any number of
  * replicas may run (also on the embedded store): each claims jobs with a lease, renews it while it
  * works and finishes the job; a replica that dies leaves its lease to expire and another takes the job

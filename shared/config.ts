@@ -1,5 +1,5 @@
 /**
- * Every environment variable the server reads, with defaults that work on a laptop (DESIGN.md rule 9).
+ * Every environment variable the server reads, with defaults that work on a laptop (house rule 9, docs/architecture.md).
  * Nothing else in the code base reads process.env.
  */
 import path from "path";
@@ -187,7 +187,7 @@ export const config = {
   /** Delivery attempts of one notification (with a short growing pause between them). */
   notifyAttempts: int("NOTIFY_ATTEMPTS", 3),
 
-  // Tasks, downloads and media (services/tasks, downloads, workers .service.ts; DESIGN.md rule 6).
+  // Tasks, downloads and media (services/tasks, downloads, workers .service.ts; house rule 6, docs/architecture.md).
   /** Folder of downloaded episodes: one folder per podcast, one file per episode. */
   downloadDir: path.resolve(env.DOWNLOAD_DIR || "./downloads"),
   /** Largest episode file a download accepts, in bytes. */

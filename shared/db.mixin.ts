@@ -1,5 +1,5 @@
 /**
- * The one way a service gets its collections (DESIGN.md rules 1-3).
+ * The one way a service gets its collections (house rules 1-3, docs/architecture.md).
  *
  * - Without MONGO_URI each collection is a SQLite file under DATA_DIR (shared/sqlite-store.ts; a NeDB file
  *   of an older server is moved into it at the first start), and the service holds a lock there
@@ -342,7 +342,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       async incrementDoc(this: any, store: any, id: string, inc: Record<string, number>): Promise<any> {
         return store.increment(id, inc);
       },
-      /** Next int32 id of a sequence (DESIGN.md rule 3): one atomic $inc on the counters collection. */
+      /** Next int32 id of a sequence (house rule 3, docs/architecture.md): one atomic $inc on the counters collection. */
       async nextId(this: any, sequence: string): Promise<number> {
         const { seq } = await this.incrementDoc(this.stores[COUNTERS], sequence, { seq: 1 });
         if (seq > 2147483647) throw new Error(`Sequence ${sequence} is past int32`);

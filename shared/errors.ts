@@ -1,5 +1,5 @@
 /**
- * Typed errors (DESIGN.md rule 5). Services throw these; the gateway maps them to a status code and the
+ * Typed errors (house rule 5, docs/architecture.md). Services throw these; the gateway maps them to a status code and the
  * JSON body { error, message, detail, status_code }.
  */
 import { Errors } from "moleculer";

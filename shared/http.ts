@@ -1,5 +1,5 @@
 /**
- * The one outbound HTTP client of the server (DESIGN.md rule 8): feeds, media and the image proxy all
+ * The one outbound HTTP client of the server (house rule 8, docs/architecture.md): feeds, media and the image proxy all
  * fetch through fetchUrl. Redirects are followed by hand (axios maxRedirects: 0) so that every hop is
  * checked against the outbound URL policy and credentials never travel to another host.
  */
@@ -102,7 +102,7 @@ const BROWSER_USER_AGENT =
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * The outbound URL policy (DESIGN.md rule 8, README "Outbound URL policy"). Every URL a user supplies
+ * The outbound URL policy (house rule 8, docs/architecture.md, README "Outbound URL policy"). Every URL a user supplies
  * is checked per hop, on the addresses its host resolves to:
  * - forbidden: link-local (cloud metadata lives there), other clouds' metadata addresses, "this
  *   network", multicast, reserved and documentation ranges. Refused for everyone, whatever the

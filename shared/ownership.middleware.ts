@@ -1,5 +1,5 @@
 /**
- * The single ownership check (DESIGN.md rule 4): an action whose params (or upload form fields) carry user_id answers 403 when
+ * The single ownership check (house rule 4, docs/architecture.md): an action whose params (or upload form fields) carry user_id answers 403 when
  * it is not the caller's id and the caller is not an admin. Calls without ctx.meta.user (service to
  * service, or open routes) are not restricted here: the gateway decides who reaches them.
  */

@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (DESIGN.md rule 10): API keys as SHA-256 hashes, passwords as Argon2id, secrets the
+ * Secrets at rest (house rule 10, docs/architecture.md): API keys as SHA-256 hashes, passwords as Argon2id, secrets the
  * server must send again (sync and notification credentials) sealed with AES-256-GCM.
  */
 import crypto from "crypto";

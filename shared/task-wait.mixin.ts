@@ -1,5 +1,5 @@
 /**
- * Waiting a bounded time for a task to finish, for requests that start a durable job (DESIGN.md rule 6)
+ * Waiting a bounded time for a task to finish, for requests that start a durable job (house rule 6, docs/architecture.md)
  * but answer with its figures when it ends quickly (refresh_pods, sync). Finished tasks are broadcast
  * (`tasks.changed`), so every node hears the end of a job whichever worker ran it.
  */

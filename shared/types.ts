@@ -1,6 +1,6 @@
 /** Types that cross service boundaries. */
 
-/** Who is calling: set once by the gateway's authenticate (DESIGN.md rule 4), read by every action. */
+/** Who is calling: set once by the gateway's authenticate (house rule 4, docs/architecture.md), read by every action. */
 export interface AuthUser {
   id: number;
   isAdmin: boolean;

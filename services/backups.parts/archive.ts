@@ -1,6 +1,6 @@
 /**
  * Writing and reading server backup files (format: shared/backup-format.ts). Every service exports and
- * imports its own collections through the db mixin's backup_* actions (DESIGN.md rule 1); this module
+ * imports its own collections through the db mixin's backup_* actions (house rule 1, docs/architecture.md); this module
  * only strings their streams together and hands records back to their owners.
  */
 import crypto from "crypto";

@@ -261,7 +261,7 @@ export const subscribeMethods: ServiceMethods = {
     return { pod };
   },
   /**
-   * The older episodes of a new feed, as a durable job (DESIGN.md rule 6). The job holds the podcast id
+   * The older episodes of a new feed, as a durable job (house rule 6, docs/architecture.md). The job holds the podcast id
    * only: the worker has feeds refetch the whole feed (matching needs every guid of the document) and
    * apply it. Without a job (tasks unreachable) the next refresh completes the import.
    */

@@ -1,5 +1,5 @@
 /**
- * Syncs as durable jobs (DESIGN.md rule 6): a request or the scheduler creates a `sync` task, a worker
+ * Syncs as durable jobs (house rule 6, docs/architecture.md): a request or the scheduler creates a `sync` task, a worker
  * runs it through run_job, which syncs under the user's lease. A request waits up to SYNC_WAIT_MS to
  * answer with the figures (as clients of this API expect), else with the task_id alone.
  */

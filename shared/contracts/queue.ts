@@ -1,4 +1,4 @@
-/** Shapes of the queue service's internal actions (DESIGN.md rule 1), and the answers of its routes. */
+/** Shapes of the queue service's internal actions (house rule 1, docs/architecture.md), and the answers of its routes. */
 import { Type, type Static } from "./answers";
 import { QueueItem } from "./episodes";
 

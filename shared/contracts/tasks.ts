@@ -1,5 +1,5 @@
 /**
- * Shapes of the tasks service (DESIGN.md rule 6): the task record clients see, and the internal
+ * Shapes of the tasks service (house rule 6, docs/architecture.md): the task record clients see, and the internal
  * actions workers use to claim, renew, retry and finish a durable job.
  */
 import { Nullable, Type, type Static } from "./answers";

@@ -9,7 +9,7 @@ export function basic(username: string, password: string): string {
   return "Basic " + Buffer.from(`${username}:${password}`).toString("base64");
 }
 
-/** Every error the gateway sends has this JSON shape (DESIGN.md rule 5). */
+/** Every error the gateway sends has this JSON shape (house rule 5, docs/architecture.md). */
 export function expectErrorBody(res: request.Response, status: number) {
   expect(res.status).toBe(status);
   expect(res.headers["content-type"]).toMatch(/application\/json/);

@@ -1,6 +1,6 @@
 /**
  * Every route of the table, hit with missing credentials and with malformed input as an admin: the
- * answer is always a JSON error or success below 500, never a crash (DESIGN.md rule 5).
+ * answer is always a JSON error or success below 500, never a crash (house rule 5, docs/architecture.md).
  */
 import { routes } from "../../services/api.routes";
 import { api, basic } from "../helpers/client";

@@ -1,5 +1,5 @@
 /**
- * DESIGN.md rule 1 and the size limit, read from the sources: no service file imports another service's
+ * house rule 1, docs/architecture.md and the size limit, read from the sources: no service file imports another service's
  * file or folder (the shapes that travel between services live in shared/contracts/), shared/ imports no
  * service, and no source file grows past what a reader takes in at once.
  */
