@@ -2,14 +2,14 @@
  * Sync server benchmark (issue 18): a phone with SUBS subscriptions and ACTIONS episode actions syncs for
  * the first time (upload, then a second device downloads everything), then syncs incrementally, against
  * this server (as `npm start` runs it: every service in one process of its own, the embedded store under a temp
- * DATA_DIR, real HTTP) and against oPodSync (PHP's built-in server on a free port, its code checked out of
- * /work/.mirror/kd2org+opodsync into a temp dir, SQLite), measured in the same run with the same requests. Not a
+ * DATA_DIR, real HTTP) and against oPodSync (PHP's built-in server on a free port, its code checked out of a
+ * clone of https://github.com/kd2org/opodsync into a temp dir, SQLite), measured in the same run with the same requests. Not a
  * test: it asserts nothing but that each server answered what was uploaded.
  *
  *   npm run build && node dist/bench/gpodder.bench.js [subscriptions] [actions] [stored]
  *   (stored: the incremental sync is measured again once the server holds this many actions, loaded by uploads of
- *   `actions` a request, default 1000000, 0: not; env OPODSYNC_REPO: the bare repository, default
- *   /work/.mirror/kd2org+opodsync/repo; BENCH_ROUNDS: incremental rounds, default 20; BENCH_REPEAT: whole runs per
+ *   `actions` a request, default 1000000, 0: not; env OPODSYNC_REPO: a clone of oPodSync (bare or not), default
+ *   $TMPDIR/opodsync; BENCH_ROUNDS: incremental rounds, default 20; BENCH_REPEAT: whole runs per
  *   server, taking turns, default 2; BENCH_PROFILE=<dir>: this server under --cpu-prof, its top functions printed,
  *   with BENCH_REPEAT=1)
  */
@@ -28,7 +28,7 @@ const CHUNK = 1000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 /** Whole runs per server, taking turns (the best time of each step counts). */
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
-const OPODSYNC_REPO = process.env.OPODSYNC_REPO ?? "/work/.mirror/kd2org+opodsync/repo";
+const OPODSYNC_REPO = process.env.OPODSYNC_REPO ?? path.join(os.tmpdir(), "opodsync");
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const USER = "benchuser";
 const PASSWORD = "bench password 42";
@@ -68,6 +68,7 @@ async function startOurs(): Promise<Peer> {
 
 /** oPodSync from its repository, with PHP's built-in server and a user written into its SQLite database. */
 async function startOpodsync(): Promise<Peer> {
+  if (!fs.existsSync(OPODSYNC_REPO)) throw new Error(`No oPodSync at ${OPODSYNC_REPO}: git clone https://github.com/kd2org/opodsync ${OPODSYNC_REPO} (or set OPODSYNC_REPO)`);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "opodsync-bench-"));
   execFileSync("sh", ["-c", `git -C "${OPODSYNC_REPO}" archive HEAD server | tar -x -C "${root}"`]);
   const data = path.join(root, "data");
