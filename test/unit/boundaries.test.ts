@@ -35,7 +35,7 @@ function ownerOf(p: string): string {
 const inside = (dir: string, p: string) => !path.relative(dir, p).startsWith("..");
 
 describe("service boundaries", () => {
-  it("no file under services/ imports another service's file or folder", () => {
+  test("no file under services/ imports another service's file or folder", () => {
     const offences = tsFiles(SERVICES).flatMap((file) =>
       relativeImports(file)
         .filter((target) => inside(SERVICES, target) && ownerOf(target) !== ownerOf(file))
@@ -44,7 +44,7 @@ describe("service boundaries", () => {
     expect(offences).toEqual([]);
   });
 
-  it("shared/ imports no service", () => {
+  test("shared/ imports no service", () => {
     const offences = tsFiles(SHARED).flatMap((file) =>
       relativeImports(file)
         .filter((target) => inside(SERVICES, target))
@@ -53,12 +53,12 @@ describe("service boundaries", () => {
     expect(offences).toEqual([]);
   });
 
-  it("a service's folder holds modules, not services (moleculer-runner would load a *.service file twice)", () => {
+  test("a service's folder holds modules, not services (moleculer-runner would load a *.service file twice)", () => {
     const nested = tsFiles(SERVICES).filter((f) => path.dirname(f) !== SERVICES && f.endsWith(".service.ts"));
     expect(nested.map((f) => path.relative(ROOT, f))).toEqual([]);
   });
 
-  it("a service's modules sit in services/<name>.parts/, never in a folder named like a service", () => {
+  test("a service's modules sit in services/<name>.parts/, never in a folder named like a service", () => {
     // moleculer-runner resolves SERVICES=users to the folder services/users when one exists, so a pod
     // choosing its services by name would load that folder (no *.service file there) instead of users.service.
     const folders = fs.readdirSync(SERVICES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
@@ -67,7 +67,7 @@ describe("service boundaries", () => {
 });
 
 describe("file size", () => {
-  it(`no .ts file under services/ or shared/ is over ${MAX_LINES} lines`, () => {
+  test(`no .ts file under services/ or shared/ is over ${MAX_LINES} lines`, () => {
     const long = [...tsFiles(SERVICES), ...tsFiles(SHARED)]
       .map((f) => ({ file: path.relative(ROOT, f), lines: fs.readFileSync(f, "utf8").split("\n").length }))
       .filter((f) => f.lines > MAX_LINES);

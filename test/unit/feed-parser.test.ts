@@ -29,11 +29,11 @@ function expectNotAFeed(input: string | Buffer, reason: RegExp): void {
 }
 
 describe("feed parser: every fixture feed", () => {
-  it("has fixtures to parse", () => {
+  test("has fixtures to parse", () => {
     expect(FIXTURES.length).toBeGreaterThanOrEqual(27);
   });
 
-  it.each(FIXTURES)("%s parses with as many episodes as it has <item>/<entry> elements", (name) => {
+  test.each(FIXTURES)("%s parses with as many episodes as it has <item>/<entry> elements", (name) => {
     const xml = fs.readFileSync(path.join(DIR, name), "latin1");
     const truth = (xml.match(/<(?:item|entry)[\s>/]/g) ?? []).length;
     const feed = load(name);
@@ -44,7 +44,7 @@ describe("feed parser: every fixture feed", () => {
     expect(JSON.parse(JSON.stringify(feed))).toEqual(feed);
   });
 
-  it.each([
+  test.each([
     ["npr_planet_money_355items_large.xml", 355],
     ["taverncast_131items_itunes_missing_image.rss", 131],
     ["realworld_sentimental_garbage_138items_cdata.xml", 138],
@@ -63,14 +63,14 @@ describe("feed parser: every fixture feed", () => {
     expect(load(name).episodes).toHaveLength(count);
   });
 
-  it("gives the same result for a Buffer and its UTF-8 string", () => {
+  test("gives the same result for a Buffer and its UTF-8 string", () => {
     const buf = fs.readFileSync(path.join(DIR, "launched_36items_cdata_html.xml"));
     expect(parseFeed(buf.toString("utf8"))).toEqual(parseFeed(buf));
   });
 });
 
 describe("feed parser: field values", () => {
-  it("reads iTunes channel and item fields (all_things_chemical)", () => {
+  test("reads iTunes channel and item fields (all_things_chemical)", () => {
     const feed = load("all_things_chemical_4items.xml");
     expect(feed).toMatchObject({
       format: "rss",
@@ -94,7 +94,7 @@ describe("feed parser: field values", () => {
     });
   });
 
-  it("flattens nested itunes:category and salvages a mangled itunes:image (taverncast)", () => {
+  test("flattens nested itunes:category and salvages a mangled itunes:image (taverncast)", () => {
     const feed = load("taverncast_itunes_nested_categories.rss");
     expect(feed.categories).toEqual(["Society & Culture", "Games & Hobbies", "Hobbies"]);
     expect(feed.image).toBe("http://www.taverncast.com/itunes-logo.png");
@@ -103,7 +103,7 @@ describe("feed parser: field values", () => {
     expect(feed.episodes[0].description).toMatch(/^Taverncast tosses around the age old topic: time travel!/);
   });
 
-  it("reads episodeType, episode number and h:mm:ss durations (baywatch berlin, npr)", () => {
+  test("reads episodeType, episode number and h:mm:ss durations (baywatch berlin, npr)", () => {
     expect(load("baywatch_berlin_itunes_episodeType.rss").episodes[0]).toMatchObject({ episode_type: "trailer", episode: 1, duration: 114 });
     const npr = load("npr_planet_money_355items_large.xml");
     expect(npr.title).toBe("Planet Money");
@@ -116,14 +116,14 @@ describe("feed parser: field values", () => {
     expect(npr.episodes[354].title).toBe("#739: Finding The Fake-News King");
   });
 
-  it("reads itunes:block, paged-feed links and keywords in both spellings", () => {
+  test("reads itunes:block, paged-feed links and keywords in both spellings", () => {
     const paged = load("itunes_block_paged_feed_links.rss");
     expect(paged).toMatchObject({ itunes_block: true, self_url: "http://example.org/index.atom?page=3", next_url: "http://example.org/index.atom?page=4" });
     expect(load("endorphine_fuer_delfine_de_32items_itunes_keywords.rss").keywords).toEqual(["Moderatoren"]);
     expect(load("swr2_impuls_itunes_keywords.rss").keywords).toEqual(expect.arrayContaining(["Gesundheit und Mensch", "Wissen"]));
   });
 
-  it("reads RSS 0.92 enclosures, using the enclosure URL as guid and a colon-less time", () => {
+  test("reads RSS 0.92 enclosures, using the enclosure URL as guid and a colon-less time", () => {
     const feed = load("rss092_enclosures_heraldsun.rss");
     expect(feed.version).toBe("0.92");
     expect(feed.pub_date).toBe("2002-04-03T15:00:00.000Z");
@@ -133,7 +133,7 @@ describe("feed parser: field values", () => {
     ]);
   });
 
-  it("reads the channel Podcasting 2.0 tags of the official example", () => {
+  test("reads the channel Podcasting 2.0 tags of the official example", () => {
     const feed = load("podcast_namespace_official_example.xml");
     expect(feed).toMatchObject({
       podcast_guid: "y0ur-gu1d-g035-h3r3",
@@ -157,7 +157,7 @@ describe("feed parser: field values", () => {
     expect(feed.live_items[0].content_links.map((l) => l.text)).toEqual(["YouTube!", "Twitch!"]);
   });
 
-  it("reads the item Podcasting 2.0 tags of the official example", () => {
+  test("reads the item Podcasting 2.0 tags of the official example", () => {
     const ep = load("podcast_namespace_official_example.xml").episodes[2];
     expect(ep).toMatchObject({
       guid: "https://example.com/ep0001",
@@ -182,7 +182,7 @@ describe("feed parser: field values", () => {
     ]);
   });
 
-  it("reads video alternate enclosures with sources (podverse)", () => {
+  test("reads video alternate enclosures with sources (podverse)", () => {
     const ep = load("podverse_test_feed_p20_video_alternateEnclosure.xml").episodes[0];
     expect(ep.alternate_enclosures).toHaveLength(7);
     expect(ep.alternate_enclosures[0]).toMatchObject({ type: "video/mp4", length: 55298678, height: 1080, language: "en", default: true });
@@ -192,7 +192,7 @@ describe("feed parser: field values", () => {
     });
   });
 
-  it("reads value blocks with custom keys and persons with groups (S.O.M.)", () => {
+  test("reads value blocks with custom keys and persons with groups (S.O.M.)", () => {
     const feed = load("som_p20_value_person.xml");
     expect(feed.values[0].recipients[0]).toEqual({
       name: "Jake Hider", type: "node", address: "030a58b8653d32b99200a2334cfe913e51dc7d155aa0116c176657a4f1722677a3",
@@ -202,7 +202,7 @@ describe("feed parser: field values", () => {
     expect(feed.images[0].width).toBe(2500);
   });
 
-  it("reads the pc20 feed: locked, value, transcripts and chapters on its items", () => {
+  test("reads the pc20 feed: locked, value, transcripts and chapters on its items", () => {
     const feed = load("podcasting20_pc20rss_56items_p20tags.xml");
     expect(feed).toMatchObject({ podcast_guid: "917393e3-1b1e-5cef-ace4-edaa54e1f810", locked: true, locked_owner: "adam@curry.com" });
     const ep = feed.episodes[0];
@@ -213,7 +213,7 @@ describe("feed parser: field values", () => {
     expect(ep.persons).toHaveLength(3);
   });
 
-  it("reads funding outside the channel and several transcripts (antennapod cases)", () => {
+  test("reads funding outside the channel and several transcripts (antennapod cases)", () => {
     expect(load("antennapod_p20_multiple_funding.xml").funding).toEqual([
       { url: "https://example.com/funding1", text: "Text 1" },
       { url: "https://example.com/funding2", text: "Text 2" },
@@ -222,11 +222,11 @@ describe("feed parser: field values", () => {
     expect(load("antennapod_p20_transcript.xml").episodes[0].transcripts.map((t) => t.type)).toEqual(["application/json", "application/srt"]);
   });
 
-  it("reads a publisher feed's medium", () => {
+  test("reads a publisher feed's medium", () => {
     expect(load("pc20_publisher_medium_no_items.xml")).toMatchObject({ medium: "publisher", podcast_guid: "003af0a0-6a45-55bf-b765-68e3d349551a" });
   });
 
-  it("keeps CDATA HTML as is and prefers content:encoded", () => {
+  test("keeps CDATA HTML as is and prefers content:encoded", () => {
     const feed = load("launched_36items_cdata_html.xml");
     // One episode of this feed really has empty bodies (description/content:encoded/itunes:summary).
     for (const ep of feed.episodes) expect(ep.description ?? "").not.toMatch(/<!\[CDATA\[/);
@@ -237,19 +237,19 @@ describe("feed parser: field values", () => {
 describe("feed parser: real-world oddities (handmade fixtures)", () => {
   const feed = () => load("handmade_entities_bom_explicit_6items.xml");
 
-  it("decodes undeclared HTML entities after a BOM and leading whitespace, keeping unknown ones", () => {
+  test("decodes undeclared HTML entities after a BOM and leading whitespace, keeping unknown ones", () => {
     expect(feed().title).toBe("Café & Crème\u00a0Show … &bogus; — ☺");
     expect(feed().author).toBe('Jeanne "JJ" Dupont');
     expect(feed().description).toBe("<p>Show <b>notes</b> &amp; more</p>");
     expect(feed().self_url).toBe("https://example.test/feed.xml?a=1&b=2");
   });
 
-  it("reads explicit in every spelling and falls back to the feed's", () => {
+  test("reads explicit in every spelling and falls back to the feed's", () => {
     expect(feed().explicit).toBe(true);
     expect(feed().episodes.map((e) => e.explicit)).toEqual([true, false, true, false, false, true]);
   });
 
-  it("reads durations, dates, descriptions, guids and images with their fallbacks", () => {
+  test("reads durations, dates, descriptions, guids and images with their fallbacks", () => {
     const eps = feed().episodes;
     expect(eps.map((e) => e.duration)).toEqual([3600, 3570, 3723, 91, null, null]);
     expect(eps.map((e) => e.pub_date)).toEqual([
@@ -264,7 +264,7 @@ describe("feed parser: real-world oddities (handmade fixtures)", () => {
     expect(feed().last_build_date).toBe("2024-06-03T08:00:00.000Z");
   });
 
-  it("reads Podcasting 2.0 tags under any prefix bound to the namespace", () => {
+  test("reads Podcasting 2.0 tags under any prefix bound to the namespace", () => {
     expect(feed()).toMatchObject({
       podcast_guid: "8fe4a2a4-0000-5000-8000-000000000001",
       medium: "podcast",
@@ -277,13 +277,13 @@ describe("feed parser: real-world oddities (handmade fixtures)", () => {
     expect(feed().episodes[4].persons[0]).toMatchObject({ name: "Pierre", role: "guest", group: "cast" });
   });
 
-  it("decodes wrongly declared encodings", () => {
+  test("decodes wrongly declared encodings", () => {
     expect(load("handmade_declared_latin1_but_utf8_1item.xml").title).toBe("Café Müller");
     expect(load("handmade_declared_utf8_but_latin1_1item.xml").title).toBe("Café Müller");
     expect(load("handmade_declared_utf8_but_latin1_1item.xml").episodes[0].title).toBe("Épisode un");
   });
 
-  it("reads Atom 1.0", () => {
+  test("reads Atom 1.0", () => {
     const atom = load("handmade_atom_2entries.xml");
     expect(atom).toMatchObject({ format: "atom", title: "Atom Cast", description: "An Atom podcast", link: "https://example.test/atom", author: "Ann Atom", image: "https://example.test/logo.png" });
     expect(atom.episodes[0]).toMatchObject({
@@ -294,7 +294,7 @@ describe("feed parser: real-world oddities (handmade fixtures)", () => {
     expect(atom.episodes[1].description).toContain("<p>XHTML</p>");
   });
 
-  it("decodes a truly Latin-1 feed declared as such, and UTF-16 with a BOM", () => {
+  test("decodes a truly Latin-1 feed declared as such, and UTF-16 with a BOM", () => {
     const latin1 = Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><rss version="2.0"><channel><title>Gr\u00fc\u00dfe</title></channel></rss>', "latin1");
     expect(parseFeed(latin1).title).toBe("Grüße");
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<?xml version="1.0" encoding="UTF-16"?><rss version="2.0"><channel><title>Ωmega</title></channel></rss>', "utf16le")]);
@@ -305,7 +305,7 @@ describe("feed parser: real-world oddities (handmade fixtures)", () => {
 describe("feed parser: not a feed", () => {
   const good = fs.readFileSync(path.join(DIR, "minimal_itunes_3items.xml"), "utf8");
 
-  it.each([
+  test.each([
     ["empty input", "", /empty/],
     ["whitespace only", "  \n\t ", /empty/],
     ["an empty Buffer", Buffer.alloc(0), /empty/],
@@ -321,7 +321,7 @@ describe("feed parser: not a feed", () => {
     expectNotAFeed(input as string | Buffer, reason);
   });
 
-  it("never throws anything but FeedParseError on damaged feeds", () => {
+  test("never throws anything but FeedParseError on damaged feeds", () => {
     for (let cut = 1; cut < good.length; cut += 97) {
       try {
         parseFeed(good.slice(0, cut) + "<garbage attr='1' & </></>" + good.slice(cut + 13));
@@ -333,12 +333,12 @@ describe("feed parser: not a feed", () => {
 });
 
 describe("feed parser: value helpers", () => {
-  it("parses explicit spellings", () => {
+  test("parses explicit spellings", () => {
     for (const v of ["yes", "Yes", "TRUE", "true", "explicit", "Explicit"]) expect(parseExplicit(v)).toBe(true);
     for (const v of ["no", "No", "FALSE", "false", "clean", "Clean", "", "maybe"]) expect(parseExplicit(v)).toBe(false);
   });
 
-  it("parses durations", () => {
+  test("parses durations", () => {
     expect(parseDuration("3600")).toBe(3600);
     expect(parseDuration("59:30")).toBe(3570);
     expect(parseDuration("1:02:03")).toBe(3723);
@@ -349,7 +349,7 @@ describe("feed parser: value helpers", () => {
     expect(parseDuration("soon")).toBeNull();
   });
 
-  it("parses real-world dates", () => {
+  test("parses real-world dates", () => {
     expect(parseDate("Tue, 10 Jun 2003 04:00:00 GMT")).toBe("2003-06-10T04:00:00.000Z");
     expect(parseDate("Mon, 10 Jun 2003 04:00:00 +0000")).toBe("2003-06-10T04:00:00.000Z"); // wrong weekday
     expect(parseDate("Tue, 10 Jun 2003 04:00:00 CEST")).toBe("2003-06-10T02:00:00.000Z");
@@ -361,7 +361,7 @@ describe("feed parser: value helpers", () => {
     expect(parseDate("")).toBeNull();
   });
 
-  it("reads a date without a zone as UTC, whatever the server's own zone", () => {
+  test("reads a date without a zone as UTC, whatever the server's own zone", () => {
     const saved = process.env.TZ;
     process.env.TZ = "America/New_York";
     try {
@@ -377,12 +377,12 @@ describe("feed parser: value helpers", () => {
     }
   });
 
-  it("decodes entities, leaving unknown and invalid ones as text", () => {
+  test("decodes entities, leaving unknown and invalid ones as text", () => {
     expect(decodeEntities("a &amp; b &lt;p&gt; &nbsp;&eacute;&#233;&#xE9; &unknown; &#xD800; & ;")).toBe("a & b <p> \u00a0ééé &unknown; &#xD800; & ;");
     expect(decodeEntities("&amp;nbsp;")).toBe("&nbsp;");
   });
 
-  it("believes the bytes over a wrong declaration", () => {
+  test("believes the bytes over a wrong declaration", () => {
     expect(decodeBytes(Buffer.from('<?xml version="1.0" encoding="iso-8859-1"?><a>é</a>', "utf8"))).toContain("<a>é</a>");
     expect(decodeBytes(Buffer.from('<?xml version="1.0" encoding="utf-8"?><a>é</a>', "latin1"))).toContain("<a>é</a>");
     expect(decodeBytes(Buffer.from("<a>é</a>", "latin1"), "iso-8859-2")).toContain("<a>é</a>");
