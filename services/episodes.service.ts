@@ -29,7 +29,7 @@ import { extrasActions } from "./episodes.parts/extras.actions";
 import { homeClientMethods } from "./episodes.parts/home-clients";
 import { config } from "../shared/config";
 import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
-import { selectEpisodesActions } from "./episodes.parts/select-episodes";
+import { selectEpisodesActions } from "./episodes.parts/select-episodes.actions";
 import { syncActions } from "./episodes.parts/sync.actions";
 
 const EpisodesService: ServiceSchema = {

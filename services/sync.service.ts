@@ -3,7 +3,7 @@
  * per user in `sync_accounts`, password sealed with SECRET_KEY and never returned or logged.
  * The local side is reached only through actions of podcasts (subscriptions by feed URL) and episodes
  * (play positions by enclosure URL) and downloads (download and delete actions). Every sync is a task
- * (sync.parts/jobs.ts), asked for or queued every SYNC_INTERVAL minutes for each user with sync on; a
+ * (sync.parts/jobs.actions.ts), asked for or queued every SYNC_INTERVAL minutes for each user with sync on; a
  * lease on the account record lets one replica sync a user at a time.
  */
 import type { ServiceSchema } from "moleculer";
@@ -14,7 +14,7 @@ import { LeaseFields, releaseLease, takeLease } from "../shared/lease";
 import { TaskWaitMixin } from "../shared/task-wait.mixin";
 import { cloudsyncActions, cloudsyncMethods } from "./sync.parts/cloudsync.actions";
 import { engineMethods } from "./sync.parts/engine";
-import { jobActions, jobMethods } from "./sync.parts/jobs";
+import { jobActions, jobMethods } from "./sync.parts/jobs.actions";
 import { ownServerMethods } from "./sync.parts/own-server";
 import { podsyncActions, podsyncMethods } from "./sync.parts/podsync.actions";
 

@@ -18,7 +18,7 @@
  * | { _id } number / string; findById                                | tasks.service.ts:126, users.service.ts:290, feed-sync.ts:99, search.service.ts:73 | findOne / findById by _id               |
  * | equality on a (unique) string field; two fields                  | users.service.ts:185, auth.service.ts:270, local.service.ts:142, password-reset.actions.ts:41 | equality on unique string fields |
  * | equality on two fields, one null-able (guid, enclosure_url)      | episodes.parts/feed-sync.ts:108, episodes.parts/sync.actions.ts:17, sharing.service.ts:70 | equality on two fields      |
- * | equality on a boolean (also an indexed one)                      | sync.parts/jobs.ts:55, users.service.ts:230, extras.actions.ts:29, gpodder.parts/subscriptions.actions.ts:150 | equality on booleans |
+ * | equality on a boolean (also an indexed one)                      | sync.parts/jobs.actions.ts:55, users.service.ts:230, extras.actions.ts:29, gpodder.parts/subscriptions.actions.ts:150 | equality on booleans |
  * | a scalar against an array field                                  | playlists.service.ts:225                                                       | a scalar against an array field            |
  * | equality to null (field present / missing)                       | podcasts.parts/sync.actions.ts:63,99, auth.parts/login-flow.actions.ts:153     | equality to null ... (2 cases, 1 differs)  |
  * | $ne: true on a field some documents lack                         | downloads.service.ts:304                                                       | $ne: true                                  |
@@ -31,7 +31,7 @@
  * | $or of (equality, $lt Date) / ($in, $lt null-able Date) + sort + limit | tasks.service.ts:207-211                                                 | the claim query                            |
  * | string range $gt + $lte (rkey), with $in / equality; projected   | gpodder.parts/model.ts:85 (subscriptions.actions.ts:142, episodes.actions.ts:127, library.ts:120,127) | a string range          |
  * | $gt: 0 on a number null / 0 / missing, with _id $in              | podcasts.parts/subscribe.actions.ts:140                                        | $gt: 0 on a number                         |
- * | $exists: false, alone and in an $or with null and $lt            | gpodder.service.ts:186, sync.parts/jobs.ts:59, users.parts/mfa.actions.ts:94   | $exists: false                             |
+ * | $exists: false, alone and in an $or with null and $lt            | gpodder.service.ts:186, sync.parts/jobs.actions.ts:59, users.parts/mfa.actions.ts:94   | $exists: false                             |
  * | $regex (RegExp, i) on a dotted path into subdocuments: hosts.name | people.service.ts:120                                                         | $regex ... (hosts.name)                    |
  * | $or of $regex on p20.persons.name and $in; sort title,_id        | episodes.parts/people.actions.ts:39, podcasts.parts/people.actions.ts:24-25 (sparse mongoOnly index: podcasts.service.ts:35, episodes.service.ts:47) | $or of a $regex on p20.persons.name (2)    |
  * | $regex on a null-able scalar + $in, projected                    | episodes.parts/indexes.ts:196                                                  | $regex on a scalar field                   |
