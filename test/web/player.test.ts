@@ -88,6 +88,8 @@ test("an episode plays from the server's position, writes it back while playing,
   // Faster: the element follows the select.
   await player(page).getByLabel("Playback speed").selectOption("2");
   expect(await audio(page).evaluate((a: HTMLAudioElement) => a.playbackRate)).toBe(2);
+  // ... and it is the person's default speed on the server from now on.
+  await until(async () => (await api(server.url).post("/api/data/get_playback_speed").set("Api-Key", session.key).send({ user_id: session.user_id })).body.playback_speed === 2, 10_000, 100);
   // The system's media controls know the episode.
   expect(await page.evaluate(() => [navigator.mediaSession.metadata?.title, navigator.mediaSession.metadata?.artist])).toEqual(["Long talk", "Player Show"]);
 
@@ -105,7 +107,8 @@ test("an episode plays from the server's position, writes it back while playing,
   const stored = (await meta(ep.long)).listenduration;
   await waitPage(page, async () => Math.abs((await currentTime(page)) - stored) <= 1.5);
   expect(await paused(page)).toBe(true);
-  expect(await audio(page).evaluate((a: HTMLAudioElement) => a.playbackRate)).toBe(1);
+  // At the speed the person chose before the reload, now their default.
+  expect(await audio(page).evaluate((a: HTMLAudioElement) => a.playbackRate)).toBe(2);
 
   // Space plays and pauses (focus on the page, not in a control); pausing sends the position.
   await page.getByRole("heading", { level: 1 }).focus();

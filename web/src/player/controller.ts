@@ -390,7 +390,10 @@ export function skip(by: number): void {
   if (el) seek(el.currentTime + by);
 }
 
+/** A speed the person picks in the player becomes their default (a podcast's own speed, set on its page, still wins there). */
 export function setSpeed(speed: number): void {
   view.speed.value = speed;
   if (el) el.defaultPlaybackRate = el.playbackRate = speed;
+  const s = user();
+  if (s) void ok(api.POST("/api/data/user/set_playback_speed", { body: { user_id: s.user_id, playback_speed: speed } })).catch((err) => (view.error.value = `The speed was not saved: ${errorText(err)}`));
 }
