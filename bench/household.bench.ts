@@ -9,8 +9,8 @@
  * reached, errors, and each server's RSS (now and peak). Not a test: it asserts nothing.
  *
  *   npm run build && node dist/bench/household.bench.js [seconds per turn=30] [--rounds=2] [--rate=200] [--base=<tree>] [--profile]
- * --base: a tree with today's code built (dist/) and its node_modules, e.g. `git worktree add --detach /tmp/store-base main`,
- * `ln -s $PWD/node_modules /tmp/store-base/`, `(cd /tmp/store-base && npx tsc -p tsconfig.json)`. Without it only this tree runs.
+ * --base: a tree with today's code built (dist/) and its node_modules, e.g. `git worktree add --detach ../store-base main`,
+ * `ln -s $PWD/node_modules ../store-base/`, `(cd ../store-base && npx tsc -p tsconfig.json)`. Without it only this tree runs.
  * --profile: the servers run under --cpu-prof; their top functions by self time are printed at the end.
  */
 import fs from "fs";

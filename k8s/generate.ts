@@ -43,7 +43,7 @@ const claimOf = (volume: string) => `${APP}-${volume}`;
  * V8 limits that fit the container's memory limit (the image's default, 768 MB of old space and 64 MB
  * semi-spaces, is for the embedded server): old space = the limit less the young generation (3 semi-spaces)
  * and ~100 MB of code and buffers, so that V8 collects before the kernel kills the pod. Big semi-spaces only
- * where there is room: they keep a read's short-lived objects out of the old space (bench/README.md).
+ * where there is room: they keep a read's short-lived objects out of the old space (bench/RESULTS.md, listening).
  */
 function nodeOptionsOf(memoryLimit: string): string {
   const m = /^(\d+)(Mi|Gi)$/.exec(memoryLimit);

@@ -345,7 +345,7 @@ export const routes: Record<string, RouteDef> = {
   "POST /index.php/login/v2/poll": { action: "auth.login_flow_poll", auth: "none", summary: "Nextcloud Login Flow v2: poll for the app password (404 until access is granted, then once)" },
   "GET /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_page", auth: "none", summary: "Nextcloud Login Flow v2: the sign-in page (HTML form) a person grants the app access on" },
   "POST /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_grant", auth: "none", headers: ["cookie"], summary: "Nextcloud Login Flow v2: the sign-in form's submission, which grants the app an app password" },
-  // gPodder API v2 data (services/gpodder.service.ts; README "Sync server for phones"): devices, subscriptions, episode actions, sync groups
+  // gPodder API v2 data (services/gpodder.service.ts; docs/phone-sync.md "Sync server for phones"): devices, subscriptions, episode actions, sync groups
   // (body "json": the JSON is read whatever its content type, as gPodder's client library labels it form data)
   "GET /api/2/devices/{username}.json": { action: "gpodder.devices", auth: "sync", summary: "gPodder API v2: the user's devices" },
   "POST /api/2/devices/{username}/{deviceid}.json": { action: "gpodder.update_device", auth: "sync", body: "json", summary: "gPodder API v2: create a device or change its caption and type" },

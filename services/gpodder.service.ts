@@ -1,6 +1,6 @@
 /**
  * This server as a sync server for phones and desktop players: the gPodder API v2 and the Nextcloud
- * gpoddersync app's endpoints (README "Sync server for phones"). It owns what devices send, kept as sent:
+ * gpoddersync app's endpoints (docs/phone-sync.md "Sync server for phones"). It owns what devices send, kept as sent:
  * `gpodder_users` (per user: the clock and how far uploads are applied), `gpodder_devices`,
  * `gpodder_feeds` (each feed URL's last change, add or remove, with when it was received) and
  * `gpodder_actions` (episode actions as sent, with when they were received). Every device of a user

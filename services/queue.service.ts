@@ -55,7 +55,7 @@ function onlyThese(episode_ids: number[]): EpisodeSelection {
 /**
  * A queued episode as get_queued_episodes lists it: the list item without is_video, plus its place.
  * Built field by field: copying with `{ is_video, ...rest }` costs several times more per item, and this
- * runs for every item of every queue read (bench/README.md); the type keeps it in step with the contract.
+ * runs for every item of every queue read (bench/RESULTS.md, gateway); the type keeps it in step with the contract.
  */
 function queueEntry(e: SelectedEpisode, queueposition: number, queued_at: Date): Omit<SelectedEpisode, "is_video"> & { queueposition: number; queuedate: string; queued: true } {
   return {

@@ -1,7 +1,7 @@
 /**
  * moleculer-web finds a request's alias by trying every alias's regular expression in turn, in its own
  * order (longest paths first): with the API's ~220 aliases that took 0.7 µs for get_theme and 2.7 µs for
- * get_queued_episodes on every request, 0.24-0.26 µs with this index (bench/README.md). The index is a tree
+ * get_queued_episodes on every request, 0.24-0.26 µs with this index (bench/RESULTS.md, gateway). The index is a tree
  * of the aliases' leading literal segments; only the aliases whose literal segments start the URL are
  * tried, in moleculer-web's order, so the alias found is the one moleculer-web would have found.
  * List it before ApiGateway in `mixins`: the first mixin's methods win.

@@ -1,5 +1,5 @@
 /**
- * The server backup file (README "Backups"): JSON lines, one object a line, UTF-8, optionally gzip.
+ * The server backup file (docs/operating.md "Server backups"): JSON lines, one object a line, UTF-8, optionally gzip.
  *
  *   {"format":"podcast-server-backup","version":1,"created_at":"2026-...Z","server_version":"0.1.0"}
  *   {"service":"users","collection":"users","doc":{"_id":1,...}}

@@ -102,7 +102,7 @@ const BROWSER_USER_AGENT =
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * The outbound URL policy (house rule 8, docs/architecture.md, README "Outbound URL policy"). Every URL a user supplies
+ * The outbound URL policy (house rule 8, docs/architecture.md, docs/library.md "Outbound URL policy"). Every URL a user supplies
  * is checked per hop, on the addresses its host resolves to:
  * - forbidden: link-local (cloud metadata lives there), other clouds' metadata addresses, "this
  *   network", multicast, reserved and documentation ranges. Refused for everyone, whatever the

@@ -1,7 +1,7 @@
 /**
  * The gateway's own cache of API key lookups. auth.resolve_key is cached on the auth node, so without
  * this every request over NATS pays a round trip just to learn who is calling (half of the gateway's
- * NATS traffic on a simple read; bench/README.md). Entries live KEY_CACHE_TTL seconds at most and go at
+ * NATS traffic on a simple read; bench/RESULTS.md, gateway). Entries live KEY_CACHE_TTL seconds at most and go at
  * once on the broadcasts that already drop the auth node's cache: auth.keys_removed (keys deleted or
  * retired), user.rights_changed (admin flag changed, user deleted) and backup.restored (every key
  * replaced by a backup's). Only found keys are kept. App passwords and sync sessions (the sessionid

@@ -1,7 +1,8 @@
 /**
  * The production store: one MongoDB collection per store, through the official `mongodb` driver.
  *
- * Why not moleculer-db-adapter-mongo (README "Storage"): its last release pins the 3.x driver, which
+ * Why not moleculer-db-adapter-mongo (docs/mongodb.md "The driver, and why not moleculer-db-adapter-mongo"):
+ * its last release pins the 3.x driver, which
  * speaks to MongoDB servers up to 5.0 only, opens a MongoClient per adapter, and takes its third argument
  * as a database name. This is a thin adapter with the same methods the services call of a moleculer-db
  * adapter (and of shared/sqlite-store.ts): every store of a process shares ONE MongoClient, and every

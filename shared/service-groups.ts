@@ -20,7 +20,7 @@ export interface ServiceGroup {
 
 const small = { cpu: "100m", memory: "128Mi", cpuLimit: "500m", memoryLimit: "384Mi" };
 const busy = { cpu: "250m", memory: "256Mi", cpuLimit: "1", memoryLimit: "768Mi" };
-/** The library group holds the episodes service's in-memory catalogue and cached listening states (README "Listening at size"). */
+/** The library group holds the episodes service's in-memory catalogue and cached listening states (docs/library.md "Listening at size"). */
 const large = { cpu: "250m", memory: "512Mi", cpuLimit: "1", memoryLimit: "1536Mi" };
 
 export const serviceGroups: ServiceGroup[] = [

@@ -4,7 +4,7 @@
  * SQLite copies a WAL back into its database file at a checkpoint, and with synchronous=NORMAL a
  * checkpoint is where it fsyncs (the commits themselves do not). Left to SQLite, the write that fills the
  * WAL past 1,000 pages runs the checkpoint inline: with better-sqlite3 on the event loop, every request of
- * the process waited for those fsyncs, tens to hundreds of ms on a busy disk (bench/README.md
+ * the process waited for those fsyncs, tens to hundreds of ms on a busy disk (bench/RESULTS.md
  * "Household"). Here a worker thread with connections of its own checkpoints each file whose WAL has grown
  * past CHECKPOINT_BYTES, PASSIVE (it never waits for, nor blocks, the process's readers and writers).
  * The process's own connections keep SQLite's automatic checkpoint as a backstop at a far larger WAL.

@@ -1,7 +1,7 @@
 /**
  * The embedded store: one SQLite file per collection (better-sqlite3), each document one row of JSON.
  *
- * Why (bench/README.md "Household"): NeDB kept every document in the JS heap and ran every operation on a
+ * Why (bench/RESULTS.md "Household"): NeDB kept every document in the JS heap and ran every operation on a
  * collection through one queue, each write holding it across the three thread-pool round trips of an
  * append (open, write, close), each of which waits for the event loop: under a player load the writes
  * waited in line behind one another. Here a write is one synchronous statement of tens of microseconds

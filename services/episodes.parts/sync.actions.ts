@@ -86,7 +86,7 @@ export const syncActions: ServiceActionsSchema = {
   },
   /**
    * Play positions from a sync server: for each episode the newest action wins, and it is written only
-   * when it is newer than the local position (README "Sync"); one played to its end completes the episode.
+   * when it is newer than the local position (docs/phone-sync.md "Sync with gPodder servers and Nextcloud"); one played to its end completes the episode.
    * Episodes are found by enclosure URL (exactly, else without the query string), else by guid. Nothing
    * local is ever deleted. A constant number of store reads whatever the number of states.
    */

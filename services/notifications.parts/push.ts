@@ -31,7 +31,7 @@ export interface PushSettingsDoc {
   rights: Rights;
 }
 
-/** What is sent; the webhook receives it as JSON (README "Notifications"). */
+/** What is sent; the webhook receives it as JSON (docs/library.md "Notifications of new episodes"). */
 export interface PushMessage {
   event: "episode.new" | "person.episode" | "test";
   /** person.episode: the followed person the episode names. */

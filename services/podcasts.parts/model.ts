@@ -38,7 +38,7 @@ export interface PodcastDoc {
   episode_count: number;
   last_episode_date: string | null;
   created_at: Date;
-  /** Rights its refreshes use (README "Outbound URL policy"): "admin" when an admin added it, until a normal user joins. Absent = "user". */
+  /** Rights its refreshes use (docs/library.md "Outbound URL policy"): "admin" when an admin added it, until a normal user joins. Absent = "user". */
   fetch_rights?: Rights;
 }
 

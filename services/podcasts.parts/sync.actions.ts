@@ -100,7 +100,7 @@ export const syncActions: ServiceActionsSchema = {
         const gone: PodcastDoc[] = [];
         for (const pod of pods) {
           const sub: SubscriptionDoc | null = await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` });
-          // Without subscriptions.removed: a sync never deletes listening history (README "Sync"); it is back on a resubscribe.
+          // Without subscriptions.removed: a sync never deletes listening history (docs/phone-sync.md "Sync with gPodder servers and Nextcloud"); it is back on a resubscribe.
           if (sub && (await this.stores.subscriptions.removeMany({ _id: sub._id }))) gone.push(pod);
         }
         removed = gone.length;

@@ -1,5 +1,5 @@
 /**
- * One sync of one user with a gPodder v2 server or a Nextcloud gpoddersync app (README "Sync" has the rules):
+ * One sync of one user with a gPodder v2 server or a Nextcloud gpoddersync app (docs/phone-sync.md "Sync with gPodder servers and Nextcloud" has the rules):
  * - subscriptions: changes on either side since the last sync go to the other; a feed added on one side
  *   and removed on the other in the same interval is kept. A force sync starts from nothing (since=0):
  *   the union of both sides.

@@ -1,5 +1,5 @@
 /**
- * The outbound URL policy (README "Outbound URL policy") through the gateway, as a client sees it: the
+ * The outbound URL policy (docs/library.md "Outbound URL policy") through the gateway, as a client sees it: the
  * server runs with the default setting (OUTBOUND_ALLOW_PRIVATE=false) unless a test changes it, and
  * the feeds are served from loopback, a private address.
  */
