@@ -2,7 +2,7 @@
  * Reads the API documents (podcast-server-api.md and ROUTES.md, in the directory given as the first
  * argument) into shared/api-docs.json: per "METHOD /path", the summary and description that
  * /api/openapi.json shows (shared/openapi.ts). The documents live outside the repository, so the result
- * is checked in: `npm run api-docs -- /path/to/spec` after the documents change.
+ * is checked in: `npm run api-docs -- docs/spec` after the documents (docs/spec/) change.
  */
 import fs from "fs";
 import path from "path";

@@ -2,7 +2,7 @@
  * THE route table: every documented "METHOD /path" -> the action it calls and its auth level
  * (none | optional | basic | key | admin | rss | sync; see shared/types.ts), and how its body is read
  * when not by its content type (body: json | text). Paths are exactly those of
- * spec/podcast-server-api.md and spec/ROUTES.md; {name} is a path parameter.
+ * docs/spec/podcast-server-api.md and docs/spec/ROUTES.md; {name} is a path parameter.
  */
 import { neutralName } from "../shared/client-names";
 import type { RouteDef } from "../shared/types";

@@ -1,7 +1,7 @@
 /**
  * Smart playlists: the `playlists` collection. A playlist is a stored filter; its episodes are worked
  * out when read by episodes.select_episodes (the episodes and states live there), so a playlist is
- * never stale and needs no refresh job. Every user has the six system playlists of spec/ROUTES.md:
+ * never stale and needs no refresh job. Every user has the six system playlists of docs/spec/ROUTES.md:
  * made when the account is created (user.created), and for accounts older than this service the first
  * time their playlists are listed, or for everyone by an admin's update_playlists.
  */
@@ -43,7 +43,7 @@ const SYSTEM_DEFAULTS = {
   play_progress_min: null, play_progress_max: null, time_filter_hours: null, min_duration: null, max_duration: null,
   max_episodes: null, group_by_podcast: false,
 };
-/** The six system playlists (spec/ROUTES.md); durations in seconds, bounds inclusive. */
+/** The six system playlists (docs/spec/ROUTES.md); durations in seconds, bounds inclusive. */
 const SYSTEM_PLAYLISTS: (Partial<PlaylistValues> & { slug: string; name: string; sort_order: PlaylistSortOrder; icon_name: string })[] = [
   { slug: "quick_listens", name: "Quick Listens", description: "Episodes of 15 minutes or less", max_duration: 900, sort_order: "duration_asc", icon_name: "ph-fast-forward" },
   { slug: "longform", name: "Longform", description: "Episodes of an hour or more", min_duration: 3600, sort_order: "duration_desc", icon_name: "ph-car" },

@@ -1,6 +1,6 @@
 /**
  * The search service's own gateway (moleculer-web) on SEARCH_PORT, all interfaces: the four routes of
- * spec/search-service-api.md, CORS for any origin (preflight included), and plain-text errors.
+ * docs/spec/search-service-api.md, CORS for any origin (preflight included), and plain-text errors.
  * It scales apart from the podcast API gateway (SERVICES=search-api,search).
  */
 import type { ServiceSchema } from "moleculer";

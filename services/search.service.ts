@@ -1,5 +1,5 @@
 /**
- * The search service (spec/search-service-api.md): podcast search in the directory and store
+ * The search service (docs/spec/search-service-api.md): podcast search in the directory and store
  * providers, video channel search and details, and the per-provider request counters. Its gateway is
  * search-api.service.ts. Provider answers are cached in the broker's cacher for SEARCH_CACHE_TTL
  * seconds; the counters live in this service's search_stats collection (one document, $inc only),

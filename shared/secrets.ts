@@ -36,7 +36,7 @@ const MIN_PASSWORD_LENGTH = 8;
 
 /**
  * Clients of this API family send an Argon2 hash they computed themselves; curl users send the clear
- * password. An encoded Argon2 string is stored as is; anything else is hashed here (ROUTES.md).
+ * password. An encoded Argon2 string is stored as is; anything else is hashed here (docs/spec/ROUTES.md).
  */
 export async function passwordToStoredHash(value: string): Promise<string> {
   if (ARGON2_ENCODED.test(value)) return value;

@@ -100,7 +100,7 @@ export function time(d: Date | null | undefined): number {
   return d instanceof Date ? d.getTime() : d ? new Date(d).getTime() : 0;
 }
 
-/** "Played": completed, or listened to 90% or to within 30 s of the end (spec/ROUTES.md). */
+/** "Played": completed, or listened to 90% or to within 30 s of the end (docs/spec/ROUTES.md). */
 export function isPlayed(ep: Pick<EpisodeDoc, "duration">, st: EpisodeStateDoc | undefined): boolean {
   if (!st) return false;
   if (st.completed) return true;

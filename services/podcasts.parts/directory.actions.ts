@@ -1,5 +1,5 @@
 /**
- * GET /api/data/proxy_search: a podcast search of the search service (spec/search-service-api.md, GET
+ * GET /api/data/proxy_search: a podcast search of the search service (docs/spec/search-service-api.md, GET
  * /api/search) for PinePods' web and mobile clients, which search through this server with their key
  * instead of reaching the search service themselves. The call goes through the broker.
  */

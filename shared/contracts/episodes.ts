@@ -93,7 +93,7 @@ export interface SyncEpisodeRef {
   episode_url: string;
 }
 
-/** The values of a playlist's sort_order (spec/ROUTES.md). */
+/** The values of a playlist's sort_order (docs/spec/ROUTES.md). */
 export const PLAYLIST_SORT_ORDERS = [
   "date_asc", "date_desc", "duration_asc", "duration_desc", "listen_progress", "completion",
   "title_asc", "title_desc", "podcast_asc", "podcast_desc", "random",

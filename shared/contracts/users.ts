@@ -182,7 +182,7 @@ export const UserInfoAnswer = Type.Array(
 );
 export type UserInfoAnswer = Static<typeof UserInfoAnswer>;
 
-/** generate_mfa_secret: the secret, its otpauth:// URI (ROUTES.md) and that URI as a QR code (SVG) the web client shows. */
+/** generate_mfa_secret: the secret, its otpauth:// URI (docs/spec/ROUTES.md) and that URI as a QR code (SVG) the web client shows. */
 export const MfaSecretAnswer = Type.Object({ secret: Type.String(), otpauth_uri: Type.String(), qr_code_svg: Type.String() });
 export type MfaSecretAnswer = Static<typeof MfaSecretAnswer>;
 export const VerifiedAnswer = Type.Object({ verified: Type.Boolean() });
