@@ -16,7 +16,7 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import type { SelectedEpisode, EpisodeSelection, EpisodesCreatedEvent, SelectionResult } from "../shared/contracts/episodes";
-import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsResult } from "../shared/contracts/queue";
+import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsResult, QueuePreviewParams, QueuePreviewResult } from "../shared/contracts/queue";
 import { QueuedEpisodesAnswer } from "../shared/contracts/queue";
 import { DataAnswer, MessageAnswer } from "../shared/contracts/answers";
 
@@ -154,6 +154,29 @@ const QueueService: ServiceSchema = {
       async handler(this: any, ctx: Context<QueueLengthParams>): Promise<number> {
         const { found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id, 0);
         return found?.total ?? 0;
+      },
+    },
+    /**
+     * home_overview's queue section: the first entries as get_queued_episodes lists them, the count, and which of
+     * the page's episodes are queued; the episodes of the rest of the queue are counted, not read.
+     */
+    preview: {
+      visibility: "public",
+      params: { user_id: id, limit: { type: "number", integer: true, min: 1, max: 50 }, episode_ids: idList },
+      async handler(this: any, ctx: Context<QueuePreviewParams>): Promise<QueuePreviewResult> {
+        const { user_id, limit, episode_ids } = ctx.params;
+        const doc: QueueDoc | null = await this.adapter.findOne({ _id: user_id });
+        const items = doc?.items ?? [];
+        if (!items.length) return { entries: [], count: 0, queued: [] };
+        // Twice the entries shown: a few queued episodes hidden since (feed cutoff) are skipped, as get_queued_episodes does.
+        const head = items.slice(0, 2 * limit);
+        const [first, all]: SelectionResult[] = await ctx.call("episodes.select_episodes", {
+          user_id, selections: [onlyThese(head.map((i) => i.episode_id)), onlyThese(items.map((i) => i.episode_id))], limit: head.length,
+        });
+        const byId = new Map(first.episodes.map((e) => [e.episodeid, e]));
+        const entries = head.filter((i) => byId.has(i.episode_id)).slice(0, limit).map((i, n) => queueEntry(byId.get(i.episode_id)!, n + 1, i.queued_at));
+        const inQueue = new Set(items.map((i) => i.episode_id));
+        return { entries, count: all.total, queued: episode_ids.filter((e) => inQueue.has(e)) };
       },
     },
     /** Where these episodes are in the user's queue (playlist items show queued / queueposition). */

@@ -4,7 +4,7 @@
  * UserStats). library.ts adds them after the documented fields.
  */
 import type { Context } from "moleculer";
-import type { QueuedEpisodesAnswer } from "../../shared/contracts/queue";
+import type { QueuePreviewParams, QueuePreviewResult } from "../../shared/contracts/queue";
 import type { HomeClientEpisode, HomeClientSections, StatsAnswer, StatsWithClientNamesAnswer } from "../../shared/contracts/episodes";
 import type { PodsyncSettingsAnswer } from "../../shared/contracts/sync";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
@@ -43,13 +43,13 @@ export const homeClientMethods: Record<string, any> = {
     // The newest ten in one pass: a year's history is thousands of started episodes.
     const started = newest(l.history.filter((s) => s.listen_duration > 0 && !s.completed), IN_PROGRESS, (s) => time(s.last_listened_at));
     const ids = [...new Set([...recent, ...started].map((s) => s.episode_id))];
-    const [queue, docs, downloadedCount]: [QueuedEpisodesAnswer, EpisodeDoc[], number] = await Promise.all([
-      ctx.call<QueuedEpisodesAnswer, { user_id: number }>("queue.get_queued_episodes", { user_id }),
+    const [queue, docs, downloadedCount]: [QueuePreviewResult, EpisodeDoc[], number] = await Promise.all([
+      ctx.call<QueuePreviewResult, QueuePreviewParams>("queue.preview", { user_id, limit: QUEUE_PREVIEW, episode_ids: ids }),
       this.findByIds(this.adapter, ids),
       this.downloadedCount(ctx, user_id),
     ]);
     const downloaded: Set<number> = await this.downloadedOf(ctx, user_id, ids);
-    const queued = new Set(queue.data.map((q) => q.episodeid));
+    const queued = new Set(queue.queued);
     const episodes = new Map<number, HomeClientEpisode>();
     for (const e of docs) {
       const sub: SubscriptionView | undefined = l.subs.get(e.podcast_id);
@@ -63,7 +63,7 @@ export const homeClientMethods: Record<string, any> = {
       episodes,
       sections: {
         in_progress_episodes: started.map((s) => episodes.get(s.episode_id)).filter((e): e is HomeClientEpisode => !!e),
-        queue_preview: queue.data.slice(0, QUEUE_PREVIEW),
+        queue_preview: queue.entries,
         top_podcasts: [...l.byPodcast.entries()]
           .filter(([podcast_id]) => l.subs.has(podcast_id))
           .sort((a, b) => b[1] - a[1])
@@ -77,7 +77,7 @@ export const homeClientMethods: Record<string, any> = {
           }),
         saved_count: l.saved,
         downloaded_count: downloadedCount,
-        queue_count: queue.data.length,
+        queue_count: queue.count,
         weekly_stats: {
           seconds_listened: Math.round(week.reduce((sum, s) => sum + (s.listen_duration ?? 0), 0)),
           episodes_completed: week.filter((s) => s.completed).length,

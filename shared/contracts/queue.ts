@@ -33,6 +33,13 @@ export interface QueuePositionsParams {
 /** queue.positions result: episode id -> { position (1..n), queued_at (ISO) } for the queued ones only. */
 export type QueuePositionsResult = Record<number, { position: number; queued_at: string }>;
 
+/** queue.preview params: the first `limit` visible entries, the visible count, and which of `episode_ids` are queued. */
+export interface QueuePreviewParams {
+  user_id: number;
+  limit: number;
+  episode_ids: number[];
+}
+
 // --- Answers of the queue service's routes ---
 
 /** get_queued_episodes: queue items ordered by queueposition (1..n). */
@@ -40,3 +47,12 @@ export const QueuedEpisodesAnswer = Type.Object({
   data: Type.Array(Type.Composite([Type.Omit(QueueItem, ["is_video", "queueposition", "queuedate"]), Type.Object({ queueposition: Type.Integer(), queuedate: Type.String({ format: "date-time" }) })])),
 });
 export type QueuedEpisodesAnswer = Static<typeof QueuedEpisodesAnswer>;
+
+/** queue.preview result (home_overview's queue section): as get_queued_episodes' first entries, without reading the whole queue's episodes. */
+export interface QueuePreviewResult {
+  entries: QueuedEpisodesAnswer["data"];
+  /** Queued episodes the user still sees (get_queued_episodes' length). */
+  count: number;
+  /** Those of the asked episode_ids that are in the queue. */
+  queued: number[];
+}

@@ -63,6 +63,21 @@ describe("queue", () => {
     expect(many).toBeLessThanOrEqual(5); // the gateway's action call, episodes, podcasts, downloads (and the key lookup)
   });
 
+  test("home_overview's queue section: the queue's first five in its own order, its length, and the queued flags", async () => {
+    // Nine queued, then the order turned around: the preview follows the queue's order, not the episodes' dates.
+    const nine = Array.from({ length: 9 }, (_, n) => own(n));
+    await lib.server.broker.call("queue.bulk_add", { user_id: lib.users.alice.id, episode_ids: nine });
+    expect((await reorder("alice", [...nine].reverse())).status).toBe(200);
+    const home = await lib.get("/api/data/home_overview", "alice", { user_id: lib.users.alice.id });
+    expect(home.status).toBe(200);
+    const queued = await queueOf("alice");
+    expect(home.body.queue_preview).toEqual(queued.slice(0, 5));
+    expect(home.body.queue_count).toBe(9);
+    const preview: { user_id: number; limit: number; episode_ids: number[] } = { user_id: lib.users.alice.id, limit: 5, episode_ids: [own(2), lib.ids.Tiny] };
+    expect(await lib.server.broker.call("queue.preview", preview)).toMatchObject({ count: 9, queued: [own(2)] });
+    expect(await lib.server.broker.call("queue.preview", { ...preview, user_id: lib.users.bob.id })).toEqual({ entries: [], count: 0, queued: [] });
+  });
+
   test("reorder_queue answers 400 unless the ids are exactly the queued ones", async () => {
     const [a, b, c] = [lib.ids.Tiny, lib.ids.Quarter, lib.ids.Hour];
     for (const e of [a, b, c]) await queue("alice", e);
