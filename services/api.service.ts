@@ -14,7 +14,7 @@ import { clientAddress, publicOrigin, trustedProxyList } from "../shared/client-
 import { config } from "../shared/config";
 import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
 import { keyCacheMixin } from "../shared/key-cache.mixin";
-import { webAppMiddleware } from "../shared/web-app";
+import { firstSegments, webAppMiddleware } from "../shared/web-app";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { responseCheck } from "../shared/response-check";
 import { hashApiKey, requestApiKey } from "../shared/secrets";
@@ -169,7 +169,7 @@ const ApiService: ServiceSchema = {
         next();
       },
       // The web app at "/" (its pages' addresses never shadow an API route: test/unit/web-pages.test.ts).
-      webAppMiddleware(new Set(Object.keys(routes).map((key) => key.split(" ")[1].split("/")[1]))),
+      webAppMiddleware(firstSegments(routes)),
     ],
     routes: [
       docsRoute,

@@ -46,9 +46,14 @@ function load(rel: string): WebFile | null {
   return found;
 }
 
-/** The file of a GET path: a file of the build, or index.html for "/" and the app's pages; null: not the web app's. */
-function fileFor(pathname: string): WebFile | null {
-  if (pathname === "/" || PAGES.has(pathname.split("/")[1])) return load("index.html");
+/** The first path segments of a route table's paths ("GET /api/data/x" -> "api"): the addresses the app never answers. */
+export function firstSegments(table: Record<string, unknown>): Set<string> {
+  return new Set(Object.keys(table).map((key) => key.split(" ")[1].split("/")[1]));
+}
+
+/** The file of a GET path (first: its first segment): a file of the build, or index.html for "/" and the app's pages; null: not the web app's. */
+function fileFor(pathname: string, first: string): WebFile | null {
+  if (pathname === "/" || PAGES.has(first)) return load("index.html");
   const rel = path.posix.normalize(decodeURIComponent(pathname)).replace(/^\/+/, "");
   if (rel.startsWith("..") || !/^(assets\/)?[\w.-]+$/.test(rel)) return null;
   return load(rel);
@@ -71,7 +76,7 @@ export function webAppMiddleware(apiSegments: Set<string>) {
     if (apiSegments.has(first)) return next();
     let file: WebFile | null;
     try {
-      file = fileFor(pathname);
+      file = fileFor(pathname, first);
     } catch {
       return next(); // a malformed escape: the API's JSON 400/404
     }

@@ -5,10 +5,11 @@
 import fs from "fs";
 import path from "path";
 import { routes } from "../../services/api.routes";
+import { firstSegments } from "../../shared/web-app";
 import { WEB_PAGES } from "../../shared/web-pages";
 
 test("no web page shares its first path segment with an API route", () => {
-  const apiFirst = new Set(Object.keys(routes).map((key) => key.split(" ")[1].split("/")[1]));
+  const apiFirst = firstSegments(routes);
   expect(apiFirst.has("api")).toBe(true);
   expect(WEB_PAGES.filter((p) => apiFirst.has(p))).toEqual([]);
 });
