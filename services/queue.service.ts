@@ -66,6 +66,12 @@ function queueEntry(e: SelectedEpisode, queueposition: number, queued_at: Date):
   };
 }
 
+/** Queue items as entries, in queue order: an episode hidden since it was queued (feed cutoff) is skipped, and the positions shown stay 1..n. */
+function visibleEntries(items: QueueItem[], found: SelectionResult): QueuedEpisodesAnswer["data"] {
+  const byId = new Map(found.episodes.map((e) => [e.episodeid, e]));
+  return items.filter((i) => byId.has(i.episode_id)).map((i, n) => queueEntry(byId.get(i.episode_id)!, n + 1, i.queued_at));
+}
+
 /** A change of a queue: the new items (the same array when nothing changes) and the answer. */
 type Mutation<R> = (items: QueueItem[]) => { next: QueueItem[]; result: R };
 
@@ -129,11 +135,7 @@ const QueueService: ServiceSchema = {
       response: QueuedEpisodesAnswer,
       async handler(this: any, ctx: Context<any>) {
         const { items, found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id);
-        if (!items.length) return { data: [] };
-        const byId = new Map(found!.episodes.map((e) => [e.episodeid, e]));
-        // An episode hidden since it was queued (feed cutoff) is skipped, and the positions shown stay 1..n.
-        const data = items.filter((i) => byId.has(i.episode_id)).map((i, n) => queueEntry(byId.get(i.episode_id)!, n + 1, i.queued_at));
-        return { data };
+        return { data: items.length ? visibleEntries(items, found!) : [] };
       },
     },
 
@@ -173,8 +175,7 @@ const QueueService: ServiceSchema = {
         const [first, all]: SelectionResult[] = await ctx.call("episodes.select_episodes", {
           user_id, selections: [onlyThese(head.map((i) => i.episode_id)), onlyThese(items.map((i) => i.episode_id))], limit: head.length,
         });
-        const byId = new Map(first.episodes.map((e) => [e.episodeid, e]));
-        const entries = head.filter((i) => byId.has(i.episode_id)).slice(0, limit).map((i, n) => queueEntry(byId.get(i.episode_id)!, n + 1, i.queued_at));
+        const entries = visibleEntries(head, first).slice(0, limit);
         const inQueue = new Set(items.map((i) => i.episode_id));
         return { entries, count: all.total, queued: episode_ids.filter((e) => inQueue.has(e)) };
       },
