@@ -7,7 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from "preact-iso";
 import { session } from "./session";
 import { api, errorText, ok } from "./api";
-import { navigate, here } from "./router";
+import { navigate, here, PUBLIC_PAGES } from "./router";
 import { Player } from "./player";
 import { signOut } from "./sign-out";
 import { applyTheme } from "./theme";
@@ -31,8 +31,6 @@ const ForgotPassword = lazy(() => import("./pages/forgot-password"));
 const OidcDone = lazy(() => import("./pages/oidc-done"));
 const NotFound = lazy(() => import("./pages/not-found"));
 
-/** Pages that open without a session. */
-const PUBLIC = ["sign-in", "first-run", "create-account", "forgot-password", "oidc-done"];
 
 const NAV: [string, string][] = [
   ["/", "Home"], ["/podcasts", "Podcasts"], ["/queue", "Queue"], ["/saved", "Saved"], ["/history", "History"],
@@ -79,7 +77,7 @@ function Shell() {
   const { path } = useLocation();
   const first = path.split("/")[1];
   const signedIn = !!session.value;
-  const isPublic = PUBLIC.includes(first);
+  const isPublic = PUBLIC_PAGES.includes(first);
   // A page that failed to render, or whose code did not load (a server updated since this tab opened).
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => setFailed(null), [path]);

@@ -14,9 +14,12 @@ export function here(): string {
   return location.pathname + location.search;
 }
 
+/** The pages that open without a session (signing in and what leads to it). */
+export const PUBLIC_PAGES: string[] = ["sign-in", "first-run", "create-account", "forgot-password", "oidc-done"];
+
 /** A local path to return to after sign-in: never another origin, never a sign-in page itself. */
 export function safeNext(next: string | null): string {
   if (!next || !next.startsWith("/") || next.startsWith("//")) return "/";
   const first = next.split(/[/?#]/)[1];
-  return ["sign-in", "first-run", "create-account", "forgot-password", "oidc-done"].includes(first) ? "/" : next;
+  return PUBLIC_PAGES.includes(first) ? "/" : next;
 }
