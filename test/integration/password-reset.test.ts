@@ -2,11 +2,10 @@
  * Mail settings and password reset by mail, black-box through the gateway, against a real SMTP server
  * (smtp-server) on loopback that receives the mails; the reset code is read from the received mail.
  */
-import { SMTPServer } from "smtp-server";
-import type { AddressInfo } from "net";
 import { api, basic, expectErrorBody } from "../helpers/client";
 import { startServer, TestServer, trustLoopbackProxy } from "../helpers/server";
 import { freezeClock } from "../helpers/clock";
+import { startSmtpPeer, type SmtpPeer } from "../helpers/smtp";
 
 interface ReceivedMail {
   to: string[];
@@ -31,16 +30,15 @@ function parseMail(raw: string, to: string[]): ReceivedMail {
 
 describe("mail settings and password reset by mail", () => {
   let server: TestServer;
-  let smtp: SMTPServer;
-  let smtpPort = 0;
-  const inbox: ReceivedMail[] = [];
+  let smtp: SmtpPeer;
+  const inbox = () => smtp.inbox.map((m) => parseMail(m.raw, m.to));
   const http = () => api(server.url);
   let adminKey = "";
   let userKey = "";
 
   async function waitForMail(to: string, subject: RegExp): Promise<ReceivedMail> {
     for (let i = 0; i < 100; i++) {
-      const found = inbox.find((m) => m.to.includes(to) && subject.test(m.subject));
+      const found = inbox().find((m) => m.to.includes(to) && subject.test(m.subject));
       if (found) return found;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -49,7 +47,7 @@ describe("mail settings and password reset by mail", () => {
 
   const settings = (over: Record<string, any> = {}) => ({
     server_name: "127.0.0.1",
-    server_port: smtpPort,
+    server_port: smtp.port,
     from_email: "podcasts@example.org",
     send_mode: "SMTP",
     encryption: "none",
@@ -60,26 +58,7 @@ describe("mail settings and password reset by mail", () => {
   });
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      secure: false,
-      disabledCommands: ["STARTTLS"],
-      allowInsecureAuth: true,
-      logger: false,
-      onAuth(auth, _session, cb) {
-        if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) return cb(null, { user: SMTP_USER });
-        return cb(new Error("Invalid username or password"));
-      },
-      onData(stream, session, cb) {
-        const chunks: Buffer[] = [];
-        stream.on("data", (d: Buffer) => chunks.push(d));
-        stream.on("end", () => {
-          inbox.push(parseMail(Buffer.concat(chunks).toString("utf8"), session.envelope.rcptTo.map((r) => r.address)));
-          cb();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-    smtpPort = ((smtp as any).server.address() as AddressInfo).port;
+    smtp = await startSmtpPeer({ user: SMTP_USER, password: SMTP_PASSWORD });
 
     server = await startServer();
     await http().post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" });
@@ -90,7 +69,7 @@ describe("mail settings and password reset by mail", () => {
   afterAll(async () => {
     jest.useRealTimers();
     await server?.stop();
-    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+    await smtp?.close();
   });
 
   test("email settings: admin only, validated, the password never returned, test mail sent through the loopback SMTP server", async () => {
@@ -114,7 +93,7 @@ describe("mail settings and password reset by mail", () => {
     expect(got.body).toEqual({
       Emailsettingsid: expect.any(Number),
       ServerName: "127.0.0.1",
-      ServerPort: smtpPort,
+      ServerPort: smtp.port,
       FromEmail: "podcasts@example.org",
       SendMode: "SMTP",
       Encryption: "none",
@@ -140,7 +119,7 @@ describe("mail settings and password reset by mail", () => {
   });
 
   test("reset: the mailed code changes the password once; unknown accounts get the same answer and no mail", async () => {
-    const before = inbox.length;
+    const before = smtp.inbox.length;
     expectErrorBody(await http().post("/api/data/reset_password_create_code").send({ email: "nora@example.org" }), 400);
     expectErrorBody(await http().post("/api/data/reset_password_create_code").send({ username: "nora" }), 400);
     for (const probe of [{ email: "nobody@example.org", username: "nobody" }, { email: "nora@example.org", username: "root" }]) {
@@ -151,7 +130,7 @@ describe("mail settings and password reset by mail", () => {
     const asked = await http().post("/api/data/reset_password_create_code").send({ email: "Nora@Example.org", username: "NORA" });
     expect(asked.body).toEqual({ code_created: true });
     const mail = await waitForMail("nora@example.org", /reset/i);
-    expect(inbox.length - before).toBe(1);
+    expect(smtp.inbox.length - before).toBe(1);
     const code = /Reset code: ([A-Z0-9]{5}-[A-Z0-9]{5})/.exec(mail.body)?.[1];
     expect(code).toBeDefined();
 

@@ -6,9 +6,7 @@
  * loopback SMTP server, and OIDC through a loopback OpenID provider.
  */
 import http from "http";
-import type { AddressInfo } from "net";
 import Provider from "oidc-provider";
-import { SMTPServer } from "smtp-server";
 import type { Page } from "playwright-core";
 import { api, basic } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
@@ -16,16 +14,15 @@ import { startServer, TestServer } from "../helpers/server";
 import { totp, otherCode } from "../helpers/totp";
 import { axeViolations, DESKTOP, screenshot, startBrowser, WatchedPage, WebBrowser } from "../helpers/web";
 import { config } from "../../shared/config";
+import { startSmtpPeer, type SmtpPeer } from "../helpers/smtp";
 
 let server: TestServer;
 let web: WebBrowser;
-let smtp: SMTPServer;
-let smtpPort = 0;
+let smtp: SmtpPeer;
 let hooks: Loopback;
 let idp: http.Server;
 let issuer = "";
 const allowHttpBefore = config.oidcAllowHttp;
-const inbox: { to: string[]; body: string }[] = [];
 let adminKey = "";
 let adminId = 0;
 /** The person's tab, signed in through the forms (no injected session, so reloads keep what the page did). */
@@ -38,22 +35,7 @@ beforeAll(async () => {
   jest.spyOn(console, "warn").mockImplementation(() => undefined); // oidc-provider's development-defaults notices
   jest.spyOn(console, "info").mockImplementation(() => undefined);
   config.oidcAllowHttp = true; // the loopback provider speaks http
-  smtp = new SMTPServer({
-    secure: false,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, cb) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (d: Buffer) => chunks.push(d));
-      stream.on("end", () => {
-        const raw = Buffer.concat(chunks).toString("utf8").replace(/=\r\n/g, "");
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), body: raw });
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  smtpPort = ((smtp as any).server.address() as AddressInfo).port;
+  smtp = await startSmtpPeer();
   hooks = await startLoopback({ "/hook": { body: "{}", headers: { "Content-Type": "application/json" } } });
   server = await startServer();
   web = await startBrowser();
@@ -78,7 +60,7 @@ afterAll(async () => {
   await web?.close();
   await server?.stop();
   await hooks?.close();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
   await new Promise((resolve) => (idp ? idp.close(resolve) : resolve(undefined)));
 });
 
@@ -326,7 +308,7 @@ test("self-service on: the sign-in page links to Create account, which makes the
 
 test("forgot password: the code arrives by mail and sets a new password", async () => {
   await api(server.url).post("/api/data/save_email_settings").set("Api-Key", adminKey)
-    .send({ email_settings: { server_name: "127.0.0.1", server_port: smtpPort, from_email: "podcasts@example.org", send_mode: "SMTP", encryption: "none", auth_required: false, email_username: "", email_password: "" } })
+    .send({ email_settings: { server_name: "127.0.0.1", server_port: smtp.port, from_email: "podcasts@example.org", send_mode: "SMTP", encryption: "none", auth_required: false, email_username: "", email_password: "" } })
     .expect(200);
   const w = await web.open(server.url);
   const { page } = w;
@@ -339,12 +321,13 @@ test("forgot password: the code arrives by mail and sets a new password", async 
   await button(page, "Send reset code").click();
   await status(page, "a reset code is on its way to nora@example.org");
   await checkPage(w);
-  let mail: { body: string } | undefined;
+  let mail: { raw: string } | undefined;
   for (let i = 0; i < 100 && !mail; i++) {
-    mail = inbox.find((m) => m.to.includes("nora@example.org"));
+    mail = smtp.inbox.find((m) => m.to.includes("nora@example.org"));
     if (!mail) await new Promise((r) => setTimeout(r, 100));
   }
-  const code = /Reset code: ([A-Z0-9]{5}-[A-Z0-9]{5})/.exec(mail!.body)![1];
+  // Quoted-printable soft line breaks joined, so that the code reads whole.
+  const code = /Reset code: ([A-Z0-9]{5}-[A-Z0-9]{5})/.exec(mail!.raw.replace(/=\r\n/g, ""))![1];
   const reset = page.getByRole("form", { name: "Set a new password" });
   expect(await reset.getByLabel("E-mail of the account").inputValue()).toBe("nora@example.org");
   await reset.getByLabel("Reset code").fill("AAAAA-AAAAA");

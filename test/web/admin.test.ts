@@ -5,20 +5,17 @@
  * Each change is checked in the page and then on the server through the API.
  */
 import fs from "fs";
-import type { AddressInfo } from "net";
 import type { Page } from "playwright-core";
-import { SMTPServer } from "smtp-server";
 import { config } from "../../shared/config";
 import { api } from "../helpers/client";
 import { addAccount, createAdmin, TestAccount } from "../helpers/accounts";
 import { startServer, tempDir, TestServer } from "../helpers/server";
 import { axeViolations, DESKTOP, screenshot, startBrowser, WebBrowser, WebSession } from "../helpers/web";
+import { startSmtpPeer, type SmtpPeer } from "../helpers/smtp";
 
 let server: TestServer;
 let web: WebBrowser;
-let smtp: SMTPServer;
-let smtpPort = 0;
-const inbox: { to: string[]; raw: string }[] = [];
+let smtp: SmtpPeer;
 let adminKey = "";
 let admin: WebSession;
 let bob: TestAccount;
@@ -29,26 +26,7 @@ const visible = (page: Page, role: Parameters<Page["getByRole"]>[0], name: strin
 const status = (page: Page, text: string) => page.getByRole("status").filter({ hasText: text }).waitFor({ timeout: 10_000 });
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    secure: false,
-    disabledCommands: ["STARTTLS"],
-    allowInsecureAuth: true,
-    logger: false,
-    onAuth(auth, _session, cb) {
-      if (auth.username === "mailer" && auth.password === "smtp secret") return cb(null, { user: "mailer" });
-      return cb(new Error("Invalid username or password"));
-    },
-    onData(stream, session, cb) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (d: Buffer) => chunks.push(d));
-      stream.on("end", () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString("utf8") });
-        cb();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  smtpPort = ((smtp as any).server.address() as AddressInfo).port;
+  smtp = await startSmtpPeer({ user: "mailer", password: "smtp secret" });
   config.backupDir = tempDir("podcast-admin-backups-");
 
   server = await startServer();
@@ -61,7 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await web?.close();
   await server?.stop();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
   config.backupDir = backupDirBefore;
 });
 
@@ -167,7 +145,7 @@ test("mail: settings saved and read back (the password never shown), and a test 
   await page.goto(server.url + "/admin/mail");
   const form = page.getByRole("form", { name: "Mail settings" });
   await form.getByLabel("SMTP host").fill("127.0.0.1");
-  await form.getByLabel("Port", { exact: true }).fill(String(smtpPort));
+  await form.getByLabel("Port", { exact: true }).fill(String(smtp.port));
   await form.getByLabel("Encryption").selectOption("none");
   await form.getByLabel("From address").fill("podcasts@example.org");
   await form.getByLabel("The SMTP server needs a sign-in").check();
@@ -175,7 +153,7 @@ test("mail: settings saved and read back (the password never shown), and a test 
   await form.getByLabel("SMTP password").fill("smtp secret");
   await form.getByRole("button", { name: "Save mail settings" }).click();
   await status(page, "Mail settings saved.");
-  expect((await get("/api/data/get_email_settings")).body).toMatchObject({ ServerName: "127.0.0.1", ServerPort: smtpPort, FromEmail: "podcasts@example.org", Encryption: "none", AuthRequired: 1, Username: "mailer", Password: "" });
+  expect((await get("/api/data/get_email_settings")).body).toMatchObject({ ServerName: "127.0.0.1", ServerPort: smtp.port, FromEmail: "podcasts@example.org", Encryption: "none", AuthRequired: 1, Username: "mailer", Password: "" });
 
   // Read back into the page: the password field stays empty, and the test mail signs in with the saved one.
   await page.reload();
@@ -187,7 +165,7 @@ test("mail: settings saved and read back (the password never shown), and a test 
   expect(await to.inputValue()).toBe("root@example.org");
   await page.getByRole("button", { name: "Send test e-mail" }).click();
   await status(page, "a test mail went to root@example.org");
-  expect(inbox.some((m) => m.to.includes("root@example.org") && /Subject: Test mail/i.test(m.raw))).toBe(true);
+  expect(smtp.inbox.some((m) => m.to.includes("root@example.org") && /Subject: Test mail/i.test(m.raw))).toBe(true);
 
   expect(await axeViolations(page)).toEqual([]);
   expect(problems).toEqual([]);
