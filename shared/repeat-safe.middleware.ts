@@ -29,11 +29,16 @@ export function repeatSafeRetry(): { middleware: Middleware; check: (err: any) =
   /** Every repeat-safe action ever seen, local or remote: a dead node's actions leave the registry at once. */
   const repeatSafe = new Set<string>();
 
-  /** The node left the registry or its heartbeats stopped (two intervals missed): its calls are lost. */
+  /**
+   * The node left the registry or its heartbeats stopped: its calls are lost. A live node beats every
+   * interval ± 0.5 s (Moleculer's jitter), so one and a half intervals of silence is a dead node; with
+   * two, a call sent just before the kill timed out (a timeout of two intervals) before it counted as
+   * dead and its read failed instead of being repeated. Misjudging a slow live node costs one repeat.
+   */
   const nodeGone = (nodeID: string | undefined): boolean =>
     [...brokers].every((b) => {
       const node = nodeID && (b.registry as any).nodes.get(nodeID);
-      return !node || !node.available || process.uptime() - node.lastHeartbeatTime > 2 * (b.options.heartbeatInterval ?? 5);
+      return !node || !node.available || process.uptime() - node.lastHeartbeatTime > 1.5 * (b.options.heartbeatInterval ?? 5);
     });
 
   const middleware: Middleware = {
