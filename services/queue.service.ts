@@ -11,14 +11,19 @@
  *   to leak when a replica dies.
  * Episodes are checked and joined through episodes.select_episodes (one call whatever the length).
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import type { SelectedEpisode, EpisodeSelection, EpisodesCreatedEvent, SelectionResult } from "../shared/contracts/episodes";
-import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsResult, QueuePreviewParams, QueuePreviewResult } from "../shared/contracts/queue";
+import { episodesCreated, selectEpisodes } from "../shared/contracts/episodes";
+import { autoQueueUsers, subscriptionsRemoved } from "../shared/contracts/podcasts";
+import type { Caller } from "../shared/contracts/call";
+import type { Ctx, DbThis } from "../shared/service-types";
+import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsParams, QueuePositionsResult, QueuePreviewParams, QueuePreviewResult } from "../shared/contracts/queue";
 import { QueuedEpisodesAnswer } from "../shared/contracts/queue";
 import { DataAnswer, MessageAnswer } from "../shared/contracts/answers";
+import type { Static } from "../shared/contracts/answers";
 
 interface QueueItem {
   episode_id: number;
@@ -75,7 +80,22 @@ function visibleEntries(items: QueueItem[], found: SelectionResult): QueuedEpiso
 /** A change of a queue: the new items (the same array when nothing changes) and the answer. */
 type Mutation<R> = (items: QueueItem[]) => { next: QueueItem[]; result: R };
 
-const QueueService: ServiceSchema = {
+type EpisodeParams = { user_id: number; episode_id: number; is_vidsite?: boolean };
+
+interface QueueMethods {
+  visibleQueue(ctx: Caller, user_id: number, limit?: number): Promise<VisibleQueue>;
+  addAll(ctx: Caller, user_id: number, episode_ids: number[]): Promise<QueueBulkAddResult>;
+  positions(user_id: number): Promise<QueuePositionsResult>;
+  change<R>(user_id: number, mutate: Mutation<R>): Promise<R>;
+  inTurn<T>(user_id: number, fn: () => Promise<T>): Promise<T>;
+}
+
+type QueueThis = DbThis<QueueDoc> & QueueMethods & {
+  /** Per user, the tail of the chain of their queue's changes in this process (inTurn). */
+  turns: Map<number, Promise<unknown>>;
+};
+
+const QueueService: ServiceSchema<Record<string, never>, QueueThis> = {
   name: "queue",
   mixins: [DbMixin({ name: "queue" })],
   actions: {
@@ -84,7 +104,7 @@ const QueueService: ServiceSchema = {
       idempotent: true,
       params: episodeParams,
       response: DataAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: QueueThis, ctx: Ctx<EpisodeParams>): Promise<Static<typeof DataAnswer>> {
         const { added, failed }: QueueBulkAddResult = await this.addAll(ctx, ctx.params.user_id, [ctx.params.episode_id]);
         if (failed.length) throw new NotFoundError("Episode not found in your podcasts");
         return { data: added.length ? "Episode added to queue" : "Episode already in queue" };
@@ -94,7 +114,7 @@ const QueueService: ServiceSchema = {
     remove_queued_pod: {
       params: episodeParams,
       response: DataAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: QueueThis, ctx: Ctx<EpisodeParams>): Promise<Static<typeof DataAnswer>> {
         await this.change(ctx.params.user_id, (items: QueueItem[]) => {
           const next = items.filter((i) => i.episode_id !== ctx.params.episode_id);
           if (next.length === items.length) throw new NotFoundError("Episode is not in your queue");
@@ -107,7 +127,7 @@ const QueueService: ServiceSchema = {
     clear_queue: {
       params: { user_id: id },
       response: DataAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: QueueThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof DataAnswer>> {
         await this.change(ctx.params.user_id, (items: QueueItem[]) => ({ next: items.length ? [] : items, result: null }));
         return { data: "Queue cleared" };
       },
@@ -116,7 +136,7 @@ const QueueService: ServiceSchema = {
     reorder_queue: {
       params: { user_id: id, episode_ids: idList },
       response: MessageAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: QueueThis, ctx: Ctx<{ user_id: number; episode_ids: number[] }>): Promise<Static<typeof MessageAnswer>> {
         const ids: number[] = ctx.params.episode_ids;
         await this.change(ctx.params.user_id, (items: QueueItem[]) => {
           const byId = new Map(items.map((i) => [i.episode_id, i]));
@@ -133,7 +153,7 @@ const QueueService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id },
       response: QueuedEpisodesAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: QueueThis, ctx: Ctx<{ user_id: number }>): Promise<QueuedEpisodesAnswer> {
         const { items, found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id);
         return { data: items.length ? visibleEntries(items, found!) : [] };
       },
@@ -145,7 +165,7 @@ const QueueService: ServiceSchema = {
     bulk_add: {
       visibility: "public",
       params: { user_id: id, episode_ids: idList },
-      async handler(this: any, ctx: Context<QueueBulkAddParams>): Promise<QueueBulkAddResult> {
+      async handler(this: QueueThis, ctx: Ctx<QueueBulkAddParams>): Promise<QueueBulkAddResult> {
         return this.addAll(ctx, ctx.params.user_id, ctx.params.episode_ids);
       },
     },
@@ -153,7 +173,7 @@ const QueueService: ServiceSchema = {
     visible_length: {
       visibility: "public",
       params: { user_id: id },
-      async handler(this: any, ctx: Context<QueueLengthParams>): Promise<number> {
+      async handler(this: QueueThis, ctx: Ctx<QueueLengthParams>): Promise<number> {
         const { found }: VisibleQueue = await this.visibleQueue(ctx, ctx.params.user_id, 0);
         return found?.total ?? 0;
       },
@@ -165,14 +185,14 @@ const QueueService: ServiceSchema = {
     preview: {
       visibility: "public",
       params: { user_id: id, limit: { type: "number", integer: true, min: 1, max: 50 }, episode_ids: idList },
-      async handler(this: any, ctx: Context<QueuePreviewParams>): Promise<QueuePreviewResult> {
+      async handler(this: QueueThis, ctx: Ctx<QueuePreviewParams>): Promise<QueuePreviewResult> {
         const { user_id, limit, episode_ids } = ctx.params;
         const doc: QueueDoc | null = await this.adapter.findOne({ _id: user_id });
         const items = doc?.items ?? [];
         if (!items.length) return { entries: [], count: 0, queued: [] };
         // Twice the entries shown: a few queued episodes hidden since (feed cutoff) are skipped, as get_queued_episodes does.
         const head = items.slice(0, 2 * limit);
-        const [first, all]: SelectionResult[] = await ctx.call("episodes.select_episodes", {
+        const [first, all] = await selectEpisodes(ctx, {
           user_id, selections: [onlyThese(head.map((i) => i.episode_id)), onlyThese(items.map((i) => i.episode_id))], limit: head.length,
         });
         const entries = visibleEntries(head, first).slice(0, limit);
@@ -184,22 +204,22 @@ const QueueService: ServiceSchema = {
     positions: {
       visibility: "public",
       params: { user_id: id, episode_ids: idList },
-      async handler(this: any, ctx: Context<any>): Promise<QueuePositionsResult> {
+      async handler(this: QueueThis, ctx: Ctx<QueuePositionsParams>): Promise<QueuePositionsResult> {
         const all: QueuePositionsResult = await this.positions(ctx.params.user_id);
         const out: QueuePositionsResult = {};
-        for (const e of ctx.params.episode_ids as number[]) if (all[e]) out[e] = all[e];
+        for (const e of ctx.params.episode_ids) if (all[e]) out[e] = all[e];
         return out;
       },
     },
   },
   events: {
     /** New episodes of a podcast: to the end of the queue of each subscriber with auto-queue on (in the order the refresh stored them). */
-    async "episodes.created"(this: any, ctx: Context<EpisodesCreatedEvent>) {
-      const users: number[] = await ctx.call("podcasts.auto_queue_users", { podcast_id: ctx.params.podcast_id });
+    async [episodesCreated.eventName](this: QueueThis, ctx: Ctx<EpisodesCreatedEvent>) {
+      const users = await autoQueueUsers(ctx, { podcast_id: ctx.params.podcast_id });
       for (const user_id of users) await this.addAll(ctx, user_id, ctx.params.episode_ids);
     },
     /** A user left a podcast: its episodes leave their queue, the rest closes up. */
-    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+    async [subscriptionsRemoved.eventName](this: QueueThis, ctx: Ctx<{ user_id: number; podcast_id: number }>) {
       const { user_id, podcast_id } = ctx.params;
       await this.change(user_id, (items: QueueItem[]) => {
         const next = items.filter((i) => i.podcast_id !== podcast_id);
@@ -210,18 +230,18 @@ const QueueService: ServiceSchema = {
   },
   methods: {
     /** The user's queue items and the episodes service's selection of those still visible (limit 0: only their count). */
-    async visibleQueue(this: any, ctx: Context<any>, user_id: number, limit?: number): Promise<VisibleQueue> {
+    async visibleQueue(this: QueueThis, ctx: Caller, user_id: number, limit?: number): Promise<VisibleQueue> {
       const doc: QueueDoc | null = await this.adapter.findOne({ _id: user_id });
       const items = doc?.items ?? [];
       if (!items.length) return { items, found: null };
-      const [found]: SelectionResult[] = await ctx.call("episodes.select_episodes", { user_id, selections: [onlyThese(items.map((i) => i.episode_id))], limit });
+      const [found] = await selectEpisodes(ctx, { user_id, selections: [onlyThese(items.map((i) => i.episode_id))], limit });
       return { items, found };
     },
     /** Appends the episodes the user can see and has not queued; see QueueBulkAddResult. */
-    async addAll(this: any, ctx: Context, user_id: number, episode_ids: number[]): Promise<QueueBulkAddResult> {
+    async addAll(this: QueueThis, ctx: Caller, user_id: number, episode_ids: number[]): Promise<QueueBulkAddResult> {
       const wanted = Array.from(new Set(episode_ids));
       // Checked before taking the user's turn, so the serialised part is only a read and a write.
-      const [found]: SelectionResult[] = await ctx.call("episodes.select_episodes", { user_id, selections: [onlyThese(wanted)] });
+      const [found] = await selectEpisodes(ctx, { user_id, selections: [onlyThese(wanted)] });
       const podcastOf = new Map(found.episodes.map((e) => [e.episodeid, e.podcastid]));
       const failed = wanted.filter((e) => !podcastOf.has(e));
       return this.change(user_id, (items: QueueItem[]) => {
@@ -232,14 +252,14 @@ const QueueService: ServiceSchema = {
         return { next, result: { added, already_queued: wanted.filter((e) => queued.has(e)), failed } };
       });
     },
-    async positions(this: any, user_id: number): Promise<QueuePositionsResult> {
+    async positions(this: QueueThis, user_id: number): Promise<QueuePositionsResult> {
       const doc: QueueDoc | null = await this.adapter.findOne({ _id: user_id });
       const out: QueuePositionsResult = {};
       (doc?.items ?? []).forEach((i, n) => (out[i.episode_id] = { position: n + 1, queued_at: new Date(i.queued_at).toISOString() }));
       return out;
     },
     /** Applies a mutation to the user's queue in the user's turn, with compare-and-set on version. */
-    async change<R>(this: any, user_id: number, mutate: Mutation<R>): Promise<R> {
+    async change<R>(this: QueueThis, user_id: number, mutate: Mutation<R>): Promise<R> {
       return this.inTurn(user_id, async () => {
         for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
           const doc: QueueDoc | null = await this.adapter.findOne({ _id: user_id });
@@ -262,8 +282,8 @@ const QueueService: ServiceSchema = {
       });
     },
     /** Runs fn after every earlier change of this user's queue in this process has finished. */
-    async inTurn<T>(this: any, user_id: number, fn: () => Promise<T>): Promise<T> {
-      const turns: Map<number, Promise<unknown>> = this.turns;
+    async inTurn<T>(this: QueueThis, user_id: number, fn: () => Promise<T>): Promise<T> {
+      const turns = this.turns;
       const run = (turns.get(user_id) ?? Promise.resolve()).then(fn);
       const tail = run.catch(() => undefined);
       turns.set(user_id, tail);
@@ -274,7 +294,7 @@ const QueueService: ServiceSchema = {
       }
     },
   },
-  created(this: any) {
+  created(this: QueueThis) {
     this.turns = new Map();
   },
 };

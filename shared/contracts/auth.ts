@@ -1,4 +1,6 @@
 /** Answers of the auth service's routes: login, keys, the RSS key. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, PlainText, Type, type Static } from "./answers";
 
 /** get_key: the key, or (MFA on) a session token for verify_mfa_and_get_key. */

@@ -1,4 +1,6 @@
 /** Answers of the backups service's routes. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Binary, Nullable, Type, type Static } from "./answers";
 
 export const BackupDownload = Binary("application/octet-stream", "The whole server as JSON lines (application/gzip when gzip-encoded for the client)");

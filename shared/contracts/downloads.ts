@@ -1,4 +1,6 @@
 /** Shapes of the downloads service, shared with the workers service that runs download jobs. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Binary, Nullable, PlainText, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 import type { Rights } from "../http";

@@ -1,6 +1,7 @@
 /** What travels to and from the episodes service: action params and results, events, and the answers of its routes. */
 import type { CollectionEpisode } from "./collections";
 import { IsYoutube, Nullable, Type, type Static } from "./answers";
+import { action, event } from "./call";
 
 /** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
 export interface SyncResult {
@@ -492,3 +493,10 @@ export const SearchDataAnswer = Type.Object({
   total: Type.Integer(),
 });
 export type SearchDataAnswer = Static<typeof SearchDataAnswer>;
+
+// --- Calls to the episodes service and its events (shared/contracts/call.ts) ---
+
+/** The user's episodes of each selection, as list items, in one call whatever the number of ids. */
+export const selectEpisodes = action<SelectEpisodesParams, SelectionResult[]>("episodes.select_episodes");
+/** New episodes of a podcast, stored by a refresh. */
+export const episodesCreated = event<EpisodesCreatedEvent>("episodes.created");

@@ -1,4 +1,6 @@
 /** What travels to and from the feeds service: action results. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Type, type Static } from "./answers";
 import type { ParsedFeed } from "../feed-parser";
 

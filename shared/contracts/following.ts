@@ -3,6 +3,8 @@
  * with the people, podcasts and episodes services, and the answers of its routes in PinePods' web
  * client's shapes (web/src/requests/people_req.rs).
  */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 

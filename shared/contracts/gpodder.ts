@@ -2,6 +2,8 @@
  * Shapes of the gpodder service (this server as a gPodder API v2 and Nextcloud gpoddersync server):
  * what its HTTP answers carry, and the device that stands for this server in them.
  */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { ByMediaType, NoBody, Nullable, Type, type Static } from "./answers";
 
 /** The device id under which changes made here (through /api/data, or by this server's own podsync/cloudsync) reach the phones. */

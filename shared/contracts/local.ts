@@ -5,6 +5,8 @@
  * local.local_feed, so refreshes (scheduled or refresh_local_podcast) work as for any other podcast;
  * downloads streams such an enclosure through local.media_info / local.media_stream.
  */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 
 import { Nullable, Type, type Static } from "./answers";
 import { ClientPodcast } from "./podcasts";

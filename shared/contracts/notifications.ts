@@ -1,4 +1,6 @@
 /** What travels to the notifications service, and the answers of its routes. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
 /** notifications.send_mail params: one plain-text mail, sent with the admin's email settings. */

@@ -1,4 +1,6 @@
 /** Shapes of the OPML import job: its payload, and the chunks the workers service hands to opml.import_chunk. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, PlainText, Type, type Static } from "./answers";
 import type { AuthUser } from "../types";
 

@@ -1,4 +1,6 @@
 /** Answers of the people service's routes. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
 /** podpeople/discover: the people database's listing of that kind (entries, or its totals), passed on as it answers. */

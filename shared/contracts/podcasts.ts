@@ -1,5 +1,6 @@
 /** What travels to and from the podcasts service: internal action params and results, and the answers of its routes. */
 import { IsYoutube, Nullable, Type, type Static } from "./answers";
+import { action, event } from "./call";
 import { EpisodeListItem } from "./episodes";
 import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
@@ -360,3 +361,10 @@ export const IndexMatchAnswer = Type.Object({
   ),
 });
 export type IndexMatchAnswer = Static<typeof IndexMatchAnswer>;
+
+// --- Calls to the podcasts service and its events (shared/contracts/call.ts) ---
+
+/** The subscribers of a podcast who have auto-queue on. */
+export const autoQueueUsers = action<{ podcast_id: number }, number[]>("podcasts.auto_queue_users");
+/** A user left a podcast. */
+export const subscriptionsRemoved = event<{ user_id: number; podcast_id: number }>("subscriptions.removed");

@@ -1,4 +1,6 @@
 /** Shapes of the queue service's internal actions (house rule 1, docs/architecture.md), and the answers of its routes. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Type, type Static } from "./answers";
 import { QueueItem } from "./episodes";
 

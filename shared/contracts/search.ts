@@ -1,4 +1,6 @@
 /** Shapes of the search service's actions (services/search.service.ts), for its gateway and the main server's callers. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
 /** The three providers, by their neutral names. */

@@ -1,4 +1,6 @@
 /** Shapes of the sync service: the payload of a sync job, which the workers hand to sync.run_job, and the answers of its routes. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
 /** What a sync job does: force starts from nothing (since=0); subscriptions_only skips episode actions; type: only with this kind of account. */

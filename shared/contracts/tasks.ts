@@ -2,6 +2,8 @@
  * Shapes of the tasks service (house rule 6, docs/architecture.md): the task record clients see, and the internal
  * actions workers use to claim, renew, retry and finish a durable job.
  */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
 export const TaskStatus = Type.Union([Type.Literal("PENDING"), Type.Literal("RUNNING"), Type.Literal("DOWNLOADING"), Type.Literal("SUCCESS"), Type.Literal("FAILED")]);

@@ -1,4 +1,6 @@
 /** What travels to and from the users service: action params and results, events, and the answers of its routes. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Type, type Static } from "./answers";
 
 /** GET /api/data/get_theme/{user_id}: one of the three themes, or a custom theme's name. */

@@ -3,6 +3,8 @@
  * whose feed URL is the channel's address on the video site; feeds fetches such a "feed" through
  * vidsite.channel_feed, and every list marks its podcasts and episodes is_vidsite.
  */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
+import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 import { config } from "../config";
