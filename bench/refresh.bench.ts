@@ -14,7 +14,7 @@ import os from "os";
 import path from "path";
 import type { AddressInfo } from "net";
 import { Session } from "inspector/promises";
-import { ServiceBroker } from "moleculer";
+import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { profileSummary } from "./kit";
 
@@ -57,11 +57,13 @@ async function main() {
   const { default: WorkersService } = await import("../services/workers.service");
   const brokerConfig = (await import("../moleculer.config")).default;
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false });
-  broker.createService(PodcastsService);
-  broker.createService(EpisodesService);
-  const feeds: any = broker.createService(FeedsService);
-  broker.createService(TasksService);
-  broker.createService(WorkersService);
+  // Each schema is typed with its own `this`; the broker takes a plain one.
+  const load = (schema: object) => broker.createService(schema as ServiceSchema);
+  load(PodcastsService);
+  load(EpisodesService);
+  const feeds: any = load(FeedsService);
+  load(TasksService);
+  load(WorkersService);
   await broker.start();
 
   console.log(`refresh benchmark: ${count} feeds from ${FIXTURES.length} fixtures, ${os.cpus().length} CPUs, node ${process.version}, store in ${dataDir}`);

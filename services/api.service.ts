@@ -3,34 +3,71 @@
  * error body, request logging without secrets, and the few operations that belong to the server itself.
  */
 import { STATUS_CODES } from "http";
+import type { Server, ServerResponse } from "http";
 import type { Socket } from "net";
-import type { Context, ServiceSchema } from "moleculer";
+import type { Cacher, CallingOptions, LoggerInstance, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
-import { aliasIndexMixin } from "../shared/alias-index.mixin";
+import type { GatewayResponse, IncomingRequest, Route } from "moleculer-web";
+import { aliasIndexMixin, type AliasIndexThis } from "../shared/alias-index.mixin";
 import { toNeutralNames, withClientNames } from "../shared/client-names";
 import { routes, toAliases } from "./api.routes";
-import { attachTaskSocket } from "./api.tasks-socket";
+import { attachTaskSocket, type TaskSocket } from "./api.tasks-socket";
 import { clientAddress, publicOrigin, trustedProxyList } from "../shared/client-address";
 import { config } from "../shared/config";
-import { docsRoute, gatewayOpsMixin } from "../shared/gateway-ops.mixin";
-import { keyCacheMixin } from "../shared/key-cache.mixin";
+import { docsRoute, gatewayOpsMixin, type GatewayOpsThis } from "../shared/gateway-ops.mixin";
+import { keyCacheMixin, type KeyCacheThis } from "../shared/key-cache.mixin";
 import { firstSegments, webAppMiddleware } from "../shared/web-app";
 import { BadRequestError, ERROR_CATEGORIES, ForbiddenError, toErrorResponse, UnauthorizedError } from "../shared/errors";
 import { responseCheck } from "../shared/response-check";
 import { hashApiKey, requestApiKey } from "../shared/secrets";
 import { readCookie, SESSION_COOKIE, sessionCookie } from "../shared/cookies";
 import { SYNC_ONLY_KINDS, type AuthUser, type RouteDef } from "../shared/types";
-import { TASK_CHANGED, TaskRecord } from "../shared/contracts/tasks";
+import type { Caller } from "../shared/contracts/call";
+import type { Ctx } from "../shared/service-types";
+import { tasksChanged, userTasks, type TaskRecord } from "../shared/contracts/tasks";
+import { openSyncSession, syncLogin } from "../shared/contracts/auth";
 import { ConfigAnswer, HealthAnswer, ServiceCheckAnswer, ServiceVersionAnswer } from "../shared/contracts/api";
 
+/**
+ * A request as moleculer-web hands it to the hooks: its alias is an entry of the route table (toAliases), with
+ * the path's keys; its body as the body parser read it (JSON of any shape, or text).
+ */
+type ApiRequest = IncomingRequest & {
+  $alias: Partial<RouteDef> & { keys?: { name: string }[] };
+  body?: unknown;
+  socket: Socket & { encrypted?: boolean };
+};
+
+/** ctx.meta as the gateway fills it: GatewayMeta, and what media routes (Range, HEAD), backups and feeds read. */
+
+interface ApiMethods {
+  authenticate(ctx: Ctx<unknown>, route: Route, req: ApiRequest, res: GatewayResponse, alias: RouteDef): Promise<AuthUser | null>;
+  authorize(ctx: Ctx<unknown>, route: Route, req: ApiRequest): void;
+  userForKey(ctx: Caller, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser>;
+  syncCaller(ctx: Ctx<unknown>, req: ApiRequest, res: ServerResponse, alias: RouteDef & { keys?: { name: string }[] }): Promise<AuthUser>;
+  basicSyncCaller(ctx: Ctx<unknown>, basic: { username: string; password: string }): Promise<AuthUser>;
+  storeHealth(ctx: Caller): Promise<{ healthy: boolean; services: string[] }>;
+  cacheHealthy(): Promise<boolean>;
+}
+
+type ApiThis = KeyCacheThis &
+  GatewayOpsThis &
+  AliasIndexThis &
+  ApiMethods & {
+    /** moleculer-web's HTTP server. */
+    server: Server;
+    taskSocket?: TaskSocket;
+  };
+
 /** The JSON error answer of an error; failures of the server itself (5xx) are logged. */
-function errorAnswer(logger: any, req: any, err: any): { status: number; body: object } {
+function errorAnswer(logger: LoggerInstance, req: ApiRequest, err: unknown): { status: number; body: object } {
   const { status, body } = toErrorResponse(err);
-  if (status >= 500) logger.error("request failed", { method: req.method, path: pathOf(req), status, error: err?.message, name: err?.name });
+  const e = err as Error | undefined;
+  if (status >= 500) logger.error("request failed", { method: req.method, path: pathOf(req), status, error: e?.message, name: e?.name });
   return { status, body };
 }
 
-function sendError(this: any, req: any, res: any, err: any) {
+function sendError(this: ApiThis, req: ApiRequest, res: ServerResponse, err: unknown) {
   const { status, body } = errorAnswer(this.logger, req, err);
   if (res.headersSent) return;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
@@ -46,19 +83,22 @@ function sendError(this: any, req: any, res: any, err: any) {
  * ("Headers have already sent"). So the upload's call never rejects: the error becomes the JSON error
  * answer, sent once through the normal response when the form ends (the rest of the file drained).
  */
-function answerUploadErrorsOnce(logger: any, ctx: Context<any, any>, req: any) {
+function answerUploadErrorsOnce(logger: LoggerInstance, ctx: Ctx<unknown>, req: ApiRequest) {
   const call = ctx.call.bind(ctx);
-  (ctx as any).call = (action: string, file: any, opts?: object) =>
-    call(action, file, opts).catch((err: unknown) => {
-      file?.resume?.();
+  // Object.assign: Context.call's overloads cannot be restated by one function; this one takes the same arguments.
+  Object.assign(ctx, {
+    call: (action: string, file?: NodeJS.ReadableStream, opts?: CallingOptions) =>
+      call(action, file, opts).catch((err: unknown) => {
+        file?.resume?.();
       const { status, body } = errorAnswer(logger, req, err);
-      Object.assign(ctx.meta, { $statusCode: status, $responseType: "application/json; charset=utf-8", $responseHeaders: undefined });
-      return body;
-    });
+        Object.assign(ctx.meta, { $statusCode: status, $responseType: "application/json; charset=utf-8", $responseHeaders: undefined });
+        return body;
+      }),
+  });
 }
 
 /** Path without the query string: query strings may carry api_key. */
-function pathOf(req: any): string {
+function pathOf(req: ApiRequest): string {
   return String(req.originalUrl || req.url || "").split("?")[0];
 }
 
@@ -107,7 +147,7 @@ function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: ob
   const check = config.responseSchemaCheck ? responseCheck() : undefined;
   const afterCall = !clientNames
     ? check
-    : function (this: any, ctx: Context<any, any>, route: any, req: any, res: any, data: any) {
+    : function (this: ApiThis, ctx: Ctx<unknown>, route: Route, req: ApiRequest, res: ServerResponse, data: unknown) {
         return withClientNames(check ? check.call(this, ctx, route, req, res, data) : data);
       };
   return {
@@ -122,17 +162,18 @@ function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: ob
     logging: false,
     aliases: toAliases(table),
     bodyParsers,
-    onBeforeCall(this: any, ctx: Context<any, any>, _route: any, req: any) {
-      if (req.$alias?.auth === "basic") ctx.meta.basic = parseBasic(req.headers.authorization);
+    onBeforeCall(this: ApiThis, ctx: Ctx<unknown>, _route: Route, req: ApiRequest) {
+      const meta = ctx.meta;
+      if (req.$alias?.auth === "basic") meta.basic = parseBasic(req.headers.authorization);
       const wanted: string[] | undefined = req.$alias?.headers;
-      if (wanted) ctx.meta.headers = Object.fromEntries(wanted.filter((h) => typeof req.headers[h] === "string").map((h) => [h, req.headers[h]]));
-      ctx.meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
+      if (wanted) meta.headers = Object.fromEntries(wanted.filter((h) => typeof req.headers[h] === "string").map((h) => [h, req.headers[h] as string]));
+      meta.requestOrigin = `${req.socket?.encrypted ? "https" : "http"}://${req.headers.host}`;
       // Media routes answer ranges and HEAD themselves.
-      if (req.headers.range) ctx.meta.range = String(req.headers.range);
-      if (req.method === "HEAD") ctx.meta.method = "HEAD";
+      if (req.headers.range) meta.range = String(req.headers.range);
+      if (req.method === "HEAD") meta.method = "HEAD";
       // Large downloads (backup_server) are gzip-encoded for clients that accept it.
-      if (req.headers["accept-encoding"]) ctx.meta.acceptEncoding = String(req.headers["accept-encoding"]);
-      ctx.meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
+      if (req.headers["accept-encoding"]) meta.acceptEncoding = String(req.headers["accept-encoding"]);
+      meta.clientIp = clientAddress(req.socket?.remoteAddress, req.headers["x-forwarded-for"], config.trustedProxies);
       // moleculer-web merges only an object body into the params: a list (episode actions), a text or a bare
       // number (the web client's remove_oidc_provider) arrives as params.body.
       if (req.body !== undefined && (Array.isArray(req.body) || typeof req.body === "string" || typeof req.body === "number")) {
@@ -147,7 +188,7 @@ function apiRoute(name: string, table: Record<string, RouteDef>, bodyParsers: ob
   };
 }
 
-const ApiService: ServiceSchema = {
+const ApiService: ServiceSchema<ServiceSettingSchema, ApiThis> = {
   name: "api",
   mixins: [aliasIndexMixin, ApiGateway, gatewayOpsMixin(routes), keyCacheMixin],
   settings: {
@@ -159,7 +200,7 @@ const ApiService: ServiceSchema = {
     logRequestParams: null, // params carry passwords and keys, even at debug level
     logResponseData: null,
     use: [
-      function requestLog(this: any, req: any, res: any, next: any) {
+      function requestLog(this: ApiThis, req: ApiRequest, res: ServerResponse, next: () => void) {
         const start = process.hrtime.bigint();
         res.once("finish", () => {
           const ms = Number(process.hrtime.bigint() - start) / 1e6;
@@ -180,12 +221,12 @@ const ApiService: ServiceSchema = {
     ],
     onError: sendError,
   },
-  created() {
+  created(this: ApiThis) {
     trustedProxyList(config.trustedProxies); // a wrong TRUSTED_PROXIES entry stops the start, not a login
   },
-  started(this: any) {
+  started(this: ApiThis) {
     // Requests Node's HTTP parser refuses (oversized headers, garbage) get the JSON error body too.
-    this.server.on("clientError", (err: any, socket: Socket) => {
+    this.server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
       if (!socket.writable || err.code === "ECONNRESET") return socket.destroy();
       const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
       const message = status === 431 ? "Request headers too large" : "Malformed HTTP request";
@@ -195,16 +236,16 @@ const ApiService: ServiceSchema = {
     this.taskSocket = attachTaskSocket(
       this.server,
       (key) => this.userForKey(this.broker, key, "key"),
-      (user_id) => this.broker.call("tasks.user_tasks", { user_id }),
+      (user_id) => userTasks(this.broker, { user_id }),
       this.logger,
     );
   },
-  stopped(this: any) {
+  stopped(this: ApiThis) {
     this.taskSocket?.close();
   },
   events: {
     /** Broadcast by the tasks service: pushed to the WebSockets of the task's user on this gateway. */
-    [TASK_CHANGED](this: any, ctx: Context<TaskRecord>) {
+    [tasksChanged.eventName](this: ApiThis, ctx: Ctx<TaskRecord>) {
       this.taskSocket?.push(ctx.params);
     },
   },
@@ -219,12 +260,13 @@ const ApiService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: HealthAnswer,
-      async handler(this: any, ctx: Context): Promise<HealthAnswer> {
+      async handler(this: ApiThis, ctx: Ctx): Promise<HealthAnswer> {
         const [stores, redis] = await Promise.all([this.storeHealth(ctx), this.cacheHealthy()]);
         const database = stores.healthy;
         // Until this node's own services have all started, requests could still reach a missing one.
         const healthy = database && redis && this.broker.started;
-        if (!healthy) (ctx.meta as any).$statusCode = 503;
+        const meta = ctx.meta;
+        if (!healthy) meta.$statusCode = 503;
         return { status: healthy ? "healthy" : "unhealthy", database, redis, timestamp: new Date().toISOString(), version: config.version, services: stores.services };
       },
     },
@@ -232,7 +274,7 @@ const ApiService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: ServiceCheckAnswer,
-      handler(): ServiceCheckAnswer {
+      handler(this: ApiThis): ServiceCheckAnswer {
         // pinepods_instance: what PinePods' clients check (GET /api/pinepods_check answers the same).
         return { status_code: 200, service_instance: true, pinepods_instance: true };
       },
@@ -242,7 +284,7 @@ const ApiService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: ServiceVersionAnswer,
-      handler(): ServiceVersionAnswer {
+      handler(this: ApiThis): ServiceVersionAnswer {
         return { data: config.version };
       },
     },
@@ -250,7 +292,7 @@ const ApiService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: ConfigAnswer,
-      handler(): ConfigAnswer {
+      handler(this: ApiThis): ConfigAnswer {
         return {
           api_url: config.apiUrl,
           proxy_url: config.proxyUrl,
@@ -266,12 +308,12 @@ const ApiService: ServiceSchema = {
   },
   methods: {
     /** Resolves Api-Key (or X-Api-Key) once per request (cached here and in the auth service) and checks the route's level. */
-    async authenticate(this: any, ctx: Context<any, any>, _route: any, req: any, res: any, alias: RouteDef): Promise<AuthUser | null> {
+    async authenticate(this: ApiThis, ctx: Ctx<unknown>, _route: Route, req: ApiRequest, res: GatewayResponse, alias: RouteDef): Promise<AuthUser | null> {
       const level = alias.auth;
       let key = requestApiKey(req.headers);
       // Routes with keyIn also take the key as api_key in the query or body; it never reaches the action.
       if (alias.keyIn) {
-        const source = alias.keyIn === "query" ? req.query : req.body;
+        const source = alias.keyIn === "query" ? req.query : (req.body as { api_key?: unknown } | undefined);
         if (!key && typeof source?.api_key === "string") key = source.api_key;
         if (req.$params) delete req.$params.api_key;
       }
@@ -280,7 +322,10 @@ const ApiService: ServiceSchema = {
       if (!key && level === "optional") return null;
       const user = await this.userForKey(ctx, key, level);
       // The user's RSS feed hands its own key on to the players it serves (enclosure URLs); never logged.
-      if (level === "rss") ctx.meta.feedKey = key;
+      if (level === "rss") {
+        const meta = ctx.meta;
+        meta.feedKey = key;
+      }
       return user;
     },
     /**
@@ -288,7 +333,7 @@ const ApiService: ServiceSchema = {
      * multipart/form-data only (its form parser would fail on anything else with a 500), and its
      * action's errors are answered once.
      */
-    authorize(this: any, ctx: Context, _route: any, req: any) {
+    authorize(this: ApiThis, ctx: Ctx<unknown>, _route: Route, req: ApiRequest) {
       const upload: string | undefined = req.$alias?.upload;
       if (!upload) return;
       if (!/^multipart\/form-data\b/i.test(String(req.headers["content-type"] ?? ""))) {
@@ -297,7 +342,7 @@ const ApiService: ServiceSchema = {
       answerUploadErrorsOnce(this.logger, ctx, req);
     },
     /** The caller of a key at a route's level: 401 missing or unknown, 403 an rssonly key elsewhere or not an admin. */
-    async userForKey(this: any, ctx: Pick<Context, "call">, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser> {
+    async userForKey(this: ApiThis, ctx: Caller, key: string | undefined, level: RouteDef["auth"]): Promise<AuthUser> {
       if (!key) throw new UnauthorizedError("Missing Api-Key header");
       const user: AuthUser | null = await this.resolveKey(ctx, hashApiKey(String(key)));
       if (!user) throw new UnauthorizedError("Invalid API key");
@@ -313,7 +358,7 @@ const ApiService: ServiceSchema = {
      * check passes; then a Basic login without a valid cookie of that user opens a session and sets its
      * cookie, since gPodder's client sends credentials only after a 401 and at most three times per session.
      */
-    async syncCaller(this: any, ctx: Context<any, any>, req: any, res: any, alias: RouteDef & { keys?: { name: string }[] }): Promise<AuthUser> {
+    async syncCaller(this: ApiThis, ctx: Ctx<unknown>, req: ApiRequest, res: ServerResponse, alias: RouteDef & { keys?: { name: string }[] }): Promise<AuthUser> {
       if (!config.syncServerEnabled) throw new ForbiddenError("The sync server is switched off on this server");
       const token = readCookie(req.headers.cookie, SESSION_COOKIE);
       const tokenHash = token ? hashApiKey(token) : null;
@@ -327,36 +372,37 @@ const ApiService: ServiceSchema = {
       const pathUser = alias.keys?.some((k) => k.name === "username") ? String(req.$params?.username ?? "") : null;
       if (pathUser !== null && pathUser.toLowerCase() !== user.username) throw new UnauthorizedError("These credentials are not for this user");
       if (basic && cookieUser?.id !== user.id) {
-        const opened: { token: string } = await ctx.call("auth.open_sync_session", { user_id: user.id, app_password_id: user.kind === "app" ? user.keyId : undefined });
+        const opened: { token: string } = await openSyncSession(ctx, { user_id: user.id, app_password_id: user.kind === "app" ? user.keyId : undefined });
         res.setHeader("Set-Cookie", sessionCookie(opened.token, publicOrigin(ctx.meta)));
         ctx.meta.syncSession = hashApiKey(opened.token);
       } else {
-        ctx.meta.syncSession = tokenHash;
+        ctx.meta.syncSession = tokenHash!; // here the caller is the cookie's user, so there was a cookie
       }
       ctx.meta.syncUsername = user.username;
       return user;
     },
     /** Basic on a sync route: an app password of that user (a cached key lookup: Nextcloud apps send it on every request), else the account password. */
-    async basicSyncCaller(this: any, ctx: Context, basic: { username: string; password: string }): Promise<AuthUser> {
+    async basicSyncCaller(this: ApiThis, ctx: Ctx<unknown>, basic: { username: string; password: string }): Promise<AuthUser> {
       const username = basic.username.toLowerCase();
       if (!username) throw new UnauthorizedError("Invalid username or password");
       const key: AuthUser | null = await this.resolveKey(ctx, hashApiKey(basic.password));
       if (key?.kind === "app" && key.username === username) return key;
       // Every other secret (a wrong app password too) is a counted login attempt.
-      return ctx.call("auth.sync_login", { username, password: basic.password });
+      return syncLogin(ctx, { username, password: basic.password });
     },
     /** Every service with a store answers db_health; the database is healthy when all of them do. */
-    async storeHealth(this: any, ctx: Context): Promise<{ healthy: boolean; services: string[] }> {
+    async storeHealth(this: ApiThis, ctx: Caller): Promise<{ healthy: boolean; services: string[] }> {
       const actions: string[] = this.broker.registry
         .getActionList({ onlyAvailable: false, skipInternal: true, withEndpoints: false })
-        .filter((a: any) => a.name.endsWith(".db_health"))
-        .map((a: any) => a.name);
+        .filter((a) => a.name.endsWith(".db_health"))
+        .map((a) => a.name);
       const names = Array.from(new Set(actions)).sort();
       const results = await Promise.all(names.map((name) => ctx.call(name, {}, { timeout: 5000, retries: 0 }).then(() => true, () => false)));
       return { healthy: names.length > 0 && results.every(Boolean), services: names.map((n) => n.split(".")[0]) };
     },
-    async cacheHealthy(this: any): Promise<boolean> {
-      const cacher = this.broker.cacher;
+    async cacheHealthy(this: ApiThis): Promise<boolean> {
+      // The Redis cacher's client (ioredis) is not in Moleculer's Cacher type.
+      const cacher = this.broker.cacher as (Cacher & { client?: { ping?: () => Promise<string> } }) | undefined;
       if (!cacher?.client?.ping) return true; // the in-process memory cache is always there
       try {
         return (await Promise.race([cacher.client.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error("timeout")), 2000))])) === "PONG";

@@ -15,6 +15,8 @@ import type { AuthUser } from "../shared/types";
 import { requestApiKey } from "../shared/secrets";
 
 const PATH = /^\/ws\/api\/tasks\/(\d{1,10})\/?$/;
+/** A socket watching a user's tasks: `deliver` sends an update, or holds it until the initial list has gone. */
+type Watcher = WebSocket & { deliver(task: TaskRecord): void };
 const PING_MS = 30_000;
 
 export interface TaskSocket {
@@ -31,7 +33,7 @@ export function attachTaskSocket(
   logger: { warn(...args: unknown[]): void },
 ): TaskSocket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
-  const watchers = new Map<number, Set<WebSocket>>();
+  const watchers = new Map<number, Set<Watcher>>();
 
   const refuse = (socket: Duplex, err: unknown) => {
     const { status, body } = toErrorResponse(err);
@@ -51,12 +53,14 @@ export function attachTaskSocket(
     } catch (err) {
       return refuse(socket, err);
     }
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    wss.handleUpgrade(req, socket, head, (socketWs) => {
       // Updates that arrive before the initial list is sent wait for it, so none is lost.
       const early: TaskRecord[] = [];
       let ready = false;
-      (ws as any).deliver = (task: TaskRecord) => (ready ? ws.send(JSON.stringify({ event: "update", type: "update", task })) : early.push(task));
-      const set = watchers.get(userId) ?? new Set<WebSocket>();
+      const ws: Watcher = Object.assign(socketWs, {
+        deliver: (task: TaskRecord) => (ready ? socketWs.send(JSON.stringify({ event: "update", type: "update", task })) : early.push(task)),
+      });
+      const set = watchers.get(userId) ?? new Set<Watcher>();
       watchers.set(userId, set.add(ws));
       let alive = true;
       ws.on("pong", () => (alive = true));
@@ -74,10 +78,10 @@ export function attachTaskSocket(
         (tasks) => {
           ws.send(JSON.stringify({ event: "initial", type: "initial", tasks }));
           ready = true;
-          for (const t of early.splice(0)) (ws as any).deliver(t);
+          for (const t of early.splice(0)) ws.deliver(t);
         },
-        (err) => {
-          logger.warn("task socket: cannot list tasks", { error: err?.message });
+        (err: unknown) => {
+          logger.warn("task socket: cannot list tasks", { error: (err as Error | undefined)?.message });
           ws.close(1011, "Tasks are unavailable");
         },
       );
@@ -86,7 +90,7 @@ export function attachTaskSocket(
 
   return {
     push(task) {
-      for (const ws of watchers.get(task.user_id) ?? []) if (ws.readyState === WebSocket.OPEN) (ws as any).deliver(task);
+      for (const ws of watchers.get(task.user_id) ?? []) if (ws.readyState === WebSocket.OPEN) ws.deliver(task);
     },
     close() {
       for (const ws of wss.clients) ws.terminate();

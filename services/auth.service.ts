@@ -7,40 +7,25 @@
  * replica resolves it and drops it from its cache exactly like a key.
  */
 import crypto from "crypto";
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { config } from "../shared/config";
 import { ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashApiKey } from "../shared/secrets";
-import type { AuthUser, GatewayMeta, KeyKind } from "../shared/types";
+import type { AuthUser, KeyKind } from "../shared/types";
 import type { UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
+import { checkMfaCode, getAuthInfo, userCredentialsChanged, userRemoved, userRightsChanged, usersVerifyPassword } from "../shared/contracts/users";
+import { keysRemoved, resolveKey } from "../shared/contracts/auth";
+import type { Ctx, Query } from "../shared/service-types";
 import { syncActions } from "./auth.parts/sync.actions";
 import { loginFlowActions, loginFlowMethods } from "./auth.parts/login-flow.actions";
+import type { ApiKeyDoc, AttemptDoc, AuthThis, KeyExtra, MfaSessionDoc } from "./auth.parts/this";
 import { ApiInfoAnswer, CreateApiKeyAnswer, GetKeyAnswer, GetUserAnswer, RssKeyAnswer, VerifyKeyAnswer, VerifyMfaKeyAnswer } from "../shared/contracts/auth";
 import { DetailAnswer } from "../shared/contracts/answers";
+import type { Static } from "../shared/contracts/answers";
 
-/**
- * A stored API key. kind "login" keys come from get_key; "user" keys from create_api_key; "rss" keys from
- * get_rss_key; "app" keys (app passwords) from create_app_password and the Nextcloud login flow; "session"
- * keys are sync sessions (the sessionid cookie), never listed.
- */
-export interface ApiKeyDoc {
-  _id: number;
-  user_id: number;
-  key_hash: string;
-  last4: string;
-  kind: KeyKind;
-  rssonly: boolean;
-  podcast_ids: number[] | null;
-  created_at: Date;
-  /** App passwords: what the user or the login flow named it after (the app's user agent). */
-  name?: string;
-  /** Sync sessions: when the cookie stops opening anything (the store removes the record then). */
-  expires_at?: Date;
-  /** Sync sessions: the app password they were opened with (revoking it ends them too). */
-  opened_by?: number;
-}
+export type { ApiKeyDoc };
 /** Kinds of which only the newest few per user are kept, and how many. */
 const KEPT_PER_USER: Partial<Record<KeyKind, () => number>> = {
   login: () => config.maxLoginKeys,
@@ -56,39 +41,16 @@ const LIMITED_PER_USER: Partial<Record<KeyKind, { max: () => number; what: strin
 const userIdParam = { type: "number", integer: true, positive: true, convert: true };
 const FAILURE_WINDOW_SECONDS = 60;
 
-/**
- * A login, MFA code or reset code attempt, stored before the secret is checked (so that concurrent
- * guesses count too) and removed again when it succeeds: what remains are the failures of the window.
- * They live in this service's store, MongoDB with several auth replicas, so every replica counts them.
- */
-interface AttemptDoc {
-  /** Random, not from a sequence: a flood of attempts must not run an int32 counter out. */
-  _id: string;
-  /** The username or e-mail address tried. */
-  username: string;
-  address: string;
-  at: Date;
-}
-
-/** Second login step with MFA on: a single-use token from get_key, stored only as its hash. */
-interface MfaSessionDoc {
-  _id: number;
-  token_hash: string;
-  user_id: number;
-  /** Wrong codes count as failed logins of this username (the per-minute limits of beginAttempt). */
-  username: string;
-  attempts: number;
-  expires_at: Date;
-  /** Kept past expiry so that a late attempt answers session_expired rather than invalid_session. */
-  purge_at: Date;
-}
 /** The spec's session token lifetime. */
 const MFA_SESSION_SECONDS = 300;
 const MFA_SESSION_PURGE_SECONDS = 3600;
 /** Wrong codes a session token survives; then it is gone, so the 6 digits cannot be walked through. */
 const MFA_MAX_ATTEMPTS = 5;
 
-const AuthService: ServiceSchema = {
+/** A login step's answer to verify_mfa_and_get_key. */
+type MfaStatus = Static<typeof VerifyMfaKeyAnswer>["status"];
+
+const AuthService: ServiceSchema<Record<string, never>, AuthThis> = {
   name: "auth",
   mixins: [
     DbMixin(
@@ -114,7 +76,7 @@ const AuthService: ServiceSchema = {
       idempotent: false,
       params: {},
       response: GetKeyAnswer,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      async handler(this: AuthThis, ctx: Ctx): Promise<Static<typeof GetKeyAnswer>> {
         const basic = ctx.meta.basic;
         if (!basic || !basic.username) throw new UnauthorizedError("HTTP Basic credentials required");
         const username = basic.username.toLowerCase();
@@ -135,13 +97,13 @@ const AuthService: ServiceSchema = {
         mfa_code: { type: "string", convert: true, trim: true, min: 1, max: 16 },
       },
       response: VerifyMfaKeyAnswer,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
-        const answer = (status: string, key: string | null = null) => ({ status, retrieved_key: key, verified: status === "success" });
+      async handler(this: AuthThis, ctx: Ctx<{ mfa_session_token: string; mfa_code: string }>): Promise<Static<typeof VerifyMfaKeyAnswer>> {
+        const answer = (status: MfaStatus, key: string | null = null) => ({ status, retrieved_key: key, verified: status === "success" });
         const session: MfaSessionDoc | null = await this.stores.mfa_sessions.findOne({ token_hash: hashApiKey(ctx.params.mfa_session_token) });
         if (!session) return answer("invalid_session");
         if (new Date(session.expires_at).getTime() <= Date.now()) return answer("session_expired");
         const attempt = await this.beginAttempt(session.username, ctx.meta.clientIp);
-        const valid: boolean = await ctx.call("users.check_mfa_code", { user_id: session.user_id, mfa_code: ctx.params.mfa_code });
+        const valid: boolean = await checkMfaCode(ctx, { user_id: session.user_id, mfa_code: ctx.params.mfa_code });
         if (!valid) {
           if (session.attempts + 1 >= MFA_MAX_ATTEMPTS) await this.stores.mfa_sessions.removeMany({ _id: session._id });
           else await this.stores.mfa_sessions.updateMany({ _id: session._id }, { $inc: { attempts: 1 } });
@@ -159,7 +121,7 @@ const AuthService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: VerifyKeyAnswer,
-      handler() {
+      handler(this: AuthThis): Static<typeof VerifyKeyAnswer> {
         return { status: "success" };
       },
     },
@@ -167,7 +129,7 @@ const AuthService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: GetUserAnswer,
-      handler(ctx: Context<any, GatewayMeta>) {
+      handler(this: AuthThis, ctx: Ctx): Static<typeof GetUserAnswer> {
         return { status: "success", retrieved_id: ctx.meta.user!.id };
       },
     },
@@ -178,7 +140,7 @@ const AuthService: ServiceSchema = {
         podcast_ids: { type: "array", items: { type: "number", integer: true, positive: true, convert: true }, optional: true, nullable: true, max: 10000 },
       },
       response: CreateApiKeyAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: AuthThis, ctx: Ctx<{ user_id: number; rssonly: boolean; podcast_ids?: number[] | null }>): Promise<Static<typeof CreateApiKeyAnswer>> {
         const podcastIds = ctx.params.podcast_ids?.length ? ctx.params.podcast_ids : null;
         const { key, doc } = await this.issueKey(ctx.params.user_id, "user", ctx.params.rssonly, podcastIds);
         return { api_key: key, api_id: doc._id, rssonly: doc.rssonly, podcast_ids: doc.podcast_ids };
@@ -187,7 +149,7 @@ const AuthService: ServiceSchema = {
     delete_api_key: {
       params: { api_id: { type: "number", integer: true, positive: true, convert: true } },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      async handler(this: AuthThis, ctx: Ctx<{ api_id: number }>): Promise<Static<typeof DetailAnswer>> {
         const doc: ApiKeyDoc | null = await this.adapter.findOne({ _id: ctx.params.api_id });
         const caller = ctx.meta.user!;
         // Sync sessions are not listed as keys either: logout.json ends them.
@@ -203,7 +165,7 @@ const AuthService: ServiceSchema = {
     sign_out: {
       params: {},
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      async handler(this: AuthThis, ctx: Ctx): Promise<Static<typeof DetailAnswer>> {
         await this.removeKeys({ _id: ctx.meta.user!.keyId });
         return { detail: "Signed out" };
       },
@@ -212,12 +174,12 @@ const AuthService: ServiceSchema = {
       idempotent: true,
       params: { user_id: userIdParam },
       response: ApiInfoAnswer,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      async handler(this: AuthThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof ApiInfoAnswer>> {
         // An admin sees every key of the server; anyone else their own.
         const owner = ctx.meta.user!.isAdmin ? {} : { user_id: ctx.params.user_id };
         const query = { ...owner, kind: { $ne: "session" } };
         const docs: ApiKeyDoc[] = await this.adapter.find({ query, sort: ["_id"] });
-        const owners: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [...new Set(docs.map((d) => d.user_id))] });
+        const owners: UserAuthInfo[] = await getAuthInfo(ctx, { user_ids: [...new Set(docs.map((d) => d.user_id))] });
         const names = new Map(owners.map((o) => [o.id, o.username]));
         return {
           api_info: docs.map((d) => ({
@@ -244,14 +206,14 @@ const AuthService: ServiceSchema = {
     begin_attempt: {
       visibility: "public",
       params: { username: { type: "string", min: 1, max: 255 } },
-      async handler(this: any, ctx: Context<{ username: string }, GatewayMeta>): Promise<{ attempt_id: string }> {
+      async handler(this: AuthThis, ctx: Ctx<{ username: string }>): Promise<{ attempt_id: string }> {
         return { attempt_id: (await this.beginAttempt(ctx.params.username.toLowerCase(), ctx.meta.clientIp))._id };
       },
     },
     attempt_succeeded: {
       visibility: "public",
       params: { attempt_id: { type: "string", length: 36 } },
-      async handler(this: any, ctx: Context<{ attempt_id: string }>) {
+      async handler(this: AuthThis, ctx: Ctx<{ attempt_id: string }>): Promise<void> {
         await this.forgetAttempt(ctx.params.attempt_id);
       },
     },
@@ -259,7 +221,7 @@ const AuthService: ServiceSchema = {
     issue_login_key: {
       visibility: "public",
       params: { user_id: userIdParam },
-      async handler(this: any, ctx: Context<{ user_id: number }>): Promise<{ key: string }> {
+      async handler(this: AuthThis, ctx: Ctx<{ user_id: number }>): Promise<{ key: string }> {
         const { key } = await this.issueKey(ctx.params.user_id, "login", false, null);
         return { key };
       },
@@ -269,7 +231,7 @@ const AuthService: ServiceSchema = {
       idempotent: false,
       params: { user_id: userIdParam },
       response: RssKeyAnswer,
-      async handler(this: any, ctx: Context<{ user_id: number }>) {
+      async handler(this: AuthThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof RssKeyAnswer>> {
         const { key } = await this.issueKey(ctx.params.user_id, "rss", true, null);
         return { rss_key: key };
       },
@@ -280,11 +242,11 @@ const AuthService: ServiceSchema = {
       visibility: "public",
       cache: { keys: ["key_hash"], ttl: config.keyCacheTtl },
       params: { key_hash: { type: "string", length: 64 } },
-      async handler(this: any, ctx: Context<any>): Promise<AuthUser | null> {
+      async handler(this: AuthThis, ctx: Ctx<{ key_hash: string }>): Promise<AuthUser | null> {
         const doc: ApiKeyDoc | null = await this.adapter.findOne({ key_hash: ctx.params.key_hash });
         // An expired session may still be stored until the store's expiry sweep.
         if (!doc || (doc.expires_at && new Date(doc.expires_at).getTime() <= Date.now())) return null;
-        const [owner]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [doc.user_id] });
+        const [owner]: UserAuthInfo[] = await getAuthInfo(ctx, { user_ids: [doc.user_id] });
         if (!owner) return null;
         return this.callerOf(owner, doc);
       },
@@ -299,11 +261,11 @@ const AuthService: ServiceSchema = {
      * last minute pass the limit for this username from this address or for this address overall: a
      * guesser locks out its own address only, and the owner still logs in from anywhere else.
      */
-    async beginAttempt(this: any, username: string, address = "local"): Promise<AttemptDoc> {
+    async beginAttempt(this: AuthThis, username: string, address = "local"): Promise<AttemptDoc> {
       const doc: AttemptDoc = { _id: crypto.randomUUID(), username, address, at: new Date() };
       await this.stores.login_failures.insert(doc);
       const since = new Date(Date.now() - FAILURE_WINDOW_SECONDS * 1000);
-      const count = (query: object) => this.stores.login_failures.count({ query: { ...query, at: { $gt: since } } });
+      const count = (query: Query) => this.stores.login_failures.count({ query: { ...query, at: { $gt: since } } });
       const [mine, fromAddress] = await Promise.all([count({ username, address }), count({ address })]);
       if (mine > config.loginMaxFailures || fromAddress > config.loginMaxFailuresPerAddress) {
         this.logger.warn("attempt limited", { username, address });
@@ -311,7 +273,7 @@ const AuthService: ServiceSchema = {
       }
       return doc;
     },
-    async forgetAttempt(this: any, id: string): Promise<void> {
+    async forgetAttempt(this: AuthThis, id: string): Promise<void> {
       await this.stores.login_failures.removeMany({ _id: id });
     },
     /**
@@ -319,9 +281,9 @@ const AuthService: ServiceSchema = {
      * `failure` and answers 401. The attempt stays counted until the caller forgets it, once the whole
      * login (MFA included) has succeeded.
      */
-    async checkPassword(this: any, ctx: Context<unknown, GatewayMeta>, username: string, password: string, failure: string): Promise<{ login: VerifiedLogin; attempt: AttemptDoc }> {
+    async checkPassword(this: AuthThis, ctx: Ctx<unknown>, username: string, password: string, failure: string): Promise<{ login: VerifiedLogin; attempt: AttemptDoc }> {
       const attempt: AttemptDoc = await this.beginAttempt(username, ctx.meta.clientIp);
-      const login: VerifiedLogin | null = await ctx.call("users.verify_password", { username, password });
+      const login: VerifiedLogin | null = await usersVerifyPassword(ctx, { username, password });
       if (!login) {
         this.logger.warn(failure, { username, address: attempt.address });
         throw new UnauthorizedError("Invalid username or password");
@@ -329,7 +291,7 @@ const AuthService: ServiceSchema = {
       return { login, attempt };
     },
     /** ctx.meta.user for a key's owner; key null: the account password (a sync route's Basic login). */
-    callerOf(owner: UserAuthInfo, key: ApiKeyDoc | null): AuthUser {
+    callerOf(this: AuthThis, owner: UserAuthInfo, key: ApiKeyDoc | null): AuthUser {
       return {
         id: owner.id,
         isAdmin: owner.isAdmin,
@@ -342,7 +304,7 @@ const AuthService: ServiceSchema = {
         ...(key?.expires_at ? { expiresAt: new Date(key.expires_at).getTime() } : {}),
       };
     },
-    async issueKey(this: any, userId: number, kind: KeyKind, rssonly: boolean, podcastIds: number[] | null, extra: Pick<ApiKeyDoc, "name" | "expires_at" | "opened_by"> = {}) {
+    async issueKey(this: AuthThis, userId: number, kind: KeyKind, rssonly: boolean, podcastIds: number[] | null, extra: KeyExtra = {}): Promise<{ key: string; doc: ApiKeyDoc }> {
       const limit = LIMITED_PER_USER[kind];
       if (limit && (await this.adapter.count({ query: { user_id: userId, kind } })) >= limit.max()) {
         throw new ConflictError(`This account has ${limit.max()} ${limit.what}, the most it may hold: delete one first`);
@@ -363,7 +325,7 @@ const AuthService: ServiceSchema = {
       if (KEPT_PER_USER[kind]) await this.retireOldKeys(userId, kind);
       return { key, doc };
     },
-    async createMfaSession(this: any, userId: number, username: string): Promise<string> {
+    async createMfaSession(this: AuthThis, userId: number, username: string): Promise<string> {
       const token = generateApiKey();
       const now = Date.now();
       const doc: MfaSessionDoc = {
@@ -379,23 +341,23 @@ const AuthService: ServiceSchema = {
       return token;
     },
     /** Login keys beyond MAX_LOGIN_KEYS, RSS keys beyond MAX_RSS_KEYS and sync sessions beyond MAX_SYNC_SESSIONS, oldest first, are retired. */
-    async retireOldKeys(this: any, userId: number, kind: KeyKind) {
+    async retireOldKeys(this: AuthThis, userId: number, kind: KeyKind): Promise<void> {
       const keys: ApiKeyDoc[] = await this.adapter.find({ query: { user_id: userId, kind }, sort: ["-_id"] });
       await this.dropKeys(keys.slice(KEPT_PER_USER[kind]!()));
     },
     /** Removes the keys a query matches and drops their cached lookups everywhere. */
-    async removeKeys(this: any, query: object): Promise<void> {
+    async removeKeys(this: AuthThis, query: Query): Promise<void> {
       await this.dropKeys(await this.adapter.find({ query }));
     },
     /** Removes these keys and drops their cached lookups everywhere. */
-    async dropKeys(this: any, keys: ApiKeyDoc[]): Promise<void> {
+    async dropKeys(this: AuthThis, keys: ApiKeyDoc[]): Promise<void> {
       if (!keys.length) return;
       await this.adapter.removeMany({ _id: { $in: keys.map((k) => k._id) } });
       await this.forgetKeys(keys.map((k) => k.key_hash));
     },
     /** Drops cached lookups of removed keys on every auth instance (memory caches are per node). */
-    async forgetKeys(this: any, hashes: string[]) {
-      return this.broker.broadcast("auth.keys_removed", { key_hashes: hashes });
+    async forgetKeys(this: AuthThis, hashes: string[]): Promise<void> {
+      return keysRemoved.broadcast(this.broker, { key_hashes: hashes });
     },
   },
   events: {
@@ -403,29 +365,29 @@ const AuthService: ServiceSchema = {
      * The account is gone: its keys and pending MFA logins go too (other nodes drop the cached lookups), and
      * a granted login flow not yet polled (it holds a sealed app password of the account).
      */
-    "user.removed": userRemovedEvent({ mfa_sessions: "user_id", login_flows: "granted.user_id" }, async function (user_id, removeData) {
+    [userRemoved.eventName]: userRemovedEvent({ mfa_sessions: "user_id", login_flows: "granted.user_id" }, async function (user_id, removeData) {
       await this.removeKeys({ user_id });
       await removeData();
     }),
     /** The password changed or MFA was turned on or off: sessions opened with the old credentials end. */
-    "user.credentials_changed": {
+    [userCredentialsChanged.eventName]: {
       params: { user_id: "number" },
-      async handler(this: any, ctx: Context<UserEvent>) {
+      async handler(this: AuthThis, ctx: Ctx<UserEvent>) {
         await this.removeKeys({ user_id: ctx.params.user_id, kind: "session" });
       },
     },
     /** Cached lookups carry the admin flag, username and sync switch; this node's memory cache drops them all (the event is broadcast). */
-    "user.rights_changed": {
+    [userRightsChanged.eventName]: {
       params: { user_id: "number" },
-      async handler(this: any) {
-        if (this.broker.cacher) await this.broker.cacher.clean("auth.resolve_key**");
+      async handler(this: AuthThis) {
+        if (this.broker.cacher) await this.broker.cacher.clean(`${resolveKey.actionName}**`);
       },
     },
-    "auth.keys_removed": {
+    [keysRemoved.eventName]: {
       params: { key_hashes: { type: "array", items: "string" } },
-      async handler(this: any, ctx: Context<{ key_hashes: string[] }>) {
+      async handler(this: AuthThis, ctx: Ctx<{ key_hashes: string[] }>) {
         if (!this.broker.cacher) return;
-        for (const hash of ctx.params.key_hashes) await this.broker.cacher.del(this.broker.cacher.getCacheKey("auth.resolve_key", { key_hash: hash }, {}, ["key_hash"]));
+        for (const hash of ctx.params.key_hashes) await this.broker.cacher.del(this.broker.cacher.getCacheKey(resolveKey.actionName, { key_hash: hash }, {}, ["key_hash"]));
       },
     },
   },

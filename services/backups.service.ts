@@ -11,19 +11,22 @@
 import crypto from "crypto";
 import fs from "fs";
 import type { Readable } from "stream";
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { Cron } from "croner";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { releaseLease } from "../shared/lease";
 import { LeasedJobMixin } from "../shared/leased-job";
 import { BadRequestError, ConflictError, ForbiddenError } from "../shared/errors";
-import type { AuthUser } from "../shared/types";
-import type { UserAuthInfo, VerifiedLogin } from "../shared/contracts/users";
+import type { Ctx, DbThis } from "../shared/service-types";
+import type { UserAuthInfo } from "../shared/contracts/users";
+import { getAuthInfo, usersVerifyPassword } from "../shared/contracts/users";
+import { attemptSucceeded, beginAttempt } from "../shared/contracts/auth";
 import {
-  backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, removeStalePartials, restoreBackup, RestoreResult, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
+  backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, removeStalePartials, restoreBackup, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
 } from "./backups.parts/archive";
 import { BackupDownload, BackupFileAnswer, BackupFilesAnswer, RestoreAnswer, RestoreStatusAnswer, ScheduleBackupAnswer, ScheduledBackupAnswer } from "../shared/contracts/backups";
+import { backupRestored, type RestoreResult } from "../shared/contracts/backups";
 
 const SCHEDULE_ID = "schedule";
 const LEASE_ID = "backup-scheduler";
@@ -38,9 +41,22 @@ interface ScheduleDoc {
   last_error: string | null;
 }
 
-type Meta = { user?: AuthUser; acceptEncoding?: string; $responseType?: string; $responseHeaders?: Record<string, string> };
-/** What moleculer-web's multipart alias puts in ctx.meta with an uploaded file. */
-type UploadMeta = Meta & { fieldname?: string; filename?: string };
+/** The params of an upload route: the file's stream, when a file came (else whatever body was sent). */
+type Upload = Partial<Readable> | null;
+
+interface BackupsMethods {
+  replaceAll(ctx: Ctx<unknown>, name: string, restore: () => Promise<RestoreResult>): Promise<RestoreResult>;
+  checkBackupPassword(ctx: Ctx<unknown>, password: string): Promise<void>;
+  scheduleBase(doc: ScheduleDoc): Date;
+  claimScheduled(now: Date): Promise<boolean>;
+  runScheduled(at: Date): Promise<void>;
+}
+
+/** backup_state holds the schedule and the scheduler's lease record (shared/leased-job.ts). */
+type BackupsThis = DbThis<ScheduleDoc> & BackupsMethods & {
+  /** A restore runs on this replica now. */
+  restoring: boolean;
+};
 
 const userId = { type: "number", integer: true, positive: true, convert: true, optional: true };
 const filename = { type: "string", min: 1, max: 300 };
@@ -49,8 +65,8 @@ const filename = { type: "string", min: 1, max: 300 };
 function nextRun(cron: string, from: Date): Date | null {
   try {
     return new Cron(cron, { paused: true }).nextRun(from);
-  } catch (err: any) {
-    throw new BadRequestError(`Invalid cron schedule: ${err?.message}`);
+  } catch (err) {
+    throw new BadRequestError(`Invalid cron schedule: ${(err as Error | null)?.message}`);
   }
 }
 
@@ -60,10 +76,10 @@ function sameSecret(a: string, b: string): boolean {
   return crypto.timingSafeEqual(ha, hb);
 }
 
-const BackupsService: ServiceSchema = {
+const BackupsService: ServiceSchema<Record<string, never>, BackupsThis> = {
   name: "backups",
   mixins: [
-    LeasedJobMixin("backupJob", {
+    LeasedJobMixin<BackupsThis>("backupJob", {
       leaseId: LEASE_ID,
       name: "backup scheduler",
       store: (service) => service.adapter,
@@ -88,7 +104,8 @@ const BackupsService: ServiceSchema = {
     backup_server: {
       params: { database_pass: { type: "string", min: 1, max: 1000 }, gzip: { type: "boolean", convert: true, optional: true } },
       response: BackupDownload,
-      async handler(this: any, ctx: Context<{ database_pass: string; gzip?: boolean }, Meta>) {
+      // The backup's bytes: BackupDownload documents them as a binary string.
+      async handler(this: BackupsThis, ctx: Ctx<{ database_pass: string; gzip?: boolean }>): Promise<Readable> {
         await this.checkBackupPassword(ctx, ctx.params.database_pass);
         const fileGzip = !!ctx.params.gzip;
         const wireGzip = !fileGzip && /\bgzip\b/i.test(ctx.meta.acceptEncoding ?? "");
@@ -107,7 +124,7 @@ const BackupsService: ServiceSchema = {
     list_backup_files: {
       params: { user_id: userId },
       response: BackupFilesAnswer,
-      handler() {
+      handler(this: BackupsThis): BackupFilesAnswer {
         return { backup_files: listBackupFiles() };
       },
     },
@@ -115,7 +132,7 @@ const BackupsService: ServiceSchema = {
     delete_backup_file: {
       params: { backup_filename: filename },
       response: BackupFileAnswer,
-      handler(this: any, ctx: Context<{ backup_filename: string }, Meta>) {
+      handler(this: BackupsThis, ctx: Ctx<{ backup_filename: string }>): BackupFileAnswer {
         const file = existingBackup(ctx.params.backup_filename);
         fs.rmSync(file, { force: true });
         this.logger.info("backup file deleted", { user_id: ctx.meta.user?.id, file: ctx.params.backup_filename });
@@ -131,7 +148,7 @@ const BackupsService: ServiceSchema = {
       params: { user_id: userId, backup_filename: filename },
       response: RestoreAnswer,
       timeout: 0,
-      async handler(this: any, ctx: Context<{ backup_filename: string }, Meta>) {
+      async handler(this: BackupsThis, ctx: Ctx<{ backup_filename: string }>): Promise<RestoreAnswer> {
         const file = existingBackup(ctx.params.backup_filename);
         const result = await this.replaceAll(ctx, ctx.params.backup_filename, () => restoreBackup(this.broker, file, "replace"));
         return { detail: "Restore completed", backup_filename: ctx.params.backup_filename, ...result };
@@ -145,9 +162,10 @@ const BackupsService: ServiceSchema = {
       params: {},
       response: RestoreAnswer,
       timeout: 0,
-      async handler(this: any, ctx: Context<Readable, UploadMeta>) {
-        if (ctx.meta.fieldname !== "backup_file" || typeof (ctx.params as any)?.pipe !== "function") {
-          (ctx.params as any)?.resume?.();
+      async handler(this: BackupsThis, ctx: Ctx<Readable>): Promise<RestoreAnswer> {
+        const upload = ctx.params as Upload;
+        if (ctx.meta.fieldname !== "backup_file" || typeof upload?.pipe !== "function") {
+          upload?.resume?.();
           throw new BadRequestError("Send the backup file as the multipart/form-data field backup_file");
         }
         const name = ctx.meta.filename || "upload";
@@ -170,7 +188,7 @@ const BackupsService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: RestoreStatusAnswer,
-      handler(this: any) {
+      handler(this: BackupsThis): RestoreStatusAnswer {
         return { restore_in_progress: !!this.restoring };
       },
     },
@@ -179,7 +197,7 @@ const BackupsService: ServiceSchema = {
       visibility: "public",
       params: { file: { type: "string", min: 1 } },
       timeout: 0,
-      async handler(this: any, ctx: Context<{ file: string }>) {
+      async handler(this: BackupsThis, ctx: Ctx<{ file: string }>): Promise<RestoreResult> {
         return restoreBackup(this.broker, ctx.params.file, "empty");
       },
     },
@@ -187,7 +205,7 @@ const BackupsService: ServiceSchema = {
     schedule_backup: {
       params: { user_id: userId, cron_schedule: { type: "string", trim: true, min: 1, max: 200 }, enabled: { type: "boolean", convert: true } },
       response: ScheduleBackupAnswer,
-      async handler(this: any, ctx: Context<{ cron_schedule: string; enabled: boolean }, Meta>) {
+      async handler(this: BackupsThis, ctx: Ctx<{ cron_schedule: string; enabled: boolean }>): Promise<ScheduleBackupAnswer> {
         const { cron_schedule, enabled } = ctx.params;
         const now = new Date();
         const next = nextRun(cron_schedule, now);
@@ -201,7 +219,7 @@ const BackupsService: ServiceSchema = {
     get_scheduled_backup: {
       params: { user_id: userId },
       response: ScheduledBackupAnswer,
-      async handler(this: any) {
+      async handler(this: BackupsThis): Promise<ScheduledBackupAnswer> {
         const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
         if (!doc) return { schedule: null, cron_schedule: null, enabled: false, next_run: null, last_run: null, last_file: null, last_error: null };
         const next = doc.enabled ? nextRun(doc.cron_schedule, this.scheduleBase(doc)) : null;
@@ -219,15 +237,15 @@ const BackupsService: ServiceSchema = {
   },
   events: {
     /** The restored lease names a holder of the server that wrote the backup: free it instead of waiting for it to expire. */
-    async "backup.restored"(this: any) {
+    async [backupRestored.eventName](this: BackupsThis) {
       await releaseLease(this.adapter, LEASE_ID, null);
     },
   },
   methods: {
     /** One restore at a time on this replica (a second one answers 409 instead of interleaving with it). */
-    async replaceAll(this: any, ctx: Context<any, Meta>, name: string, restore: () => Promise<RestoreResult>): Promise<RestoreResult> {
+    async replaceAll(this: BackupsThis, ctx: Ctx<unknown>, name: string, restore: () => Promise<RestoreResult>): Promise<RestoreResult> {
       if (this.restoring) {
-        (ctx.params as any)?.resume?.();
+        (ctx.params as Upload)?.resume?.();
         throw new ConflictError("A restore is already in progress");
       }
       this.restoring = true;
@@ -244,24 +262,24 @@ const BackupsService: ServiceSchema = {
      * BACKUP_PASSWORD, or the calling admin's own password (checked by the users service). Wrong guesses
      * count as failed logins of the admin (auth's login limits, 429): a stolen key cannot guess freely.
      */
-    async checkBackupPassword(this: any, ctx: Context<any, Meta>, password: string): Promise<void> {
+    async checkBackupPassword(this: BackupsThis, ctx: Ctx<unknown>, password: string): Promise<void> {
       const caller = ctx.meta.user!;
-      const [info]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [caller.id] });
-      const { attempt_id }: { attempt_id: string } = await ctx.call("auth.begin_attempt", { username: info?.username ?? `user ${caller.id}` });
+      const [info]: UserAuthInfo[] = await getAuthInfo(ctx, { user_ids: [caller.id] });
+      const { attempt_id }: { attempt_id: string } = await beginAttempt(ctx, { username: info?.username ?? `user ${caller.id}` });
       const ok = (!!config.backupPassword && sameSecret(password, config.backupPassword))
-        || (!!info && ((await ctx.call("users.verify_password", { username: info.username, password })) as VerifiedLogin | null)?.user_id === caller.id);
+        || (!!info && (await usersVerifyPassword(ctx, { username: info.username, password }))?.user_id === caller.id);
       if (!ok) {
         this.logger.warn("server backup refused: wrong database_pass", { user_id: caller.id });
         throw new ForbiddenError("Wrong backup password");
       }
-      await ctx.call("auth.attempt_succeeded", { attempt_id });
+      await attemptSucceeded(ctx, { attempt_id });
     },
     /** Runs are counted from the last run, or from when the schedule was set. */
-    scheduleBase(this: any, doc: ScheduleDoc): Date {
+    scheduleBase(this: BackupsThis, doc: ScheduleDoc): Date {
       return new Date(doc.last_run_at ?? doc.updated_at);
     },
     /** The scheduler's claim: a backup is due when the schedule is on and its next run has come (recorded as run). */
-    async claimScheduled(this: any, now: Date): Promise<boolean> {
+    async claimScheduled(this: BackupsThis, now: Date): Promise<boolean> {
       const doc: ScheduleDoc | null = await this.adapter.findOne({ _id: SCHEDULE_ID });
       if (!doc?.enabled) return false;
       const due = nextRun(doc.cron_schedule, this.scheduleBase(doc));
@@ -269,7 +287,7 @@ const BackupsService: ServiceSchema = {
       await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_run_at: now } });
       return true;
     },
-    async runScheduled(this: any, at: Date): Promise<void> {
+    async runScheduled(this: BackupsThis, at: Date): Promise<void> {
       const name = `${SCHEDULED_PREFIX}${fileStamp(at)}.jsonl.gz`;
       try {
         const written = await writeBackupFile(this.broker, name);
@@ -278,13 +296,14 @@ const BackupsService: ServiceSchema = {
         const stale = removeStalePartials(config.backupLeaseSeconds * 1000);
         await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_file: name, last_error: null } });
         this.logger.info("scheduled backup written", { ...written, pruned: pruned.length, stale_partials: stale.length });
-      } catch (err: any) {
-        await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_error: String(err?.message ?? err) } }).catch(() => undefined);
-        this.logger.error("scheduled backup failed", { file: name, error: err?.message });
+      } catch (err) {
+        const message = (err as Error | null)?.message;
+        await this.adapter.updateMany({ _id: SCHEDULE_ID }, { $set: { last_error: String(message ?? err) } }).catch(() => undefined);
+        this.logger.error("scheduled backup failed", { file: name, error: message });
       }
     },
   },
-  created(this: any) {
+  created(this: BackupsThis) {
     this.restoring = false;
   },
 };

@@ -9,17 +9,18 @@
  * Concurrency: membership changes are single-document $addToSet / $pull updates, so two adds at once
  * both land; a name is unique per user through a unique name_key, so a race answers 409, not a twin.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { CollectionEpisodesParams, CollectionMembers, CollectionPage, EpisodeMediaItem } from "../shared/contracts/episodes";
+import { collectionEpisodes, episodeItems, removeSavedEpisode, saveEpisode, savedEpisodeList } from "../shared/contracts/episodes";
 import type { PodcastSearchResult } from "../shared/contracts/podcasts";
+import { playbackSettings, searchPodcasts, subscriptionsRemoved } from "../shared/contracts/podcasts";
+import type { Caller } from "../shared/contracts/call";
+import type { Ctx, DbThis } from "../shared/service-types";
 import { DetailAnswer } from "../shared/contracts/answers";
 import { CollectionEpisodesAnswer, CollectionsAnswer, CollectionView, CreateCollectionAnswer, EpisodeCollections, UserCategories } from "../shared/contracts/collections";
-import type { AuthUser } from "../shared/types";
-
-type Meta = { user: AuthUser };
 
 interface CollectionDoc {
   _id: number;
@@ -59,7 +60,29 @@ const nameKey = (user_id: number, n: string) => `${user_id}:${n.toLowerCase() ==
 /** Since when a collection's categories count: now unless backfilled (then every episode). */
 const sinceFor = (backfill: boolean | null | undefined) => (backfill ? null : Date.now());
 
-const CollectionsService: ServiceSchema = {
+/** A collection's fields as insert() takes them (the rest it sets). */
+type NewCollection = Omit<CollectionDoc, "_id" | "name_key" | "podcast_ids" | "episode_ids" | "excluded_ids" | "created_at" | "updated_at">;
+/** create and update's optional fields (null: as absent). */
+type CollectionFields = { description?: string | null; icon?: string | null; auto_add_categories?: string[] | null; backfill?: boolean | null };
+type EpisodeChange = { collection_id: number; user_id: number; episode_id: number; is_youtube?: boolean | null };
+type PodcastChange = { collection_id: number; user_id: number; podcast_id: number };
+type EpisodesParams = { collection_id: number; limit?: number; offset?: number; sort_by?: string; sort_order?: "asc" | "desc"; filter?: string };
+
+interface CollectionsMethods {
+  insert(fields: NewCollection): Promise<number>;
+  ensureDefault(user_id: number): Promise<void>;
+  own(user_id: number, collection_id: number): Promise<CollectionDoc>;
+  editable(user_id: number, collection_id: number): Promise<CollectionDoc>;
+  visibleEpisode(ctx: Caller, user_id: number, episode_id: number): Promise<EpisodeMediaItem>;
+  categoryIndex(ctx: Caller, user_id: number, docs: CollectionDoc[]): Promise<Map<string, number[]>>;
+  members(d: CollectionDoc, byCategory: Map<string, number[]>): CollectionMembers;
+  episodes(ctx: Caller, params: CollectionEpisodesParams): Promise<CollectionPage[]>;
+  view(d: CollectionDoc, episode_count: number, podcast_ids: number[]): CollectionView;
+}
+
+type CollectionsThis = DbThis<CollectionDoc> & CollectionsMethods;
+
+const CollectionsService: ServiceSchema<Record<string, never>, CollectionsThis> = {
   name: "collections",
   mixins: [DbMixin({ name: "collections", indexes: [{ fields: { user_id: 1 } }, { fields: { name_key: 1 }, unique: true }] })],
   actions: {
@@ -67,7 +90,7 @@ const CollectionsService: ServiceSchema = {
     create: {
       params: { user_id: id, name, description, icon, auto_add_categories: categories, backfill: flag },
       response: CreateCollectionAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<CreateCollectionAnswer> {
+      async handler(this: CollectionsThis, ctx: Ctx<{ user_id: number; name: string } & CollectionFields>): Promise<CreateCollectionAnswer> {
         const p = ctx.params;
         const cats = p.auto_add_categories?.length ? p.auto_add_categories : null;
         await this.ensureDefault(p.user_id); // its name is then taken (409), not the default's
@@ -83,7 +106,7 @@ const CollectionsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id },
       response: CollectionsAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<CollectionsAnswer> {
+      async handler(this: CollectionsThis, ctx: Ctx<{ user_id: number }>): Promise<CollectionsAnswer> {
         const { user_id } = ctx.params;
         await this.ensureDefault(user_id);
         const docs: CollectionDoc[] = await this.adapter.find({ query: { user_id }, sort: ["-is_default", "_id"] });
@@ -92,7 +115,7 @@ const CollectionsService: ServiceSchema = {
         const members = own.map((d) => this.members(d, podcasts));
         const [pages, saved]: [CollectionPage[], { total: number }] = await Promise.all([
           this.episodes(ctx, { user_id, collections: members, limit: 0 }),
-          ctx.call<{ total: number }, object>("episodes.saved_episode_list", { user_id, limit: 1 }),
+          savedEpisodeList(ctx, { user_id, limit: 1 }),
         ]);
         const counts = new Map(own.map((d, n) => [d._id, pages[n].total]));
         const podcastIds = new Map(own.map((d, n) => [d._id, members[n].podcasts.map((m) => m.podcast_id)]));
@@ -104,8 +127,8 @@ const CollectionsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id },
       response: UserCategories,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<UserCategories> {
-        const found: PodcastSearchResult = await ctx.call("podcasts.search_podcasts", { user_id: ctx.params.user_id, search_term: "" });
+      async handler(this: CollectionsThis, ctx: Ctx<{ user_id: number }>): Promise<UserCategories> {
+        const found: PodcastSearchResult = await searchPodcasts(ctx, { user_id: ctx.params.user_id, search_term: "" });
         const seen = new Map<string, string>();
         for (const c of found.podcasts.flatMap((h) => Object.values(h.categories))) if (!seen.has(c.toLowerCase())) seen.set(c.toLowerCase(), c);
         return { categories: [...seen.values()].sort((a, b) => a.localeCompare(b)) };
@@ -118,9 +141,9 @@ const CollectionsService: ServiceSchema = {
     update: {
       params: { collection_id: id, name: { ...name, optional: true, nullable: true }, description, icon, auto_add_categories: categories, backfill: flag },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
+      async handler(this: CollectionsThis, ctx: Ctx<{ collection_id: number; name?: string | null } & CollectionFields>): Promise<DetailAnswer> {
         const p = ctx.params;
-        const c: CollectionDoc = await this.editable(ctx.meta.user.id, p.collection_id);
+        const c: CollectionDoc = await this.editable(ctx.meta.user!.id, p.collection_id); // the route needs a login
         const set: Partial<CollectionDoc> = { updated_at: new Date() };
         if (p.name != null) Object.assign(set, { name: p.name, name_key: nameKey(c.user_id, p.name) });
         if (p.description != null) set.description = p.description;
@@ -142,8 +165,8 @@ const CollectionsService: ServiceSchema = {
     remove: {
       params: { collection_id: id },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
-        const c: CollectionDoc = await this.editable(ctx.meta.user.id, ctx.params.collection_id);
+      async handler(this: CollectionsThis, ctx: Ctx<{ collection_id: number }>): Promise<DetailAnswer> {
+        const c: CollectionDoc = await this.editable(ctx.meta.user!.id, ctx.params.collection_id);
         await this.adapter.removeMany({ _id: c._id });
         return { detail: "Collection deleted successfully" };
       },
@@ -152,10 +175,10 @@ const CollectionsService: ServiceSchema = {
     add_episode: {
       params: episodeChange,
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
+      async handler(this: CollectionsThis, ctx: Ctx<EpisodeChange>): Promise<DetailAnswer> {
         const { user_id, collection_id, episode_id } = ctx.params;
         const c: CollectionDoc = await this.own(user_id, collection_id);
-        if (c.is_default) await ctx.call("episodes.save_episode", { user_id, episode_id });
+        if (c.is_default) await saveEpisode(ctx, { user_id, episode_id });
         else {
           await this.visibleEpisode(ctx, user_id, episode_id);
           await this.adapter.updateMany({ _id: c._id }, { $addToSet: { episode_ids: episode_id }, $pull: { excluded_ids: episode_id }, $set: { updated_at: new Date() } });
@@ -167,10 +190,10 @@ const CollectionsService: ServiceSchema = {
     remove_episode: {
       params: episodeChange,
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
+      async handler(this: CollectionsThis, ctx: Ctx<EpisodeChange>): Promise<DetailAnswer> {
         const { user_id, collection_id, episode_id } = ctx.params;
         const c: CollectionDoc = await this.own(user_id, collection_id);
-        if (c.is_default) await ctx.call("episodes.remove_saved_episode", { user_id, episode_id });
+        if (c.is_default) await removeSavedEpisode(ctx, { user_id, episode_id });
         else await this.adapter.updateMany({ _id: c._id }, { $pull: { episode_ids: episode_id }, $addToSet: { excluded_ids: episode_id }, $set: { updated_at: new Date() } });
         return { detail: "Episode removed from collection" };
       },
@@ -179,10 +202,10 @@ const CollectionsService: ServiceSchema = {
     add_podcast: {
       params: podcastChange,
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
+      async handler(this: CollectionsThis, ctx: Ctx<PodcastChange>): Promise<DetailAnswer> {
         const { user_id, collection_id, podcast_id } = ctx.params;
         const c: CollectionDoc = await this.editable(user_id, collection_id);
-        await ctx.call("podcasts.playback_settings", { user_id, podcast_id }); // 404 unless subscribed
+        await playbackSettings(ctx, { user_id, podcast_id }); // 404 unless subscribed
         await this.adapter.updateMany({ _id: c._id }, { $addToSet: { podcast_ids: podcast_id }, $set: { updated_at: new Date() } });
         return { detail: "Podcast added to collection" };
       },
@@ -191,7 +214,7 @@ const CollectionsService: ServiceSchema = {
     remove_podcast: {
       params: podcastChange,
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<DetailAnswer> {
+      async handler(this: CollectionsThis, ctx: Ctx<PodcastChange>): Promise<DetailAnswer> {
         const { user_id, collection_id, podcast_id } = ctx.params;
         const c: CollectionDoc = await this.editable(user_id, collection_id);
         await this.adapter.updateMany({ _id: c._id }, { $pull: { podcast_ids: podcast_id }, $set: { updated_at: new Date() } });
@@ -210,12 +233,12 @@ const CollectionsService: ServiceSchema = {
         filter: { type: "enum", values: ["all", "unplayed", "played", "in_progress", "completed", "not_completed", "saved", ""], optional: true },
       },
       response: CollectionEpisodesAnswer,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<CollectionEpisodesAnswer> {
+      async handler(this: CollectionsThis, ctx: Ctx<EpisodesParams>): Promise<CollectionEpisodesAnswer> {
         const { collection_id, filter, ...page } = ctx.params;
-        const user_id = ctx.meta.user.id;
+        const user_id = ctx.meta.user!.id; // the route needs a login
         const c: CollectionDoc = await this.own(user_id, collection_id);
         const query = { ...page, limit: page.limit ?? 50, filter: filter || "all" };
-        if (c.is_default) return ctx.call("episodes.saved_episode_list", { user_id, ...query });
+        if (c.is_default) return savedEpisodeList(ctx, { user_id, ...query });
         const [res]: CollectionPage[] = await this.episodes(ctx, { user_id, collections: [this.members(c, await this.categoryIndex(ctx, user_id, [c]))], ...query });
         return { saved_episodes: res.episodes, total: res.total };
       },
@@ -225,7 +248,7 @@ const CollectionsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id, episode_id: id, is_youtube: flag },
       response: EpisodeCollections,
-      async handler(this: any, ctx: Context<any, Meta>): Promise<EpisodeCollections> {
+      async handler(this: CollectionsThis, ctx: Ctx<{ user_id: number; episode_id: number; is_youtube?: boolean | null }>): Promise<EpisodeCollections> {
         const { user_id, episode_id } = ctx.params;
         const ep: EpisodeMediaItem = await this.visibleEpisode(ctx, user_id, episode_id);
         const docs: CollectionDoc[] = await this.adapter.find({ query: { user_id }, sort: ["-is_default", "_id"] });
@@ -244,17 +267,17 @@ const CollectionsService: ServiceSchema = {
   events: {
     "user.removed": userRemovedEvent({ adapter: "user_id" }),
     /** A user left a podcast: it leaves their collections, with the episodes of it they added or took out. */
-    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+    async [subscriptionsRemoved.eventName](this: CollectionsThis, ctx: Ctx<{ user_id: number; podcast_id: number }>) {
       const { user_id, podcast_id } = ctx.params;
       const docs: CollectionDoc[] = await this.adapter.find({ query: { user_id } });
       const listed = Array.from(new Set(docs.flatMap((d) => [...d.episode_ids, ...d.excluded_ids])));
-      const items: EpisodeMediaItem[] = listed.length ? await ctx.call("episodes.episode_items", { user_id, episode_ids: listed, include_unsubscribed: true }) : [];
+      const items: EpisodeMediaItem[] = listed.length ? await episodeItems(ctx, { user_id, episode_ids: listed, include_unsubscribed: true }) : [];
       const gone = items.filter((e) => e.podcastid === podcast_id).map((e) => e.episodeid);
       await this.adapter.updateMany({ user_id }, { $pull: { podcast_ids: podcast_id, episode_ids: { $in: gone }, excluded_ids: { $in: gone } } });
     },
   },
   methods: {
-    async insert(this: any, fields: Omit<CollectionDoc, "_id" | "name_key" | "podcast_ids" | "episode_ids" | "excluded_ids" | "created_at" | "updated_at">): Promise<number> {
+    async insert(this: CollectionsThis, fields: NewCollection): Promise<number> {
       const now = new Date();
       const doc: CollectionDoc = {
         ...fields, _id: await this.nextId("collections"), name_key: nameKey(fields.user_id, fields.name),
@@ -264,7 +287,7 @@ const CollectionsService: ServiceSchema = {
       return doc._id;
     },
     /** The user's default collection, made once however many requests race for it. */
-    async ensureDefault(this: any, user_id: number): Promise<void> {
+    async ensureDefault(this: CollectionsThis, user_id: number): Promise<void> {
       if (await this.adapter.findOne({ user_id, is_default: true })) return;
       try {
         await this.insert({ user_id, ...SAVED, is_default: true, auto_add_categories: null, categories_since: null });
@@ -273,44 +296,44 @@ const CollectionsService: ServiceSchema = {
       }
     },
     /** The collection, when it is user_id's: 404 unknown, 403 another user's (also for an admin acting as user_id). */
-    async own(this: any, user_id: number, collection_id: number): Promise<CollectionDoc> {
+    async own(this: CollectionsThis, user_id: number, collection_id: number): Promise<CollectionDoc> {
       const c: CollectionDoc | null = await this.adapter.findOne({ _id: collection_id });
       if (!c) throw new NotFoundError("Collection not found");
       if (c.user_id !== user_id) throw new ForbiddenError("This collection belongs to another user");
       return c;
     },
     /** own(), and not the default collection (its content is the saved episodes). */
-    async editable(this: any, user_id: number, collection_id: number): Promise<CollectionDoc> {
+    async editable(this: CollectionsThis, user_id: number, collection_id: number): Promise<CollectionDoc> {
       const c: CollectionDoc = await this.own(user_id, collection_id);
       if (c.is_default) throw new BadRequestError("The default collection cannot be changed or deleted");
       return c;
     },
     /** An episode the user sees (404 otherwise), with its podcast and date. */
-    async visibleEpisode(this: any, ctx: Context, user_id: number, episode_id: number): Promise<EpisodeMediaItem> {
-      const [ep]: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id, episode_ids: [episode_id] });
+    async visibleEpisode(this: CollectionsThis, ctx: Caller, user_id: number, episode_id: number): Promise<EpisodeMediaItem> {
+      const [ep]: EpisodeMediaItem[] = await episodeItems(ctx, { user_id, episode_ids: [episode_id] });
       if (!ep) throw new NotFoundError("Episode not found in your podcasts");
       return ep;
     },
     /** The user's podcasts by category (lower-cased), read once for these collections; empty when none has categories. */
-    async categoryIndex(this: any, ctx: Context, user_id: number, docs: CollectionDoc[]): Promise<Map<string, number[]>> {
+    async categoryIndex(this: CollectionsThis, ctx: Caller, user_id: number, docs: CollectionDoc[]): Promise<Map<string, number[]>> {
       const index = new Map<string, number[]>();
       if (!docs.some((d) => d.auto_add_categories?.length)) return index;
-      const found: PodcastSearchResult = await ctx.call("podcasts.search_podcasts", { user_id, search_term: "" });
+      const found: PodcastSearchResult = await searchPodcasts(ctx, { user_id, search_term: "" });
       for (const h of found.podcasts) for (const c of Object.values(h.categories)) index.set(c.toLowerCase(), [...(index.get(c.toLowerCase()) ?? []), h.podcast_id]);
       return index;
     },
     /** What the collection holds for episodes.collection_episodes: its own podcasts (all episodes) win over its categories' (since). */
-    members(d: CollectionDoc, byCategory: Map<string, number[]>): CollectionMembers {
+    members(this: CollectionsThis, d: CollectionDoc, byCategory: Map<string, number[]>): CollectionMembers {
       const podcasts = new Map<number, number | null>();
       for (const c of d.auto_add_categories ?? []) for (const pid of byCategory.get(c.toLowerCase()) ?? []) podcasts.set(pid, d.categories_since);
       for (const pid of d.podcast_ids) podcasts.set(pid, null);
       return { episode_ids: d.episode_ids, excluded_ids: d.excluded_ids, podcasts: [...podcasts].map(([podcast_id, since]) => ({ podcast_id, since })) };
     },
-    episodes(this: any, ctx: Context, params: CollectionEpisodesParams): Promise<CollectionPage[]> {
+    episodes(this: CollectionsThis, ctx: Caller, params: CollectionEpisodesParams): Promise<CollectionPage[]> {
       if (!params.collections.length) return Promise.resolve([]);
-      return ctx.call("episodes.collection_episodes", params);
+      return collectionEpisodes(ctx, params);
     },
-    view(d: CollectionDoc, episode_count: number, podcast_ids: number[]): CollectionView {
+    view(this: CollectionsThis, d: CollectionDoc, episode_count: number, podcast_ids: number[]): CollectionView {
       return {
         collection_id: d._id, user_id: d.user_id, name: d.name, description: d.description, is_default: d.is_default, icon: d.icon,
         created_at: new Date(d.created_at).toISOString(), last_updated: new Date(d.updated_at).toISOString(), episode_count,

@@ -17,15 +17,20 @@ import { DbMixin } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
-import { fileAnswer, mediaAnswer, MediaAnswerMeta, unsatisfiable } from "../shared/range";
-import type { AuthUser } from "../shared/types";
-import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD_PODCAST_BEFORE } from "../shared/contracts/tasks";
+import { fileAnswer, mediaAnswer, unsatisfiable } from "../shared/range";
+import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD_PODCAST_BEFORE, countActive, tasksCreate } from "../shared/contracts/tasks";
 import type {
   ApplyDownloadActionsResult, DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction,
   RecordDownloadParams, StoredFile, SyncDownloadAction,
 } from "../shared/contracts/downloads";
 import { sidecarPaths } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+import { episodeItems, episodesCreated, podcastEpisodes } from "../shared/contracts/episodes";
+import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
+import { autoDownloadUsers, subscriptionsRemoved } from "../shared/contracts/podcasts";
+import type { Caller } from "../shared/contracts/call";
+import type { Ctx, Query } from "../shared/service-types";
+import type { DeletionDoc, DownloadDoc, DownloadsThis, ListQuery, MediaMeta } from "./downloads.parts/this";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
 import { AutoDeleteScheduler } from "./downloads.parts/auto-delete";
 import { metadataSettingsActions, metadataSettingsMethods } from "./downloads.parts/metadata-settings.actions";
@@ -33,25 +38,10 @@ import { DownloadStartedAnswer, DownloadedItem, DownloadStatusText, DownloadSumm
 import { BulkAnswer } from "../shared/contracts/episodes";
 import { DetailAnswer } from "../shared/contracts/answers";
 
-/** A user's download; `file` is the path under DOWNLOAD_DIR. */
-interface DownloadDoc extends RecordDownloadParams {
-  /** "<user_id>:<episode_id>": one download per user and episode, written with one upsert. */
-  _id: string;
-  downloaded_at: Date;
-}
-
-/** A user deleted a downloaded episode (kept DELETION_DAYS for sync). */
-interface DeletionDoc {
-  user_id: number;
-  episode_id: number;
-  podcast_id: number;
-  deleted_at: Date;
-}
-
-/** ctx.meta the gateway adds for media routes. */
-interface MediaMeta extends MediaAnswerMeta {
-  user?: AuthUser;
-}
+type EpisodeParams = { episode_id: number; user_id: number; is_vidsite?: boolean };
+type BulkParams = { episode_ids: number[]; user_id: number; is_vidsite?: boolean };
+/** A podcast's downloads per podcast (podcast_download_summary). */
+type SummaryRow = DownloadSummaryAnswer["podcasts"][number];
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const optionalBool = { type: "boolean", convert: true, optional: true };
@@ -85,7 +75,7 @@ function attachment(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-const DownloadsService: ServiceSchema = {
+const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
   name: "downloads",
   mixins: [AutoDeleteScheduler, DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
     { name: "download_settings" },
@@ -98,14 +88,14 @@ const DownloadsService: ServiceSchema = {
     download_podcast: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
       response: DownloadStartedAnswer,
-      async handler(this: any, ctx: Context<any, MediaMeta>) {
+      async handler(this: DownloadsThis, ctx: Context<EpisodeParams, MediaMeta>): Promise<DownloadStartedAnswer> {
         await this.requireEnabled();
         const { user_id, episode_id } = ctx.params;
         const [item] = await this.itemsFor(ctx, user_id, [episode_id]);
         if (!item) throw new NotFoundError("Episode not found in your podcasts");
         if (isLocalFeed(item.episodeurl)) throw new BadRequestError("A local podcast's episode is already on the server: it plays through the stream route");
         if (await this.adapter.findOne({ _id: keyOf(user_id, episode_id) })) return { detail: "Episode already downloaded", task_id: null };
-        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [this.episodeJob(user_id, item, rightsOf(ctx.meta.user))] });
+        const res: CreateTasksResult = await tasksCreate(ctx, { tasks: [this.episodeJob(user_id, item, rightsOf(ctx.meta.user))] });
         const [task] = [...res.created, ...res.existing];
         return { detail: res.created.length ? "Download started" : "Download already in progress", task_id: task.id };
       },
@@ -114,10 +104,10 @@ const DownloadsService: ServiceSchema = {
     download_all_podcast: {
       params: { podcast_id: id, user_id: id, is_vidsite: optionalBool },
       response: DownloadStartedAnswer,
-      async handler(this: any, ctx: Context<any, MediaMeta>) {
+      async handler(this: DownloadsThis, ctx: Ctx<{ podcast_id: number; user_id: number; is_vidsite?: boolean }>): Promise<DownloadStartedAnswer> {
         await this.requireEnabled();
         const { user_id, podcast_id } = ctx.params;
-        const { episodes } = await ctx.call("episodes.podcast_episodes", { user_id, podcast_id }) as { episodes: { episodeid: number; podcastname: string; episodeurl: string | null }[] };
+        const { episodes } = await podcastEpisodes(ctx, { user_id, podcast_id });
         const have = await this.downloadedIds(user_id, episodes.map((e) => e.episodeid));
         // Local podcasts' episodes are on the server already.
         const todo = episodes.filter((e) => !have.has(e.episodeid) && !isLocalFeed(e.episodeurl)).map((e) => e.episodeid);
@@ -126,7 +116,7 @@ const DownloadsService: ServiceSchema = {
           task_type: JOB_DOWNLOAD_PODCAST, user_id, item_id: podcast_id, podcast_name: episodes[0].podcastname,
           payload: { podcast_id, episode_ids: todo, rights: rightsOf(ctx.meta.user) } satisfies DownloadPodcastPayload, dedupe_key: `podcast:${user_id}:${podcast_id}`,
         };
-        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [job] });
+        const res: CreateTasksResult = await tasksCreate(ctx, { tasks: [job] });
         const [task] = [...res.created, ...res.existing];
         return { detail: res.created.length ? `Downloading ${todo.length} episodes` : "Download already in progress", task_id: task.id };
       },
@@ -135,13 +125,13 @@ const DownloadsService: ServiceSchema = {
     bulk_download_episodes: {
       params: bulk,
       response: BulkAnswer,
-      async handler(this: any, ctx: Context<any, MediaMeta>) {
+      async handler(this: DownloadsThis, ctx: Context<BulkParams, MediaMeta>): Promise<BulkAnswer> {
         await this.requireEnabled();
         const { user_id, episode_ids } = ctx.params;
         const items: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, episode_ids);
         const have = await this.downloadedIds(user_id, items.map((i) => i.episodeid));
         const todo = items.filter((i) => !have.has(i.episodeid) && !isLocalFeed(i.episodeurl));
-        if (todo.length) await ctx.call("tasks.create", { tasks: todo.map((i) => this.episodeJob(user_id, i, rightsOf(ctx.meta.user))) });
+        if (todo.length) await tasksCreate(ctx, { tasks: todo.map((i) => this.episodeJob(user_id, i, rightsOf(ctx.meta.user))) });
         const failed = new Set(episode_ids).size - items.length;
         return { message: `Queued ${todo.length} downloads; ${have.size} already downloaded`, processed_count: items.length, failed_count: failed || null };
       },
@@ -150,7 +140,7 @@ const DownloadsService: ServiceSchema = {
     delete_episode: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: DownloadsThis, ctx: Ctx<EpisodeParams>): Promise<DetailAnswer> {
         const removed = await this.removeDownloads(ctx.params.user_id, [ctx.params.episode_id]);
         if (!removed) throw new NotFoundError("Episode is not downloaded");
         return { detail: "Downloaded episode deleted" };
@@ -160,7 +150,7 @@ const DownloadsService: ServiceSchema = {
     bulk_delete_downloaded_episodes: {
       params: bulk,
       response: BulkAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: DownloadsThis, ctx: Ctx<BulkParams>): Promise<BulkAnswer> {
         const ids = Array.from(new Set<number>(ctx.params.episode_ids));
         const removed = await this.removeDownloads(ctx.params.user_id, ids);
         return { message: `Deleted ${removed} downloaded episodes`, processed_count: removed, failed_count: ids.length - removed || null };
@@ -171,7 +161,7 @@ const DownloadsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id },
       response: DownloadedEpisodesAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: DownloadsThis, ctx: Ctx<{ user_id: number }>): Promise<DownloadedEpisodesAnswer> {
         return { downloaded_episodes: await this.downloadedItems(ctx, ctx.params.user_id, {}) };
       },
     },
@@ -180,12 +170,16 @@ const DownloadsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id, ...listQuery, sort_by: { type: "enum", values: ["podcast_name", "episode_count", "total_size", "latest_download"], optional: true } },
       response: DownloadSummaryAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(
+        this: DownloadsThis,
+        ctx: Ctx<{ user_id: number; sort_by?: "podcast_name" | "episode_count" | "total_size" | "latest_download" } & ListQuery>,
+      ): Promise<DownloadSummaryAnswer> {
         const p = ctx.params;
         const items = await this.downloadedItems(ctx, p.user_id, {});
-        const byPodcast = new Map<number, any>();
+        const byPodcast = new Map<number, SummaryRow>();
         for (const i of items) {
-          const s = byPodcast.get(i.podcastid) ?? { podcastid: i.podcastid, podcastname: i.podcastname, artworkurl: i.artworkurl, episode_count: 0, total_size: 0, latest_download: null };
+          // latest_download "": none yet (the first download sets it).
+          const s = byPodcast.get(i.podcastid) ?? { podcastid: i.podcastid, podcastname: i.podcastname, artworkurl: i.artworkurl, episode_count: 0, total_size: 0, latest_download: "" };
           s.episode_count++;
           s.total_size += i.downloaded_size;
           const at = new Date(i.downloaded_at).toISOString();
@@ -196,7 +190,11 @@ const DownloadsService: ServiceSchema = {
         const rows = [...byPodcast.values()].filter((s) => !needle || s.podcastname.toLowerCase().includes(needle));
         const key = p.sort_by ?? "podcast_name";
         const field = key === "podcast_name" ? "podcastname" : key;
-        return { podcasts: this.page(rows, (r: any) => (typeof r[field] === "string" ? r[field].toLowerCase() : r[field]), p, key === "podcast_name" ? "asc" : "desc").rows };
+        const sortKey = (r: SummaryRow) => {
+          const v = r[field];
+          return typeof v === "string" ? v.toLowerCase() : v;
+        };
+        return { podcasts: this.page(rows, sortKey, p, key === "podcast_name" ? "asc" : "desc").rows };
       },
     },
     /** GET /api/data/podcast_downloads_paged/{user_id}/{podcast_id}: one podcast's downloaded episodes. */
@@ -204,12 +202,15 @@ const DownloadsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id, podcast_id: id, ...listQuery, sort_by: { type: "enum", values: ["pub_date", "title", "duration", "downloaded_at", "size"], optional: true } },
       response: DownloadsPageAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(
+        this: DownloadsThis,
+        ctx: Ctx<{ user_id: number; podcast_id: number; sort_by?: "pub_date" | "title" | "duration" | "downloaded_at" | "size" } & ListQuery>,
+      ): Promise<DownloadsPageAnswer> {
         const p = ctx.params;
         const needle = p.search?.toLowerCase();
         const items = (await this.downloadedItems(ctx, p.user_id, { podcast_id: p.podcast_id }))
-          .filter((i: any) => !needle || i.episodetitle.toLowerCase().includes(needle));
-        const fields: Record<string, (i: any) => number | string> = {
+          .filter((i) => !needle || i.episodetitle.toLowerCase().includes(needle));
+        const fields: Record<string, (i: DownloadedItem) => number | string> = {
           pub_date: (i) => i.episodepubdate ?? "", title: (i) => i.episodetitle.toLowerCase(), duration: (i) => i.episodeduration,
           downloaded_at: (i) => new Date(i.downloaded_at).toISOString(), size: (i) => i.downloaded_size,
         };
@@ -222,7 +223,7 @@ const DownloadsService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: DownloadStatusText,
-      async handler(this: any, ctx: Context<any, MediaMeta>) {
+      async handler(this: DownloadsThis, ctx: Context<Record<string, never>, MediaMeta>): Promise<string> {
         ctx.meta.$responseType = "text/plain; charset=utf-8";
         return String(await this.enabled());
       },
@@ -232,10 +233,10 @@ const DownloadsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id },
       response: UserDownloadStatusAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: DownloadsThis, ctx: Ctx<{ user_id: number }>): Promise<UserDownloadStatusAnswer> {
         const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
         const bytes = docs.reduce((n, d) => n + d.size, 0);
-        const active: number = await ctx.call("tasks.count_active", { user_id: ctx.params.user_id, types: DOWNLOAD_TYPES });
+        const active: number = await countActive(ctx, { user_id: ctx.params.user_id, types: DOWNLOAD_TYPES });
         return { total_downloaded: docs.length, total_size_mb: Math.round((bytes / 1048576) * 100) / 100, downloads_enabled: await this.enabled(), active_downloads: active };
       },
     },
@@ -243,7 +244,7 @@ const DownloadsService: ServiceSchema = {
     enable_disable_downloads: {
       params: {},
       response: DownloadsToggleAnswer,
-      async handler(this: any) {
+      async handler(this: DownloadsThis): Promise<DownloadsToggleAnswer> {
         const next = !(await this.enabled());
         const store = this.stores.download_settings;
         if ((await store.updateMany({ _id: SETTINGS_ID }, { $set: { enabled: next } })) === 0) await store.insert({ _id: SETTINGS_ID, enabled: next });
@@ -255,7 +256,8 @@ const DownloadsService: ServiceSchema = {
       idempotent: true,
       params: { episode_id: id, user_id: id, type: { type: "string", max: 20, optional: true } },
       response: MediaAnswer,
-      async handler(this: any, ctx: Context<any, MediaMeta>) {
+      // The media's bytes (a stream, or a file's range): MediaAnswer documents them as a binary string.
+      async handler(this: DownloadsThis, ctx: Context<{ episode_id: number; user_id: number; type?: string }, MediaMeta>): Promise<unknown> {
         return this.serveMedia(ctx, ctx.params.user_id, ctx.params.episode_id, false);
       },
     },
@@ -264,7 +266,7 @@ const DownloadsService: ServiceSchema = {
       idempotent: true,
       params: { episode_id: id },
       response: MediaAnswer,
-      async handler(this: any, ctx: Context<any, MediaMeta>) {
+      async handler(this: DownloadsThis, ctx: Context<{ episode_id: number }, MediaMeta>): Promise<unknown> {
         return this.serveMedia(ctx, ctx.meta.user!.id, ctx.params.episode_id, true);
       },
     },
@@ -278,7 +280,7 @@ const DownloadsService: ServiceSchema = {
         user_id: id, episode_id: id, podcast_id: id, file: { type: "string", max: 4000 }, size: { type: "number", min: 0 }, content_type: { type: "string", max: 200 },
         from_sync: { type: "boolean", optional: true },
       },
-      async handler(this: any, ctx: Context<RecordDownloadParams>) {
+      async handler(this: DownloadsThis, ctx: Ctx<RecordDownloadParams>): Promise<{ success: true }> {
         const _id = keyOf(ctx.params.user_id, ctx.params.episode_id);
         const fields = { ...ctx.params, downloaded_at: new Date() };
         // A retried job may record again: the second write updates the first (or loses an insert race, harmlessly).
@@ -290,7 +292,7 @@ const DownloadsService: ServiceSchema = {
     stored_file: {
       visibility: "public",
       params: { episode_id: id },
-      async handler(this: any, ctx: Context<{ episode_id: number }>): Promise<StoredFile | null> {
+      async handler(this: DownloadsThis, ctx: Ctx<{ episode_id: number }>): Promise<StoredFile | null> {
         const doc: DownloadDoc | null = await this.adapter.findOne({ episode_id: ctx.params.episode_id });
         return doc && fs.existsSync(path.join(config.downloadDir, doc.file)) ? { file: doc.file, size: doc.size, content_type: doc.content_type } : null;
       },
@@ -299,7 +301,7 @@ const DownloadsService: ServiceSchema = {
     sync_actions: {
       visibility: "public",
       params: { user_id: id, since: { type: "date", convert: true, optional: true } },
-      async handler(this: any, ctx: Context<{ user_id: number; since?: Date }>): Promise<LocalDownloadAction[]> {
+      async handler(this: DownloadsThis, ctx: Ctx<{ user_id: number; since?: Date }>): Promise<LocalDownloadAction[]> {
         const { user_id, since } = ctx.params;
         const downloads: DownloadDoc[] = await this.adapter.find({ query: { user_id, from_sync: { $ne: true }, ...(since ? { downloaded_at: { $gt: since } } : {}) } });
         const deletions: DeletionDoc[] = await this.stores.download_deletions.find({ query: { user_id, ...(since ? { deleted_at: { $gt: since } } : {}) } });
@@ -317,7 +319,7 @@ const DownloadsService: ServiceSchema = {
     apply_sync_actions: {
       visibility: "public",
       params: { user_id: id, actions: { type: "array", items: "object", max: 100_000 } },
-      async handler(this: any, ctx: Context<{ user_id: number; actions: SyncDownloadAction[] }>): Promise<ApplyDownloadActionsResult> {
+      async handler(this: DownloadsThis, ctx: Ctx<{ user_id: number; actions: SyncDownloadAction[] }>): Promise<ApplyDownloadActionsResult> {
         const { user_id } = ctx.params;
         const newest = new Map<number, SyncDownloadAction>();
         for (const a of ctx.params.actions) if (!(newest.get(a.episode_id)?.at! >= a.at)) newest.set(a.episode_id, a);
@@ -340,10 +342,10 @@ const DownloadsService: ServiceSchema = {
         }
         const todo = wanted.filter((a) => !(deletedAt.get(a.episode_id)! >= a.at)).map((a) => a.episode_id);
         if (!todo.length) return { queued: 0, deleted };
-        const found: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id, episode_ids: todo });
+        const found: EpisodeMediaItem[] = await episodeItems(ctx, { user_id, episode_ids: todo });
         const items = found.filter((i) => !isLocalFeed(i.episodeurl));
         if (!items.length) return { queued: 0, deleted };
-        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: items.map((i) => this.episodeJob(user_id, i, "user", true)) });
+        const res: CreateTasksResult = await tasksCreate(ctx, { tasks: items.map((i) => this.episodeJob(user_id, i, "user", true)) });
         return { queued: res.created.length, deleted };
       },
     },
@@ -351,7 +353,7 @@ const DownloadsService: ServiceSchema = {
     downloaded_ids: {
       visibility: "public",
       params: { user_id: id, episode_ids: { type: "array", items: "number" } },
-      async handler(this: any, ctx: Context<DownloadedIdsParams>): Promise<number[]> {
+      async handler(this: DownloadsThis, ctx: Ctx<DownloadedIdsParams>): Promise<number[]> {
         return [...(await this.downloadedIds(ctx.params.user_id, ctx.params.episode_ids))];
       },
     },
@@ -359,88 +361,89 @@ const DownloadsService: ServiceSchema = {
     downloaded_count: {
       visibility: "public",
       params: { user_id: id },
-      handler(this: any, ctx: Context<DownloadedCountParams>): Promise<number> {
+      handler(this: DownloadsThis, ctx: Ctx<DownloadedCountParams>): Promise<number> {
         return this.adapter.count({ query: { user_id: ctx.params.user_id } });
       },
     },
     downloaded_bytes: {
       visibility: "public",
       params: { user_id: id },
-      async handler(this: any, ctx: Context<DownloadedCountParams>): Promise<number> {
-        const docs: Pick<DownloadDoc, "size">[] = await this.adapter.find({ query: { user_id: ctx.params.user_id }, fields: ["size"] });
+      async handler(this: DownloadsThis, ctx: Ctx<DownloadedCountParams>): Promise<number> {
+        // Only the sizes are read: the store's find has no projection.
+        const docs: Pick<DownloadDoc, "size">[] = await this.findFields(this.adapter, { user_id: ctx.params.user_id }, ["size"]);
         return docs.reduce((sum, d) => sum + (d.size ?? 0), 0);
       },
     },
   },
   events: {
     /** New episodes of a podcast: downloaded for each subscriber with auto_download on. */
-    async "episodes.created"(this: any, ctx: Context<{ podcast_id: number; episode_ids: number[] }>) {
+    async [episodesCreated.eventName](this: DownloadsThis, ctx: Ctx<EpisodesCreatedEvent>) {
       if (!(await this.enabled())) return;
-      const users: number[] = await ctx.call("podcasts.auto_download_users", { podcast_id: ctx.params.podcast_id });
+      const users: number[] = await autoDownloadUsers(ctx, { podcast_id: ctx.params.podcast_id });
       if (!users.length) return;
-      const items: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: users[0], episode_ids: ctx.params.episode_ids, include_unsubscribed: true });
+      const items: EpisodeMediaItem[] = await episodeItems(ctx, { user_id: users[0], episode_ids: ctx.params.episode_ids, include_unsubscribed: true });
       // A local podcast's files are on the server already: a download job could only fail on the local: address.
       const remote = items.filter((i) => !isLocalFeed(i.episodeurl));
       const jobs = users.flatMap((u) => remote.map((i) => this.episodeJob(u, i, "user")));
-      if (jobs.length) await ctx.call("tasks.create", { tasks: jobs });
+      if (jobs.length) await tasksCreate(ctx, { tasks: jobs });
       this.logger.info("auto-download queued", { podcast_id: ctx.params.podcast_id, jobs: jobs.length });
     },
     /** A user left a podcast: their downloads of it go (files another user keeps stay). */
-    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+    async [subscriptionsRemoved.eventName](this: DownloadsThis, ctx: Ctx<{ user_id: number; podcast_id: number }>) {
       await this.removeWhere(ctx.params.user_id, { podcast_id: ctx.params.podcast_id });
     },
     /** The account is gone: its downloads (and files no one else keeps) go, then the deletions that recorded. */
-    "user.removed": userRemovedEvent({ download_deletions: "user_id" }, async function (user_id, removeData) {
+    "user.removed": userRemovedEvent<DownloadsThis>({ download_deletions: "user_id" }, async function (this: DownloadsThis, user_id, removeData) {
       await this.removeWhere(user_id, {});
       await removeData();
     }),
   },
   methods: {
     ...metadataSettingsMethods,
-    async enabled(this: any): Promise<boolean> {
+    async enabled(this: DownloadsThis): Promise<boolean> {
       const doc = await this.stores.download_settings.findOne({ _id: SETTINGS_ID });
       return doc ? !!doc.enabled : config.downloadsEnabledDefault;
     },
-    async requireEnabled(this: any) {
+    async requireEnabled(this: DownloadsThis) {
       if (!(await this.enabled())) throw new ForbiddenError("Downloads are disabled on this server; an admin can enable them (enable_disable_downloads)");
     },
     /** The episodes of these ids the caller may read (an admin: any), batched. */
-    itemsFor(this: any, ctx: Context<any, MediaMeta>, user_id: number, episode_ids: number[]): Promise<EpisodeMediaItem[]> {
-      return ctx.call("episodes.episode_items", { user_id, episode_ids, include_unsubscribed: !!ctx.meta.user?.isAdmin });
+    itemsFor(this: DownloadsThis, ctx: Context<unknown, MediaMeta>, user_id: number, episode_ids: number[]): Promise<EpisodeMediaItem[]> {
+      return episodeItems(ctx, { user_id, episode_ids, include_unsubscribed: !!ctx.meta.user?.isAdmin });
     },
     /** A download job of one episode; rights: the requester's (auto-download and sync: a user's). */
-    episodeJob(user_id: number, i: EpisodeMediaItem, rights: Rights, fromSync = false): CreateTaskParams {
+    episodeJob(this: DownloadsThis, user_id: number, i: EpisodeMediaItem, rights: Rights, fromSync = false): CreateTaskParams {
       return {
         task_type: JOB_DOWNLOAD_EPISODE, user_id, item_id: i.episodeid, episode_title: i.episodetitle, podcast_name: i.podcastname,
         payload: { episode_id: i.episodeid, rights, ...(fromSync ? { from_sync: true } : {}) } satisfies DownloadEpisodePayload, dedupe_key: `episode:${user_id}:${i.episodeid}`,
       };
     },
-    async downloadedIds(this: any, user_id: number, episode_ids: number[]): Promise<Set<number>> {
+    async downloadedIds(this: DownloadsThis, user_id: number, episode_ids: number[]): Promise<Set<number>> {
       if (!episode_ids.length) return new Set();
       const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: episode_ids.map((e) => keyOf(user_id, e)) } } });
       return new Set(docs.map((d) => d.episode_id));
     },
     /** Downloaded items of a user (newest download first), joined with their episodes in one call. */
-    async downloadedItems(this: any, ctx: Context<any>, user_id: number, where: Record<string, unknown>) {
+    async downloadedItems(this: DownloadsThis, ctx: Caller, user_id: number, where: Query): Promise<DownloadedItem[]> {
       const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id, ...where }, sort: ["-downloaded_at"] });
       if (!docs.length) return [];
-      const items: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id, episode_ids: docs.map((d) => d.episode_id), include_unsubscribed: true });
+      const items: EpisodeMediaItem[] = await episodeItems(ctx, { user_id, episode_ids: docs.map((d) => d.episode_id), include_unsubscribed: true });
       const byId = new Map(items.map((i) => [i.episodeid, i]));
       return docs.filter((d) => byId.has(d.episode_id)).map((d) => downloadedItem(byId.get(d.episode_id)!, d));
     },
     /** Sorts, pages and counts rows of a listing. */
-    page(this: any, rows: any[], key: (r: any) => number | string, p: any, defaultOrder: "asc" | "desc") {
+    page<R>(this: DownloadsThis, rows: R[], key: (r: R) => number | string, p: ListQuery, defaultOrder: "asc" | "desc"): { rows: R[]; total: number } {
       const dir = (p.sort_order ?? defaultOrder) === "asc" ? 1 : -1;
       rows.sort((a, b) => (key(a) < key(b) ? -dir : key(a) > key(b) ? dir : 0));
       const offset = p.offset ?? 0;
       return { rows: rows.slice(offset, offset + (p.limit ?? rows.length)), total: rows.length };
     },
-    async removeWhere(this: any, user_id: number, where: Record<string, unknown>) {
+    async removeWhere(this: DownloadsThis, user_id: number, where: Query) {
       const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id, ...where } });
       await this.removeDownloads(user_id, docs.map((d) => d.episode_id));
     },
     /** Removes a user's downloads of these episodes (remembered at `at`); a file goes when no other user keeps it. Returns how many went. */
-    async removeDownloads(this: any, user_id: number, episode_ids: number[], at = new Date()): Promise<number> {
+    async removeDownloads(this: DownloadsThis, user_id: number, episode_ids: number[], at = new Date()): Promise<number> {
       const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: episode_ids.map((e) => keyOf(user_id, e)) } } });
       if (!docs.length) return 0;
       await this.adapter.removeMany({ _id: { $in: docs.map((d) => d._id) } });
@@ -459,7 +462,7 @@ const DownloadsService: ServiceSchema = {
      * A media answer: the downloaded file (any user's copy of the episode), else the enclosure proxied,
      * with Range (206 / 416), HEAD, Content-Type and Content-Length.
      */
-    async serveMedia(this: any, ctx: Context<any, MediaMeta>, user_id: number, episode_id: number, asAttachment: boolean) {
+    async serveMedia(this: DownloadsThis, ctx: Context<unknown, MediaMeta>, user_id: number, episode_id: number, asAttachment: boolean): Promise<unknown> {
       const [item]: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, [episode_id]);
       // An RSS-only key (the user feed's enclosures) plays only the podcasts it is limited to.
       const limited = ctx.meta.user?.podcastIds;

@@ -14,13 +14,16 @@
  * Reads over many episodes or states use in-memory indexes (episodes.parts/indexes.ts): a compact
  * catalogue of every episode and the states of recent readers, kept true on every write.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { DbMixin } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
+import { subscriptionsRemoved } from "../shared/contracts/podcasts";
+import { userRemoved } from "../shared/contracts/users";
+import type { Ctx, Store } from "../shared/service-types";
 import { accessMethods } from "./episodes.parts/access";
 import { catalogActions } from "./episodes.parts/catalog";
 import { collectionsActions } from "./episodes.parts/collections.actions";
-import { feedSyncActions, foldDuplicateEpisodes } from "./episodes.parts/feed-sync";
+import { feedSyncActions, foldDuplicateEpisodes, type GuidDoc } from "./episodes.parts/feed-sync";
 import { libraryActions, libraryMethods } from "./episodes.parts/library";
 import { listeningActions, listeningMethods } from "./episodes.parts/listening";
 import { peopleActions } from "./episodes.parts/people.actions";
@@ -31,8 +34,9 @@ import { config } from "../shared/config";
 import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes.actions";
 import { syncActions } from "./episodes.parts/sync.actions";
+import type { EpisodesMethods, EpisodesThis } from "./episodes.parts/this";
 
-const EpisodesService: ServiceSchema = {
+const EpisodesService: ServiceSchema<Record<string, never>, EpisodesThis> = {
   name: "episodes",
   mixins: [
     DbMixin(
@@ -42,8 +46,9 @@ const EpisodesService: ServiceSchema = {
           { fields: { podcast_id: 1 } },
           // The catalogue's reads by date run in memory; on MongoDB the newest of some podcasts ("-pub_date,-_id") come sorted off this one.
           { fields: { podcast_id: 1, pub_date: -1, _id: -1 }, mongoOnly: true },
-          // The guard of overlapping feed syncs (feed-sync.ts); duplicates of older versions are folded first.
-          { fields: { podcast_id: 1, guid: 1 }, unique: true, partial: { guid: { $type: "string" } }, repair: foldDuplicateEpisodes },
+          // The guard of overlapping feed syncs (feed-sync.ts); duplicates of older versions are folded first (the mixin hands
+          // this service and its episodes store to the repair).
+          { fields: { podcast_id: 1, guid: 1 }, unique: true, partial: { guid: { $type: "string" } }, repair: (service, store) => foldDuplicateEpisodes(service as EpisodesThis, store as Store<GuidDoc>) },
           // Episodes naming a person (person_episodes): only those with persons are in it, so the case-insensitive match scans them, not all episodes.
           { fields: { "p20.persons.name": 1 }, sparse: true, mongoOnly: true },
         ],
@@ -56,32 +61,33 @@ const EpisodesService: ServiceSchema = {
     ),
   ],
   actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions, ...collectionsActions, ...peopleActions, ...recommendActions },
-  created(this: any) {
+  created(this: EpisodesThis) {
     createIndexes(this);
   },
-  async started(this: any) {
+  async started(this: EpisodesThis) {
     await this.loadCatalog();
     this.reconcileTimer = setInterval(() => {
       this.reconcileCatalog(false).catch((err: Error) => this.logger.warn("catalogue check failed", { error: err.message }));
     }, config.catalogReconcileSeconds * 1000);
   },
-  stopped(this: any) {
+  stopped(this: EpisodesThis) {
     clearInterval(this.reconcileTimer);
   },
   events: {
     ...indexEvents,
     /** A user left a podcast: their saves, history and other states of its episodes go with it. */
-    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+    async [subscriptionsRemoved.eventName](this: EpisodesThis, ctx: Ctx<{ user_id: number; podcast_id: number }>) {
       await this.stores.episode_states.removeMany({ user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
       await this.statesChanged(ctx.params.user_id, null);
     },
     /** The account is gone: its episode states and counters go too, then the cached states. */
-    "user.removed": userRemovedEvent({ episode_states: "user_id", listen_counters: "_id" }, async function (user_id, removeData) {
+    [userRemoved.eventName]: userRemovedEvent({ episode_states: "user_id", listen_counters: "_id" }, async function (this: EpisodesThis, user_id, removeData) {
       await removeData();
       await this.statesChanged(user_id, null);
     }),
   },
-  methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...homeClientMethods, ...indexMethods },
+  // Every method of EpisodesMethods, each part's with the signature declared there.
+  methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...homeClientMethods, ...indexMethods } satisfies EpisodesMethods,
 };
 
 export default EpisodesService;

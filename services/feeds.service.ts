@@ -13,24 +13,52 @@
  * calls over every feeds replica. A holder that dies stops renewing; another takes over on expiry.
  */
 import { sha256Hex } from "../shared/secrets";
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, TooManyRequestsError } from "../shared/errors";
 import { FeedParseError, type ParsedFeed, parseFeed } from "../shared/feed-parser";
 import { fetchUrl, FetchResult, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import { LeasedJobMixin, rhythmInLease } from "../shared/leased-job";
-import type { AuthUser } from "../shared/types";
 import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import { isLocalFeed } from "../shared/contracts/local";
-import type { SyncResult } from "../shared/contracts/episodes";
-import type { FetchedFeed, RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
-import type { RefreshTarget, SubscriptionView } from "../shared/contracts/podcasts";
-import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contracts/tasks";
-import { TaskWaitMixin } from "../shared/task-wait.mixin";
+import { syncEpisodes, type SyncResult } from "../shared/contracts/episodes";
+import { refreshFeed, type FetchedFeed, type FetchFeedParams, type RefreshResult, type RefreshSummary } from "../shared/contracts/feeds";
+import { applyFeed, refreshTargets, userSubscriptions, type RefreshTarget, type SubscriptionView } from "../shared/contracts/podcasts";
+import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord, tasksCreate } from "../shared/contracts/tasks";
+import { channelFeed } from "../shared/contracts/vidsite";
+import { localFeed } from "../shared/contracts/local";
+import { TaskWaitMixin, type TaskWaitThis } from "../shared/task-wait.mixin";
+import type { Ctx, DbThis } from "../shared/service-types";
+import type { Static } from "../shared/contracts/answers";
 import { FeedEpisodesAnswer, RefreshPodsAnswer } from "../shared/contracts/feeds";
 
 const FETCH_WINDOW_SECONDS = 60;
+
+/** The lease record of the refresh scheduler (shared/leased-job.ts). */
+interface FeedLeaseDoc {
+  _id: string;
+  holder: string | null;
+  expires_at: Date;
+  last_run_at?: Date | null;
+}
+
+/** One fetch_podcast_feed of a user, kept FETCH_WINDOW_SECONDS for the per-minute limit. */
+interface FeedFetchDoc {
+  user_id: number;
+  at: Date;
+}
+
+/** fetchFeed's feed: fetch_feed's params with the rights the fetch has. */
+type FeedRequest = FetchFeedParams & { rights: Rights };
+
+interface FeedsMethods {
+  fetchFeed(p: FeedRequest): Promise<FetchedFeed>;
+  refreshMany(ids: number[]): Promise<RefreshSummary>;
+  runFullRefresh(): Promise<RefreshSummary>;
+}
+
+type FeedsThis = DbThis<FeedLeaseDoc, { feed_fetches: FeedFetchDoc }> & TaskWaitThis & FeedsMethods;
 
 function charsetOf(contentType: string | null): string | undefined {
   return /charset=["']?([^;"'\s]+)/i.exec(contentType ?? "")?.[1];
@@ -43,7 +71,7 @@ function feedError(err: unknown): Error {
   return err as Error;
 }
 
-const FeedsService: ServiceSchema = {
+const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
   name: "feeds",
   mixins: [
     LeasedJobMixin("refreshJob", {
@@ -70,7 +98,7 @@ const FeedsService: ServiceSchema = {
       idempotent: true,
       params: { podcast_feed: { type: "url", max: 4000 } },
       response: FeedEpisodesAnswer,
-      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<FeedEpisodesAnswer> {
+      async handler(this: FeedsThis, ctx: Ctx<{ podcast_feed: string }>): Promise<FeedEpisodesAnswer> {
         const user_id = ctx.meta.user!.id;
         const since = new Date(Date.now() - FETCH_WINDOW_SECONDS * 1000);
         const recent = await this.stores.feed_fetches.count({ query: { user_id, at: { $gt: since } } });
@@ -111,18 +139,18 @@ const FeedsService: ServiceSchema = {
       idempotent: false,
       params: {},
       response: RefreshPodsAnswer,
-      async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+      async handler(this: FeedsThis, ctx: Ctx): Promise<Static<typeof RefreshPodsAnswer>> {
         const user = ctx.meta.user!;
         let ids: number[];
         if (user.isAdmin) {
-          const targets: RefreshTarget[] = await ctx.call("podcasts.refresh_targets", {});
+          const targets: RefreshTarget[] = await refreshTargets(ctx, {});
           ids = targets.map((t) => t.podcast_id);
         } else {
-          const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id: user.id });
+          const subs: SubscriptionView[] = await userSubscriptions(ctx, { user_id: user.id });
           ids = subs.map((s) => s.podcast_id);
         }
         const job = { task_type: JOB_REFRESH_PODS, user_id: user.id, payload: { podcast_ids: ids }, dedupe_key: `refresh:${user.id}` };
-        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [job] });
+        const res: CreateTasksResult = await tasksCreate(ctx, { tasks: [job] });
         const task_id = (res.created[0] ?? res.existing[0]).id;
         const done: TaskRecord | null = await this.waitForTask(ctx, task_id, config.refreshWaitMs);
         if (done?.status === "SUCCESS") return { detail: `Refreshed ${ids.length} podcasts`, task_id, ...(done.result as RefreshSummary) };
@@ -134,7 +162,7 @@ const FeedsService: ServiceSchema = {
     refresh_many: {
       visibility: "public",
       params: { podcast_ids: { type: "array", items: "number" } },
-      handler(this: any, ctx: Context<{ podcast_ids: number[] }>): Promise<RefreshSummary> {
+      handler(this: FeedsThis, ctx: Ctx<{ podcast_ids: number[] }>): Promise<RefreshSummary> {
         return this.refreshMany(ctx.params.podcast_ids);
       },
     },
@@ -152,7 +180,7 @@ const FeedsService: ServiceSchema = {
         last_modified: { type: "string", optional: true, nullable: true },
         content_hash: { type: "string", optional: true, nullable: true },
       },
-      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<FetchedFeed> {
+      async handler(this: FeedsThis, ctx: Ctx<FetchFeedParams>): Promise<FetchedFeed> {
         try {
           return await this.fetchFeed({ ...ctx.params, rights: rightsOf(ctx.meta.user) });
         } catch (err) {
@@ -167,9 +195,9 @@ const FeedsService: ServiceSchema = {
     refresh_feed: {
       visibility: "public",
       params: { podcast_id: { type: "number", integer: true, positive: true }, announce: { type: "boolean", optional: true } },
-      async handler(this: any, ctx: Context<{ podcast_id: number; announce?: boolean }>): Promise<RefreshResult> {
+      async handler(this: FeedsThis, ctx: Ctx<{ podcast_id: number; announce?: boolean }>): Promise<RefreshResult> {
         const { podcast_id, announce = true } = ctx.params;
-        const [target]: RefreshTarget[] = await ctx.call("podcasts.refresh_targets", { podcast_ids: [podcast_id] });
+        const [target]: RefreshTarget[] = await refreshTargets(ctx, { podcast_ids: [podcast_id] });
         if (!target) return { podcast_id, status: "gone", new_episodes: 0 };
         let fetched: FetchedFeed;
         try {
@@ -177,7 +205,7 @@ const FeedsService: ServiceSchema = {
             url: target.feed_url, username: target.username ?? undefined, password: target.password ?? undefined, rights: target.fetch_rights,
             etag: target.etag, last_modified: target.last_modified, content_hash: target.content_hash,
           });
-        } catch (err: any) {
+        } catch (err) {
           if (!(err instanceof FeedParseError || err instanceof OutboundHttpError)) throw err;
           this.logger.warn("feed refresh failed", { podcast_id, error: err.message });
           return { podcast_id, status: "failed", new_episodes: 0, error: err.message };
@@ -185,18 +213,18 @@ const FeedsService: ServiceSchema = {
         if (fetched.unchanged) return { podcast_id, status: "unchanged", new_episodes: 0 };
         const { episodes, ...channel } = fetched.feed!;
         // A local folder lists every episode it has: a file that went is an episode that goes.
-        const sync: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id, episodes, announce, prune: isLocalFeed(target.feed_url) });
-        await ctx.call("podcasts.apply_feed", { podcast_id, fetched: { ...fetched, feed: channel }, sync });
+        const sync: SyncResult = await syncEpisodes(ctx, { podcast_id, episodes, announce, prune: isLocalFeed(target.feed_url) });
+        await applyFeed(ctx, { podcast_id, fetched: { ...fetched, feed: channel }, sync });
         return { podcast_id, status: "updated", new_episodes: sync.created_ids.length };
       },
     },
   },
   methods: {
-    async fetchFeed(this: any, p: { url: string; rights: Rights; username?: string; password?: string; etag?: string | null; last_modified?: string | null; content_hash?: string | null }): Promise<FetchedFeed> {
+    async fetchFeed(this: FeedsThis, p: FeedRequest): Promise<FetchedFeed> {
       // A video channel has no RSS: the vidsite service reads it through the search service's extraction tool.
-      if (isVidsiteFeed(p.url)) return this.broker.call("vidsite.channel_feed", { url: p.url, content_hash: p.content_hash ?? null });
+      if (isVidsiteFeed(p.url)) return channelFeed(this.broker, { url: p.url, content_hash: p.content_hash ?? null });
       // A local folder is read by the local service, the one that may read LOCAL_MEDIA_DIR.
-      if (isLocalFeed(p.url)) return this.broker.call("local.local_feed", { url: p.url, content_hash: p.content_hash ?? null });
+      if (isLocalFeed(p.url)) return localFeed(this.broker, { url: p.url, content_hash: p.content_hash ?? null });
       const res = await fetchUrl(p.url, {
         rights: p.rights, etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
         accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
@@ -211,11 +239,11 @@ const FeedsService: ServiceSchema = {
      * Refreshes podcasts with REFRESH_CONCURRENCY calls in flight per feeds replica, each call sent to
      * the replicas in turn (the broker would keep them on this node: preferLocal).
      */
-    async refreshMany(this: any, ids: number[]): Promise<RefreshSummary> {
+    async refreshMany(this: FeedsThis, ids: number[]): Promise<RefreshSummary> {
       const summary: RefreshSummary = { refreshed: 0, updated: 0, unchanged: 0, failed: 0, new_episodes: 0 };
-      const nodes: string[] = Array.from(new Set<string>(
-        this.broker.registry.getServiceList({ onlyAvailable: true }).filter((s: any) => s.name === this.name).map((s: any) => s.nodeID),
-      ));
+      // The registry lists each service with its node (moleculer's types give it as a schema, without nodeID).
+      const listed = this.broker.registry.getServiceList({ onlyAvailable: true }) as unknown as { name: string; nodeID: string }[];
+      const nodes: string[] = Array.from(new Set<string>(listed.filter((s) => s.name === this.name).map((s) => s.nodeID)));
       if (!nodes.length) nodes.push(this.broker.nodeID);
       let next = 0;
       const worker = async () => {
@@ -224,11 +252,11 @@ const FeedsService: ServiceSchema = {
           const podcast_id = ids[i];
           let result: RefreshResult;
           try {
-            result = await this.broker.call("feeds.refresh_feed", { podcast_id }, { nodeID: nodes[i % nodes.length] })
+            result = await refreshFeed(this.broker, { podcast_id }, { nodeID: nodes[i % nodes.length] })
               // A replica that left meanwhile: any other one.
-              .catch((err: any) => (err?.name === "ServiceNotAvailableError" ? this.broker.call("feeds.refresh_feed", { podcast_id }) : Promise.reject(err)));
-          } catch (err: any) {
-            this.logger.warn("feed refresh failed", { podcast_id, error: err?.message });
+              .catch((err: Error) => (err?.name === "ServiceNotAvailableError" ? refreshFeed(this.broker, { podcast_id }) : Promise.reject(err)));
+          } catch (err) {
+            this.logger.warn("feed refresh failed", { podcast_id, error: (err as Error)?.message });
             result = { podcast_id, status: "failed", new_episodes: 0 };
           }
           summary.refreshed++;
@@ -241,9 +269,9 @@ const FeedsService: ServiceSchema = {
       await Promise.all(Array.from({ length: Math.max(1, config.refreshConcurrency * nodes.length) }, worker));
       return summary;
     },
-    async runFullRefresh(this: any): Promise<RefreshSummary> {
+    async runFullRefresh(this: FeedsThis): Promise<RefreshSummary> {
       const started = Date.now();
-      const targets: RefreshTarget[] = await this.broker.call("podcasts.refresh_targets", {});
+      const targets: RefreshTarget[] = await refreshTargets(this.broker, {});
       const summary: RefreshSummary = await this.refreshMany(targets.map((t) => t.podcast_id));
       this.logger.info("scheduled refresh done", { ...summary, ms: Date.now() - started });
       return summary;

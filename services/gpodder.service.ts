@@ -21,7 +21,7 @@
  * user's writes also queue one after another (a promise chain per user), so they do not poll the lease.
  */
 import crypto from "crypto";
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { ServiceUnavailableError } from "../shared/errors";
@@ -33,23 +33,17 @@ import { libraryEvents, libraryMethods } from "./gpodder.parts/library";
 import { subscriptionActions, subscriptionMethods } from "./gpodder.parts/subscriptions.actions";
 import { webActions, webMethods } from "./gpodder.parts/web.actions";
 import { rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
+import type { GpodderSettings, GpodderThis, UserRecord, WriteLease } from "./gpodder.parts/this";
+import type { Ctx } from "../shared/service-types";
 
 /** The write lease's fields on a user's record. */
 const WRITE_LEASE: LeaseFields = { holder: "write_holder", until: "write_until" };
-
-/** A user's write lease as one write holds it. */
-interface WriteLease {
-  /** Publishes `seq` as the user's clock and frees the lease, in one update; false (nothing done) when this write no longer holds the lease. */
-  publish(seq: number): Promise<boolean>;
-  /** Stops renewing and frees the lease unless publish did. */
-  end(): Promise<void>;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long other processes' calls wait for a user's first seeding at most (a process that died seeding frees it then). */
 const SEED_MS = 120_000;
 
-const GpodderService: ServiceSchema = {
+const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
   name: "gpodder",
   mixins: [
     DbMixin({ name: "gpodder_users" }, [
@@ -73,27 +67,27 @@ const GpodderService: ServiceSchema = {
     ...libraryEvents,
     "user.removed": userRemovedEvent(
       { gpodder_devices: "user_id", gpodder_feeds: "user_id", gpodder_actions: (user_id) => rkeyRange(user_id, 0, Number.MAX_SAFE_INTEGER), adapter: "_id" },
-      function (user_id, removeData) {
+      function (this: GpodderThis, user_id, removeData) {
         // After the user's write under way (whichever process runs it); removed even when the lease does not come.
         return this.exclusive(user_id, removeData, false);
       },
     ),
   },
-  created(this: any) {
+  created(this: GpodderThis) {
     this.chains = new Map<number, Promise<unknown>>();
-    this.applying = new Map<number, { rerun: boolean; done: Promise<void> }>();
+    this.applying = new Map();
     this.seeds = new Map<number, Promise<void>>();
     this.leaseTokens = 0;
     this.leasePrefix = `${this.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
   },
-  started(this: any) {
+  started(this: GpodderThis) {
     // Feeds not applied yet (not fetchable at upload time) and uploads a restart interrupted are retried.
     if (config.gpodderRetrySeconds > 0) {
-      this.retryTimer = setInterval(() => this.applyDue().catch((err: any) => this.logger.warn("sync server retry round failed", { reason: err?.message })), config.gpodderRetrySeconds * 1000);
+      this.retryTimer = setInterval(() => this.applyDue().catch((err: Error) => this.logger.warn("sync server retry round failed", { reason: err?.message })), config.gpodderRetrySeconds * 1000);
       this.retryTimer.unref();
     }
   },
-  async stopped(this: any) {
+  async stopped(this: GpodderThis) {
     clearInterval(this.retryTimer);
     await Promise.allSettled([...this.chains.values()]);
   },
@@ -104,7 +98,7 @@ const GpodderService: ServiceSchema = {
     ...libraryMethods,
     ...webMethods,
     /** Runs fn after every earlier write of this user (in this process). */
-    serial<T>(this: any, user_id: number, fn: () => Promise<T>): Promise<T> {
+    serial<T>(this: GpodderThis, user_id: number, fn: () => Promise<T>): Promise<T> {
       const run = (this.chains.get(user_id) ?? Promise.resolve()).then(fn, fn);
       const tail = run.catch(() => undefined);
       this.chains.set(user_id, tail);
@@ -113,18 +107,18 @@ const GpodderService: ServiceSchema = {
       });
       return run;
     },
-    async userDoc(this: any, user_id: number): Promise<UserDoc> {
+    async userDoc(this: GpodderThis, user_id: number): Promise<UserDoc> {
       return { _id: user_id, clock: 0, issued: 0, applied_seq: 0, is_admin: false, ...(await this.adapter.findOne({ _id: user_id })) };
     },
     /** The user's clock now: every record received up to it is stored; `since` values come from it. */
-    async clockOf(this: any, user_id: number): Promise<number> {
+    async clockOf(this: GpodderThis, user_id: number): Promise<number> {
       return (await this.userDoc(user_id)).clock;
     },
     /**
      * One write of a user: under the user's write lease it takes the next clock value (takeClock), stores
      * its records with it, then publishes it while still holding the lease. Returns the value published.
      */
-    stamp(this: any, user_id: number, write: (seq: number) => Promise<void>): Promise<number> {
+    stamp(this: GpodderThis, user_id: number, write: (seq: number) => Promise<void>): Promise<number> {
       return this.serial(user_id, async () => {
         let lease: WriteLease = await this.writeLease(user_id, true);
         try {
@@ -146,7 +140,7 @@ const GpodderService: ServiceSchema = {
       });
     },
     /** Runs fn holding the user's write lease (a write that takes no clock value); required false: runs anyway when the lease does not come. */
-    exclusive<T>(this: any, user_id: number, fn: () => Promise<T>, required = true): Promise<T> {
+    exclusive<T>(this: GpodderThis, user_id: number, fn: () => Promise<T>, required = true): Promise<T> {
       return this.serial(user_id, async () => {
         const lease: WriteLease | null = await this.writeLease(user_id, required);
         try {
@@ -161,15 +155,16 @@ const GpodderService: ServiceSchema = {
      * out before, nor one at or below the published clock). `issued` is raised to the floor with $max and
      * then taken with one atomic $inc: two writers never get the same value, whatever they read before.
      */
-    async takeClock(this: any, user_id: number): Promise<number> {
+    async takeClock(this: GpodderThis, user_id: number): Promise<number> {
       const doc: UserDoc = await this.userDoc(user_id);
       const floor = Math.max(Math.floor(Date.now() / 1000) - 1, doc.clock);
       if (doc.issued < floor) await this.upsert(this.adapter, user_id, { $max: { issued: floor } });
-      const { issued } = await this.incrementDoc(this.adapter, user_id, { issued: 1 });
-      return issued;
+      // The store's $inc itself (incrementDoc takes string ids): the record answered has `issued`.
+      const { issued } = await this.adapter.increment(user_id, { issued: 1 });
+      return issued!;
     },
     /** Moves the records of one clock value to another (a write that lost its lease). */
-    async restamp(this: any, user_id: number, from: number, to: number): Promise<void> {
+    async restamp(this: GpodderThis, user_id: number, from: number, to: number): Promise<void> {
       const set = { $set: { seq: to, rkey: rkey(user_id, to) } };
       await this.stores.gpodder_feeds.updateMany({ rkey: rkey(user_id, from) }, set);
       await this.stores.gpodder_actions.updateMany({ rkey: rkey(user_id, from) }, set);
@@ -178,7 +173,7 @@ const GpodderService: ServiceSchema = {
      * Takes the user's write lease, waiting while another write holds it (at most writeLeaseWaitMs: then a
      * 503, or null when not required), and renews it until the write ends. Each write is its own holder.
      */
-    async writeLease(this: any, user_id: number, required: boolean): Promise<WriteLease | null> {
+    async writeLease(this: GpodderThis, user_id: number, required: boolean): Promise<WriteLease | null> {
       const token = `${this.leasePrefix}:${++this.leaseTokens}`;
       const seconds: number = this.settings.writeLeaseSeconds;
       const deadline = Date.now() + this.settings.writeLeaseWaitMs;
@@ -202,7 +197,7 @@ const GpodderService: ServiceSchema = {
       const timer = setInterval(() => {
         renewing = this.adapter
           .updateMany({ _id: user_id, [WRITE_LEASE.holder]: token }, { $set: { [WRITE_LEASE.until]: new Date(Date.now() + seconds * 1000) } })
-          .catch((err: any) => this.logger.warn("renewing a sync write lease failed", { user_id, reason: err?.message }));
+          .catch((err: Error) => this.logger.warn("renewing a sync write lease failed", { user_id, reason: err?.message }));
       }, (seconds * 1000) / 3);
       timer.unref();
       let done = false;
@@ -224,7 +219,7 @@ const GpodderService: ServiceSchema = {
           await stop();
           if (done) return;
           done = true;
-          await releaseLease(this.adapter, user_id, token, WRITE_LEASE).catch((err: any) => this.logger.warn("freeing a sync write lease failed; it expires", { user_id, reason: err?.message }));
+          await releaseLease(this.adapter, user_id, token, WRITE_LEASE).catch((err: Error) => this.logger.warn("freeing a sync write lease failed; it expires", { user_id, reason: err?.message }));
         },
       };
     },
@@ -232,11 +227,11 @@ const GpodderService: ServiceSchema = {
      * The caller of a sync route (the gateway's "sync" level sets ctx.meta.user); its rights are kept for
      * retries. On the user's first call the library is seeded (gpodder.parts/library.ts).
      */
-    async caller(this: any, ctx: Context<any, any>): Promise<number> {
-      const user = ctx.meta.user;
+    async caller(this: GpodderThis, ctx: Ctx<unknown>): Promise<number> {
+      const user = ctx.meta.user!;
       const user_id: number = user.id;
       const is_admin = !!user.isAdmin;
-      let known: UserDoc | null = await this.adapter.findOne({ _id: user_id });
+      let known: UserRecord | null = await this.adapter.findOne({ _id: user_id });
       if (!known) {
         // The call whose insert makes the record seeds (once, whichever process); a concurrent first call waits for it.
         if (await this.insertUser(user_id, is_admin)) return await this.seeding(user_id).then(() => user_id);
@@ -253,7 +248,7 @@ const GpodderService: ServiceSchema = {
       return user_id;
     },
     /** Inserts the user's record (its write lease free); false when it is there already (another call made it first). */
-    async insertUser(this: any, user_id: number, is_admin: boolean): Promise<boolean> {
+    async insertUser(this: GpodderThis, user_id: number, is_admin: boolean): Promise<boolean> {
       try {
         const seed_until = new Date(Date.now() + SEED_MS);
         await this.adapter.insert({ _id: user_id, is_admin, seed_until, [WRITE_LEASE.holder]: null, [WRITE_LEASE.until]: new Date(0) });
@@ -264,15 +259,15 @@ const GpodderService: ServiceSchema = {
       }
     },
     /** The user's seeding, once (concurrent first calls wait for the same one). */
-    seeding(this: any, user_id: number): Promise<void> {
+    seeding(this: GpodderThis, user_id: number): Promise<void> {
       if (!this.seeds.has(user_id)) {
         const seed = this.seedLibrary(user_id).finally(async () => {
           this.seeds.delete(user_id);
-          await this.upsert(this.adapter, user_id, { $set: { seed_until: null } }).catch((err: any) => this.logger.warn("marking a seeding done failed; it expires", { user_id, reason: err?.message }));
+          await this.upsert(this.adapter, user_id, { $set: { seed_until: null } }).catch((err: Error) => this.logger.warn("marking a seeding done failed; it expires", { user_id, reason: err?.message }));
         });
         this.seeds.set(user_id, seed);
       }
-      return this.seeds.get(user_id);
+      return this.seeds.get(user_id)!;
     },
   },
 };

@@ -13,17 +13,20 @@ import fs from "fs";
 import path from "path";
 import type { Readable } from "stream";
 import { Errors } from "moleculer";
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
+import type { Ctx, DbThis } from "../shared/service-types";
+import type { Caller } from "../shared/contracts/call";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { BadRequestError, ForbiddenError, NotFoundError, PayloadTooLargeError } from "../shared/errors";
-import { TaskWaitMixin } from "../shared/task-wait.mixin";
-import type { AuthUser } from "../shared/types";
+import { TaskWaitMixin, type TaskWaitThis } from "../shared/task-wait.mixin";
 import { LocalMediaInfo, localPathOf, localUrl } from "../shared/contracts/local";
 import type { FetchedFeed, RefreshSummary } from "../shared/contracts/feeds";
+import { refreshFeed } from "../shared/contracts/feeds";
 import type { LibraryFeed, RefreshTarget } from "../shared/contracts/podcasts";
-import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord } from "../shared/contracts/tasks";
-import { audioFiles, audioType, coverFile, embeddedPicture, imageTypeOf, insideMediaDir } from "./local.parts/files";
+import { refreshTargets, subscribeLocal, updatePodcastInfo, userFeeds } from "../shared/contracts/podcasts";
+import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord, tasksCreate } from "../shared/contracts/tasks";
+import { audioFiles, audioType, coverFile, embeddedPicture, imageTypeOf, insideMediaDir, type Resolved } from "./local.parts/files";
 import { ArtworkDoc, artworkUrl, folderFeed, FolderDoc } from "./local.parts/feed";
 import { AddLocalPodcastAnswer, LocalArtworkAnswer, LocalCoverAnswer, LocalDirectoriesAnswer, RefreshLocalAnswer } from "../shared/contracts/local";
 import { ImageAnswer } from "../shared/contracts/answers";
@@ -34,17 +37,29 @@ const relPath = { type: "string", max: 1000 };
 /** Form fields of add_local_podcast_artwork, sent before the file. */
 const UPLOAD_FIELDS = { user_id: id, podcast_id: id };
 
-interface ImageMeta {
-  $responseType?: string;
-  $responseHeaders?: Record<string, string>;
+/** add_local_podcast's params. */
+interface AddLocalParams {
+  user_id: number;
+  directory_path: string;
+  podcast_name: string;
+  description?: string | null;
+  author?: string | null;
+  explicit?: boolean;
 }
 
-/** What a multipart upload's action sees besides the file stream (moleculer-web). */
-interface UploadMeta {
-  user?: AuthUser;
-  $multipart?: Record<string, string>;
-  mimetype?: string;
+/** fastest-validator's checker of the upload's form fields (Moleculer types compile() as Function): true or the errors. */
+type FieldsChecker = (params: object) => true | object[];
+
+interface LocalMethods {
+  folderFor(rel: string, p: { podcast_name: string; description?: string | null; author?: string | null; explicit?: boolean }): Promise<{ folder: FolderDoc; created: boolean }>;
+  localPodcast(ctx: Caller, user_id: number, podcast_id: number): Promise<{ folder: FolderDoc; dir: Resolved }>;
+  mediaFile(url: string): Promise<Resolved>;
+  coverOf(folder: FolderDoc, file?: string): Promise<{ type: string; data: Buffer } | null>;
 }
+
+type LocalThis = DbThis<FolderDoc, { local_artwork: ArtworkDoc }> & TaskWaitThis & LocalMethods & {
+  checkUploadFields: FieldsChecker;
+};
 
 /** Reads an upload, refusing it (413) as soon as it passes max bytes. */
 async function readCapped(stream: Readable, max: number): Promise<Buffer> {
@@ -61,11 +76,11 @@ async function readCapped(stream: Readable, max: number): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-const LocalService: ServiceSchema = {
+const LocalService: ServiceSchema<Record<string, never>, LocalThis> = {
   name: "local",
   mixins: [TaskWaitMixin, DbMixin({ name: "local_folders", indexes: [{ fields: { path: 1 }, unique: true }] }, [{ name: "local_artwork" }])],
-  created(this: any) {
-    this.checkUploadFields = this.broker.validator.compile(UPLOAD_FIELDS);
+  created(this: LocalThis) {
+    this.checkUploadFields = this.broker.validator!.compile(UPLOAD_FIELDS) as FieldsChecker;
   },
   actions: {
     /** GET /api/data/list_local_directories?path= (admin): the subfolders of a folder, with their audio file counts (subfolders included, as add_local_podcast reads them). */
@@ -73,7 +88,7 @@ const LocalService: ServiceSchema = {
       idempotent: true,
       params: { path: { ...relPath, optional: true } },
       response: LocalDirectoriesAnswer,
-      async handler(this: any, ctx: Context<{ path?: string }>) {
+      async handler(this: LocalThis, ctx: Ctx<{ path?: string }>): Promise<LocalDirectoriesAnswer> {
         const { root, full } = await insideMediaDir((ctx.params.path ?? "").trim(), "dir");
         const entries = await fs.promises.readdir(full, { withFileTypes: true });
         const directories: LocalDirectoriesAnswer["directories"] = [];
@@ -98,16 +113,16 @@ const LocalService: ServiceSchema = {
         explicit: { type: "boolean", convert: true, optional: true },
       },
       response: AddLocalPodcastAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: LocalThis, ctx: Ctx<AddLocalParams>): Promise<AddLocalPodcastAnswer> {
         const p = ctx.params;
         const dir = await insideMediaDir(p.directory_path, "dir");
         if (!dir.rel) throw new BadRequestError("Choose a folder inside the local media folder, not the folder itself");
         if (!(await audioFiles(dir.full)).length) throw new BadRequestError("The folder has no audio files");
         const { folder, created } = await this.folderFor(dir.rel, p);
-        const added: AddCustomPodcastAnswer = await ctx.call("podcasts.subscribe_local", { user_id: p.user_id, feed_url: localUrl(dir.rel) });
+        const added: AddCustomPodcastAnswer = await subscribeLocal(ctx, { user_id: p.user_id, feed_url: localUrl(dir.rel) });
         // A folder someone added before keeps its channel; this user's name and details become their own overrides.
         if (!created && (folder.title !== p.podcast_name || p.description || p.author)) {
-          await ctx.call("podcasts.update_podcast_info", { user_id: p.user_id, podcast_id: added.podcast_id, podcast_name: p.podcast_name, description: p.description ?? undefined, author: p.author ?? undefined });
+          await updatePodcastInfo(ctx, { user_id: p.user_id, podcast_id: added.podcast_id, podcast_name: p.podcast_name, description: p.description ?? undefined, author: p.author ?? undefined });
         }
         this.logger.info("local podcast added", { user_id: p.user_id, podcast_id: added.podcast_id, folder_id: folder._id });
         // data: the podcast as the web client reads it, with this user's name and details.
@@ -119,11 +134,11 @@ const LocalService: ServiceSchema = {
     refresh_local_podcast: {
       params: { user_id: id, podcast_id: id },
       response: RefreshLocalAnswer,
-      async handler(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+      async handler(this: LocalThis, ctx: Ctx<{ user_id: number; podcast_id: number }>): Promise<RefreshLocalAnswer> {
         const { user_id, podcast_id } = ctx.params;
         await this.localPodcast(ctx, user_id, podcast_id);
         const job = { task_type: JOB_REFRESH_PODS, user_id, payload: { podcast_ids: [podcast_id] }, dedupe_key: `refresh-local:${podcast_id}` };
-        const res: CreateTasksResult = await ctx.call("tasks.create", { tasks: [job] });
+        const res: CreateTasksResult = await tasksCreate(ctx, { tasks: [job] });
         const task_id = (res.created[0] ?? res.existing[0]).id;
         const done: TaskRecord | null = await this.waitForTask(ctx, task_id, config.refreshWaitMs);
         const summary = done?.status === "SUCCESS" ? (done.result as RefreshSummary) : null;
@@ -137,7 +152,7 @@ const LocalService: ServiceSchema = {
       idempotent: true,
       params: { path: { ...relPath, optional: true } },
       response: LocalCoverAnswer,
-      async handler(this: any, ctx: Context<{ path?: string }>) {
+      async handler(this: LocalThis, ctx: Ctx<{ path?: string }>): Promise<LocalCoverAnswer> {
         const dir = await insideMediaDir((ctx.params.path ?? "").trim(), "dir");
         const folder: FolderDoc | null = await this.adapter.findOne({ path: dir.rel });
         const upload: ArtworkDoc | null = folder ? await this.stores.local_artwork.findOne({ _id: folder._id }) : null;
@@ -160,7 +175,7 @@ const LocalService: ServiceSchema = {
     add_local_podcast_artwork: {
       response: LocalArtworkAnswer,
       multipart: UPLOAD_FIELDS,
-      async handler(this: any, ctx: Context<Readable, UploadMeta>) {
+      async handler(this: LocalThis, ctx: Ctx<Readable>): Promise<LocalArtworkAnswer> {
         const fields = ctx.meta.$multipart ?? {};
         const checked = this.checkUploadFields({ ...fields });
         if (checked !== true) throw new Errors.ValidationError("Send the form fields user_id and podcast_id before the file", "VALIDATION_ERROR", checked);
@@ -173,7 +188,7 @@ const LocalService: ServiceSchema = {
         const artwork: Omit<ArtworkDoc, "_id"> = { content_type: type, data: image.toString("base64"), size: image.length, updated_at: new Date() };
         await this.upsert(this.stores.local_artwork, folder._id, { $set: artwork });
         // The refresh writes the cover's address into the podcast record (its content hash covers the upload).
-        await ctx.call("feeds.refresh_feed", { podcast_id });
+        await refreshFeed(ctx, { podcast_id });
         this.logger.info("local artwork uploaded", { user_id, podcast_id, size: image.length, type });
         return { success: true, message: "Artwork uploaded", artwork_url: artworkUrl(folder._id) };
       },
@@ -183,7 +198,8 @@ const LocalService: ServiceSchema = {
       idempotent: true,
       params: { folder_id: id, file: { type: "string", min: 1, max: 1000, optional: true } },
       response: ImageAnswer,
-      async handler(this: any, ctx: Context<{ folder_id: number; file?: string }, ImageMeta>) {
+      // The image's bytes: ImageAnswer documents them as a binary string.
+      async handler(this: LocalThis, ctx: Ctx<{ folder_id: number; file?: string }>): Promise<Buffer> {
         const folder: FolderDoc | null = await this.adapter.findOne({ _id: ctx.params.folder_id });
         if (!folder) throw new NotFoundError("No such local podcast");
         const image = await this.coverOf(folder, ctx.params.file);
@@ -200,7 +216,7 @@ const LocalService: ServiceSchema = {
     local_feed: {
       visibility: "public",
       params: { url: { type: "string", max: 4000 }, content_hash: { type: "string", optional: true, nullable: true } },
-      async handler(this: any, ctx: Context<{ url: string; content_hash?: string | null }>): Promise<FetchedFeed> {
+      async handler(this: LocalThis, ctx: Ctx<{ url: string; content_hash?: string | null }>): Promise<FetchedFeed> {
         const rel = localPathOf(ctx.params.url);
         if (rel === null) throw new BadRequestError("Not a local folder address");
         const dir = await insideMediaDir(rel, "dir");
@@ -214,7 +230,7 @@ const LocalService: ServiceSchema = {
     media_info: {
       visibility: "public",
       params: { url: { type: "string", max: 4000 } },
-      async handler(this: any, ctx: Context<{ url: string }>): Promise<LocalMediaInfo> {
+      async handler(this: LocalThis, ctx: Ctx<{ url: string }>): Promise<LocalMediaInfo> {
         const { full } = await this.mediaFile(ctx.params.url);
         return { size: (await fs.promises.stat(full)).size, content_type: audioType(full) };
       },
@@ -223,7 +239,7 @@ const LocalService: ServiceSchema = {
     media_stream: {
       visibility: "public",
       params: { url: { type: "string", max: 4000 }, start: { type: "number", integer: true, min: 0 }, end: { type: "number", integer: true, min: 0 } },
-      async handler(this: any, ctx: Context<{ url: string; start: number; end: number }>): Promise<Readable> {
+      async handler(this: LocalThis, ctx: Ctx<{ url: string; start: number; end: number }>): Promise<Readable> {
         const { full } = await this.mediaFile(ctx.params.url);
         // O_NOFOLLOW: a file swapped for a link after the check is not followed either.
         const file = await fs.promises.open(full, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -233,7 +249,7 @@ const LocalService: ServiceSchema = {
   },
   methods: {
     /** The folder record of a relative path, created with the adder's channel fields when nobody added it yet. */
-    async folderFor(this: any, rel: string, p: { podcast_name: string; description?: string | null; author?: string | null; explicit?: boolean }): Promise<{ folder: FolderDoc; created: boolean }> {
+    async folderFor(this: LocalThis, rel: string, p: { podcast_name: string; description?: string | null; author?: string | null; explicit?: boolean }): Promise<{ folder: FolderDoc; created: boolean }> {
       const known: FolderDoc | null = await this.adapter.findOne({ path: rel });
       if (known) return { folder: known, created: false };
       const folder: FolderDoc = {
@@ -243,17 +259,17 @@ const LocalService: ServiceSchema = {
         await this.adapter.insert(folder);
       } catch (err) {
         // Two users adding the same folder at once: the first record wins.
-        if (isDuplicateKeyError(err)) return { folder: await this.adapter.findOne({ path: rel }), created: false };
+        if (isDuplicateKeyError(err)) return { folder: (await this.adapter.findOne({ path: rel }))!, created: false };
         throw err;
       }
       return { folder, created: true };
     },
     /** A local podcast of the user's (any for an admin reading a user's): 404 unknown, 403 not theirs, 400 not local, then the folder checked again. */
-    async localPodcast(this: any, ctx: Context, user_id: number, podcast_id: number) {
-      const feeds: LibraryFeed[] = await ctx.call("podcasts.user_feeds", { user_id });
+    async localPodcast(this: LocalThis, ctx: Caller, user_id: number, podcast_id: number): Promise<{ folder: FolderDoc; dir: Resolved }> {
+      const feeds: LibraryFeed[] = await userFeeds(ctx, { user_id });
       const mine = feeds.find((f) => f.podcast_id === podcast_id);
       if (!mine) {
-        const [exists]: RefreshTarget[] = await ctx.call("podcasts.refresh_targets", { podcast_ids: [podcast_id] });
+        const [exists]: RefreshTarget[] = await refreshTargets(ctx, { podcast_ids: [podcast_id] });
         if (!exists) throw new NotFoundError("Podcast not found");
         throw new ForbiddenError("This podcast is not one of your podcasts");
       }
@@ -265,13 +281,13 @@ const LocalService: ServiceSchema = {
       return { folder, dir };
     },
     /** The file of a `local:` enclosure URL, through the path guard. */
-    async mediaFile(url: string) {
+    async mediaFile(this: LocalThis, url: string): Promise<Resolved> {
       const rel = localPathOf(url);
       if (rel === null) throw new BadRequestError("Not a local file address");
       return insideMediaDir(rel, "file");
     },
     /** A folder's cover (upload, cover file, else the first embedded picture) or one file's embedded picture; null when none. */
-    async coverOf(this: any, folder: FolderDoc, file?: string): Promise<{ type: string; data: Buffer } | null> {
+    async coverOf(this: LocalThis, folder: FolderDoc, file?: string): Promise<{ type: string; data: Buffer } | null> {
       const dir = await insideMediaDir(folder.path, "dir");
       if (file !== undefined) {
         // A file of a subfolder is named by its relative path ("CD1/01.mp3"); the guard refuses "..".

@@ -4,31 +4,21 @@
  * Other services send mail through the internal action notifications.send_mail (password reset codes).
  * The SMTP password is stored because sending needs it, and never leaves this service or reaches a log.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import nodemailer from "nodemailer";
 import { DbMixin } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ServiceUnavailableError } from "../shared/errors";
 import type { SendMailParams } from "../shared/contracts/notifications";
 import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
+import { episodesCreated } from "../shared/contracts/episodes";
+import { userRemoved } from "../shared/contracts/users";
+import type { Ctx } from "../shared/service-types";
 import { peopleNotifyActions } from "./notifications.parts/people.actions";
 import { pushActions, pushMethods } from "./notifications.parts/push.actions";
+import type { EmailSettingsDoc, EmailSettingsParams, Encryption, NotificationsThis } from "./notifications.parts/this";
 import { EmailSettingsAnswer, SaveEmailSettingsAnswer, TestEmailAnswer } from "../shared/contracts/notifications";
-
-type Encryption = "none" | "SSL/TLS" | "StartTLS";
-
-/** The one stored mail configuration of the server. */
-interface EmailSettingsDoc {
-  _id: number;
-  server_name: string;
-  server_port: number;
-  from_email: string;
-  send_mode: "SMTP";
-  encryption: Encryption;
-  auth_required: boolean;
-  username: string;
-  password: string;
-}
+import type { Static } from "../shared/contracts/answers";
 
 const SETTINGS_ID = 1;
 const ENCRYPTIONS: Record<string, Encryption> = { none: "none", "ssl/tls": "SSL/TLS", starttls: "StartTLS" };
@@ -46,24 +36,27 @@ const settingsProps = {
 };
 const optionalProps = Object.fromEntries(Object.entries(settingsProps).map(([k, v]) => [k, { ...v, optional: true, default: undefined }]));
 
-const NotificationsService: ServiceSchema = {
+/** send_test_email: any of the settings (tried instead of the stored ones, not saved), where to and what. */
+type TestEmailParams = Partial<EmailSettingsParams> & { to_email: string; message?: string };
+
+const NotificationsService: ServiceSchema<Record<string, never>, NotificationsThis> = {
   name: "notifications",
   mixins: [DbMixin({ name: "email_settings" }, [{ name: "push_settings", indexes: [{ fields: { user_id: 1 } }] }])],
-  created(this: any) {
+  created(this: NotificationsThis) {
     this.pending = new Set<Promise<void>>();
     this.sentAt = new Map<number, number[]>();
   },
-  async stopped(this: any) {
+  async stopped(this: NotificationsThis) {
     await Promise.allSettled([...this.pending]);
   },
   events: {
-    "episodes.created": {
+    [episodesCreated.eventName]: {
       params: { podcast_id: "number", episode_ids: { type: "array", items: "number" } },
-      async handler(this: any, ctx: Context<EpisodesCreatedEvent>) {
+      async handler(this: NotificationsThis, ctx: Ctx<EpisodesCreatedEvent>) {
         await this.announceEpisodes(ctx);
       },
     },
-    "user.removed": userRemovedEvent({ push_settings: "user_id" }),
+    [userRemoved.eventName]: userRemovedEvent({ push_settings: "user_id" }),
   },
   actions: {
     ...pushActions,
@@ -71,7 +64,7 @@ const NotificationsService: ServiceSchema = {
     save_email_settings: {
       params: { email_settings: { type: "object", props: settingsProps } },
       response: SaveEmailSettingsAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: NotificationsThis, ctx: Ctx<{ email_settings: EmailSettingsParams }>): Promise<Static<typeof SaveEmailSettingsAnswer>> {
         const doc = this.toDoc(ctx.params.email_settings, await this.storedSettings());
         await this.adapter.removeMany({ _id: SETTINGS_ID });
         await this.adapter.insert(doc);
@@ -84,7 +77,7 @@ const NotificationsService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: EmailSettingsAnswer,
-      async handler(this: any) {
+      async handler(this: NotificationsThis): Promise<Static<typeof EmailSettingsAnswer>> {
         const s: EmailSettingsDoc | null = await this.storedSettings();
         return {
           Emailsettingsid: SETTINGS_ID,
@@ -103,23 +96,24 @@ const NotificationsService: ServiceSchema = {
     send_test_email: {
       params: { ...optionalProps, to_email: { type: "email", max: 255 }, message: { type: "string", optional: true, max: 10_000 } },
       response: TestEmailAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: NotificationsThis, ctx: Ctx<TestEmailParams>): Promise<Static<typeof TestEmailAnswer>> {
         const stored: EmailSettingsDoc | null = await this.storedSettings();
-        const given = Object.fromEntries(Object.keys(settingsProps).filter((k) => ctx.params[k] !== undefined).map((k) => [k, ctx.params[k]]));
+        const fields = Object.keys(settingsProps) as (keyof EmailSettingsParams)[];
+        const given: Partial<EmailSettingsParams> = Object.fromEntries(fields.filter((k) => ctx.params[k] !== undefined).map((k) => [k, ctx.params[k]]));
         let settings = stored;
         if (Object.keys(given).length) {
           const base = stored
             ? { server_name: stored.server_name, server_port: stored.server_port, from_email: stored.from_email, encryption: stored.encryption, auth_required: stored.auth_required, email_username: stored.username }
             : {};
-          const merged: any = { ...base, ...given };
+          const merged: Partial<EmailSettingsParams> = { ...base, ...given };
           if (!merged.server_name || !merged.server_port || !merged.from_email) throw new BadRequestError("server_name, server_port and from_email are required");
-          settings = this.toDoc(merged, stored);
+          settings = this.toDoc({ ...merged, server_name: merged.server_name, server_port: merged.server_port, from_email: merged.from_email }, stored);
         }
         if (!settings) throw new BadRequestError("No email settings saved");
         try {
           await this.deliver(settings, { to: ctx.params.to_email, subject: "Test mail", text: ctx.params.message || "This is a test mail from your podcast server." });
-        } catch (err: any) {
-          throw new BadRequestError(`Sending failed: ${err?.message ?? "unknown error"}`);
+        } catch (err) {
+          throw new BadRequestError(`Sending failed: ${(err as Error | undefined)?.message ?? "unknown error"}`);
         }
         return { email_status: "Email sent successfully" };
       },
@@ -131,7 +125,7 @@ const NotificationsService: ServiceSchema = {
     send_mail: {
       visibility: "public",
       params: { to: { type: "email" }, subject: { type: "string", min: 1, max: 998 }, text: { type: "string", max: 100_000 } },
-      async handler(this: any, ctx: Context<SendMailParams>) {
+      async handler(this: NotificationsThis, ctx: Ctx<SendMailParams>): Promise<{ sent: true }> {
         const settings: EmailSettingsDoc | null = await this.storedSettings();
         if (!settings) throw new ServiceUnavailableError("Mail is not configured: an admin saves the email settings first");
         await this.deliver(settings, ctx.params);
@@ -141,10 +135,10 @@ const NotificationsService: ServiceSchema = {
   },
   methods: {
     ...pushMethods,
-    async storedSettings(this: any): Promise<EmailSettingsDoc | null> {
+    async storedSettings(this: NotificationsThis): Promise<EmailSettingsDoc | null> {
       return this.adapter.findOne({ _id: SETTINGS_ID });
     },
-    toDoc(p: any, stored: EmailSettingsDoc | null): EmailSettingsDoc {
+    toDoc(this: NotificationsThis, p: EmailSettingsParams, stored: EmailSettingsDoc | null): EmailSettingsDoc {
       const encryption = ENCRYPTIONS[String(p.encryption ?? "none").toLowerCase()];
       if (!encryption) throw new BadRequestError("encryption must be none, SSL/TLS or StartTLS");
       return {
@@ -159,7 +153,7 @@ const NotificationsService: ServiceSchema = {
         password: p.email_password || stored?.password || "",
       };
     },
-    async deliver(this: any, s: EmailSettingsDoc, mail: SendMailParams) {
+    async deliver(this: NotificationsThis, s: EmailSettingsDoc, mail: SendMailParams): Promise<void> {
       const transport = nodemailer.createTransport({
         host: s.server_name,
         port: s.server_port,

@@ -10,7 +10,7 @@
  * replaced by shared/http.ts (rule 8) with admin rights, as admins configure the providers: loopback and
  * private providers work, link-local and cloud metadata addresses are refused before any connection.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import * as oidc from "openid-client";
 import { publicOrigin } from "../shared/client-address";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
@@ -18,9 +18,13 @@ import { config } from "../shared/config";
 import { BadRequestError, ConflictError, ForbiddenError, InternalServerError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { destinationRefusal, fetchUrl, FetchOptions, FetchResult, OutboundHttpError } from "../shared/http";
 import type { GatewayMeta } from "../shared/types";
+import type { Ctx, DbThis } from "../shared/service-types";
 import type { OidcLoginParams, OidcLoginResult } from "../shared/contracts/users";
+import { oidcLogin } from "../shared/contracts/users";
+import { issueLoginKey } from "../shared/contracts/auth";
 import { AddOidcProviderAnswer, CallbackAnswer, OidcProvidersAnswer, PublicOidcProvidersAnswer, StoreStateAnswer } from "../shared/contracts/oidc";
 import { DetailAnswer } from "../shared/contracts/answers";
+import type { Static } from "../shared/contracts/answers";
 
 /** A configured provider. client_secret never leaves this service. */
 export interface OidcProviderDoc {
@@ -66,7 +70,7 @@ const providerIdParam = { type: "number", integer: true, positive: true, convert
 /** A claim by name, or by dotted path for nested claims (Keycloak's realm_access.roles). */
 function claimAt(claims: Record<string, unknown>, name: string): unknown {
   if (name in claims) return claims[name];
-  return name.split(".").reduce<any>((v, part) => (v && typeof v === "object" ? v[part] : undefined), claims);
+  return name.split(".").reduce<unknown>((v, part) => (v && typeof v === "object" ? (v as Record<string, unknown>)[part] : undefined), claims);
 }
 
 /** Role claims come as arrays or as space/comma separated strings. */
@@ -111,9 +115,17 @@ function isAllowedReturn(url: string, meta: GatewayMeta): boolean {
 }
 
 /** The outbound failure behind an openid-client error (it throws what its fetch threw, or wraps it as the cause). */
-function outboundCause(err: any): OutboundHttpError | null {
-  for (let e = err, depth = 0; e && depth < 4; e = e.cause, depth++) if (e instanceof OutboundHttpError) return e;
+function outboundCause(err: unknown): OutboundHttpError | null {
+  for (let e = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) if (e instanceof OutboundHttpError) return e;
   return null;
+}
+
+/** What openid-client's errors (ResponseBodyError, ClientError...) or a failed fetch may say of themselves. */
+interface OidcFailure {
+  error?: string;
+  code?: string;
+  name?: string;
+  status?: number;
 }
 
 /** A request body as openid-client hands it to its fetch (a form, a string or bytes). */
@@ -180,7 +192,41 @@ const providerParams = {
 type ProviderFields = Omit<OidcProviderDoc, "_id" | "created_at">;
 const OPTIONAL_FIELDS = ["icon_svg", "name_claim", "email_claim", "username_claim", "roles_claim", "user_role", "admin_role"] as const;
 
-const OidcService: ServiceSchema = {
+/** add_oidc_provider's params as the validator leaves them (the optional ones may be absent, null or ""). */
+type ProviderParams = Omit<ProviderFields, (typeof OPTIONAL_FIELDS)[number]> & { [F in (typeof OPTIONAL_FIELDS)[number]]?: string | null };
+/** update_oidc_provider's: an empty or absent secret, scope or colour keeps the stored one. */
+type ProviderUpdateParams = Omit<ProviderParams, "client_secret" | "scope" | "button_color" | "button_text_color"> & {
+  provider_id: number;
+  client_secret?: string | null;
+  scope?: string | null;
+  button_color?: string | null;
+  button_text_color?: string | null;
+};
+interface StoreStateParams {
+  state: string;
+  client_id: string;
+  origin_url?: string | null;
+  code_verifier?: string | null;
+}
+interface CallbackParams {
+  code?: string;
+  state?: string;
+  error?: string;
+  error_description?: string;
+}
+
+interface OidcMethods {
+  checkedProvider(p: ProviderParams): Promise<ProviderFields>;
+  consumeState(id: string): Promise<OidcStateDoc | null>;
+  clientConfig(d: OidcProviderDoc): oidc.Configuration;
+  exchangeCode(cfg: oidc.Configuration, d: OidcProviderDoc, state: OidcStateDoc, p: { code: string; state: string }): Promise<string>;
+  fetchClaims(cfg: oidc.Configuration, d: OidcProviderDoc, accessToken: string): Promise<Record<string, unknown>>;
+  identityFrom(d: OidcProviderDoc, claims: Record<string, unknown>): OidcLoginParams;
+}
+
+type OidcThis = DbThis<OidcProviderDoc, { oidc_states: OidcStateDoc }> & OidcMethods;
+
+const OidcService: ServiceSchema<Record<string, never>, OidcThis> = {
   name: "oidc",
   mixins: [
     DbMixin(
@@ -192,7 +238,7 @@ const OidcService: ServiceSchema = {
     add_oidc_provider: {
       params: providerParams,
       response: AddOidcProviderAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: OidcThis, ctx: Ctx<ProviderParams>): Promise<Static<typeof AddOidcProviderAnswer>> {
         const fields: ProviderFields = await this.checkedProvider(ctx.params);
         const doc: OidcProviderDoc = { _id: await this.nextId("oidc_providers"), ...fields, created_at: new Date() };
         // The callback finds the provider by client_id, so it must name one provider.
@@ -216,13 +262,14 @@ const OidcService: ServiceSchema = {
         button_text_color: { ...str(64), optional: true, nullable: true },
       },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: OidcThis, ctx: Ctx<ProviderUpdateParams>): Promise<Static<typeof DetailAnswer>> {
         const { provider_id, ...p } = ctx.params;
         const current: OidcProviderDoc | null = await this.adapter.findOne({ _id: provider_id });
         if (!current) throw new NotFoundError("OIDC provider not found");
         const kept = (field: "client_secret" | "scope" | "button_color" | "button_text_color") => p[field] || current[field];
         const fields: ProviderFields = await this.checkedProvider({
-          ...p, client_secret: kept("client_secret"), scope: kept("scope"), button_color: kept("button_color"), button_text_color: kept("button_text_color"),
+          ...p,
+          client_secret: kept("client_secret"), scope: kept("scope"), button_color: kept("button_color"), button_text_color: kept("button_text_color"),
         });
         const other: OidcProviderDoc | null = await this.adapter.findOne({ client_id: fields.client_id });
         if (other && other._id !== provider_id) throw new ConflictError("A provider with this client_id already exists");
@@ -240,7 +287,7 @@ const OidcService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: OidcProvidersAnswer,
-      async handler(this: any) {
+      async handler(this: OidcThis): Promise<Static<typeof OidcProvidersAnswer>> {
         const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
         return {
           providers: docs.map(({ _id, client_secret: _secret, created_at, ...rest }) => ({
@@ -257,7 +304,7 @@ const OidcService: ServiceSchema = {
     remove_oidc_provider: {
       params: { provider_id: { ...providerIdParam, optional: true }, body: { ...providerIdParam, optional: true } },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: OidcThis, ctx: Ctx<{ provider_id?: number; body?: number }>): Promise<Static<typeof DetailAnswer>> {
         const provider_id: number | undefined = ctx.params.provider_id ?? ctx.params.body;
         if (provider_id === undefined) throw new BadRequestError("provider_id is required");
         const removed = await this.adapter.removeMany({ _id: provider_id });
@@ -271,7 +318,7 @@ const OidcService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: PublicOidcProvidersAnswer,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      async handler(this: OidcThis, ctx: Ctx): Promise<Static<typeof PublicOidcProvidersAnswer>> {
         const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
         const redirectUri = redirectUriFor(ctx.meta);
         return {
@@ -304,7 +351,7 @@ const OidcService: ServiceSchema = {
         code_verifier: { type: "string", min: 43, max: 128, pattern: /^[A-Za-z0-9\-._~]+$/, optional: true, nullable: true },
       },
       response: StoreStateAnswer,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      async handler(this: OidcThis, ctx: Ctx<StoreStateParams>): Promise<Static<typeof StoreStateAnswer>> {
         const p = ctx.params;
         if (!(await this.adapter.findOne({ client_id: p.client_id }))) throw new BadRequestError("Unknown OIDC client_id");
         if (p.origin_url && !isAllowedReturn(p.origin_url, ctx.meta)) {
@@ -332,7 +379,7 @@ const OidcService: ServiceSchema = {
         error_description: { type: "string", max: 2048, optional: true },
       },
       response: CallbackAnswer,
-      async handler(this: any, ctx: Context<any, GatewayMeta>) {
+      async handler(this: OidcThis, ctx: Ctx<CallbackParams>): Promise<Static<typeof CallbackAnswer>> {
         const p = ctx.params;
         if (p.error) {
           // The state dies with the refused attempt: it is single use.
@@ -348,11 +395,11 @@ const OidcService: ServiceSchema = {
         if (!provider) throw new BadRequestError("The OIDC provider of this login no longer exists");
 
         const clientConfig = this.clientConfig(provider);
-        const accessToken = await this.exchangeCode(clientConfig, provider, state, p);
+        const accessToken = await this.exchangeCode(clientConfig, provider, state, { code: p.code, state: p.state });
         const claims = await this.fetchClaims(clientConfig, provider, accessToken);
         const identity = this.identityFrom(provider, claims);
-        const login: OidcLoginResult = await ctx.call("users.oidc_login", identity);
-        const { key } = await ctx.call<{ key: string }, { user_id: number }>("auth.issue_login_key", { user_id: login.user_id });
+        const login: OidcLoginResult = await oidcLogin(ctx, identity);
+        const { key } = await issueLoginKey(ctx, { user_id: login.user_id });
         this.logger.info("oidc login", { provider_id: provider._id, user_id: login.user_id, created: login.created });
         Object.assign(ctx.meta, { $statusCode: 302, $location: withKey(state.origin_url || "/", key) });
         return null;
@@ -361,14 +408,14 @@ const OidcService: ServiceSchema = {
   },
   methods: {
     /** A provider's fields from add or update params: endpoints https (unless OIDC_ALLOW_HTTP) and reachable under the outbound policy. */
-    async checkedProvider(this: any, p: Record<string, any>): Promise<ProviderFields> {
-      for (const field of ["authorization_url", "token_url", "user_info_url"]) {
+    async checkedProvider(this: OidcThis, p: ProviderParams): Promise<ProviderFields> {
+      for (const field of ["authorization_url", "token_url", "user_info_url"] as const) {
         if (!config.oidcAllowHttp && !p[field].toLowerCase().startsWith("https://")) {
           throw new BadRequestError(`${field} must be an https:// URL (set OIDC_ALLOW_HTTP=true to allow http)`);
         }
       }
       // The server fetches these two itself: an address every fetch would refuse is refused now, not at the first login.
-      for (const field of ["token_url", "user_info_url"]) {
+      for (const field of ["token_url", "user_info_url"] as const) {
         const why = await destinationRefusal(p[field], "admin");
         if (why) throw new BadRequestError(`${field}: ${why}`);
       }
@@ -381,7 +428,7 @@ const OidcService: ServiceSchema = {
       return fields;
     },
     /** The state once: removing it is what claims it, so two callbacks with one state cannot both win. */
-    async consumeState(this: any, id: string): Promise<OidcStateDoc | null> {
+    async consumeState(this: OidcThis, id: string): Promise<OidcStateDoc | null> {
       const doc: OidcStateDoc | null = await this.stores.oidc_states.findOne({ _id: id });
       if (!doc) return null;
       const removed = await this.stores.oidc_states.removeMany({ _id: id });
@@ -390,7 +437,7 @@ const OidcService: ServiceSchema = {
       if (Date.now() - new Date(doc.created_at).getTime() > STATE_TTL_SECONDS * 1000) return null;
       return doc;
     },
-    clientConfig(this: any, d: OidcProviderDoc): oidc.Configuration {
+    clientConfig(this: OidcThis, d: OidcProviderDoc): oidc.Configuration {
       const server: oidc.ServerMetadata = {
         // No issuer is configured; the ID Token (the only thing checked against it) is not used, see below.
         issuer: new URL(d.authorization_url).origin,
@@ -406,19 +453,19 @@ const OidcService: ServiceSchema = {
         const res = await providerFetch(url, options);
         if (url !== d.token_url || !res.ok) return res;
         const raw = await res.text();
-        let body: any;
+        let body: unknown;
         try {
           body = JSON.parse(raw);
         } catch {
           return new Response(raw, { status: res.status, headers: res.headers }); // openid-client reports it
         }
-        if (body && typeof body === "object") delete body.id_token;
+        if (body && typeof body === "object") delete (body as { id_token?: unknown }).id_token;
         return new Response(JSON.stringify(body), { status: res.status, headers: { "content-type": "application/json" } });
       };
       return cfg;
     },
     /** Code -> access token. Any failure here is the spec's 500 "token exchange failure". */
-    async exchangeCode(this: any, cfg: oidc.Configuration, d: OidcProviderDoc, state: OidcStateDoc, p: { code: string; state: string }): Promise<string> {
+    async exchangeCode(this: OidcThis, cfg: oidc.Configuration, d: OidcProviderDoc, state: OidcStateDoc, p: { code: string; state: string }): Promise<string> {
       const current = new URL(state.redirect_uri);
       current.searchParams.set("code", p.code);
       current.searchParams.set("state", p.state);
@@ -428,21 +475,23 @@ const OidcService: ServiceSchema = {
           pkceCodeVerifier: state.code_verifier ?? undefined,
         });
         return tokens.access_token;
-      } catch (err: any) {
+      } catch (err) {
+        const e = err as OidcFailure | undefined;
         // A refused or unreachable endpoint says why (the outbound error's message names the URL without its query).
-        this.logger.error("oidc token exchange failed", { provider_id: d._id, error: err?.error ?? err?.code ?? err?.name, status: err?.status, outbound: outboundCause(err)?.message });
+        this.logger.error("oidc token exchange failed", { provider_id: d._id, error: e?.error ?? e?.code ?? e?.name, status: e?.status, outbound: outboundCause(err)?.message });
         throw new InternalServerError("OIDC token exchange failed");
       }
     },
     /** userinfo with the access token; a provider that will not answer refuses the login (401). */
-    async fetchClaims(this: any, cfg: oidc.Configuration, d: OidcProviderDoc, accessToken: string): Promise<Record<string, unknown>> {
+    async fetchClaims(this: OidcThis, cfg: oidc.Configuration, d: OidcProviderDoc, accessToken: string): Promise<Record<string, unknown>> {
       let res: Response;
       try {
         // fetchProtectedResource rather than fetchUserInfo: plain OAuth 2 userinfo endpoints omit "sub".
         res = await oidc.fetchProtectedResource(cfg, accessToken, new URL(d.user_info_url), "GET", undefined, new Headers({ accept: "application/json" }));
-      } catch (err: any) {
+      } catch (err) {
+        const e = err as OidcFailure | undefined;
         const outbound = outboundCause(err);
-        this.logger.warn("oidc userinfo failed", { provider_id: d._id, error: err?.code ?? err?.name, outbound: outbound?.message });
+        this.logger.warn("oidc userinfo failed", { provider_id: d._id, error: e?.code ?? e?.name, outbound: outbound?.message });
         if (outbound?.kind === "blocked_address") throw new UnauthorizedError(`The OIDC provider's userinfo endpoint is refused. ${outbound.message}`);
         throw new UnauthorizedError("The OIDC provider refused the userinfo request");
       }
@@ -454,7 +503,7 @@ const OidcService: ServiceSchema = {
       return claims as Record<string, unknown>;
     },
     /** Claims -> the account to log into, with the provider's claim names and role rules. */
-    identityFrom(this: any, d: OidcProviderDoc, claims: Record<string, unknown>): OidcLoginParams {
+    identityFrom(this: OidcThis, d: OidcProviderDoc, claims: Record<string, unknown>): OidcLoginParams {
       const email = text(claimAt(claims, d.email_claim || "email")).toLowerCase();
       if (!email || !email.includes("@")) throw new UnauthorizedError("The OIDC provider gave no email address");
       // Linking by email trusts the provider's address; one it says is unverified links nobody.

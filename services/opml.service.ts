@@ -13,11 +13,16 @@ import { DbMixin } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ConflictError } from "../shared/errors";
 import { splitCredentials } from "../shared/http";
-import type { AuthUser } from "../shared/types";
+import type { AuthUser, GatewayMeta } from "../shared/types";
+import type { Ctx, DbThis } from "../shared/service-types";
+import { addCustomPodcast, userFeeds } from "../shared/contracts/podcasts";
+import { taskStatus, tasksCreate } from "../shared/contracts/tasks";
+import { userRemoved } from "../shared/contracts/users";
+import type { Static } from "../shared/contracts/answers";
 import { isLocalFeed } from "../shared/contracts/local";
 import type { LibraryFeed } from "../shared/contracts/podcasts";
 import type { ImportChunkParams, ImportChunkResult, ImportFailure, ImportFeed, ImportOpmlPayload } from "../shared/contracts/opml";
-import { CreateTasksResult, JOB_IMPORT_OPML, TaskRecord } from "../shared/contracts/tasks";
+import { CreateTasksResult, JOB_IMPORT_OPML } from "../shared/contracts/tasks";
 import { buildOpml, parseOpml } from "../shared/opml";
 import { importFeeds, Outcome } from "./opml.parts/import";
 import { ImportOpmlAnswer, ImportProgressAnswer, OpmlText } from "../shared/contracts/opml";
@@ -35,6 +40,12 @@ interface ImportDoc {
   updated_at: Date;
 }
 
+interface OpmlMethods {
+  feedsOf(p: { podcasts?: string[]; opml?: string }): { feeds: ImportFeed[]; rejected: ImportFailure[] };
+}
+
+type OpmlThis = DbThis<ImportDoc> & OpmlMethods;
+
 const MAX_FEEDS = 10_000;
 const id = { type: "number", integer: true, positive: true, convert: true };
 
@@ -47,7 +58,7 @@ function sameFeedKey(url: string): string {
   return splitCredentials(url.trim()).url.replace(/\/+$/, "");
 }
 
-const OpmlService: ServiceSchema = {
+const OpmlService: ServiceSchema<Record<string, never>, OpmlThis> = {
   name: "opml",
   mixins: [DbMixin({ name: "imports", indexes: [] })],
   actions: {
@@ -62,13 +73,13 @@ const OpmlService: ServiceSchema = {
         opml: { type: "string", max: 5_000_000, optional: true },
       },
       response: ImportOpmlAnswer,
-      async handler(this: any, ctx: Context<{ user_id: number; podcasts?: string[]; opml?: string }, { user?: AuthUser }>) {
+      async handler(this: OpmlThis, ctx: Ctx<{ user_id: number; podcasts?: string[]; opml?: string }>): Promise<Static<typeof ImportOpmlAnswer>> {
         const { user_id } = ctx.params;
         const { feeds, rejected } = this.feedsOf(ctx.params);
         if (feeds.length > MAX_FEEDS) throw new BadRequestError(`At most ${MAX_FEEDS} feeds per import`);
         const caller: AuthUser = ctx.meta.user ?? { id: user_id, isAdmin: false, keyId: 0, rssOnly: false, podcastIds: null };
-        const payload: ImportOpmlPayload = { feeds, rejected, caller };
-        const res: CreateTasksResult = await ctx.call("tasks.create", {
+        const payload = { feeds, rejected, caller } satisfies ImportOpmlPayload;
+        const res: CreateTasksResult = await tasksCreate(ctx, {
           tasks: [{ task_type: JOB_IMPORT_OPML, user_id, payload, podcast_name: `${feeds.length} feeds`, dedupe_key: `opml:${user_id}` }],
         });
         if (!res.created.length) throw new ConflictError("An OPML import of this user is still running");
@@ -84,11 +95,11 @@ const OpmlService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id },
       response: ImportProgressAnswer,
-      async handler(this: any, ctx: Context<{ user_id: number }>) {
+      async handler(this: OpmlThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof ImportProgressAnswer>> {
         const doc: ImportDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
         // current_podcast is "" when none: the web client reads it as a string.
         if (!doc) return { current: 0, total: 0, current_podcast: "", status: "NONE", task_id: null, imported: 0, skipped: 0, failed: [] };
-        const task = await ctx.call<TaskRecord, object>("tasks.task_status", { task_id: doc.task_id }).catch(() => null);
+        const task = await taskStatus(ctx, { task_id: doc.task_id }).catch(() => null);
         return {
           current: doc.current, total: doc.total, current_podcast: doc.current_podcast ?? "", status: task?.status ?? "SUCCESS",
           task_id: doc.task_id, imported: doc.imported, skipped: doc.skipped, failed: doc.failed,
@@ -99,8 +110,8 @@ const OpmlService: ServiceSchema = {
     backup_user: {
       params: { user_id: id },
       response: OpmlText,
-      async handler(this: any, ctx: Context<{ user_id: number }, { $responseType?: string; $responseHeaders?: Record<string, string> }>) {
-        const feeds: LibraryFeed[] = await ctx.call("podcasts.user_feeds", { user_id: ctx.params.user_id });
+      async handler(this: OpmlThis, ctx: Context<{ user_id: number }, GatewayMeta & { $responseType?: string }>): Promise<string> {
+        const feeds: LibraryFeed[] = await userFeeds(ctx, { user_id: ctx.params.user_id });
         ctx.meta.$responseType = "text/plain; charset=utf-8";
         // Local folders are left out: a local: address is no feed another app (or an import) can read.
         return buildOpml("Podcast subscriptions", feeds.filter((f) => !isLocalFeed(f.feed_url)));
@@ -113,20 +124,20 @@ const OpmlService: ServiceSchema = {
     import_chunk: {
       visibility: "public",
       params: { user_id: id, task_id: "string", feeds: { type: "array", items: "object" }, offset: { type: "number", min: 0 }, total: { type: "number", min: 0 } },
-      async handler(this: any, ctx: Context<ImportChunkParams>): Promise<ImportChunkResult> {
+      async handler(this: OpmlThis, ctx: Ctx<ImportChunkParams>): Promise<ImportChunkResult> {
         const { user_id, task_id, offset } = ctx.params;
         const owned = { _id: user_id, task_id };
         // A job started again by another worker counts from its first chunk again.
         if (offset === 0) await this.adapter.updateMany(owned, { $set: { current: 0, imported: 0, skipped: 0 } });
-        const library: LibraryFeed[] = await ctx.call("podcasts.user_feeds", { user_id });
+        const library: LibraryFeed[] = await userFeeds(ctx, { user_id });
         const have = new Set(library.flatMap((f) => [f.feed_url, f.final_url].filter((u): u is string => !!u).map(sameFeedKey)));
         const subscribe = async (feed: ImportFeed): Promise<Outcome> => {
           if (have.has(sameFeedKey(feed.url))) return "skipped";
           try {
-            await ctx.call("podcasts.add_custom_podcast", { feed_url: feed.url, user_id });
+            await addCustomPodcast(ctx, { feed_url: feed.url, user_id });
             return "imported";
-          } catch (err: any) {
-            if (err?.code === 409) return "skipped";
+          } catch (err) {
+            if ((err as { code?: number })?.code === 409) return "skipped";
             throw err;
           }
         };
@@ -143,18 +154,18 @@ const OpmlService: ServiceSchema = {
     },
   },
   events: {
-    "user.removed": userRemovedEvent({ adapter: "_id" }),
+    [userRemoved.eventName]: userRemovedEvent({ adapter: "_id" }),
   },
   methods: {
     /** The feeds an import_opml request names (each URL once) and the entries refused as not http(s) URLs. */
-    feedsOf(p: { podcasts?: string[]; opml?: string }): { feeds: ImportFeed[]; rejected: ImportFailure[] } {
+    feedsOf(this: OpmlThis, p: { podcasts?: string[]; opml?: string }): { feeds: ImportFeed[]; rejected: ImportFailure[] } {
       if (!p.podcasts?.length && !p.opml) throw new BadRequestError("Send the feeds as podcasts (a list of URLs) or opml (the document)");
       const listed: ImportFeed[] = [];
       if (p.opml) {
         try {
           listed.push(...parseOpml(p.opml));
-        } catch (err: any) {
-          throw new BadRequestError(`The OPML document cannot be read: ${err?.message ?? err}`);
+        } catch (err) {
+          throw new BadRequestError(`The OPML document cannot be read: ${(err as Error)?.message ?? err}`);
         }
       }
       for (const url of p.podcasts ?? []) listed.push({ url: url.trim(), title: null });

@@ -5,36 +5,29 @@
  * fetched through the server's outbound client with the caller's rights (a user's URLs never reach
  * private addresses) and kept in the broker cacher, so a player opening an episode twice costs one fetch.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { BadRequestError } from "../shared/errors";
 import { decodeBytes } from "../shared/feed-parser/text";
-import { fetchUrl, OutboundHttpError, Rights, rightsOf } from "../shared/http";
-import type { AuthUser } from "../shared/types";
-import type { EpisodeP20 } from "../shared/contracts/episodes";
-import type { PodcastP20 } from "../shared/contracts/podcasts";
+import { fetchUrl, OutboundHttpError, rightsOf } from "../shared/http";
+import type { Ctx } from "../shared/service-types";
+import type { FeedFunding, FeedTranscript, FeedValue, FeedValueRecipient } from "../shared/feed-parser/types";
+import { episodeP20 } from "../shared/contracts/episodes";
+import { podcastP20 } from "../shared/contracts/podcasts";
 import { episodeTranscriptActions } from "./p20.parts/episode-transcript.actions";
-import { detectFormat, parseTranscript, TranscriptSegment } from "./p20.parts/transcript";
-import { P20EpisodeAnswer, P20PodcastAnswer, TranscriptAnswer } from "../shared/contracts/p20";
-
-type Meta = { user?: AuthUser };
+import { detectFormat, parseTranscript } from "./p20.parts/transcript";
+import type { P20This } from "./p20.parts/this";
+import { P20EpisodeAnswer, P20PodcastAnswer, remoteChapters, remoteTranscript, TranscriptAnswer } from "../shared/contracts/p20";
+import type { Chapter, P20RemoteParams, TranscriptFormat, TranscriptSegment } from "../shared/contracts/p20";
 
 /** Largest chapters or transcript document fetched. */
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 const id = { type: "number", integer: true, positive: true, convert: true };
 
-export interface Chapter {
-  start_time: number;
-  end_time: number | null;
-  title: string;
-  img: string | null;
-  url: string | null;
-  toc: boolean;
-}
-
 function chaptersOf(body: string): Chapter[] {
   const doc = JSON.parse(body);
-  const list: any[] = Array.isArray(doc?.chapters) ? doc.chapters : [];
+  // Whatever the document holds: each field is checked below.
+  const list: Record<string, unknown>[] = Array.isArray(doc?.chapters) ? doc.chapters : [];
   return list
     .filter((c) => c && typeof c === "object" && Number.isFinite(Number(c.startTime)))
     .map((c) => ({
@@ -48,7 +41,7 @@ function chaptersOf(body: string): Chapter[] {
     .sort((a, b) => a.start_time - b.start_time);
 }
 
-const P20Service: ServiceSchema = {
+const P20Service: ServiceSchema<Record<string, never>, P20This> = {
   name: "p20",
   actions: {
     ...episodeTranscriptActions,
@@ -57,22 +50,22 @@ const P20Service: ServiceSchema = {
       idempotent: true,
       params: { episode_id: id, user_id: id },
       response: P20EpisodeAnswer,
-      async handler(this: any, ctx: Context<{ episode_id: number; user_id: number }, Meta>) {
-        const ep: EpisodeP20 = await ctx.call("episodes.episode_p20", ctx.params);
+      async handler(this: P20This, ctx: Ctx<{ episode_id: number; user_id: number }>): Promise<P20EpisodeAnswer> {
+        const ep = await episodeP20(ctx, ctx.params);
         const p = ep.p20 ?? {};
         let chapters: Chapter[] = [];
         let chapters_error: string | null = null;
         if (p.chapters?.url) {
           try {
-            chapters = (await ctx.call<any, object>("p20.remote", { url: p.chapters.url, kind: "chapters", rights: rightsOf(ctx.meta.user) })).chapters;
-          } catch (err: any) {
-            chapters_error = err?.message ?? "The chapters could not be fetched";
+            chapters = (await remoteChapters(ctx, { url: p.chapters.url, kind: "chapters", rights: rightsOf(ctx.meta.user) })).chapters;
+          } catch (err) {
+            chapters_error = (err as Error | null)?.message ?? "The chapters could not be fetched";
           }
         }
         return {
           // startTime and mime_type: the web client's spelling of start_time and type.
           episode_id: ep.episode_id, podcast_id: ep.podcast_id, chapters: chapters.map((c) => ({ ...c, startTime: Math.floor(c.start_time) })), chapters_url: p.chapters?.url ?? null, chapters_error,
-          transcripts: (p.transcripts ?? []).map((t: any) => ({ ...t, mime_type: t.type })), people: p.persons ?? [], soundbites: p.soundbites ?? [], value: p.values ?? [],
+          transcripts: (p.transcripts ?? []).map((t: FeedTranscript) => ({ ...t, mime_type: t.type })), people: p.persons ?? [], soundbites: p.soundbites ?? [], value: p.values ?? [],
           location: p.locations ?? [], license: p.license ?? null, alternate_enclosures: p.alternate_enclosures ?? [],
           season: p.podcast_season ?? null, episode: p.podcast_episode ?? null, images: p.images ?? [], txt: p.txt ?? [],
         };
@@ -83,14 +76,14 @@ const P20Service: ServiceSchema = {
       idempotent: true,
       params: { podcast_id: id, user_id: id },
       response: P20PodcastAnswer,
-      async handler(this: any, ctx: Context<{ podcast_id: number; user_id: number }>) {
-        const pod: PodcastP20 = await ctx.call("podcasts.podcast_p20", ctx.params);
+      async handler(this: P20This, ctx: Ctx<{ podcast_id: number; user_id: number }>): Promise<P20PodcastAnswer> {
+        const pod = await podcastP20(ctx, ctx.params);
         const p = pod.p20 ?? {};
         return {
           podcast_id: pod.podcast_id, guid: p.podcast_guid ?? null, medium: p.medium ?? null, locked: p.locked ?? null, locked_owner: p.locked_owner ?? null,
           // funding's description and a recipient's split as text: as the web client reads them.
-          funding: (p.funding ?? []).map((f: any) => ({ ...f, description: f.text ?? "" })), people: p.persons ?? [],
-          value: (p.values ?? []).map((v: any) => ({ ...v, recipients: (v.recipients ?? []).map((r: any) => ({ ...r, split: String(r.split) })) })), podroll: p.podroll ?? [], location: p.locations ?? [],
+          funding: (p.funding ?? []).map((f: FeedFunding) => ({ ...f, description: f.text ?? "" })), people: p.persons ?? [],
+          value: (p.values ?? []).map((v: FeedValue) => ({ ...v, recipients: (v.recipients ?? []).map((r: FeedValueRecipient) => ({ ...r, split: String(r.split) })) })), podroll: p.podroll ?? [], location: p.locations ?? [],
           license: p.license ?? null, trailers: p.trailers ?? [], images: p.images ?? [], txt: p.txt ?? [], publisher: p.publisher ?? null,
           blocks: p.blocks ?? [], podping: p.podping ?? null, chat: p.chat ?? null, live_items: p.live_items ?? [], keywords: p.keywords ?? [],
         };
@@ -100,8 +93,8 @@ const P20Service: ServiceSchema = {
     fetch_transcript: {
       params: { url: { type: "url", max: 4000 }, type: { type: "string", max: 100, optional: true } },
       response: TranscriptAnswer,
-      async handler(this: any, ctx: Context<{ url: string; type?: string }, Meta>) {
-        const res: { format: string; segments: TranscriptSegment[] } = await ctx.call("p20.remote", { url: ctx.params.url, kind: "transcript", rights: rightsOf(ctx.meta.user), hint: ctx.params.type ?? "" });
+      async handler(this: P20This, ctx: Ctx<{ url: string; type?: string }>): Promise<TranscriptAnswer> {
+        const res = await remoteTranscript(ctx, { url: ctx.params.url, kind: "transcript", rights: rightsOf(ctx.meta.user), hint: ctx.params.type ?? "" });
         return { success: true, url: ctx.params.url, ...res, text: res.segments.map((s) => s.text).join(" ") };
       },
     },
@@ -113,7 +106,7 @@ const P20Service: ServiceSchema = {
       visibility: "public",
       cache: { keys: ["url", "kind", "rights", "hint"], ttl: config.p20CacheTtl },
       params: { url: "string", kind: { type: "enum", values: ["chapters", "transcript"] }, rights: { type: "enum", values: ["admin", "user"] }, hint: { type: "string", optional: true } },
-      async handler(this: any, ctx: Context<{ url: string; kind: "chapters" | "transcript"; rights: Rights; hint?: string }>) {
+      async handler(this: P20This, ctx: Ctx<P20RemoteParams<"chapters" | "transcript">>): Promise<{ chapters: Chapter[] } | { format: TranscriptFormat; segments: TranscriptSegment[] }> {
         const { url, kind, rights, hint } = ctx.params;
         let body: string;
         let contentType: string | null;

@@ -5,7 +5,7 @@
  * Collection podcast_hosts: the hosts the people database lists for each subscribed podcast, by
  * directory id, renewed by refresh_hosts and read in batches through podcast_hosts.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { ServiceUnavailableError } from "../shared/errors";
@@ -13,6 +13,10 @@ import { namesPattern } from "../shared/regex";
 import { fetchProviderJson, PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import type { HostedBy } from "../shared/contracts/following";
 import { DiscoverAnswer, HostPodcastsAnswer, RefreshHostsAnswer } from "../shared/contracts/people";
+import type { Static } from "../shared/contracts/answers";
+import { search } from "../shared/contracts/search";
+import { indexIds } from "../shared/contracts/podcasts";
+import type { Ctx, DbThis } from "../shared/service-types";
 
 /** discover kinds: the people database's listing endpoints (underscore spellings accepted). */
 const DISCOVER_KINDS = ["recent-hosts", "popular-podcasts", "stats"];
@@ -25,12 +29,25 @@ interface PodcastHostsDoc {
   refreshed_at: Date;
 }
 
+type PeopleThis = DbThis<PodcastHostsDoc>;
+
+/** A podcast of the directory's person search, as the search service builds it from the episodes found (search.parts/providers.ts). */
+interface PersonSearchFeed {
+  id: number;
+  title: string;
+  url: string;
+  author: string | null;
+  artwork: string;
+  image: string;
+  description: string | null;
+}
+
 function peopleUrl(path: string): string {
   if (!config.peopleUrl) throw new ServiceUnavailableError("The podcast people database is not configured (PEOPLE_URL)");
   return `${config.peopleUrl.replace(/\/$/, "")}${path}`;
 }
 
-const PeopleService: ServiceSchema = {
+const PeopleService: ServiceSchema<Record<string, never>, PeopleThis> = {
   name: "people",
   // hosts.name (sparse, MongoDB): the podcasts of some hosts, without reading every podcast's hosts.
   mixins: [DbMixin({ name: "podcast_hosts", indexes: [{ fields: { "hosts.name": 1 }, sparse: true, mongoOnly: true }] })],
@@ -44,9 +61,9 @@ const PeopleService: ServiceSchema = {
         kind: { type: "enum", values: [...DISCOVER_KINDS, ...DISCOVER_KINDS.map((k) => k.replace("-", "_"))] },
         limit: { type: "number", integer: true, min: 1, max: 200, convert: true, optional: true },
       },
-      async handler(this: any, ctx: Context<{ kind: string; limit?: number }>) {
+      async handler(this: PeopleThis, ctx: Ctx<{ kind: string; limit?: number }>): Promise<Static<typeof DiscoverAnswer>> {
         const kind = ctx.params.kind.replace("_", "-");
-        const data = await fetchProviderJson("people", peopleUrl(`/api/${kind}`));
+        const data: Static<typeof DiscoverAnswer> = await fetchProviderJson("people", peopleUrl(`/api/${kind}`));
         return Array.isArray(data) && ctx.params.limit ? data.slice(0, ctx.params.limit) : data;
       },
     },
@@ -56,8 +73,9 @@ const PeopleService: ServiceSchema = {
       response: HostPodcastsAnswer,
       circuitBreaker,
       params: { hostname: { type: "string", trim: true, min: 1, max: 200 } },
-      async handler(this: any, ctx: Context<{ hostname: string }>) {
-        const found: { feeds: any[] } = await ctx.call("search.search", { query: ctx.params.hostname, index: "directory", search_type: "person" });
+      async handler(this: PeopleThis, ctx: Ctx<{ hostname: string }>): Promise<Static<typeof HostPodcastsAnswer>> {
+        // A person search of the directory: its feeds are built from the episodes found.
+        const found = (await search(ctx, { query: ctx.params.hostname, index: "directory", search_type: "person" })) as { feeds: PersonSearchFeed[] };
         return {
           success: true,
           podcasts: found.feeds.map((f) => ({
@@ -73,8 +91,8 @@ const PeopleService: ServiceSchema = {
       response: RefreshHostsAnswer,
       circuitBreaker,
       params: {},
-      async handler(this: any, ctx: Context) {
-        const ids: number[] = await ctx.call("podcasts.index_ids", {});
+      async handler(this: PeopleThis, ctx: Ctx): Promise<Static<typeof RefreshHostsAnswer>> {
+        const ids: number[] = await indexIds(ctx, {});
         // Not configured: one clear 503 rather than a failure per podcast (nothing to refresh needs no database).
         if (ids.length) peopleUrl("/");
         let next = 0;
@@ -87,9 +105,9 @@ const PeopleService: ServiceSchema = {
               const hosts = Array.isArray(data) ? data : Array.isArray(data.hosts) ? data.hosts : [];
               const set = { hosts, refreshed_at: new Date() };
               if (!(await this.adapter.updateMany({ _id: id }, { $set: set }))) await this.insertUnique(this.adapter, { _id: id, ...set }, "refreshed twice at once");
-            } catch (err: any) {
+            } catch (err) {
               failed++;
-              this.logger.warn("host refresh failed", { podcast_index_id: id, error: err?.message });
+              this.logger.warn("host refresh failed", { podcast_index_id: id, error: (err as Error)?.message });
             }
           }
         };
@@ -104,7 +122,7 @@ const PeopleService: ServiceSchema = {
     podcast_hosts: {
       visibility: "public",
       params: { podcast_index_ids: { type: "array", items: "number" } },
-      async handler(this: any, ctx: Context<{ podcast_index_ids: number[] }>): Promise<Record<number, unknown[]>> {
+      async handler(this: PeopleThis, ctx: Ctx<{ podcast_index_ids: number[] }>): Promise<Record<number, unknown[]>> {
         const docs: PodcastHostsDoc[] = await this.adapter.find({ query: { _id: { $in: ctx.params.podcast_index_ids } } });
         return Object.fromEntries(docs.map((d) => [d._id, d.hosts]));
       },
@@ -113,7 +131,7 @@ const PeopleService: ServiceSchema = {
     hosted_by: {
       visibility: "public",
       params: { names: { type: "array", items: "string", max: 1000 } },
-      async handler(this: any, ctx: Context<{ names: string[] }>): Promise<HostedBy> {
+      async handler(this: PeopleThis, ctx: Ctx<{ names: string[] }>): Promise<HostedBy> {
         const out: HostedBy = Object.fromEntries(ctx.params.names.map((n) => [n.toLowerCase(), { podcast_index_ids: [], img: null }]));
         if (!ctx.params.names.length) return out;
         // Only the podcasts one of these people hosts; the loop below picks which host of each matched.

@@ -5,23 +5,31 @@
  * made when the account is created (user.created), and for accounts older than this service the first
  * time their playlists are listed, or for everyone by an admin's update_playlists.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
-import { PLAYLIST_SORT_ORDERS } from "../shared/contracts/episodes";
+import { PLAYLIST_SORT_ORDERS, selectEpisodes } from "../shared/contracts/episodes";
 import type { SelectedEpisode, EpisodeSelection, PlaylistSortOrder, SelectEpisodesParams, SelectionResult } from "../shared/contracts/episodes";
 import type { QueuePositionsResult } from "../shared/contracts/queue";
+import { queuePositions } from "../shared/contracts/queue";
 import type { UserEvent } from "../shared/contracts/users";
+import { userCreated, userIds } from "../shared/contracts/users";
+import { subscriptionsRemoved } from "../shared/contracts/podcasts";
+import type { Caller } from "../shared/contracts/call";
+import type { Ctx, DbThis } from "../shared/service-types";
 import { QueueItem } from "../shared/contracts/episodes";
 import { CreatePlaylistAnswer, PlaylistEpisodesAnswer, PlaylistsAnswer, UpdatePlaylistsAnswer } from "../shared/contracts/playlists";
+import type { PlaylistView } from "../shared/contracts/playlists";
 import { DetailAnswer } from "../shared/contracts/answers";
+import type { Static } from "../shared/contracts/answers";
 
 /** The filter fields of a playlist record (spec: "Playlist"). */
 const FILTER_FIELDS = [
   "podcast_ids", "include_unplayed", "include_partially_played", "include_played", "play_progress_min", "play_progress_max",
   "time_filter_hours", "min_duration", "max_duration", "max_episodes", "sort_order", "group_by_podcast",
 ] as const;
+type FilterField = (typeof FILTER_FIELDS)[number];
 
 interface PlaylistDoc extends Required<Omit<EpisodeSelection, "episode_ids" | "seed">> {
   _id: number;
@@ -37,6 +45,10 @@ interface PlaylistDoc extends Required<Omit<EpisodeSelection, "episode_ids" | "s
 }
 
 type PlaylistValues = Omit<PlaylistDoc, "_id" | "user_id" | "is_system" | "system_key" | "created_at" | "updated_at">;
+
+/** The record's fields as a request sends them: sort_order may be a client's alias (SORT_ORDER_ALIASES); create_playlist's schema requires the record's fields. */
+type RecordParams = Omit<Partial<PlaylistValues>, "sort_order"> & { sort_order?: string };
+type Paging = { offset?: number; limit?: number };
 
 const SYSTEM_DEFAULTS = {
   description: null, podcast_ids: null, include_unplayed: true, include_partially_played: true, include_played: false,
@@ -106,23 +118,41 @@ function checkRanges(p: Partial<PlaylistValues>): void {
   }
 }
 
+/** The playlist's filter fields, in FILTER_FIELDS order. */
+function filtersOf(p: PlaylistDoc): Pick<PlaylistDoc, FilterField> {
+  return Object.fromEntries(FILTER_FIELDS.map((f) => [f, p[f]])) as Pick<PlaylistDoc, FilterField>;
+}
+
 function selectionOf(p: PlaylistDoc): EpisodeSelection {
-  const sel: any = { seed: p._id };
-  for (const f of FILTER_FIELDS) sel[f] = p[f];
-  return sel;
+  return { seed: p._id, ...filtersOf(p) };
 }
 
 /** A playlist as get_playlists and get_playlist_episodes show it. */
 /** Episodes get_playlists shows of each playlist. */
 const PREVIEW_EPISODES = 3;
 
-function view(p: PlaylistDoc, episode_count: number) {
-  const out: Record<string, unknown> = { playlist_id: p._id, user_id: p.user_id, name: p.name, description: p.description, is_system_playlist: p.is_system };
-  for (const f of FILTER_FIELDS) out[f] = p[f];
-  return { ...out, icon_name: p.icon_name, created: new Date(p.created_at).toISOString(), last_updated: new Date(p.updated_at).toISOString(), episode_count };
+function view(p: PlaylistDoc, episode_count: number): PlaylistView {
+  return {
+    playlist_id: p._id, user_id: p.user_id, name: p.name, description: p.description, is_system_playlist: p.is_system, ...filtersOf(p),
+    icon_name: p.icon_name, created: new Date(p.created_at).toISOString(), last_updated: new Date(p.updated_at).toISOString(), episode_count,
+  };
 }
 
-const PlaylistsService: ServiceSchema = {
+/** A playlist's episode with the queue fields of a queue-style item. */
+type WithQueue<E> = E & { queued: boolean; queueposition: number | null; queuedate: string | null };
+
+interface PlaylistsMethods {
+  insertPlaylist(user_id: number, values: PlaylistValues, system_key?: string): Promise<number>;
+  ensureSystem(user_id: number): Promise<number>;
+  ownPlaylist(user_id: number, playlist_id: number): Promise<PlaylistDoc>;
+  select(ctx: Caller, user_id: number, lists: PlaylistDoc[], page: Omit<SelectEpisodesParams, "user_id" | "selections">): Promise<SelectionResult[]>;
+  queuePositions(ctx: Caller, user_id: number, episodes: SelectedEpisode[]): Promise<QueuePositionsResult>;
+  withQueue<E extends Omit<SelectedEpisode, "is_video">>(e: E, queued: QueuePositionsResult): WithQueue<E>;
+}
+
+type PlaylistsThis = DbThis<PlaylistDoc> & PlaylistsMethods;
+
+const PlaylistsService: ServiceSchema<Record<string, never>, PlaylistsThis> = {
   name: "playlists",
   mixins: [
     DbMixin({
@@ -135,10 +165,11 @@ const PlaylistsService: ServiceSchema = {
     create_playlist: {
       params: { user_id: id, ...RECORD },
       response: CreatePlaylistAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: PlaylistsThis, ctx: Ctx<{ user_id: number } & RecordParams>): Promise<CreatePlaylistAnswer> {
         const values = recordFields(ctx.params);
         checkRanges(values);
-        const playlist_id: number = await this.insertPlaylist(ctx.params.user_id, values);
+        // The schema requires every field of the record (RECORD).
+        const playlist_id: number = await this.insertPlaylist(ctx.params.user_id, values as PlaylistValues);
         return { detail: "Playlist created", playlist_id };
       },
     },
@@ -146,7 +177,7 @@ const PlaylistsService: ServiceSchema = {
     update_playlist: {
       params: { user_id: id, playlist_id: id, ...PATCH },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: PlaylistsThis, ctx: Ctx<{ user_id: number; playlist_id: number } & RecordParams>): Promise<Static<typeof DetailAnswer>> {
         const { user_id, playlist_id } = ctx.params;
         const changes = recordFields(ctx.params);
         const current: PlaylistDoc = await this.ownPlaylist(user_id, playlist_id);
@@ -159,7 +190,7 @@ const PlaylistsService: ServiceSchema = {
     delete_playlist: {
       params: { user_id: id, playlist_id: id },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: PlaylistsThis, ctx: Ctx<{ user_id: number; playlist_id: number }>): Promise<Static<typeof DetailAnswer>> {
         const p: PlaylistDoc = await this.ownPlaylist(ctx.params.user_id, ctx.params.playlist_id);
         if (p.is_system) throw new ForbiddenError("System playlists cannot be deleted");
         await this.adapter.removeMany({ _id: p._id });
@@ -171,7 +202,7 @@ const PlaylistsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id },
       response: PlaylistsAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: PlaylistsThis, ctx: Ctx<{ user_id: number }>): Promise<PlaylistsAnswer> {
         const { user_id } = ctx.params;
         await this.ensureSystem(user_id);
         const lists: PlaylistDoc[] = await this.adapter.find({ query: { user_id }, sort: ["-is_system", "_id"] });
@@ -190,7 +221,7 @@ const PlaylistsService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id, playlist_id: id, ...paging },
       response: PlaylistEpisodesAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: PlaylistsThis, ctx: Ctx<{ user_id: number; playlist_id: number } & Paging>): Promise<PlaylistEpisodesAnswer> {
         const { user_id, playlist_id, offset = 0, limit = 100 } = ctx.params;
         const p: PlaylistDoc = await this.ownPlaylist(user_id, playlist_id);
         const [res]: SelectionResult[] = await this.select(ctx, user_id, [p], { offset, limit });
@@ -203,7 +234,7 @@ const PlaylistsService: ServiceSchema = {
     get_next_playlist_episode: {
       params: { user_id: id, playlist_id: id, episode_id: id },
       response: QueueItem,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: PlaylistsThis, ctx: Ctx<{ user_id: number; playlist_id: number; episode_id: number }>): Promise<QueueItem> {
         const { user_id, playlist_id, episode_id } = ctx.params;
         const p: PlaylistDoc = await this.ownPlaylist(user_id, playlist_id);
         const [res]: SelectionResult[] = await this.select(ctx, user_id, [p], { after_episode_id: episode_id });
@@ -218,27 +249,27 @@ const PlaylistsService: ServiceSchema = {
     update_playlists: {
       idempotent: true,
       response: UpdatePlaylistsAnswer,
-      async handler(this: any, ctx: Context<any>) {
-        const userIds: number[] = await ctx.call("users.user_ids");
+      async handler(this: PlaylistsThis, ctx: Ctx): Promise<UpdatePlaylistsAnswer> {
+        const ids: number[] = await userIds(ctx, {});
         let created = 0;
-        for (const user_id of userIds) created += await this.ensureSystem(user_id);
-        return { detail: "Playlists updated", users: userIds.length, system_playlists_created: created };
+        for (const user_id of ids) created += await this.ensureSystem(user_id);
+        return { detail: "Playlists updated", users: ids.length, system_playlists_created: created };
       },
     },
   },
   events: {
-    async "user.created"(this: any, ctx: Context<UserEvent>) {
+    async [userCreated.eventName](this: PlaylistsThis, ctx: Ctx<UserEvent>) {
       await this.ensureSystem(ctx.params.user_id);
     },
     "user.removed": userRemovedEvent({ adapter: "user_id" }),
     /** A user left a podcast: their playlists stop naming it (a list of only it then selects nothing, not everything). */
-    async "subscriptions.removed"(this: any, ctx: Context<{ user_id: number; podcast_id: number }>) {
+    async [subscriptionsRemoved.eventName](this: PlaylistsThis, ctx: Ctx<{ user_id: number; podcast_id: number }>) {
       const { user_id, podcast_id } = ctx.params;
       await this.adapter.updateMany({ user_id, podcast_ids: podcast_id }, { $pull: { podcast_ids: podcast_id } });
     },
   },
   methods: {
-    async insertPlaylist(this: any, user_id: number, values: PlaylistValues, system_key?: string): Promise<number> {
+    async insertPlaylist(this: PlaylistsThis, user_id: number, values: PlaylistValues, system_key?: string): Promise<number> {
       const now = new Date();
       const doc: PlaylistDoc = {
         ...SYSTEM_DEFAULTS,
@@ -254,7 +285,7 @@ const PlaylistsService: ServiceSchema = {
       return doc._id;
     },
     /** Adds the system playlists the user lacks; answers how many it made. */
-    async ensureSystem(this: any, user_id: number): Promise<number> {
+    async ensureSystem(this: PlaylistsThis, user_id: number): Promise<number> {
       const have: PlaylistDoc[] = await this.adapter.find({ query: { user_id, is_system: true } });
       const keys = new Set(have.map((p) => p.system_key));
       let made = 0;
@@ -270,22 +301,22 @@ const PlaylistsService: ServiceSchema = {
       return made;
     },
     /** The playlist, when it is user_id's: 404 unknown, 403 another user's (also for an admin acting as user_id). */
-    async ownPlaylist(this: any, user_id: number, playlist_id: number): Promise<PlaylistDoc> {
+    async ownPlaylist(this: PlaylistsThis, user_id: number, playlist_id: number): Promise<PlaylistDoc> {
       const p: PlaylistDoc | null = await this.adapter.findOne({ _id: playlist_id });
       if (!p) throw new NotFoundError("Playlist not found");
       if (p.user_id !== user_id) throw new ForbiddenError("This playlist belongs to another user");
       return p;
     },
-    select(this: any, ctx: Context, user_id: number, lists: PlaylistDoc[], page: Omit<SelectEpisodesParams, "user_id" | "selections">): Promise<SelectionResult[]> {
+    select(this: PlaylistsThis, ctx: Caller, user_id: number, lists: PlaylistDoc[], page: Omit<SelectEpisodesParams, "user_id" | "selections">): Promise<SelectionResult[]> {
       if (!lists.length) return Promise.resolve([]);
-      return ctx.call("episodes.select_episodes", { user_id, selections: lists.map(selectionOf), ...page });
+      return selectEpisodes(ctx, { user_id, selections: lists.map(selectionOf), ...page });
     },
-    queuePositions(this: any, ctx: Context, user_id: number, episodes: SelectedEpisode[]): Promise<QueuePositionsResult> {
+    queuePositions(this: PlaylistsThis, ctx: Caller, user_id: number, episodes: SelectedEpisode[]): Promise<QueuePositionsResult> {
       if (!episodes.length) return Promise.resolve({});
-      return ctx.call("queue.positions", { user_id, episode_ids: episodes.map((e) => e.episodeid) });
+      return queuePositions(ctx, { user_id, episode_ids: episodes.map((e) => e.episodeid) });
     },
     /** An episode with the queue fields of a queue-style item. */
-    withQueue(e: Omit<SelectedEpisode, "is_video">, queued: QueuePositionsResult) {
+    withQueue<E extends Omit<SelectedEpisode, "is_video">>(this: PlaylistsThis, e: E, queued: QueuePositionsResult): WithQueue<E> {
       const q = queued[e.episodeid];
       return { ...e, queued: !!q, queueposition: q?.position ?? null, queuedate: q?.queued_at ?? null };
     },

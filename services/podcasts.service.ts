@@ -27,8 +27,10 @@ import { recommendationsActions, recommendationsMethods } from "./podcasts.parts
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
 import { syncActions } from "./podcasts.parts/sync.actions";
+import type { PodcastsThis } from "./podcasts.parts/this";
+import { userRemoved } from "../shared/contracts/users";
 
-const PodcastsService: ServiceSchema = {
+const PodcastsService: ServiceSchema<Record<string, never>, PodcastsThis> = {
   name: "podcasts",
   mixins: [
     DbMixin(
@@ -54,9 +56,9 @@ const PodcastsService: ServiceSchema = {
   },
   events: {
     /** The account is gone: so are its subscriptions (the shared feed records stay for other subscribers). */
-    "user.removed": userRemovedEvent({ subscriptions: "user_id" }),
+    [userRemoved.eventName]: userRemovedEvent({ subscriptions: "user_id" }),
   },
-  created() {
+  created(this: PodcastsThis) {
     /** user_id -> the user's subscription views and the stores' mark they were read under (user_subscriptions). */
     this.viewsByUser = new Map();
   },

@@ -6,11 +6,12 @@
  * IMAGE_PROXY_MAX_BYTES are passed on, and they go out with cache headers and a sandboxing CSP (an SVG
  * cannot run script on this origin). Recent images stay in a small per-node cache (IMAGE_PROXY_CACHE_MB).
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
-import { fetchUrl, OutboundHttpError } from "../shared/http";
+import { fetchUrl, OutboundHttpError, type FetchResult } from "../shared/http";
 import { ImageAnswer } from "../shared/contracts/answers";
+import type { Ctx } from "../shared/service-types";
 
 interface Image {
   body: Buffer;
@@ -19,10 +20,17 @@ interface Image {
   lastModified: string | null;
 }
 
-interface ProxyMeta {
-  $responseType?: string;
-  $responseHeaders?: Record<string, string>;
+interface ProxyMethods {
+  fetchImage(url: string): Promise<Image>;
+  remember(url: string, image: Image): void;
 }
+
+type ProxyThis = Service & ProxyMethods & {
+  /** URL -> image, least recently used first (a Map keeps insertion order). */
+  cache: Map<string, Image>;
+  /** Bytes of the images in cache. */
+  cachedBytes: number;
+};
 
 /** Why a fetch failed, as an HTTP answer: a refused address, bad URL or not an image 400 (as the outbound policy answers everywhere), gone 404, unreachable 503. */
 function answerFor(err: OutboundHttpError): Error {
@@ -36,9 +44,9 @@ function answerFor(err: OutboundHttpError): Error {
   }
 }
 
-const ProxyService: ServiceSchema = {
+const ProxyService: ServiceSchema<Record<string, never>, ProxyThis> = {
   name: "proxy",
-  created(this: any) {
+  created(this: ProxyThis) {
     /** URL -> image, least recently used first (a Map keeps insertion order). */
     this.cache = new Map<string, Image>();
     this.cachedBytes = 0;
@@ -49,7 +57,8 @@ const ProxyService: ServiceSchema = {
       idempotent: true,
       params: { url: { type: "string", min: 1, max: 4000 } },
       response: ImageAnswer,
-      async handler(this: any, ctx: Context<{ url: string }, ProxyMeta>) {
+      // A Binary answer is the image's bytes (its schema types it as a string for OpenAPI).
+      async handler(this: ProxyThis, ctx: Ctx<{ url: string }>): Promise<Buffer> {
         const image: Image = this.cache.get(ctx.params.url) ?? (await this.fetchImage(ctx.params.url));
         this.remember(ctx.params.url, image);
         ctx.meta.$responseType = image.type;
@@ -65,8 +74,8 @@ const ProxyService: ServiceSchema = {
     },
   },
   methods: {
-    async fetchImage(url: string): Promise<Image> {
-      let res;
+    async fetchImage(this: ProxyThis, url: string): Promise<Image> {
+      let res: FetchResult;
       try {
         // Open to anyone: always a normal user's rights, whoever asks.
         res = await fetchUrl(url, { rights: "user", maxBytes: config.imageProxyMaxBytes, accept: "image/*" });
@@ -79,7 +88,7 @@ const ProxyService: ServiceSchema = {
       return { body: res.body!, type, etag: res.etag, lastModified: res.lastModified };
     },
     /** Keeps the image as the most recent; the least recent go once the cache is over its size. */
-    remember(this: any, url: string, image: Image) {
+    remember(this: ProxyThis, url: string, image: Image): void {
       const limit = config.imageProxyCacheMb * 1024 * 1024;
       if (this.cache.delete(url)) this.cachedBytes -= image.body.length;
       if (image.body.length > limit / 4) return; // one huge image would push out everything else

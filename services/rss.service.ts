@@ -7,38 +7,59 @@
  * of calls; it owns only `rss_settings`, the admin's switch of the feature for the whole server
  * (toggle_rss_feeds: while off, every user feed answers 403).
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError, ForbiddenError } from "../shared/errors";
 import { RssFeedsStatus, RssToggleAnswer } from "../shared/contracts/rss";
-import type { AuthUser } from "../shared/types";
-import type { EpisodeMediaItem } from "../shared/contracts/episodes";
-import type { UserAuthInfo } from "../shared/contracts/users";
+import { episodeItems, feedEpisodeIds, userHistory, type EpisodeMediaItem } from "../shared/contracts/episodes";
+import { getAuthInfo, type UserAuthInfo } from "../shared/contracts/users";
+import { downloadEpisodeList } from "../shared/contracts/downloads";
+import { getQueuedEpisodes } from "../shared/contracts/queue";
+import { getPlaylistEpisodes } from "../shared/contracts/playlists";
+import type { Caller } from "../shared/contracts/call";
+import type { Ctx, DbThis } from "../shared/service-types";
 import { buildRss } from "./rss.parts/build";
 import { UserFeedXml } from "../shared/contracts/rss";
 
-interface FeedMeta {
-  user?: AuthUser;
-  feedKey?: string;
-  requestOrigin?: string;
-  $responseType?: string;
-  $responseHeaders?: Record<string, string>;
+/** The gateway's meta, with the key the feed was asked with (its enclosures carry it) and the answer's type and headers. */
+type FeedCtx<P> = Ctx<P>;
+
+interface UserFeedParams {
+  user_id: number;
+  limit?: number;
+  podcast_id?: number;
+  source?: string;
+  playlist_id?: number;
+  type?: string;
 }
+
+interface SettingsDoc {
+  _id: string;
+  enabled: boolean;
+}
+
+interface RssMethods {
+  feedsEnabled(): Promise<boolean>;
+  episodeIds(ctx: Caller, user_id: number, source: string, limit: number, allowed: number[] | null, playlist_id?: number): Promise<number[]>;
+}
+
+type RssThis = DbThis<SettingsDoc> & RssMethods;
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 
-/** Where each source's episodes come from: the owner's list action, and the field of its answer that holds the list. */
-const SOURCES: Record<string, { action: string; field: string }> = {
-  downloads: { action: "downloads.download_episode_list", field: "downloaded_episodes" },
-  queue: { action: "queue.get_queued_episodes", field: "data" },
-  history: { action: "episodes.user_history", field: "data" },
-  playlist: { action: "playlists.get_playlist_episodes", field: "episodes" },
+/** Where each source's episodes come from: one call to the owner's list action, and the list in its answer. */
+type Source = (ctx: Caller, user_id: number, playlist_id?: number) => Promise<{ episodeid: number }[] | undefined>;
+const SOURCES: Record<string, Source> = {
+  downloads: async (ctx, user_id) => (await downloadEpisodeList(ctx, { user_id }))?.downloaded_episodes,
+  queue: async (ctx, user_id) => (await getQueuedEpisodes(ctx, { user_id }))?.data,
+  history: async (ctx, user_id) => (await userHistory(ctx, { user_id, limit: 1000 }))?.data,
+  playlist: async (ctx, user_id, playlist_id) => (await getPlaylistEpisodes(ctx, { user_id, playlist_id: playlist_id!, limit: 1000 }))?.episodes,
 };
 
 const SETTINGS_ID = "server";
 
-const RssService: ServiceSchema = {
+const RssService: ServiceSchema<Record<string, never>, RssThis> = {
   name: "rss",
   mixins: [DbMixin({ name: "rss_settings" })],
   actions: {
@@ -47,7 +68,7 @@ const RssService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: RssFeedsStatus,
-      handler(this: any): Promise<boolean> {
+      handler(this: RssThis): Promise<boolean> {
         return this.feedsEnabled();
       },
     },
@@ -55,7 +76,7 @@ const RssService: ServiceSchema = {
     toggle_rss_feeds: {
       params: {},
       response: RssToggleAnswer,
-      async handler(this: any, ctx: Context<any, FeedMeta>): Promise<RssToggleAnswer> {
+      async handler(this: RssThis, ctx: FeedCtx<Record<string, never>>): Promise<RssToggleAnswer> {
         const enabled = !(await this.feedsEnabled());
         await this.upsert(this.adapter, SETTINGS_ID, { $set: { enabled } });
         this.logger.info("rss feeds switched", { enabled, by: ctx.meta.user?.id });
@@ -74,7 +95,7 @@ const RssService: ServiceSchema = {
         type: { type: "string", max: 20, optional: true },
       },
       response: UserFeedXml,
-      async handler(this: any, ctx: Context<any, FeedMeta>) {
+      async handler(this: RssThis, ctx: FeedCtx<UserFeedParams>): Promise<string> {
         if (!(await this.feedsEnabled())) throw new ForbiddenError("RSS feeds are switched off on this server");
         const { user_id, podcast_id, playlist_id } = ctx.params;
         const limit: number = ctx.params.limit ?? config.rssDefaultLimit;
@@ -85,14 +106,14 @@ const RssService: ServiceSchema = {
         if (podcast_id) allowed = allowed && !allowed.includes(podcast_id) ? [] : [podcast_id];
         if (source === "playlist" && !playlist_id) throw new BadRequestError("source=playlist needs playlist_id");
         const ids = await this.episodeIds(ctx, user_id, source, limit, allowed, playlist_id);
-        const found: EpisodeMediaItem[] = ids.length ? await ctx.call("episodes.episode_items", { user_id, episode_ids: ids }) : [];
+        const found: EpisodeMediaItem[] = ids.length ? await episodeItems(ctx, { user_id, episode_ids: ids }) : [];
         const byId = new Map(found.map((e) => [e.episodeid, e]));
         const origin = config.apiUrl || ctx.meta.requestOrigin || "";
         // Images this server serves (local podcasts' covers) are stored as paths: a podcast app needs the whole address.
-        const absolute = (url: string | null) => (url?.startsWith("/") ? `${origin}${url}` : url);
+        const absolute = (url: string) => (url?.startsWith("/") ? `${origin}${url}` : url);
         const items = ids.map((i) => byId.get(i)).filter((e): e is EpisodeMediaItem => !!e && (!allowed || allowed.includes(e.podcastid))).slice(0, limit)
-          .map((e) => ({ ...e, episodeartwork: absolute(e.episodeartwork), podcast_artwork: absolute(e.podcast_artwork) }));
-        const [owner]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [user_id] });
+          .map((e) => ({ ...e, episodeartwork: absolute(e.episodeartwork), podcast_artwork: e.podcast_artwork && absolute(e.podcast_artwork) }));
+        const [owner]: UserAuthInfo[] = await getAuthInfo(ctx, { user_ids: [user_id] });
         const key = encodeURIComponent(ctx.meta.feedKey ?? "");
         const single = podcast_id && items.length ? items[0] : null;
         const xml = buildRss(
@@ -114,25 +135,24 @@ const RssService: ServiceSchema = {
     },
   },
   methods: {
-    async feedsEnabled(this: any): Promise<boolean> {
-      const doc: { enabled: boolean } | null = await this.adapter.findOne({ _id: SETTINGS_ID });
+    async feedsEnabled(this: RssThis): Promise<boolean> {
+      const doc: SettingsDoc | null = await this.adapter.findOne({ _id: SETTINGS_ID });
       return doc ? doc.enabled : config.rssFeedsEnabledDefault;
     },
     /** Episode ids of a source, newest or in the source's own order; one call to the owner of the list. */
-    async episodeIds(this: any, ctx: Context, user_id: number, source: string, limit: number, allowed: number[] | null, playlist_id?: number): Promise<number[]> {
+    async episodeIds(this: RssThis, ctx: Caller, user_id: number, source: string, limit: number, allowed: number[] | null, playlist_id?: number): Promise<number[]> {
       if (allowed && !allowed.length) return [];
       if (source === "all" || source === "saved") {
-        return ctx.call("episodes.feed_episode_ids", { user_id, limit, ...(allowed ? { podcast_ids: allowed } : {}), ...(source === "saved" ? { saved: true } : {}) });
+        return feedEpisodeIds(ctx, { user_id, limit, ...(allowed ? { podcast_ids: allowed } : {}), ...(source === "saved" ? { saved: true } : {}) });
       }
-      const { action, field } = SOURCES[source];
-      let res: any;
+      let listed: { episodeid: number }[] | undefined;
       try {
-        res = await ctx.call(action, { user_id, ...(source === "playlist" ? { playlist_id } : {}), ...(source === "history" || source === "playlist" ? { limit: 1000 } : {}) });
-      } catch (err: any) {
-        if (err?.name === "ServiceNotFoundError") throw new BadRequestError(`The ${source} source is not available on this server`);
+        listed = await SOURCES[source](ctx, user_id, playlist_id);
+      } catch (err) {
+        if ((err as Error)?.name === "ServiceNotFoundError") throw new BadRequestError(`The ${source} source is not available on this server`);
         throw err;
       }
-      return (res?.[field] ?? []).map((e: { episodeid: number }) => e.episodeid);
+      return (listed ?? []).map((e) => e.episodeid);
     },
   },
 };

@@ -5,9 +5,12 @@
  * seconds; the counters live in this service's search_stats collection (one document, $inc only),
  * so every replica shares them and they survive restarts.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
-import type { SearchParams, SearchProvider, SearchStats } from "../shared/contracts/search";
+import type { ProviderLookup, SearchAnswer, SearchParams, SearchProvider, SearchStats, VidsiteChannelDetails } from "../shared/contracts/search";
+import { providerCall } from "../shared/contracts/search";
+import type { Caller } from "../shared/contracts/call";
+import type { Ctx, DbThis } from "../shared/service-types";
 import { CHANNEL_ID } from "../shared/contracts/vidsite";
 import { DbMixin } from "../shared/db.mixin";
 import { BadRequestError } from "../shared/errors";
@@ -26,9 +29,26 @@ const PROVIDERS: SearchProvider[] = ["store", "directory", "vidsite"];
 /** Plain-text answer of GET /api/search without query and index: clients use it to test the address. */
 const CONNECTION_OK = "Successful connection to the search service";
 
-type Lookup = { provider: SearchProvider; kind: "term" | "person" | "podcast" | "channel"; q: string };
+/** The counters document: requests per provider ({provider}_hits), $inc only. */
+type StatsDoc = { _id: string } & Partial<Record<`${SearchProvider}_hits`, number>>;
 
-const SearchService: ServiceSchema = {
+interface SearchMethods {
+  lookup<R>(ctx: Caller, params: ProviderLookup): Promise<R>;
+  count(provider: SearchProvider): void;
+  flushStats(): Promise<void>;
+}
+
+type SearchThis = DbThis<StatsDoc> & SearchMethods & {
+  /** Requests counted since the last flush, per provider. */
+  pending: Record<SearchProvider, number>;
+  /** The counts of the flush on its way to the store. */
+  flushing: Record<string, number>;
+  /** Provider calls in flight, by what they ask: concurrent requests share one. */
+  inflight: Map<string, Promise<unknown>>;
+  flushTimer: NodeJS.Timeout;
+};
+
+const SearchService: ServiceSchema<Record<string, never>, SearchThis> = {
   name: "search",
   mixins: [DbMixin({ name: "search_stats" })],
   actions: {
@@ -39,7 +59,7 @@ const SearchService: ServiceSchema = {
         index: { type: "string", optional: true, trim: true, lowercase: true },
         search_type: { type: "string", optional: true, trim: true, lowercase: true },
       },
-      async handler(this: any, ctx: Context<SearchParams>) {
+      async handler(this: SearchThis, ctx: Ctx<SearchParams>): Promise<SearchAnswer> {
         const { query, index, search_type } = ctx.params;
         if (!query && !index) return CONNECTION_OK;
         if (!query) throw new BadRequestError("query is required");
@@ -54,7 +74,7 @@ const SearchService: ServiceSchema = {
     podcast: {
       circuitBreaker,
       params: { id: { type: "string", trim: true } },
-      handler(this: any, ctx: Context<{ id: string }>) {
+      handler(this: SearchThis, ctx: Ctx<{ id: string }>): Promise<unknown> {
         if (!/^\d{1,12}$/.test(ctx.params.id)) throw new BadRequestError("id must be a directory feed id (digits)");
         return this.lookup(ctx, { provider: "directory", kind: "podcast", q: ctx.params.id });
       },
@@ -62,15 +82,15 @@ const SearchService: ServiceSchema = {
     vidsite_channel: {
       circuitBreaker,
       params: { id: { type: "string", trim: true } },
-      handler(this: any, ctx: Context<{ id: string }>) {
+      handler(this: SearchThis, ctx: Ctx<{ id: string }>): Promise<VidsiteChannelDetails> {
         if (!CHANNEL_ID.test(ctx.params.id)) throw new BadRequestError("id must be a channel id or @handle");
         return this.lookup(ctx, { provider: "vidsite", kind: "channel", q: ctx.params.id });
       },
     },
     stats: {
       params: {},
-      async handler(this: any): Promise<SearchStats> {
-        const stored = (await this.adapter.findById(STATS_ID)) ?? {};
+      async handler(this: SearchThis): Promise<SearchStats> {
+        const stored: Partial<StatsDoc> = (await this.adapter.findById(STATS_ID)) ?? {};
         const unsaved = (p: SearchProvider) => this.pending[p] + (this.flushing[`${p}_hits`] ?? 0);
         const counts = Object.fromEntries(PROVIDERS.map((p) => [p, (stored[`${p}_hits`] ?? 0) + unsaved(p)]));
         return {
@@ -88,7 +108,7 @@ const SearchService: ServiceSchema = {
       circuitBreaker,
       cache: { keys: ["provider", "kind", "q"], ttl: config.searchCacheTtl },
       params: { provider: "string", kind: "string", q: "string" },
-      handler(this: any, ctx: Context<Lookup>) {
+      handler(this: SearchThis, ctx: Ctx<ProviderLookup>): Promise<unknown> {
         const { provider, kind, q } = ctx.params;
         if (provider === "store") return storeSearch(q);
         if (provider === "vidsite") return kind === "channel" ? channelDetails(q, this.logger) : searchChannels(q, this.logger);
@@ -102,21 +122,22 @@ const SearchService: ServiceSchema = {
      * requests for the same thing share one call, so that a burst on a cold term asks the provider once
      * (the shared answer is read-only to its callers).
      */
-    lookup(this: any, ctx: Context, params: Lookup) {
+    lookup<R>(this: SearchThis, ctx: Caller, params: ProviderLookup): Promise<R> {
       this.count(params.provider);
       const key = `${params.provider}\n${params.kind}\n${params.q}`;
       let call = this.inflight.get(key);
       if (!call) {
-        call = ctx.call("search.provider_call", params, { timeout: config.searchProviderTimeoutMs + 5_000 }).finally(() => this.inflight.delete(key));
+        call = providerCall(ctx, params, { timeout: config.searchProviderTimeoutMs + 5_000 }).finally(() => this.inflight.delete(key));
         this.inflight.set(key, call);
       }
-      return call;
+      // The provider's answer for what was asked: the route's result (provider_call knows no more than unknown).
+      return call as Promise<R>;
     },
-    count(this: any, provider: SearchProvider) {
+    count(this: SearchThis, provider: SearchProvider) {
       this.pending[provider]++;
     },
     /** Writes the counts gathered since the last flush with one $inc (a burst costs one write, not one per request). */
-    async flushStats(this: any) {
+    async flushStats(this: SearchThis) {
       const inc: Record<string, number> = {};
       for (const p of PROVIDERS) if (this.pending[p] > 0) inc[`${p}_hits`] = this.pending[p];
       if (Object.keys(inc).length === 0) return;
@@ -124,25 +145,25 @@ const SearchService: ServiceSchema = {
       this.flushing = inc; // still counted by the stats action while the write is on its way
       try {
         await this.incrementDoc(this.adapter, STATS_ID, inc);
-      } catch (err: any) {
+      } catch (err) {
         // Kept for the next flush rather than lost.
         for (const p of PROVIDERS) this.pending[p] += inc[`${p}_hits`] ?? 0;
-        this.logger.warn("search stats flush failed", { error: err?.message });
+        this.logger.warn("search stats flush failed", { error: (err as Error)?.message });
       } finally {
         this.flushing = {};
       }
     },
   },
-  created(this: any) {
+  created(this: SearchThis) {
     this.pending = { store: 0, directory: 0, vidsite: 0 };
     this.flushing = {};
     this.inflight = new Map();
   },
-  started(this: any) {
+  started(this: SearchThis) {
     this.flushTimer = setInterval(() => this.flushStats(), config.searchStatsFlushMs);
     this.flushTimer.unref();
   },
-  async stopped(this: any) {
+  async stopped(this: SearchThis) {
     clearInterval(this.flushTimer);
     await this.flushStats();
   },

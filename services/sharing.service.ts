@@ -7,19 +7,22 @@
  * episode is played through shared_stream of its key, as its `local:` address is no URL.
  */
 import crypto from "crypto";
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { publicOrigin } from "../shared/client-address";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../shared/errors";
 import type { MediaAnswerMeta } from "../shared/range";
-import type { AuthUser } from "../shared/types";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
+import { episodeItems } from "../shared/contracts/episodes";
+import type { Caller } from "../shared/contracts/call";
+import type { Ctx, DbThis } from "../shared/service-types";
 import { isLocalFeed, localFileAnswer } from "../shared/contracts/local";
 import { ExtendedLinkAnswer, SharedLinksAnswer, type SharedLinkView } from "../shared/contracts/sharing";
 import { ShareAnswer, SharedEpisodeAnswer } from "../shared/contracts/sharing";
 import { MediaAnswer } from "../shared/contracts/downloads";
 import { DetailAnswer } from "../shared/contracts/answers";
+import type { Static } from "../shared/contracts/answers";
 
 interface LinkDoc {
   _id: number;
@@ -41,11 +44,17 @@ function live(link: LinkDoc): boolean {
   return !link.expires_at || new Date(link.expires_at).getTime() > Date.now();
 }
 
-function shape(link: LinkDoc) {
+interface SharingMethods {
+  sharedEpisode(ctx: Caller, url_key: string): Promise<{ link: LinkDoc; e: EpisodeMediaItem }>;
+}
+
+type SharingThis = DbThis<LinkDoc> & SharingMethods;
+
+function shape(link: LinkDoc): Omit<ShareAnswer, "detail"> {
   return { url_key: link.url_key, episode_id: link.episode_id, share_path: `/api/data/episode_by_url/${link.url_key}`, expires_at: link.expires_at ? new Date(link.expires_at).toISOString() : null };
 }
 
-const SharingService: ServiceSchema = {
+const SharingService: ServiceSchema<Record<string, never>, SharingThis> = {
   name: "sharing",
   mixins: [
     DbMixin({
@@ -61,10 +70,10 @@ const SharingService: ServiceSchema = {
     share_episode: {
       params: { episode_id: id, expires_in_days: { type: "number", integer: true, min: 1, max: 3650, convert: true, optional: true } },
       response: ShareAnswer,
-      async handler(this: any, ctx: Context<{ episode_id: number; expires_in_days?: number }, { user?: AuthUser }>) {
+      async handler(this: SharingThis, ctx: Ctx<{ episode_id: number; expires_in_days?: number }>): Promise<ShareAnswer> {
         const user = ctx.meta.user!;
         const { episode_id, expires_in_days } = ctx.params;
-        const [item]: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: user.id, episode_ids: [episode_id], include_unsubscribed: user.isAdmin });
+        const [item]: EpisodeMediaItem[] = await episodeItems(ctx, { user_id: user.id, episode_ids: [episode_id], include_unsubscribed: user.isAdmin });
         if (!item) throw new NotFoundError("Episode not found in your podcasts");
         const expires_at = expires_in_days ? new Date(Date.now() + expires_in_days * DAY_MS) : null;
         const existing: LinkDoc | null = await this.adapter.findOne({ user_id: user.id, episode_id });
@@ -99,7 +108,7 @@ const SharingService: ServiceSchema = {
       idempotent: true,
       params: { url_key: urlKey },
       response: SharedEpisodeAnswer,
-      async handler(this: any, ctx: Context<{ url_key: string }, { requestOrigin?: string }>) {
+      async handler(this: SharingThis, ctx: Ctx<{ url_key: string }>): Promise<SharedEpisodeAnswer> {
         const { link, e } = await this.sharedEpisode(ctx, ctx.params.url_key);
         const stream_url = isLocalFeed(e.episodeurl) ? `${publicOrigin(ctx.meta)}/api/data/shared_stream/${link.url_key}` : e.episodeurl;
         // The sharer's own state of the episode (position, saved, completed) is not shown.
@@ -122,7 +131,8 @@ const SharingService: ServiceSchema = {
       idempotent: true,
       params: { url_key: urlKey },
       response: MediaAnswer,
-      async handler(this: any, ctx: Context<{ url_key: string }, MediaAnswerMeta>) {
+      // A Binary answer: the file as localFileAnswer streams it (its schema types it as a string for OpenAPI).
+      async handler(this: SharingThis, ctx: Ctx<{ url_key: string }> & { meta: MediaAnswerMeta }): Promise<unknown> {
         const { e } = await this.sharedEpisode(ctx, ctx.params.url_key);
         if (!isLocalFeed(e.episodeurl)) throw new NotFoundError("This episode plays from its own address (stream_url of episode_by_url)");
         return localFileAnswer(ctx, e.episodeurl!, { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" });
@@ -132,7 +142,7 @@ const SharingService: ServiceSchema = {
     delete_shared_link: {
       params: { url_key: { ...urlKey, optional: true }, share_code: { ...urlKey, optional: true }, episode_id: { ...id, optional: true } },
       response: DetailAnswer,
-      async handler(this: any, ctx: Context<{ url_key?: string; share_code?: string; episode_id?: number }, { user?: AuthUser }>): Promise<DetailAnswer> {
+      async handler(this: SharingThis, ctx: Ctx<{ url_key?: string; share_code?: string; episode_id?: number }>): Promise<Static<typeof DetailAnswer>> {
         const user = ctx.meta.user!;
         const { episode_id } = ctx.params;
         const url_key = ctx.params.url_key ?? ctx.params.share_code;
@@ -149,10 +159,10 @@ const SharingService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id },
       response: SharedLinksAnswer,
-      async handler(this: any, ctx: Context<{ user_id: number }>): Promise<SharedLinksAnswer> {
+      async handler(this: SharingThis, ctx: Ctx<{ user_id: number }>): Promise<SharedLinksAnswer> {
         const links: LinkDoc[] = (await this.adapter.find({ query: { user_id: ctx.params.user_id } })).filter(live);
         const items: EpisodeMediaItem[] = links.length
-          ? await ctx.call("episodes.episode_items", { user_id: ctx.params.user_id, episode_ids: links.map((l) => l.episode_id), include_unsubscribed: true })
+          ? await episodeItems(ctx, { user_id: ctx.params.user_id, episode_ids: links.map((l) => l.episode_id), include_unsubscribed: true })
           : [];
         const byId = new Map(items.map((e) => [e.episodeid, e]));
         const when = (l: LinkDoc) => (l.expires_at ? new Date(l.expires_at).getTime() : Infinity);
@@ -171,7 +181,7 @@ const SharingService: ServiceSchema = {
     extend_shared_link: {
       params: { share_code: urlKey, days: { type: "number", integer: true, min: 1, max: 365, convert: true } },
       response: ExtendedLinkAnswer,
-      async handler(this: any, ctx: Context<{ share_code: string; days: number }, { user?: AuthUser }>): Promise<ExtendedLinkAnswer> {
+      async handler(this: SharingThis, ctx: Ctx<{ share_code: string; days: number }>): Promise<ExtendedLinkAnswer> {
         const user = ctx.meta.user!;
         const link: LinkDoc | null = await this.adapter.findOne({ url_key: ctx.params.share_code });
         if (!link || !live(link)) throw new NotFoundError("Shared link not found or expired");
@@ -180,17 +190,17 @@ const SharingService: ServiceSchema = {
         const expires_at = new Date(new Date(link.expires_at).getTime() + ctx.params.days * DAY_MS);
         // Only while it is the expiry just read: two extensions at once both count.
         const changed = await this.adapter.updateMany({ _id: link._id, expires_at: link.expires_at }, { $set: { expires_at } });
-        if (!changed) return this.actions.extend_shared_link(ctx.params, { parentCtx: ctx, meta: ctx.meta });
+        if (!changed) return this.actions.extend_shared_link<Promise<ExtendedLinkAnswer>>(ctx.params, { parentCtx: ctx, meta: ctx.meta });
         return { detail: "Shared link extended", expires_at: expires_at.toISOString() };
       },
     },
   },
   methods: {
     /** The live link of a key and its episode (read as its sharer sees it); 404 when either is gone. */
-    async sharedEpisode(this: any, ctx: Context, url_key: string): Promise<{ link: LinkDoc; e: EpisodeMediaItem }> {
+    async sharedEpisode(this: SharingThis, ctx: Caller, url_key: string): Promise<{ link: LinkDoc; e: EpisodeMediaItem }> {
       const link: LinkDoc | null = await this.adapter.findOne({ url_key });
       if (!link || !live(link)) throw new NotFoundError("Shared link not found or expired");
-      const [e]: EpisodeMediaItem[] = await ctx.call("episodes.episode_items", { user_id: link.user_id, episode_ids: [link.episode_id], include_unsubscribed: true });
+      const [e]: EpisodeMediaItem[] = await episodeItems(ctx, { user_id: link.user_id, episode_ids: [link.episode_id], include_unsubscribed: true });
       if (!e) throw new NotFoundError("The shared episode no longer exists");
       return { link, e };
     },

@@ -17,11 +17,12 @@ import { engineMethods } from "./sync.parts/engine";
 import { jobActions, jobMethods } from "./sync.parts/jobs.actions";
 import { ownServerMethods } from "./sync.parts/own-server";
 import { podsyncActions, podsyncMethods } from "./sync.parts/podsync.actions";
+import type { SyncThis } from "./sync.parts/this";
 
 /** The lease fields of an account record (sync.parts/model.ts). */
 const ACCOUNT_LEASE: LeaseFields = { holder: "lease_owner", until: "lease_until" };
 
-const SyncService: ServiceSchema = {
+const SyncService: ServiceSchema<Record<string, never>, SyncThis> = {
   name: "sync",
   mixins: [TaskWaitMixin, DbMixin({ name: "sync_accounts", indexes: [{ fields: { enabled: 1 } }] })],
   actions: {
@@ -30,21 +31,21 @@ const SyncService: ServiceSchema = {
     ...jobActions,
   },
   events: {
-    "user.removed": userRemovedEvent({ adapter: "_id" }, function (user_id, removeData) {
+    "user.removed": userRemovedEvent({ adapter: "_id" }, function (this: SyncThis, user_id, removeData) {
       this.stopPolling(user_id);
       return removeData();
     }),
   },
-  created(this: any) {
+  created(this: SyncThis) {
     this.loginPolls = new Map<number, NodeJS.Timeout>();
   },
-  started(this: any) {
+  started(this: SyncThis) {
     if (config.syncInterval > 0) {
-      this.scheduler = setInterval(() => this.syncDue().catch((err: any) => this.logger.warn("scheduled sync round failed", { reason: err?.message })), 60_000);
+      this.scheduler = setInterval(() => this.syncDue().catch((err: Error) => this.logger.warn("scheduled sync round failed", { reason: err?.message })), 60_000);
       this.scheduler.unref();
     }
   },
-  stopped(this: any) {
+  stopped(this: SyncThis) {
     clearInterval(this.scheduler);
     for (const user_id of [...this.loginPolls.keys()]) this.stopPolling(user_id);
   },
@@ -55,10 +56,10 @@ const SyncService: ServiceSchema = {
     ...engineMethods,
     ...jobMethods,
     /** Takes the user's lease when it is free or expired; not renewable: a second sync of the user, even on this replica, waits for it (409, its job retried). */
-    claimLease(this: any, user_id: number): Promise<boolean> {
+    claimLease(this: SyncThis, user_id: number): Promise<boolean> {
       return takeLease(this.adapter, user_id, this.broker.nodeID, config.syncLeaseSeconds, { renew: false, fields: ACCOUNT_LEASE });
     },
-    releaseLease(this: any, user_id: number): Promise<void> {
+    releaseLease(this: SyncThis, user_id: number): Promise<void> {
       return releaseLease(this.adapter, user_id, this.broker.nodeID, ACCOUNT_LEASE);
     },
   },

@@ -12,15 +12,17 @@
  * replicas, or two calls in one process) insert one job; the other gets the open one, as when it was
  * found before. Jobs stored before open_key existed hold none: the read before the insert still sees them.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { ForbiddenError, NotFoundError } from "../shared/errors";
-import type { AuthUser } from "../shared/types";
+import type { Emitter } from "../shared/contracts/call";
+import type { Ctx, DbThis, Query } from "../shared/service-types";
+import type { Static } from "../shared/contracts/answers";
 import {
   ClaimedTask, ClaimParams, CreateTaskParams, CreateTasksResult, FinishParams, ProgressParams, RetryParams,
-  TASK_CHANGED, TASKS_AVAILABLE, TaskRecord, TaskStatus,
+  TaskRecord, TaskStatus, tasksAvailable, tasksChanged,
 } from "../shared/contracts/tasks";
 import { CleanupTasksAnswer, StartupTasksAnswer, TaskListAnswer } from "../shared/contracts/tasks";
 
@@ -81,7 +83,19 @@ function parseTaskId(raw: string): number {
   return /^\d{1,10}$/.test(raw) ? Number(raw) : -1;
 }
 
-const TasksService: ServiceSchema = {
+interface TasksMethods {
+  updateOwned(raw: string, holder: string, set: Partial<TaskDoc>): Promise<TaskDoc | null>;
+  openHolder(doc: TaskDoc, err: unknown): Promise<TaskDoc | null>;
+  announce(ctx: Emitter, doc: TaskDoc): void;
+  removeExpired(): Promise<number>;
+}
+
+type TasksThis = DbThis<TaskDoc> & TasksMethods & {
+  /** The hourly removal of finished tasks past their retention. */
+  cleanupTimer: NodeJS.Timeout;
+};
+
+const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
   name: "tasks",
   mixins: [
     DbMixin({
@@ -99,9 +113,9 @@ const TasksService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: TaskListAnswer,
-      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<TaskRecord[]> {
+      async handler(this: TasksThis, ctx: Ctx): Promise<Static<typeof TaskListAnswer>> {
         const user = ctx.meta.user!;
-        const query: any = { status: { $in: ACTIVE } };
+        const query: Query = { status: { $in: ACTIVE } };
         if (!user.isAdmin) query.user_id = user.id;
         const docs: TaskDoc[] = await this.adapter.find({ query, sort: ["-_id"] });
         return docs.map(toRecord);
@@ -112,7 +126,7 @@ const TasksService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id, limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true } },
       response: TaskListAnswer,
-      async handler(this: any, ctx: Context<any>): Promise<TaskRecord[]> {
+      async handler(this: TasksThis, ctx: Ctx<{ user_id: number; limit?: number }>): Promise<Static<typeof TaskListAnswer>> {
         const docs: TaskDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id }, sort: ["-_id"], limit: ctx.params.limit ?? 200 });
         return docs.map(toRecord);
       },
@@ -122,7 +136,7 @@ const TasksService: ServiceSchema = {
       idempotent: true,
       params: { task_id: taskId },
       response: TaskRecord,
-      async handler(this: any, ctx: Context<any, { user?: AuthUser }>): Promise<TaskRecord> {
+      async handler(this: TasksThis, ctx: Ctx<{ task_id: string }>): Promise<TaskRecord> {
         const doc: TaskDoc | null = await this.adapter.findOne({ _id: parseTaskId(ctx.params.task_id) });
         if (!doc) throw new NotFoundError("Task not found");
         const user = ctx.meta.user;
@@ -135,9 +149,9 @@ const TasksService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: CleanupTasksAnswer,
-      async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+      async handler(this: TasksThis, ctx: Ctx): Promise<CleanupTasksAnswer> {
         const user = ctx.meta.user!;
-        const query: any = { status: { $in: FINISHED } };
+        const query: Query = { status: { $in: FINISHED } };
         if (!user.isAdmin) query.user_id = user.id;
         const removed: number = await this.adapter.removeMany(query);
         return { detail: `Removed ${removed} finished tasks`, removed };
@@ -150,10 +164,10 @@ const TasksService: ServiceSchema = {
     startup_tasks: {
       params: {},
       response: StartupTasksAnswer,
-      async handler(this: any, ctx: Context) {
+      async handler(this: TasksThis, ctx: Ctx): Promise<StartupTasksAnswer> {
         const removed = await this.removeExpired();
         const pending: number = await this.adapter.count({ query: { status: { $in: ACTIVE } } });
-        ctx.broadcast(TASKS_AVAILABLE, {});
+        void tasksAvailable.broadcast(ctx, {});
         return { detail: "Startup tasks completed", removed_tasks: removed, unfinished_tasks: pending };
       },
     },
@@ -164,7 +178,7 @@ const TasksService: ServiceSchema = {
     create: {
       visibility: "public",
       params: { tasks: { type: "array", items: "object", max: 10_000 } },
-      async handler(this: any, ctx: Context<{ tasks: CreateTaskParams[] }>): Promise<CreateTasksResult> {
+      async handler(this: TasksThis, ctx: Ctx<{ tasks: CreateTaskParams[] }>): Promise<CreateTasksResult> {
         const wanted = ctx.params.tasks;
         const keys = wanted.map((t) => t.dedupe_key).filter((k): k is string => !!k);
         const busy = new Map<string, TaskDoc>();
@@ -194,7 +208,7 @@ const TasksService: ServiceSchema = {
         existing.push(...open);
         if (written.length) {
           for (const d of written) this.announce(ctx, d);
-          ctx.broadcast(TASKS_AVAILABLE, {});
+          void tasksAvailable.broadcast(ctx, {});
         }
         return { created: written.map(toRecord), existing: existing.map(toRecord) };
       },
@@ -203,7 +217,7 @@ const TasksService: ServiceSchema = {
     claim: {
       visibility: "public",
       params: { worker, types: { type: "array", items: "string", min: 1 } },
-      async handler(this: any, ctx: Context<ClaimParams>): Promise<ClaimedTask | null> {
+      async handler(this: TasksThis, ctx: Ctx<ClaimParams>): Promise<ClaimedTask | null> {
         const now = new Date();
         const query = {
           task_type: { $in: ctx.params.types },
@@ -234,7 +248,7 @@ const TasksService: ServiceSchema = {
     progress: {
       visibility: "public",
       params: { id: taskId, lease, progress: { type: "number", min: 0, max: 100, optional: true }, message: { type: "string", max: 2000, optional: true } },
-      async handler(this: any, ctx: Context<ProgressParams>): Promise<{ owned: boolean }> {
+      async handler(this: TasksThis, ctx: Ctx<ProgressParams>): Promise<{ owned: boolean }> {
         const p = ctx.params;
         const set: Partial<TaskDoc> = { lease_until: new Date(Date.now() + config.taskLeaseSeconds * 1000), updated_at: new Date() };
         if (p.progress !== undefined) set.progress = Math.round(p.progress);
@@ -248,7 +262,7 @@ const TasksService: ServiceSchema = {
     finish: {
       visibility: "public",
       params: { id: taskId, lease, status: { type: "enum", values: FINISHED }, message: { type: "string", max: 2000 }, result: { type: "any", optional: true } },
-      async handler(this: any, ctx: Context<FinishParams>): Promise<{ finished: boolean }> {
+      async handler(this: TasksThis, ctx: Ctx<FinishParams>): Promise<{ finished: boolean }> {
         const p = ctx.params;
         const set: Partial<TaskDoc> = { status: p.status, message: p.message, result: p.result ?? null, lease_owner: null, lease_until: null, open_key: null, updated_at: new Date() };
         if (p.status === "SUCCESS") set.progress = 100;
@@ -264,7 +278,7 @@ const TasksService: ServiceSchema = {
     retry: {
       visibility: "public",
       params: { id: taskId, lease, message: { type: "string", max: 2000 } },
-      async handler(this: any, ctx: Context<RetryParams>): Promise<{ retrying: boolean }> {
+      async handler(this: TasksThis, ctx: Ctx<RetryParams>): Promise<{ retrying: boolean }> {
         const p = ctx.params;
         const current: TaskDoc | null = await this.adapter.findOne({ _id: parseTaskId(p.id) });
         if (!current) return { retrying: false };
@@ -283,7 +297,7 @@ const TasksService: ServiceSchema = {
     count_active: {
       visibility: "public",
       params: { user_id: id, types: { type: "array", items: "string" } },
-      async handler(this: any, ctx: Context<{ user_id: number; types: string[] }>): Promise<number> {
+      async handler(this: TasksThis, ctx: Ctx<{ user_id: number; types: string[] }>): Promise<number> {
         return this.adapter.count({ query: { user_id: ctx.params.user_id, task_type: { $in: ctx.params.types }, status: { $in: ACTIVE } } });
       },
     },
@@ -294,14 +308,14 @@ const TasksService: ServiceSchema = {
   },
   methods: {
     /** Applies `set` to an unfinished job still held under this lease token; the updated job, or null when it is not. */
-    async updateOwned(this: any, raw: string, holder: string, set: Partial<TaskDoc>): Promise<TaskDoc | null> {
+    async updateOwned(this: TasksThis, raw: string, holder: string, set: Partial<TaskDoc>): Promise<TaskDoc | null> {
       const _id = parseTaskId(raw);
       const n: number = await this.adapter.updateMany({ _id, lease_owner: holder, status: { $in: ACTIVE } }, { $set: set });
       if (n !== 1) return null;
       return this.adapter.findOne({ _id });
     },
     /** The unfinished job holding the key of a job refused by the open_key index, or null once this one is written after all. */
-    async openHolder(this: any, doc: TaskDoc, err: unknown): Promise<TaskDoc | null> {
+    async openHolder(this: TasksThis, doc: TaskDoc, err: unknown): Promise<TaskDoc | null> {
       for (let attempt = 0; ; attempt++) {
         if (!doc.open_key) throw err;
         const holder: TaskDoc | null = await this.adapter.findOne({ open_key: doc.open_key });
@@ -319,21 +333,21 @@ const TasksService: ServiceSchema = {
       }
     },
     /** Every gateway pushes the change to the owner's WebSockets. */
-    announce(this: any, ctx: Context, doc: TaskDoc) {
-      ctx.broadcast(TASK_CHANGED, toRecord(doc));
+    announce(this: TasksThis, ctx: Emitter, doc: TaskDoc) {
+      void tasksChanged.broadcast(ctx, toRecord(doc));
     },
-    async removeExpired(this: any): Promise<number> {
+    async removeExpired(this: TasksThis): Promise<number> {
       const before = new Date(Date.now() - config.taskRetentionHours * HOUR_MS);
       return this.adapter.removeMany({ status: { $in: FINISHED }, updated_at: { $lt: before } });
     },
   },
-  started(this: any) {
-    this.cleanupTimer = setInterval(() => this.removeExpired().catch((err: any) => this.logger.warn("task cleanup failed", { error: err?.message })), HOUR_MS);
+  started(this: TasksThis) {
+    this.cleanupTimer = setInterval(() => void this.removeExpired().catch((err: Error) => this.logger.warn("task cleanup failed", { error: err?.message })), HOUR_MS);
     this.cleanupTimer.unref();
     // Jobs left by a previous run (a restart) are due now: wake the workers.
-    this.broker.broadcast(TASKS_AVAILABLE, {});
+    void tasksAvailable.broadcast(this.broker, {});
   },
-  stopped(this: any) {
+  stopped(this: TasksThis) {
     clearInterval(this.cleanupTimer);
   },
 };

@@ -4,22 +4,31 @@
  * the auth service asks this one to verify them and to check MFA codes.
  */
 import crypto from "crypto";
-import type { Context, ServiceSchema } from "moleculer";
+import type { ServiceSchema } from "moleculer";
 import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { config } from "../shared/config";
 import { ConflictError, ForbiddenError, NotFoundError } from "../shared/errors";
 import { passwordToStoredHash, verifyPassword } from "../shared/secrets";
-import type { AuthUser } from "../shared/types";
+import type { Ctx } from "../shared/service-types";
 import type { OidcLoginParams, OidcLoginResult, UserAuthInfo, UserEvent, VerifiedLogin } from "../shared/contracts/users";
+import { userCreated, userCredentialsChanged, userRightsChanged } from "../shared/contracts/users";
 import { adminActions } from "./users.parts/admin.actions";
 import { mfaActions, mfaMethods } from "./users.parts/mfa.actions";
 import { passwordResetActions, passwordResetMethods } from "./users.parts/password-reset.actions";
 import { preferencesActions, preferencesMethods } from "./users.parts/preferences.actions";
 import { settingsActions } from "./users.parts/settings.actions";
 import { LANGUAGES, newUserParams, ServerSettings, SETTING_DEFAULTS, userFields, userIdParam, UserDoc, mfaCodeParams } from "./users.parts/model";
+import type { Settings, UsersThis } from "./users.parts/model";
 import { AddUserAnswer, AdminCheckAnswer, AdminSelfServiceStatusAnswer, CreateFirstAnswer, FirstLoginAnswer, MyUserInfoAnswer, SelfServiceStatusAnswer, ToggleAnswer, UserDetailsAnswer } from "../shared/contracts/users";
+import type { Static } from "../shared/contracts/answers";
 
-const UsersService: ServiceSchema = {
+/** A new account's fields (userFields), and its password (create_first: password; add_login_user and add_user: hash_pw, in clear). */
+type NewUserParams = { fullname: string; username: string; email: string };
+
+/** The server-wide settings as a first start stores them. */
+const defaultServerSettings = (): ServerSettings => ({ _id: "server", self_service: config.selfServiceDefault, guest: false });
+
+const UsersService: ServiceSchema<Record<string, never>, UsersThis> = {
   name: "users",
   mixins: [
     DbMixin(
@@ -35,7 +44,7 @@ const UsersService: ServiceSchema = {
     create_first: {
       params: { ...userFields, password: { type: "string", min: 1, max: 1024 } },
       response: CreateFirstAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: UsersThis, ctx: Ctx<NewUserParams & { password: string }>): Promise<Static<typeof CreateFirstAnswer>> {
         if (await this.adminExists()) throw new ConflictError("An admin user already exists");
         const user = await this.createUser(ctx.params, ctx.params.password, true);
         return { message: "Admin user created successfully", user_id: user._id };
@@ -45,7 +54,7 @@ const UsersService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: SelfServiceStatusAnswer,
-      async handler(this: any) {
+      async handler(this: UsersThis): Promise<Static<typeof SelfServiceStatusAnswer>> {
         const settings = await this.serverSettings();
         return { status: settings.self_service, first_admin_created: await this.adminExists() };
       },
@@ -54,7 +63,7 @@ const UsersService: ServiceSchema = {
     add_login_user: {
       params: newUserParams,
       response: AddUserAnswer,
-      async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+      async handler(this: UsersThis, ctx: Ctx<NewUserParams & { hash_pw: string }>): Promise<Static<typeof AddUserAnswer>> {
         const settings = await this.serverSettings();
         if (!settings.self_service && !ctx.meta.user?.isAdmin) throw new ForbiddenError("Self-service registration is disabled");
         const user = await this.createUser(ctx.params, ctx.params.hash_pw, false);
@@ -64,7 +73,7 @@ const UsersService: ServiceSchema = {
     add_user: {
       params: newUserParams,
       response: AddUserAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: UsersThis, ctx: Ctx<NewUserParams & { hash_pw: string }>): Promise<Static<typeof AddUserAnswer>> {
         const user = await this.createUser(ctx.params, ctx.params.hash_pw, false);
         return { detail: "User added successfully", user_id: user._id };
       },
@@ -73,7 +82,7 @@ const UsersService: ServiceSchema = {
       idempotent: true,
       params: userIdParam,
       response: UserDetailsAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof UserDetailsAnswer>> {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         return { UserID: u._id, Fullname: u.fullname, Username: u.username, Email: u.email, Hashed_PW: null, Salt: null };
       },
@@ -82,7 +91,7 @@ const UsersService: ServiceSchema = {
       idempotent: true,
       params: userIdParam,
       response: MyUserInfoAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof MyUserInfoAnswer>> {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         const s = this.settingsOf(u);
         return {
@@ -95,7 +104,7 @@ const UsersService: ServiceSchema = {
       idempotent: true,
       params: userIdParam,
       response: FirstLoginAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof FirstLoginAnswer>> {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         return { FirstLogin: u.first_login };
       },
@@ -104,7 +113,7 @@ const UsersService: ServiceSchema = {
       idempotent: true,
       params: userIdParam,
       response: AdminCheckAnswer,
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof AdminCheckAnswer>> {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         return { is_admin: u.isadmin };
       },
@@ -112,7 +121,7 @@ const UsersService: ServiceSchema = {
     enable_disable_self_service: {
       params: {},
       response: ToggleAnswer,
-      async handler(this: any) {
+      async handler(this: UsersThis): Promise<Static<typeof ToggleAnswer>> {
         const status = await this.toggleSetting("self_service");
         return { success: true, status, detail: `Self-service registration ${status ? "enabled" : "disabled"}` };
       },
@@ -120,7 +129,7 @@ const UsersService: ServiceSchema = {
     enable_disable_guest: {
       params: {},
       response: ToggleAnswer,
-      async handler(this: any) {
+      async handler(this: UsersThis): Promise<Static<typeof ToggleAnswer>> {
         const status = await this.toggleSetting("guest");
         return { success: true, status, detail: `Guest access ${status ? "enabled" : "disabled"}` };
       },
@@ -129,7 +138,7 @@ const UsersService: ServiceSchema = {
       idempotent: true,
       params: {},
       response: AdminSelfServiceStatusAnswer,
-      async handler(this: any) {
+      async handler(this: UsersThis): Promise<Static<typeof AdminSelfServiceStatusAnswer>> {
         const settings = await this.serverSettings();
         return { status: settings.self_service };
       },
@@ -151,7 +160,7 @@ const UsersService: ServiceSchema = {
     oidc_login: {
       visibility: "public",
       params: { email: { type: "email", max: 255 }, username: { type: "string", max: 255 }, fullname: { type: "string", max: 255 }, grant_admin: "boolean" },
-      async handler(this: any, ctx: Context<OidcLoginParams>): Promise<OidcLoginResult> {
+      async handler(this: UsersThis, ctx: Ctx<OidcLoginParams>): Promise<OidcLoginResult> {
         const { fullname, grant_admin } = ctx.params;
         const email = ctx.params.email.toLowerCase();
         let user: UserDoc | null = await this.adapter.findOne({ email });
@@ -171,7 +180,7 @@ const UsersService: ServiceSchema = {
         if (!user) throw new ConflictError("No free username for this account");
         if (grant_admin && !user.isadmin) {
           await this.setFields(user._id, { isadmin: true });
-          await this.broker.broadcast("user.rights_changed", { user_id: user._id });
+          await userRightsChanged.broadcast(this.broker, { user_id: user._id });
           this.logger.info("admin granted by oidc role", { user_id: user._id });
         }
         return { user_id: user._id, created };
@@ -181,7 +190,7 @@ const UsersService: ServiceSchema = {
     verify_password: {
       visibility: "public",
       params: { username: "string", password: "string" },
-      async handler(this: any, ctx: Context<any>): Promise<VerifiedLogin | null> {
+      async handler(this: UsersThis, ctx: Ctx<{ username: string; password: string }>): Promise<VerifiedLogin | null> {
         const user: UserDoc | null = await this.adapter.findOne({ username: ctx.params.username.toLowerCase() });
         const ok = await verifyPassword(user?.hashed_pw, ctx.params.password);
         return ok && user ? { user_id: user._id, mfa_enabled: !!user.mfa_secret } : null;
@@ -191,7 +200,7 @@ const UsersService: ServiceSchema = {
     get_auth_info: {
       visibility: "public",
       params: { user_ids: { type: "array", items: "number" } },
-      async handler(this: any, ctx: Context<any>): Promise<UserAuthInfo[]> {
+      async handler(this: UsersThis, ctx: Ctx<{ user_ids: number[] }>): Promise<UserAuthInfo[]> {
         const users: UserDoc[] = await this.adapter.find({ query: { _id: { $in: ctx.params.user_ids } } });
         return users.map((u) => ({ id: u._id, isAdmin: !!u.isadmin, username: u.username, syncServer: u.sync_server !== false }));
       },
@@ -199,7 +208,7 @@ const UsersService: ServiceSchema = {
     /** Every account's id: for work done once per user (update_playlists). */
     user_ids: {
       visibility: "public",
-      async handler(this: any): Promise<number[]> {
+      async handler(this: UsersThis): Promise<number[]> {
         const users: UserDoc[] = await this.adapter.find({});
         return users.map((u) => u._id);
       },
@@ -208,7 +217,7 @@ const UsersService: ServiceSchema = {
     check_mfa_code: {
       visibility: "public",
       params: mfaCodeParams,
-      async handler(this: any, ctx: Context<any>): Promise<boolean> {
+      async handler(this: UsersThis, ctx: Ctx<{ user_id: number; mfa_code: string }>): Promise<boolean> {
         const user: UserDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
         return !!user?.mfa_secret && (await this.acceptActiveCode(user, ctx.params.mfa_code));
       },
@@ -218,27 +227,27 @@ const UsersService: ServiceSchema = {
     ...mfaMethods,
     ...passwordResetMethods,
     ...preferencesMethods,
-    async getUser(this: any, id: number): Promise<UserDoc> {
+    async getUser(this: UsersThis, id: number): Promise<UserDoc> {
       const user = await this.adapter.findOne({ _id: id });
       if (!user) throw new NotFoundError("User not found");
       return user;
     },
-    async adminExists(this: any): Promise<boolean> {
+    async adminExists(this: UsersThis): Promise<boolean> {
       return (await this.adminCount()) > 0;
     },
-    async adminCount(this: any): Promise<number> {
+    async adminCount(this: UsersThis): Promise<number> {
       return this.adapter.count({ query: { isadmin: true } });
     },
     /**
      * Updates an existing user; 404 for an unknown id. On MongoDB updateMany counts modified documents,
      * so 0 also means "already had these values": only a missing user is a 404.
      */
-    async setFields(this: any, id: number, fields: Partial<UserDoc>): Promise<void> {
+    async setFields(this: UsersThis, id: number, fields: Partial<UserDoc>): Promise<void> {
       const changed = await this.adapter.updateMany({ _id: id }, { $set: fields });
       if (!changed) await this.getUser(id);
     },
     /** Username or email change: 409 when another account has the value (the unique index settles races). */
-    async setUniqueField(this: any, id: number, field: "username" | "email", value: string): Promise<void> {
+    async setUniqueField(this: UsersThis, id: number, field: "username" | "email", value: string): Promise<void> {
       await this.getUser(id);
       const holder: UserDoc | null = await this.adapter.findOne({ [field]: value });
       if (holder && holder._id !== id) throw new ConflictError(`${field === "email" ? "Email" : "Username"} already exists`);
@@ -249,14 +258,15 @@ const UsersService: ServiceSchema = {
         throw err;
       }
     },
-    settingsOf(user: UserDoc): typeof SETTING_DEFAULTS {
-      const s = { ...SETTING_DEFAULTS };
-      for (const key of Object.keys(s) as (keyof typeof SETTING_DEFAULTS)[]) {
-        if (user[key] !== undefined && user[key] !== null) (s as any)[key] = user[key];
-      }
+    settingsOf(this: UsersThis, user: UserDoc): Settings {
+      const s: Settings = { ...SETTING_DEFAULTS };
+      const set = <K extends keyof Settings>(key: K, value: Settings[K] | undefined) => {
+        if (value !== undefined && value !== null) s[key] = value;
+      };
+      for (const key of Object.keys(s) as (keyof Settings)[]) set(key, user[key]);
       return s;
     },
-    async createUser(this: any, p: { fullname: string; username: string; email: string }, password: string, isadmin: boolean): Promise<UserDoc> {
+    async createUser(this: UsersThis, p: { fullname: string; username: string; email: string }, password: string, isadmin: boolean): Promise<UserDoc> {
       const username = p.username.toLowerCase();
       const email = p.email.toLowerCase();
       await this.assertUnique(username, email);
@@ -275,31 +285,34 @@ const UsersService: ServiceSchema = {
       await this.insertUnique(this.adapter, doc, "Username or email already exists");
       this.logger.info("user created", { user_id: doc._id, isadmin });
       // Services that give every account something (system playlists) add theirs.
-      await this.broker.emit("user.created", { user_id: doc._id } as UserEvent);
+      const created: UserEvent = { user_id: doc._id };
+      await userCreated.emit(this.broker, created);
       return doc;
     },
     /** The password or MFA changed: the auth service ends the user's sync sessions opened with the old ones. */
-    async credentialsChanged(this: any, userId: number): Promise<void> {
-      await this.broker.emit("user.credentials_changed", { user_id: userId } as UserEvent);
+    async credentialsChanged(this: UsersThis, userId: number): Promise<void> {
+      const event: UserEvent = { user_id: userId };
+      await userCredentialsChanged.emit(this.broker, event);
     },
-    async assertUnique(this: any, username: string, email: string) {
+    async assertUnique(this: UsersThis, username: string, email: string): Promise<void> {
       if (await this.adapter.findOne({ username })) throw new ConflictError("Username already exists");
       if (await this.adapter.findOne({ email })) throw new ConflictError("Email already exists");
     },
-    async serverSettings(this: any): Promise<ServerSettings> {
-      return this.stores.server_settings.findOne({ _id: "server" });
+    async serverSettings(this: UsersThis): Promise<ServerSettings> {
+      // Stored at the first start (started); the defaults stand in should the record be missing.
+      return (await this.stores.server_settings.findOne({ _id: "server" })) ?? defaultServerSettings();
     },
-    async toggleSetting(this: any, field: "self_service" | "guest"): Promise<boolean> {
+    async toggleSetting(this: UsersThis, field: "self_service" | "guest"): Promise<boolean> {
       const current = await this.serverSettings();
       await this.stores.server_settings.updateMany({ _id: "server" }, { $set: { [field]: !current[field] } });
       return !current[field];
     },
   },
-  async started(this: any) {
+  async started(this: UsersThis) {
     if (!LANGUAGES.some((l) => l.code === config.defaultLanguage)) {
       throw new Error(`DEFAULT_LANGUAGE "${config.defaultLanguage}" is not one of ${LANGUAGES.map((l) => l.code).join(", ")}`);
     }
-    const defaults: ServerSettings = { _id: "server", self_service: config.selfServiceDefault, guest: false };
+    const defaults: ServerSettings = defaultServerSettings();
     try {
       await this.stores.server_settings.insert(defaults);
     } catch (err) {

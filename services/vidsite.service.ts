@@ -5,29 +5,34 @@
  * (episodes), and the search service finds channels and lists their recent videos. feeds reads such a
  * feed through channel_feed, so the scheduler refreshes subscribed channels like any other podcast.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 import { parseFeed } from "../shared/feed-parser";
 import type { FetchedFeed } from "../shared/contracts/feeds";
 import type { VidsiteChannelDetails, VidsiteSearchResult } from "../shared/contracts/search";
+import { search, vidsiteChannel } from "../shared/contracts/search";
 import { CHANNEL_ID, vidsiteChannelId, vidsiteChannelUrl } from "../shared/contracts/vidsite";
 import { BadRequestError } from "../shared/errors";
 import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../shared/provider";
 import { sha256Hex } from "../shared/secrets";
 import { VidsiteChannelsAnswer, VidsiteEpisodesAnswer, VidsiteSubscribeAnswer } from "../shared/contracts/vidsite";
-import { ExistsAnswer } from "../shared/contracts/podcasts";
-import type { EpisodesPageAnswer } from "../shared/contracts/episodes";
-import { SuccessAnswer, type TSchema } from "../shared/contracts/answers";
+import { addCustomPodcast, checkPodcast, ExistsAnswer, removePodcast } from "../shared/contracts/podcasts";
+import { podcastEpisodes, type EpisodesPageAnswer } from "../shared/contracts/episodes";
+import { SuccessAnswer, type Static, type TSchema } from "../shared/contracts/answers";
+import type { TypedAction } from "../shared/contracts/call";
+import type { Ctx } from "../shared/service-types";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 
+type VidsiteThis = Service;
+
 /** check_vidsite_channel and remove_vidsite_channel: the podcasts action that finds a podcast by its title and feed URL. */
-function byChannelName(action: string, response: TSchema) {
+function byChannelName<R>(action: TypedAction<{ user_id: number; podcast_name: string; podcast_url: string }, R>, response: TSchema) {
   return {
     response,
     params: { user_id: id, channel_name: { type: "string", trim: true, max: 1000 }, channel_url: { type: "string", trim: true, max: 4000 } },
-    handler(ctx: Context<{ user_id: number; channel_name: string; channel_url: string }>) {
-      return ctx.call(action, { user_id: ctx.params.user_id, podcast_name: ctx.params.channel_name, podcast_url: ctx.params.channel_url });
+    handler(this: VidsiteThis, ctx: Ctx<{ user_id: number; channel_name: string; channel_url: string }>): Promise<R> {
+      return action(ctx, { user_id: ctx.params.user_id, podcast_name: ctx.params.channel_name, podcast_url: ctx.params.channel_url });
     },
   };
 }
@@ -70,7 +75,7 @@ function channelRss(c: VidsiteChannelDetails): string {
     `<itunes:author>${escapeXml(c.name)}</itunes:author>${image(c.thumbnailUrl)}${items.join("")}</channel></rss>`;
 }
 
-const VidsiteService: ServiceSchema = {
+const VidsiteService: ServiceSchema<Record<string, never>, VidsiteThis> = {
   name: "vidsite",
   actions: {
     /** GET /api/data/search_vidsite_channels */
@@ -79,8 +84,9 @@ const VidsiteService: ServiceSchema = {
       response: VidsiteChannelsAnswer,
       circuitBreaker,
       params: { query: { type: "string", trim: true, min: 1, max: 500 }, user_id: id, max_results: { type: "number", integer: true, min: 1, max: 25, convert: true, optional: true } },
-      async handler(this: any, ctx: Context<any>) {
-        const found: VidsiteSearchResult = await ctx.call("search.search", { query: ctx.params.query, index: "vidsite" });
+      async handler(this: VidsiteThis, ctx: Ctx<{ query: string; user_id: number; max_results?: number }>): Promise<Static<typeof VidsiteChannelsAnswer>> {
+        // index vidsite: the search service answers channels.
+        const found = (await search(ctx, { query: ctx.params.query, index: "vidsite" })) as VidsiteSearchResult;
         return {
           channels: found.results.slice(0, ctx.params.max_results ?? 5).map((c) => ({
             channel_id: c.channelId, name: c.name, description: c.description, subscriber_count: null, thumbnail: c.thumbnailUrl, url: c.url,
@@ -89,16 +95,16 @@ const VidsiteService: ServiceSchema = {
       },
     },
     /** GET /api/data/check_vidsite_channel: is the user subscribed to the channel of this name and address. */
-    check_vidsite_channel: { ...byChannelName("podcasts.check_podcast", ExistsAnswer), idempotent: true },
+    check_vidsite_channel: { ...byChannelName(checkPodcast, ExistsAnswer), idempotent: true },
     /** POST /api/data/vidsite/subscribe: 409 when already subscribed; feed_cutoff (days of videos kept) defaults to 30. */
     subscribe: {
       response: VidsiteSubscribeAnswer,
       circuitBreaker,
       params: { channel_id: { type: "string", trim: true, max: 100 }, user_id: id, feed_cutoff: { type: "number", integer: true, min: 0, max: 365, convert: true, optional: true } },
-      async handler(this: any, ctx: Context<any>) {
+      async handler(this: VidsiteThis, ctx: Ctx<{ channel_id: string; user_id: number; feed_cutoff?: number }>): Promise<Static<typeof VidsiteSubscribeAnswer>> {
         const { channel_id, user_id } = ctx.params;
         if (!CHANNEL_ID.test(channel_id)) throw new BadRequestError("channel_id must be a channel id or @handle");
-        const added: { podcast_id: number } = await ctx.call("podcasts.add_custom_podcast", {
+        const added = await addCustomPodcast(ctx, {
           feed_url: vidsiteChannelUrl(channel_id), user_id, feed_cutoff: ctx.params.feed_cutoff ?? 30,
         });
         return { success: true, message: "Subscribed to the channel", podcast_id: added.podcast_id };
@@ -109,8 +115,8 @@ const VidsiteService: ServiceSchema = {
       idempotent: true,
       params: { user_id: id, podcast_id: id },
       response: VidsiteEpisodesAnswer,
-      async handler(this: any, ctx: Context<any>) {
-        const { episodes }: EpisodesPageAnswer = await ctx.call("episodes.podcast_episodes", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
+      async handler(this: VidsiteThis, ctx: Ctx<{ user_id: number; podcast_id: number }>): Promise<Static<typeof VidsiteEpisodesAnswer>> {
+        const { episodes }: EpisodesPageAnswer = await podcastEpisodes(ctx, { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
         return {
           // The documents' fields, then the list item as PinePods' web client reads a video (completed is in both).
           episodes: episodes.map((e) => ({
@@ -122,7 +128,7 @@ const VidsiteService: ServiceSchema = {
       },
     },
     /** POST /api/data/remove_vidsite_channel: 404 when not subscribed. */
-    remove_vidsite_channel: byChannelName("podcasts.remove_podcast", SuccessAnswer),
+    remove_vidsite_channel: byChannelName(removePodcast, SuccessAnswer),
 
     // --- Internal actions (not in the route table) ---
 
@@ -131,10 +137,10 @@ const VidsiteService: ServiceSchema = {
       circuitBreaker,
       visibility: "public",
       params: { url: "string", content_hash: { type: "string", optional: true, nullable: true } },
-      async handler(this: any, ctx: Context<{ url: string; content_hash?: string | null }>): Promise<FetchedFeed> {
+      async handler(this: VidsiteThis, ctx: Ctx<{ url: string; content_hash?: string | null }>): Promise<FetchedFeed> {
         const channel = vidsiteChannelId(ctx.params.url);
         if (!channel) throw new BadRequestError("Not a video channel address");
-        const details: VidsiteChannelDetails = await ctx.call("search.vidsite_channel", { id: channel });
+        const details: VidsiteChannelDetails = await vidsiteChannel(ctx, { id: channel });
         const rss = channelRss(details);
         const content_hash = sha256Hex(rss);
         const base = { final_url: ctx.params.url, etag: null, last_modified: null, content_hash };

@@ -6,7 +6,8 @@
  * tried, in moleculer-web's order, so the alias found is the one moleculer-web would have found.
  * List it before ApiGateway in `mixins`: the first mixin's methods win.
  */
-import type { ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
+import { mixin } from "./service-types";
 
 /** What this needs of moleculer-web's Alias. */
 interface WebAlias {
@@ -85,10 +86,19 @@ export function findAlias(aliases: WebAlias[], index: AliasIndex, url: string, m
   return false;
 }
 
-export const aliasIndexMixin: ServiceSchema = {
+/** The gateway's `this` as the index sees it: moleculer-web's alias list, and the index kept for it. */
+export interface AliasIndexThis extends Service {
+  aliases: WebAlias[];
+  aliasIndex: AliasIndex;
+  aliasIndexOf: WebAlias[];
+  aliasIndexLength: number;
+  resolveAlias(url: string, method?: string): ReturnType<typeof findAlias>;
+}
+
+export const aliasIndexMixin: Partial<ServiceSchema> = mixin<AliasIndexThis>({
   name: "alias-index",
   methods: {
-    resolveAlias(this: any, url: string, method = "GET") {
+    resolveAlias(this: AliasIndexThis, url: string, method = "GET") {
       // moleculer-web replaces or re-sorts its list when routes change: rebuilt then, on the next request.
       if (this.aliasIndexOf !== this.aliases || this.aliasIndexLength !== this.aliases.length) {
         this.aliasIndex = buildAliasIndex(this.aliases);
@@ -98,4 +108,4 @@ export const aliasIndexMixin: ServiceSchema = {
       return findAlias(this.aliases, this.aliasIndex, url, method);
     },
   },
-};
+});

@@ -40,16 +40,24 @@ export interface BackupEnd {
 
 /** One record line (with its newline): dates tagged so that decodeLine revives them. */
 export function encodeRecord(service: string, collection: string, doc: object): string {
-  return JSON.stringify({ service, collection, doc }, function (this: any, key: string, value: unknown) {
+  return JSON.stringify({ service, collection, doc }, function (this: Record<string, unknown>, key: string, value: unknown) {
     const raw = this[key];
     return raw instanceof Date ? { $date: raw.toISOString() } : value;
   }) + "\n";
 }
 
 /** Parses one line of a backup file, reviving tagged dates. */
-export function decodeLine(line: string): any {
-  return JSON.parse(line, (_key, value) => {
-    if (value && typeof value === "object" && !Array.isArray(value) && typeof value.$date === "string" && Object.keys(value).length === 1) return new Date(value.$date);
+/** A record line as written by encodeRecord; anything else parses to other shapes, which the reader checks. */
+export interface RecordLine {
+  service?: string;
+  collection?: string;
+  doc?: { _id?: unknown; [field: string]: unknown };
+}
+
+export function decodeLine(line: string): RecordLine | null {
+  return JSON.parse(line, (_key, value: unknown) => {
+    const tagged = value as { $date?: unknown } | null;
+    if (tagged && typeof tagged === "object" && !Array.isArray(tagged) && typeof tagged.$date === "string" && Object.keys(tagged).length === 1) return new Date(tagged.$date);
     return value;
   });
 }
@@ -65,15 +73,15 @@ export function endLine(records: number): string {
 
 /** Throws unless the first line names this format and a version this server reads. */
 export function checkHeader(line: string | undefined): BackupHeader {
-  let header: any;
+  let header: Partial<BackupHeader> | null;
   try {
-    header = line ? JSON.parse(line) : null;
+    header = line ? (JSON.parse(line) as Partial<BackupHeader>) : null;
   } catch {
     header = null;
   }
   if (!header || header.format !== BACKUP_FORMAT) throw new Error(`Not a ${BACKUP_FORMAT} file`);
   if (header.version !== BACKUP_VERSION) throw new Error(`Backup format version ${header.version} is not supported (this server reads version ${BACKUP_VERSION})`);
-  return header;
+  return header as BackupHeader; // its format and version checked above, the rest as written by headerLine
 }
 
 /** A backup file's decompressed bytes: gzip (told by its first two bytes, 1f 8b) or plain. */

@@ -17,13 +17,14 @@ import fs from "fs";
 import path from "path";
 import DbService from "moleculer-db";
 import { Readable } from "stream";
-import type { Context, ServiceSchema } from "moleculer";
+import type { Service, ServiceBroker, ServiceSchema } from "moleculer";
 import { COUNTERS_COLLECTION, decodeLine, encodeRecord } from "./backup-format";
 import { config } from "./config";
 import { lockDataDir } from "./data-lock";
 import { BadRequestError, ConflictError } from "./errors";
 import { isMongoDuplicateKey, MongoStore } from "./mongo-store";
 import { SqliteAdapter } from "./sqlite-store";
+import { type Ctx, mixin, type Query, type Store, type StoredDoc, type Update } from "./service-types";
 
 export interface IndexSpec {
   fields: Record<string, 1 | -1>;
@@ -47,7 +48,7 @@ export interface IndexSpec {
    * A unique index that documents stored by an older version may break (creating it then fails): folds those
    * documents, then the index is created again. Runs only when the creation failed so.
    */
-  repair?: (service: any, store: any) => Promise<void>;
+  repair?: (service: Service, store: Store) => Promise<void>;
 }
 
 export interface CollectionSpec {
@@ -65,7 +66,32 @@ function isMongo(): boolean {
   return !!config.mongoUri;
 }
 
-function createAdapter(collection: string, file: string | null): any {
+/** What this mixin uses of a store besides what the services do (shared/service-types.ts Store). */
+interface StoreImpl extends Store {
+  init(broker: ServiceBroker, service: { logger: { info(...args: unknown[]): void; warn(...args: unknown[]): void } }): void;
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  ensureIndex(spec: IndexSpec): void | Promise<void>;
+  project(query: Query, fields: readonly string[]): StoredDoc[] | Promise<StoredDoc[]>;
+  projected(fields: readonly string[]): Iterable<StoredDoc> | AsyncIterable<StoredDoc>;
+  all(): Iterable<StoredDoc> | AsyncIterable<StoredDoc>;
+  putAll(docs: StoredDoc[]): void | Promise<void>;
+  /** Embedded store only: changes whenever the collection is written (storesMark). */
+  changeMark?(): string;
+}
+
+/** The mixin's own `this`: a service's stores as StoreImpl, and what started() keeps. */
+interface DbMixinThis extends Service {
+  adapter: StoreImpl;
+  stores: Record<string, StoreImpl>;
+  releaseDataLock?: () => Promise<void>;
+  backupStores(): [string, StoreImpl][];
+  upsert(store: StoreImpl, _id: unknown, update: Update): Promise<void>;
+  incrementDoc(store: StoreImpl, id: string, inc: Record<string, number>): Promise<StoredDoc>;
+  findFields(store: StoreImpl, query: Query, fields: readonly string[]): Promise<StoredDoc[]>;
+}
+
+function createAdapter(collection: string, file: string | null): StoreImpl {
   if (isMongo()) return new MongoStore(config.mongoUri, collection);
   // Embedded: a file under DATA_DIR, or memory only when DATA_DIR is ":memory:".
   return new SqliteAdapter(file);
@@ -76,7 +102,7 @@ function storeFile(name: string): string | null {
   return path.join(config.dataDir, `${name}.sqlite`);
 }
 
-async function ensureIndex(service: any, adapter: any, spec: IndexSpec): Promise<void> {
+async function ensureIndex(service: DbMixinThis, adapter: StoreImpl, spec: IndexSpec): Promise<void> {
   if (!isMongo() && spec.mongoOnly) return;
   try {
     await adapter.ensureIndex(spec);
@@ -96,13 +122,14 @@ async function ensureIndex(service: any, adapter: any, spec: IndexSpec): Promise
 }
 
 /** Creating a unique index failed on documents that collide (the embedded store's CREATE UNIQUE INDEX throws SQLite's own error). */
-function indexCollides(err: any): boolean {
-  return isDuplicateKeyError(err) || err?.code === "SQLITE_CONSTRAINT_UNIQUE";
+function indexCollides(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return isDuplicateKeyError(err) || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
 /** True when err is a unique-index violation, on the embedded store or MongoDB. */
-export function isDuplicateKeyError(err: any): boolean {
-  return err?.errorType === "uniqueViolated" || isMongoDuplicateKey(err);
+export function isDuplicateKeyError(err: unknown): boolean {
+  return (err as { errorType?: unknown } | null)?.errorType === "uniqueViolated" || isMongoDuplicateKey(err);
 }
 
 function usesFiles(): boolean {
@@ -113,8 +140,8 @@ function usesFiles(): boolean {
  * Mixed in after DbService so that its started() runs before moleculer-db's, which loads (and compacts)
  * the files and would retry forever on an error instead of letting the process exit.
  */
-const DataLockMixin: Partial<ServiceSchema> = {
-  async started(this: any) {
+const DataLockMixin = mixin<DbMixinThis>({
+  async started(this: DbMixinThis) {
     if (!usesFiles()) return;
     fs.mkdirSync(config.dataDir, { recursive: true });
     this.releaseDataLock = await lockDataDir(config.dataDir, `${this.name}.service`, (err) =>
@@ -124,16 +151,16 @@ const DataLockMixin: Partial<ServiceSchema> = {
         : undefined,
     );
   },
-  async stopped(this: any) {
+  async stopped(this: DbMixinThis) {
     await this.releaseDataLock?.();
   },
-};
+});
 
 /**
  * Inserts restored records with their ids. When a record with one of these ids appeared meanwhile (a
  * restore into a running server races its own writes, say a scheduler's lease), the backup's record wins.
  */
-async function insertAll(store: any, docs: any[]): Promise<void> {
+async function insertAll(store: StoreImpl, docs: StoredDoc[]): Promise<void> {
   try {
     await store.putAll(docs);
   } catch (err) {
@@ -143,7 +170,7 @@ async function insertAll(store: any, docs: any[]): Promise<void> {
 }
 
 /** The backup lines of these stores, in chunks of about EXPORT_CHUNK bytes. */
-async function* exportChunks(service: string, stores: [string, any][]): AsyncGenerator<Buffer> {
+async function* exportChunks(service: string, stores: [string, StoreImpl][]): AsyncGenerator<Buffer> {
   let pending = "";
   for (const [collection, store] of stores) {
     for await (const doc of store.all()) {
@@ -157,11 +184,12 @@ async function* exportChunks(service: string, stores: [string, any][]): AsyncGen
   if (pending) yield Buffer.from(pending);
 }
 
-export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): ServiceSchema {
-  return {
+export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Partial<ServiceSchema> {
+  return mixin<DbMixinThis>({
     name: "db-mixin",
     mixins: [DbService, DataLockMixin],
-    adapter: null as any,
+    // moleculer-db reads `adapter` from the schema; created() puts ours in its place.
+    adapter: null,
     collection: main.name,
     settings: { idField: "_id" },
     actions: {
@@ -169,7 +197,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       /** Used by GET /api/health: answers only when this service's store answers. */
       db_health: {
         visibility: "public",
-        async handler(this: any) {
+        async handler(this: DbMixinThis) {
           await this.adapter.ping();
           return { ok: true };
         },
@@ -178,7 +206,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       backup_export: {
         visibility: "public",
         params: {},
-        handler(this: any) {
+        handler(this: DbMixinThis) {
           return Readable.from(exportChunks(this.name, this.backupStores()), { objectMode: false });
         },
       },
@@ -186,19 +214,19 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       backup_import: {
         visibility: "public",
         params: { lines: { type: "array", items: "string", max: 10_000 } },
-        async handler(this: any, ctx: Context<{ lines: string[] }>) {
-          const stores = new Map<string, any>(this.backupStores());
-          const byCollection = new Map<string, any[]>();
+        async handler(this: DbMixinThis, ctx: Ctx<{ lines: string[] }>) {
+          const stores = new Map<string, StoreImpl>(this.backupStores());
+          const byCollection = new Map<string, StoredDoc[]>();
           for (const line of ctx.params.lines) {
             const rec = decodeLine(line);
-            if (rec?.service !== this.name || !stores.has(rec.collection) || !rec.doc || rec.doc._id === undefined) {
+            if (rec?.service !== this.name || !rec.collection || !stores.has(rec.collection) || !rec.doc || rec.doc._id === undefined) {
               throw new BadRequestError(`Backup record not for a collection of the ${this.name} service`);
             }
             if (!byCollection.has(rec.collection)) byCollection.set(rec.collection, []);
             byCollection.get(rec.collection)!.push(rec.doc);
           }
           for (const [collection, docs] of byCollection) {
-            const store = stores.get(collection);
+            const store = stores.get(collection)!; // every collection was checked against `stores` above
             if (collection === COUNTERS) {
               // With MongoDB every service shares one counters collection, so each export holds all of it.
               for (const { _id, ...fields } of docs) {
@@ -217,7 +245,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       backup_counts: {
         visibility: "public",
         params: {},
-        async handler(this: any): Promise<Record<string, number>> {
+        async handler(this: DbMixinThis): Promise<Record<string, number>> {
           const counts: Record<string, number> = {};
           for (const [collection, store] of this.backupStores()) {
             counts[collection] = await store.count({});
@@ -229,21 +257,21 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       backup_clear: {
         visibility: "public",
         params: {},
-        async handler(this: any) {
+        async handler(this: DbMixinThis) {
           for (const [, store] of this.backupStores()) {
             await store.removeMany({});
           }
           return { ok: true };
         },
       },
-    } as any,
+    },
     events: {
       /** A restore replaced the data under every service: cached answers describe the old data. Once a node: its first store service cleans. */
-      "backup.restored"(this: any) {
-        if (this.broker.services.find((s: any) => s.backupStores) === this) return this.broker.cacher?.clean();
+      "backup.restored"(this: DbMixinThis) {
+        if (this.broker.services.find((s) => "backupStores" in s) === this) return this.broker.cacher?.clean();
       },
     },
-    created(this: any) {
+    created(this: DbMixinThis) {
       const files: Record<string, string | null> = {};
       for (const spec of [main, ...extra]) files[spec.name] = storeFile(spec.name);
       files[COUNTERS] = storeFile(`${COUNTERS}.${this.name}`);
@@ -254,25 +282,25 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
       for (const spec of extra) this.stores[spec.name] = createAdapter(spec.name, files[spec.name]);
       this.stores[COUNTERS] = createAdapter(COUNTERS, files[COUNTERS]);
     },
-    async started(this: any) {
+    async started(this: DbMixinThis) {
       // moleculer-db connects this.adapter in its own started(); the extra stores are ours.
-      for (const store of Object.values(this.stores) as any[]) {
+      for (const store of Object.values(this.stores)) {
         store.init(this.broker, this);
         await store.connect();
       }
-      const all: [any, CollectionSpec][] = [[this.adapter, main], ...extra.map((s) => [this.stores[s.name], s] as [any, CollectionSpec])];
+      const all: [StoreImpl, CollectionSpec][] = [[this.adapter, main], ...extra.map((s) => [this.stores[s.name], s] as [StoreImpl, CollectionSpec])];
       for (const [adapter, spec] of all) for (const idx of spec.indexes || []) await ensureIndex(this, adapter, idx);
     },
-    async stopped(this: any) {
-      for (const store of Object.values(this.stores || {}) as any[]) await store.disconnect?.();
+    async stopped(this: DbMixinThis) {
+      for (const store of Object.values(this.stores || {})) await store.disconnect();
     },
     methods: {
       /** [collection name, adapter] of every store of this service, counters last. */
-      backupStores(this: any): [string, any][] {
-        return [[main.name, this.adapter], ...extra.map((spec) => [spec.name, this.stores[spec.name]] as [string, any]), [COUNTERS, this.stores[COUNTERS]]];
+      backupStores(this: DbMixinThis): [string, StoreImpl][] {
+        return [[main.name, this.adapter], ...extra.map((spec) => [spec.name, this.stores[spec.name]] as [string, StoreImpl]), [COUNTERS, this.stores[COUNTERS]]];
       },
       /** Inserts into a store; a unique-index violation (also of a racing insert) becomes a 409 with this message. */
-      async insertUnique(this: any, store: any, doc: object, conflictMessage: string): Promise<void> {
+      async insertUnique(this: DbMixinThis, store: StoreImpl, doc: StoredDoc, conflictMessage: string): Promise<void> {
         try {
           await store.insert(doc);
         } catch (err) {
@@ -284,8 +312,8 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
        * A mark that changes whenever one of these stores is written (embedded store), for answers kept in
        * memory between requests; null on MongoDB, where other replicas write too: keep nothing then.
        */
-      storesMark(this: any, ...stores: any[]): string | null {
-        return stores.every((s) => typeof s.changeMark === "function") ? stores.map((s) => s.changeMark()).join("/") : null;
+      storesMark(this: DbMixinThis, ...stores: StoreImpl[]): string | null {
+        return stores.every((s) => typeof s.changeMark === "function") ? stores.map((s) => s.changeMark!()).join("/") : null;
       },
       /**
        * Inserts documents that carry their _ids, in one batch. When a unique index refuses one (a racing writer
@@ -293,7 +321,7 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
        * before it written; the embedded store's wrote none), and each refused one goes to `collided`, which
        * answers what to report for it, or null when it got the document written after all.
        */
-      async insertEach<D extends { _id: unknown }, R>(this: any, store: any, docs: D[], collided: (doc: D, err: unknown) => Promise<R | null>): Promise<{ written: D[]; refused: R[] }> {
+      async insertEach<D extends { _id: unknown }, R>(this: DbMixinThis, store: Store<D>, docs: D[], collided: (doc: D, err: unknown) => Promise<R | null>): Promise<{ written: D[]; refused: R[] }> {
         if (!docs.length) return { written: [], refused: [] };
         try {
           await store.insertMany(docs);
@@ -318,8 +346,8 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         return { written, refused };
       },
       /** Documents of a store by _id (in ID_CHUNK queries); with `fields`, only those fields (and _id). */
-      async findByIds(this: any, store: any, ids: unknown[], fields?: readonly string[]): Promise<any[]> {
-        const out: any[] = [];
+      async findByIds(this: DbMixinThis, store: StoreImpl, ids: unknown[], fields?: readonly string[]): Promise<StoredDoc[]> {
+        const out: StoredDoc[] = [];
         for (let i = 0; i < ids.length; i += ID_CHUNK) {
           const query = { _id: { $in: ids.slice(i, i + ID_CHUNK) } };
           out.push(...(await (fields ? this.findFields(store, query, fields) : store.find({ query }))));
@@ -327,27 +355,27 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Ser
         return out;
       },
       /** Documents of a store with only these fields (and _id): far less to copy than whole documents. */
-      async findFields(this: any, store: any, query: object, fields: readonly string[]): Promise<any[]> {
+      async findFields(this: DbMixinThis, store: StoreImpl, query: Query, fields: readonly string[]): Promise<StoredDoc[]> {
         return store.project(query, fields);
       },
       /** Calls `each` with every document of a store, only these fields (and _id), one at a time: never all of them in memory. */
-      async forEachDoc(this: any, store: any, fields: readonly string[], each: (doc: any) => void): Promise<void> {
+      async forEachDoc(this: DbMixinThis, store: StoreImpl, fields: readonly string[], each: (doc: StoredDoc) => void): Promise<void> {
         for await (const doc of store.projected(fields)) each(doc);
       },
       /** Applies a modifier ($set, $inc) to the document with this _id, creating it when missing: one atomic write. */
-      async upsert(this: any, store: any, _id: unknown, update: object): Promise<void> {
+      async upsert(this: DbMixinThis, store: StoreImpl, _id: unknown, update: Update): Promise<void> {
         await store.upsertOne(_id, update);
       },
       /** One atomic $inc on the document _id of a store (created when missing); returns the document after it. */
-      async incrementDoc(this: any, store: any, id: string, inc: Record<string, number>): Promise<any> {
+      async incrementDoc(this: DbMixinThis, store: StoreImpl, id: string, inc: Record<string, number>): Promise<StoredDoc> {
         return store.increment(id, inc);
       },
       /** Next int32 id of a sequence (house rule 3, docs/architecture.md): one atomic $inc on the counters collection. */
-      async nextId(this: any, sequence: string): Promise<number> {
-        const { seq } = await this.incrementDoc(this.stores[COUNTERS], sequence, { seq: 1 });
+      async nextId(this: DbMixinThis, sequence: string): Promise<number> {
+        const seq = (await this.incrementDoc(this.stores[COUNTERS], sequence, { seq: 1 })).seq as number;
         if (seq > 2147483647) throw new Error(`Sequence ${sequence} is past int32`);
         return seq;
       },
     },
-  } as ServiceSchema;
+  });
 }

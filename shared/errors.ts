@@ -62,13 +62,24 @@ export interface ErrorBody {
  * Turns any error into the status and body a client sees. Client errors keep their message; anything
  * else becomes a generic 500/503 so stacks, queries and internal data never leave the server.
  */
-export function toErrorResponse(err: any): { status: number; body: ErrorBody } {
+/** The fields of an error this reads: Moleculer's errors, body-parser's, the stores'. */
+interface ErrorLike {
+  name?: string;
+  message?: string;
+  type?: string;
+  code?: unknown;
+  status?: unknown;
+  data?: unknown;
+}
+
+export function toErrorResponse(thrown: unknown): { status: number; body: ErrorBody } {
+  const err = (thrown ?? {}) as ErrorLike;
   let status = 500;
   let message = "Internal server error";
   const code = typeof err?.code === "number" ? err.code : typeof err?.status === "number" ? err.status : undefined;
   if (err?.name === "ValidationError" || err?.type === "VALIDATION_ERROR") {
     status = 400;
-    const fields = Array.isArray(err.data) ? err.data.map((d: any) => d.message).filter(Boolean) : [];
+    const fields = Array.isArray(err.data) ? (err.data as { message?: string }[]).map((d) => d.message).filter(Boolean) : [];
     message = fields.length ? fields.join("; ") : "Invalid parameters";
   } else if (err?.type === "entity.parse.failed") {
     status = 400;
@@ -84,7 +95,7 @@ export function toErrorResponse(err: any): { status: number; body: ErrorBody } {
     message = err.message || ERROR_CATEGORIES[status] || "Bad request";
   } else if (err?.name === "ResponseSchemaError") {
     // Only under the test-time answer check (shared/response-check.ts): the test must see which route broke its contract.
-    message = err.message;
+    message = err.message ?? message;
   } else if (code === 503) {
     status = 503;
     message = err.message || "Service unavailable";

@@ -12,29 +12,42 @@
  * kept the old answer for KEY_CACHE_TTL. So the gateway drops them from the shared cacher itself, then
  * drops its own entries once more: a lookup that was answered meanwhile from the old entry is not kept.
  */
-import type { Context, ServiceSchema } from "moleculer";
+import type { Service } from "moleculer";
 import { config } from "./config";
+import { keysRemoved, resolveKey } from "./contracts/auth";
+import { backupRestored } from "./contracts/backups";
+import { userRightsChanged } from "./contracts/users";
+import type { Caller } from "./contracts/call";
+import { type Ctx, mixin } from "./service-types";
 import type { AuthUser } from "./types";
 
 // A bound on memory: past it the cache starts over (a burst of distinct keys cannot grow it further).
 const MAX_ENTRIES = 10_000;
 
-export const keyCacheMixin: ServiceSchema = {
+/** What the mixin adds to the gateway's `this`. */
+export interface KeyCacheThis extends Service {
+  keyCache: Map<string, { user: AuthUser; until: number }>;
+  keyCacheGeneration: number;
+  forgetLookups(dropLocal: () => void, hashes: string[] | null): Promise<void>;
+  resolveKey(ctx: Caller, keyHash: string): Promise<AuthUser | null>;
+}
+
+export const keyCacheMixin = mixin<KeyCacheThis>({
   name: "key-cache",
-  created(this: any) {
+  created(this: KeyCacheThis) {
     this.keyCache = new Map<string, { user: AuthUser; until: number }>();
     // Bumped by every invalidation: a lookup that was in flight meanwhile may carry what was just revoked.
     this.keyCacheGeneration = 0;
   },
   events: {
-    "auth.keys_removed"(this: any, ctx: Context<{ key_hashes: string[] }>) {
+    [keysRemoved.eventName](this: KeyCacheThis, ctx: Ctx<{ key_hashes: string[] }>) {
       const hashes = ctx.params.key_hashes ?? [];
       return this.forgetLookups(() => hashes.forEach((hash) => this.keyCache.delete(hash)), hashes);
     },
-    "backup.restored"(this: any) {
+    [backupRestored.eventName](this: KeyCacheThis) {
       return this.forgetLookups(() => this.keyCache.clear(), null);
     },
-    "user.rights_changed"(this: any, ctx: Context<{ user_id: number }>) {
+    [userRightsChanged.eventName](this: KeyCacheThis, ctx: Ctx<{ user_id: number }>) {
       return this.forgetLookups(() => {
         for (const [hash, entry] of this.keyCache) if (entry.user.id === ctx.params.user_id) this.keyCache.delete(hash);
       }, null);
@@ -42,7 +55,7 @@ export const keyCacheMixin: ServiceSchema = {
   },
   methods: {
     /** Drops entries here (dropLocal), then the auth service's cached lookups of `hashes` (null: all), then here again. */
-    async forgetLookups(this: any, dropLocal: () => void, hashes: string[] | null): Promise<void> {
+    async forgetLookups(this: KeyCacheThis, dropLocal: () => void, hashes: string[] | null): Promise<void> {
       this.keyCacheGeneration++;
       dropLocal();
       const cacher = this.broker.cacher;
@@ -52,11 +65,11 @@ export const keyCacheMixin: ServiceSchema = {
       this.keyCacheGeneration++;
       dropLocal();
     },
-    async resolveKey(this: any, ctx: Context, keyHash: string): Promise<AuthUser | null> {
+    async resolveKey(this: KeyCacheThis, ctx: Caller, keyHash: string): Promise<AuthUser | null> {
       const hit = this.keyCache.get(keyHash);
       if (hit && hit.until > Date.now()) return hit.user;
       const generation = this.keyCacheGeneration;
-      const user: AuthUser | null = await ctx.call("auth.resolve_key", { key_hash: keyHash });
+      const user = await resolveKey(ctx, { key_hash: keyHash });
       if (user && config.keyCacheTtl > 0 && generation === this.keyCacheGeneration) {
         if (this.keyCache.size >= MAX_ENTRIES) this.keyCache.clear();
         this.keyCache.set(keyHash, { user, until: Date.now() + config.keyCacheTtl * 1000 });
@@ -66,4 +79,4 @@ export const keyCacheMixin: ServiceSchema = {
       return user;
     },
   },
-};
+});

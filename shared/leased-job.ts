@@ -7,7 +7,8 @@
  * Stopping ends the beats, waits for the running pass and hands the lease over at once.
  */
 import crypto from "crypto";
-import type { ServiceSchema } from "moleculer";
+import type { Service, ServiceSchema } from "moleculer";
+import { mixin } from "./service-types";
 import { ensureLease, type LeaseStore, releaseLease, SCHEDULER_LEASE, takeLease } from "./lease";
 
 /** The lease record: the lease's own fields, plus last_run_at when the job keeps its rhythm there. */
@@ -19,19 +20,20 @@ interface JobLeaseDoc {
 }
 
 export interface JobStore extends LeaseStore {
-  findOne(query: object): Promise<any>;
+  findOne(query: object): Promise<object | null>;
 }
 
 /** What a claim answers: false, no pass is due; true, one starts; a function, one starts and this undoes its claim. */
 export type PassClaim = boolean | (() => Promise<unknown>);
 
-export interface LeasedJobSpec {
+/** S: the `this` of the service that runs the job. */
+export interface LeasedJobSpec<S extends Service = Service> {
   /** The lease record's _id. */
   leaseId: string;
   /** Names the job in logs. */
   name: string;
   /** The service's store of the lease record. */
-  store(service: any): JobStore;
+  store(service: S): JobStore;
   /** Seconds a lease lasts unless renewed (read at each beat, as the other settings). */
   leaseSeconds(): number;
   /** Milliseconds between beats; 0: the job does not beat (off). */
@@ -41,21 +43,21 @@ export interface LeasedJobSpec {
   /** Beat once at start instead of a beat period later. */
   beatAtStart: boolean;
   /** When true, a beat does nothing (not even renew). */
-  paused?(service: any): boolean;
+  paused?(service: S): boolean;
   /** On the holder while no pass runs: whether one is due now, recorded as started when it is. */
-  claim(service: any, job: LeasedJob, now: Date): Promise<PassClaim>;
+  claim(service: S, job: LeasedJob<S>, now: Date): Promise<PassClaim>;
   /** One pass. */
-  run(service: any, now: Date): Promise<unknown>;
+  run(service: S, now: Date): Promise<unknown>;
 }
 
-export class LeasedJob {
+export class LeasedJob<S extends Service = Service> {
   /** This replica's name in the lease: its node and a random part (two instances on a node differ). */
   readonly holder: string;
   /** The running pass; it never rejects. */
   pass: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly service: any, readonly spec: LeasedJobSpec) {
+  constructor(private readonly service: S, readonly spec: LeasedJobSpec<S>) {
     this.holder = `${service.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
   }
 
@@ -80,9 +82,9 @@ export class LeasedJob {
       .run(this.service, now)
       .then(
         () => undefined,
-        async (err: any) => {
+        async (err: unknown) => {
           // Not run (say a peer not reachable yet, as while a cluster starts): with its claim undone the next beat tries again.
-          this.service.logger.warn(`${this.spec.name} pass failed`, { error: err?.message });
+          this.service.logger.warn(`${this.spec.name} pass failed`, { error: (err as Error | null)?.message });
           if (typeof claimed === "function") await claimed().catch(() => undefined);
         },
       )
@@ -93,7 +95,7 @@ export class LeasedJob {
     if (this.spec.ensure === "start") await ensureLease(this.store, this.spec.leaseId, { last_run_at: null });
     const ms = this.spec.beatMs();
     if (ms <= 0) return;
-    const beat = () => this.tick().catch((err: any) => this.service.logger.warn(`${this.spec.name} tick failed`, { error: err?.message }));
+    const beat = () => this.tick().catch((err: unknown) => this.service.logger.warn(`${this.spec.name} tick failed`, { error: (err as Error | null)?.message }));
     this.timer = setInterval(beat, ms);
     this.timer.unref(); // the gateway keeps the process alive, not a scheduler
     if (this.spec.beatAtStart) beat();
@@ -111,18 +113,19 @@ export class LeasedJob {
  * The service gets the job as this[key]. List it before the db mixin: moleculer starts the first-listed
  * mixin last (the stores are connected by then) and stops it first.
  */
-export function LeasedJobMixin(key: string, spec: LeasedJobSpec): Partial<ServiceSchema> {
-  return {
-    created(this: any) {
-      this[key] = new LeasedJob(this, spec);
+export function LeasedJobMixin<S extends Service>(key: string, spec: LeasedJobSpec<S>): Partial<ServiceSchema> {
+  type WithJob = S & Record<string, LeasedJob<S>>;
+  return mixin<WithJob>({
+    created(this: WithJob) {
+      (this as Record<string, LeasedJob<S>>)[key] = new LeasedJob<S>(this, spec);
     },
-    async started(this: any) {
+    async started(this: WithJob) {
       await this[key].start();
     },
-    async stopped(this: any) {
+    async stopped(this: WithJob) {
       await this[key].stop();
     },
-  };
+  });
 }
 
 /**
@@ -130,10 +133,10 @@ export function LeasedJobMixin(key: string, spec: LeasedJobSpec): Partial<Servic
  * a new holder keeps the rhythm). firstWaits: the first holder ever only starts the rhythm. A failed pass
  * gets the previous last_run_at back while this replica holds the lease, so the next beat retries it.
  */
-export function rhythmInLease(due: (last: Date | null, now: Date) => boolean, firstWaits = false): LeasedJobSpec["claim"] {
+export function rhythmInLease<S extends Service>(due: (last: Date | null, now: Date) => boolean, firstWaits = false): LeasedJobSpec<S>["claim"] {
   return async (_service, job, now) => {
     const { leaseId } = job.spec;
-    const lease: JobLeaseDoc = await job.store.findOne({ _id: leaseId });
+    const lease = (await job.store.findOne({ _id: leaseId })) as JobLeaseDoc; // ensured before every claim
     const last = lease.last_run_at ? new Date(lease.last_run_at) : null;
     const record = (at: Date | null, query: object = {}) => job.store.updateMany({ _id: leaseId, ...query }, { $set: { last_run_at: at } });
     if (!last && firstWaits) {

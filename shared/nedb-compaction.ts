@@ -13,6 +13,9 @@
 import fs from "fs";
 import path from "path";
 
+/** NeDB's own event (its Datastore is an EventEmitter), not a broker event. */
+const COMPACTION_DONE = "compaction.done";
+
 /** Characters of serialised lines per write. */
 const CHUNK = 1 << 20;
 
@@ -22,7 +25,16 @@ const Persistence = require(require.resolve("@seald-io/nedb/lib/persistence", fr
 const storage = require(require.resolve("@seald-io/nedb/lib/storage", fromDb));
 const model = require(require.resolve("@seald-io/nedb/lib/model", fromDb));
 
-async function persistCachedDatabaseAsync(this: any): Promise<void> {
+/** The part of NeDB's (untyped) Persistence this replacement reads. */
+interface NedbPersistence {
+  inMemoryOnly: boolean;
+  filename: string;
+  modes: { dirMode: number; fileMode: number };
+  db: { getAllData(): object[]; indexes: Record<string, { unique: boolean; sparse: boolean }>; emit(event: string): void };
+  afterSerialization(line: string): string;
+}
+
+async function persistCachedDatabaseAsync(this: NedbPersistence): Promise<void> {
   if (this.inMemoryOnly) return;
   const { filename, modes } = this;
   const temp = `${filename}~`;
@@ -55,7 +67,7 @@ async function persistCachedDatabaseAsync(this: any): Promise<void> {
   await storage.flushToStorageAsync({ filename: temp, mode: modes.fileMode });
   await storage.renameAsync(temp, filename);
   await storage.flushToStorageAsync({ filename: path.dirname(filename), isDir: true, mode: modes.dirMode });
-  this.db.emit("compaction.done");
+  this.db.emit(COMPACTION_DONE);
 }
 
 Persistence.prototype.persistCachedDatabaseAsync = persistCachedDatabaseAsync;

@@ -10,8 +10,8 @@ import { fetchUrl, OutboundHttpError } from "./http";
 /** Sent to every provider (the search spec asks for a fixed identifying string). */
 export const PROVIDER_USER_AGENT = `${config.serviceName}-search/1.0`;
 
-export function providerFailure(provider: string, err: any): Error {
-  if (!(err instanceof OutboundHttpError)) return err;
+export function providerFailure(provider: string, err: unknown): Error {
+  if (!(err instanceof OutboundHttpError)) return err as Error;
   if (err.kind === "timeout" || err.kind === "network") return new ServiceUnavailableError(`${provider} provider unavailable`);
   if (err.kind === "http_status" && err.status === 429) return new ServiceUnavailableError(`${provider} provider rate limit reached`);
   if (err.kind === "http_status" && err.status! >= 500) return new ServiceUnavailableError(`${provider} provider unavailable (HTTP ${err.status})`);
@@ -24,7 +24,10 @@ export function providerFailure(provider: string, err: any): Error {
  * 503s would close the action (and every other provider behind it) for everyone for a while.
  */
 export const PROVIDER_CIRCUIT_BREAKER = {
-  check: (err: any) => !!err && (err.code >= 500 || !err.code) && err.type !== "internal_error" && err.type !== "service_unavailable",
+  check: (err: Error | null) => {
+    const { code, type } = (err ?? {}) as { code?: number; type?: string };
+    return !!err && (!code || code >= 500) && type !== "internal_error" && type !== "service_unavailable";
+  },
 };
 
 /** GETs url and parses its JSON object or array; headers for signing, the deadline SEARCH_PROVIDER_TIMEOUT_MS. */

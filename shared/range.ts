@@ -1,4 +1,5 @@
 /** HTTP Range requests (RFC 9110 section 14) for media answers: one byte range of a resource. */
+import type { GatewayMeta } from "./types";
 
 /** The byte range asked for; null = the whole resource; "unsatisfiable" = answer 416. */
 export type ByteRange = { start: number; end: number } | null | "unsatisfiable";
@@ -25,13 +26,7 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 }
 
 /** ctx.meta of a media answer: what the gateway passes in (Range, HEAD) and the response fields moleculer-web reads back. */
-export interface MediaAnswerMeta {
-  method?: string;
-  range?: string;
-  $statusCode?: number;
-  $responseType?: string;
-  $responseHeaders?: Record<string, string | number>;
-}
+export type MediaAnswerMeta = Pick<GatewayMeta, "method" | "range" | "$statusCode" | "$responseType" | "$responseHeaders">;
 
 type Headers = Record<string, string | number>;
 

@@ -8,7 +8,9 @@
  * answer too large for one message crosses the transporter in pieces and reaches this check whole
  * (shared/message-pieces.middleware.ts), so a large answer is held against its schema like any other.
  */
-import type { Context } from "moleculer";
+import type { Context, Service } from "moleculer";
+import type { IncomingRequest } from "moleculer-web";
+import type { GatewayMeta } from "./types";
 import { Errors } from "moleculer";
 import { ANSWER_STATUS, MEDIA_TYPE, byMediaType } from "./contracts/answers";
 
@@ -20,26 +22,40 @@ export class ResponseSchemaError extends Errors.MoleculerError {
   }
 }
 
-const isRaw = (data: any) => Buffer.isBuffer(data) || typeof data?.pipe === "function";
+const isRaw = (data: unknown) => Buffer.isBuffer(data) || typeof (data as { pipe?: unknown } | null)?.pipe === "function";
 const JSON_TYPE = "application/json";
 /** "text/x-opml; charset=utf-8" -> "text/x-opml"; JSON when the action set none. */
 const baseType = (responseType: string | undefined) => (responseType ?? JSON_TYPE).split(";")[0].trim();
 
 /** moleculer-web's onAfterCall hook: returns the answer unchanged or throws ResponseSchemaError. */
-export function responseCheck(): (ctx: Context<any, any>, route: any, req: any, res: any, data: any) => any {
+/** A response schema as the registry carries it: JSON Schema, with this project's markers (shared/contracts/answers.ts). */
+interface Declared {
+  [MEDIA_TYPE]?: string;
+  [ANSWER_STATUS]?: number;
+  anyOf?: Declared[];
+}
+
+/** What the check reads of ctx.meta. */
+type AnswerMeta = Pick<GatewayMeta, "$statusCode" | "$responseType">;
+/** `this` of the hook: the gateway service, or for a multipart upload moleculer-web's alias (its service beside it). */
+type HookThis = Partial<Service> & { service?: Service };
+
+export function responseCheck(): (this: HookThis, ctx: Context<unknown, AnswerMeta>, route: unknown, req: IncomingRequest, res: unknown, data: unknown) => unknown {
   // ajv is a dev dependency: loaded only where the check is switched on.
   const Ajv = require("ajv").default;
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
   require("ajv-formats").default(ajv);
   ajv.addVocabulary([MEDIA_TYPE, ANSWER_STATUS]);
   const compiled = new WeakMap<object, (data: unknown) => boolean>();
-  return function checkResponse(this: any, ctx, _route, req, _res, data) {
-    const schema = req.$endpoint?.action?.response;
-    const route = `${req.method} ${req.$alias?.fullPath ?? req.originalUrl} (${req.$endpoint?.action?.name})`;
+  return function checkResponse(this: HookThis, ctx, _route, req, _res, data) {
+    // The action definition carries the schema (`response`), which Moleculer's types do not name.
+    const schema = (req.$endpoint?.action as { response?: Declared } | undefined)?.response;
+    const alias = req.$alias as (typeof req.$alias & { fullPath?: string }) | undefined; // fullPath: set by moleculer-web, not in its types
+    const route = `${req.method} ${alias?.fullPath ?? req.originalUrl} (${req.$endpoint?.action?.name})`;
     const fail = (problem: string) => {
       const err = new ResponseSchemaError(`Answer of ${route} does not match its response schema: ${problem}`);
       // `this` is the gateway service, or for a multipart upload moleculer-web's alias (its service beside it).
-      (this.logger ?? this.service.logger).error("response schema mismatch", { route, problem });
+      (this.logger ?? this.service?.logger)?.error("response schema mismatch", { route, problem });
       throw err;
     };
     // Routes without a schema fail the OpenAPI test (test/integration/openapi.test.ts), not each request.
@@ -49,8 +65,9 @@ export function responseCheck(): (ctx: Context<any, any>, route: any, req: any, 
       return data;
     }
     // ByMediaType: the member of the media type the action answered with.
-    const declared = byMediaType(schema) ? schema.anyOf.find((m: any) => m[MEDIA_TYPE] === baseType(ctx.meta.$responseType)) : schema;
-    if (!declared) fail(`answered ${baseType(ctx.meta.$responseType) ?? "application/json"}, declared ${schema.anyOf.map((m: any) => m[MEDIA_TYPE]).join(" or ")}`);
+    const members = byMediaType(schema) ? schema.anyOf! : null;
+    const declared = members ? members.find((m) => m[MEDIA_TYPE] === baseType(ctx.meta.$responseType)) : schema;
+    if (!declared) return fail(`answered ${baseType(ctx.meta.$responseType)}, declared ${members!.map((m) => m[MEDIA_TYPE]).join(" or ")}`);
     if (declared[MEDIA_TYPE] && declared[MEDIA_TYPE] !== JSON_TYPE) {
       if (typeof data !== "string" && !isRaw(data)) fail(`declared ${declared[MEDIA_TYPE]}, answered JSON`);
       return data;
@@ -59,7 +76,7 @@ export function responseCheck(): (ctx: Context<any, any>, route: any, req: any, 
     const validate = compiled.get(declared) ?? ajv.compile(declared);
     compiled.set(declared, validate);
     // What the client parses: undefined fields dropped, dates as strings.
-    if (!validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) fail(ajv.errorsText((validate as any).errors, { dataVar: "answer" }));
+    if (!validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) fail(ajv.errorsText((validate as { errors?: unknown }).errors, { dataVar: "answer" }));
     return data;
   };
 }

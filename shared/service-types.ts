@@ -8,7 +8,7 @@
  *   type QueueThis = DbThis<QueueDoc> & QueueMethods & { turns: Map<number, Promise<unknown>> };
  *   async handler(this: QueueThis, ctx: Ctx<QueueBulkAddParams>): Promise<QueueBulkAddResult> { ... }
  */
-import type { Context, Service } from "moleculer";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { GatewayMeta } from "./types";
 
 /** A handler's Context: its params, and ctx.meta as the gateway fills it. */
@@ -83,3 +83,11 @@ export type DbThis<D extends object, S extends Record<string, object> = Record<n
     adapter: Store<D>;
     stores: { [K in keyof S]: Store<S[K]> } & { counters: Store };
   };
+
+/**
+ * A mixin written against its own `this` (T), as a service's `mixins` entry: Moleculer's types give mixins
+ * the plain Service as `this`, so the one cast between the two is here.
+ */
+export function mixin<T extends Service>(schema: Partial<ServiceSchema<ServiceSettingSchema, T>>): Partial<ServiceSchema> {
+  return schema as unknown as Partial<ServiceSchema>;
+}

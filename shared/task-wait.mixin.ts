@@ -3,21 +3,29 @@
  * but answer with its figures when it ends quickly (refresh_pods, sync). Finished tasks are broadcast
  * (`tasks.changed`), so every node hears the end of a job whichever worker ran it.
  */
-import type { Context, ServiceSchema } from "moleculer";
-import { TASK_CHANGED, TaskRecord } from "./contracts/tasks";
+import type { Service } from "moleculer";
+import type { Caller } from "./contracts/call";
+import { TASK_CHANGED, TaskRecord, taskStatus } from "./contracts/tasks";
+import { type Ctx, mixin } from "./service-types";
 
-export const TaskWaitMixin: Partial<ServiceSchema> = {
+/** What the mixin adds to a service's `this`. */
+export interface TaskWaitThis extends Service {
+  taskWaiters: Map<string, (task: TaskRecord | null) => void>;
+  waitForTask(ctx: Caller, id: string, timeoutMs: number): Promise<TaskRecord | null>;
+}
+
+export const TaskWaitMixin = mixin<TaskWaitThis>({
   events: {
-    [TASK_CHANGED](this: any, ctx: Context<TaskRecord>) {
+    [TASK_CHANGED](this: TaskWaitThis, ctx: Ctx<TaskRecord>) {
       if (ctx.params.status === "SUCCESS" || ctx.params.status === "FAILED") this.taskWaiters.get(ctx.params.id)?.(ctx.params);
     },
   },
-  created(this: any) {
+  created(this: TaskWaitThis) {
     this.taskWaiters = new Map();
   },
   methods: {
     /** The task once finished, or null after timeoutMs. */
-    async waitForTask(this: any, ctx: Context, id: string, timeoutMs: number): Promise<TaskRecord | null> {
+    async waitForTask(this: TaskWaitThis, ctx: Caller, id: string, timeoutMs: number): Promise<TaskRecord | null> {
       let timer: NodeJS.Timeout | undefined;
       const finished = new Promise<TaskRecord | null>((resolve) => {
         this.taskWaiters.set(id, resolve);
@@ -25,7 +33,7 @@ export const TaskWaitMixin: Partial<ServiceSchema> = {
       });
       try {
         // It may have finished before the waiter was set.
-        const now: TaskRecord = await ctx.call("tasks.task_status", { task_id: id });
+        const now = await taskStatus(ctx, { task_id: id });
         if (now.status === "SUCCESS" || now.status === "FAILED") return now;
         return await finished;
       } finally {
@@ -34,4 +42,4 @@ export const TaskWaitMixin: Partial<ServiceSchema> = {
       }
     },
   },
-};
+});

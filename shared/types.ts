@@ -81,4 +81,20 @@ export interface GatewayMeta {
   syncUsername?: string;
   /** On sync routes: the hash of the caller's sync session (logout.json drops it). */
   syncSession?: string;
+  /** Set by an action, read by moleculer-web: the answer's status, content type and headers. */
+  $statusCode?: number;
+  $responseType?: string;
+  $responseHeaders?: Record<string, string | number>;
+  /** Media routes: the request's method (HEAD answers no body) and Range header (shared/range.ts). */
+  method?: string;
+  range?: string;
+  /** The request's Accept-Encoding, for answers the action compresses itself (backups, feeds). */
+  acceptEncoding?: string;
+  /** RSS routes: the feed key of the URL (rss service). */
+  feedKey?: string;
+  /** Upload routes (moleculer-web's multipart alias): the form fields and the file's field name, name and type. */
+  $multipart?: Record<string, string>;
+  fieldname?: string;
+  filename?: string;
+  mimetype?: string;
 }

@@ -8,16 +8,18 @@
  * minutes. The page is CSRF-safe twice over: its form token is stored hashed in the flow and must come
  * back both in the hidden field and in a SameSite=Strict cookie.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
 import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError } from "../../shared/errors";
 import { publicOrigin } from "../../shared/client-address";
 import { readCookie, setCookie } from "../../shared/cookies";
 import { decryptSecret, encryptSecret, generateApiKey, hashApiKey } from "../../shared/secrets";
-import type { GatewayMeta } from "../../shared/types";
+import type { Ctx } from "../../shared/service-types";
 import type { VerifiedLogin } from "../../shared/contracts/users";
+import { checkMfaCode } from "../../shared/contracts/users";
 import { LoginFlowPage, LoginFlowPollAnswer, LoginFlowStartAnswer } from "../../shared/contracts/auth";
 import { flowGonePage, grantedPage, grantFormPage } from "./login-flow.page";
+import type { AttemptDoc, AuthMethods, AuthThis } from "./this";
 
 /** Nextcloud's lifetime of a login flow. */
 export const LOGIN_FLOW_SECONDS = 20 * 60;
@@ -43,15 +45,16 @@ export interface LoginFlowDoc {
   granted: { user_id: number; login_name: string; app_password: string } | null;
 }
 
-type PageMeta = GatewayMeta & { $statusCode?: number; $responseType?: string; $responseHeaders?: Record<string, string> };
+/** ctx.meta of a page: the gateway's, and the status, type and headers moleculer-web answers with. */
 const flowParam = { type: "string", min: 1, max: 128 };
 const formField = (max: number) => ({ type: "string", max, optional: true });
 
-function answerPage(ctx: Context<any, PageMeta>, status: number, html: string, headers?: Record<string, string>): string {
-  ctx.meta.$statusCode = status;
-  ctx.meta.$responseType = "text/html; charset=utf-8";
+function answerPage(ctx: Ctx<unknown>, status: number, html: string, headers?: Record<string, string>): string {
+  const meta = ctx.meta;
+  meta.$statusCode = status;
+  meta.$responseType = "text/html; charset=utf-8";
   // Never cached, never framed: the page carries a form token and asks for a password.
-  ctx.meta.$responseHeaders = { "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'", ...headers };
+  meta.$responseHeaders = { "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'", ...headers };
   return html;
 }
 
@@ -66,7 +69,7 @@ export const loginFlowActions: ServiceActionsSchema = {
   login_flow_start: {
     params: {},
     response: LoginFlowStartAnswer,
-    async handler(this: any, ctx: Context<any, GatewayMeta>): Promise<LoginFlowStartAnswer> {
+    async handler(this: AuthThis, ctx: Ctx): Promise<LoginFlowStartAnswer> {
       await this.beginAttempt(FLOW_START_ATTEMPT, ctx.meta.clientIp);
       const pollToken = generateApiKey();
       const flowId = generateApiKey();
@@ -88,7 +91,7 @@ export const loginFlowActions: ServiceActionsSchema = {
   login_flow_poll: {
     params: { token: { type: "string", min: 1, max: 256 } },
     response: LoginFlowPollAnswer,
-    async handler(this: any, ctx: Context<{ token: string }, GatewayMeta>): Promise<LoginFlowPollAnswer> {
+    async handler(this: AuthThis, ctx: Ctx<{ token: string }>): Promise<LoginFlowPollAnswer> {
       const flow: LoginFlowDoc | null = await this.stores.login_flows.findOne({ poll_hash: hashApiKey(ctx.params.token) });
       if (!flow || !flow.granted || this.flowExpired(flow)) throw new NotFoundError("No access granted for this token");
       // Once: of two polls at the same time only the one that removes the flow gets the password.
@@ -104,7 +107,7 @@ export const loginFlowActions: ServiceActionsSchema = {
     idempotent: true,
     params: { flow: flowParam },
     response: LoginFlowPage,
-    async handler(this: any, ctx: Context<{ flow: string }, PageMeta>): Promise<string> {
+    async handler(this: AuthThis, ctx: Ctx<{ flow: string }>): Promise<string> {
       const flow = await this.openFlow(ctx.params.flow);
       if (!flow) return answerPage(ctx, 404, flowGonePage(config.serviceName));
       return this.formAnswer(ctx, flow, 200, {});
@@ -117,7 +120,7 @@ export const loginFlowActions: ServiceActionsSchema = {
   login_flow_grant: {
     params: { flow: flowParam, csrf: formField(128), user: formField(255), password: formField(1024), mfa_code: formField(16) },
     response: LoginFlowPage,
-    async handler(this: any, ctx: Context<{ flow: string; csrf?: string; user?: string; password?: string; mfa_code?: string }, PageMeta>): Promise<string> {
+    async handler(this: AuthThis, ctx: Ctx<{ flow: string; csrf?: string; user?: string; password?: string; mfa_code?: string }>): Promise<string> {
       const p = ctx.params;
       const flow: LoginFlowDoc | null = await this.openFlow(p.flow);
       if (!flow) return answerPage(ctx, 404, flowGonePage(config.serviceName));
@@ -129,7 +132,7 @@ export const loginFlowActions: ServiceActionsSchema = {
       const username = (p.user ?? "").trim().toLowerCase();
       const again = (status: number, error: string) => this.formAnswer(ctx, flow, status, { error, username, csrf: p.csrf });
       if (!username || !p.password) return again(401, "Enter your username and password.");
-      let checked: { login: VerifiedLogin; attempt: { _id: string; address: string } };
+      let checked: { login: VerifiedLogin; attempt: AttemptDoc };
       try {
         checked = await this.checkPassword(ctx, username, p.password, "login flow sign-in failed");
       } catch (err) {
@@ -141,7 +144,7 @@ export const loginFlowActions: ServiceActionsSchema = {
       if (login.mfa_enabled) {
         const code = (p.mfa_code ?? "").trim();
         if (!code) return again(401, "Your account has two-factor authentication on: enter the code from your authenticator app.");
-        if (!(await ctx.call("users.check_mfa_code", { user_id: login.user_id, mfa_code: code }))) {
+        if (!(await checkMfaCode(ctx, { user_id: login.user_id, mfa_code: code }))) {
           this.logger.warn("login flow MFA code refused", { username, address: attempt.address });
           return again(401, "Wrong two-factor code. Enter the current code from your authenticator app.");
         }
@@ -168,21 +171,21 @@ export const loginFlowActions: ServiceActionsSchema = {
   },
 };
 
-export const loginFlowMethods = {
-  flowExpired(flow: LoginFlowDoc): boolean {
+export const loginFlowMethods: Pick<AuthMethods, "flowExpired" | "openFlow" | "flowCookieName" | "formAnswer"> = {
+  flowExpired(this: AuthThis, flow: LoginFlowDoc): boolean {
     return new Date(flow.expires_at).getTime() <= Date.now();
   },
   /** The flow of a login page's address while it waits for the person: unknown, expired and granted ones are gone. */
-  async openFlow(this: any, flowId: string): Promise<LoginFlowDoc | null> {
+  async openFlow(this: AuthThis, flowId: string): Promise<LoginFlowDoc | null> {
     const flow: LoginFlowDoc | null = await this.stores.login_flows.findOne({ flow_hash: hashApiKey(flowId) });
     return flow && !flow.granted && !this.flowExpired(flow) ? flow : null;
   },
   /** One cookie per flow: two flows open in one browser keep their own form tokens. */
-  flowCookieName(flow: LoginFlowDoc): string {
+  flowCookieName(this: AuthThis, flow: LoginFlowDoc): string {
     return `login_flow_${flow._id}`;
   },
   /** The form page: with the submitted token again (a retry), or a new one stored in the flow and set as its cookie. */
-  async formAnswer(this: any, ctx: Context<{ flow: string }, PageMeta>, flow: LoginFlowDoc, status: number, opts: { error?: string; username?: string; csrf?: string }): Promise<string> {
+  async formAnswer(this: AuthThis, ctx: Ctx<{ flow: string }>, flow: LoginFlowDoc, status: number, opts: { error?: string; username?: string; csrf?: string }): Promise<string> {
     let csrf = opts.csrf;
     const headers: Record<string, string> = {};
     if (!csrf) {

@@ -4,13 +4,16 @@
  * only the sync routes), and sync sessions (keys of kind "session" behind the sessionid cookie), with
  * gPodder's login.json and logout.json.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
 import { UnauthorizedError } from "../../shared/errors";
 import { publicOrigin } from "../../shared/client-address";
 import { sessionCookie } from "../../shared/cookies";
-import type { AuthUser, GatewayMeta } from "../../shared/types";
+import type { AuthUser } from "../../shared/types";
+import type { Ctx } from "../../shared/service-types";
 import type { UserAuthInfo } from "../../shared/contracts/users";
+import { getAuthInfo } from "../../shared/contracts/users";
+import type { AuthThis } from "./this";
 import { AppPasswordAnswer, SyncSessionAnswer } from "../../shared/contracts/auth";
 
 const userIdParam = { type: "number", integer: true, positive: true, convert: true };
@@ -20,7 +23,7 @@ export const syncActions: ServiceActionsSchema = {
   create_app_password: {
     params: { user_id: userIdParam, name: { type: "string", trim: true, min: 1, max: 100, optional: true } },
     response: AppPasswordAnswer,
-    async handler(this: any, ctx: Context<{ user_id: number; name?: string }>): Promise<AppPasswordAnswer> {
+    async handler(this: AuthThis, ctx: Ctx<{ user_id: number; name?: string }>): Promise<AppPasswordAnswer> {
       const name = ctx.params.name ?? "App password";
       const { key, doc } = await this.issueKey(ctx.params.user_id, "app", false, null, { name });
       this.logger.info("app password created", { user_id: doc.user_id, api_id: doc._id });
@@ -31,7 +34,7 @@ export const syncActions: ServiceActionsSchema = {
   sync_session_login: {
     params: { username: { type: "string", max: 255 } },
     response: SyncSessionAnswer,
-    handler(ctx: Context<any, GatewayMeta>): SyncSessionAnswer {
+    handler(this: AuthThis, ctx: Ctx<{ username: string }>): SyncSessionAnswer {
       // Set by the gateway on every sync route (auth "sync").
       return { username: ctx.meta.syncUsername! };
     },
@@ -40,9 +43,10 @@ export const syncActions: ServiceActionsSchema = {
   sync_session_logout: {
     params: { username: { type: "string", max: 255 } },
     response: SyncSessionAnswer,
-    async handler(this: any, ctx: Context<any, GatewayMeta & { $responseHeaders?: Record<string, string> }>): Promise<SyncSessionAnswer> {
+    async handler(this: AuthThis, ctx: Ctx<{ username: string }>): Promise<SyncSessionAnswer> {
       if (ctx.meta.syncSession) await this.removeKeys({ key_hash: ctx.meta.syncSession, kind: "session" });
-      ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie("", publicOrigin(ctx.meta), 0) };
+      const meta = ctx.meta;
+      meta.$responseHeaders = { "Set-Cookie": sessionCookie("", publicOrigin(ctx.meta), 0) };
       return { username: ctx.meta.syncUsername! };
     },
   },
@@ -56,7 +60,7 @@ export const syncActions: ServiceActionsSchema = {
   sync_login: {
     visibility: "public",
     params: { username: { type: "string", min: 1, max: 255 }, password: { type: "string", max: 1024 } },
-    async handler(this: any, ctx: Context<{ username: string; password: string }, GatewayMeta>): Promise<AuthUser> {
+    async handler(this: AuthThis, ctx: Ctx<{ username: string; password: string }>): Promise<AuthUser> {
       const username = ctx.params.username.toLowerCase();
       const { login, attempt } = await this.checkPassword(ctx, username, ctx.params.password, "sync login failed");
       // Still counted as a failure: with MFA on the password alone opens nothing.
@@ -65,7 +69,7 @@ export const syncActions: ServiceActionsSchema = {
         throw new UnauthorizedError("MFA is on for this account: sync apps sign in with an app password");
       }
       await this.forgetAttempt(attempt._id);
-      const [owner]: UserAuthInfo[] = await ctx.call("users.get_auth_info", { user_ids: [login.user_id] });
+      const [owner]: UserAuthInfo[] = await getAuthInfo(ctx, { user_ids: [login.user_id] });
       if (!owner) throw new UnauthorizedError("Invalid username or password");
       return this.callerOf(owner, null);
     },
@@ -77,7 +81,7 @@ export const syncActions: ServiceActionsSchema = {
   open_sync_session: {
     visibility: "public",
     params: { user_id: userIdParam, app_password_id: { ...userIdParam, optional: true } },
-    async handler(this: any, ctx: Context<{ user_id: number; app_password_id?: number }>): Promise<{ token: string }> {
+    async handler(this: AuthThis, ctx: Ctx<{ user_id: number; app_password_id?: number }>): Promise<{ token: string }> {
       const expires_at = new Date(Date.now() + config.syncSessionDays * 86400_000);
       const { key } = await this.issueKey(ctx.params.user_id, "session", false, null, { expires_at, opened_by: ctx.params.app_password_id });
       return { token: key };

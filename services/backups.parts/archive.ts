@@ -13,6 +13,10 @@ import type { ServiceBroker } from "moleculer";
 import { backupLines, checkHeader, endLine, headerLine, openBackupFile } from "../../shared/backup-format";
 import { config } from "../../shared/config";
 import { BadRequestError, ConflictError, NotFoundError } from "../../shared/errors";
+import { backupClear, backupCounts, backupExport, backupImport, backupRestored } from "../../shared/contracts/backups";
+import type { RestoreResult } from "../../shared/contracts/backups";
+
+export type { RestoreResult };
 
 /** Records per backup_import call, and their bytes: a batch stays well under a NATS message. */
 const IMPORT_BATCH_LINES = 500;
@@ -28,8 +32,8 @@ const PARTIAL = ".partial";
 export function storeServices(broker: ServiceBroker): string[] {
   const names = broker.registry
     .getActionList({ onlyAvailable: true, skipInternal: true, withEndpoints: false })
-    .filter((a: any) => a.name.endsWith(".backup_export"))
-    .map((a: any) => a.name.slice(0, -".backup_export".length));
+    .filter((a) => a.name.endsWith(".backup_export"))
+    .map((a) => a.name.slice(0, -".backup_export".length));
   return Array.from(new Set<string>(names)).sort();
 }
 
@@ -44,7 +48,7 @@ async function* backupChunks(broker: ServiceBroker, services: string[]): AsyncGe
   yield Buffer.from(headerLine(config.version));
   let records = 0;
   for (const service of services) {
-    const part: Readable = await broker.call(`${service}.backup_export`, {});
+    const part: Readable = await backupExport(broker, service);
     for await (const chunk of part) {
       records += countLines(chunk);
       yield chunk;
@@ -158,11 +162,14 @@ export function removeStalePartials(idleMs: number): string[] {
   return stale;
 }
 
+/** A line of a backup after its header, as JSON.parse reads it: a record, or the end line; checked field by field. */
+type BackupLine = { end?: unknown; records?: unknown; service?: unknown; collection?: unknown; doc?: unknown } | null;
+
 /** Reads the whole file once without writing: its header, its end line and the services its records belong to. */
 async function checkFile(file: string): Promise<Map<string, number>> {
   const perService = new Map<string, number>();
   let header = false;
-  let end: any = null;
+  let end: BackupLine = null;
   let records = 0;
   for await (const line of backupLines(openBackupFile(file))) {
     if (!header) {
@@ -171,7 +178,7 @@ async function checkFile(file: string): Promise<Map<string, number>> {
       continue;
     }
     if (end) throw new BadRequestError("The backup has data after its end line");
-    let rec: any;
+    let rec: BackupLine;
     try {
       rec = JSON.parse(line);
     } catch {
@@ -192,11 +199,6 @@ async function checkFile(file: string): Promise<Map<string, number>> {
   return perService;
 }
 
-export interface RestoreResult {
-  records: number;
-  services: Record<string, number>;
-}
-
 /**
  * Restores a backup file: checks all of it first, then clears every service's collections and gives each
  * its records back with their ids. `empty`: refuses a server that already has accounts (409); otherwise
@@ -206,25 +208,25 @@ export async function restoreBackup(broker: ServiceBroker, file: string, mode: "
   let perService: Map<string, number>;
   try {
     perService = await checkFile(file);
-  } catch (err: any) {
+  } catch (err) {
     if (err instanceof BadRequestError) throw err;
-    throw new BadRequestError(`Not a readable backup: ${err?.message}`);
+    throw new BadRequestError(`Not a readable backup: ${(err as Error | null)?.message}`);
   }
   const running = storeServices(broker);
   const missing = [...perService.keys()].filter((s) => !running.includes(s));
   if (missing.length) throw new BadRequestError(`The backup holds data of services that are not running: ${missing.join(", ")}`);
   if (mode === "empty") {
-    const users: Record<string, number> = await broker.call("users.backup_counts", {});
+    const users: Record<string, number> = await backupCounts(broker, "users");
     if (users.users > 0) throw new ConflictError("The server already has accounts: a backup is restored into an empty server only");
   }
   // Records services wrote at their first start (default settings, leases) give way to the backup's.
-  for (const service of running) await broker.call(`${service}.backup_clear`, {});
+  for (const service of running) await backupClear(broker, service);
   const batches = new Map<string, { lines: string[]; bytes: number }>();
   const flush = async (service: string) => {
     const batch = batches.get(service);
     if (!batch?.lines.length) return;
     batches.delete(service);
-    await broker.call(`${service}.backup_import`, { lines: batch.lines });
+    await backupImport(broker, service, { lines: batch.lines });
   };
   let first = true;
   for await (const line of backupLines(openBackupFile(file))) {
@@ -232,7 +234,7 @@ export async function restoreBackup(broker: ServiceBroker, file: string, mode: "
       first = false;
       continue;
     }
-    const { service } = JSON.parse(line);
+    const { service } = JSON.parse(line) as { service?: string }; // checked by checkFile
     if (!service) continue; // the end line
     const batch = batches.get(service) ?? { lines: [], bytes: 0 };
     batches.set(service, batch);
@@ -241,7 +243,7 @@ export async function restoreBackup(broker: ServiceBroker, file: string, mode: "
     if (batch.lines.length >= IMPORT_BATCH_LINES || batch.bytes >= IMPORT_BATCH_BYTES) await flush(service);
   }
   for (const service of [...batches.keys()]) await flush(service);
-  await broker.broadcast("backup.restored", {});
+  await backupRestored.broadcast(broker, {});
   const records = [...perService.values()].reduce((a, b) => a + b, 0);
   return { records, services: Object.fromEntries(perService) };
 }

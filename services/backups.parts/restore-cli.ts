@@ -9,6 +9,7 @@ import path from "path";
 import { ServiceBroker, ServiceSchema } from "moleculer";
 import brokerConfig from "../../moleculer.config";
 import { config } from "../../shared/config";
+import { restoreFile } from "../../shared/contracts/backups";
 
 const SERVICE_DIR = path.join(__dirname, "..");
 /** Gateways (no HTTP during a restore) and the job runner (restored jobs wait for the real server). */
@@ -31,11 +32,11 @@ async function main(): Promise<number> {
   }
   await broker.start();
   try {
-    const result: { records: number; services: Record<string, number> } = await broker.call("backups.restore_file", { file: path.resolve(file) }, { timeout: 0 });
+    const result = await restoreFile(broker, { file: path.resolve(file) }, { timeout: 0 });
     console.log(JSON.stringify({ restored: path.resolve(file), data: config.mongoUri ? "MONGO_URI" : config.dataDir, ...result }));
     return 0;
-  } catch (err: any) {
-    console.error(`restore failed: ${err?.message ?? err}`);
+  } catch (err) {
+    console.error(`restore failed: ${(err as Error | null)?.message ?? err}`);
     return 1;
   } finally {
     await broker.stop();
@@ -44,7 +45,7 @@ async function main(): Promise<number> {
 
 main().then(
   (code) => process.exit(code),
-  (err) => {
+  (err: Error | null) => {
     console.error(`restore failed: ${err?.message ?? err}`);
     process.exit(1);
   },

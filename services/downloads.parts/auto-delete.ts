@@ -10,19 +10,25 @@
  * the rhythm). A holder that dies stops renewing and another replica takes over when the lease expires;
  * a pass cut short is finished by the next one, as each pass works from what is stored.
  */
-import type { ServiceSchema } from "moleculer";
+import type { ServiceBroker, ServiceRegistry, ServiceSchema } from "moleculer";
 import { config } from "../../shared/config";
 import { LeasedJobMixin, rhythmInLease } from "../../shared/leased-job";
 import type { EpisodeMediaItem } from "../../shared/contracts/episodes";
+import { episodeItems } from "../../shared/contracts/episodes";
 import type { AutoDeleteRule } from "../../shared/contracts/podcasts";
+import { autoDeleteRules } from "../../shared/contracts/podcasts";
+import type { DownloadDoc, DownloadsThis } from "./this";
 
 const DAY_MS = 86_400_000;
-const dueByInterval = rhythmInLease((last, now) => !last || now.getTime() - last.getTime() >= config.autoDeleteInterval * 60_000);
+const dueByInterval = rhythmInLease<DownloadsThis>((last, now) => !last || now.getTime() - last.getTime() >= config.autoDeleteInterval * 60_000);
+
+/** Whether a node runs the service (Moleculer 0.14's registry.hasService, which its typings leave out). */
+const runs = (broker: ServiceBroker, name: string): boolean => (broker.registry as ServiceRegistry & { hasService(name: string): boolean }).hasService(name);
 
 /** Mixed into the downloads service (listed before its db mixin): its `downloads` adapter and removeDownloads are used as they are. */
 export const AutoDeleteScheduler: Partial<ServiceSchema> = {
   mixins: [
-    LeasedJobMixin("autoDeleteJob", {
+    LeasedJobMixin<DownloadsThis>("autoDeleteJob", {
       leaseId: "auto-delete-scheduler",
       name: "auto-delete",
       store: (service) => service.stores.download_leases,
@@ -31,23 +37,23 @@ export const AutoDeleteScheduler: Partial<ServiceSchema> = {
       ensure: "start",
       beatAtStart: true,
       // Not due before the services a pass asks are up (the first beat comes at start): no failed pass to log then.
-      claim: (service, job, now) => (["podcasts", "episodes"].every((name) => service.broker.registry.hasService(name)) ? dueByInterval(service, job, now) : Promise.resolve(false)),
+      claim: (service, job, now) => (["podcasts", "episodes"].every((name) => runs(service.broker, name)) ? dueByInterval(service, job, now) : Promise.resolve(false)),
       run: (service) => service.runAutoDelete(),
     }),
   ],
   methods: {
     /** One pass over every rule; answers how many downloads went. */
-    async runAutoDelete(this: any): Promise<number> {
-      const rules: AutoDeleteRule[] = await this.broker.call("podcasts.auto_delete_rules");
+    async runAutoDelete(this: DownloadsThis): Promise<number> {
+      const rules: AutoDeleteRule[] = await autoDeleteRules(this.broker, {});
       const byUser = new Map<number, Map<number, number>>();
       for (const r of rules) byUser.set(r.user_id, (byUser.get(r.user_id) ?? new Map()).set(r.podcast_id, r.days));
       const now = Date.now();
       let removed = 0;
       for (const [user_id, days] of byUser) {
-        const docs: { episode_id: number; podcast_id: number; downloaded_at: Date }[] = await this.adapter.find({ query: { user_id, podcast_id: { $in: [...days.keys()] } } });
+        const docs: Pick<DownloadDoc, "episode_id" | "podcast_id" | "downloaded_at">[] = await this.adapter.find({ query: { user_id, podcast_id: { $in: [...days.keys()] } } });
         const old = docs.filter((d) => new Date(d.downloaded_at).getTime() < now - days.get(d.podcast_id)! * DAY_MS).map((d) => d.episode_id);
         if (!old.length) continue;
-        const items: EpisodeMediaItem[] = await this.broker.call("episodes.episode_items", { user_id, episode_ids: old, include_unsubscribed: true });
+        const items: EpisodeMediaItem[] = await episodeItems(this.broker, { user_id, episode_ids: old, include_unsubscribed: true });
         removed += await this.removeDownloads(user_id, items.filter((i) => i.completed).map((i) => i.episodeid));
       }
       this.logger.info("auto-delete pass done", { rules: rules.length, removed });

@@ -3,9 +3,11 @@
  * service's settings store beside the downloads toggle; the workers read them through
  * metadata_settings when a download finishes.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { SuccessAnswer } from "../../shared/contracts/answers";
 import { DOWNLOAD_METADATA_DEFAULTS, DownloadMetadataSettings } from "../../shared/contracts/downloads";
+import type { Ctx } from "../../shared/service-types";
+import type { DownloadsThis } from "./this";
 
 /** Its own record of download_settings (the "server" one holds the downloads toggle). */
 const SETTINGS_ID = "metadata";
@@ -17,7 +19,7 @@ export const metadataSettingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: {},
     response: DownloadMetadataSettings,
-    async handler(this: any): Promise<DownloadMetadataSettings> {
+    async handler(this: DownloadsThis): Promise<DownloadMetadataSettings> {
       return this.metadataSettings();
     },
   },
@@ -28,25 +30,25 @@ export const metadataSettingsActions: ServiceActionsSchema = {
       metadata_format: { type: "enum", values: ["json", "xml", "ffmetadata", "both"] },
     },
     response: SuccessAnswer,
-    async handler(this: any, ctx: Context<DownloadMetadataSettings>): Promise<SuccessAnswer> {
+    async handler(this: DownloadsThis, ctx: Ctx<DownloadMetadataSettings>): Promise<SuccessAnswer> {
       const { folder_cover, episode_cover, metadata_sidecar, metadata_format, metadata_subfolder } = ctx.params;
       const metadata: DownloadMetadataSettings = { folder_cover, episode_cover, metadata_sidecar, metadata_format, metadata_subfolder };
       await this.upsert(this.stores.download_settings, SETTINGS_ID, { $set: { metadata } });
-      this.logger.info("download metadata settings changed", { ...metadata, by: (ctx.meta as any).user?.id });
+      this.logger.info("download metadata settings changed", { ...metadata, by: ctx.meta.user?.id });
       return { success: true };
     },
   },
   /** Internal: the settings in force (the workers' sidecars). */
   metadata_settings: {
     visibility: "public",
-    async handler(this: any): Promise<DownloadMetadataSettings> {
+    async handler(this: DownloadsThis): Promise<DownloadMetadataSettings> {
       return this.metadataSettings();
     },
   },
 };
 
 export const metadataSettingsMethods = {
-  async metadataSettings(this: any): Promise<DownloadMetadataSettings> {
+  async metadataSettings(this: DownloadsThis): Promise<DownloadMetadataSettings> {
     const doc = await this.stores.download_settings.findOne({ _id: SETTINGS_ID });
     return { ...DOWNLOAD_METADATA_DEFAULTS, ...doc?.metadata };
   },

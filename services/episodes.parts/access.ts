@@ -3,30 +3,31 @@
  * reading and writing that user's states in batches, the queue and downloaded flags (one queue and
  * one downloads call per request), and the list item shapes of the spec ("Episode list items").
  */
-import type { EpisodeListItem } from "../../shared/contracts/episodes";
-import type { Context } from "moleculer";
+import type { EpisodeListItem, QueueItem } from "../../shared/contracts/episodes";
+import { episodesPositionsChanged } from "../../shared/contracts/episodes";
 import { NotFoundError } from "../../shared/errors";
-import type { QueuePositionsParams, QueuePositionsResult } from "../../shared/contracts/queue";
-import type { DownloadedCountParams, DownloadedIdsParams } from "../../shared/contracts/downloads";
+import type { QueuePositionsResult } from "../../shared/contracts/queue";
+import { queuePositions } from "../../shared/contracts/queue";
+import { downloadedCount, downloadedIds } from "../../shared/contracts/downloads";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
-import type { AuthUser } from "../../shared/types";
-import type { PositionsChangedEvent } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { userSubscriptions } from "../../shared/contracts/podcasts";
+import type { Caller } from "../../shared/contracts/call";
+import type { Ctx } from "../../shared/service-types";
 import type { CatalogRow } from "./catalog-index";
 import { type EpisodeDoc, type EpisodeStateDoc, idSlices, iso, type Row, visibleQuery, visibleTo } from "./model";
 import type { UserStates } from "./state-cache";
+import type { EpisodesThis, HistoryItem, StateTarget } from "./this";
 
-type Meta = { user?: AuthUser };
-
-export const accessMethods: Record<string, any> = {
+export const accessMethods = {
   /** The user's subscription of a podcast; an admin may read any existing podcast. 404 otherwise. */
-  async access(this: any, ctx: Context<any, Meta>, user_id: number, podcast_id: number): Promise<SubscriptionView> {
-    const [sub]: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id, podcast_ids: [podcast_id], include_unsubscribed: !!ctx.meta.user?.isAdmin });
+  async access(this: EpisodesThis, ctx: Ctx<unknown>, user_id: number, podcast_id: number): Promise<SubscriptionView> {
+    const [sub] = await userSubscriptions(ctx, { user_id, podcast_ids: [podcast_id], include_unsubscribed: !!ctx.meta.user?.isAdmin });
     if (!sub) throw new NotFoundError("Podcast not found in your subscriptions");
     return sub;
   },
   /** One episode the user may act on, or 404 (the same answer for another feed's episode and a missing one). */
-  async accessibleEpisode(this: any, ctx: Context<any>, user_id: number, episode_id: number): Promise<EpisodeDoc> {
+  async accessibleEpisode(this: EpisodesThis, ctx: Ctx<unknown>, user_id: number, episode_id: number): Promise<EpisodeDoc> {
     const ep: EpisodeDoc | null = await this.adapter.findOne({ _id: episode_id });
     if (!ep) throw new NotFoundError("Episode not found");
     await this.access(ctx, user_id, ep.podcast_id).catch(() => {
@@ -35,24 +36,24 @@ export const accessMethods: Record<string, any> = {
     return ep;
   },
   /** An episode of the user's podcasts with this audio URL and (when given) title. */
-  async findByNameAndUrl(this: any, ctx: Context<any>, user_id: number, title: string | undefined, url: string): Promise<EpisodeDoc | null> {
-    const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id });
+  async findByNameAndUrl(this: EpisodesThis, ctx: Caller, user_id: number, title: string | undefined, url: string): Promise<EpisodeDoc | null> {
+    const subs = await userSubscriptions(ctx, { user_id });
     return this.adapter.findOne(visibleQuery(subs, title === undefined ? { enclosure_url: url } : { enclosure_url: url, title }));
   },
   /** The user's subscriptions by podcast id. */
-  async subscriptionsOf(this: any, ctx: Context<any>, user_id: number): Promise<Map<number, SubscriptionView>> {
-    const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id });
+  async subscriptionsOf(this: EpisodesThis, ctx: Caller, user_id: number): Promise<Map<number, SubscriptionView>> {
+    const subs = await userSubscriptions(ctx, { user_id });
     return new Map(subs.map((s) => [s.podcast_id, s]));
   },
   /** Of these ids, the episodes the user sees (their subscriptions, within the cutoff): one call whatever the count. */
-  async visibleEpisodes(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<EpisodeDoc[]> {
+  async visibleEpisodes(this: EpisodesThis, ctx: Caller, user_id: number, episode_ids: number[]): Promise<EpisodeDoc[]> {
     if (!episode_ids.length) return [];
     const subs: Map<number, SubscriptionView> = await this.subscriptionsOf(ctx, user_id);
     const found: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids);
     return found.filter((e) => visibleTo(e, subs.get(e.podcast_id)));
   },
   /** The user's states of these episodes (from the user's cached states: read them, never change them). */
-  async statesOf(this: any, user_id: number, episode_ids: number[]): Promise<Map<number, EpisodeStateDoc>> {
+  async statesOf(this: EpisodesThis, user_id: number, episode_ids: number[]): Promise<Map<number, EpisodeStateDoc>> {
     if (!episode_ids.length) return new Map();
     const { byEpisode }: UserStates = await this.userStates(user_id);
     const out = new Map<number, EpisodeStateDoc>();
@@ -66,11 +67,11 @@ export const accessMethods: Record<string, any> = {
    * Sets fields of the user's states of these episodes: one update for the existing states, one insert
    * of the missing ones (complete, with defaults); a state a concurrent request created meanwhile is updated.
    */
-  async writeStates(this: any, user_id: number, episodes: Pick<EpisodeDoc, "_id" | "podcast_id">[], set: Partial<EpisodeStateDoc>): Promise<void> {
+  async writeStates(this: EpisodesThis, user_id: number, episodes: StateTarget[], set: Partial<EpisodeStateDoc>): Promise<void> {
     if (!episodes.length) return;
     const ids = episodes.map((e) => e._id);
     // What is known is read from the store, not the cache: a write must not trust a copy.
-    const known: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, ids.map((e) => `${user_id}:${e}`), ["episode_id"]);
+    const known: Pick<EpisodeStateDoc, "_id" | "episode_id">[] = await this.findByIds(this.stores.episode_states, ids.map((e) => `${user_id}:${e}`), ["episode_id"]);
     try {
       await this.storeStates(user_id, episodes, new Set(known.map((s) => s.episode_id)), set);
     } finally {
@@ -78,11 +79,11 @@ export const accessMethods: Record<string, any> = {
     }
     // Sync servers relay positions and completions (services/gpodder.service.ts).
     if (set.listen_duration !== undefined || set.completed !== undefined) {
-      for (const episode_ids of idSlices(ids)) this.broker.emit("episodes.positions_changed", { user_id, episode_ids, origin: null } satisfies PositionsChangedEvent);
+      for (const episode_ids of idSlices(ids)) void episodesPositionsChanged.emit(this.broker, { user_id, episode_ids, origin: null });
     }
   },
   /** writeStates' store writes; `existing`: the episodes that have a state. */
-  async storeStates(this: any, user_id: number, episodes: Pick<EpisodeDoc, "_id" | "podcast_id">[], existing: Set<number>, set: Partial<EpisodeStateDoc>): Promise<void> {
+  async storeStates(this: EpisodesThis, user_id: number, episodes: StateTarget[], existing: Set<number>, set: Partial<EpisodeStateDoc>): Promise<void> {
     const store = this.stores.episode_states;
     const known = episodes.filter((e) => existing.has(e._id)).map((e) => `${user_id}:${e._id}`);
     if (known.length) await store.updateMany({ _id: { $in: known } }, { $set: set });
@@ -105,7 +106,7 @@ export const accessMethods: Record<string, any> = {
     }
   },
   /** The user's states that `keep` accepts, joined with their catalogue rows and subscriptions (see join). */
-  async joinedStates(this: any, ctx: Context<any>, user_id: number, keep: (st: EpisodeStateDoc) => boolean): Promise<Row<CatalogRow>[]> {
+  async joinedStates(this: EpisodesThis, ctx: Caller, user_id: number, keep: (st: EpisodeStateDoc) => boolean): Promise<Row<CatalogRow>[]> {
     const states: UserStates = await this.userStates(user_id);
     return this.join(ctx, user_id, states.all().filter(keep));
   },
@@ -114,39 +115,38 @@ export const accessMethods: Record<string, any> = {
    * order: one podcasts call whatever the count. States of podcasts the user left or episodes gone are
    * dropped. Sort and filter these rows, then read the page's documents with withDocs.
    */
-  async join(this: any, ctx: Context<any>, user_id: number, states: readonly EpisodeStateDoc[]): Promise<Row<CatalogRow>[]> {
+  async join(this: EpisodesThis, ctx: Caller, user_id: number, states: readonly EpisodeStateDoc[]): Promise<Row<CatalogRow>[]> {
     const subs: Map<number, SubscriptionView> = await this.subscriptionsOf(ctx, user_id);
     const rows: Row<CatalogRow>[] = [];
     for (const st of states) {
-      const ep: CatalogRow | undefined = this.catalog.get(st.episode_id);
+      const ep = this.catalog.get(st.episode_id);
       const sub = ep && subs.get(ep.podcast_id);
       if (ep && sub) rows.push({ ep, sub, st });
     }
     return rows;
   },
   /** The rows (a page) with their whole episode documents, in one batched read. */
-  async withDocs(this: any, rows: Row<CatalogRow>[]): Promise<Row[]> {
+  async withDocs(this: EpisodesThis, rows: Row<CatalogRow>[]): Promise<Row[]> {
     const docs: EpisodeDoc[] = await this.findByIds(this.adapter, rows.map((r) => r.ep._id));
     const byId = new Map(docs.map((e) => [e._id, e]));
     return rows.filter((r) => byId.has(r.ep._id)).map((r) => ({ ...r, ep: byId.get(r.ep._id)! }));
   },
   /** Where these episodes are in the user's queue (queued ones only), from the queue service in one call. */
-  async queueOf(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<QueuePositionsResult> {
+  async queueOf(this: EpisodesThis, ctx: Caller, user_id: number, episode_ids: number[]): Promise<QueuePositionsResult> {
     if (!episode_ids.length) return {};
-    const params: QueuePositionsParams = { user_id, episode_ids };
-    return ctx.call("queue.positions", params);
+    return queuePositions(ctx, { user_id, episode_ids });
   },
   /** Which of these episodes (a page) the user has downloaded, from the downloads service in one call. */
-  async downloadedOf(this: any, ctx: Context<any>, user_id: number, episode_ids: number[]): Promise<Set<number>> {
+  async downloadedOf(this: EpisodesThis, ctx: Caller, user_id: number, episode_ids: number[]): Promise<Set<number>> {
     if (!episode_ids.length) return new Set();
-    const params: DownloadedIdsParams = { user_id, episode_ids };
-    return new Set(await ctx.call<number[], DownloadedIdsParams>("downloads.downloaded_ids", params));
+    return new Set(await downloadedIds(ctx, { user_id, episode_ids }));
   },
-  downloadedCount(this: any, ctx: Context<any>, user_id: number): Promise<number> {
-    return ctx.call<number, DownloadedCountParams>("downloads.downloaded_count", { user_id });
+  /** How many episodes the user has downloaded (the downloads service's count). */
+  downloadedCount(this: EpisodesThis, ctx: Caller, user_id: number): Promise<number> {
+    return downloadedCount(ctx, { user_id });
   },
   /** An episode with the user's state (episode_items, and the base of every list item); "" for text a feed lacks. */
-  episodeItem(e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined): Omit<EpisodeListItem, "downloaded"> {
+  episodeItem(this: EpisodesThis, e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined): Omit<EpisodeListItem, "downloaded"> {
     return {
       episodeid: e._id,
       podcastid: e.podcast_id,
@@ -166,11 +166,11 @@ export const accessMethods: Record<string, any> = {
     };
   },
   /** An episode in list operations (podcast_episodes, return_episodes, select_episodes); downloaded: see downloadedOf. */
-  listItem(this: any, e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined, downloaded: Set<number>) {
+  listItem(this: EpisodesThis, e: EpisodeDoc, sub: SubscriptionView, st: EpisodeStateDoc | undefined, downloaded: Set<number>): EpisodeListItem {
     return { ...this.episodeItem(e, sub, st), downloaded: downloaded.has(e._id) };
   },
   /** Queue or next-episode item (also the saved item's fields). */
-  queueItem(this: any, r: Row, q: QueuePositionsResult[number] | undefined, downloaded: Set<number>) {
+  queueItem(this: EpisodesThis, r: Row, q: QueuePositionsResult[number] | undefined, downloaded: Set<number>): QueueItem {
     return {
       ...this.listItem(r.ep, r.sub, r.st, downloaded),
       queueposition: q?.position ?? null,
@@ -180,7 +180,7 @@ export const accessMethods: Record<string, any> = {
     };
   },
   /** History item (spec "Episode list items", plus downloaded as the other lists show it). */
-  historyItem(r: Row, downloaded: Set<number>) {
+  historyItem(this: EpisodesThis, r: Row, downloaded: Set<number>): HistoryItem {
     return {
       episodeid: r.ep._id,
       podcastname: r.sub.title,

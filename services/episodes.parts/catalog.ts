@@ -3,23 +3,38 @@
  * podcasts service asks for. Everything a user reads is scoped by their subscriptions (asked of the
  * podcasts service in one call per request).
  */
-import type { Context } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
-import type { AuthUser } from "../../shared/types";
-import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import type { PodcastDetailsAnswer, SubscriptionView } from "../../shared/contracts/podcasts";
+import { mergedViews, userSubscriptions } from "../../shared/contracts/podcasts";
+import type { Ctx } from "../../shared/service-types";
 import type { CatalogRow } from "./catalog-index";
 import {
   EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, id, inIdOrder, iso, isPlayed, optionalBool, pageRows, paging,
-  type Row, search, sortOrder,
+  type PagingParams, type Row, search, sortOrder,
 } from "./model";
-import type { PodcastUserStats } from "../../shared/contracts/episodes";
+import type { EpisodeMediaItem, PodcastUserStats } from "../../shared/contracts/episodes";
 import { EpisodeIdAnswer, EpisodeInDbAnswer, EpisodesPageAnswer, PodcastAndEpisodeAnswer, PodcastOfEpisodeAnswer } from "../../shared/contracts/episodes";
 import { DetailAnswer } from "../../shared/contracts/answers";
+import type { Static } from "../../shared/contracts/answers";
+import type { EpisodesThis } from "./this";
 
 /** Episodes in get_podcast_details' recent_episodes. */
 const RECENT_DETAILS = 10;
 
-export const catalogActions: Record<string, any> = {
+interface PodcastEpisodesParams extends PagingParams {
+  user_id: number;
+  podcast_id: number;
+  sort_by?: "pub_date" | "title" | "duration" | "listen_progress";
+  sort_order?: "asc" | "desc";
+  search?: string;
+  filter?: "all" | "unplayed" | "played" | "in_progress" | "saved";
+}
+/** An episode of the user's podcasts named by its audio URL and (some routes) its title. */
+type ByNameAndUrlParams<T extends string> = { user_id: number; episode_url: string } & Record<T, string>;
+type EpisodeOfUserParams = { user_id: number; episode_id: number; is_vidsite?: boolean };
+
+export const catalogActions: ServiceActionsSchema = {
   /** GET /api/data/podcast_episodes: one podcast's episodes for a subscriber, paged. */
   podcast_episodes: {
     idempotent: true,
@@ -33,14 +48,14 @@ export const catalogActions: Record<string, any> = {
       filter: { type: "enum", values: ["all", "unplayed", "played", "in_progress", "saved"], optional: true },
     },
     response: EpisodesPageAnswer,
-    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+    async handler(this: EpisodesThis, ctx: Ctx<PodcastEpisodesParams>): Promise<EpisodesPageAnswer> {
       const p = ctx.params;
       const sub: SubscriptionView = await this.access(ctx, p.user_id, p.podcast_id);
       // Podcasts the user merged into this one are listed with it.
-      const merged: SubscriptionView[] = await ctx.call("podcasts.merged_views", { user_id: p.user_id, podcast_id: p.podcast_id });
+      const merged = await mergedViews(ctx, { user_id: p.user_id, podcast_id: p.podcast_id });
       const subOf = new Map([sub, ...merged].map((s) => [s.podcast_id, s]));
       // Filtered, sorted and paged on the catalogue's rows; whole documents only for the page.
-      const episodes: CatalogRow[] = (this.visibleLists([...subOf.values()]) as (readonly CatalogRow[])[]).flat();
+      const episodes: CatalogRow[] = this.visibleLists([...subOf.values()]).flat();
       const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
       const keep = EPISODE_FILTERS[p.filter ?? "all"];
       // The podcast's own name would match every row: only episode titles are searched here.
@@ -59,16 +74,16 @@ export const catalogActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id, ...paging, since: { type: "date", convert: true, optional: true } },
     response: EpisodesPageAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<PagingParams & { user_id: number; since?: Date }>): Promise<EpisodesPageAnswer> {
       const p = ctx.params;
-      const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id: p.user_id });
+      const subs = await userSubscriptions(ctx, { user_id: p.user_id });
       // The page is cut from the catalogue's lists (newest first, "-pub_date, -_id"); documents only for the page.
       const { page, total } = this.newestVisible(subs, p.since ? p.since.getTime() : null, p.offset ?? 0, p.limit ?? 100);
-      const ids = page.map((e: CatalogRow) => e._id);
+      const ids = page.map((e) => e._id);
       const episodes: EpisodeDoc[] = inIdOrder(ids, await this.findByIds(this.adapter, ids));
       const [states, downloaded] = await Promise.all([this.statesOf(p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids)]);
       const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
-      return { episodes: episodes.map((e: EpisodeDoc) => this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded)), total };
+      return { episodes: episodes.map((e) => this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded)), total };
     },
   },
   /** GET /api/data/check_episode_in_db/{user_id}: is an episode with this title and audio URL in the user's podcasts. */
@@ -76,7 +91,7 @@ export const catalogActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id, episode_title: { type: "string", max: 1000 }, episode_url: { type: "string", max: 4000 } },
     response: EpisodeInDbAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<ByNameAndUrlParams<"episode_title">>): Promise<EpisodeInDbAnswer> {
       const found = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);
       return { episode_in_db: !!found };
     },
@@ -86,7 +101,7 @@ export const catalogActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id, episode_name: { type: "string", max: 1000 }, episode_url: { type: "string", max: 4000 } },
     response: PodcastAndEpisodeAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<ByNameAndUrlParams<"episode_name">>): Promise<PodcastAndEpisodeAnswer> {
       const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_name, ctx.params.episode_url);
       if (!found) throw new NotFoundError("Episode not found in your podcasts");
       return { podcast_id: found.podcast_id, episode_id: found._id };
@@ -97,7 +112,7 @@ export const catalogActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id, episode_id: id, is_vidsite: optionalBool },
     response: PodcastOfEpisodeAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<EpisodeOfUserParams>): Promise<PodcastOfEpisodeAnswer> {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
       return { podcast_id: ep.podcast_id };
     },
@@ -107,7 +122,7 @@ export const catalogActions: Record<string, any> = {
     idempotent: true,
     params: { episode_id: id },
     response: PodcastOfEpisodeAnswer,
-    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+    async handler(this: EpisodesThis, ctx: Ctx<{ episode_id: number }>): Promise<PodcastOfEpisodeAnswer> {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.meta.user!.id, ctx.params.episode_id);
       return { podcast_id: ep.podcast_id };
     },
@@ -117,7 +132,7 @@ export const catalogActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id, episode_url: { type: "string", max: 4000 }, episode_title: { type: "string", max: 1000, optional: true } },
     response: EpisodeIdAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; episode_url: string; episode_title?: string }>): Promise<EpisodeIdAnswer> {
       const found: EpisodeDoc | null = await this.findByNameAndUrl(ctx, ctx.params.user_id, ctx.params.episode_title, ctx.params.episode_url);
       if (!found) throw new NotFoundError("Episode not found in your podcasts");
       return found._id;
@@ -127,7 +142,7 @@ export const catalogActions: Record<string, any> = {
   update_episode_duration: {
     params: { episode_id: id, new_duration: { type: "number", integer: true, min: 0, max: 2147483647, convert: true }, is_vidsite: optionalBool },
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+    async handler(this: EpisodesThis, ctx: Ctx<{ episode_id: number; new_duration: number; is_vidsite?: boolean }>): Promise<Static<typeof DetailAnswer>> {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.meta.user!.id, ctx.params.episode_id);
       await this.adapter.updateMany({ _id: ep._id }, { $set: { duration: ctx.params.new_duration } });
       await this.catalogChanged([ep._id]);
@@ -141,8 +156,8 @@ export const catalogActions: Record<string, any> = {
   recent_episodes: {
     visibility: "public",
     params: { user_id: id, podcast_id: id, feed_cutoff_days: { type: "number", integer: true, min: 0 } },
-    async handler(this: any, ctx: Context<any>) {
-      const ids = this.newestVisible([ctx.params], null, 0, RECENT_DETAILS).page.map((e: CatalogRow) => e._id);
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; podcast_id: number; feed_cutoff_days: number }>): Promise<PodcastDetailsAnswer["recent_episodes"]> {
+      const ids = this.newestVisible([ctx.params], null, 0, RECENT_DETAILS).page.map((e) => e._id);
       const episodes: EpisodeDoc[] = inIdOrder(ids, await this.findByIds(this.adapter, ids));
       const states = await this.statesOf(ctx.params.user_id, episodes.map((e) => e._id));
       return episodes.map((e) => {
@@ -166,9 +181,9 @@ export const catalogActions: Record<string, any> = {
   user_podcast_stats: {
     visibility: "public",
     params: { user_id: id, subscriptions: { type: "array", items: "object" } },
-    async handler(this: any, ctx: Context<any>): Promise<Record<number, PodcastUserStats>> {
-      const subs: SubscriptionView[] = ctx.params.subscriptions;
-      const episodes: CatalogRow[] = (this.visibleLists(subs) as (readonly CatalogRow[])[]).flat();
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; subscriptions: SubscriptionView[] }>): Promise<Record<number, PodcastUserStats>> {
+      const subs = ctx.params.subscriptions;
+      const episodes: CatalogRow[] = this.visibleLists(subs).flat();
       const states = await this.statesOf(ctx.params.user_id, episodes.map((e) => e._id));
       const out: Record<number, PodcastUserStats> = {};
       for (const s of subs) out[s.podcast_id] = { total_episodes: 0, unplayed_episodes: 0, last_played: null, total_listen_time: 0 };
@@ -193,11 +208,11 @@ export const catalogActions: Record<string, any> = {
   episode_items: {
     visibility: "public",
     params: { user_id: id, episode_ids: { type: "array", items: "number", max: 10_000 }, include_unsubscribed: optionalBool },
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; episode_ids: number[]; include_unsubscribed?: boolean }>): Promise<EpisodeMediaItem[]> {
       const { user_id, episode_ids, include_unsubscribed } = ctx.params;
       const episodes: EpisodeDoc[] = await this.findByIds(this.adapter, episode_ids);
       const podcast_ids = Array.from(new Set(episodes.map((e) => e.podcast_id)));
-      const subs: SubscriptionView[] = podcast_ids.length ? await ctx.call("podcasts.user_subscriptions", { user_id, podcast_ids, include_unsubscribed: !!include_unsubscribed }) : [];
+      const subs = podcast_ids.length ? await userSubscriptions(ctx, { user_id, podcast_ids, include_unsubscribed: !!include_unsubscribed }) : [];
       const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
       const states = await this.statesOf(user_id, episodes.map((e) => e._id));
       return episodes

@@ -5,17 +5,19 @@
  * categories, from a time on when the collection was not backfilled), minus those taken out. Worked out
  * over the catalogue rows and cached states; only the page's documents are read from the store.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import type { CollectionEpisodesParams, CollectionMembers, CollectionPage } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import type { CatalogRow } from "./catalog-index";
 import { EPISODE_FILTERS, EPISODE_SORTS, pageRows, type Row, visibleTo } from "./model";
 import type { UserStates } from "./state-cache";
+import type { Ctx } from "../../shared/service-types";
+import type { EpisodesThis } from "./this";
 
 const idList = { type: "array", items: { type: "number", integer: true, positive: true }, max: 100_000 };
 
 /** The member rows of one collection the user sees (subscribed, within the feed cutoff), each once. */
-function memberRows(svc: any, m: CollectionMembers, subs: Map<number, SubscriptionView>, states: UserStates): Row<CatalogRow>[] {
+function memberRows(svc: EpisodesThis, m: CollectionMembers, subs: Map<number, SubscriptionView>, states: UserStates): Row<CatalogRow>[] {
   const out = new Map<number, Row<CatalogRow>>();
   const excluded = new Set(m.excluded_ids);
   const add = (ep: CatalogRow | undefined) => {
@@ -23,7 +25,7 @@ function memberRows(svc: any, m: CollectionMembers, subs: Map<number, Subscripti
     if (ep && sub && !excluded.has(ep._id) && visibleTo(ep, sub)) out.set(ep._id, { ep, sub, st: states.byEpisode.get(ep._id) });
   };
   for (const { podcast_id, since } of m.podcasts) {
-    if (subs.has(podcast_id)) for (const ep of svc.catalog.podcastSince(podcast_id, since) as readonly CatalogRow[]) add(ep);
+    if (subs.has(podcast_id)) for (const ep of svc.catalog.podcastSince(podcast_id, since)) add(ep);
   }
   for (const id of m.episode_ids) add(svc.catalog.get(id));
   return [...out.values()];
@@ -53,7 +55,7 @@ export const collectionsActions: ServiceActionsSchema = {
       sort_order: { type: "enum", values: ["asc", "desc"], optional: true },
       filter: { type: "enum", values: Object.keys(EPISODE_FILTERS), optional: true },
     },
-    async handler(this: any, ctx: Context<CollectionEpisodesParams>): Promise<CollectionPage[]> {
+    async handler(this: EpisodesThis, ctx: Ctx<CollectionEpisodesParams>): Promise<CollectionPage[]> {
       const p = ctx.params;
       const [subs, states]: [Map<number, SubscriptionView>, UserStates] = await Promise.all([this.subscriptionsOf(ctx, p.user_id), this.userStates(p.user_id)]);
       const keep = EPISODE_FILTERS[p.filter ?? "all"];

@@ -8,11 +8,14 @@
  * insert. An item whose insert collides was stored by the other sync meanwhile: it is read again and
  * treated as matched, so each episode is stored, and announced as created, once.
  */
-import type { Context } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import type { ParsedEpisode } from "../../shared/feed-parser";
 import type { SyncResult } from "../../shared/contracts/episodes";
+import { episodesCreated } from "../../shared/contracts/episodes";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
+import type { Ctx, Store } from "../../shared/service-types";
 import { type EpisodeDoc, type EpisodeStateDoc, id, iso, P20_FIELDS } from "./model";
+import type { EpisodesThis } from "./this";
 
 /** Stored fields a refresh may change; compared to decide whether an episode is written again. */
 const SYNCED_FIELDS = [
@@ -35,7 +38,10 @@ function toDate(iso: string | null): Date | null {
 /** The stored form of a parsed item (without _id, podcast_id, created_at). */
 function fromParsed(item: ParsedEpisode): Omit<EpisodeDoc, "_id" | "podcast_id" | "created_at"> {
   const p20 = {} as EpisodeDoc["p20"];
-  for (const f of P20_FIELDS) (p20 as any)[f] = item[f];
+  const copy = <K extends (typeof P20_FIELDS)[number]>(f: K) => {
+    p20[f] = item[f];
+  };
+  for (const f of P20_FIELDS) copy(f);
   return {
     guid: item.guid,
     enclosure_key: enclosureKey(item.enclosure_url),
@@ -68,18 +74,21 @@ type Synced = Omit<EpisodeDoc, "_id" | "podcast_id" | "created_at">;
 /** The synced fields of `next` that differ from the stored episode (a duration of 0 never replaces one). */
 function changesOf(stored: EpisodeDoc, next: Synced): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
-  for (const f of SYNCED_FIELDS) if (!sameValue((stored as any)[f], (next as any)[f])) changes[f] = (next as any)[f];
+  for (const f of SYNCED_FIELDS) if (!sameValue(stored[f], next[f])) changes[f] = next[f];
   // A duration corrected by update_episode_duration stays when the feed still has none.
   if (changes.duration === 0) delete changes.duration;
   return changes;
 }
 
 /** The stored episode of a podcast with this guid (one a concurrent sync wrote); throws when there is none. */
-async function storedByGuid(svc: any, podcast_id: number, guid: string): Promise<EpisodeDoc> {
-  const stored: EpisodeDoc | null = await svc.adapter.findOne({ podcast_id, guid });
+async function storedByGuid(svc: EpisodesThis, podcast_id: number, guid: string): Promise<EpisodeDoc> {
+  const stored = await svc.adapter.findOne({ podcast_id, guid });
   if (!stored) throw new Error(`Episode guid of podcast ${podcast_id} collides with none stored`);
   return stored;
 }
+
+/** What the repair reads of the episodes store. */
+export type GuidDoc = Pick<EpisodeDoc, "_id" | "podcast_id" | "guid">;
 
 /**
  * Repair of the (podcast_id, guid) index (db.mixin IndexSpec.repair), run only when creating it failed on
@@ -88,10 +97,10 @@ async function storedByGuid(svc: any, podcast_id: number, guid: string): Promise
  * when the user has none of it (of several, the one listened to last), the other states go with their
  * duplicates. Replicas starting together may repair at once: every step can run twice.
  */
-export async function foldDuplicateEpisodes(svc: any, store: any): Promise<void> {
+export async function foldDuplicateEpisodes(svc: EpisodesThis, store: Store<GuidDoc>): Promise<void> {
   const first = new Map<string, number>();
   const groups = new Map<string, { podcast_id: number; guid: string; ids: number[] }>();
-  await svc.forEachDoc(store, ["podcast_id", "guid"], (d: Pick<EpisodeDoc, "_id" | "podcast_id" | "guid">) => {
+  await svc.forEachDoc(store, ["podcast_id", "guid"], (d) => {
     // Only string guids are in the index (its partial filter on MongoDB; the embedded store compares JSON values).
     if (typeof d.guid !== "string") return;
     const key = `${d.podcast_id}\n${d.guid}`;
@@ -128,7 +137,7 @@ export async function foldDuplicateEpisodes(svc: any, store: any): Promise<void>
 }
 
 
-export const feedSyncActions: Record<string, any> = {
+export const feedSyncActions: ServiceActionsSchema = {
   /**
    * Stores a podcast's feed items: matched ones are updated only when a field changed, new ones are
    * inserted and, with announce (refreshes; not a first import), announced with `episodes.created`
@@ -139,7 +148,7 @@ export const feedSyncActions: Record<string, any> = {
   sync_episodes: {
     visibility: "public",
     params: { podcast_id: id, episodes: { type: "array", items: "object" }, announce: { type: "boolean", optional: true }, prune: { type: "boolean", optional: true } },
-    async handler(this: any, ctx: Context<{ podcast_id: number; episodes: ParsedEpisode[]; announce?: boolean; prune?: boolean }>): Promise<SyncResult> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ podcast_id: number; episodes: ParsedEpisode[]; announce?: boolean; prune?: boolean }>): Promise<SyncResult> {
       const { podcast_id } = ctx.params;
       const existing: EpisodeDoc[] = await this.adapter.find({ query: { podcast_id } });
       const byGuid = new Map<string, EpisodeDoc>();
@@ -208,7 +217,7 @@ export const feedSyncActions: Record<string, any> = {
           matched.add(doc._id);
         }
         // Those whose (podcast_id, guid) another sync stored meanwhile are refused: matched to the stored one below.
-        const { written: mine, refused: taken } = await this.insertEach(this.adapter, inserts, async (doc: EpisodeDoc) => doc);
+        const { written: mine, refused: taken } = await this.insertEach(this.adapter, inserts, async (doc) => doc);
         written = mine;
         for (const doc of taken) {
           matched.delete(doc._id);
@@ -229,7 +238,7 @@ export const feedSyncActions: Record<string, any> = {
       let newest: Date | null = null;
       for (const e of all) if (e.pub_date && (!newest || e.pub_date > newest)) newest = e.pub_date;
       const created_ids = written.map((d) => d._id);
-      if (created_ids.length && ctx.params.announce) ctx.emit("episodes.created", { podcast_id, episode_ids: created_ids });
+      if (created_ids.length && ctx.params.announce) void episodesCreated.emit(ctx, { podcast_id, episode_ids: created_ids });
       if (created_ids.length || updated || raced.length) this.logger.info("episodes synced", { podcast_id, created: created_ids.length, updated, stored_meanwhile: raced.length });
       return { created_ids, updated, total: all.length, last_episode_date: iso(newest) };
     },
@@ -238,7 +247,7 @@ export const feedSyncActions: Record<string, any> = {
   newest_episode_ids: {
     visibility: "public",
     params: { podcast_ids: { type: "array", items: "number" } },
-    async handler(this: any, ctx: Context<{ podcast_ids: number[] }>): Promise<Record<number, number>> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ podcast_ids: number[] }>): Promise<Record<number, number>> {
       const out: Record<number, number> = {};
       for (const podcast_id of ctx.params.podcast_ids) {
         // The catalogue's list of the podcast runs "-pub_date, -_id".

@@ -3,13 +3,15 @@
  * sections and episode names (mobile HomeOverview, web HomeOverview) and get_stats' names (mobile and web
  * UserStats). library.ts adds them after the documented fields.
  */
-import type { Context } from "moleculer";
-import type { QueuePreviewParams, QueuePreviewResult } from "../../shared/contracts/queue";
-import type { HomeClientEpisode, HomeClientSections, StatsAnswer, StatsWithClientNamesAnswer } from "../../shared/contracts/episodes";
-import type { PodsyncSettingsAnswer } from "../../shared/contracts/sync";
+import type { QueuePreviewResult } from "../../shared/contracts/queue";
+import { preview } from "../../shared/contracts/queue";
+import type { HomeClientEpisode, HomeClientSections, StatsAnswer } from "../../shared/contracts/episodes";
+import { getPodsyncSettings } from "../../shared/contracts/sync";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import type { Caller } from "../../shared/contracts/call";
 import { type EpisodeDoc, type EpisodeStateDoc, time } from "./model";
 import { type Listening, newest } from "./library";
+import type { EpisodesThis, StatsClientNames } from "./this";
 
 const WEEK_MS = 7 * 86_400_000;
 /** Episodes of the in-progress list, of the queue preview, podcasts of the top list. */
@@ -17,13 +19,10 @@ const IN_PROGRESS = 10;
 const QUEUE_PREVIEW = 5;
 const TOP_PODCASTS = 6;
 
-/** The clients' names of get_stats' figures. */
-type StatsClientNames = Omit<StatsWithClientNamesAnswer, keyof StatsAnswer>;
-
-export const homeClientMethods: Record<string, any> = {
+export const homeClientMethods = {
   /** get_stats by the clients' names (TimeListened in minutes); Pod_Sync_Type and GpodderUrl: the user's sync account's type and server. */
-  async statsClientNames(this: any, ctx: Context<any>, user_id: number, l: Listening, figures: StatsAnswer): Promise<StatsClientNames> {
-    const sync = await ctx.call<PodsyncSettingsAnswer, { user_id: number }>("sync.get_podsync_settings", { user_id });
+  async statsClientNames(this: EpisodesThis, ctx: Caller, user_id: number, l: Listening, figures: StatsAnswer): Promise<StatsClientNames> {
+    const sync = await getPodsyncSettings(ctx, { user_id });
     return {
       UserCreated: l.settings.created ?? "",
       PodcastsPlayed: figures.episodes_played,
@@ -39,12 +38,12 @@ export const homeClientMethods: Record<string, any> = {
    * The home page as the clients read it: each of `recent` (states of the history) as a client episode, and the
    * sections the documents' record lacks. One queue, one downloads and one episodes read whatever the library's size.
    */
-  async homeClientSections(this: any, ctx: Context<any>, user_id: number, l: Listening, recent: EpisodeStateDoc[]): Promise<{ episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections }> {
+  async homeClientSections(this: EpisodesThis, ctx: Caller, user_id: number, l: Listening, recent: EpisodeStateDoc[]): Promise<{ episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections }> {
     // The newest ten in one pass: a year's history is thousands of started episodes.
     const started = newest(l.history.filter((s) => s.listen_duration > 0 && !s.completed), IN_PROGRESS, (s) => time(s.last_listened_at));
     const ids = [...new Set([...recent, ...started].map((s) => s.episode_id))];
     const [queue, docs, downloadedCount]: [QueuePreviewResult, EpisodeDoc[], number] = await Promise.all([
-      ctx.call<QueuePreviewResult, QueuePreviewParams>("queue.preview", { user_id, limit: QUEUE_PREVIEW, episode_ids: ids }),
+      preview(ctx, { user_id, limit: QUEUE_PREVIEW, episode_ids: ids }),
       this.findByIds(this.adapter, ids),
       this.downloadedCount(ctx, user_id),
     ]);

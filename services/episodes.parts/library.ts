@@ -3,21 +3,37 @@
  * subscriptions, one episode's metadata and the next episode of a podcast. Each makes a fixed number
  * of service calls (subscriptions, settings, queue, downloads) whatever the size of the library.
  */
-import type { Context } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { ListeningSettings } from "../../shared/contracts/users";
-import type { QueueLengthParams, QueuePositionsResult } from "../../shared/contracts/queue";
-import type { DownloadedCountParams } from "../../shared/contracts/downloads";
+import { listeningSettings } from "../../shared/contracts/users";
+import type { QueuePositionsResult } from "../../shared/contracts/queue";
+import { visibleLength } from "../../shared/contracts/queue";
+import { downloadedBytes } from "../../shared/contracts/downloads";
 import type { PodcastSearchResult } from "../../shared/contracts/podcasts";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { searchPodcasts } from "../../shared/contracts/podcasts";
+import type { Caller } from "../../shared/contracts/call";
+import type { Ctx } from "../../shared/service-types";
 import {
-  type EpisodeDoc, EPISODE_FILTERS, type EpisodeStateDoc, id, inIdOrder, iso, type ListenCounterDoc, optionalBool, paging, type Row,
+  type EpisodeDoc, EPISODE_FILTERS, type EpisodeStateDoc, id, inIdOrder, iso, type ListenCounterDoc, optionalBool, paging, type PagingParams, type Row,
   cutoffTime, localDay, streakDays, time, visibleQuery,
 } from "./model";
 import { countAfter, newestFirst, type CatalogRow } from "./catalog-index";
 import type { UserStates } from "./state-cache";
 import { EpisodeMetadataAnswer, ExtendedStatsAnswer, HomeOverviewAnswer, QueueItem, SearchDataAnswer, StatsWithClientNamesAnswer } from "../../shared/contracts/episodes";
-import type { HomeClientEpisode, HomeClientSections } from "../../shared/contracts/episodes";
+import type { HomeClientEpisode, HomeClientSections, StatsAnswer } from "../../shared/contracts/episodes";
+import type { EpisodesThis } from "./this";
+
+type UserParams = { user_id: number };
+type EpisodeOfUserParams = { episode_id: number; user_id: number; is_vidsite?: boolean };
+interface SearchDataParams extends PagingParams {
+  user_id: number;
+  search_term: string;
+  categories?: string[];
+  /** One of SEARCH_FILTERS. */
+  filter?: string;
+}
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
@@ -48,7 +64,7 @@ export interface Listening {
   listening_streak_days: number;
 }
 
-function stats(l: Listening, queued: number, downloaded: number) {
+function stats(l: Listening, queued: number, downloaded: number): StatsAnswer {
   const { completed, last } = l;
   const top = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1])[0];
   return {
@@ -111,13 +127,13 @@ function percent(part: number, whole: number): number {
   return whole ? Math.round((part / whole) * 1000) / 10 : 0;
 }
 
-export const libraryActions: Record<string, any> = {
+export const libraryActions: ServiceActionsSchema = {
   /** GET /api/data/get_stats (spec "Other records", user stats). */
   get_stats: {
     idempotent: true,
     params: { user_id: id },
     response: StatsWithClientNamesAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<UserParams>): Promise<StatsWithClientNamesAnswer> {
       // The user first: an unknown one is a 404 whatever the queue service's state.
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
       const [queued, downloaded]: [number, number] = await Promise.all([this.queueLength(ctx, ctx.params.user_id), this.downloadedCount(ctx, ctx.params.user_id)]);
@@ -130,12 +146,12 @@ export const libraryActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id },
     response: ExtendedStatsAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<UserParams>): Promise<ExtendedStatsAnswer> {
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
-      const [queued, downloaded, downloadedBytes]: [number, number, number] = await Promise.all([
+      const [queued, downloaded, bytes]: [number, number, number] = await Promise.all([
         this.queueLength(ctx, ctx.params.user_id),
         this.downloadedCount(ctx, ctx.params.user_id),
-        ctx.call<number, DownloadedCountParams>("downloads.downloaded_bytes", { user_id: ctx.params.user_id }),
+        downloadedBytes(ctx, { user_id: ctx.params.user_id }),
       ]);
       const tz = l.settings.timezone;
       const format = new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "long", hour: "numeric", hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit" });
@@ -184,8 +200,8 @@ export const libraryActions: Record<string, any> = {
           ? { episodeid: longest._id, episodetitle: longest.title, episodeduration: longest.duration ?? 0, podcastname: l.subs.get(longest.podcast_id)?.title ?? "" }
           : null,
         listening_badge: listeningBadge(base.total_listen_time),
-        total_downloaded_bytes: downloadedBytes,
-        total_downloaded_formatted: formatBytes(downloadedBytes),
+        total_downloaded_bytes: bytes,
+        total_downloaded_formatted: formatBytes(bytes),
         current_streak: base.listening_streak_days,
         listening_by_dow: WEEKDAYS.map((d) => by_weekday[d]),
       };
@@ -196,14 +212,14 @@ export const libraryActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id },
     response: HomeOverviewAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<UserParams>): Promise<HomeOverviewAnswer> {
       const user_id = ctx.params.user_id;
       const l: Listening = await this.listening(ctx, user_id);
       const recent = newest(l.history, HOME_ITEMS, (s) => time(s.last_listened_at));
       const favourites = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_PODCASTS).map(([p]) => p);
       const from = favourites.length ? favourites : [...l.subs.keys()].slice(0, TOP_PODCASTS);
       // Each podcast's list runs newest first: the newest of all are among each list's first.
-      const fresh: CatalogRow[] = (this.visibleLists(from.map((p) => l.subs.get(p)!).filter(Boolean)) as (readonly CatalogRow[])[])
+      const fresh: CatalogRow[] = this.visibleLists(from.map((p) => l.subs.get(p)!).filter(Boolean))
         .flatMap((rows) => rows.slice(0, HOME_ITEMS * 5))
         .sort(newestFirst)
         .slice(0, HOME_ITEMS * 5);
@@ -214,17 +230,22 @@ export const libraryActions: Record<string, any> = {
       const clients: { episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections } = await this.homeClientSections(ctx, user_id, l, recent);
       return {
         // Each recent episode by the documents' names, then by the clients'.
-        recent_episodes: recent.filter((s) => epById.has(s.episode_id)).map((s) => {
-          const e = epById.get(s.episode_id)!;
-          return {
+        // A state of a podcast the user has just left (its states not removed yet) has no client item: left out, as
+        // the answer's podcast_name and client fields are required.
+        recent_episodes: recent.flatMap((s) => {
+          const e = epById.get(s.episode_id);
+          const sub = e && l.subs.get(e.podcast_id);
+          const client = e && clients.episodes.get(e._id);
+          if (!e || !sub || !client) return [];
+          return [{
             episode_id: e._id,
             episode_title: e.title,
-            podcast_name: l.subs.get(e.podcast_id)?.title ?? null,
-            episode_artwork: e.artwork ?? l.subs.get(e.podcast_id)?.artwork_url ?? null,
+            podcast_name: sub.title,
+            episode_artwork: e.artwork ?? sub.artwork_url ?? null,
             listen_progress: s.completed ? 100 : percent(Math.min(s.listen_duration ?? 0, e.duration), e.duration),
             last_listened: iso(s.last_listened_at),
-            ...clients.episodes.get(e._id),
-          };
+            ...client,
+          }];
         }),
         quick_stats: {
           total_listen_time: l.total_listen_time,
@@ -234,7 +255,8 @@ export const libraryActions: Record<string, any> = {
         recommended_episodes: fresh.filter((e) => !known.get(e._id)?.listen_duration && !known.get(e._id)?.completed).slice(0, HOME_ITEMS).map((e) => ({
           episode_id: e._id,
           episode_title: e.title,
-          podcast_name: l.subs.get(e.podcast_id)?.title ?? null,
+          // Rows of the user's subscriptions (visibleLists of l.subs): the podcast is there.
+          podcast_name: l.subs.get(e.podcast_id)?.title ?? "",
           reason: favourites.length ? "New from one of your most listened podcasts" : "New from a podcast you subscribed to recently",
         })),
         ...clients.sections,
@@ -257,14 +279,14 @@ export const libraryActions: Record<string, any> = {
       ...paging,
     },
     response: SearchDataAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<SearchDataParams>): Promise<SearchDataAnswer> {
       const p = ctx.params;
       const offset = p.offset ?? 0;
       const limit = p.limit ?? 50;
       // A listening state belongs to episodes: such a filter leaves the podcasts out.
-      const stateFilter: string | null = ["all", "podcasts", "episodes", undefined].includes(p.filter) ? null : p.filter;
+      const stateFilter: string | null = p.filter === undefined || ["all", "podcasts", "episodes"].includes(p.filter) ? null : p.filter;
       const [found, subs]: [PodcastSearchResult, Map<number, SubscriptionView>] = await Promise.all([
-        ctx.call<PodcastSearchResult, object>("podcasts.search_podcasts", { user_id: p.user_id, search_term: p.search_term, categories: p.categories }),
+        searchPodcasts(ctx, { user_id: p.user_id, search_term: p.search_term, categories: p.categories }),
         this.subscriptionsOf(ctx, p.user_id),
       ]);
       const podcasts = p.filter === "episodes" || stateFilter ? [] : found.podcasts;
@@ -299,7 +321,7 @@ export const libraryActions: Record<string, any> = {
         const st = states.get(e._id);
         const item = this.episodeItem(e, sub, st);
         return {
-          type: "episode",
+          type: "episode" as const,
           episode_id: e._id,
           podcast_id: e.podcast_id,
           episode_title: e.title,
@@ -332,7 +354,7 @@ export const libraryActions: Record<string, any> = {
   get_episode_metadata: {
     params: { episode_id: id, user_id: id, person_episode: optionalBool, is_vidsite: optionalBool },
     response: EpisodeMetadataAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<EpisodeOfUserParams & { person_episode?: boolean }>): Promise<EpisodeMetadataAnswer> {
       const { user_id, episode_id } = ctx.params;
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);
       const [sub, states, queue, downloaded] = await Promise.all([
@@ -365,7 +387,7 @@ export const libraryActions: Record<string, any> = {
   get_next_podcast_episode: {
     params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
     response: QueueItem,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<EpisodeOfUserParams>): Promise<QueueItem> {
       const { user_id, episode_id } = ctx.params;
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);
       if (!ep.pub_date) throw new NotFoundError("No next episode in this podcast");
@@ -380,13 +402,13 @@ export const libraryActions: Record<string, any> = {
   },
 };
 
-export const libraryMethods: Record<string, any> = {
+export const libraryMethods = {
   /** How many episodes the user has queued (the queue service's count of its items the user still sees). */
-  queueLength(this: any, ctx: Context<any>, user_id: number): Promise<number> {
-    return ctx.call<number, QueueLengthParams>("queue.visible_length", { user_id });
+  queueLength(this: EpisodesThis, ctx: Caller, user_id: number): Promise<number> {
+    return visibleLength(ctx, { user_id });
   },
   /** Of these catalogue rows, those in a listening state (an EPISODE_FILTERS word, or downloaded): one call whatever the count. */
-  async inListeningState(this: any, ctx: Context<any>, user_id: number, filter: string, rows: CatalogRow[], subs: Map<number, SubscriptionView>): Promise<CatalogRow[]> {
+  async inListeningState(this: EpisodesThis, ctx: Caller, user_id: number, filter: string, rows: CatalogRow[], subs: Map<number, SubscriptionView>): Promise<CatalogRow[]> {
     if (!rows.length) return rows;
     if (filter === "downloaded") {
       const have: Set<number> = await this.downloadedOf(ctx, user_id, rows.map((r) => r._id));
@@ -396,14 +418,14 @@ export const libraryMethods: Record<string, any> = {
     return rows.filter((ep) => EPISODE_FILTERS[filter]({ ep, sub: subs.get(ep.podcast_id)!, st: byEpisode.get(ep._id) }));
   },
   /** The user's subscriptions, settings, counters and every state, with the figures derived from them. */
-  async listening(this: any, ctx: Context<any>, user_id: number): Promise<Listening> {
+  async listening(this: EpisodesThis, ctx: Caller, user_id: number): Promise<Listening> {
     const [subs, settings, states, counters] = await Promise.all([
       this.subscriptionsOf(ctx, user_id),
-      ctx.call<ListeningSettings, object>("users.listening_settings", { user_id }),
+      listeningSettings(ctx, { user_id }),
       this.userStates(user_id),
       this.stores.listen_counters.findOne({ _id: user_id }),
     ]);
-    const cached = states as UserStates;
+    const cached: UserStates = states;
     // Figures of the states alone are kept with them until the user's next write.
     const { history, byPodcast, heard, ...figures } = cached.memo("listening", () => {
       const all = cached.all();

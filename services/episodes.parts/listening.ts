@@ -4,20 +4,22 @@
  * bulk operations. Every write acts only on episodes the user sees; another feed's episode is a 404
  * (or, in bulk, a failed id) with the same answer as a missing one.
  */
-import type { Context } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import type { QueueBulkAddParams, QueueBulkAddResult } from "../../shared/contracts/queue";
+import { bulkAdd } from "../../shared/contracts/queue";
 import type { ListeningSettings } from "../../shared/contracts/users";
+import { listeningSettings } from "../../shared/contracts/users";
 import { NotFoundError } from "../../shared/errors";
-import type { AuthUser } from "../../shared/types";
+import type { Ctx } from "../../shared/service-types";
 import type { CatalogRow } from "./catalog-index";
 import {
   EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, type EpisodeStateDoc, id, inIdOrder, optionalBool, pageRows, paging,
-  type Row, search, type SortKey, sortOrder, time,
+  type PagingParams, type Row, search, type SortKey, sortOrder, time,
 } from "./model";
 import { AutoCompleteAnswer, BulkAnswer, HistoryAnswer, ListenDurationAnswer, SavedEpisodesAnswer } from "../../shared/contracts/episodes";
 import { DetailAnswer } from "../../shared/contracts/answers";
-
-type Meta = { user?: AuthUser };
+import type { Static } from "../../shared/contracts/answers";
+import type { BulkParams, EpisodesThis } from "./this";
 
 const one = { episode_id: id, user_id: id, is_vidsite: optionalBool };
 const bulk = {
@@ -30,6 +32,16 @@ const filter = { type: "enum", values: Object.keys(EPISODE_FILTERS), optional: t
 const SAVED_SORTS: Record<string, SortKey> = { ...EPISODE_SORTS, save_date: (r) => time(r.st?.saved_at) };
 const HISTORY_SORTS: Record<string, SortKey> = { ...EPISODE_SORTS, listen_date: (r) => time(r.st?.last_listened_at) };
 
+type OneParams = { episode_id: number; user_id: number; is_vidsite?: boolean };
+/** saved_episode_list's and user_history's query (sort_by: a key of their sorts; filter: of EPISODE_FILTERS). */
+interface ListParams extends PagingParams {
+  user_id: number;
+  sort_by?: string;
+  sort_order?: "asc" | "desc";
+  filter?: string;
+  search?: string;
+}
+
 /** Does a position this close to the end complete the episode (auto_complete_seconds 0 disables it)? */
 export function nearEnd(ep: Pick<EpisodeDoc, "duration">, heard: number, autoCompleteSeconds: number): boolean {
   return autoCompleteSeconds > 0 && ep.duration > 0 && ep.duration - heard <= autoCompleteSeconds;
@@ -40,7 +52,7 @@ function stateSetter(set: () => Partial<EpisodeStateDoc>, detail: (video: boolea
   return {
     params: one,
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<OneParams>): Promise<Static<typeof DetailAnswer>> {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
       await this.writeStates(ctx.params.user_id, [ep], set());
       return { detail: detail(!!ctx.params.is_vidsite) };
@@ -53,7 +65,7 @@ function bulkSetter(set: () => Partial<EpisodeStateDoc>, verb: string) {
   return {
     params: bulk,
     response: BulkAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<BulkParams>): Promise<BulkAnswer> {
       const { episodes, failed } = await this.bulkTargets(ctx);
       await this.writeStates(ctx.params.user_id, episodes, set());
       return bulkAnswer(episodes.length, failed, verb);
@@ -61,7 +73,7 @@ function bulkSetter(set: () => Partial<EpisodeStateDoc>, verb: string) {
   };
 }
 
-function bulkAnswer(processed: number, failed: number, verb: string) {
+function bulkAnswer(processed: number, failed: number, verb: string): BulkAnswer {
   return { message: `${processed} episode${processed === 1 ? "" : "s"} ${verb}`, processed_count: processed, failed_count: failed };
 }
 
@@ -70,14 +82,14 @@ function counter(field: "listen_seconds" | "played", by: number, detail: string)
   return {
     params: { user_id: id },
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof DetailAnswer>> {
       await this.upsert(this.stores.listen_counters, ctx.params.user_id, { $inc: { [field]: by } });
       return { detail };
     },
   };
 }
 
-export const listeningActions: Record<string, any> = {
+export const listeningActions: ServiceActionsSchema = {
   save_episode: stateSetter(() => ({ saved: true, saved_at: new Date() }), (video) => (video ? "Video saved!" : "Episode saved!")),
   remove_saved_episode: stateSetter(() => ({ saved: false, saved_at: null }), (video) => (video ? "Saved video removed." : "Saved episode removed.")),
   mark_episode_completed: stateSetter(() => ({ completed: true }), () => "Episode marked as completed."),
@@ -88,9 +100,9 @@ export const listeningActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id, ...paging, sort_by: { type: "enum", values: Object.keys(SAVED_SORTS), optional: true }, sort_order: sortOrder, filter, search },
     response: SavedEpisodesAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<ListParams>): Promise<SavedEpisodesAnswer> {
       const p = ctx.params;
-      const rows = (await this.joinedStates(ctx, p.user_id, (st: EpisodeStateDoc) => st.saved)).filter(EPISODE_FILTERS[p.filter ?? "all"]);
+      const rows = (await this.joinedStates(ctx, p.user_id, (st) => st.saved)).filter(EPISODE_FILTERS[p.filter ?? "all"]);
       const cut = pageRows(rows, p, SAVED_SORTS[p.sort_by ?? "save_date"], "desc");
       const [page, total]: [Row[], number] = [await this.withDocs(cut.page), cut.total];
       const ids = page.map((r) => r.ep._id);
@@ -108,7 +120,7 @@ export const listeningActions: Record<string, any> = {
     idempotent: true,
     params: { ...one, episode_pos: position },
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<OneParams & { episode_pos: number }>): Promise<Static<typeof DetailAnswer>> {
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, ctx.params.user_id, ctx.params.episode_id);
       await this.writeStates(ctx.params.user_id, [ep], { listen_duration: ctx.params.episode_pos, last_listened_at: new Date() });
       return { detail: "History recorded successfully." };
@@ -122,12 +134,12 @@ export const listeningActions: Record<string, any> = {
     idempotent: true,
     params: { episode_id: { type: "number", integer: true, min: 0, convert: true }, user_id: id, listen_duration: position, is_vidsite: optionalBool },
     response: ListenDurationAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<OneParams & { listen_duration: number }>): Promise<ListenDurationAnswer> {
       const { user_id, episode_id, listen_duration } = ctx.params;
       if (episode_id === 0) return { detail: "Listen duration of episode 0 ignored.", completed: false };
       const [ep, settings]: [EpisodeDoc, ListeningSettings] = await Promise.all([
         this.accessibleEpisode(ctx, user_id, episode_id),
-        ctx.call<ListeningSettings, object>("users.listening_settings", { user_id }),
+        listeningSettings(ctx, { user_id }),
       ]);
       const set: Partial<EpisodeStateDoc> = { listen_duration, last_listened_at: new Date() };
       if (nearEnd(ep, listen_duration, settings.auto_complete_seconds)) set.completed = true;
@@ -140,7 +152,7 @@ export const listeningActions: Record<string, any> = {
     idempotent: true,
     params: { user_id: id, ...paging, sort_by: { type: "enum", values: Object.keys(HISTORY_SORTS), optional: true }, sort_order: sortOrder, filter, search },
     response: HistoryAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<ListParams>): Promise<HistoryAnswer> {
       const p = ctx.params;
       const sortBy = p.sort_by ?? "listen_date";
       // The common request (a page by date, no search or filter) pages the user's history as the state
@@ -152,7 +164,7 @@ export const listeningActions: Record<string, any> = {
         // history() runs newest first with ties by episode id descending: ascending is its exact reverse.
         const states = p.sort_order === "asc" ? history.slice(Math.max(0, history.length - end), Math.max(0, history.length - offset)).reverse() : history.slice(offset, end);
         const [rows, downloaded]: [Row[], Set<number>] = await Promise.all([
-          this.join(ctx, p.user_id, states).then((r: Row<CatalogRow>[]) => this.withDocs(r)),
+          this.join(ctx, p.user_id, states).then((r) => this.withDocs(r)),
           this.downloadedOf(ctx, p.user_id, states.map((st) => st.episode_id)),
         ]);
         return { data: rows.map((r) => this.historyItem(r, downloaded)), total: history.length };
@@ -174,11 +186,11 @@ export const listeningActions: Record<string, any> = {
     idempotent: true,
     params: {},
     response: AutoCompleteAnswer,
-    async handler(this: any, ctx: Context<any, Meta>) {
+    async handler(this: EpisodesThis, ctx: Ctx): Promise<AutoCompleteAnswer> {
       const user_id = ctx.meta.user!.id;
-      const settings: ListeningSettings = await ctx.call("users.listening_settings", { user_id });
+      const settings: ListeningSettings = await listeningSettings(ctx, { user_id });
       if (settings.auto_complete_seconds === 0) return { detail: "Auto-complete is disabled (auto_complete_seconds is 0).", completed_count: 0 };
-      const rows: Row<CatalogRow>[] = await this.joinedStates(ctx, user_id, (st: EpisodeStateDoc) => st.listen_duration > 0 && st.completed !== true);
+      const rows: Row<CatalogRow>[] = await this.joinedStates(ctx, user_id, (st) => st.listen_duration > 0 && st.completed !== true);
       const done = rows.filter((r) => nearEnd(r.ep, r.st!.listen_duration, settings.auto_complete_seconds)).map((r) => r.ep);
       await this.writeStates(user_id, done, { completed: true });
       return { detail: `${done.length} episode${done.length === 1 ? "" : "s"} auto-completed.`, completed_count: done.length };
@@ -191,9 +203,9 @@ export const listeningActions: Record<string, any> = {
   bulk_queue_episodes: {
     params: bulk,
     response: BulkAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<BulkParams>): Promise<BulkAnswer> {
       const params: QueueBulkAddParams = { user_id: ctx.params.user_id, episode_ids: Array.from(new Set<number>(ctx.params.episode_ids)) };
-      const res: QueueBulkAddResult = params.episode_ids.length ? await ctx.call("queue.bulk_add", params) : { added: [], already_queued: [], failed: [] };
+      const res: QueueBulkAddResult = params.episode_ids.length ? await bulkAdd(ctx, params) : { added: [], already_queued: [], failed: [] };
       return bulkAnswer(res.added.length + res.already_queued.length, res.failed.length, "queued");
     },
   },
@@ -210,7 +222,7 @@ export const listeningActions: Record<string, any> = {
       completed: { type: "boolean", optional: true },
       saved: { type: "boolean", optional: true },
     },
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; episode_id: number; listen_duration?: number; completed?: boolean; saved?: boolean }>): Promise<{ success: true }> {
       const { user_id, episode_id, ...fields } = ctx.params;
       const ep: EpisodeDoc | null = await this.adapter.findOne({ _id: episode_id });
       if (!ep) throw new NotFoundError("Episode not found");
@@ -222,9 +234,9 @@ export const listeningActions: Record<string, any> = {
   },
 };
 
-export const listeningMethods: Record<string, any> = {
+export const listeningMethods = {
   /** The bulk request's distinct ids the user sees, in request order, and how many others there were. */
-  async bulkTargets(this: any, ctx: Context<any>): Promise<{ episodes: EpisodeDoc[]; failed: number }> {
+  async bulkTargets(this: EpisodesThis, ctx: Ctx<BulkParams>): Promise<{ episodes: EpisodeDoc[]; failed: number }> {
     const ids: number[] = Array.from(new Set<number>(ctx.params.episode_ids));
     const episodes: EpisodeDoc[] = await this.visibleEpisodes(ctx, ctx.params.user_id, ids);
     const ordered = inIdOrder(ids, episodes);

@@ -4,6 +4,7 @@
  */
 import type { ParsedEpisode } from "../../shared/feed-parser";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import type { Query } from "../../shared/service-types";
 
 /** A stored episode. */
 export interface EpisodeDoc {
@@ -70,6 +71,11 @@ export const paging = {
   limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
   offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
 };
+/** The params `paging` adds. */
+export interface PagingParams {
+  limit?: number;
+  offset?: number;
+}
 export const sortOrder = { type: "enum", values: ["asc", "desc"], optional: true };
 export const search = { type: "string", max: 200, optional: true };
 
@@ -127,13 +133,13 @@ export function cutoffTime(days: number | undefined): number | null {
  * Query of the episodes of some podcasts that one user sees, each podcast with its own cutoff; `extra`
  * conditions and `since` (pub_date after) go into every branch.
  */
-export function visibleQuery(subs: Pick<SubscriptionView, "podcast_id" | "feed_cutoff_days">[], extra: Record<string, unknown> = {}, since?: Date): any {
+export function visibleQuery(subs: Pick<SubscriptionView, "podcast_id" | "feed_cutoff_days">[], extra: Query = {}, since?: Date): Query {
   const after = (cutoff: Date | null) => {
     const d = cutoff && since ? (cutoff > since ? cutoff : since) : cutoff ?? since;
     return d ? { pub_date: { $gt: d } } : {};
   };
   const keepAll = subs.filter((s) => !cutoffDate(s.feed_cutoff_days)).map((s) => s.podcast_id);
-  const clauses: any[] = keepAll.length ? [{ podcast_id: { $in: keepAll }, ...after(null), ...extra }] : [];
+  const clauses: Query[] = keepAll.length ? [{ podcast_id: { $in: keepAll }, ...after(null), ...extra }] : [];
   for (const s of subs) {
     const cutoff = cutoffDate(s.feed_cutoff_days);
     if (cutoff) clauses.push({ podcast_id: s.podcast_id, ...after(cutoff), ...extra });

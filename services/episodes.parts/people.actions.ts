@@ -4,9 +4,11 @@
  * that name them as a whole (their channel, or the people database: podcast_ids). The user's own
  * podcasts are read with their state and feed cutoff; other feeds' episodes come without state.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import type { EpisodePeople, PersonEpisodesPage, PersonQuery } from "../../shared/contracts/following";
-import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { userSubscriptions } from "../../shared/contracts/podcasts";
+import type { Ctx } from "../../shared/service-types";
+import type { EpisodesThis } from "./this";
 import { namesPattern } from "../../shared/regex";
 import { type EpisodeDoc, time, visibleTo } from "./model";
 
@@ -15,7 +17,7 @@ export const peopleActions: ServiceActionsSchema = {
   episode_people: {
     visibility: "public",
     params: { episode_ids: { type: "array", items: "number", max: 10_000 } },
-    async handler(this: any, ctx: Context<{ episode_ids: number[] }>): Promise<EpisodePeople[]> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ episode_ids: number[] }>): Promise<EpisodePeople[]> {
       const docs: EpisodeDoc[] = await this.findByIds(this.adapter, ctx.params.episode_ids);
       return docs.map((e) => ({
         episode_id: e._id, podcast_id: e.podcast_id, title: e.title, url: e.enclosure_url, pub_date: e.pub_date ? new Date(e.pub_date).toISOString() : null,
@@ -32,13 +34,13 @@ export const peopleActions: ServiceActionsSchema = {
       offset: { type: "number", integer: true, min: 0, optional: true },
       limit: { type: "number", integer: true, min: 0, optional: true },
     },
-    async handler(this: any, ctx: Context<{ user_id: number; people: PersonQuery[]; offset?: number; limit?: number }>): Promise<PersonEpisodesPage[]> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; people: PersonQuery[]; offset?: number; limit?: number }>): Promise<PersonEpisodesPage[]> {
       const { user_id, people, offset = 0, limit } = ctx.params;
       if (!people.length) return [];
       const podcastIds = Array.from(new Set(people.flatMap((p) => p.podcast_ids ?? [])));
       const found: EpisodeDoc[] = await this.adapter.find({ query: { $or: [{ "p20.persons.name": { $regex: namesPattern(people.map((p) => p.name)) } }, { podcast_id: { $in: podcastIds } }] } });
       const ofPodcasts = Array.from(new Set(found.map((e) => e.podcast_id)));
-      const views: SubscriptionView[] = ofPodcasts.length ? await ctx.call("podcasts.user_subscriptions", { user_id, podcast_ids: ofPodcasts, include_unsubscribed: true }) : [];
+      const views = ofPodcasts.length ? await userSubscriptions(ctx, { user_id, podcast_ids: ofPodcasts, include_unsubscribed: true }) : [];
       const byPodcast = new Map(views.map((v) => [v.podcast_id, v]));
       const shown = found
         .filter((e) => byPodcast.has(e.podcast_id) && (!byPodcast.get(e.podcast_id)!.subscribed || visibleTo(e, byPodcast.get(e.podcast_id))))

@@ -4,10 +4,12 @@
  * and who played them. Read from the cached catalogue and the stored states (findFields: only the
  * fields summed), never sent anywhere.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import type { RecommendationEpisodes } from "../../shared/contracts/podcasts";
 import type { CatalogRow } from "./catalog-index";
 import { type EpisodeStateDoc, isPlayed } from "./model";
+import type { Ctx } from "../../shared/service-types";
+import type { EpisodesThis } from "./this";
 
 const STATE_FIELDS = ["user_id", "episode_id", "podcast_id", "listen_duration", "completed"] as const;
 
@@ -15,7 +17,7 @@ export const recommendActions: ServiceActionsSchema = {
   /** Seconds heard and episodes completed, per user and podcast, over every user. */
   listening_totals: {
     visibility: "public",
-    async handler(this: any): Promise<{ user_id: number; podcast_id: number; seconds: number; completed: number }[]> {
+    async handler(this: EpisodesThis): Promise<{ user_id: number; podcast_id: number; seconds: number; completed: number }[]> {
       const states: Pick<EpisodeStateDoc, (typeof STATE_FIELDS)[number]>[] = await this.findFields(this.stores.episode_states, {}, STATE_FIELDS);
       const sums = new Map<string, { user_id: number; podcast_id: number; seconds: number; completed: number }>();
       for (const st of states) {
@@ -32,9 +34,9 @@ export const recommendActions: ServiceActionsSchema = {
   recommendation_episodes: {
     visibility: "public",
     params: { podcast_ids: { type: "array", items: "number", max: 10_000 }, per_podcast: { type: "number", integer: true, min: 1, max: 1000 } },
-    async handler(this: any, ctx: Context<{ podcast_ids: number[]; per_podcast: number }>): Promise<RecommendationEpisodes> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ podcast_ids: number[]; per_podcast: number }>): Promise<RecommendationEpisodes> {
       const { podcast_ids, per_podcast } = ctx.params;
-      const rows: CatalogRow[] = podcast_ids.flatMap((p) => (this.catalog.podcast(p) as readonly CatalogRow[]).slice(0, per_podcast));
+      const rows: CatalogRow[] = podcast_ids.flatMap((p) => this.catalog.podcast(p).slice(0, per_podcast));
       const ids = rows.map((r) => r._id);
       const states: Pick<EpisodeStateDoc, (typeof STATE_FIELDS)[number]>[] = ids.length ? await this.findFields(this.stores.episode_states, { episode_id: { $in: ids } }, STATE_FIELDS) : [];
       const byId = new Map(rows.map((r) => [r._id, r]));

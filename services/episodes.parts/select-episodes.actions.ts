@@ -4,10 +4,13 @@
  * broker: a caller gets only the page it asks for and the counts. Filters and sorts run over the
  * in-memory catalogue rows and cached states; only the page's documents are read from the store.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import type { SelectedEpisode, EpisodeSelection, SelectEpisodesParams, SelectionResult } from "../../shared/contracts/episodes";
 import { PLAYLIST_SORT_ORDERS } from "../../shared/contracts/episodes";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { userSubscriptions } from "../../shared/contracts/podcasts";
+import type { Ctx } from "../../shared/service-types";
+import type { EpisodesThis } from "./this";
 import type { CatalogRow } from "./catalog-index";
 import { cutoffTime, type EpisodeDoc, type EpisodeStateDoc, isPlayed, visibleTo } from "./model";
 import type { UserStates } from "./state-cache";
@@ -82,8 +85,8 @@ function cmp(a: number | string, b: number | string): number {
  * (a prefix of each podcast's newest-first rows); several playlists (get_playlists' counts) every
  * visible episode once.
  */
-function candidates(svc: any, subs: SubscriptionView[], byPodcast: Map<number, SubscriptionView>, selections: EpisodeSelection[], ids: number[] | null, now: number): (readonly CatalogRow[])[] {
-  if (ids) return [ids.map((i) => svc.catalog.get(i) as CatalogRow | undefined).filter((r): r is CatalogRow => !!r && visibleTo(r, byPodcast.get(r.podcast_id)))];
+function candidates(svc: EpisodesThis, subs: SubscriptionView[], byPodcast: Map<number, SubscriptionView>, selections: EpisodeSelection[], ids: number[] | null, now: number): (readonly CatalogRow[])[] {
+  if (ids) return [ids.map((i) => svc.catalog.get(i)).filter((r): r is CatalogRow => !!r && visibleTo(r, byPodcast.get(r.podcast_id)))];
   if (selections.length > 1) return svc.visibleLists(subs);
   const [sel] = selections;
   const pods = sel.podcast_ids ? new Set(sel.podcast_ids) : null;
@@ -124,9 +127,9 @@ export const selectEpisodesActions: ServiceActionsSchema = {
       limit: { type: "number", integer: true, min: 0, optional: true },
       after_episode_id: { type: "number", integer: true, optional: true },
     },
-    async handler(this: any, ctx: Context<SelectEpisodesParams>): Promise<SelectionResult[]> {
+    async handler(this: EpisodesThis, ctx: Ctx<SelectEpisodesParams>): Promise<SelectionResult[]> {
       const { user_id, selections, offset = 0, limit, after_episode_id } = ctx.params;
-      const subs: SubscriptionView[] = await ctx.call("podcasts.user_subscriptions", { user_id });
+      const subs = await userSubscriptions(ctx, { user_id });
       const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
       const podcastName = new Map(subs.map((s) => [s.podcast_id, (s.title ?? "").toLowerCase()]));
       const idsOnly = selections.every((s) => s.episode_ids);

@@ -2,11 +2,14 @@
  * Internal actions for the notifications and sync services: episode summaries, and a user's play
  * positions read and written by feed URL and enclosure URL (how sync servers name episodes).
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
-import type { EpisodeSummary, PositionsChangedEvent, SyncEpisodeRef, SyncEpisodeState, SyncNewEpisode } from "../../shared/contracts/episodes";
+import type { ServiceActionsSchema } from "moleculer";
+import type { EpisodeSummary, SyncEpisodeRef, SyncEpisodeState, SyncNewEpisode } from "../../shared/contracts/episodes";
+import { episodesPositionsChanged } from "../../shared/contracts/episodes";
 import type { SyncFeed } from "../../shared/contracts/podcasts";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
-import { idSlices } from "./model";
+import type { Ctx } from "../../shared/service-types";
+import { type EpisodeDoc, type EpisodeStateDoc, idSlices } from "./model";
+import type { EpisodesThis } from "./this";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const feeds = { type: "array", items: "object", max: 100_000 };
@@ -14,7 +17,7 @@ const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOStrin
 const noQuery = (url: string) => url.split("?")[0];
 
 /** An episode of a podcast by its enclosure URL as a sync server names it (exactly, else without the query string). */
-async function episodeByUrl(svc: any, podcast_id: number, url: string) {
+async function episodeByUrl(svc: EpisodesThis, podcast_id: number, url: string): Promise<EpisodeDoc | null> {
   return (await svc.adapter.findOne({ podcast_id, enclosure_url: url })) ?? (await svc.adapter.findOne({ podcast_id, enclosure_key: noQuery(url) }));
 }
 
@@ -22,26 +25,26 @@ export const syncActions: ServiceActionsSchema = {
   episode_summaries: {
     visibility: "public",
     params: { episode_ids: { type: "array", items: "number", max: 10_000 } },
-    async handler(this: any, ctx: Context<{ episode_ids: number[] }>): Promise<EpisodeSummary[]> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ episode_ids: number[] }>): Promise<EpisodeSummary[]> {
       const eps = await this.adapter.find({ query: { _id: { $in: ctx.params.episode_ids } }, sort: ["-pub_date", "-_id"] });
-      return eps.map((e: any) => ({ episode_id: e._id, podcast_id: e.podcast_id, title: e.title, url: e.enclosure_url, pub_date: iso(e.pub_date) }));
+      return eps.map((e) => ({ episode_id: e._id, podcast_id: e.podcast_id, title: e.title, url: e.enclosure_url, pub_date: iso(e.pub_date) }));
     },
   },
   /** Episodes of these feeds stored here after `since` (GET /api/2/updates' updates), in one read. */
   sync_new_episodes: {
     visibility: "public",
     params: { feeds, since: { type: "date", convert: true } },
-    async handler(this: any, ctx: Context<{ feeds: SyncFeed[]; since: Date }>): Promise<SyncNewEpisode[]> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ feeds: SyncFeed[]; since: Date }>): Promise<SyncNewEpisode[]> {
       const urls = new Map(ctx.params.feeds.map((f) => [f.podcast_id, f.feed_url]));
       if (!urls.size) return [];
-      const fields = ["podcast_id", "guid", "title", "description", "link", "enclosure_url", "pub_date", "created_at"];
+      const fields = ["podcast_id", "guid", "title", "description", "link", "enclosure_url", "pub_date", "created_at"] as const;
       const eps = await this.findFields(this.adapter, { podcast_id: { $in: [...urls.keys()] }, created_at: { $gt: ctx.params.since } }, fields);
-      return eps
-        .filter((e: any) => e.enclosure_url)
-        .map((e: any) => ({
+      return eps.flatMap((e) =>
+        !e.enclosure_url ? [] : [{
           podcast_url: urls.get(e.podcast_id)!, url: e.enclosure_url, guid: e.guid, title: e.title, description: e.description ?? "", website: e.link,
           released: iso(e.pub_date ?? e.created_at)!.slice(0, 19),
-        }));
+        }],
+      );
     },
   },
   /**
@@ -52,28 +55,27 @@ export const syncActions: ServiceActionsSchema = {
   sync_states: {
     visibility: "public",
     params: { user_id: id, since: { type: "date", convert: true, optional: true }, feeds, episode_ids: { type: "array", items: "number", max: 100_000, optional: true } },
-    async handler(this: any, ctx: Context<{ user_id: number; since?: Date; feeds: SyncFeed[]; episode_ids?: number[] }>): Promise<SyncEpisodeState[]> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; since?: Date; feeds: SyncFeed[]; episode_ids?: number[] }>): Promise<SyncEpisodeState[]> {
       const urls = new Map(ctx.params.feeds.map((f) => [f.podcast_id, f.feed_url]));
       const { user_id, episode_ids } = ctx.params;
-      const states = episode_ids
-        ? (await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`))).filter((s: any) => urls.has(s.podcast_id))
+      const states: EpisodeStateDoc[] = episode_ids
+        ? (await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`))).filter((s) => urls.has(s.podcast_id))
         : await this.stores.episode_states.find({ query: { user_id, podcast_id: { $in: [...urls.keys()] }, last_listened_at: ctx.params.since ? { $gt: ctx.params.since } : { $ne: null } } });
       if (!states.length) return [];
-      const eps = new Map<number, any>((await this.findByIds(this.adapter, states.map((s: any) => s.episode_id), ["enclosure_url", "duration", "guid"])).map((e: any) => [e._id, e]));
+      const eps = new Map((await this.findByIds(this.adapter, states.map((s) => s.episode_id), ["enclosure_url", "duration", "guid"])).map((e) => [e._id, e]));
       const now = new Date().toISOString();
-      return states
-        .filter((s: any) => eps.get(s.episode_id)?.enclosure_url)
-        .map((s: any) => {
-          const e = eps.get(s.episode_id);
-          return { podcast_url: urls.get(s.podcast_id)!, episode_url: e.enclosure_url, position: Math.round(s.listen_duration), total: e.duration, completed: !!s.completed, timestamp: (episode_ids ? now : iso(s.last_listened_at))!, ...(e.guid ? { guid: e.guid } : {}) };
-        });
+      return states.flatMap((s) => {
+        const e = eps.get(s.episode_id);
+        if (!e?.enclosure_url) return [];
+        return [{ podcast_url: urls.get(s.podcast_id)!, episode_url: e.enclosure_url, position: Math.round(s.listen_duration), total: e.duration, completed: !!s.completed, timestamp: (episode_ids ? now : iso(s.last_listened_at))!, ...(e.guid ? { guid: e.guid } : {}) }];
+      });
     },
   },
   /** The episode ids of (feed URL, enclosure URL) pairs from a sync server, in these feeds; unknown ones are left out. */
   sync_episode_ids: {
     visibility: "public",
     params: { feeds, refs: { type: "array", items: "object", max: 100_000 } },
-    async handler(this: any, ctx: Context<{ feeds: SyncFeed[]; refs: SyncEpisodeRef[] }>): Promise<(SyncEpisodeRef & { episode_id: number })[]> {
+    async handler(this: EpisodesThis, ctx: Ctx<{ feeds: SyncFeed[]; refs: SyncEpisodeRef[] }>): Promise<(SyncEpisodeRef & { episode_id: number })[]> {
       const podcastOf = new Map(ctx.params.feeds.map((f) => [f.feed_url, f.podcast_id]));
       const out: (SyncEpisodeRef & { episode_id: number })[] = [];
       for (const r of ctx.params.refs) {
@@ -93,7 +95,7 @@ export const syncActions: ServiceActionsSchema = {
   apply_sync_states: {
     visibility: "public",
     params: { user_id: id, feeds, states: { type: "array", items: "object", max: 100_000 }, origin: { type: "string", optional: true } },
-    async handler(this: any, ctx: Context<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[]; origin?: string }>) {
+    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[]; origin?: string }>): Promise<{ applied: number }> {
       const { user_id } = ctx.params;
       const podcastOf = new Map(ctx.params.feeds.map((f) => [f.feed_url, f.podcast_id]));
       const newest = new Map<string, SyncEpisodeState>();
@@ -104,13 +106,13 @@ export const syncActions: ServiceActionsSchema = {
       if (!newest.size) return { applied: 0 };
       const podcastIds = [...new Set([...newest.values()].map((s) => podcastOf.get(s.podcast_url)!))];
       const episodes = await this.findFields(this.adapter, { podcast_id: { $in: podcastIds } }, ["podcast_id", "enclosure_url", "enclosure_key", "guid"]);
-      const byRef = new Map<string, any>();
+      const byRef = new Map<string, (typeof episodes)[number]>();
       // Exact URLs win over URLs without their query string, which win over guids.
-      for (const field of ["guid", "enclosure_key", "enclosure_url"]) for (const e of episodes) if (e[field]) byRef.set(`${e.podcast_id}\n${field === "guid" ? "guid:" : ""}${e[field]}`, e);
+      for (const field of ["guid", "enclosure_key", "enclosure_url"] as const) for (const e of episodes) if (e[field]) byRef.set(`${e.podcast_id}\n${field === "guid" ? "guid:" : ""}${e[field]}`, e);
       const found = (s: SyncEpisodeState, podcast_id: number) =>
         byRef.get(`${podcast_id}\n${s.episode_url}`) ?? byRef.get(`${podcast_id}\n${noQuery(s.episode_url)}`) ?? (s.guid ? byRef.get(`${podcast_id}\nguid:${s.guid}`) : undefined);
-      const current = new Map<number, any>((await this.findFields(this.stores.episode_states, { user_id, podcast_id: { $in: podcastIds } }, ["episode_id", "last_listened_at"])).map((st: any) => [st.episode_id, st]));
-      const fresh: any[] = [];
+      const current = new Map((await this.findFields(this.stores.episode_states, { user_id, podcast_id: { $in: podcastIds } }, ["episode_id", "last_listened_at"])).map((st) => [st.episode_id, st]));
+      const fresh: EpisodeStateDoc[] = [];
       const written = new Set<number>();
       try {
         for (const s of newest.values()) {
@@ -136,7 +138,7 @@ export const syncActions: ServiceActionsSchema = {
         // One re-read and one event for all the states written, as writeStates does (also after a failure midway).
         if (written.size) {
           await this.statesChanged(user_id, [...written]);
-          for (const episode_ids of idSlices([...written])) ctx.emit("episodes.positions_changed", { user_id, episode_ids, origin: ctx.params.origin ?? null } satisfies PositionsChangedEvent);
+          for (const episode_ids of idSlices([...written])) void episodesPositionsChanged.emit(ctx, { user_id, episode_ids, origin: ctx.params.origin ?? null });
         }
       }
       return { applied: written.size };

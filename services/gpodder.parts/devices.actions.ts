@@ -4,10 +4,12 @@
  * uploads; every device of a user follows the user's one library, so a group's devices share their
  * subscriptions whether or not they are grouped (the groups are kept and answered as the API describes).
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError } from "../../shared/errors";
-import { EmptyAnswer, GpodderDevicesAnswer, SyncDevicesAnswer, type GpodderDevice, type OwnSyncDevice } from "../../shared/contracts/gpodder";
+import { EmptyAnswer, GpodderDevicesAnswer, SyncDevicesAnswer, type DeviceType, type GpodderDevice, type OwnSyncDevice } from "../../shared/contracts/gpodder";
+import type { Ctx } from "../../shared/service-types";
 import { checkDeviceId, deviceKey, DeviceDoc, deviceTypes } from "./model";
+import type { GpodderThis } from "./this";
 
 const username = { type: "string", max: 200 };
 const deviceid = { type: "string", max: 200 };
@@ -18,7 +20,7 @@ export const deviceActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username },
     response: GpodderDevicesAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<GpodderDevice[]> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string }>): Promise<GpodderDevice[]> {
       const user_id: number = await this.caller(ctx);
       return (await this.ownDevices(user_id)).map(({ is_default: _default, ...d }: OwnSyncDevice) => d);
     },
@@ -27,7 +29,7 @@ export const deviceActions: ServiceActionsSchema = {
   update_device: {
     params: { username, deviceid, caption: { type: "string", max: 200, optional: true }, type: { type: "enum", values: deviceTypes, optional: true } },
     response: EmptyAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<null> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string; deviceid: string; caption?: string; type?: DeviceType }>): Promise<null> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       const set: Partial<DeviceDoc> = {};
@@ -42,7 +44,7 @@ export const deviceActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username },
     response: SyncDevicesAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SyncDevicesAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string }>): Promise<SyncDevicesAnswer> {
       return this.syncStatus(await this.caller(ctx));
     },
   },
@@ -54,7 +56,7 @@ export const deviceActions: ServiceActionsSchema = {
       "stop-synchronize": { type: "array", items: "string", max: 100, optional: true },
     },
     response: SyncDevicesAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SyncDevicesAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string; synchronize?: string[][]; "stop-synchronize"?: string[] }>): Promise<SyncDevicesAnswer> {
       const user_id: number = await this.caller(ctx);
       const groups: string[][] = ctx.params.synchronize ?? [];
       const stop: string[] = ctx.params["stop-synchronize"] ?? [];
@@ -90,26 +92,26 @@ export const deviceMethods: ServiceMethods = {
    * Creates the devices that do not exist yet (caption empty, type "other"), as an upload from an unknown
    * device id does. A device another process created meanwhile is left as it is.
    */
-  async ensureDevices(this: any, user_id: number, device_ids: string[]): Promise<void> {
+  async ensureDevices(this: GpodderThis, user_id: number, device_ids: string[]): Promise<void> {
     const wanted = [...new Set(device_ids)];
-    const known: DeviceDoc[] = await this.findByIds(this.stores.gpodder_devices, wanted.map((d) => deviceKey(user_id, d)), ["device_id"]);
+    const known = await this.findByIds(this.stores.gpodder_devices, wanted.map((d) => deviceKey(user_id, d)), ["device_id"]);
     const have = new Set(known.map((d) => d.device_id));
     const fresh: DeviceDoc[] = wanted.filter((d) => !have.has(d)).map((device_id) => ({ _id: deviceKey(user_id, device_id), user_id, device_id, caption: "", type: "other", group: null, created_at: new Date() }));
     // A refused device is one another process stored under the same key: kept as it is.
     await this.insertEach(this.stores.gpodder_devices, fresh, async () => null);
   },
   /** Creates the device unless it exists, then sets these of its fields (after the user's earlier writes here). */
-  saveDevice(this: any, user_id: number, device_id: string, set: Partial<Pick<DeviceDoc, "caption" | "type">>): Promise<void> {
+  saveDevice(this: GpodderThis, user_id: number, device_id: string, set: Partial<Pick<DeviceDoc, "caption" | "type">>): Promise<void> {
     return this.serial(user_id, async () => {
       await this.ensureDevices(user_id, [device_id]);
       if (Object.keys(set).length) await this.stores.gpodder_devices.updateMany({ _id: deviceKey(user_id, device_id) }, { $set: set });
     });
   },
   /** 404 unless the device exists (what the API answers for another device's list). */
-  async existingDevice(this: any, user_id: number, device_id: string): Promise<DeviceDoc | null> {
+  async existingDevice(this: GpodderThis, user_id: number, device_id: string): Promise<DeviceDoc | null> {
     return this.stores.gpodder_devices.findOne({ _id: deviceKey(user_id, device_id) });
   },
-  async syncStatus(this: any, user_id: number): Promise<SyncDevicesAnswer> {
+  async syncStatus(this: GpodderThis, user_id: number): Promise<SyncDevicesAnswer> {
     const devices: DeviceDoc[] = await this.stores.gpodder_devices.find({ query: { user_id }, sort: ["created_at"] });
     const groups = new Map<string, string[]>();
     const alone: string[] = [];

@@ -3,11 +3,15 @@
  * are kept as sent, each with the clock value of when the server received it: `since` counts from
  * then, so a play made offline and uploaded late still reaches the other devices.
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import type { SyncNewEpisode } from "../../shared/contracts/episodes";
+import { syncNewEpisodes } from "../../shared/contracts/episodes";
 import { DeviceUpdatesAnswer, EpisodeActionsAnswer, NEXTCLOUD_DEVICE, NextcloudEpisodeActionsAnswer, NextcloudUploadAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
 import type { SyncFeed, SyncPodcast } from "../../shared/contracts/podcasts";
+import { syncFeeds, syncPodcasts } from "../../shared/contracts/podcasts";
+import type { Ctx } from "../../shared/service-types";
 import { ActionDoc, checkDeviceId, FeedDoc, gpodderAction, newestPerEpisode, nextcloudAction, normaliseActions, podcastObject, rkey, rkeyRange, sanitizeUrl, sinceOf } from "./model";
+import type { GpodderThis, NewAction } from "./this";
 
 const username = { type: "string", max: 200 };
 const since = { type: "any", optional: true };
@@ -16,8 +20,9 @@ const flag = { type: "any", optional: true };
 const truthy = (v: unknown) => v === true || v === "true" || v === "1" || v === 1;
 
 /** Reserves `count` consecutive int32 ids of a sequence in one atomic $inc (a 100,000-action upload is one counter write). */
-async function reserveIds(svc: any, sequence: string, count: number): Promise<number> {
-  const { seq } = await svc.incrementDoc(svc.stores.counters, sequence, { seq: count });
+async function reserveIds(svc: GpodderThis, sequence: string, count: number): Promise<number> {
+  // A counter record: { _id: sequence, seq } (as the db mixin's nextId reads it).
+  const seq = (await svc.incrementDoc(svc.stores.counters, sequence, { seq: count })).seq as number;
   if (seq > 2147483647) throw new Error(`Sequence ${sequence} is past int32`);
   return seq - count + 1;
 }
@@ -27,7 +32,7 @@ export const episodeActions: ServiceActionsSchema = {
   upload_episode_actions: {
     params: { username, body },
     response: UploadAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<UploadAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string; body?: unknown }>): Promise<UploadAnswer> {
       const user_id: number = await this.caller(ctx);
       const { actions, update_urls } = normaliseActions(ctx.params.body, null, new Date());
       return { timestamp: await this.storeActions(user_id, actions), update_urls };
@@ -38,7 +43,7 @@ export const episodeActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username, since, podcast: { type: "string", max: 4000, optional: true }, device: { type: "string", max: 200, optional: true }, aggregated: flag },
     response: EpisodeActionsAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<EpisodeActionsAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string; since?: unknown; podcast?: string; device?: string; aggregated?: unknown }>): Promise<EpisodeActionsAnswer> {
       const user_id: number = await this.caller(ctx);
       const p = ctx.params;
       // The feed URL as stored: sanitized as uploads are.
@@ -58,16 +63,16 @@ export const episodeActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username, deviceid: { type: "string", max: 200 }, since, include_actions: flag },
     response: DeviceUpdatesAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<DeviceUpdatesAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string; deviceid: string; since?: unknown; include_actions?: unknown }>): Promise<DeviceUpdatesAnswer> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       await this.serial(user_id, () => this.ensureDevices(user_id, [device_id]));
       const from = sinceOf(ctx.params.since);
       const subs = await this.changesSince(user_id, from);
-      const feeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id });
-      const episodes: SyncNewEpisode[] = feeds.length ? await ctx.call("episodes.sync_new_episodes", { feeds, since: new Date(from * 1000) }) : [];
+      const feeds: SyncFeed[] = await syncFeeds(ctx, { user_id });
+      const episodes: SyncNewEpisode[] = feeds.length ? await syncNewEpisodes(ctx, { feeds, since: new Date(from * 1000) }) : [];
       const described = [...new Set([...subs.add, ...episodes.map((e) => e.podcast_url)])];
-      const podcasts: SyncPodcast[] = described.length ? await ctx.call("podcasts.sync_podcasts", { user_id, feed_urls: described }) : [];
+      const podcasts: SyncPodcast[] = described.length ? await syncPodcasts(ctx, { user_id, feed_urls: described }) : [];
       const byUrl = new Map(podcasts.map((p) => [p.feed_url, p]));
       const newest = await this.newestActions(user_id, episodes.map((e) => e.url), subs.timestamp);
       const withActions = truthy(ctx.params.include_actions);
@@ -92,7 +97,7 @@ export const episodeActions: ServiceActionsSchema = {
     idempotent: true,
     params: { since },
     response: NextcloudEpisodeActionsAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<NextcloudEpisodeActionsAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ since?: unknown }>): Promise<NextcloudEpisodeActionsAnswer> {
       const user_id: number = await this.caller(ctx);
       const { actions, timestamp } = await this.actionsSince(user_id, sinceOf(ctx.params.since), {});
       return { actions: actions.map(nextcloudAction), timestamp };
@@ -102,7 +107,7 @@ export const episodeActions: ServiceActionsSchema = {
   nextcloud_create_episode_actions: {
     params: { body },
     response: NextcloudUploadAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<NextcloudUploadAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ body?: unknown }>): Promise<NextcloudUploadAnswer> {
       const user_id: number = await this.caller(ctx);
       const { actions } = normaliseActions(ctx.params.body, NEXTCLOUD_DEVICE, new Date());
       return { timestamp: await this.storeActions(user_id, actions) };
@@ -118,13 +123,13 @@ function podcastData(url: string, p: SyncPodcast | undefined) {
 
 export const episodeMethods: ServiceMethods = {
   /** The newest action (by its timestamp, then as received) of each of these episodes, by "podcast\nepisode": one read of the user's actions of them. */
-  async newestActions(this: any, user_id: number, episodeUrls: string[], until: number): Promise<Map<string, ActionDoc>> {
+  async newestActions(this: GpodderThis, user_id: number, episodeUrls: string[], until: number): Promise<Map<string, ActionDoc>> {
     if (!episodeUrls.length) return new Map();
     const actions: ActionDoc[] = await this.stores.gpodder_actions.find({ query: { ...rkeyRange(user_id, 0, until), episode: { $in: episodeUrls } } });
     return new Map(newestPerEpisode(actions).map((a) => [`${a.podcast}\n${a.episode}`, a]));
   },
   /** Stores actions under one new clock value (the devices named are created); a device's are then applied to the library. */
-  async storeActions(this: any, user_id: number, actions: Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey">[], applyHere = true): Promise<number> {
+  async storeActions(this: GpodderThis, user_id: number, actions: NewAction[], applyHere = true): Promise<number> {
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (!actions.length) return;
       await this.ensureDevices(user_id, actions.map((a) => a.device).filter((d): d is string => !!d));
@@ -136,7 +141,7 @@ export const episodeMethods: ServiceMethods = {
     return seq;
   },
   /** The user's actions received after `since` (up to the clock, read first), in the order received. */
-  async actionsSince(this: any, user_id: number, since: number, filter: { podcast?: string; device?: string }, until?: number): Promise<{ actions: ActionDoc[]; timestamp: number }> {
+  async actionsSince(this: GpodderThis, user_id: number, since: number, filter: { podcast?: string; device?: string }, until?: number): Promise<{ actions: ActionDoc[]; timestamp: number }> {
     const timestamp: number = until ?? (await this.clockOf(user_id));
     if (since >= timestamp) return { actions: [], timestamp };
     const query: Record<string, unknown> = rkeyRange(user_id, since, timestamp);

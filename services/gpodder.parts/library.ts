@@ -7,12 +7,16 @@
  * not_applied). The other way, the podcasts and episodes services' events become changes of
  * SERVER_DEVICE; changes that came from a device carry origin "gpodder" and are not echoed.
  */
-import type { Context, ServiceEvents, ServiceMethods } from "moleculer";
+import type { ServiceEvents, ServiceMethods } from "moleculer";
 import { config } from "../../shared/config";
 import { SERVER_DEVICE } from "../../shared/contracts/gpodder";
 import type { PositionsChangedEvent, SyncEpisodeState } from "../../shared/contracts/episodes";
+import { applySyncStates, episodesPositionsChanged, syncStates } from "../../shared/contracts/episodes";
 import type { FeedsChangedEvent, SyncFeed } from "../../shared/contracts/podcasts";
+import { podcastsFeedsChanged, syncFeeds, syncSubscriptions } from "../../shared/contracts/podcasts";
+import type { Ctx, Query } from "../../shared/service-types";
 import { ActionDoc, FeedDoc, rkeyRange, UserDoc } from "./model";
+import type { GpodderThis, NewAction, UserRecord } from "./this";
 
 /** The origin this service gives the changes it applies, so that their events are not turned back into changes. */
 export const ORIGIN = "gpodder";
@@ -31,7 +35,7 @@ const MAX_RETRY_MS = 24 * 3600 * 1000;
  * completed episode is played to its end, position = total (the position reached stands for the duration
  * when that is unknown). A position of an episode of unknown duration goes alone.
  */
-function serverPlay(s: SyncEpisodeState): Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey"> {
+function serverPlay(s: SyncEpisodeState): NewAction {
   const total = s.total > 0 ? s.total : s.completed && s.position > 0 ? s.position : null;
   const position = s.completed && total !== null ? total : s.position;
   return {
@@ -42,20 +46,20 @@ function serverPlay(s: SyncEpisodeState): Omit<ActionDoc, "_id" | "user_id" | "s
 
 export const libraryEvents: ServiceEvents = {
   /** Subscriptions added or removed here (API, OPML import, this server's own podsync/cloudsync): a change of SERVER_DEVICE for every device. */
-  "podcasts.feeds_changed": {
-    async handler(this: any, ctx: Context<FeedsChangedEvent>) {
+  [podcastsFeedsChanged.eventName]: {
+    async handler(this: GpodderThis, ctx: Ctx<FeedsChangedEvent>) {
       const { user_id, added, removed, origin } = ctx.params;
       if (origin === ORIGIN || !(await this.adapter.findOne({ _id: user_id }))) return;
       await this.changeFeeds(user_id, SERVER_DEVICE, added, removed, false);
     },
   },
   /** Positions and completions recorded here: play actions of SERVER_DEVICE. */
-  "episodes.positions_changed": {
-    async handler(this: any, ctx: Context<PositionsChangedEvent>) {
+  [episodesPositionsChanged.eventName]: {
+    async handler(this: GpodderThis, ctx: Ctx<PositionsChangedEvent>) {
       const { user_id, episode_ids, origin } = ctx.params;
       if (origin === ORIGIN || !episode_ids.length || !(await this.adapter.findOne({ _id: user_id }))) return;
-      const feeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id });
-      const states: SyncEpisodeState[] = await ctx.call("episodes.sync_states", { user_id, feeds, episode_ids });
+      const feeds: SyncFeed[] = await syncFeeds(ctx, { user_id });
+      const states: SyncEpisodeState[] = await syncStates(ctx, { user_id, feeds, episode_ids });
       if (states.length) await this.storeActions(user_id, states.map(serverPlay), false);
     },
   },
@@ -66,10 +70,10 @@ export const libraryMethods: ServiceMethods = {
    * A user's first call: the library as it is becomes SERVER_DEVICE's subscriptions and play actions, so
    * a phone's first sync receives it all; from then on the events keep the devices in step.
    */
-  async seedLibrary(this: any, user_id: number): Promise<void> {
-    const feeds: SyncFeed[] = await this.broker.call("podcasts.sync_feeds", { user_id });
+  async seedLibrary(this: GpodderThis, user_id: number): Promise<void> {
+    const feeds: SyncFeed[] = await syncFeeds(this.broker, { user_id });
     await this.changeFeeds(user_id, SERVER_DEVICE, feeds.map((f) => f.feed_url), [], false);
-    const states: SyncEpisodeState[] = feeds.length ? await this.broker.call("episodes.sync_states", { user_id, feeds }) : [];
+    const states: SyncEpisodeState[] = feeds.length ? await syncStates(this.broker, { user_id, feeds }) : [];
     if (states.length) await this.storeActions(user_id, states.map(serverPlay), false);
   },
   /**
@@ -77,7 +81,7 @@ export const libraryMethods: ServiceMethods = {
    * (never rejected) settles when the run that includes this call's changes has ended. feeds false: only episode
    * actions came (no feed to subscribe; feeds waiting for a retry wait for the retry round).
    */
-  applySoon(this: any, user_id: number, feeds = true): Promise<void> {
+  applySoon(this: GpodderThis, user_id: number, feeds = true): Promise<void> {
     const running = this.applying.get(user_id);
     if (running) {
       running.rerun = true;
@@ -88,7 +92,7 @@ export const libraryMethods: ServiceMethods = {
     this.applying.set(user_id, state);
     state.done = (async () => {
       // Once the upload's answer is out (it is written in this turn of the event loop): this work shares the process.
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (state.rerun) {
         const withFeeds = state.feeds;
         state.rerun = false;
@@ -97,21 +101,22 @@ export const libraryMethods: ServiceMethods = {
         await this.applyActions(user_id);
       }
     })()
-      .catch((err: any) => this.logger.warn("applying synced changes failed; retried later", { user_id, reason: err?.message }))
+      .catch((err: Error) => this.logger.warn("applying synced changes failed; retried later", { user_id, reason: err?.message }))
       .finally(() => this.applying.delete(user_id));
     return state.done;
   },
   /** The retry round: users with feeds due for another try, or with actions not applied yet. */
-  async applyDue(this: any): Promise<void> {
+  async applyDue(this: GpodderThis): Promise<void> {
     const now = new Date();
-    const due: FeedDoc[] = await this.findFields(this.stores.gpodder_feeds, { library: { $in: ["pending", "failed"] } }, ["user_id", "next_try"]);
+    const due = await this.findFields(this.stores.gpodder_feeds, { library: { $in: ["pending", "failed"] } }, ["user_id", "next_try"]);
     const users = new Set(due.filter((f) => !f.next_try || new Date(f.next_try) <= now).map((f) => f.user_id));
-    const docs: UserDoc[] = await this.adapter.find({});
-    for (const u of docs) if ((u.applied_seq ?? 0) < u.clock) users.add(u._id);
+    const docs: UserRecord[] = await this.adapter.find({});
+    // A record without a clock has nothing received (undefined compared as no clock).
+    for (const u of docs) if (u.clock !== undefined && (u.applied_seq ?? 0) < u.clock) users.add(u._id);
     for (const user_id of users) this.applySoon(user_id);
   },
   /** Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. */
-  async applyFeeds(this: any, user_id: number): Promise<void> {
+  async applyFeeds(this: GpodderThis, user_id: number): Promise<void> {
     const now = Date.now();
     // Due ones only, asked of the store: every upload runs this, and a first sync can leave a thousand feeds waiting for their retry.
     const notWaiting = [{ next_try: null }, { next_try: { $exists: false } }, { next_try: { $lte: new Date(now) } }];
@@ -123,7 +128,7 @@ export const libraryMethods: ServiceMethods = {
       const batch = due.slice(i, i + FEED_BATCH);
       const add = batch.filter((f) => f.subscribed).map((f) => f.url);
       const remove = batch.filter((f) => !f.subscribed).map((f) => f.url);
-      const res: { added: string[]; failed: { url: string; reason: string }[] } = await this.broker.call("podcasts.sync_subscriptions", { user_id, add, remove, origin: ORIGIN }, { meta });
+      const res = await syncSubscriptions(this.broker, { user_id, add, remove, origin: ORIGIN }, { meta });
       const failed = new Map(res.failed.map((f) => [f.url, f.reason]));
       const triedAt = Date.now();
       // Feeds with the same outcome in one update (a first sync's feeds share their clock value, and often their error).
@@ -148,7 +153,7 @@ export const libraryMethods: ServiceMethods = {
     }
   },
   /** Applies the play actions received since the last time, then moves the mark. */
-  async applyActions(this: any, user_id: number): Promise<void> {
+  async applyActions(this: GpodderThis, user_id: number): Promise<void> {
     const user: UserDoc = await this.userDoc(user_id);
     if (user.applied_seq >= user.clock) return;
     await this.applyPlays(user_id, rkeyRange(user_id, user.applied_seq, user.clock));
@@ -159,8 +164,8 @@ export const libraryMethods: ServiceMethods = {
    * whatever their number. Only the actions of the library's feeds (of those `only` names) are read: a history
    * of feeds not subscribed here costs no read.
    */
-  async applyPlays(this: any, user_id: number, range: object, only?: string[]): Promise<void> {
-    const feeds: SyncFeed[] = await this.broker.call("podcasts.sync_feeds", { user_id });
+  async applyPlays(this: GpodderThis, user_id: number, range: Query, only?: string[]): Promise<void> {
+    const feeds: SyncFeed[] = await syncFeeds(this.broker, { user_id });
     const known = new Set(feeds.map((f) => f.feed_url));
     const podcasts = only ? only.filter((u) => known.has(u)) : [...known];
     if (!podcasts.length) return;
@@ -172,7 +177,7 @@ export const libraryMethods: ServiceMethods = {
         completed: !!a.total && a.position! >= a.total, timestamp: `${a.timestamp}Z`,
       }));
     for (let i = 0; i < states.length; i += STATE_BATCH) {
-      await this.broker.call("episodes.apply_sync_states", { user_id, feeds, states: states.slice(i, i + STATE_BATCH), origin: ORIGIN });
+      await applySyncStates(this.broker, { user_id, feeds, states: states.slice(i, i + STATE_BATCH), origin: ORIGIN });
     }
   },
 };

@@ -250,8 +250,10 @@ export function normaliseActions(body: unknown, defaultDevice: string | null, no
   if (body.length > MAX_ITEMS) throw new BadRequestError(`At most ${MAX_ITEMS} episode actions per request`);
   const rewritten = new Map<string, string>();
   const fallbackTime = now.toISOString().slice(0, 19);
-  const actions = body.map((a: any, i: number) => {
-    if (!a || typeof a !== "object" || Array.isArray(a)) throw new BadRequestError(`actions[${i}] must be an object`);
+  const actions = body.map((item: unknown, i: number) => {
+    if (!item || typeof item !== "object" || Array.isArray(item)) throw new BadRequestError(`actions[${i}] must be an object`);
+    // As the device sent it: each field is checked below.
+    const a = item as Record<string, unknown>;
     if (typeof a.podcast !== "string" || !a.podcast) throw new BadRequestError(`actions[${i}].podcast is required`);
     if (typeof a.episode !== "string" || !a.episode || a.episode.length > MAX_URL) throw new BadRequestError(`actions[${i}].episode is required`);
     const podcast = sanitizeUrl(a.podcast);

@@ -4,18 +4,26 @@
  * a user reads and writes the user's one list (a change of one device reaches the others); each URL is
  * kept as sent (sanitized as the API describes), whether or not this server can fetch it.
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError, NotFoundError } from "../../shared/errors";
 import { EmptyAnswer, NEXTCLOUD_DEVICE, NextcloudUploadAnswer, SimpleAllSubscriptionsAnswer, SimplePodcast, SimpleSubscriptionsAnswer, SubscriptionChangesAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
 import type { SyncPodcast } from "../../shared/contracts/podcasts";
+import { syncPodcasts } from "../../shared/contracts/podcasts";
+import type { Ctx } from "../../shared/service-types";
 import { buildOpml, parseOpml } from "../../shared/opml";
 import { checkDeviceId, FeedDoc, feedKey, podcastObject, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
+import type { GpodderThis } from "./this";
 
 const username = { type: "string", max: 200 };
 const deviceid = { type: "string", max: 200 };
 const format = { type: "enum", values: ["json", "opml", "txt"] };
 const since = { type: "any", optional: true };
 const list = { type: "any", optional: true };
+
+/** The simple API's formats (the path's extension). */
+type SimpleFormat = "json" | "opml" | "txt";
+/** A simple API route's Context: its answer's media type follows the format. */
+type ListCtx<P> = Ctx<P> & { meta: { $responseType?: string } };
 
 const CONTENT_TYPES: Record<string, string> = {
   json: "application/json; charset=utf-8",
@@ -24,7 +32,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /** The simple API's answer of a list of feeds in one of its formats: json as `json` makes it, opml and txt of the feed URLs. */
-async function simpleList<T>(ctx: Context<any, any>, urls: string[], fmt: string, json: () => T | Promise<T>): Promise<T | string> {
+async function simpleList<T>(ctx: ListCtx<unknown>, urls: string[], fmt: string, json: () => T | Promise<T>): Promise<T | string> {
   ctx.meta.$responseType = CONTENT_TYPES[fmt];
   if (fmt === "json") return json();
   if (fmt === "txt") return urls.map((u) => `${u}\n`).join("");
@@ -42,8 +50,8 @@ function parseSimpleList(body: unknown, fmt: string): string[] {
   if (fmt === "txt") return body.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
   try {
     return parseOpml(body).map((f) => f.url);
-  } catch (err: any) {
-    throw new BadRequestError(`Not an OPML document: ${err.message}`);
+  } catch (err) {
+    throw new BadRequestError(`Not an OPML document: ${(err as Error).message}`);
   }
 }
 
@@ -53,7 +61,7 @@ export const subscriptionActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username, deviceid, since },
     response: SubscriptionChangesAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SubscriptionChangesAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string; deviceid: string; since?: unknown }>): Promise<SubscriptionChangesAnswer> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       await this.serial(user_id, () => this.ensureDevices(user_id, [device_id]));
@@ -64,7 +72,7 @@ export const subscriptionActions: ServiceActionsSchema = {
   upload_subscription_changes: {
     params: { username, deviceid, add: list, remove: list },
     response: UploadAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<UploadAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string; deviceid: string; add?: unknown; remove?: unknown }>): Promise<UploadAnswer> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       const { add, remove, update_urls } = sanitizeChanges(ctx.params.add, ctx.params.remove);
@@ -80,11 +88,11 @@ export const subscriptionActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username, format },
     response: SimpleAllSubscriptionsAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SimpleAllSubscriptionsAnswer> {
+    async handler(this: GpodderThis, ctx: ListCtx<{ username: string; format: SimpleFormat }>): Promise<SimpleAllSubscriptionsAnswer> {
       const user_id: number = await this.caller(ctx);
       const urls: string[] = await this.subscribedUrls(user_id);
       return simpleList(ctx, urls, ctx.params.format, async () => {
-        const known: SyncPodcast[] = urls.length ? await ctx.call("podcasts.sync_podcasts", { user_id, feed_urls: urls }) : [];
+        const known: SyncPodcast[] = urls.length ? await syncPodcasts(ctx, { user_id, feed_urls: urls }) : [];
         const byUrl = new Map(known.map((p) => [p.feed_url, p]));
         return urls.map((url): SimplePodcast => {
           const p = byUrl.get(url);
@@ -98,7 +106,7 @@ export const subscriptionActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username, deviceid, format },
     response: SimpleSubscriptionsAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SimpleSubscriptionsAnswer> {
+    async handler(this: GpodderThis, ctx: ListCtx<{ username: string; deviceid: string; format: SimpleFormat }>): Promise<SimpleSubscriptionsAnswer> {
       const user_id: number = await this.caller(ctx);
       if (!(await this.existingDevice(user_id, checkDeviceId(ctx.params.deviceid)))) throw new NotFoundError("No such device");
       const urls: string[] = await this.subscribedUrls(user_id);
@@ -109,7 +117,7 @@ export const subscriptionActions: ServiceActionsSchema = {
   put_simple_subscriptions: {
     params: { username, deviceid, format, body: { type: "any", optional: true } },
     response: EmptyAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<null> {
+    async handler(this: GpodderThis, ctx: Ctx<{ username: string; deviceid: string; format: SimpleFormat; body?: unknown }>): Promise<null> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       let urls: string[];
@@ -131,7 +139,7 @@ export const subscriptionActions: ServiceActionsSchema = {
     idempotent: true,
     params: { since },
     response: SubscriptionChangesAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SubscriptionChangesAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ since?: unknown }>): Promise<SubscriptionChangesAnswer> {
       const user_id: number = await this.caller(ctx);
       return this.changesSince(user_id, sinceOf(ctx.params.since));
     },
@@ -140,7 +148,7 @@ export const subscriptionActions: ServiceActionsSchema = {
   nextcloud_subscription_change: {
     params: { add: list, remove: list },
     response: NextcloudUploadAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<NextcloudUploadAnswer> {
+    async handler(this: GpodderThis, ctx: Ctx<{ add?: unknown; remove?: unknown }>): Promise<NextcloudUploadAnswer> {
       const user_id: number = await this.caller(ctx);
       const { add, remove } = sanitizeChanges(ctx.params.add, ctx.params.remove);
       return { timestamp: await this.changeFeeds(user_id, NEXTCLOUD_DEVICE, add, remove) };
@@ -155,17 +163,17 @@ export const subscriptionMethods: ServiceMethods = {
    * next. Since 0 that is every feed ever named, removed ones too: a device that lost its sync state
    * learns what to drop. One range read of the rkey index.
    */
-  async changesSince(this: any, user_id: number, since: number): Promise<SubscriptionChangesAnswer> {
+  async changesSince(this: GpodderThis, user_id: number, since: number): Promise<SubscriptionChangesAnswer> {
     const timestamp: number = await this.clockOf(user_id);
-    const changed: FeedDoc[] = since >= timestamp ? [] : await this.findFields(this.stores.gpodder_feeds, rkeyRange(user_id, since, timestamp), ["url", "subscribed"]);
+    const changed = since >= timestamp ? [] : await this.findFields(this.stores.gpodder_feeds, rkeyRange(user_id, since, timestamp), ["url", "subscribed"]);
     return {
       add: changed.filter((f) => f.subscribed).map((f) => f.url),
       remove: changed.filter((f) => !f.subscribed).map((f) => f.url),
       timestamp,
     };
   },
-  async subscribedUrls(this: any, user_id: number): Promise<string[]> {
-    const feeds: FeedDoc[] = await this.findFields(this.stores.gpodder_feeds, { user_id, subscribed: true }, ["url", "seq"]);
+  async subscribedUrls(this: GpodderThis, user_id: number): Promise<string[]> {
+    const feeds = await this.findFields(this.stores.gpodder_feeds, { user_id, subscribed: true }, ["url", "seq"]);
     return feeds.sort((a, b) => a.seq - b.seq || (a.url < b.url ? -1 : 1)).map((f) => f.url);
   },
   /**
@@ -173,10 +181,10 @@ export const subscriptionMethods: ServiceMethods = {
    * applies them to the library. fromDevice false: changes of the library itself, written as SERVER_DEVICE's
    * (decided by this flag, not the name: another instance of this server syncs as a device of that name).
    */
-  async changeFeeds(this: any, user_id: number, device: string, add: string[], remove: string[], fromDevice = true): Promise<number> {
+  async changeFeeds(this: GpodderThis, user_id: number, device: string, add: string[], remove: string[], fromDevice = true): Promise<number> {
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (fromDevice) await this.ensureDevices(user_id, [device]);
-      const known: FeedDoc[] = await this.findByIds(this.stores.gpodder_feeds, [...add, ...remove].map((u) => feedKey(user_id, u)), ["url", "subscribed"]);
+      const known = await this.findByIds(this.stores.gpodder_feeds, [...add, ...remove].map((u) => feedKey(user_id, u)), ["url", "subscribed"]);
       const state = new Map(known.map((f) => [f.url, f.subscribed]));
       const changes: [string, boolean][] = [...add.filter((u) => state.get(u) !== true).map((u) => [u, true] as [string, boolean]), ...remove.filter((u) => state.get(u) === true).map((u) => [u, false] as [string, boolean])];
       const doc = (url: string, subscribed: boolean): FeedDoc => ({

@@ -4,10 +4,12 @@
  * and which is the default, a device made from the web page, the choice of the default, the figures of what the
  * devices sent, and "sync now" (apply what they sent at once instead of at the next retry round).
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { OwnSyncApplied, OwnSyncDevice, OwnSyncStatistics } from "../../shared/contracts/gpodder";
-import { ActionDoc, checkDeviceId, DeviceDoc, deviceTypes, FeedDoc, rkeyRange, UserDoc } from "./model";
+import type { Ctx } from "../../shared/service-types";
+import { ActionDoc, checkDeviceId, DeviceDoc, deviceTypes, FeedDoc, rkeyRange } from "./model";
+import type { GpodderThis, UserRecord } from "./this";
 
 const userId = { type: "number", integer: true, positive: true };
 /** The newest episode actions the statistics show. */
@@ -20,7 +22,7 @@ export const webActions: ServiceActionsSchema = {
   account_devices: {
     visibility: "public",
     params: { user_id: userId },
-    handler(this: any, ctx: Context<{ user_id: number }>): Promise<OwnSyncDevice[]> {
+    handler(this: GpodderThis, ctx: Ctx<{ user_id: number }>): Promise<OwnSyncDevice[]> {
       return this.ownDevices(ctx.params.user_id);
     },
   },
@@ -31,7 +33,7 @@ export const webActions: ServiceActionsSchema = {
   account_save_device: {
     visibility: "public",
     params: { device_id: { type: "string", max: 200 }, caption: { type: "string", max: 200, optional: true, nullable: true }, type: { type: "enum", values: deviceTypes } },
-    async handler(this: any, ctx: Context<{ device_id: string; caption?: string | null; type: DeviceDoc["type"] }>): Promise<OwnSyncDevice> {
+    async handler(this: GpodderThis, ctx: Ctx<{ device_id: string; caption?: string | null; type: DeviceDoc["type"] }>): Promise<OwnSyncDevice> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.device_id);
       await this.saveDevice(user_id, device_id, { caption: ctx.params.caption || device_id, type: ctx.params.type });
@@ -42,7 +44,7 @@ export const webActions: ServiceActionsSchema = {
   account_set_default: {
     visibility: "public",
     params: { user_id: userId, device_id: { type: "string", max: 200 } },
-    async handler(this: any, ctx: Context<{ user_id: number; device_id: string }>): Promise<OwnSyncDevice> {
+    async handler(this: GpodderThis, ctx: Ctx<{ user_id: number; device_id: string }>): Promise<OwnSyncDevice> {
       const { user_id, device_id } = ctx.params;
       if (!(await this.existingDevice(user_id, device_id))) throw new NotFoundError("No such device on this sync server");
       // A device exists only after the user's first sync call, which made the user's record.
@@ -54,9 +56,9 @@ export const webActions: ServiceActionsSchema = {
   account_statistics: {
     visibility: "public",
     params: { user_id: userId },
-    async handler(this: any, ctx: Context<{ user_id: number }>): Promise<OwnSyncStatistics> {
+    async handler(this: GpodderThis, ctx: Ctx<{ user_id: number }>): Promise<OwnSyncStatistics> {
       const { user_id } = ctx.params;
-      const [devices, feeds, total, recent, user]: [OwnSyncDevice[], FeedDoc[], number, ActionDoc[], UserDoc | null] = await Promise.all([
+      const [devices, feeds, total, recent, user]: [OwnSyncDevice[], Pick<FeedDoc, "_id" | "url">[], number, ActionDoc[], UserRecord | null] = await Promise.all([
         this.ownDevices(user_id),
         this.findFields(this.stores.gpodder_feeds, { user_id, subscribed: true }, ["url"]),
         this.stores.gpodder_actions.count({ query: everything(user_id) }),
@@ -85,7 +87,7 @@ export const webActions: ServiceActionsSchema = {
   account_apply: {
     visibility: "public",
     params: { user_id: userId, force: { type: "boolean", optional: true } },
-    async handler(this: any, ctx: Context<{ user_id: number; force?: boolean }>): Promise<OwnSyncApplied> {
+    async handler(this: GpodderThis, ctx: Ctx<{ user_id: number; force?: boolean }>): Promise<OwnSyncApplied> {
       const { user_id, force } = ctx.params;
       if (!(await this.adapter.findOne({ _id: user_id }))) return { failed_feeds: [] };
       if (force) await this.stores.gpodder_feeds.updateMany({ user_id, library: "failed" }, { $set: { next_try: null } });
@@ -98,8 +100,8 @@ export const webActions: ServiceActionsSchema = {
 
 export const webMethods: ServiceMethods = {
   /** The user's devices, oldest first; every device follows the one list, so each counts its subscribed feeds. */
-  async ownDevices(this: any, user_id: number): Promise<OwnSyncDevice[]> {
-    const [devices, subscriptions, user]: [DeviceDoc[], number, UserDoc | null] = await Promise.all([
+  async ownDevices(this: GpodderThis, user_id: number): Promise<OwnSyncDevice[]> {
+    const [devices, subscriptions, user]: [DeviceDoc[], number, UserRecord | null] = await Promise.all([
       this.stores.gpodder_devices.find({ query: { user_id }, sort: ["created_at"] }),
       this.stores.gpodder_feeds.count({ query: { user_id, subscribed: true } }),
       this.adapter.findOne({ _id: user_id }),

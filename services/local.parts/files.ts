@@ -139,8 +139,8 @@ export async function readTags(file: string, log: (msg: string, data: object) =>
       duration: Math.round(m.format.duration ?? 0),
       hasPicture: !!c.picture?.length,
     };
-  } catch (err: any) {
-    log("unreadable audio tags", { file: path.basename(file), error: err?.message });
+  } catch (err) {
+    log("unreadable audio tags", { file: path.basename(file), error: (err as Error | null)?.message });
     return { title: null, artist: null, comment: null, track: null, date: null, duration: 0, hasPicture: false };
   }
 }

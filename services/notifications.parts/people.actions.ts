@@ -3,15 +3,17 @@
  * user when a new episode names a person they follow, with the same delivery as new-episode messages
  * (background retries, the per-user NOTIFY_PER_MINUTE budget).
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import type { FollowerMessage } from "../../shared/contracts/notifications";
+import type { Ctx } from "../../shared/service-types";
 import type { PushMessage, PushSettingsDoc } from "./push";
+import type { NotificationsThis } from "./this";
 
 export const peopleNotifyActions: ServiceActionsSchema = {
   notify_followers: {
     visibility: "public",
     params: { messages: { type: "array", max: 10_000, items: "object" } },
-    async handler(this: any, ctx: Context<{ messages: FollowerMessage[] }>): Promise<number> {
+    async handler(this: NotificationsThis, ctx: Ctx<{ messages: FollowerMessage[] }>): Promise<number> {
       const { messages } = ctx.params;
       const endpoints: PushSettingsDoc[] = messages.length ? await this.stores.push_settings.find({ query: { user_id: { $in: messages.map((m) => m.user_id) }, enabled: true } }) : [];
       let sent = 0;

@@ -4,24 +4,43 @@
  * notifications on for that podcast (podcasts.notify_targets), with retries and a per-user rate limit.
  * Delivery runs after the event handler returns, so a slow or failing endpoint never holds a refresh.
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { config } from "../../shared/config";
 import { BadRequestError } from "../../shared/errors";
 import type { EpisodesCreatedEvent, EpisodeSummary } from "../../shared/contracts/episodes";
 import type { NotifyTarget } from "../../shared/contracts/podcasts";
 import { rightsOf } from "../../shared/http";
 import { encryptSecret } from "../../shared/secrets";
-import type { AuthUser } from "../../shared/types";
+import type { Ctx } from "../../shared/service-types";
+import { notifyTargets } from "../../shared/contracts/podcasts";
+import { episodeSummaries } from "../../shared/contracts/episodes";
 import { failureText, PLATFORMS, push, PushMessage, PushSettingsDoc } from "./push";
+import type { NotificationsThis } from "./this";
 import { NotificationSettingsAnswer, TestNotificationAnswer, UpdateNotificationSettingsAnswer } from "../../shared/contracts/notifications";
+import type { PushSettings } from "../../shared/contracts/notifications";
+import type { Static } from "../../shared/contracts/answers";
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const str = (max: number) => ({ type: "string", trim: true, max, optional: true, nullable: true });
 const url = { type: "url", optional: true, nullable: true, empty: true };
 const platform = { type: "string", trim: true, lowercase: true, enum: Object.keys(PLATFORMS) };
-const SECRETS = { notifa_password: "notifa_password_sealed", notifa_access_token: "notifa_access_token_sealed", notifb_token: "notifb_token_sealed", http_token: "http_token_sealed" } as const;
-const PLAIN = ["notifa_topic", "notifa_server_url", "notifa_username", "notifb_url", "http_url", "http_method"] as const;
 const SEND_TIMEOUT_MS = 10_000;
+
+/** update_notification_settings' params: a secret left out (or "") stays as stored; null clears it. */
+type UpdatePushParams = { user_id: number; platform: string; enabled: boolean } & Partial<
+  Pick<PushSettingsDoc, "notifa_topic" | "notifa_server_url" | "notifa_username" | "notifb_url" | "http_url" | "http_method">
+> & { [secret in "notifa_password" | "notifa_access_token" | "notifb_token" | "http_token"]?: string | null };
+
+/** A plain field as given (absent: as stored; "" or null: none). */
+function given<T>(value: T | null | undefined, stored: T | null | undefined): T | null {
+  return value !== undefined ? value || null : (stored ?? null);
+}
+
+/** A secret sealed as given (absent or "": as stored; null: cleared). */
+function sealed(value: string | null | undefined, stored: string | null | undefined): string | null {
+  if (value === null) return null;
+  return value ? encryptSecret(value) : (stored ?? null);
+}
 
 export const pushActions: ServiceActionsSchema = {
   /** GET /api/data/user/notification_settings?user_id: every platform; secrets only as *_set flags. */
@@ -29,7 +48,7 @@ export const pushActions: ServiceActionsSchema = {
     idempotent: true,
     params: { user_id: id },
     response: NotificationSettingsAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: NotificationsThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof NotificationSettingsAnswer>> {
       const docs: PushSettingsDoc[] = await this.stores.push_settings.find({ query: { user_id: ctx.params.user_id } });
       return { settings: docs.map((d) => this.publicSettings(d)) };
     },
@@ -52,18 +71,29 @@ export const pushActions: ServiceActionsSchema = {
       http_method: { type: "string", trim: true, uppercase: true, enum: ["POST", "PUT", "GET"], optional: true, nullable: true },
     },
     response: UpdateNotificationSettingsAnswer,
-    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+    async handler(this: NotificationsThis, ctx: Ctx<UpdatePushParams>): Promise<Static<typeof UpdateNotificationSettingsAnswer>> {
       const p = ctx.params;
       const plat = PLATFORMS[p.platform];
       const _id = `${p.user_id}:${plat}`;
       const stored: PushSettingsDoc | null = await this.stores.push_settings.findOne({ _id });
-      const doc: any = { ...(stored ?? {}), _id, user_id: p.user_id, platform: plat, enabled: p.enabled, rights: rightsOf(ctx.meta.user) };
-      for (const f of PLAIN) if (p[f] !== undefined) doc[f] = p[f] || null;
-      for (const [f, sealed] of Object.entries(SECRETS)) {
-        if (p[f] === null) doc[sealed] = null;
-        else if (p[f]) doc[sealed] = encryptSecret(p[f]);
-      }
-      for (const f of [...PLAIN, ...Object.values(SECRETS)]) doc[f] ??= null;
+      const doc: PushSettingsDoc = {
+        ...stored,
+        _id,
+        user_id: p.user_id,
+        platform: plat,
+        enabled: p.enabled,
+        rights: rightsOf(ctx.meta.user),
+        notifa_topic: given(p.notifa_topic, stored?.notifa_topic),
+        notifa_server_url: given(p.notifa_server_url, stored?.notifa_server_url),
+        notifa_username: given(p.notifa_username, stored?.notifa_username),
+        notifb_url: given(p.notifb_url, stored?.notifb_url),
+        http_url: given(p.http_url, stored?.http_url),
+        http_method: given(p.http_method, stored?.http_method),
+        notifa_password_sealed: sealed(p.notifa_password, stored?.notifa_password_sealed),
+        notifa_access_token_sealed: sealed(p.notifa_access_token, stored?.notifa_access_token_sealed),
+        notifb_token_sealed: sealed(p.notifb_token, stored?.notifb_token_sealed),
+        http_token_sealed: sealed(p.http_token, stored?.http_token_sealed),
+      };
       if (doc.enabled) this.checkComplete(doc);
       await this.stores.push_settings.removeMany({ _id });
       await this.stores.push_settings.insert(doc);
@@ -75,7 +105,7 @@ export const pushActions: ServiceActionsSchema = {
   test_notification: {
     params: { user_id: id, platform },
     response: TestNotificationAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: NotificationsThis, ctx: Ctx<{ user_id: number; platform: string }>): Promise<Static<typeof TestNotificationAnswer>> {
       const plat = PLATFORMS[ctx.params.platform];
       const doc: PushSettingsDoc | null = await this.stores.push_settings.findOne({ _id: `${ctx.params.user_id}:${plat}` });
       if (!doc) throw new BadRequestError(`No ${plat} settings saved`);
@@ -91,25 +121,35 @@ export const pushActions: ServiceActionsSchema = {
 };
 
 export const pushMethods: ServiceMethods = {
-  publicSettings(d: PushSettingsDoc) {
-    const out: Record<string, unknown> = { platform: d.platform, enabled: d.enabled };
-    for (const f of PLAIN) out[f] = d[f] ?? null;
-    for (const [f, sealed] of Object.entries(SECRETS)) out[`${f}_set`] = !!d[sealed];
-    return out;
+  publicSettings(this: NotificationsThis, d: PushSettingsDoc): PushSettings {
+    return {
+      platform: d.platform,
+      enabled: d.enabled,
+      notifa_topic: d.notifa_topic ?? null,
+      notifa_server_url: d.notifa_server_url ?? null,
+      notifa_username: d.notifa_username ?? null,
+      notifb_url: d.notifb_url ?? null,
+      http_url: d.http_url ?? null,
+      http_method: d.http_method ?? null,
+      notifa_password_set: !!d.notifa_password_sealed,
+      notifa_access_token_set: !!d.notifa_access_token_sealed,
+      notifb_token_set: !!d.notifb_token_sealed,
+      http_token_set: !!d.http_token_sealed,
+    };
   },
-  checkComplete(d: PushSettingsDoc) {
+  checkComplete(this: NotificationsThis, d: PushSettingsDoc): void {
     if (d.platform === "ntfy" && !d.notifa_topic) throw new BadRequestError("notifa_topic is required for ntfy");
     if (d.platform === "gotify" && (!d.notifb_url || !d.notifb_token_sealed)) throw new BadRequestError("notifb_url and notifb_token are required for gotify");
     if (d.platform === "http" && !d.http_url) throw new BadRequestError("http_url is required for a webhook");
   },
   /** episodes.created: one message per new episode for every enabled endpoint of every subscriber with notifications on. */
-  async announceEpisodes(this: any, ctx: Context<EpisodesCreatedEvent>) {
+  async announceEpisodes(this: NotificationsThis, ctx: Ctx<EpisodesCreatedEvent>): Promise<void> {
     const { podcast_id, episode_ids } = ctx.params;
-    const targets: NotifyTarget[] = await ctx.call("podcasts.notify_targets", { podcast_id });
+    const targets: NotifyTarget[] = await notifyTargets(ctx, { podcast_id });
     if (!targets.length) return;
     const endpoints: PushSettingsDoc[] = await this.stores.push_settings.find({ query: { user_id: { $in: targets.map((t) => t.user_id) }, enabled: true } });
     if (!endpoints.length) return;
-    const episodes: EpisodeSummary[] = await ctx.call("episodes.episode_summaries", { episode_ids });
+    const episodes: EpisodeSummary[] = await episodeSummaries(ctx, { episode_ids });
     for (const t of targets) {
       const mine = endpoints.filter((e) => e.user_id === t.user_id);
       for (const ep of mine.length ? episodes : []) {
@@ -126,7 +166,7 @@ export const pushMethods: ServiceMethods = {
     }
   },
   /** Sends with retries in the background; a failure is logged (without URL or secrets) and dropped. */
-  deliverPush(this: any, endpoint: PushSettingsDoc, msg: PushMessage) {
+  deliverPush(this: NotificationsThis, endpoint: PushSettingsDoc, msg: PushMessage): void {
     const attempt = async (n: number): Promise<void> => {
       try {
         await push(endpoint, msg, SEND_TIMEOUT_MS);
@@ -144,9 +184,9 @@ export const pushMethods: ServiceMethods = {
     running.finally(() => this.pending.delete(running));
   },
   /** Per-user budget of NOTIFY_PER_MINUTE messages in a sliding minute. */
-  takeToken(this: any, user_id: number): boolean {
+  takeToken(this: NotificationsThis, user_id: number): boolean {
     const now = Date.now();
-    const sent: number[] = (this.sentAt.get(user_id) ?? []).filter((t: number) => now - t < 60_000);
+    const sent: number[] = (this.sentAt.get(user_id) ?? []).filter((t) => now - t < 60_000);
     if (sent.length >= config.notifyPerMinute) return false;
     sent.push(now);
     this.sentAt.set(user_id, sent);

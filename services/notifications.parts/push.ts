@@ -93,7 +93,7 @@ function encodeHeader(text: string): string {
 }
 
 /** A delivery failure as a client may read it: the kind and status, never a URL with secrets. */
-export function failureText(err: any): string {
+export function failureText(err: unknown): string {
   if (err instanceof OutboundHttpError) return err.kind === "http_status" ? `the endpoint answered HTTP ${err.status}` : err.message;
-  return err?.message ?? "unknown error";
+  return (err as Error | undefined)?.message ?? "unknown error";
 }

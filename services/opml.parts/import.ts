@@ -11,8 +11,8 @@ export const IMPORT_CONCURRENCY = 5;
 export type Outcome = "imported" | "skipped";
 
 /** Why a feed failed, as the user reads it: the error's message, never a credential of the URL. */
-export function failureReason(err: any): string {
-  const msg = String(err?.message ?? err ?? "failed");
+export function failureReason(err: unknown): string {
+  const msg = String((err as Error | null)?.message ?? err ?? "failed");
   return msg.replace(/https?:\/\/[^\s)]+/g, (u) => redactUrl(u));
 }
 

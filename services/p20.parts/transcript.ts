@@ -3,15 +3,7 @@
  * read into one shape: segments with start and end in seconds, speaker and text.
  */
 import { decodeEntities } from "../../shared/feed-parser/text";
-
-export interface TranscriptSegment {
-  start: number;
-  end: number | null;
-  speaker: string | null;
-  text: string;
-}
-
-export type TranscriptFormat = "srt" | "vtt" | "json" | "html" | "text";
+import type { TranscriptFormat, TranscriptSegment } from "../../shared/contracts/p20";
 
 /** "01:02:03,500", "02:03.5", "0:00" -> seconds; NaN when not a time. */
 function seconds(t: string): number {
@@ -82,12 +74,14 @@ function html(body: string): TranscriptSegment[] {
 
 function json(body: string): TranscriptSegment[] {
   const doc = JSON.parse(body);
-  const segments: any[] = Array.isArray(doc) ? doc : Array.isArray(doc?.segments) ? doc.segments : [];
+  // Whatever the document holds: each field is checked or converted below.
+  const segments: Record<string, unknown>[] = Array.isArray(doc) ? doc : Array.isArray(doc?.segments) ? doc.segments : [];
   return segments
     .filter((s) => s && typeof s === "object" && typeof (s.body ?? s.text) === "string")
     .map((s) => ({
       start: Number(s.startTime ?? s.start ?? 0) || 0,
-      end: s.endTime ?? s.end ?? null,
+      // As the document has it (the namespace's JSON says a number of seconds).
+      end: (s.endTime ?? s.end ?? null) as number | null,
       speaker: typeof s.speaker === "string" ? s.speaker : null,
       text: String(s.body ?? s.text).trim(),
     }));

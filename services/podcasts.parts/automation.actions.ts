@@ -4,40 +4,43 @@
  * days after which downloads of completed episodes are deleted (the downloads service's scheduled job
  * reads them through auto_delete_rules) and the automatic skip times. Every action answers 404 unless the user is subscribed to the podcast.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { MessageAnswer } from "../../shared/contracts/answers";
 import { AutoDeleteDaysAnswer, type AutoDeleteRule, AutoQueueAnswer, AutoSkipTimesAnswer } from "../../shared/contracts/podcasts";
-import type { AutoDeleteDefaults } from "../../shared/contracts/users";
+import { autoDeleteDays, type AutoDeleteDefaults } from "../../shared/contracts/users";
+import type { Caller } from "../../shared/contracts/call";
+import type { Ctx } from "../../shared/service-types";
+import type { PodcastsThis } from "./this";
 import { id, type SubscriptionDoc } from "./model";
 import { reader, setter } from "./playback.actions";
 
 const days = { type: "number", integer: true, min: 0, max: 3650, convert: true };
 
 /** The user's default auto-delete days (users service). */
-async function userDefault(ctx: Context, user_id: number): Promise<number> {
-  const defaults: AutoDeleteDefaults = await ctx.call("users.auto_delete_days", { user_ids: [user_id] });
+async function userDefault(ctx: Caller, user_id: number): Promise<number> {
+  const defaults: AutoDeleteDefaults = await autoDeleteDays(ctx, { user_ids: [user_id] });
   return defaults[user_id] ?? 0;
 }
 
 export const automationActions: ServiceActionsSchema = {
   /** PUT /api/data/podcast/toggle_favorite */
-  toggle_favorite: setter(
+  toggle_favorite: setter<{ is_favorite: boolean }>(
     { is_favorite: { type: "boolean", convert: true } },
     (p) => ({ is_favorite: p.is_favorite }),
     (p) => (p.is_favorite ? "Podcast marked as favorite" : "Podcast removed from favorites"),
   ),
   /** POST /api/data/enable_auto_queue */
-  enable_auto_queue: setter({ auto_queue: { type: "boolean", convert: true } }, (p) => ({ auto_queue: p.auto_queue }), (p) => `Auto-queue ${p.auto_queue ? "enabled" : "disabled"}`),
+  enable_auto_queue: setter<{ auto_queue: boolean }>({ auto_queue: { type: "boolean", convert: true } }, (p) => ({ auto_queue: p.auto_queue }), (p) => `Auto-queue ${p.auto_queue ? "enabled" : "disabled"}`),
   get_auto_queue_status: reader((sub): AutoQueueAnswer => ({ auto_queue: !!sub.auto_queue }), { response: AutoQueueAnswer }),
   /** POST /api/data/get_auto_skip_times: what adjust_skip_times wrote. */
   get_auto_skip_times: reader((sub): AutoSkipTimesAnswer => ({ start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0 }), { response: AutoSkipTimesAnswer }),
   /** POST /api/data/podcast/set_auto_download_delete_days: this podcast's own days (0 keeps its downloads). */
-  set_podcast_auto_download_delete_days: setter({ days }, (p) => ({ auto_download_delete_days: p.days }), () => "Podcast auto-delete downloads setting updated."),
+  set_podcast_auto_download_delete_days: setter<{ days: number }>({ days }, (p) => ({ auto_download_delete_days: p.days }), () => "Podcast auto-delete downloads setting updated."),
   /** POST /api/data/clear_podcast_auto_download_delete_days: back to the user's default. */
   clear_podcast_auto_download_delete_days: {
     params: { user_id: id, podcast_id: id },
     response: MessageAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<MessageAnswer> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id: number }>): Promise<MessageAnswer> {
       const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: { auto_download_delete_days: null } });
       return { message: "Podcast auto-delete downloads setting cleared: the default applies" };
@@ -47,7 +50,7 @@ export const automationActions: ServiceActionsSchema = {
   get_auto_download_delete_days: {
     params: { user_id: id, podcast_id: { ...id, optional: true, nullable: true } },
     response: AutoDeleteDaysAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<AutoDeleteDaysAnswer> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id?: number | null }>): Promise<AutoDeleteDaysAnswer> {
       const { user_id, podcast_id } = ctx.params;
       const sub: SubscriptionDoc | null = podcast_id ? await this.subscriptionOf(user_id, podcast_id) : null;
       const own = sub?.auto_download_delete_days ?? null;
@@ -61,7 +64,7 @@ export const automationActions: ServiceActionsSchema = {
   auto_queue_users: {
     visibility: "public",
     params: { podcast_id: id },
-    async handler(this: any, ctx: Context<{ podcast_id: number }>): Promise<number[]> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ podcast_id: number }>): Promise<number[]> {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { podcast_id: ctx.params.podcast_id, auto_queue: true } });
       return subs.map((s) => s.user_id);
     },
@@ -69,10 +72,10 @@ export const automationActions: ServiceActionsSchema = {
   /** Every subscription whose downloads of completed episodes go after some days: its own days, else its user's default. */
   auto_delete_rules: {
     visibility: "public",
-    async handler(this: any, ctx: Context): Promise<AutoDeleteRule[]> {
+    async handler(this: PodcastsThis, ctx: Ctx): Promise<AutoDeleteRule[]> {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: {} });
       if (!subs.length) return [];
-      const defaults: AutoDeleteDefaults = await ctx.call("users.auto_delete_days", { user_ids: Array.from(new Set(subs.map((s) => s.user_id))) });
+      const defaults: AutoDeleteDefaults = await autoDeleteDays(ctx, { user_ids: Array.from(new Set(subs.map((s) => s.user_id))) });
       return subs
         .map((s) => ({ user_id: s.user_id, podcast_id: s.podcast_id, days: s.auto_download_delete_days ?? defaults[s.user_id] ?? 0 }))
         .filter((r) => r.days > 0);

@@ -3,7 +3,10 @@
  * /api/search) for PinePods' web and mobile clients, which search through this server with their key
  * instead of reaching the search service themselves. The call goes through the broker.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
+import type { Ctx } from "../../shared/service-types";
+import type { PodcastsThis } from "./this";
+import { search } from "../../shared/contracts/search";
 import { PROVIDER_CIRCUIT_BREAKER as circuitBreaker } from "../../shared/provider";
 import { ProxySearchAnswer, type SearchParams } from "../../shared/contracts/search";
 
@@ -18,9 +21,10 @@ export const directoryActions: ServiceActionsSchema = {
       search_type: { type: "string", trim: true, min: 1, max: 16, optional: true },
     },
     response: ProxySearchAnswer,
-    handler(ctx: Context<SearchParams>): Promise<ProxySearchAnswer> {
+    async handler(this: PodcastsThis, ctx: Ctx<SearchParams & { query: string }>): Promise<ProxySearchAnswer> {
       const { query, index, search_type } = ctx.params;
-      return ctx.call("search.search", { query, index, search_type });
+      // With a query the search service answers the index's results, never its plain-text connection check.
+      return (await search(ctx, { query, index, search_type })) as ProxySearchAnswer;
     },
   },
 };

@@ -2,8 +2,9 @@
  * Reads for the library extras: a whole library for OPML import and export (each subscription with
  * the feed it names, in one call), and a podcast's Podcasting 2.0 data.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
-import type { AuthUser } from "../../shared/types";
+import type { ServiceActionsSchema } from "moleculer";
+import type { Ctx } from "../../shared/service-types";
+import type { PodcastsThis } from "./this";
 import type { LibraryFeed, PodcastP20 } from "../../shared/contracts/podcasts";
 import { id, PodcastDoc, shown, SubscriptionDoc } from "./model";
 
@@ -12,7 +13,7 @@ export const libraryActions: ServiceActionsSchema = {
   user_feeds: {
     visibility: "public",
     params: { user_id: id },
-    async handler(this: any, ctx: Context<{ user_id: number }>): Promise<LibraryFeed[]> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number }>): Promise<LibraryFeed[]> {
       const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(ctx.params.user_id);
       return rows.reverse().map(({ pod, sub }) => {
         const s = shown(pod, sub);
@@ -24,7 +25,7 @@ export const libraryActions: ServiceActionsSchema = {
   podcast_p20: {
     visibility: "public",
     params: { user_id: id, podcast_id: id },
-    async handler(this: any, ctx: Context<{ user_id: number; podcast_id: number }, { user?: AuthUser }>): Promise<PodcastP20> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id: number }>): Promise<PodcastP20> {
       const { pod } = await this.readable(ctx, ctx.params.user_id, ctx.params.podcast_id);
       return { podcast_id: pod._id, title: pod.title, p20: pod.p20 };
     },

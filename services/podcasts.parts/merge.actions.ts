@@ -4,17 +4,16 @@
  * merged_into the primary: return_pods shows only the primary and the primary's episode list holds
  * the episodes of both. Unmerge clears the mark. Other subscribers of the same feeds see nothing of it.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { BadRequestError, NotFoundError } from "../../shared/errors";
-import type { AuthUser } from "../../shared/types";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import { id, PodcastDoc, SubscriptionDoc } from "./model";
 import { MergedPodcastsAnswer } from "../../shared/contracts/podcasts";
-import { SuccessMessageAnswer } from "../../shared/contracts/answers";
+import { SuccessMessageAnswer, type Static } from "../../shared/contracts/answers";
+import type { Ctx } from "../../shared/service-types";
+import type { PodcastsThis } from "./this";
 
-type Ctx = Context<any, { user?: AuthUser }>;
-
-async function ownSubscription(self: any, user_id: number, podcast_id: number): Promise<SubscriptionDoc> {
+async function ownSubscription(self: PodcastsThis, user_id: number, podcast_id: number): Promise<SubscriptionDoc> {
   const sub: SubscriptionDoc | null = await self.stores.subscriptions.findOne({ key: `${user_id}:${podcast_id}` });
   if (!sub) throw new NotFoundError(`Podcast ${podcast_id} not found in your subscriptions`);
   return sub;
@@ -25,7 +24,7 @@ export const mergeActions: ServiceActionsSchema = {
   merge_podcasts: {
     params: { podcast_id: id, secondary_podcast_ids: { type: "array", items: id, min: 1, max: 100 } },
     response: SuccessMessageAnswer,
-    async handler(this: any, ctx: Ctx) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ podcast_id: number; secondary_podcast_ids: number[] }>): Promise<Static<typeof SuccessMessageAnswer>> {
       const user_id = ctx.meta.user!.id;
       const { podcast_id } = ctx.params;
       const secondary: number[] = Array.from(new Set<number>(ctx.params.secondary_podcast_ids));
@@ -47,7 +46,7 @@ export const mergeActions: ServiceActionsSchema = {
     idempotent: true,
     params: { podcast_id: id },
     response: MergedPodcastsAnswer,
-    async handler(this: any, ctx: Ctx) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ podcast_id: number }>): Promise<MergedPodcastsAnswer> {
       const user_id = ctx.meta.user!.id;
       await ownSubscription(this, user_id, ctx.params.podcast_id);
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id, merged_into: ctx.params.podcast_id }, sort: ["podcast_id"] });
@@ -58,7 +57,7 @@ export const mergeActions: ServiceActionsSchema = {
   unmerge_podcast: {
     params: { podcast_id: id, target_podcast_id: id },
     response: SuccessMessageAnswer,
-    async handler(this: any, ctx: Ctx) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ podcast_id: number; target_podcast_id: number }>): Promise<Static<typeof SuccessMessageAnswer>> {
       const user_id = ctx.meta.user!.id;
       const { podcast_id, target_podcast_id } = ctx.params;
       const target = await ownSubscription(this, user_id, target_podcast_id);
@@ -72,12 +71,12 @@ export const mergeActions: ServiceActionsSchema = {
   merged_views: {
     visibility: "public",
     params: { user_id: id, podcast_id: id },
-    async handler(this: any, ctx: Context<{ user_id: number; podcast_id: number }>): Promise<SubscriptionView[]> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id: number }>): Promise<SubscriptionView[]> {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: ctx.params.user_id, merged_into: ctx.params.podcast_id } });
       if (!subs.length) return [];
       const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) } } });
       const byId = new Map(pods.map((p) => [p._id, p]));
-      return subs.filter((s) => byId.has(s.podcast_id)).map((s) => this.view(byId.get(s.podcast_id), s));
+      return subs.filter((s) => byId.has(s.podcast_id)).map((s) => this.view(byId.get(s.podcast_id)!, s));
     },
   },
 };

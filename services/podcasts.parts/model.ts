@@ -105,7 +105,7 @@ export function feedKey(url: string, username: string | null, password: string |
 /** The record fields that come from the feed's channel. */
 export function feedFields(feed: Omit<ParsedFeed, "episodes">) {
   const p20 = {} as PodcastDoc["p20"];
-  for (const f of P20_CHANNEL_FIELDS) (p20 as any)[f] = feed[f];
+  for (const f of P20_CHANNEL_FIELDS) (p20 as Record<string, unknown>)[f] = feed[f];
   return {
     title: feed.title ?? "",
     description: feed.description,
@@ -131,12 +131,21 @@ export function newestFirst(episodes: ParsedEpisode[]): ParsedEpisode[] {
   return episodes.map((e, i) => ({ e, i, t: time(e) })).sort((a, b) => b.t - a.t || a.i - b.i).map((x) => x.e);
 }
 
+/** A date as ISO 8601; null for none (a date always there gives a string). */
+export function iso(d: Date | string): string;
+export function iso(d: Date | string | null | undefined): string | null;
 export function iso(d: Date | string | null | undefined): string | null {
   return d ? new Date(d).toISOString() : null;
 }
 
-/** What a user sees of a podcast: the feed's fields under their own overrides. */
-export function shown(p: PodcastDoc, s: SubscriptionDoc | null) {
+/** The podcast fields a subscription view is made of: what user_subscriptions reads of each podcast. */
+export const VIEW_FIELDS = ["title", "artwork_url", "website_url", "podcast_index_id", "categories", "feed_url"] as const;
+export type ViewDoc = Pick<PodcastDoc, "_id" | (typeof VIEW_FIELDS)[number]>;
+
+/** What a user sees of a podcast: the feed's fields under their own overrides (of a ViewDoc, all but description and author). */
+export function shown(p: PodcastDoc, s: SubscriptionDoc | null): Shown;
+export function shown(p: ViewDoc, s: SubscriptionDoc | null): Omit<Shown, "description" | "author">;
+export function shown(p: ViewDoc & Partial<PodcastDoc>, s: SubscriptionDoc | null): Omit<Shown, "description" | "author"> & Partial<Pick<Shown, "description" | "author">> {
   const o = s?.overrides ?? {};
   return {
     title: (o.title as string) ?? p.title,
@@ -147,6 +156,16 @@ export function shown(p: PodcastDoc, s: SubscriptionDoc | null) {
     podcast_index_id: (o.podcast_index_id as number) ?? p.podcast_index_id,
     categories: s?.categories ?? p.categories,
   };
+}
+
+export interface Shown {
+  title: string;
+  description: string | null;
+  author: string | null;
+  artwork_url: string | null;
+  website_url: string | null;
+  podcast_index_id: number | null;
+  categories: string[];
 }
 
 export interface FeedRef {

@@ -4,7 +4,9 @@
  * their channel's podcast:person or, through the people database, by their directory id. Channel
  * people belong to every episode of the podcast (Podcasting 2.0), so such a podcast counts as a whole.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
+import type { Ctx } from "../../shared/service-types";
+import type { PodcastsThis } from "./this";
 import type { NamingPodcast, PersonQuery, PodcastsNaming } from "../../shared/contracts/following";
 import { namesPattern } from "../../shared/regex";
 import type { PodcastDoc, SubscriptionDoc } from "./model";
@@ -16,7 +18,7 @@ export const peopleActions: ServiceActionsSchema = {
       people: { type: "array", max: 1000, items: { type: "object", props: { name: "string", podcast_index_ids: { type: "array", items: "number", optional: true } } } },
       user_id: { type: "number", integer: true, positive: true, optional: true },
     },
-    async handler(this: any, ctx: Context<{ people: PersonQuery[]; user_id?: number }>): Promise<PodcastsNaming> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ people: PersonQuery[]; user_id?: number }>): Promise<PodcastsNaming> {
       const { people, user_id } = ctx.params;
       if (!people.length) return [];
       const indexIds = Array.from(new Set(people.flatMap((p) => p.podcast_index_ids ?? [])));

@@ -2,18 +2,17 @@
  * What a user reads of their podcasts: lists, details, lookups by name, and the subscription views
  * other services ask for.
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
-import type { AuthUser } from "../../shared/types";
-import type { PodcastUserStats } from "../../shared/contracts/episodes";
-import type { FetchedFeed } from "../../shared/contracts/feeds";
-import type { SubscriptionView } from "../../shared/contracts/podcasts";
+import { recentEpisodes, userPodcastStats, type PodcastUserStats } from "../../shared/contracts/episodes";
+import { fetchFeed, type FetchedFeed } from "../../shared/contracts/feeds";
+import type { PodcastListItem, SubscriptionView } from "../../shared/contracts/podcasts";
+import type { Ctx, Query } from "../../shared/service-types";
+import type { AnyCtx, PodcastsThis, PodRow } from "./this";
 import { isVidsiteFeed } from "../../shared/contracts/vidsite";
-import { byName, categoryMap, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text } from "./model";
+import { byName, categoryMap, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text, VIEW_FIELDS, type ViewDoc } from "./model";
 import { ExistsAnswer, PodcastDetailsAnswer, PodcastDetailsDynamicAnswer, PodcastIdAnswer, ReturnPodsAnswer, ReturnPodsExtraAnswer } from "../../shared/contracts/podcasts";
 
-/** The podcast fields a SubscriptionView is made of (readMethods.view). */
-const VIEW_FIELDS = ["title", "artwork_url", "website_url", "podcast_index_id", "categories", "feed_url"] as const;
 
 type DynamicFields = Omit<PodcastDetailsDynamicAnswer, "description" | "author" | "artworkurl" | "websiteurl" | "categories" | "is_youtube"> &
   Record<"description" | "author" | "artworkurl" | "websiteurl", string | null | undefined> & { categories: string[] };
@@ -43,9 +42,9 @@ export const readActions: ServiceActionsSchema = {
       search: { type: "string", max: 200, trim: true, optional: true },
     },
     response: ReturnPodsAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; limit?: number; offset?: number; search?: string }>): Promise<ReturnPodsAnswer> {
       const { limit, offset = 0, search } = ctx.params;
-      let rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.listedPodcasts(ctx.params.user_id);
+      let rows: PodRow[] = await this.listedPodcasts(ctx.params.user_id);
       if (search || limit !== undefined) {
         const needle = (search ?? "").toLowerCase();
         const titled = rows.map((r) => ({ r, v: shown(r.pod, r.sub) }));
@@ -62,10 +61,10 @@ export const readActions: ServiceActionsSchema = {
     idempotent: true,
     params: { user_id: id },
     response: ReturnPodsExtraAnswer,
-    async handler(this: any, ctx: Context<any>) {
-      const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.listedPodcasts(ctx.params.user_id);
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number }>): Promise<ReturnPodsExtraAnswer> {
+      const rows: PodRow[] = await this.listedPodcasts(ctx.params.user_id);
       const stats: Record<number, PodcastUserStats> = rows.length
-        ? await ctx.call("episodes.user_podcast_stats", { user_id: ctx.params.user_id, subscriptions: rows.map(({ pod, sub }) => this.view(pod, sub)) })
+        ? await userPodcastStats(ctx, { user_id: ctx.params.user_id, subscriptions: rows.map(({ pod, sub }) => this.view(pod, sub)) })
         : {};
       return {
         pods: rows.map(({ pod, sub }) => ({
@@ -84,7 +83,7 @@ export const readActions: ServiceActionsSchema = {
     idempotent: true,
     params: byName,
     response: ExistsAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_name: string; podcast_url: string }>): Promise<ExistsAnswer> {
       return { exists: !!(await this.findByName(ctx.params.user_id, ctx.params.podcast_name, ctx.params.podcast_url)) };
     },
   },
@@ -93,7 +92,7 @@ export const readActions: ServiceActionsSchema = {
     idempotent: true,
     params: { user_id: id, podcast_feed: text(4000, false), podcast_title: text(1000, false) },
     response: PodcastIdAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_feed: string; podcast_title: string }>): Promise<PodcastIdAnswer> {
       const found = await this.findByName(ctx.params.user_id, ctx.params.podcast_title, ctx.params.podcast_feed);
       if (!found) throw new NotFoundError("Podcast not found in your subscriptions");
       return { episodes: found.pod._id, podcast_id: found.pod._id };
@@ -104,10 +103,10 @@ export const readActions: ServiceActionsSchema = {
     idempotent: true,
     params: { user_id: id, podcast_id: id },
     response: PodcastDetailsAnswer,
-    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id: number }>): Promise<PodcastDetailsAnswer> {
       const { pod, sub } = await this.readable(ctx, ctx.params.user_id, ctx.params.podcast_id);
       const s = shown(pod, sub);
-      const recent_episodes = await ctx.call("episodes.recent_episodes", { user_id: ctx.params.user_id, podcast_id: pod._id, feed_cutoff_days: sub?.feed_cutoff_days ?? 0 });
+      const recent_episodes = await recentEpisodes(ctx, { user_id: ctx.params.user_id, podcast_id: pod._id, feed_cutoff_days: sub?.feed_cutoff_days ?? 0 });
       return {
         podcast: {
           podcast_id: pod._id,
@@ -157,7 +156,10 @@ export const readActions: ServiceActionsSchema = {
       display_only: { type: "boolean", convert: true, optional: true },
     },
     response: PodcastDetailsDynamicAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(
+      this: PodcastsThis,
+      ctx: Ctx<{ user_id: number; podcast_title: string; podcast_url: string; podcast_index_id: number; added: boolean; display_only?: boolean }>,
+    ): Promise<PodcastDetailsDynamicAnswer> {
       const p = ctx.params;
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: p.user_id } });
       const feed = feedRef(p.podcast_url, null, null);
@@ -171,7 +173,7 @@ export const readActions: ServiceActionsSchema = {
           websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: isVidsiteFeed(pod.feed_url),
         });
       }
-      const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
+      const fetched: FetchedFeed = await fetchFeed(ctx, { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
       const f = feedFields(fetched.feed!);
       return dynamicDetails({
         podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: feed.url, description: f.description, author: f.author,
@@ -188,7 +190,7 @@ export const readActions: ServiceActionsSchema = {
   user_subscriptions: {
     visibility: "public",
     params: { user_id: id, podcast_ids: { type: "array", items: "number", optional: true }, include_unsubscribed: { type: "boolean", optional: true } },
-    async handler(this: any, ctx: Context<any>): Promise<SubscriptionView[]> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_ids?: number[]; include_unsubscribed?: boolean }>): Promise<readonly SubscriptionView[]> {
       const { user_id, podcast_ids, include_unsubscribed } = ctx.params;
       // All of a user's views are asked on every list read (episodes service): kept until either store is written.
       const mark: string | null = podcast_ids ? null : this.storesMark(this.adapter, this.stores.subscriptions);
@@ -199,12 +201,12 @@ export const readActions: ServiceActionsSchema = {
         this.viewsByUser.set(user_id, kept);
         return kept.views;
       }
-      const query: any = { user_id };
+      const query: Query = { user_id };
       if (podcast_ids) query.podcast_id = { $in: podcast_ids };
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query, sort: ["-subscribed_date", "-_id"] });
       const wanted = include_unsubscribed && podcast_ids ? podcast_ids : subs.map((s) => s.podcast_id);
       // Only what a view shows (kept below: no descriptions or Podcasting 2.0 data held with it).
-      const pods: PodcastDoc[] = await this.findByIds(this.adapter, wanted, VIEW_FIELDS);
+      const pods: ViewDoc[] = await this.findByIds(this.adapter, wanted, VIEW_FIELDS);
       const bySub = new Map(subs.map((s) => [s.podcast_id, s]));
       const views: SubscriptionView[] = pods.map((p) => this.view(p, bySub.get(p._id) ?? null));
       if (mark) this.keepViews(user_id, mark, views);
@@ -215,7 +217,7 @@ export const readActions: ServiceActionsSchema = {
   auto_download_users: {
     visibility: "public",
     params: { podcast_id: id },
-    async handler(this: any, ctx: Context<any>): Promise<number[]> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ podcast_id: number }>): Promise<number[]> {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { podcast_id: ctx.params.podcast_id, auto_download: true } });
       return subs.map((s) => s.user_id);
     },
@@ -230,12 +232,12 @@ export const readMethods: ServiceMethods = {
    * Keeps a user's views for the next call; frozen, since a local call hands the very objects to the caller
    * (one that changed them would change every later answer: it throws instead).
    */
-  keepViews(this: any, user_id: number, mark: string, views: SubscriptionView[]): void {
+  keepViews(this: PodcastsThis, user_id: number, mark: string, views: SubscriptionView[]): void {
     for (const v of views) {
       Object.freeze(v.categories);
       Object.freeze(v);
     }
-    const kept: Map<number, { mark: string; views: readonly SubscriptionView[] }> = this.viewsByUser;
+    const kept = this.viewsByUser;
     kept.delete(user_id);
     kept.set(user_id, { mark, views: Object.freeze(views) });
     let total = 0;
@@ -248,14 +250,14 @@ export const readMethods: ServiceMethods = {
     }
   },
   /** A podcast the user may read: subscribed, or any existing one for an admin (sub null then). */
-  async readable(this: any, ctx: Context<any, { user?: AuthUser }>, user_id: number, podcast_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc | null }> {
+  async readable(this: PodcastsThis, ctx: AnyCtx, user_id: number, podcast_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc | null }> {
     const sub: SubscriptionDoc | null = await this.stores.subscriptions.findOne({ key: `${user_id}:${podcast_id}` });
     const pod: PodcastDoc | null = sub || ctx.meta.user?.isAdmin ? await this.adapter.findOne({ _id: podcast_id }) : null;
     if (!pod) throw new NotFoundError("Podcast not found in your subscriptions");
     return { pod, sub };
   },
   /** The user's subscriptions with their podcasts, newest subscription first. */
-  async userPodcasts(this: any, user_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc }[]> {
+  async userPodcasts(this: PodcastsThis, user_id: number): Promise<PodRow[]> {
     const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id }, sort: ["-subscribed_date", "-_id"] });
     if (!subs.length) return [];
     const pods: PodcastDoc[] = await this.findByIds(this.adapter, subs.map((s) => s.podcast_id));
@@ -263,16 +265,16 @@ export const readMethods: ServiceMethods = {
     return subs.filter((s) => byId.has(s.podcast_id)).map((sub) => ({ pod: byId.get(sub.podcast_id)!, sub }));
   },
   /** The podcasts a user's lists show: merged ones appear only as their primary. */
-  async listedPodcasts(this: any, user_id: number): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc }[]> {
-    return (await this.userPodcasts(user_id)).filter((r: { sub: SubscriptionDoc }) => !r.sub.merged_into);
+  async listedPodcasts(this: PodcastsThis, user_id: number): Promise<PodRow[]> {
+    return (await this.userPodcasts(user_id)).filter((r) => !r.sub.merged_into);
   },
   /** The user's podcast whose shown title (case-sensitive) and feed URL match. */
-  async findByName(this: any, user_id: number, name: string, url: string): Promise<{ pod: PodcastDoc; sub: SubscriptionDoc } | null> {
-    const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(user_id);
+  async findByName(this: PodcastsThis, user_id: number, name: string, url: string): Promise<PodRow | null> {
+    const rows: PodRow[] = await this.userPodcasts(user_id);
     url = feedRef(url, null, null).url;
     return rows.find(({ pod, sub }) => shown(pod, sub).title === name && (pod.feed_url === url || pod.final_url === url)) ?? null;
   },
-  view(p: PodcastDoc, s: SubscriptionDoc | null): SubscriptionView {
+  view(this: PodcastsThis, p: ViewDoc, s: SubscriptionDoc | null): SubscriptionView {
     const v = shown(p, s);
     return {
       podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url,
@@ -280,7 +282,7 @@ export const readMethods: ServiceMethods = {
     };
   },
   /** A return_pods item (spec: "Podcast records as returned"), then the same facts by PinePods' clients' names. */
-  podItem(p: PodcastDoc, s: SubscriptionDoc) {
+  podItem(this: PodcastsThis, p: PodcastDoc, s: SubscriptionDoc): PodcastListItem {
     const v = shown(p, s);
     const video = isVidsiteFeed(p.feed_url);
     return {

@@ -5,20 +5,26 @@
  * people the user follows (following service) and the people database's hosts (people service). A
  * ranking is kept RECOMMENDATIONS_TTL seconds per user on the node that made it; refresh=1 makes it again.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
-import type { EpisodeMediaItem } from "../../shared/contracts/episodes";
+import { episodeItems, listeningTotals, recommendationEpisodes, type EpisodeMediaItem } from "../../shared/contracts/episodes";
+import { followedNames } from "../../shared/contracts/following";
+import { podcastHosts } from "../../shared/contracts/people";
+import type { Caller } from "../../shared/contracts/call";
+import type { PodcastsThis } from "./this";
 import {
   type RecommendationEpisodes, RecommendationsAnswer, RecommendedEpisodesAnswer, type RecommendedPodcast,
 } from "../../shared/contracts/podcasts";
-import type { AuthUser } from "../../shared/types";
+import type { AuthUser, GatewayMeta } from "../../shared/types";
+import type { Context } from "moleculer";
 import type { PodcastDoc, SubscriptionDoc } from "./model";
 import { rankEpisodes, rankPodcasts, type RecListening, type RecScore, similarUsers } from "./recommend";
 
-type Meta = { user: AuthUser };
+/** Routes of the key's owner: the gateway always sets the user. */
+type Meta = GatewayMeta & { user: AuthUser };
 
 /** A user's ranking as made at `at`. */
-interface Ranked {
+export interface Ranked {
   at: number;
   scores: RecScore[];
   subscriptions: [number, number][];
@@ -38,7 +44,7 @@ export const recommendationsActions: ServiceActionsSchema = {
     idempotent: true,
     params: { refresh, limit: limit(100, 20) },
     response: RecommendationsAnswer,
-    async handler(this: any, ctx: Context<{ refresh?: boolean; limit: number }, Meta>): Promise<RecommendationsAnswer> {
+    async handler(this: PodcastsThis, ctx: Context<{ refresh?: boolean; limit: number }, Meta>): Promise<RecommendationsAnswer> {
       const ranked: Ranked = await this.rankedFor(ctx, ctx.meta.user.id, !!ctx.params.refresh);
       const top = ranked.scores.slice(0, ctx.params.limit);
       const pods: PodcastDoc[] = await this.findByIds(this.adapter, top.map((s) => s.podcast_id));
@@ -56,14 +62,14 @@ export const recommendationsActions: ServiceActionsSchema = {
     idempotent: true,
     params: { refresh, limit: limit(200, 20) },
     response: RecommendedEpisodesAnswer,
-    async handler(this: any, ctx: Context<{ refresh?: boolean; limit: number }, Meta>): Promise<RecommendedEpisodesAnswer> {
+    async handler(this: PodcastsThis, ctx: Context<{ refresh?: boolean; limit: number }, Meta>): Promise<RecommendedEpisodesAnswer> {
       const user_id = ctx.meta.user.id;
       const ranked: Ranked = await this.rankedFor(ctx, user_id, !!ctx.params.refresh);
       const others = ranked.scores.slice(0, EPISODE_PODCASTS);
       const affinity = new Map<number, number>([...others.map((s): [number, number] => [s.podcast_id, s.score / others[0].score]), ...ranked.mine.map((p): [number, number] => [p, 1])]);
-      const data: RecommendationEpisodes = await ctx.call("episodes.recommendation_episodes", { podcast_ids: [...affinity.keys()], per_podcast: EPISODES_PER_PODCAST });
+      const data: RecommendationEpisodes = await recommendationEpisodes(ctx, { podcast_ids: [...affinity.keys()], per_podcast: EPISODES_PER_PODCAST });
       const best = rankEpisodes(user_id, data.episodes, affinity, data.listens, similarUsers(user_id, ranked.subscriptions), Date.now()).slice(0, ctx.params.limit);
-      const items: EpisodeMediaItem[] = best.length ? await ctx.call("episodes.episode_items", { user_id, episode_ids: best.map((b) => b.episode_id), include_unsubscribed: true }) : [];
+      const items: EpisodeMediaItem[] = best.length ? await episodeItems(ctx, { user_id, episode_ids: best.map((b) => b.episode_id), include_unsubscribed: true }) : [];
       const byId = new Map(items.map((e) => [e.episodeid, e]));
       const mine = new Set(ranked.mine);
       return {
@@ -82,18 +88,20 @@ export const recommendationsActions: ServiceActionsSchema = {
 
 export const recommendationsMethods = {
   /** The user's ranking: kept for RECOMMENDATIONS_TTL seconds unless refresh. */
-  async rankedFor(this: any, ctx: Context, user_id: number, refresh: boolean): Promise<Ranked> {
+  async rankedFor(this: PodcastsThis, ctx: Caller, user_id: number, refresh: boolean): Promise<Ranked> {
     this.recommendationCache ??= new Map<number, Ranked>();
     const kept: Ranked | undefined = this.recommendationCache.get(user_id);
     if (kept && !refresh && Date.now() - kept.at < config.recommendationsTtl * 1000) return kept;
+    // moleculer's registry answers hasService; its types leave it out.
+    const registry = this.broker.registry as typeof this.broker.registry & { hasService(name: string): boolean };
     const [pods, subs, listening, followed]: [PodcastDoc[], SubscriptionDoc[], RecListening[], string[]] = await Promise.all([
       this.adapter.find({}),
       this.stores.subscriptions.find({}),
-      ctx.call<RecListening[]>("episodes.listening_totals"),
-      this.broker.registry.hasService("following") ? ctx.call<string[], object>("following.followed_names", { user_id }) : Promise.resolve([]),
+      listeningTotals(ctx, {}),
+      registry.hasService("following") ? followedNames(ctx, { user_id }) : Promise.resolve([]),
     ]);
     const indexIds = pods.map((p) => p.podcast_index_id).filter((i): i is number => !!i);
-    const hosts: Record<number, { name?: unknown }[]> = indexIds.length && this.broker.registry.hasService("people") ? await ctx.call("people.podcast_hosts", { podcast_index_ids: indexIds }) : {};
+    const hosts: Record<number, { name?: unknown }[]> = indexIds.length && registry.hasService("people") ? ((await podcastHosts(ctx, { podcast_index_ids: indexIds })) as Record<number, { name?: unknown }[]>) : {};
     const names = (xs: unknown[]) => xs.filter((x): x is string => typeof x === "string");
     const subscriptions = subs.map((s): [number, number] => [s.user_id, s.podcast_id]);
     const ranked: Ranked = {

@@ -2,21 +2,40 @@
  * Subscribing and unsubscribing: a feed nobody has yet is fetched and imported (newest episodes before
  * the answer, the rest by an import_feed job), and a refresh records what it learnt of a changed feed.
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { config } from "../../shared/config";
 import { isDuplicateKeyError } from "../../shared/db.mixin";
 import { ConflictError, ForbiddenError, NotFoundError } from "../../shared/errors";
 import { redactUrl, rightsOf } from "../../shared/http";
-import type { AuthUser } from "../../shared/types";
-import type { SyncResult } from "../../shared/contracts/episodes";
-import type { FetchedFeed } from "../../shared/contracts/feeds";
+import { newestEpisodeIds, syncEpisodes, type SyncResult } from "../../shared/contracts/episodes";
+import { fetchFeed, type FetchedFeed } from "../../shared/contracts/feeds";
 import type { SubscribeLocalParams } from "../../shared/contracts/local";
-import type { ApplyFeedParams, FeedsChangedEvent, RefreshTarget } from "../../shared/contracts/podcasts";
+import type { AddCustomPodcastParams, ApplyFeedParams, FeedsChangedEvent, RefreshTarget } from "../../shared/contracts/podcasts";
+import { podcastsFeedsChanged, subscriptionsRemoved } from "../../shared/contracts/podcasts";
 import { isLocalFeed } from "../../shared/contracts/local";
-import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED } from "../../shared/contracts/tasks";
+import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED, tasksCreate } from "../../shared/contracts/tasks";
 import { byName, categoryMap, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
 import { AddCustomPodcastAnswer, type ClientPodcast, SubscribedAnswer } from "../../shared/contracts/podcasts";
-import { SuccessAnswer } from "../../shared/contracts/answers";
+import { SuccessAnswer, type Static } from "../../shared/contracts/answers";
+import type { Caller, Emitter } from "../../shared/contracts/call";
+import type { Ctx } from "../../shared/service-types";
+import type { AnyCtx, PodcastsThis } from "./this";
+
+/** add_podcast's podcast_values: the podcast as the client found it (its fields fill in what the feed lacks). */
+interface PodcastValues {
+  pod_feed_url: string;
+  user_id: number;
+  pod_title?: string;
+  pod_artwork?: string;
+  pod_author?: string;
+  pod_description?: string;
+  pod_website?: string;
+  categories?: unknown;
+  pod_episode_count?: number;
+  pod_explicit?: boolean;
+}
+
+type ByName = { user_id: number; podcast_name: string; podcast_url: string };
 
 /** The stored fields of a podcast that a feed refresh reads (podcasts.refresh_targets). */
 const TARGET_FIELDS = ["feed_url", "username", "password", "etag", "last_modified", "content_hash", "fetch_rights"] as const;
@@ -43,7 +62,7 @@ export const subscribeActions: ServiceActionsSchema = {
       podcast_index_id: podcastIndexId,
     },
     response: SubscribedAnswer,
-    async handler(this: any, ctx: Context<any, { user?: AuthUser }>) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ podcast_values: PodcastValues; podcast_index_id?: number | null }>): Promise<SubscribedAnswer> {
       const v = ctx.params.podcast_values;
       // The ownership middleware sees top-level user_id only; this one is nested.
       const caller = ctx.meta.user;
@@ -66,7 +85,7 @@ export const subscribeActions: ServiceActionsSchema = {
       feed_cutoff: { ...cutoffDays, optional: true },
     },
     response: AddCustomPodcastAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<AddCustomPodcastAnswer> {
+    async handler(this: PodcastsThis, ctx: Ctx<AddCustomPodcastParams>): Promise<AddCustomPodcastAnswer> {
       const p = ctx.params;
       const answer: SubscribedAnswer = await this.subscribe(ctx, p.user_id, feedRef(p.feed_url, p.username || null, p.password ?? null), {
         podcast_index_id: null,
@@ -80,7 +99,7 @@ export const subscribeActions: ServiceActionsSchema = {
   subscribe_local: {
     visibility: "public",
     params: { user_id: id, feed_url: { type: "string", pattern: /^local:./, max: 4000 } },
-    async handler(this: any, ctx: Context<SubscribeLocalParams>): Promise<AddCustomPodcastAnswer> {
+    async handler(this: PodcastsThis, ctx: Ctx<SubscribeLocalParams>): Promise<AddCustomPodcastAnswer> {
       const answer: SubscribedAnswer = await this.subscribe(ctx, ctx.params.user_id, { url: ctx.params.feed_url, username: null, password: null }, { podcast_index_id: null, feed_cutoff_days: 0, fallback: {} });
       return { ...answer, data: await this.clientPodcast(answer.podcast_id) };
     },
@@ -89,21 +108,21 @@ export const subscribeActions: ServiceActionsSchema = {
   remove_podcast: {
     params: byName,
     response: SuccessAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: PodcastsThis, ctx: Ctx<ByName>): Promise<Static<typeof SuccessAnswer>> {
       return this.removeByName(ctx, ctx.params);
     },
   },
   remove_podcast_name: {
     params: byName,
     response: SuccessAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: PodcastsThis, ctx: Ctx<ByName>): Promise<Static<typeof SuccessAnswer>> {
       return this.removeByName(ctx, ctx.params);
     },
   },
   remove_podcast_id: {
     params: { user_id: id, podcast_id: id, is_vidsite: { type: "boolean", convert: true, optional: true } },
     response: SuccessAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id: number; is_vidsite?: boolean }>): Promise<Static<typeof SuccessAnswer>> {
       const sub = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       await this.unsubscribe(ctx, sub);
       return { success: true };
@@ -114,8 +133,8 @@ export const subscribeActions: ServiceActionsSchema = {
   refresh_targets: {
     visibility: "public",
     params: { podcast_ids: { type: "array", items: "number", optional: true } },
-    async handler(this: any, ctx: Context<any>): Promise<RefreshTarget[]> {
-      let ids: number[] = ctx.params.podcast_ids;
+    async handler(this: PodcastsThis, ctx: Ctx<{ podcast_ids?: number[] }>): Promise<RefreshTarget[]> {
+      let ids: number[] | undefined = ctx.params.podcast_ids;
       if (!ids) {
         const subs: Pick<SubscriptionDoc, "podcast_id">[] = await this.findFields(this.stores.subscriptions, {}, ["podcast_id"]);
         ids = Array.from(new Set(subs.map((s) => s.podcast_id)));
@@ -123,7 +142,7 @@ export const subscribeActions: ServiceActionsSchema = {
       if (!ids.length) return [];
       // Only the fields a fetch needs: a refresh asks this once per feed, and a whole podcast document
       // (channel texts, Podcasting 2.0 data) parsed for each was most of the store's share of its time.
-      const pods: PodcastDoc[] = (await this.findByIds(this.adapter, ids, TARGET_FIELDS)).sort((a: PodcastDoc, b: PodcastDoc) => a._id - b._id);
+      const pods = (await this.findByIds(this.adapter, ids, TARGET_FIELDS)).sort((a, b) => a._id - b._id);
       return pods.map((p) => ({
         podcast_id: p._id, feed_url: p.feed_url, username: p.username, password: p.password,
         etag: p.etag, last_modified: p.last_modified, content_hash: p.content_hash, fetch_rights: p.fetch_rights ?? "user",
@@ -134,7 +153,7 @@ export const subscribeActions: ServiceActionsSchema = {
   index_ids: {
     visibility: "public",
     params: {},
-    async handler(this: any): Promise<number[]> {
+    async handler(this: PodcastsThis): Promise<number[]> {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({});
       const ids = Array.from(new Set(subs.map((s) => s.podcast_id)));
       const pods: PodcastDoc[] = ids.length ? await this.adapter.find({ query: { _id: { $in: ids }, podcast_index_id: { $gt: 0 } } }) : [];
@@ -145,7 +164,7 @@ export const subscribeActions: ServiceActionsSchema = {
   apply_feed: {
     visibility: "public",
     params: { podcast_id: id, fetched: "object", sync: "object" },
-    async handler(this: any, ctx: Context<ApplyFeedParams>) {
+    async handler(this: PodcastsThis, ctx: Ctx<ApplyFeedParams>): Promise<{ success: boolean }> {
       await this.applyFeed(ctx.params.podcast_id, ctx.params.fetched, ctx.params.sync, true);
       return { success: true };
     },
@@ -154,7 +173,7 @@ export const subscribeActions: ServiceActionsSchema = {
 
 export const subscribeMethods: ServiceMethods = {
   /** A podcast as the web client reads the one it just added (its Podcast struct; categories as an object "1": name). */
-  async clientPodcast(this: any, podcast_id: number): Promise<ClientPodcast> {
+  async clientPodcast(this: PodcastsThis, podcast_id: number): Promise<ClientPodcast> {
     const [pod]: PodcastDoc[] = await this.findByIds(this.adapter, [podcast_id]);
     return {
       podcastid: pod._id,
@@ -171,7 +190,7 @@ export const subscribeMethods: ServiceMethods = {
     };
   },
   /** add_podcast and add_custom_podcast: the feed's record (found or created), then the subscription. */
-  async subscribe(this: any, ctx: Context<any>, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback; origin?: string }) {
+  async subscribe(this: PodcastsThis, ctx: AnyCtx, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback; origin?: string }): Promise<SubscribedAnswer> {
     const { pod } = await this.podcastFor(ctx, feed, { ...opts, user_id });
     if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) throw new ConflictError("Podcast already subscribed");
     const sub: SubscriptionDoc = {
@@ -194,7 +213,7 @@ export const subscribeMethods: ServiceMethods = {
     }
     this.logger.info("subscribed", { user_id, podcast_id: pod._id });
     this.feedsChanged(ctx, user_id, [pod], [], opts.origin);
-    const newest: Record<number, number> = await ctx.call("episodes.newest_episode_ids", { podcast_ids: [pod._id] });
+    const newest: Record<number, number> = await newestEpisodeIds(ctx, { podcast_ids: [pod._id] });
     return { success: true, podcast_id: pod._id, first_episode_id: newest[pod._id] ?? 0 };
   },
   /**
@@ -202,13 +221,13 @@ export const subscribeMethods: ServiceMethods = {
    * now, the rest by an import_feed job of user_id (startImport), which records the content hash that
    * marks the import complete.
    */
-  async podcastFor(this: any, ctx: Context<any, { user?: AuthUser }>, feed: FeedRef, opts: { user_id: number; podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }> {
+  async podcastFor(this: PodcastsThis, ctx: AnyCtx, feed: FeedRef, opts: { user_id: number; podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }> {
     const key = feedKey(feed.url, feed.username, feed.password);
     const known: PodcastDoc | null = await this.adapter.findOne({ feed_key: key });
     const rights = rightsOf(ctx.meta.user);
     if (known && (known.fetch_rights !== "admin" || rights === "admin")) return { pod: known };
     // A user joining an admin's feed: it must pass the user's policy now, exactly as if nobody had it.
-    const fetched: FetchedFeed = await ctx.call("feeds.fetch_feed", { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
+    const fetched: FetchedFeed = await fetchFeed(ctx, { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
     if (known) {
       await this.adapter.updateMany({ _id: known._id }, { $set: { fetch_rights: "user" } });
       return { pod: known };
@@ -243,7 +262,7 @@ export const subscribeMethods: ServiceMethods = {
       await this.adapter.insert(pod);
     } catch (err) {
       // Two users adding the same new feed at once: the first record wins.
-      if (isDuplicateKeyError(err)) return { pod: await this.adapter.findOne({ feed_key: key }) };
+      if (isDuplicateKeyError(err)) return { pod: (await this.adapter.findOne({ feed_key: key }))! };
       throw err;
     }
     this.logger.info("podcast added", { podcast_id: pod._id, feed_url: redactUrl(fetched.final_url) });
@@ -251,7 +270,7 @@ export const subscribeMethods: ServiceMethods = {
     const recent = ordered.slice(0, config.addPodcastSyncEpisodes);
     const { episodes: _all, ...channel } = parsed;
     const meta = { ...fetched, feed: channel };
-    const first: SyncResult = await ctx.call("episodes.sync_episodes", { podcast_id: pod._id, episodes: recent, announce: false });
+    const first: SyncResult = await syncEpisodes(ctx, { podcast_id: pod._id, episodes: recent, announce: false });
     if (ordered.length > recent.length) {
       await this.applyFeed(pod._id, meta, first, false);
       await this.startImport(ctx, opts.user_id, pod);
@@ -265,17 +284,17 @@ export const subscribeMethods: ServiceMethods = {
    * only: the worker has feeds refetch the whole feed (matching needs every guid of the document) and
    * apply it. Without a job (tasks unreachable) the next refresh completes the import.
    */
-  async startImport(this: any, ctx: Context, user_id: number, pod: PodcastDoc) {
+  async startImport(this: PodcastsThis, ctx: Caller, user_id: number, pod: PodcastDoc) {
     const job: CreateTaskParams = {
       task_type: JOB_IMPORT_FEED, user_id, payload: { podcast_id: pod._id } satisfies ImportFeedPayload, item_id: pod._id, podcast_name: pod.title, dedupe_key: `import:${pod._id}`,
     };
     try {
-      await ctx.call("tasks.create", { tasks: [job] });
-    } catch (err: any) {
-      this.logger.warn("episode import left for the next refresh", { podcast_id: pod._id, error: err?.message });
+      await tasksCreate(ctx, { tasks: [job] });
+    } catch (err) {
+      this.logger.warn("episode import left for the next refresh", { podcast_id: pod._id, error: (err as Error)?.message });
     }
   },
-  async applyFeed(this: any, podcast_id: number, fetched: ApplyFeedParams["fetched"], sync: SyncResult, complete: boolean) {
+  async applyFeed(this: PodcastsThis, podcast_id: number, fetched: ApplyFeedParams["fetched"], sync: SyncResult, complete: boolean) {
     const set: Record<string, unknown> = {
       ...feedFields(fetched.feed),
       final_url: fetched.final_url,
@@ -291,25 +310,25 @@ export const subscribeMethods: ServiceMethods = {
     for (const f of ["title", "description", "author", "artwork_url", "website_url"] as const) if (!set[f]) delete set[f];
     await this.adapter.updateMany({ _id: podcast_id }, { $set: set });
   },
-  async removeByName(this: any, ctx: Context<any>, p: { user_id: number; podcast_name: string; podcast_url: string }) {
+  async removeByName(this: PodcastsThis, ctx: Emitter, p: ByName) {
     const found = await this.findByName(p.user_id, p.podcast_name, p.podcast_url);
     if (!found) throw new NotFoundError("Podcast not found in your subscriptions");
     await this.unsubscribe(ctx, found.sub);
     return { success: true };
   },
-  async unsubscribe(this: any, ctx: Context<any>, sub: SubscriptionDoc) {
+  async unsubscribe(this: PodcastsThis, ctx: Emitter, sub: SubscriptionDoc) {
     await this.stores.subscriptions.removeMany({ _id: sub._id });
     // Podcasts the user had merged into this one show on their own again.
     await this.stores.subscriptions.updateMany({ user_id: sub.user_id, merged_into: sub.podcast_id }, { $set: { merged_into: null } });
     this.logger.info("unsubscribed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
     this.feedsChanged(ctx, sub.user_id, [], [await this.adapter.findOne({ _id: sub.podcast_id })]);
     // Owners of queue, history, saves, downloads and episode states remove theirs.
-    ctx.emit("subscriptions.removed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
+    subscriptionsRemoved.emit(ctx, { user_id: sub.user_id, podcast_id: sub.podcast_id });
   },
   /** Tells sync servers (podcasts.feeds_changed) of feeds a user added or removed; those behind credentials and local folders are not theirs to know. */
-  feedsChanged(this: any, ctx: Context, user_id: number, added: (PodcastDoc | null)[], removed: (PodcastDoc | null)[], origin?: string) {
+  feedsChanged(this: PodcastsThis, ctx: Emitter, user_id: number, added: (PodcastDoc | null)[], removed: (PodcastDoc | null)[], origin?: string) {
     const urls = (pods: (PodcastDoc | null)[]) => pods.filter((p): p is PodcastDoc => !!p && !p.username && !isLocalFeed(p.feed_url)).map((p) => p.feed_url);
     const event: FeedsChangedEvent = { user_id, added: urls(added), removed: urls(removed), origin: origin ?? null };
-    if (event.added.length || event.removed.length) ctx.emit("podcasts.feeds_changed", event);
+    if (event.added.length || event.removed.length) podcastsFeedsChanged.emit(ctx, event);
   },
 };

@@ -2,7 +2,9 @@
  * What the notifications and sync services need of subscriptions: the per-podcast notification
  * switch (routes), the subscribers to notify, and a user's feed URLs read and changed by URL.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
+import type { Ctx } from "../../shared/service-types";
+import type { PodcastsThis } from "./this";
 import type { NotifyTarget, SyncFeed, SyncPodcast, SyncSubscriptionsParams } from "../../shared/contracts/podcasts";
 import { isLocalFeed } from "../../shared/contracts/local";
 import { feedRef, id, PodcastDoc, shown, SubscriptionDoc } from "./model";
@@ -15,7 +17,7 @@ export const syncActions: ServiceActionsSchema = {
   toggle_notifications: {
     params: { user_id: id, podcast_id: id, enabled: { type: "boolean", convert: true, optional: true } },
     response: ToggleNotificationsAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id: number; enabled?: boolean }>): Promise<ToggleNotificationsAnswer> {
       const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       const enabled: boolean = ctx.params.enabled ?? !sub.notifications_enabled;
       await this.stores.subscriptions.updateMany({ _id: sub._id }, { $set: { notifications_enabled: enabled } });
@@ -26,7 +28,7 @@ export const syncActions: ServiceActionsSchema = {
   notification_status: {
     params: { user_id: id, podcast_id: id },
     response: NotificationStatusAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id: number }>): Promise<NotificationStatusAnswer> {
       const sub: SubscriptionDoc = await this.subscriptionOf(ctx.params.user_id, ctx.params.podcast_id);
       return { enabled: !!sub.notifications_enabled };
     },
@@ -35,10 +37,10 @@ export const syncActions: ServiceActionsSchema = {
   notify_targets: {
     visibility: "public",
     params: { podcast_id: id },
-    async handler(this: any, ctx: Context<{ podcast_id: number }>): Promise<NotifyTarget[]> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ podcast_id: number }>): Promise<NotifyTarget[]> {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { podcast_id: ctx.params.podcast_id, notifications_enabled: true } });
       if (!subs.length) return [];
-      const pod: PodcastDoc = await this.adapter.findOne({ _id: ctx.params.podcast_id });
+      const pod = (await this.adapter.findOne({ _id: ctx.params.podcast_id }))!;
       return subs.map((s) => ({ user_id: s.user_id, podcast_title: shown(pod, s).title }));
     },
   },
@@ -46,7 +48,7 @@ export const syncActions: ServiceActionsSchema = {
   sync_feeds: {
     visibility: "public",
     params: { user_id: id },
-    async handler(this: any, ctx: Context<{ user_id: number }>): Promise<SyncFeed[]> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number }>): Promise<SyncFeed[]> {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: ctx.params.user_id } });
       if (!subs.length) return [];
       const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) } } });
@@ -57,10 +59,10 @@ export const syncActions: ServiceActionsSchema = {
   sync_podcasts: {
     visibility: "public",
     params: { user_id: id, feed_urls: { type: "array", items: { type: "string", max: 4000 }, max: 100_000 } },
-    async handler(this: any, ctx: Context<{ user_id: number; feed_urls: string[] }>): Promise<SyncPodcast[]> {
+    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; feed_urls: string[] }>): Promise<SyncPodcast[]> {
       const { user_id, feed_urls } = ctx.params;
       if (!feed_urls.length) return [];
-      const pods: PodcastDoc[] = (await this.adapter.find({ query: { feed_url: { $in: feed_urls }, username: null } })).filter((p: PodcastDoc) => !isLocalFeed(p.feed_url));
+      const pods: PodcastDoc[] = (await this.adapter.find({ query: { feed_url: { $in: feed_urls }, username: null } })).filter((p) => !isLocalFeed(p.feed_url));
       const subs: SubscriptionDoc[] = pods.length ? await this.stores.subscriptions.find({ query: { podcast_id: { $in: pods.map((p) => p._id) } } }) : [];
       const counts = new Map<number, number>();
       for (const sub of subs) counts.set(sub.podcast_id, (counts.get(sub.podcast_id) ?? 0) + 1);
@@ -75,7 +77,7 @@ export const syncActions: ServiceActionsSchema = {
   sync_subscriptions: {
     visibility: "public",
     params: { user_id: id, add: urlList, remove: urlList, origin: { type: "string", optional: true } },
-    async handler(this: any, ctx: Context<SyncSubscriptionsParams>) {
+    async handler(this: PodcastsThis, ctx: Ctx<SyncSubscriptionsParams>): Promise<{ added: string[]; removed: number; failed: { url: string; reason: string }[] }> {
       const { user_id } = ctx.params;
       const added: string[] = [];
       const failed: { url: string; reason: string }[] = [];
@@ -90,8 +92,8 @@ export const syncActions: ServiceActionsSchema = {
           if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) continue;
           await this.subscribe(ctx, user_id, feedRef(url, null, null), { podcast_index_id: null, feed_cutoff_days: 0, fallback: {}, origin: ctx.params.origin });
           added.push(url);
-        } catch (err: any) {
-          failed.push({ url, reason: err?.message ?? "failed" });
+        } catch (err) {
+          failed.push({ url, reason: (err as Error)?.message ?? "failed" });
         }
       }
       let removed = 0;

@@ -2,7 +2,8 @@
  * The video provider of the search service: channel search and channel details through the
  * extraction tool (yt-dlp, path from config), run without a shell and with the provider deadline.
  */
-import { execFile } from "child_process";
+import { execFile, type ExecFileException } from "child_process";
+import type { LoggerInstance } from "moleculer";
 import { config } from "../../shared/config";
 import { InternalServerError, NotFoundError, ServiceUnavailableError } from "../../shared/errors";
 import type { VidsiteChannel, VidsiteChannelDetails, VidsiteSearchResult, VidsiteVideo } from "../../shared/contracts/search";
@@ -16,7 +17,11 @@ const NOT_INSTALLED = "the external extraction tool is unavailable (tool not ins
 
 type Failure = "search" | "fetch";
 
-function toolFailure(what: Failure, err: any, stderr: string, logger?: any): Error {
+/** The tool's JSON (yt-dlp's --dump-single-json): any, as yt-dlp gives no types; each field is read defensively. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- yt-dlp's JSON has no type
+type ToolJson = any;
+
+function toolFailure(what: Failure, err: ExecFileException, stderr: string, logger?: LoggerInstance): Error {
   if (err?.code === "ENOENT" || err?.code === "EACCES") return new InternalServerError(NOT_INSTALLED);
   if (err?.killed) return new ServiceUnavailableError("video provider did not answer in time");
   if (/HTTP Error 429|Too Many Requests|rate.?limit/i.test(stderr)) return new ServiceUnavailableError("video provider rate limit reached");
@@ -40,17 +45,17 @@ async function inSlot<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-function runTool(what: Failure, target: string, extra: string[], logger?: any): Promise<any> {
+function runTool(what: Failure, target: string, extra: string[], logger?: LoggerInstance): Promise<ToolJson> {
   return inSlot(() => spawnTool(what, target, extra, logger));
 }
 
-function spawnTool(what: Failure, target: string, extra: string[], logger?: any): Promise<any> {
+function spawnTool(what: Failure, target: string, extra: string[], logger?: LoggerInstance): Promise<ToolJson> {
   const args = ["--ignore-config", "--flat-playlist", "--dump-single-json", "--no-warnings", ...extra, "--", target];
   return new Promise((resolve, reject) => {
     execFile(
       config.ytdlpPath, args,
       { env: process.env, timeout: config.searchProviderTimeoutMs, killSignal: "SIGKILL", maxBuffer: 32 * 1024 * 1024, windowsHide: true },
-      (err: any, stdout: string, stderr: string) => {
+      (err: ExecFileException | null, stdout: string, stderr: string) => {
         if (err) return reject(toolFailure(what, err, String(stderr ?? ""), logger));
         try {
           const data = JSON.parse(stdout);
@@ -67,7 +72,7 @@ function base(): string {
 }
 
 /** The best thumbnail: the uncropped avatar when there is one, else the widest. */
-function bestThumbnail(thumbnails: any): string {
+function bestThumbnail(thumbnails: ToolJson): string {
   if (!Array.isArray(thumbnails) || thumbnails.length === 0) return "";
   const avatar = thumbnails.find((t) => t?.id === "avatar_uncropped");
   if (avatar?.url) return avatar.url;
@@ -81,7 +86,7 @@ export function isoDuration(seconds: unknown): string {
   return `PT${Math.floor(s / 60)}M${s % 60}S`;
 }
 
-function publishedAt(entry: any): string | null {
+function publishedAt(entry: ToolJson): string | null {
   const ts = entry.timestamp ?? entry.release_timestamp;
   if (typeof ts === "number") return new Date(ts * 1000).toISOString();
   const day = /^(\d{4})(\d{2})(\d{2})$/.exec(String(entry.upload_date ?? ""));
@@ -89,7 +94,7 @@ function publishedAt(entry: any): string | null {
 }
 
 /** Channels of the videos matching the query, deduplicated by channel, at most 25. */
-export async function searchChannels(query: string, logger?: any): Promise<VidsiteSearchResult> {
+export async function searchChannels(query: string, logger?: LoggerInstance): Promise<VidsiteSearchResult> {
   const data = await runTool("search", `ytsearch${SEARCH_VIDEOS}:${query}`, [], logger);
   const results: VidsiteChannel[] = [];
   const seen = new Set<string>();
@@ -110,12 +115,12 @@ export async function searchChannels(query: string, logger?: any): Promise<Vidsi
 }
 
 /** A channel with its 15 most recent videos; 404 when it does not exist or has none. */
-export async function channelDetails(id: string, logger?: any): Promise<VidsiteChannelDetails> {
+export async function channelDetails(id: string, logger?: LoggerInstance): Promise<VidsiteChannelDetails> {
   const data = await runTool("fetch", `${vidsiteChannelUrl(id)}/videos`, ["--playlist-end", String(MAX_VIDEOS)], logger);
-  const entries = (Array.isArray(data.entries) ? data.entries : []).filter((e: any) => typeof e?.id === "string");
+  const entries = (Array.isArray(data.entries) ? data.entries : []).filter((e: ToolJson) => typeof e?.id === "string");
   if (entries.length === 0) throw new NotFoundError("Channel not found or has no videos");
   const channelId = String(data.channel_id ?? data.id ?? id);
-  const recentVideos: VidsiteVideo[] = entries.slice(0, MAX_VIDEOS).map((e: any) => ({
+  const recentVideos: VidsiteVideo[] = entries.slice(0, MAX_VIDEOS).map((e: ToolJson) => ({
     id: e.id,
     title: String(e.title ?? ""),
     description: String(e.description ?? ""),

@@ -4,20 +4,29 @@
  * the server starts the flow, the user approves it in their browser, and the poll hands over an app
  * password, which is stored sealed and used with the gpoddersync app's API.
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError } from "../../shared/errors";
-import { fetchUrl, OutboundHttpError, Rights, rightsOf } from "../../shared/http";
-import type { AuthUser } from "../../shared/types";
+import { fetchUrl, OutboundHttpError, Rights, rightsOf, type FetchResult } from "../../shared/http";
+import type { Ctx } from "../../shared/service-types";
 import { syncError } from "./model";
 import { AddCloudsyncAnswer, CloudsyncLoginAnswer, SyncRunAnswer } from "../../shared/contracts/sync";
+import type { LoginPoll, SyncThis } from "./this";
 
-type Ctx = Context<any, { user: AuthUser }>;
 const id = { type: "number", integer: true, positive: true, convert: true };
 const POLL_EVERY_MS = 5_000;
 /** Nextcloud drops a login flow after 20 minutes. */
 const POLL_FOR_MS = 20 * 60_000;
 
-function jsonOf(body: Buffer | null): any {
+/** What Nextcloud's login flow answers (the start, then the poll), as far as it is read; each field is checked where read. */
+interface LoginFlowJson {
+  login?: string;
+  poll?: { token?: string; endpoint?: string };
+  server?: string;
+  loginName?: string;
+  appPassword?: string;
+}
+
+function jsonOf(body: Buffer | null): LoginFlowJson | null {
   try {
     return JSON.parse(body?.toString("utf8") || "null");
   } catch {
@@ -30,7 +39,7 @@ export const cloudsyncActions: ServiceActionsSchema = {
   initiate_cloudsync_login: {
     params: { user_id: id, cloudsync_url: { type: "url", max: 2000 } },
     response: CloudsyncLoginAnswer,
-    async handler(this: any, ctx: Ctx) {
+    async handler(this: SyncThis, ctx: Ctx<{ user_id: number; cloudsync_url: string }>): Promise<CloudsyncLoginAnswer> {
       const base = ctx.params.cloudsync_url.replace(/\/+$/, "");
       const res = await fetchUrl(`${base}/index.php/login/v2`, { method: "POST", accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, rights: rightsOf(ctx.meta.user) }).catch((err) => {
         throw syncError(err);
@@ -44,7 +53,7 @@ export const cloudsyncActions: ServiceActionsSchema = {
   add_cloudsync_server: {
     params: { user_id: id, token: { type: "string", min: 1, max: 1000 }, poll_endpoint: { type: "url", max: 2000 }, cloudsync_url: { type: "url", max: 2000 } },
     response: AddCloudsyncAnswer,
-    async handler(this: any, ctx: Ctx) {
+    async handler(this: SyncThis, ctx: Ctx<LoginPoll>): Promise<AddCloudsyncAnswer> {
       const p = ctx.params;
       if (new URL(p.poll_endpoint).host !== new URL(p.cloudsync_url).host) throw new BadRequestError("poll_endpoint must be on the cloudsync server");
       const rights = rightsOf(ctx.meta.user);
@@ -64,16 +73,16 @@ export const cloudsyncActions: ServiceActionsSchema = {
     idempotent: false,
     params: {},
     response: SyncRunAnswer,
-    async handler(this: any, ctx: Ctx) {
-      return this.queueSync(ctx, ctx.meta.user.id, { force: false, subscriptions_only: true, type: "nextcloud" });
+    async handler(this: SyncThis, ctx: Ctx): Promise<SyncRunAnswer> {
+      return this.queueSync(ctx, ctx.meta.user!.id, { force: false, subscriptions_only: true, type: "nextcloud" });
     },
   },
 };
 
 export const cloudsyncMethods: ServiceMethods = {
   /** One poll: true when the login was approved and the account stored; false while pending (HTTP 404). */
-  async pollLogin(this: any, p: { user_id: number; token: string; poll_endpoint: string; cloudsync_url: string }, rights: Rights): Promise<boolean> {
-    let res;
+  async pollLogin(this: SyncThis, p: LoginPoll, rights: Rights): Promise<boolean> {
+    let res: FetchResult;
     try {
       res = await fetchUrl(p.poll_endpoint, {
         method: "POST", body: new URLSearchParams({ token: p.token }).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded" },
@@ -89,7 +98,7 @@ export const cloudsyncMethods: ServiceMethods = {
     await this.saveAccount(p.user_id, "nextcloud", server, got.loginName, got.appPassword, rights);
     return true;
   },
-  stopPolling(this: any, user_id: number) {
+  stopPolling(this: SyncThis, user_id: number): void {
     clearInterval(this.loginPolls.get(user_id));
     this.loginPolls.delete(user_id);
   },

@@ -10,23 +10,28 @@
  * The episode actions' `since` is the download's timestamp, so actions other devices upload while this
  * sync runs come again next time (the position rule makes a repeat harmless).
  */
-import type { Context, ServiceMethods } from "moleculer";
+import type { ServiceMethods } from "moleculer";
 import type { ApplyDownloadActionsResult, LocalDownloadAction } from "../../shared/contracts/downloads";
+import { applySyncActions, syncActions } from "../../shared/contracts/downloads";
 import type { EpisodeSummary, SyncEpisodeRef, SyncEpisodeState } from "../../shared/contracts/episodes";
+import { applySyncStates, episodeSummaries, syncEpisodeIds, syncStates } from "../../shared/contracts/episodes";
 import type { SyncJobPayload } from "../../shared/contracts/sync";
 import type { SyncFeed } from "../../shared/contracts/podcasts";
+import { syncFeeds, syncSubscriptions } from "../../shared/contracts/podcasts";
+import type { Caller } from "../../shared/contracts/call";
 import { decryptSecret } from "../../shared/secrets";
 import { BadRequestError } from "../../shared/errors";
 import { apiTime, EpisodeAction, GpodderClient, parseApiTime } from "./gpodder";
 import { SyncSettingsDoc, SyncSummary } from "./model";
+import type { SyncThis } from "./this";
 
 export const engineMethods: ServiceMethods = {
-  client(this: any, s: SyncSettingsDoc): GpodderClient {
+  client(this: SyncThis, s: SyncSettingsDoc): GpodderClient {
     const password = decryptSecret(s.password_sealed);
     if (password === null) throw new BadRequestError("The stored sync password cannot be read (SECRET_KEY changed): save the sync server again");
     return new GpodderClient({ url: s.server_url, username: s.username, password, rights: s.rights }, s.sync_type);
   },
-  async runSync(this: any, ctx: Context, s: SyncSettingsDoc, opts: SyncJobPayload): Promise<SyncSummary> {
+  async runSync(this: SyncThis, ctx: Caller, s: SyncSettingsDoc, opts: SyncJobPayload): Promise<SyncSummary> {
     const gp: GpodderClient = this.client(s);
     const startedAt = new Date();
     await gp.login();
@@ -41,7 +46,7 @@ export const engineMethods: ServiceMethods = {
     const changes = await gp.subscriptionChanges(s.device_id, opts.force ? 0 : s.subs_since);
     const remoteAdd = new Set(changes.add);
     const remote = new Set([...prev, ...changes.add].filter((u) => !changes.remove.includes(u) || remoteAdd.has(u)));
-    const localFeeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id: s.user_id });
+    const localFeeds: SyncFeed[] = await syncFeeds(ctx, { user_id: s.user_id });
     const local = new Set(localFeeds.map((f) => f.feed_url));
     const localAdded = [...local].filter((u) => !prev.has(u));
     const localRemoved = [...prev].filter((u) => !local.has(u));
@@ -49,7 +54,7 @@ export const engineMethods: ServiceMethods = {
     const removeHere = changes.remove.filter((u) => local.has(u) && !localAdded.includes(u) && !remoteAdd.has(u));
     const addThere = localAdded.filter((u) => !remote.has(u));
     const removeThere = localRemoved.filter((u) => remote.has(u) && !remoteAdd.has(u));
-    const applied: { added: string[]; removed: number; failed: SyncSummary["failed_feeds"] } = await ctx.call("podcasts.sync_subscriptions", { user_id: s.user_id, add: addHere, remove: removeHere });
+    const applied: { added: string[]; removed: number; failed: SyncSummary["failed_feeds"] } = await syncSubscriptions(ctx, { user_id: s.user_id, add: addHere, remove: removeHere });
     // The upload's timestamp becomes `since` (as gPodder clients do), so our own changes do not come back as the server's.
     const subsSince = addThere.length || removeThere.length ? await gp.uploadSubscriptions(s.device_id, addThere, removeThere) : changes.timestamp;
     const agreed = new Set([...local, ...applied.added]);
@@ -58,7 +63,7 @@ export const engineMethods: ServiceMethods = {
     const set: Partial<SyncSettingsDoc> = { subs_since: subsSince || changes.timestamp, remote_feeds: [...agreed] };
 
     if (!opts.subscriptions_only) {
-      const feeds: SyncFeed[] = await ctx.call("podcasts.sync_feeds", { user_id: s.user_id });
+      const feeds: SyncFeed[] = await syncFeeds(ctx, { user_id: s.user_id });
       // Episode actions: download, then upload what changed here since the last upload.
       const got = await gp.episodeActions(opts.force ? 0 : s.actions_since);
       out.actions_received = got.actions.length;
@@ -72,16 +77,17 @@ export const engineMethods: ServiceMethods = {
           states.push({ podcast_url: a.podcast, episode_url: a.episode, position: Number(a.position), total: Number(a.total) || 0, completed: false, timestamp: at.toISOString() });
         else if (kind === "download" || kind === "delete") files.push({ podcast_url: a.podcast, episode_url: a.episode, action: kind, at: at.toISOString() });
       }
-      if (states.length) out.positions_applied = (await ctx.call<any, any>("episodes.apply_sync_states", { user_id: s.user_id, feeds, states })).applied;
+      if (states.length) out.positions_applied = (await applySyncStates(ctx, { user_id: s.user_id, feeds, states })).applied;
       if (files.length) {
         // Only episodes of the user's podcasts come back, each with its id.
-        const known: ((typeof files)[number] & { episode_id: number })[] = await ctx.call("episodes.sync_episode_ids", { feeds, refs: files });
+        // Each ref comes back as sent (its action and time with it), with its episode's id.
+        const known = (await syncEpisodeIds(ctx, { feeds, refs: files })) as ((typeof files)[number] & { episode_id: number })[];
         const actions = known.map(({ episode_id, action, at }) => ({ episode_id, action, at }));
-        const applied: ApplyDownloadActionsResult = await ctx.call("downloads.apply_sync_actions", { user_id: s.user_id, actions });
+        const applied: ApplyDownloadActionsResult = await applySyncActions(ctx, { user_id: s.user_id, actions });
         Object.assign(out, { downloads_queued: applied.queued, downloads_deleted: applied.deleted });
       }
       const since = opts.force || !s.last_upload ? {} : { since: s.last_upload };
-      const mine: SyncEpisodeState[] = await ctx.call("episodes.sync_states", { user_id: s.user_id, feeds, ...since });
+      const mine: SyncEpisodeState[] = await syncStates(ctx, { user_id: s.user_id, feeds, ...since });
       const plays: EpisodeAction[] = mine.map((m) => ({ podcast: m.podcast_url, episode: m.episode_url, device: s.device_id, action: "play", timestamp: apiTime(new Date(m.timestamp)), started: 0, position: m.position, total: m.total }));
       // De-duplicated: an action that came from the server (same kind, episode and time) does not go back.
       const key = (action: string, episode: string, at: string) => `${action}\n${episode}\n${apiTime(new Date(at))}`;
@@ -95,11 +101,11 @@ export const engineMethods: ServiceMethods = {
     return out;
   },
   /** The user's downloads and deletions here since the last upload, in synced feeds, as episode actions. */
-  async localFileActions(this: any, ctx: Context, s: SyncSettingsDoc, feeds: SyncFeed[], since: { since?: Date }): Promise<EpisodeAction[]> {
+  async localFileActions(this: SyncThis, ctx: Caller, s: SyncSettingsDoc, feeds: SyncFeed[], since: { since?: Date }): Promise<EpisodeAction[]> {
     const feedOf = new Map(feeds.map((f) => [f.podcast_id, f.feed_url]));
-    const local: LocalDownloadAction[] = (await ctx.call<LocalDownloadAction[], any>("downloads.sync_actions", { user_id: s.user_id, ...since })).filter((l) => feedOf.has(l.podcast_id));
+    const local: LocalDownloadAction[] = (await syncActions(ctx, { user_id: s.user_id, ...since })).filter((l) => feedOf.has(l.podcast_id));
     if (!local.length) return [];
-    const episodes: EpisodeSummary[] = await ctx.call("episodes.episode_summaries", { episode_ids: [...new Set(local.map((l) => l.episode_id))] });
+    const episodes: EpisodeSummary[] = await episodeSummaries(ctx, { episode_ids: [...new Set(local.map((l) => l.episode_id))] });
     const urlOf = new Map(episodes.map((e) => [e.episode_id, e.url]));
     return local
       .filter((l) => urlOf.get(l.episode_id))

@@ -95,25 +95,26 @@ export class GpodderClient {
 
   async subscriptionChanges(deviceId: string, since: number): Promise<SubscriptionChanges> {
     const path = this.nextcloud ? `${NEXTCLOUD_APP}/subscriptions` : `/api/2/subscriptions/${this.user}/${encodeURIComponent(deviceId)}.json`;
-    const r = await this.json<any>("GET", `${path}?since=${since}`);
+    const r = await this.json<{ add?: unknown; remove?: unknown; timestamp?: unknown } | null>("GET", `${path}?since=${since}`);
     return { add: strings(r?.add), remove: strings(r?.remove), timestamp: Number(r?.timestamp) || 0 };
   }
 
   async uploadSubscriptions(deviceId: string, add: string[], remove: string[]): Promise<number> {
     const path = this.nextcloud ? `${NEXTCLOUD_APP}/subscription_change/create` : `/api/2/subscriptions/${this.user}/${encodeURIComponent(deviceId)}.json`;
-    const r = await this.json<any>("POST", path, { add, remove });
+    const r = await this.json<{ timestamp?: unknown } | null>("POST", path, { add, remove });
     return Number(r?.timestamp) || 0;
   }
 
   async episodeActions(since: number): Promise<{ actions: EpisodeAction[]; timestamp: number }> {
     const path = this.nextcloud ? `${NEXTCLOUD_APP}/episode_action` : `/api/2/episodes/${this.user}.json`;
-    const r = await this.json<any>("GET", `${path}?since=${since}`);
-    const actions = Array.isArray(r?.actions) ? r.actions.filter((a: any) => a && typeof a.podcast === "string" && typeof a.episode === "string") : [];
+    const r = await this.json<{ actions?: unknown; timestamp?: unknown } | null>("GET", `${path}?since=${since}`);
+    const list: unknown[] = Array.isArray(r?.actions) ? r.actions : [];
+    const actions = list.filter((a): a is EpisodeAction => !!a && typeof (a as EpisodeAction).podcast === "string" && typeof (a as EpisodeAction).episode === "string");
     return { actions, timestamp: Number(r?.timestamp) || 0 };
   }
 
   async uploadEpisodeActions(actions: EpisodeAction[]): Promise<number> {
-    const r = await this.json<any>("POST", this.nextcloud ? `${NEXTCLOUD_APP}/episode_action/create` : `/api/2/episodes/${this.user}.json`, actions);
+    const r = await this.json<{ timestamp?: unknown } | null>("POST", this.nextcloud ? `${NEXTCLOUD_APP}/episode_action/create` : `/api/2/episodes/${this.user}.json`, actions);
     return Number(r?.timestamp) || 0;
   }
 

@@ -43,8 +43,9 @@ export type { SyncSummary };
 export const DEVICE_ID = /^[\w.-]{1,64}$/;
 
 /** A failure talking to a sync server as a client should read it (never with credentials or a stack). */
-export function syncError(err: any): Error {
-  if (!(err instanceof OutboundHttpError)) return err;
+export function syncError(err: unknown): Error {
+  // Not the sync server's: passed on as thrown.
+  if (!(err instanceof OutboundHttpError)) return err as Error;
   if (err.kind === "http_status" && err.status === 401) return new UnauthorizedError("The sync server rejected the username or password");
   if (err.kind === "blocked_address" || err.kind === "invalid_url") return new BadRequestError(err.message);
   if (err.kind === "http_status") return new ServiceUnavailableError(`The sync server answered HTTP ${err.status}`);

@@ -5,16 +5,17 @@
  * words of PinePods' web client (sync_type "gpodder" is this server's own, "external" another gPodder server,
  * "both" the two; its gpodder_enabled is podsync_enabled here).
  */
-import type { Context, ServiceMethods } from "moleculer";
+import type { ServiceMethods } from "moleculer";
 import { publicOrigin } from "../../shared/client-address";
 import { NotFoundError } from "../../shared/errors";
-import type { GatewayMeta } from "../../shared/types";
 import type { OwnSyncDevice, OwnSyncStatistics } from "../../shared/contracts/gpodder";
+import { accountDevices, accountStatistics } from "../../shared/contracts/gpodder";
+import type { Caller } from "../../shared/contracts/call";
 import type { PodsyncToggleAnswer, SyncDevice, SyncStatisticsAnswer } from "../../shared/contracts/sync";
 import type { SyncServerAnswer } from "../../shared/contracts/users";
+import { getSyncServer } from "../../shared/contracts/users";
 import type { SyncSettingsDoc } from "./model";
-
-type Ctx = Context<any, GatewayMeta>;
+import type { AnyCtx, SyncThis } from "./this";
 
 /** A device of this server's own sync server as the podsync answers show one. */
 export function ownDevice(d: OwnSyncDevice): SyncDevice {
@@ -23,14 +24,14 @@ export function ownDevice(d: OwnSyncDevice): SyncDevice {
 }
 
 /** Whether this server's sync routes are open to the user: their own switch and the operator's. */
-export const ownServerOpen = (a: SyncServerAnswer) => a.sync_server && a.server_enabled;
+export const ownServerOpen = (a: SyncServerAnswer): boolean => a.sync_server && a.server_enabled;
 
 export const ownServerMethods: ServiceMethods = {
-  async ownServerOn(this: any, ctx: Ctx, user_id: number): Promise<boolean> {
-    return ownServerOpen(await ctx.call<SyncServerAnswer, { user_id: number }>("users.get_sync_server", { user_id }));
+  async ownServerOn(this: SyncThis, ctx: Caller, user_id: number): Promise<boolean> {
+    return ownServerOpen(await getSyncServer(ctx, { user_id }));
   },
   /** The server the podsync page works with: the user's gPodder account (returned), else this server's own (null); 404 when neither. */
-  async syncTarget(this: any, ctx: Ctx, user_id: number): Promise<SyncSettingsDoc | null> {
+  async syncTarget(this: SyncThis, ctx: Caller, user_id: number): Promise<SyncSettingsDoc | null> {
     const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: user_id });
     if (s?.sync_type === "gpodder") return s;
     if (await this.ownServerOn(ctx, user_id)) return null;
@@ -40,7 +41,7 @@ export const ownServerMethods: ServiceMethods = {
    * The status fields of podsync/status and podsync/toggle. The client's words have no name for this server's
    * own with a cloudsync account: "gpodder" then (the cloudsync address is get_podsync_settings' to show).
    */
-  serverStatus(this: any, ctx: Ctx, s: SyncSettingsDoc | null, own: boolean): Omit<PodsyncToggleAnswer, "detail"> {
+  serverStatus(this: SyncThis, ctx: AnyCtx, s: SyncSettingsDoc | null, own: boolean): Omit<PodsyncToggleAnswer, "detail"> {
     const external = s?.sync_type === "gpodder";
     return {
       enabled: own,
@@ -52,13 +53,13 @@ export const ownServerMethods: ServiceMethods = {
       api_url: own ? publicOrigin(ctx.meta) || null : null,
     };
   },
-  async ownServerDevices(this: any, ctx: Ctx, user_id: number): Promise<SyncDevice[]> {
-    const devices: OwnSyncDevice[] = await ctx.call("gpodder.account_devices", { user_id });
+  async ownServerDevices(this: SyncThis, ctx: Caller, user_id: number): Promise<SyncDevice[]> {
+    const devices: OwnSyncDevice[] = await accountDevices(ctx, { user_id });
     return devices.map(ownDevice);
   },
   /** The documents' sync statistics record of this server's own sync server, counted from what the user's devices sent. */
-  async ownServerStatistics(this: any, ctx: Ctx, user_id: number): Promise<SyncStatisticsAnswer> {
-    const st: OwnSyncStatistics = await ctx.call("gpodder.account_statistics", { user_id });
+  async ownServerStatistics(this: SyncThis, ctx: AnyCtx, user_id: number): Promise<SyncStatisticsAnswer> {
+    const st: OwnSyncStatistics = await accountStatistics(ctx, { user_id });
     return {
       server_url: publicOrigin(ctx.meta),
       sync_type: "gpodder",

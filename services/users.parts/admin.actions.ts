@@ -1,25 +1,28 @@
 /**
  * Administration of accounts (admin routes): admin flag, deletion, the last-admin check.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { ConflictError } from "../../shared/errors";
-import type { GatewayMeta } from "../../shared/types";
+import type { Ctx } from "../../shared/service-types";
 import type { UserEvent } from "../../shared/contracts/users";
+import { userRemoved, userRightsChanged } from "../../shared/contracts/users";
 import { DetailAnswer } from "../../shared/contracts/answers";
+import type { Static } from "../../shared/contracts/answers";
 import { userId, userIdParam, UserDoc } from "./model";
+import type { UsersThis } from "./model";
 import { DeleteUserAnswer, FinalAdminAnswer, UserInfoAnswer } from "../../shared/contracts/users";
 
 export const adminActions: ServiceActionsSchema = {
   set_isadmin: {
     params: { user_id: userId, isadmin: { type: "boolean", convert: true } },
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; isadmin: boolean }>): Promise<Static<typeof DetailAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (user.isadmin && !ctx.params.isadmin && (await this.adminCount()) <= 1) throw new ConflictError("The last admin cannot lose admin rights");
       await this.setFields(user._id, { isadmin: ctx.params.isadmin });
       // Cached key lookups carry the admin flag; every auth node drops them.
       const event: UserEvent = { user_id: user._id };
-      await this.broker.broadcast("user.rights_changed", event);
+      await userRightsChanged.broadcast(this.broker, event);
       this.logger.info("admin flag changed", { user_id: user._id, isadmin: ctx.params.isadmin, by: ctx.meta.user?.id });
       return { detail: "Admin status updated" };
     },
@@ -28,7 +31,7 @@ export const adminActions: ServiceActionsSchema = {
   delete_user: {
     params: userIdParam,
     response: DeleteUserAnswer,
-    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof DeleteUserAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (user.isadmin && (await this.adminCount()) <= 1) throw new ConflictError("The last admin cannot be deleted");
       await this.adapter.removeMany({ _id: user._id });
@@ -36,8 +39,8 @@ export const adminActions: ServiceActionsSchema = {
       await this.stores.password_resets.removeMany({ user_id: user._id });
       const event: UserEvent = { user_id: user._id };
       // Every auth node drops cached key lookups at once (the user no longer resolves); then each service deletes its data.
-      await this.broker.broadcast("user.rights_changed", event);
-      await ctx.emit("user.removed", event);
+      await userRightsChanged.broadcast(this.broker, event);
+      await userRemoved.emit(ctx, event);
       this.logger.info("user removed", { user_id: user._id, by: ctx.meta.user?.id });
       return { status: "success", detail: "User deleted" };
     },
@@ -47,7 +50,7 @@ export const adminActions: ServiceActionsSchema = {
     idempotent: true,
     params: {},
     response: UserInfoAnswer,
-    async handler(this: any) {
+    async handler(this: UsersThis): Promise<Static<typeof UserInfoAnswer>> {
       const users: UserDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
       return users.map((u) => ({ userid: u._id, fullname: u.fullname, username: u.username, email: u.email, isadmin: u.isadmin ? 1 : 0 }));
     },
@@ -56,7 +59,7 @@ export const adminActions: ServiceActionsSchema = {
     idempotent: true,
     params: userIdParam,
     response: FinalAdminAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof FinalAdminAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       return { final_admin: !!user.isadmin && (await this.adminCount()) === 1 };
     },

@@ -1,14 +1,19 @@
 /**
  * MFA (TOTP) of the users service: set-up, verification, removal, and the one-use check of a login code.
  */
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import QRCode from "qrcode";
 import { generateSecret, generateURI, verify as verifyTotp } from "otplib";
 import { config } from "../../shared/config";
 import { BadRequestError } from "../../shared/errors";
-import type { GatewayMeta } from "../../shared/types";
+import type { Ctx } from "../../shared/service-types";
 import { mfaCodeParams, userId, userIdParam, UserDoc } from "./model";
+import type { UsersMethods, UsersThis } from "./model";
 import { DeleteMfaAnswer, MfaEnabledAnswer, MfaSecretAnswer, SaveMfaSecretAnswer, VerifiedAnswer } from "../../shared/contracts/users";
+import type { Static } from "../../shared/contracts/answers";
+
+/** The params of a check of a code (mfaCodeParams). */
+type CodeParams = { user_id: number; mfa_code: string };
 
 /** TOTP as every authenticator app does it: SHA-1, 6 digits, 30 s steps; one step of clock skew either way. */
 const TOTP = { algorithm: "sha1", digits: 6, period: 30 } as const;
@@ -20,7 +25,7 @@ export const mfaActions: ServiceActionsSchema = {
     idempotent: false,
     params: userIdParam,
     response: MfaSecretAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof MfaSecretAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       const secret = generateSecret();
       await this.setFields(user._id, { mfa_pending_secret: secret });
@@ -31,7 +36,7 @@ export const mfaActions: ServiceActionsSchema = {
   verify_temp_mfa: {
     params: mfaCodeParams,
     response: VerifiedAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<CodeParams>): Promise<Static<typeof VerifiedAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (!user.mfa_pending_secret) throw new BadRequestError("No MFA set-up in progress: call generate_mfa_secret first");
       const verified = await this.totpMatches(user.mfa_pending_secret, ctx.params.mfa_code);
@@ -51,7 +56,7 @@ export const mfaActions: ServiceActionsSchema = {
   save_mfa_secret: {
     params: { user_id: userId, mfa_secret: { type: "string", trim: true, min: 26, max: 160, pattern: /^[A-Za-z2-7\s]+=*$/, messages: { stringPattern: "mfa_secret must be base32 (A-Z, 2-7)" } } },
     response: SaveMfaSecretAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; mfa_secret: string }>): Promise<Static<typeof SaveMfaSecretAnswer>> {
       const secret = ctx.params.mfa_secret.replace(/[\s=]/g, "").toUpperCase();
       if (secret.length < 26) throw new BadRequestError("mfa_secret must hold at least 26 base32 characters (128 bits)");
       const user: UserDoc = await this.getUser(ctx.params.user_id);
@@ -64,7 +69,7 @@ export const mfaActions: ServiceActionsSchema = {
   verify_mfa: {
     params: mfaCodeParams,
     response: VerifiedAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<CodeParams>): Promise<Static<typeof VerifiedAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (!user.mfa_secret) throw new BadRequestError("MFA is not enabled for this user");
       return { verified: await this.acceptActiveCode(user, ctx.params.mfa_code) };
@@ -74,7 +79,7 @@ export const mfaActions: ServiceActionsSchema = {
     idempotent: true,
     params: userIdParam,
     response: MfaEnabledAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof MfaEnabledAnswer>> {
       return { mfa_enabled: !!(await this.getUser(ctx.params.user_id)).mfa_secret };
     },
   },
@@ -82,7 +87,7 @@ export const mfaActions: ServiceActionsSchema = {
   delete_mfa: {
     params: { user_id: { ...userId, optional: true } },
     response: DeleteMfaAnswer,
-    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id?: number }>): Promise<Static<typeof DeleteMfaAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
       await this.setFields(user._id, { mfa_secret: null, mfa_pending_secret: null });
       this.logger.info("MFA disabled", { user_id: user._id, by: ctx.meta.user?.id });
@@ -92,12 +97,12 @@ export const mfaActions: ServiceActionsSchema = {
   },
 };
 
-export const mfaMethods: ServiceMethods = {
-  async totpMatches(secret: string, code: string): Promise<boolean> {
+export const mfaMethods: Pick<UsersMethods, "totpMatches" | "totpStep" | "acceptActiveCode"> = {
+  async totpMatches(this: UsersThis, secret: string, code: string): Promise<boolean> {
     return (await this.totpStep(secret, code)) !== null;
   },
   /** The time step a code belongs to, or null; codes of steps up to afterStep are refused. */
-  async totpStep(secret: string, code: string, afterStep?: number): Promise<number | null> {
+  async totpStep(this: UsersThis, secret: string, code: string, afterStep?: number): Promise<number | null> {
     if (!/^\d{6}$/.test(code)) return null;
     const result = await verifyTotp({ secret, token: code, ...TOTP, epochTolerance: TOTP_SKEW_SECONDS, afterTimeStep: afterStep });
     return result.valid ? (result as { timeStep: number }).timeStep : null;
@@ -106,7 +111,7 @@ export const mfaMethods: ServiceMethods = {
    * A code for the active secret works once (RFC 6238 5.2): its time step is recorded, and the update
    * only succeeds while no same or later step was used, so two replicas cannot both accept it.
    */
-  async acceptActiveCode(this: any, user: UserDoc, code: string): Promise<boolean> {
+  async acceptActiveCode(this: UsersThis, user: UserDoc, code: string): Promise<boolean> {
     const step = await this.totpStep(user.mfa_secret!, code, user.mfa_last_step ?? undefined);
     if (step === null) return false;
     const unused = { $or: [{ mfa_last_step: { $exists: false } }, { mfa_last_step: null }, { mfa_last_step: { $lt: step } }] };

@@ -1,9 +1,11 @@
 /**
- * The users service's stored records, setting defaults and the param rules its action modules share.
+ * The users service's stored records, setting defaults and the param rules its action modules share, and its
+ * `this` (UsersThis: the service file and every part of it).
  */
 import type { Static, TSchema } from "../../shared/contracts/answers";
-import type { Context } from "moleculer";
+import type { Ctx, DbThis } from "../../shared/service-types";
 import { BadRequestError } from "../../shared/errors";
+import type { PasswordResetDoc } from "./password-reset.actions";
 
 /** The documented themes, or a theme of PinePods' clients by its name (CLIENT_THEMES). */
 export type Theme = string;
@@ -67,6 +69,33 @@ export interface CustomThemeDoc {
   created_at: Date;
 }
 
+/** A user's settings, defaults filled in (settingsOf). */
+export type Settings = typeof SETTING_DEFAULTS;
+
+export interface UsersMethods {
+  getUser(id: number): Promise<UserDoc>;
+  adminExists(): Promise<boolean>;
+  adminCount(): Promise<number>;
+  setFields(id: number, fields: Partial<UserDoc>): Promise<void>;
+  setUniqueField(id: number, field: "username" | "email", value: string): Promise<void>;
+  settingsOf(user: UserDoc): Settings;
+  createUser(p: { fullname: string; username: string; email: string }, password: string, isadmin: boolean): Promise<UserDoc>;
+  credentialsChanged(userId: number): Promise<void>;
+  assertUnique(username: string, email: string): Promise<void>;
+  serverSettings(): Promise<ServerSettings>;
+  toggleSetting(field: "self_service" | "guest"): Promise<boolean>;
+  // mfa.actions.ts
+  totpMatches(secret: string, code: string): Promise<boolean>;
+  totpStep(secret: string, code: string, afterStep?: number): Promise<number | null>;
+  acceptActiveCode(user: UserDoc, code: string): Promise<boolean>;
+  // password-reset.actions.ts
+  sendResetCode(user: UserDoc): Promise<void>;
+  // preferences.actions.ts
+  languageOf(user: UserDoc): string;
+}
+
+export type UsersThis = DbThis<UserDoc, { server_settings: ServerSettings; custom_themes: CustomThemeDoc; password_resets: PasswordResetDoc }> & UsersMethods;
+
 export const SETTING_DEFAULTS = {
   theme: "auto" as Theme,
   timezone: "UTC",
@@ -109,7 +138,8 @@ export const THEME_COLOR_FIELDS = [
   "background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color",
   "border_color", "accent_color", "prog_bar_color", "error_color", "bonus_color", "secondary_background",
   "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color",
-];
+] as const;
+export type ThemeColorField = (typeof THEME_COLOR_FIELDS)[number];
 const CSS_COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$/;
 export const colorParam = { type: "string", trim: true, max: 64, pattern: CSS_COLOR, messages: { stringPattern: "The '{field}' field must be a CSS colour (#hex, rgb(), hsl())" } };
 
@@ -138,24 +168,27 @@ export function canonicalTimezone(tz: string): string {
  * A plain setting getter: one of the user's settings (defaults filled in by settingsOf) answered under
  * `key`. idempotent: for a GET route (a POST one is left as the broker's rule has it).
  */
-export function getter<T extends TSchema>(field: keyof typeof SETTING_DEFAULTS, key: string, response: T, idempotent?: true) {
+export function getter<T extends TSchema>(field: keyof Settings, key: string, response: T, idempotent?: true) {
   return {
     ...(idempotent ? { idempotent } : {}),
     params: userIdParam,
     response,
-    async handler(this: any, ctx: Context<any>): Promise<Static<T>> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<T>> {
       return { [key]: this.settingsOf(await this.getUser(ctx.params.user_id))[field] } as Static<T>;
     },
   };
 }
 
 /** A plain setting setter: one validated param stored in one field of the user, a fixed answer. */
-export function setter<T extends TSchema>(field: keyof UserDoc, param: string, rule: object, response: T, answer: Static<T>) {
+export function setter<F extends keyof UserDoc, P extends string, T extends TSchema>(field: F, param: P, rule: object, response: T, answer: Static<T>) {
   return {
     params: { user_id: userId, [param]: rule },
     response,
-    async handler(this: any, ctx: Context<any>) {
-      await this.setFields(ctx.params.user_id, { [field]: ctx.params[param] });
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number } & { [K in P]: UserDoc[F] }>): Promise<Static<T>> {
+      const given: { [K in P]: UserDoc[F] } = ctx.params;
+      const fields: Partial<UserDoc> = {};
+      fields[field] = given[param];
+      await this.setFields(ctx.params.user_id, fields);
       return answer;
     },
   };

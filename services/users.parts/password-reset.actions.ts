@@ -2,20 +2,25 @@
  * Password reset by mail (open routes): a short-lived code, stored only as its SHA-256, mailed through the notifications service.
  */
 import crypto from "crypto";
-import type { Context, ServiceActionsSchema, ServiceMethods } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
 import { BadRequestError } from "../../shared/errors";
 import { passwordToStoredHash, sha256Hex } from "../../shared/secrets";
+import type { Ctx } from "../../shared/service-types";
 import { UserDoc } from "./model";
+import type { UsersMethods, UsersThis } from "./model";
 import { ResetCodeAnswer } from "../../shared/contracts/users";
+import { attemptSucceeded, beginAttempt } from "../../shared/contracts/auth";
+import { sendMail } from "../../shared/contracts/notifications";
 import { MessageAnswer } from "../../shared/contracts/answers";
+import type { Static } from "../../shared/contracts/answers";
 
 /**
  * A pending password reset: only the SHA-256 of the mailed code is kept. A new request does not void the
  * older codes (someone else could ask every minute to void the owner's); guesses are limited per address
  * by the auth service, against 50-bit codes.
  */
-interface PasswordResetDoc {
+export interface PasswordResetDoc {
   _id: number;
   user_id: number;
   code_hash: string;
@@ -35,12 +40,12 @@ export const passwordResetActions: ServiceActionsSchema = {
   reset_password_create_code: {
     params: { email: { type: "email", max: 255 }, username: { type: "string", trim: true, min: 1, max: 64 } },
     response: ResetCodeAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ email: string; username: string }>): Promise<Static<typeof ResetCodeAnswer>> {
       // Each request counts like a failed attempt: one address cannot have codes mailed to many accounts.
-      await ctx.call("auth.begin_attempt", { username: ctx.params.username });
+      await beginAttempt(ctx, { username: ctx.params.username });
       const user: UserDoc | null = await this.adapter.findOne({ email: ctx.params.email.toLowerCase(), username: ctx.params.username.toLowerCase() });
       if (user) {
-        this.sendResetCode(user).catch((err: any) => this.logger.warn("reset mail not sent", { user_id: user._id, error: err?.message }));
+        this.sendResetCode(user).catch((err: unknown) => this.logger.warn("reset mail not sent", { user_id: user._id, error: (err as Error | undefined)?.message }));
       }
       return { code_created: true };
     },
@@ -52,15 +57,15 @@ export const passwordResetActions: ServiceActionsSchema = {
       new_password: { type: "string", min: 1, max: 1024 },
     },
     response: MessageAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ reset_code: string; email: string; new_password: string }>): Promise<Static<typeof MessageAnswer>> {
       const invalid = new BadRequestError("Invalid or expired reset code");
-      const { attempt_id } = await ctx.call<{ attempt_id: string }, any>("auth.begin_attempt", { username: ctx.params.email });
+      const { attempt_id } = await beginAttempt(ctx, { username: ctx.params.email });
       const user: UserDoc | null = await this.adapter.findOne({ email: ctx.params.email.toLowerCase() });
       const pending: PasswordResetDoc[] = user ? await this.stores.password_resets.find({ query: { user_id: user._id, expires_at: { $gt: new Date() } } }) : [];
       const given = Buffer.from(sha256Hex(ctx.params.reset_code.toUpperCase().replace(/[\s-]/g, "")), "hex");
       const reset = pending.find((r) => crypto.timingSafeEqual(given, Buffer.from(r.code_hash, "hex")));
       if (!user || !reset) throw invalid;
-      await ctx.call("auth.attempt_succeeded", { attempt_id });
+      await attemptSucceeded(ctx, { attempt_id });
       const storedHash = await passwordToStoredHash(ctx.params.new_password);
       // Single use: of two concurrent requests with the same code only the one that removes the record wins.
       if ((await this.stores.password_resets.removeMany({ _id: reset._id })) !== 1) throw invalid;
@@ -73,9 +78,9 @@ export const passwordResetActions: ServiceActionsSchema = {
   },
 };
 
-export const passwordResetMethods: ServiceMethods = {
+export const passwordResetMethods: Pick<UsersMethods, "sendResetCode"> = {
   /** Stores the hash of a new code (older ones stay valid until they expire) and mails the code through the notifications service. */
-  async sendResetCode(this: any, user: UserDoc): Promise<void> {
+  async sendResetCode(this: UsersThis, user: UserDoc): Promise<void> {
     const [previous]: PasswordResetDoc[] = await this.stores.password_resets.find({ query: { user_id: user._id }, sort: ["-created_at"], limit: 1 });
     if (previous && Date.now() - new Date(previous.created_at).getTime() < RESET_MAIL_INTERVAL_MS) return;
     const code = Array.from({ length: 10 }, () => RESET_ALPHABET[crypto.randomInt(RESET_ALPHABET.length)]).join("");
@@ -89,7 +94,7 @@ export const passwordResetMethods: ServiceMethods = {
     };
     await this.stores.password_resets.insert(doc);
     const shown = `${code.slice(0, 5)}-${code.slice(5)}`;
-    await this.broker.call("notifications.send_mail", {
+    await sendMail(this.broker, {
       to: user.email,
       subject: `${config.serviceName}: password reset code`,
       text:

@@ -4,13 +4,15 @@
  * number of days after which downloads of completed episodes are deleted (the downloads service's
  * scheduled job reads it through auto_delete_days).
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
+import type { Ctx } from "../../shared/service-types";
 import { DetailAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
 import {
   type AutoDeleteDefaults, CollectionAddUiAnswer, DefaultVolumeAnswer, LanguageAnswer, LanguageUpdatedAnswer, StartPageAnswer,
 } from "../../shared/contracts/users";
 import { getter, LANGUAGES, setter, userId, userIdParam, UserDoc } from "./model";
+import type { UsersMethods, UsersThis } from "./model";
 
 /** The pages of the web client a user may start on. */
 export const START_PAGES = ["home", "feed", "search", "queue", "saved", "downloads", "people_subs", "podcasts"];
@@ -23,7 +25,7 @@ export const preferencesActions: ServiceActionsSchema = {
   set_startpage: {
     params: { user_id: userId, startpage: { type: "enum", values: START_PAGES, optional: true } },
     response: SuccessMessageAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SuccessMessageAnswer> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; startpage?: string }>): Promise<SuccessMessageAnswer> {
       const start_page = ctx.params.startpage ?? "home";
       await this.setFields(ctx.params.user_id, { start_page });
       return { success: true, message: `Start page set to ${start_page}` };
@@ -37,7 +39,7 @@ export const preferencesActions: ServiceActionsSchema = {
     idempotent: true,
     params: userIdParam,
     response: LanguageAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<LanguageAnswer> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<LanguageAnswer> {
       return { language: this.languageOf(await this.getUser(ctx.params.user_id)) };
     },
   },
@@ -45,7 +47,7 @@ export const preferencesActions: ServiceActionsSchema = {
   update_user_language: {
     params: { user_id: userId, language: languageCode },
     response: LanguageUpdatedAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<LanguageUpdatedAnswer> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; language: string }>): Promise<LanguageUpdatedAnswer> {
       await this.setFields(ctx.params.user_id, { language: ctx.params.language });
       return { success: true, language: ctx.params.language };
     },
@@ -61,15 +63,15 @@ export const preferencesActions: ServiceActionsSchema = {
   auto_delete_days: {
     visibility: "public",
     params: { user_ids: { type: "array", items: "number", max: 100_000 } },
-    async handler(this: any, ctx: Context<{ user_ids: number[] }>): Promise<AutoDeleteDefaults> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_ids: number[] }>): Promise<AutoDeleteDefaults> {
       const users: UserDoc[] = await this.adapter.find({ query: { _id: { $in: ctx.params.user_ids } } });
       return Object.fromEntries(users.map((u) => [u._id, this.settingsOf(u).auto_download_delete_days]));
     },
   },
 };
 
-export const preferencesMethods = {
-  languageOf(user: UserDoc): string {
+export const preferencesMethods: Pick<UsersMethods, "languageOf"> = {
+  languageOf(this: UsersThis, user: UserDoc): string {
     return user.language ?? config.defaultLanguage;
   },
 };

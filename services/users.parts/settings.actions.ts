@@ -1,15 +1,19 @@
 /**
  * Profile, per-user settings and custom themes of the users service.
  */
-import type { Context, ServiceActionsSchema } from "moleculer";
+import type { ServiceActionsSchema } from "moleculer";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../shared/errors";
 import { config } from "../../shared/config";
 import { passwordToStoredHash, verifyPassword } from "../../shared/secrets";
-import type { GatewayMeta } from "../../shared/types";
+import type { Ctx } from "../../shared/service-types";
 import type { PlaybackSettings } from "../../shared/contracts/podcasts";
+import { playbackSettings, setCoverPreference } from "../../shared/contracts/podcasts";
+import { userRightsChanged } from "../../shared/contracts/users";
+import type { Static } from "../../shared/contracts/answers";
 import { AutoCompleteSecondsAnswer, CoverPreferenceAnswer, CreateCustomThemeAnswer, CustomTheme, CustomThemesAnswer, DefaultLanguageAnswer, LanguagesAnswer, PlaybackSpeedAnswer, SetupTimeInfoAnswer, SyncServerAnswer, ThemeAnswer, TimeInfoAnswer, type ListeningSettings, type UserEvent } from "../../shared/contracts/users";
 import { DetailAnswer, MessageAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
 import { canonicalTimezone, CLIENT_THEMES, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, getter, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
+import type { ThemeColorField, UsersThis } from "./model";
 
 /** A stored custom theme as clients read it. */
 const customTheme = (d: CustomThemeDoc) => ({ themeid: d._id, name: d.name, ...d.colors, created_at: new Date(d.created_at).toISOString() }) as CustomTheme;
@@ -25,7 +29,7 @@ export const settingsActions: ServiceActionsSchema = {
       old_password: { type: "string", max: 1024, optional: true },
     },
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; hash_pw: string; current_password?: string; old_password?: string }>): Promise<Static<typeof DetailAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (!ctx.meta.user?.isAdmin) {
         const current = ctx.params.current_password ?? ctx.params.old_password;
@@ -41,7 +45,7 @@ export const settingsActions: ServiceActionsSchema = {
   set_email: {
     params: { user_id: userId, new_email: { type: "email", max: 255 } },
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; new_email: string }>): Promise<Static<typeof DetailAnswer>> {
       await this.setUniqueField(ctx.params.user_id, "email", ctx.params.new_email.toLowerCase());
       return { detail: "Email updated" };
     },
@@ -49,10 +53,11 @@ export const settingsActions: ServiceActionsSchema = {
   set_username: {
     params: { user_id: userId, new_username: usernameParam },
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; new_username: string }>): Promise<Static<typeof DetailAnswer>> {
       await this.setUniqueField(ctx.params.user_id, "username", ctx.params.new_username.toLowerCase());
       // Cached key lookups carry the username (the sync routes' {username}).
-      await this.broker.broadcast("user.rights_changed", { user_id: ctx.params.user_id } as UserEvent);
+      const event: UserEvent = { user_id: ctx.params.user_id };
+      await userRightsChanged.broadcast(this.broker, event);
       return { detail: "Username updated" };
     },
   },
@@ -70,7 +75,7 @@ export const settingsActions: ServiceActionsSchema = {
       date_format: { type: "string", trim: true, min: 1, max: 16 },
     },
     response: SetupTimeInfoAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; timezone: string; hour_pref: 12 | 24; date_format: string }>): Promise<Static<typeof SetupTimeInfoAnswer>> {
       const p = ctx.params;
       const format = p.date_format.toUpperCase();
       const dateFormat = DATE_FORMATS.includes(format) ? format : DATE_FORMAT_ALIASES[format];
@@ -83,7 +88,7 @@ export const settingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: { user_id: userId, timezone: { type: "string", trim: true, min: 1, max: 64 } },
     response: SuccessMessageAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; timezone: string }>): Promise<Static<typeof SuccessMessageAnswer>> {
       await this.setFields(ctx.params.user_id, { timezone: canonicalTimezone(ctx.params.timezone) });
       return { success: true, message: "Timezone updated" };
     },
@@ -92,7 +97,7 @@ export const settingsActions: ServiceActionsSchema = {
   update_date_format: {
     params: { user_id: userId, date_format: { type: "enum", values: [...DATE_FORMATS, ...Object.keys(DATE_FORMAT_ALIASES)] } },
     response: SuccessMessageAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; date_format: string }>): Promise<Static<typeof SuccessMessageAnswer>> {
       const format: string = ctx.params.date_format;
       await this.setFields(ctx.params.user_id, { date_format: DATE_FORMAT_ALIASES[format] ?? format });
       return { success: true, message: "Date format updated" };
@@ -103,7 +108,7 @@ export const settingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: userIdParam,
     response: TimeInfoAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof TimeInfoAnswer>> {
       const s = this.settingsOf(await this.getUser(ctx.params.user_id));
       return { timezone: s.timezone, date_format: s.date_format, hour_pref: s.hour_pref };
     },
@@ -116,10 +121,10 @@ export const settingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: { user_id: userId, podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true } },
     response: PlaybackSpeedAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; podcast_id?: number | null }>): Promise<Static<typeof PlaybackSpeedAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (ctx.params.podcast_id != null) {
-        const own: PlaybackSettings = await ctx.call("podcasts.playback_settings", { user_id: user._id, podcast_id: ctx.params.podcast_id });
+        const own: PlaybackSettings = await playbackSettings(ctx, { user_id: user._id, podcast_id: ctx.params.podcast_id });
         if (own.playback_speed !== null) return { playback_speed: own.playback_speed };
       }
       return { playback_speed: this.settingsOf(user).playback_speed };
@@ -129,7 +134,7 @@ export const settingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: { user_id: { ...userId, optional: true } },
     response: CoverPreferenceAnswer,
-    async handler(this: any, ctx: Context<any, GatewayMeta>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id?: number }>): Promise<Static<typeof CoverPreferenceAnswer>> {
       const user = await this.getUser(ctx.params.user_id ?? ctx.meta.user!.id);
       return { use_podcast_covers: this.settingsOf(user).use_podcast_covers };
     },
@@ -141,10 +146,10 @@ export const settingsActions: ServiceActionsSchema = {
       podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true },
     },
     response: DetailAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; use_podcast_covers: boolean; podcast_id?: number | null }>): Promise<Static<typeof DetailAnswer>> {
       // With a podcast_id the preference is that podcast's own, kept on the subscription by its owner.
       if (ctx.params.podcast_id != null) {
-        await ctx.call("podcasts.set_cover_preference", { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id, use_podcast_covers: ctx.params.use_podcast_covers });
+        await setCoverPreference(ctx, { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id, use_podcast_covers: ctx.params.use_podcast_covers });
         return { detail: "Podcast cover preference updated for this podcast" };
       }
       await this.setFields(ctx.params.user_id, { use_podcast_covers: ctx.params.use_podcast_covers });
@@ -156,7 +161,7 @@ export const settingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: userIdParam,
     response: SyncServerAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SyncServerAnswer> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<SyncServerAnswer> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       return { sync_server: user.sync_server !== false, server_enabled: config.syncServerEnabled };
     },
@@ -165,10 +170,11 @@ export const settingsActions: ServiceActionsSchema = {
   set_sync_server: {
     params: { user_id: userId, sync_server: { type: "boolean", convert: true } },
     response: SyncServerAnswer,
-    async handler(this: any, ctx: Context<any>): Promise<SyncServerAnswer> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; sync_server: boolean }>): Promise<SyncServerAnswer> {
       await this.setFields(ctx.params.user_id, { sync_server: ctx.params.sync_server });
       // Cached key lookups carry the switch; every gateway and auth node drops them.
-      await this.broker.broadcast("user.rights_changed", { user_id: ctx.params.user_id } as UserEvent);
+      const event: UserEvent = { user_id: ctx.params.user_id };
+      await userRightsChanged.broadcast(this.broker, event);
       return { sync_server: ctx.params.sync_server, server_enabled: config.syncServerEnabled };
     },
   },
@@ -176,7 +182,7 @@ export const settingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: {},
     response: LanguagesAnswer,
-    handler() {
+    handler(this: UsersThis): Static<typeof LanguagesAnswer> {
       return { languages: LANGUAGES };
     },
   },
@@ -184,7 +190,7 @@ export const settingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: {},
     response: DefaultLanguageAnswer,
-    handler() {
+    handler(this: UsersThis): Static<typeof DefaultLanguageAnswer> {
       return { default_language: config.defaultLanguage };
     },
   },
@@ -195,7 +201,7 @@ export const settingsActions: ServiceActionsSchema = {
     params: { user_id: userId, name: { type: "string", trim: true, min: 1, max: 100 }, ...Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, colorParam])) },
 
     response: CreateCustomThemeAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; name: string } & Record<ThemeColorField, string>>): Promise<Static<typeof CreateCustomThemeAnswer>> {
       await this.getUser(ctx.params.user_id);
       // The web client reads them all at once (get_custom_themes): the list stays short.
       if ((await this.stores.custom_themes.count({ query: { user_id: ctx.params.user_id } })) >= config.maxCustomThemes) {
@@ -216,7 +222,7 @@ export const settingsActions: ServiceActionsSchema = {
     idempotent: true,
     params: userIdParam,
     response: CustomThemesAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<typeof CustomThemesAnswer>> {
       const docs: CustomThemeDoc[] = await this.stores.custom_themes.find({ query: { user_id: ctx.params.user_id }, sort: ["_id"] });
       return { themes: docs.map(customTheme) };
     },
@@ -224,7 +230,7 @@ export const settingsActions: ServiceActionsSchema = {
   delete_custom_theme: {
     params: { user_id: userId, theme_id: { type: "number", integer: true, positive: true, convert: true } },
     response: MessageAnswer,
-    async handler(this: any, ctx: Context<any>) {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; theme_id: number }>): Promise<Static<typeof MessageAnswer>> {
       const removed = await this.stores.custom_themes.removeMany({ _id: ctx.params.theme_id, user_id: ctx.params.user_id });
       if (!removed) throw new NotFoundError("Custom theme not found");
       return { message: "Custom theme deleted" };
@@ -237,7 +243,7 @@ export const settingsActions: ServiceActionsSchema = {
   listening_settings: {
     visibility: "public",
     params: userIdParam,
-    async handler(this: any, ctx: Context<any>): Promise<ListeningSettings> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<ListeningSettings> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       const { auto_complete_seconds, timezone, playback_speed } = this.settingsOf(user);
       return { auto_complete_seconds, timezone, playback_speed, created: user.created_at ? new Date(user.created_at).toISOString() : null };

@@ -62,8 +62,8 @@ export function coverFetcher(rights: Rights, episode_id: number, logger: { warn:
       const ext = /image\/(jpeg|png|webp|gif)/i.exec(res.contentType ?? "")?.[1].toLowerCase().replace("jpeg", "jpg");
       if (!ext) throw new Error(`not an image (${res.contentType})`);
       return { body: res.body!, mime: `image/${ext.replace("jpg", "jpeg")}`, ext };
-    } catch (err: any) {
-      logger.warn("cover not fetched", { episode_id, reason: err?.message });
+    } catch (err) {
+      logger.warn("cover not fetched", { episode_id, reason: (err as Error | null)?.message });
       return null;
     }
   };

@@ -12,8 +12,6 @@
  * x-media-type), one whose media type follows the request with ByMediaType; a redirect with Redirect, an
  * empty body with NoBody. This file also holds the shapes many services answer.
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
 import { Type, type Static, type TSchema, type SchemaOptions } from "@sinclair/typebox";
 
 export { Type, type Static, type TSchema };

@@ -1,6 +1,4 @@
 /** Answers of the gateway's own operations (services/api.service.ts): health, instance check, config, version. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
 import { Type, type Static } from "./answers";
 
 /** GET /api/health: 503 with the same body when a component is unhealthy. */

@@ -1,7 +1,7 @@
 /** Answers of the auth service's routes: login, keys, the RSS key. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
 import { action, event } from "./call";
 import { Nullable, PlainText, Type, type Static } from "./answers";
+import type { AuthUser } from "../types";
 
 /** get_key: the key, or (MFA on) a session token for verify_mfa_and_get_key. */
 export const GetKeyAnswer = Type.Object({
@@ -67,3 +67,20 @@ export const LoginFlowPollAnswer = Type.Object({ server: Type.String({ format: "
 export type LoginFlowPollAnswer = Static<typeof LoginFlowPollAnswer>;
 /** The Login Flow v2 page a person signs in on (the form, the granted page, or the page of a flow gone; 401/403/404/409/429 carry the form again). */
 export const LoginFlowPage = PlainText("The sign-in page of the login flow (a plain HTML form)", "text/html");
+
+// --- Calls to the auth service and its events (shared/contracts/call.ts) ---
+
+/** Who an API key (by its hash) belongs to; null for no live key. Cached on the auth node (and in Redis). */
+export const resolveKey = action<{ key_hash: string }, AuthUser | null>("auth.resolve_key");
+/** A new login key for a user another service has authenticated (the OIDC callback). */
+export const issueLoginKey = action<{ user_id: number }, { key: string }>("auth.issue_login_key");
+/** Broadcast: these keys are gone, so every auth node drops their cached lookups. */
+export const keysRemoved = event<{ key_hashes: string[] }>("auth.keys_removed");
+/** Counts an attempt at another service's secret (a reset code) under the login limits: 429 when limited (the address from ctx.meta). */
+export const beginAttempt = action<{ username: string }, { attempt_id: string }>("auth.begin_attempt");
+/** The attempt matched: it no longer counts as a failure. */
+export const attemptSucceeded = action<{ attempt_id: string }, void>("auth.attempt_succeeded");
+/** A new sync session of a user the gateway has authenticated (with that app password, whose revocation ends it): the sessionid cookie's token. */
+export const openSyncSession = action<{ user_id: number; app_password_id?: number }, { token: string }>("auth.open_sync_session");
+/** The account password in HTTP Basic on a sync route, counted like a get_key login; refused with MFA on. */
+export const syncLogin = action<{ username: string; password: string }, AuthUser>("auth.sync_login");

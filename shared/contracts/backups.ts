@@ -1,5 +1,4 @@
 /** Answers of the backups service's routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
 import { action, event } from "./call";
 import { Binary, Nullable, Type, type Static } from "./answers";
 
@@ -27,3 +26,31 @@ export const ScheduledBackupAnswer = Type.Object({
   last_error: Nullable(Type.String()),
 });
 export type ScheduledBackupAnswer = Static<typeof ScheduledBackupAnswer>;
+
+// --- Calls to the backups service and its events (shared/contracts/call.ts) ---
+
+/** What a restore wrote back: its records, in all and per service. */
+export interface RestoreResult {
+  records: number;
+  services: Record<string, number>;
+}
+
+/** The restore of `npm run restore -- FILE` (any path): into a server without accounts only. */
+export const restoreFile = action<{ file: string }, RestoreResult>("backups.restore_file");
+/** A restore replaced the data under every service (broadcast). */
+export const backupRestored = event<Record<string, never>>("backup.restored");
+
+// The db mixin's backup_* actions (shared/db.mixin.ts), which every service with a store has: called by the service's name.
+
+/** Every record of the service's collections as backup lines, streamed. */
+export const backupExport = (caller: import("./call").Caller, service: string, opts?: import("moleculer").CallingOptions) =>
+  caller.call<import("stream").Readable, Record<string, never>>(`${service}.backup_export`, {}, opts);
+/** Backup lines of the service's records written back as they were (ids kept). */
+export const backupImport = (caller: import("./call").Caller, service: string, params: { lines: string[] }, opts?: import("moleculer").CallingOptions) =>
+  caller.call<{ records: number }, { lines: string[] }>(`${service}.backup_import`, params, opts);
+/** Records per collection of the service. */
+export const backupCounts = (caller: import("./call").Caller, service: string, opts?: import("moleculer").CallingOptions) =>
+  caller.call<Record<string, number>, Record<string, never>>(`${service}.backup_counts`, {}, opts);
+/** Removes every record of the service (a restore replaces all data). */
+export const backupClear = (caller: import("./call").Caller, service: string, opts?: import("moleculer").CallingOptions) =>
+  caller.call<{ ok: true }, Record<string, never>>(`${service}.backup_clear`, {}, opts);

@@ -1,6 +1,4 @@
 /** What the collections service answers (services/collections.service.ts), in PinePods' web client's shapes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 import { SavedEpisodesAnswer } from "./episodes";
 

@@ -1,6 +1,5 @@
 /** Shapes of the downloads service, shared with the workers service that runs download jobs. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Binary, Nullable, PlainText, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 import type { Rights } from "../http";
@@ -154,3 +153,24 @@ export const DownloadsToggleAnswer = Type.Object({ success: Type.Boolean(), deta
 export type DownloadsToggleAnswer = Static<typeof DownloadsToggleAnswer>;
 export const DownloadStatusText = PlainText("true or false: downloads are enabled on this server");
 export const MediaAnswer = Binary("application/octet-stream", "The episode's media, with its own Content-Type; Range requests answer 206");
+
+// --- Calls to the downloads service and its events (shared/contracts/call.ts) ---
+
+/** Applies download and delete actions a sync server sent (the newest per episode wins against what happened here). */
+export const applySyncActions = action<{ user_id: number; actions: SyncDownloadAction[] }, ApplyDownloadActionsResult>("downloads.apply_sync_actions");
+/** The user's downloads and deletions here (since `since`), as episode actions. */
+export const syncActions = action<{ user_id: number; since?: Date }, LocalDownloadAction[]>("downloads.sync_actions");
+/** The user's downloaded episodes (GET /api/data/download_episode_list). */
+export const downloadEpisodeList = action<{ user_id: number }, DownloadedEpisodesAnswer>("downloads.download_episode_list");
+/** Which of these episodes the user has downloaded. */
+export const downloadedIds = action<DownloadedIdsParams, number[]>("downloads.downloaded_ids");
+/** How many episodes the user has downloaded. */
+export const downloadedCount = action<DownloadedCountParams, number>("downloads.downloaded_count");
+/** The bytes of the user's downloaded files. */
+export const downloadedBytes = action<DownloadedCountParams, number>("downloads.downloaded_bytes");
+/** A worker finished a file: the user's download, written once however often a job is retried. */
+export const recordDownload = action<RecordDownloadParams, { success: true }>("downloads.record_download");
+/** The file some user already has of an episode, or null (a second user's download reuses it). */
+export const storedFile = action<{ episode_id: number }, StoredFile | null>("downloads.stored_file");
+/** The admin's download metadata settings in force. */
+export const downloadsMetadataSettings = action<Record<string, never>, DownloadMetadataSettings>("downloads.metadata_settings");

@@ -2,6 +2,8 @@
 import type { CollectionEpisode } from "./collections";
 import { IsYoutube, Nullable, Type, type Static } from "./answers";
 import { action, event } from "./call";
+import type { SyncFeed } from "./podcasts";
+import type { EpisodePeople, PersonEpisodesPage, PersonQuery } from "./following";
 
 /** sync_episodes result; `episodes.created` carries { podcast_id, episode_ids }. */
 export interface SyncResult {
@@ -500,3 +502,56 @@ export type SearchDataAnswer = Static<typeof SearchDataAnswer>;
 export const selectEpisodes = action<SelectEpisodesParams, SelectionResult[]>("episodes.select_episodes");
 /** New episodes of a podcast, stored by a refresh. */
 export const episodesCreated = event<EpisodesCreatedEvent>("episodes.created");
+/** The episodes as list items with what a download needs, those of podcasts the user follows (or any, with include_unsubscribed). */
+export const episodeItems = action<{ user_id: number; episode_ids: number[]; include_unsubscribed?: boolean }, EpisodeMediaItem[]>("episodes.episode_items");
+/** The people each episode's podcast:person names. */
+export const episodePeople = action<{ episode_ids: number[] }, EpisodePeople[]>("episodes.episode_people");
+/** Per person (in the asked order), one page of the episodes they appear in (limit 0: the count only). */
+export const personEpisodes = action<{ user_id: number; people: PersonQuery[]; offset?: number; limit?: number }, PersonEpisodesPage[]>("episodes.person_episodes");
+/** An episode's Podcasting 2.0 data as the feed parser read it (the user must see the episode). */
+export const episodeP20 = action<{ user_id: number; episode_id: number }, EpisodeP20>("episodes.episode_p20");
+/** One podcast's episodes for a subscriber, paged (GET /api/data/podcast_episodes). */
+export const podcastEpisodes = action<
+  { user_id: number; podcast_id: number; limit?: number; offset?: number; sort_by?: string; sort_order?: "asc" | "desc"; search?: string; filter?: string },
+  EpisodesPageAnswer
+>("episodes.podcast_episodes");
+/** Newest episodes the user sees of their podcasts (or of podcast_ids among them), saved ones only with `saved`. */
+export const feedEpisodeIds = action<{ user_id: number; podcast_ids?: number[]; saved?: boolean; limit: number }, number[]>("episodes.feed_episode_ids");
+/** A user's listening history, newest listen first (GET /api/data/user_history). */
+export const userHistory = action<{ user_id: number; limit?: number; offset?: number; sort_by?: string; sort_order?: "asc" | "desc"; filter?: string; search?: string }, HistoryAnswer>("episodes.user_history");
+/** Stores a feed's episodes (matching by guid, enclosure URL, title); prune: episodes no longer listed go. */
+export const syncEpisodes = action<{ podcast_id: number; episodes: import("../feed-parser").ParsedEpisode[]; announce?: boolean; prune?: boolean }, SyncResult>("episodes.sync_episodes");
+/** Per podcast figures of one user over these subscriptions. */
+export const userPodcastStats = action<{ user_id: number; subscriptions: import("./podcasts").SubscriptionView[] }, Record<number, PodcastUserStats>>("episodes.user_podcast_stats");
+/** A podcast's newest episodes with the user's state (get_podcast_details). */
+export const recentEpisodes = action<{ user_id: number; podcast_id: number; feed_cutoff_days: number }, import("./podcasts").PodcastDetailsAnswer["recent_episodes"]>("episodes.recent_episodes");
+/** Newest episodes of some podcasts and who heard them. */
+export const recommendationEpisodes = action<{ podcast_ids: number[]; per_podcast: number }, import("./podcasts").RecommendationEpisodes>("episodes.recommendation_episodes");
+/** Seconds heard and episodes completed, per user and podcast, over every user. */
+export const listeningTotals = action<Record<string, never>, { user_id: number; podcast_id: number; seconds: number; completed: number }[]>("episodes.listening_totals");
+/** By podcast, the id of its newest episode. */
+export const newestEpisodeIds = action<{ podcast_ids: number[] }, Record<number, number>>("episodes.newest_episode_ids");
+/** Applies play positions a sync server sent (the newest wins, nothing local is deleted); how many were applied. */
+export const applySyncStates = action<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[]; origin?: string }, { applied: number }>("episodes.apply_sync_states");
+/** The ids of the referred episodes found in these feeds (the others are left out). */
+export const syncEpisodeIds = action<{ feeds: SyncFeed[]; refs: SyncEpisodeRef[] }, (SyncEpisodeRef & { episode_id: number })[]>("episodes.sync_episode_ids");
+/** The user's play positions in these feeds (changed since `since`, or of these episodes), as a sync server carries them. */
+export const syncStates = action<{ user_id: number; feeds: SyncFeed[]; since?: Date; episode_ids?: number[] }, SyncEpisodeState[]>("episodes.sync_states");
+/** The episodes' ids, URLs and titles, newest first. */
+export const episodeSummaries = action<{ episode_ids: number[] }, EpisodeSummary[]>("episodes.episode_summaries");
+/** The episodes of these feeds stored since then, as a gPodder client lists new episodes. */
+export const syncNewEpisodes = action<{ feeds: SyncFeed[]; since: Date }, SyncNewEpisode[]>("episodes.sync_new_episodes");
+/** A user's positions or completions changed (a player, or a sync): sync servers relay them. */
+export const episodesPositionsChanged = event<PositionsChangedEvent>("episodes.positions_changed");
+/** Episodes written on one replica: the others read them again into their catalogue. */
+export const episodesCatalogChanged = event<CatalogChangedEvent>("episodes.catalog_changed");
+/** A user's states written on one replica: the others read them again into their cache. */
+export const episodesStatesChanged = event<StatesChangedEvent>("episodes.states_changed");
+/** One page of the user's saved episodes, newest save first unless asked otherwise; total before paging. */
+export const savedEpisodeList = action<Omit<CollectionEpisodesParams, "collections"> & { search?: string }, SavedEpisodesAnswer>("episodes.saved_episode_list");
+/** Saves an episode the user sees (404 otherwise). */
+export const saveEpisode = action<{ user_id: number; episode_id: number; is_vidsite?: boolean }, { detail: string }>("episodes.save_episode");
+/** Un-saves an episode the user sees (404 otherwise). */
+export const removeSavedEpisode = action<{ user_id: number; episode_id: number; is_vidsite?: boolean }, { detail: string }>("episodes.remove_saved_episode");
+/** One page (limit 0: counts only) of each collection's episodes, in one call. */
+export const collectionEpisodes = action<CollectionEpisodesParams, CollectionPage[]>("episodes.collection_episodes");

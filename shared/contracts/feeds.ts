@@ -1,6 +1,5 @@
 /** What travels to and from the feeds service: action results. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Type, type Static } from "./answers";
 import type { ParsedFeed } from "../feed-parser";
 
@@ -67,3 +66,22 @@ export const RefreshPodsAnswer = Type.Object({
   new_episodes: Type.Optional(Type.Integer()),
 });
 export type RefreshPodsAnswer = Static<typeof RefreshPodsAnswer>;
+
+// --- Calls to the feeds service and its events (shared/contracts/call.ts) ---
+
+/** feeds.fetch_feed params: the feed, its credentials, and the validators and hash of its last fetch (an unchanged feed is not parsed). */
+export interface FetchFeedParams {
+  url: string;
+  username?: string;
+  password?: string;
+  etag?: string | null;
+  last_modified?: string | null;
+  content_hash?: string | null;
+}
+
+/** Fetches and parses a feed with the caller's rights (ctx.meta.user). */
+export const fetchFeed = action<FetchFeedParams, FetchedFeed>("feeds.fetch_feed");
+/** Refreshes one stored podcast; announce: false for a feed just added (its older episodes are not new). */
+export const refreshFeed = action<{ podcast_id: number; announce?: boolean }, RefreshResult>("feeds.refresh_feed");
+/** Refreshes these podcasts over every feeds replica. */
+export const refreshMany = action<{ podcast_ids: number[] }, RefreshSummary>("feeds.refresh_many");

@@ -3,8 +3,7 @@
  * with the people, podcasts and episodes services, and the answers of its routes in PinePods' web
  * client's shapes (web/src/requests/people_req.rs).
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 
@@ -108,3 +107,8 @@ export const HostFeedAnswer = Type.Object({
   episodes: Type.Array(PersonEpisode),
 });
 export type HostFeedAnswer = Static<typeof HostFeedAnswer>;
+
+// --- Calls to the following service and its events (shared/contracts/call.ts) ---
+
+/** The names of the people the user follows. */
+export const followedNames = action<{ user_id: number }, string[]>("following.followed_names");

@@ -2,8 +2,7 @@
  * Shapes of the gpodder service (this server as a gPodder API v2 and Nextcloud gpoddersync server):
  * what its HTTP answers carry, and the device that stands for this server in them.
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { ByMediaType, NoBody, Nullable, Type, type Static } from "./answers";
 
 /** The device id under which changes made here (through /api/data, or by this server's own podsync/cloudsync) reach the phones. */
@@ -178,3 +177,16 @@ export interface OwnSyncStatistics {
 export interface OwnSyncApplied {
   failed_feeds: { url: string; reason: string }[];
 }
+
+// --- Calls to the gpodder service and its events (shared/contracts/call.ts) ---
+
+/** The user's devices on this sync server, oldest first, with the default. */
+export const accountDevices = action<{ user_id: number }, OwnSyncDevice[]>("gpodder.account_devices");
+/** Makes or changes a device of the caller (ctx.meta.user) from the web page, as if the device had configured itself. */
+export const accountSaveDevice = action<{ device_id: string; caption?: string | null; type: DeviceType }, OwnSyncDevice>("gpodder.account_save_device");
+/** Chooses the user's default device (404 for a device they do not have). */
+export const accountSetDefault = action<{ user_id: number; device_id: string }, OwnSyncDevice>("gpodder.account_set_default");
+/** What the user's devices sent, counted. */
+export const accountStatistics = action<{ user_id: number }, OwnSyncStatistics>("gpodder.account_statistics");
+/** Applies what the user's devices sent now; the feeds that still could not be subscribed (force: the failed ones are tried now). */
+export const accountApply = action<{ user_id: number; force?: boolean }, OwnSyncApplied>("gpodder.account_apply");

@@ -5,8 +5,7 @@
  * local.local_feed, so refreshes (scheduled or refresh_local_podcast) work as for any other podcast;
  * downloads streams such an enclosure through local.media_info / local.media_stream.
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 
 import { Nullable, Type, type Static } from "./answers";
 import { ClientPodcast } from "./podcasts";
@@ -77,3 +76,8 @@ export type LocalCoverAnswer = Static<typeof LocalCoverAnswer>;
 /** refresh_local_podcast: the figures when the refresh ended in time, else (or on failure) the task only. */
 export const RefreshLocalAnswer = Type.Object({ success: Type.Boolean(), detail: Type.String(), task_id: Type.String(), new_episodes: Type.Optional(Type.Integer()), updated: Type.Optional(Type.Boolean()) });
 export type RefreshLocalAnswer = Static<typeof RefreshLocalAnswer>;
+
+// --- Calls to the local service and its events (shared/contracts/call.ts) ---
+
+/** A local folder read as a feed (the shape of feeds.fetch_feed). */
+export const localFeed = action<{ url: string; content_hash?: string | null }, import("./feeds").FetchedFeed>("local.local_feed");

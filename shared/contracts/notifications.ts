@@ -1,6 +1,5 @@
 /** What travels to the notifications service, and the answers of its routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
 /** notifications.send_mail params: one plain-text mail, sent with the admin's email settings. */
@@ -65,3 +64,10 @@ export const UpdateNotificationSettingsAnswer = Type.Object({ detail: Type.Strin
 export type UpdateNotificationSettingsAnswer = Static<typeof UpdateNotificationSettingsAnswer>;
 export const TestNotificationAnswer = Type.Object({ detail: Type.String(), success: Type.Boolean() });
 export type TestNotificationAnswer = Static<typeof TestNotificationAnswer>;
+
+// --- Calls to the notifications service and its events (shared/contracts/call.ts) ---
+
+/** Notifies followers of the episodes their people appear in; how many notifications went. */
+export const notifyFollowers = action<{ messages: FollowerMessage[] }, number>("notifications.notify_followers");
+/** Sends one plain-text mail with the admin's email settings; 503 when mail is not configured. */
+export const sendMail = action<SendMailParams, { sent: true }>("notifications.send_mail");

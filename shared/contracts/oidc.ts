@@ -1,6 +1,4 @@
 /** Answers of the oidc service's routes: providers (admin and public listings), state, the callback. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
 import { Nullable, Redirect, Type, type Static } from "./answers";
 
 export const AddOidcProviderAnswer = Type.Object({ detail: Type.String(), provider_id: Type.Integer() });

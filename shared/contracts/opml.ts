@@ -1,6 +1,5 @@
 /** Shapes of the OPML import job: its payload, and the chunks the workers service hands to opml.import_chunk. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Nullable, PlainText, Type, type Static } from "./answers";
 import type { AuthUser } from "../types";
 
@@ -55,3 +54,8 @@ export const ImportProgressAnswer = Type.Object({
 });
 export type ImportProgressAnswer = Static<typeof ImportProgressAnswer>;
 export const OpmlText = PlainText("The user's subscriptions as an OPML 2.0 document");
+
+// --- Calls to the opml service and its events (shared/contracts/call.ts) ---
+
+/** Subscribes feeds[offset ..] of an import job (the workers service, with the caller in meta.user). */
+export const importChunk = action<ImportChunkParams, ImportChunkResult>("opml.import_chunk");

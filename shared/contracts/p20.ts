@@ -1,7 +1,7 @@
 /** Answers of the p20 service's routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Nullable, Type, type Static } from "./answers";
+import type { Rights } from "../http";
 
 const P20Items = Type.Array(Type.Record(Type.String(), Type.Unknown()));
 /** fetch_podcasting_2_data: an episode's Podcasting 2.0 data; chapters, transcripts and people also spelled as the web client reads them. */
@@ -91,3 +91,38 @@ export type StoredTranscript = Static<typeof StoredTranscript>;
 /** GET /api/data/episode_transcript: null when the feed names no transcript for the episode. */
 export const EpisodeTranscriptAnswer = Type.Object({ transcript: Nullable(StoredTranscript) });
 export type EpisodeTranscriptAnswer = Static<typeof EpisodeTranscriptAnswer>;
+
+// --- Calls to the p20 service and its events (shared/contracts/call.ts) ---
+
+/** A chapter of a Podcasting 2.0 chapters document, as p20.remote reads it. */
+export interface Chapter {
+  start_time: number;
+  end_time: number | null;
+  title: string;
+  img: string | null;
+  url: string | null;
+  toc: boolean;
+}
+
+/** A transcript segment: start and end in seconds. */
+export interface TranscriptSegment {
+  start: number;
+  end: number | null;
+  speaker: string | null;
+  text: string;
+}
+
+export type TranscriptFormat = "srt" | "vtt" | "json" | "html" | "text";
+
+/** p20.remote params: the document at url, fetched with these rights (hint: the feed's declared type of a transcript). */
+export interface P20RemoteParams<K extends "chapters" | "transcript"> {
+  url: string;
+  kind: K;
+  rights: Rights;
+  hint?: string;
+}
+
+/** A chapters document, fetched and read (cached per URL and rights). */
+export const remoteChapters = action<P20RemoteParams<"chapters">, { chapters: Chapter[] }>("p20.remote");
+/** A transcript, fetched and read into segments (cached per URL, rights and hint). */
+export const remoteTranscript = action<P20RemoteParams<"transcript">, { format: TranscriptFormat; segments: TranscriptSegment[] }>("p20.remote");

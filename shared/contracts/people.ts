@@ -1,6 +1,6 @@
 /** Answers of the people service's routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
+import type { HostedBy } from "./following";
 import { Nullable, Type, type Static } from "./answers";
 
 /** podpeople/discover: the people database's listing of that kind (entries, or its totals), passed on as it answers. */
@@ -25,3 +25,10 @@ export const HostPodcastsAnswer = Type.Object({
 export type HostPodcastsAnswer = Static<typeof HostPodcastsAnswer>;
 export const RefreshHostsAnswer = Type.Object({ success: Type.Boolean(), detail: Type.String(), refreshed: Type.Integer(), failed: Type.Integer() });
 export type RefreshHostsAnswer = Static<typeof RefreshHostsAnswer>;
+
+// --- Calls to the people service and its events (shared/contracts/call.ts) ---
+
+/** By lower-cased name, the people database's podcasts they host and their picture. */
+export const hostedBy = action<{ names: string[] }, HostedBy>("people.hosted_by");
+/** The stored hosts of podcasts, by directory id. */
+export const podcastHosts = action<{ podcast_index_ids: number[] }, Record<number, unknown[]>>("people.podcast_hosts");

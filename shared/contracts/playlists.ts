@@ -1,6 +1,5 @@
 /** Answers of the playlists service's routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 import { QueueItem } from "./episodes";
 
@@ -43,3 +42,8 @@ export const CreatePlaylistAnswer = Type.Object({ detail: Type.String(), playlis
 export type CreatePlaylistAnswer = Static<typeof CreatePlaylistAnswer>;
 export const UpdatePlaylistsAnswer = Type.Object({ detail: Type.String(), users: Type.Integer(), system_playlists_created: Type.Integer() });
 export type UpdatePlaylistsAnswer = Static<typeof UpdatePlaylistsAnswer>;
+
+// --- Calls to the playlists service and its events (shared/contracts/call.ts) ---
+
+/** A playlist's episodes, paged (GET /api/data/get_playlist_episodes). */
+export const getPlaylistEpisodes = action<{ user_id: number; playlist_id: number; limit?: number; offset?: number }, PlaylistEpisodesAnswer>("playlists.get_playlist_episodes");

@@ -1,6 +1,7 @@
 /** What travels to and from the podcasts service: internal action params and results, and the answers of its routes. */
 import { IsYoutube, Nullable, Type, type Static } from "./answers";
 import { action, event } from "./call";
+import type { PersonQuery, PodcastsNaming } from "./following";
 import { EpisodeListItem } from "./episodes";
 import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
@@ -368,3 +369,65 @@ export type IndexMatchAnswer = Static<typeof IndexMatchAnswer>;
 export const autoQueueUsers = action<{ podcast_id: number }, number[]>("podcasts.auto_queue_users");
 /** A user left a podcast. */
 export const subscriptionsRemoved = event<{ user_id: number; podcast_id: number }>("subscriptions.removed");
+/** Per person (in the asked order), the stored podcasts naming them (with user_id: whether that user subscribes). */
+export const podcastsNaming = action<{ people: PersonQuery[]; user_id?: number }, PodcastsNaming>("podcasts.podcasts_naming");
+/** A podcast's Podcasting 2.0 channel data as the feed parser read it (the user must see the podcast). */
+export const podcastP20 = action<{ user_id: number; podcast_id: number }, PodcastP20>("podcasts.podcast_p20");
+/** Is the user subscribed to the podcast of this title (as they see it) and feed URL. */
+export const checkPodcast = action<{ user_id: number; podcast_name: string; podcast_url: string }, ExistsAnswer>("podcasts.check_podcast");
+/** Unsubscribes the user from the podcast of this title and feed URL (404 when not subscribed). */
+export const removePodcast = action<{ user_id: number; podcast_name: string; podcast_url: string }, { success: boolean }>("podcasts.remove_podcast");
+/** Subscribes the user to a feed (added first when nobody has it); 409 when already subscribed. */
+export const addCustomPodcast = action<AddCustomPodcastParams, AddCustomPodcastAnswer>("podcasts.add_custom_podcast");
+/** The directory ids of every subscribed podcast that has one. */
+export const indexIds = action<Record<string, never>, number[]>("podcasts.index_ids");
+/** What a refresh needs of these podcasts (none: every subscribed one), credentials included. */
+export const refreshTargets = action<{ podcast_ids?: number[] }, RefreshTarget[]>("podcasts.refresh_targets");
+/** A user's subscriptions as other services see them (an admin's include_unsubscribed: also podcasts they only read); frozen when the whole list is asked. */
+export const userSubscriptions = action<{ user_id: number; podcast_ids?: number[]; include_unsubscribed?: boolean }, SubscriptionView[]>("podcasts.user_subscriptions");
+/** Records what a refresh of a changed feed learnt. */
+export const applyFeed = action<ApplyFeedParams, { success: boolean }>("podcasts.apply_feed");
+/** A user's subscriptions as OPML export and import see them. */
+export const userFeeds = action<{ user_id: number }, LibraryFeed[]>("podcasts.user_feeds");
+/** A user's feed URLs as sync servers see them changed. */
+export const podcastsFeedsChanged = event<FeedsChangedEvent>("podcasts.feeds_changed");
+
+/** podcasts.add_custom_podcast params. feed_cutoff: days of episodes kept (the default when absent). */
+export interface AddCustomPodcastParams {
+  feed_url: string;
+  user_id: number;
+  username?: string;
+  password?: string;
+  youtube_channel?: boolean;
+  feed_cutoff?: number;
+}
+/** The feeds the user subscribes to (without credentials), by URL. */
+export const syncFeeds = action<{ user_id: number }, SyncFeed[]>("podcasts.sync_feeds");
+/** The user's subscribed feeds of these URLs, with what a gPodder client shows of them. */
+export const syncPodcasts = action<{ user_id: number; feed_urls: string[] }, SyncPodcast[]>("podcasts.sync_podcasts");
+/** Subscribes and unsubscribes the user by feed URL as a sync server changed them: the URLs added, how many removed, the URLs that failed and why. */
+export const syncSubscriptions = action<SyncSubscriptionsParams, { added: string[]; removed: number; failed: { url: string; reason: string }[] }>("podcasts.sync_subscriptions");
+/** The subscribers of a podcast who turned its notifications on, with the title they see. */
+export const notifyTargets = action<{ podcast_id: number }, NotifyTarget[]>("podcasts.notify_targets");
+/** The user's subscriptions merged into a podcast (its episode list shows theirs with it). */
+export const mergedViews = action<{ user_id: number; podcast_id: number }, SubscriptionView[]>("podcasts.merged_views");
+/** search_data's podcast side: the user's podcasts matching a term (and categories), and every podcast id in scope. */
+export const searchPodcasts = action<{ user_id: number; search_term: string; categories?: string[] }, PodcastSearchResult>("podcasts.search_podcasts");
+/** The user's playback settings of a podcast they subscribe to (404 otherwise). */
+export const playbackSettings = action<{ user_id: number; podcast_id: number }, PlaybackSettings>("podcasts.playback_settings");
+/** Subscribes the user to a local folder's podcast (its `local:` feed URL), stored when new. */
+export const subscribeLocal = action<{ user_id: number; feed_url: string }, AddCustomPodcastAnswer>("podcasts.subscribe_local");
+/** The user's overrides of a podcast's display fields; a new feed URL or credentials move the subscription. */
+export const updatePodcastInfo = action<
+  {
+    user_id: number; podcast_id: number; feed_url?: string; username?: string | null; password?: string | null; podcast_name?: string;
+    description?: string; author?: string; artwork_url?: string; website_url?: string; podcast_index_id?: number | null;
+  },
+  UpdatePodcastInfoAnswer
+>("podcasts.update_podcast_info");
+/** A podcast's own cover preference, kept on the user's subscription (404 unless subscribed). */
+export const setCoverPreference = action<{ user_id: number; podcast_id: number; use_podcast_covers: boolean }, { podcast_id: number }>("podcasts.set_cover_preference");
+/** The subscribers of a podcast who have auto-download on. */
+export const autoDownloadUsers = action<{ podcast_id: number }, number[]>("podcasts.auto_download_users");
+/** Every subscription's auto-delete days (its own, else its user's default), those above 0. */
+export const autoDeleteRules = action<Record<string, never>, AutoDeleteRule[]>("podcasts.auto_delete_rules");

@@ -1,6 +1,5 @@
 /** Shapes of the queue service's internal actions (house rule 1, docs/architecture.md), and the answers of its routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Type, type Static } from "./answers";
 import { QueueItem } from "./episodes";
 
@@ -58,3 +57,16 @@ export interface QueuePreviewResult {
   /** Those of the asked episode_ids that are in the queue. */
   queued: number[];
 }
+
+// --- Calls to the queue service and its events (shared/contracts/call.ts) ---
+
+/** Where these episodes are in the user's queue (only the queued ones). */
+export const queuePositions = action<QueuePositionsParams, QueuePositionsResult>("queue.positions");
+/** The user's queued episodes in queue order (GET /api/data/get_queued_episodes). */
+export const getQueuedEpisodes = action<{ user_id: number }, QueuedEpisodesAnswer>("queue.get_queued_episodes");
+/** Appends the episodes the user sees and has not queued, in order (bulk_queue_episodes). */
+export const bulkAdd = action<QueueBulkAddParams, QueueBulkAddResult>("queue.bulk_add");
+/** How many queued episodes the user still sees (get_stats). */
+export const visibleLength = action<QueueLengthParams, number>("queue.visible_length");
+/** home_overview's queue section: the first entries, the count, and which of the asked episodes are queued. */
+export const preview = action<QueuePreviewParams, QueuePreviewResult>("queue.preview");

@@ -1,6 +1,4 @@
 /** Answers of the rss service's routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
 import { PlainText, Type, type Static } from "./answers";
 
 export const UserFeedXml = PlainText("The user's RSS 2.0 feed (itunes namespace)", "application/rss+xml");

@@ -1,6 +1,5 @@
 /** Shapes of the search service's actions (services/search.service.ts), for its gateway and the main server's callers. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
 /** The three providers, by their neutral names. */
@@ -106,3 +105,25 @@ export const ProxySearchAnswer = Type.Union([DirectorySearchAnswer, StoreSearchA
   description: "The search service's answer for the index asked: directory (feeds), store (resultCount, results) or vidsite (channels as results)",
 });
 export type ProxySearchAnswer = Static<typeof ProxySearchAnswer>;
+
+// --- Calls to the search service and its events (shared/contracts/call.ts) ---
+
+/** search.search result: the provider's answer for the index asked (a plain text when neither query nor index is given). */
+export type SearchAnswer = string | Static<typeof DirectorySearchAnswer> | Static<typeof StoreSearchAnswer> | VidsiteSearchResult;
+/** A provider lookup of the search service's routes, asked by the search service itself (cached, one call per burst). */
+export interface ProviderLookup {
+  provider: SearchProvider;
+  kind: "term" | "person" | "podcast" | "channel";
+  q: string;
+}
+
+/** A podcast search (directory or store) or a video channel search: GET /api/search. */
+export const search = action<SearchParams, SearchAnswer>("search.search");
+/** A video channel and its recent videos: GET /api/vidsite/channel. */
+export const vidsiteChannel = action<{ id: string }, VidsiteChannelDetails>("search.vidsite_channel");
+/** The provider call behind every route, cached by what it asks. */
+export const providerCall = action<ProviderLookup, unknown>("search.provider_call");
+/** A podcast of the directory by its feed id: GET /api/podcast (the directory's answer, passed on). */
+export const searchPodcast = action<{ id: string }, unknown>("search.podcast");
+/** The per-provider request counters: GET /api/stats. */
+export const searchStats = action<Record<string, never>, SearchStats>("search.stats");

@@ -1,6 +1,4 @@
 /** Answers of the sharing service's routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 

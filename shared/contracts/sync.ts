@@ -1,6 +1,5 @@
 /** Shapes of the sync service: the payload of a sync job, which the workers hand to sync.run_job, and the answers of its routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
 /** What a sync job does: force starts from nothing (since=0); subscriptions_only skips episode actions; type: only with this kind of account. */
@@ -146,3 +145,10 @@ export const CloudsyncLoginAnswer = Type.Object({
 export type CloudsyncLoginAnswer = Static<typeof CloudsyncLoginAnswer>;
 export const AddCloudsyncAnswer = Type.Object({ detail: Type.String(), status: Type.Union([Type.Literal("connected"), Type.Literal("pending")]) });
 export type AddCloudsyncAnswer = Static<typeof AddCloudsyncAnswer>;
+
+// --- Calls to the sync service and its events (shared/contracts/call.ts) ---
+
+/** The user's sync account settings as the web client shows them (never its password or token). */
+export const getPodsyncSettings = action<{ user_id: number }, PodsyncSettingsAnswer>("sync.get_podsync_settings");
+/** Runs a sync job of the user (workers: a JOB_SYNC task); answers what it changed. */
+export const runJob = action<RunSyncJobParams, SyncSummary & { message: string }>("sync.run_job");

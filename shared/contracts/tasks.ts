@@ -2,7 +2,6 @@
  * Shapes of the tasks service (house rule 6, docs/architecture.md): the task record clients see, and the internal
  * actions workers use to claim, renew, retry and finish a durable job.
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
 import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
@@ -110,3 +109,26 @@ export const JOB_IMPORT_FEED = "import_feed";
 export interface ImportFeedPayload {
   podcast_id: number;
 }
+
+// --- Calls to the tasks service and its events (shared/contracts/call.ts) ---
+
+/** One task as its owner sees it (ctx.meta.user checks ownership; none: an internal caller). */
+export const taskStatus = action<{ task_id: string }, TaskRecord>("tasks.task_status");
+/** Creates tasks (a task whose dedupe_key is live already is not made again: it is in `existing`). */
+export const tasksCreate = action<{ tasks: CreateTaskParams[] }, CreateTasksResult>("tasks.create");
+/** A task changed (broadcast: every gateway pushes the record to its owner's WebSockets). */
+export const tasksChanged = event<TaskRecord>(TASK_CHANGED);
+/** New work to claim (broadcast: every workers replica wakes). */
+export const tasksAvailable = event<Record<string, never>>(TASKS_AVAILABLE);
+/** Hands the oldest claimable job of these types to the worker, or null. */
+export const tasksClaim = action<ClaimParams, ClaimedTask | null>("tasks.claim");
+/** Progress of a running job; renews its lease. */
+export const tasksProgress = action<ProgressParams, { owned: boolean }>("tasks.progress");
+/** Ends a job SUCCESS or FAILED (only its lease holder can, once). */
+export const tasksFinish = action<FinishParams, { finished: boolean }>("tasks.finish");
+/** A run failed with a network error: PENDING again after a back-off, or FAILED once attempts run out. */
+export const tasksRetry = action<RetryParams, { retrying: boolean }>("tasks.retry");
+/** Unfinished jobs of a user of these types. */
+export const countActive = action<{ user_id: number; types: string[] }, number>("tasks.count_active");
+/** A user's tasks, newest first (at most `limit`, 200 unless told). */
+export const userTasks = action<{ user_id: number; limit?: number }, TaskRecord[]>("tasks.user_tasks");

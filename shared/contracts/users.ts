@@ -1,5 +1,4 @@
 /** What travels to and from the users service: action params and results, events, and the answers of its routes. */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
 import { action, event } from "./call";
 import { Type, type Static } from "./answers";
 
@@ -200,3 +199,32 @@ export type SaveMfaSecretAnswer = Static<typeof SaveMfaSecretAnswer>;
 
 export const ResetCodeAnswer = Type.Object({ code_created: Type.Boolean() });
 export type ResetCodeAnswer = Static<typeof ResetCodeAnswer>;
+
+// --- Calls to the users service and its events (shared/contracts/call.ts) ---
+
+/** Emitted once per service group when an account is gone: each service deletes that user's data. */
+export const userRemoved = event<UserEvent>("user.removed");
+/** The account an OIDC login opens: found by email, or created at this first login. */
+export const oidcLogin = action<OidcLoginParams, OidcLoginResult>("users.oidc_login");
+/** Emitted once per service group for a new account. */
+export const userCreated = event<UserEvent>("user.created");
+/** Every account's id: for work done once per user. */
+export const userIds = action<Record<string, never>, number[]>("users.user_ids");
+/** Whether the user's own switch and the operator's open this server's sync server to them. */
+export const getSyncServer = action<{ user_id: number }, SyncServerAnswer>("users.get_sync_server");
+/** Switches this server's sync server for the user; the switches as they are now. */
+export const setSyncServer = action<{ user_id: number; sync_server: boolean }, SyncServerAnswer>("users.set_sync_server");
+/** What the auth service needs to know about these users (their keys' owner). */
+export const getAuthInfo = action<{ user_ids: number[] }, UserAuthInfo[]>("users.get_auth_info");
+/** By user, their default days after which downloads of completed episodes go. */
+export const autoDeleteDays = action<{ user_ids: number[] }, AutoDeleteDefaults>("users.auto_delete_days");
+/** A user's listening settings (playback speed, skips...). */
+export const listeningSettings = action<{ user_id: number }, ListeningSettings>("users.listening_settings");
+/** The second login step: does the code match the user's active MFA secret? */
+export const checkMfaCode = action<{ user_id: number; mfa_code: string }, boolean>("users.check_mfa_code");
+/** A clear password checked against the stored hash; null for an unknown user or a wrong password. */
+export const usersVerifyPassword = action<{ username: string; password: string }, VerifiedLogin | null>("users.verify_password");
+/** Emitted: the password changed or MFA was turned on or off, so the user's sync sessions go. */
+export const userCredentialsChanged = event<UserEvent>("user.credentials_changed");
+/** Broadcast: the admin flag, the username or the sync-server switch changed, or the user is gone; cached key lookups go. */
+export const userRightsChanged = event<UserEvent>("user.rights_changed");

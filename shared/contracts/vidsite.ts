@@ -3,11 +3,11 @@
  * whose feed URL is the channel's address on the video site; feeds fetches such a "feed" through
  * vidsite.channel_feed, and every list marks its podcasts and episodes is_vidsite.
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the typed calls and events of this service are appended below
-import { action, event } from "./call";
+import { action } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 import { config } from "../config";
+import type { FetchedFeed } from "./feeds";
 
 /** Channel ids (UC...) and handles (@name); anything else never reaches the extraction tool. */
 export const CHANNEL_ID = /^@?[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
@@ -65,3 +65,8 @@ export const VidsiteEpisodesAnswer = Type.Object({
   ),
 });
 export type VidsiteEpisodesAnswer = Static<typeof VidsiteEpisodesAnswer>;
+
+// --- Calls to the vidsite service and its events (shared/contracts/call.ts) ---
+
+/** A video channel read as a feed (the shape of feeds.fetch_feed). */
+export const channelFeed = action<{ url: string; content_hash?: string | null }, FetchedFeed>("vidsite.channel_feed");

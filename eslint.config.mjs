@@ -1,0 +1,12 @@
+// ESLint with typescript-eslint's type-checked rules (`npm run lint`; `npm test` runs it first).
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "web/**", "coverage/**", "**/*.js", "**/*.mjs", "**/*.cjs"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+  },
+);
