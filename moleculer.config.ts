@@ -31,10 +31,11 @@ const brokerConfig: BrokerOptions = {
   // gateway's own action (api.rest), which is what gets retried: 5 tries over ~10 s in all, long enough
   // for the restarted process of a one-instance group to rejoin, so a restart costs no failed request.
   // An action declared `idempotent: true` is also retried when its node died with the call (repeat-safe.middleware.ts).
-  retryPolicy: { enabled: true, retries: 5, delay: 200, maxDelay: 5000, factor: 2.5, check: (err: any) => RETRY_SAFE.has(err?.name) || repeatSafe.check(err) },
+  retryPolicy: { enabled: true, retries: 5, delay: 200, maxDelay: 5000, factor: 2.5, check: (err) => RETRY_SAFE.has(err?.name) || repeatSafe.check(err) },
   // An endpoint failing half its calls is skipped until its half-open probe succeeds (a dead node keeps
   // its endpoints until its heartbeat times out).
-  circuitBreaker: { enabled: true, threshold: 0.5, windowTime: 20, minRequestCount: 5, halfOpenTime: 5_000, check: (err: any) => !!err && (err.code >= 500 || !err.code) },
+  // (Number(): the comparison `>=` would make of a code that is not a number, e.g. a system error's "ECONNRESET".)
+  circuitBreaker: { enabled: true, threshold: 0.5, windowTime: 20, minRequestCount: 5, halfOpenTime: 5_000, check: (err: Error & { code?: unknown }) => !!err && (Number(err.code) >= 500 || !err.code) },
   registry: { strategy: "RoundRobin", preferLocal: true },
   // Lets a stopping node finish the requests it has (rolling updates on Kubernetes).
   tracking: { enabled: true, shutdownTimeout: 10_000 },

@@ -16,7 +16,7 @@ import os from "os";
 import path from "path";
 import type { AddressInfo } from "net";
 import { promisify } from "util";
-import { ServiceBroker } from "moleculer";
+import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 
 const [USERS, EPISODES, EPISODE_MB, READERS, FILE_MB] = [20, 200, 20, 50, 500].map((d, i) => Number(process.argv[2 + i] ?? d));
@@ -53,11 +53,12 @@ function staticFile(file: string, type: string): http.RequestListener {
   };
 }
 
-async function call(base: string, method: string, p: string, key: string | null, body?: unknown): Promise<any> {
+/** An API call's answer (JSON, else the text); T: what the caller reads of it. */
+async function call<T = unknown>(base: string, method: string, p: string, key: string | null, body?: unknown): Promise<T> {
   const res = await fetch(base + p, { method, headers: { "Content-Type": "application/json", ...(key ? { "Api-Key": key } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : text;
+  return (text.startsWith("{") || text.startsWith("[") ? (JSON.parse(text) as unknown) : text) as T;
 }
 
 /** R readers, each fetching its own slice of the file with a Range request; total MB/s. */
@@ -67,7 +68,7 @@ async function rangeReaders(url: (i: number) => string, size: number, readers: n
     Promise.all(Array.from({ length: readers }, async (_, i) => {
       const res = await fetch(url(i), { headers: { Range: `bytes=${i * slice}-${(i + 1) * slice - 1}` } });
       let got = 0;
-      for await (const chunk of res.body as any) got += chunk.length;
+      for await (const chunk of res.body as ReadableStream<Uint8Array>) got += chunk.length;
       if (got !== slice) throw new Error(`reader ${i} got ${got} of ${slice} bytes`);
     })),
   );
@@ -96,26 +97,28 @@ async function main() {
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false });
   const serviceDir = path.join(__dirname, "..", "services");
   for (const f of fs.readdirSync(serviceDir).filter((f) => f.endsWith(".service.js"))) {
-    const schema = (await import(path.join(serviceDir, f))).default;
+    const schema = ((await import(path.join(serviceDir, f))) as { default: ServiceSchema }).default;
     broker.createService(schema.name === "api" ? { ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } : schema);
   }
   await broker.start();
-  const base = `http://127.0.0.1:${(broker.getLocalService("api") as any).server.address().port}`;
+  // moleculer-web keeps its http.Server on the service as `server`, which moleculer's Service type leaves out.
+  const gateway = broker.getLocalService("api") as unknown as { server: http.Server };
+  const base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
   const password = "a long password";
   const basic = (u: string) => ({ Authorization: "Basic " + Buffer.from(`${u}:${password}`).toString("base64") });
   await call(base, "POST", "/api/data/create_first", null, { username: "admin", password, email: "a@example.test", fullname: "A" });
-  const adminKey = ((await (await fetch(`${base}/api/data/get_key`, { headers: basic("admin") })).json()) as any).retrieved_key;
+  const adminKey = ((await (await fetch(`${base}/api/data/get_key`, { headers: basic("admin") })).json()) as { retrieved_key: string }).retrieved_key;
   const users: { id: number; key: string }[] = [];
   for (let i = 0; i < USERS; i++) {
-    const made = await call(base, "POST", "/api/data/add_user", adminKey, { username: `u${i}`, fullname: "U", email: `u${i}@example.test`, hash_pw: password });
-    users.push({ id: made.user_id, key: ((await (await fetch(`${base}/api/data/get_key`, { headers: basic(`u${i}`) })).json()) as any).retrieved_key });
+    const made = await call<{ user_id: number }>(base, "POST", "/api/data/add_user", adminKey, { username: `u${i}`, fullname: "U", email: `u${i}@example.test`, hash_pw: password });
+    users.push({ id: made.user_id, key: ((await (await fetch(`${base}/api/data/get_key`, { headers: basic(`u${i}`) })).json()) as { retrieved_key: string }).retrieved_key });
   }
   let episodeIds: number[] = [];
   for (const u of users) {
-    const added = await call(base, "POST", "/api/data/add_podcast", u.key, { podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: u.id } });
+    const added = await call<{ podcast_id: number }>(base, "POST", "/api/data/add_podcast", u.key, { podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: u.id } });
     if (!episodeIds.length) {
       await new Promise((r) => setTimeout(r, 500)); // the older episodes of a first import land right after the answer
-      episodeIds = (await call(base, "GET", `/api/data/podcast_episodes?user_id=${u.id}&podcast_id=${added.podcast_id}`, u.key)).episodes.map((e: any) => e.episodeid);
+      episodeIds = (await call<{ episodes: { episodeid: number }[] }>(base, "GET", `/api/data/podcast_episodes?user_id=${u.id}&podcast_id=${added.podcast_id}`, u.key)).episodes.map((e) => e.episodeid);
     }
   }
   console.log(`downloads benchmark: ${USERS} users, ${episodeIds.length} episodes of ${EPISODE_MB} MB, WORKER_CONCURRENCY ${config.workerConcurrency}, ${os.cpus().length} CPUs, node ${process.version}`);
@@ -124,10 +127,10 @@ async function main() {
   const per = Math.ceil(episodeIds.length / USERS);
   const ours = await measured(async () => {
     await Promise.all(users.map((u, i) => call(base, "POST", "/api/data/bulk_download_episodes", u.key, { user_id: u.id, episode_ids: episodeIds.slice(i * per, (i + 1) * per) })));
-    while ((await call(base, "GET", "/api/tasks/active", adminKey)).length) await new Promise((r) => setTimeout(r, 100));
+    while ((await call<unknown[]>(base, "GET", "/api/tasks/active", adminKey)).length) await new Promise((r) => setTimeout(r, 100));
   });
   const total = (episodeIds.length * episodeBytes.length) / MB;
-  const failed = (await call(base, "GET", `/api/tasks/user/${users[0].id}`, users[0].key)).filter((t: any) => t.status !== "SUCCESS").length;
+  const failed = (await call<{ status: string }[]>(base, "GET", `/api/tasks/user/${users[0].id}`, users[0].key)).filter((t) => t.status !== "SUCCESS").length;
   const curlDir = path.join(dir, "curl");
   fs.mkdirSync(curlDir);
   const urls = episodeIds.map((_, i) => [`${media.url}/e${i}.mp3`, "-o", path.join(curlDir, `e${i}.mp3`)]).flat();

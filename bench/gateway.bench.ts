@@ -25,11 +25,11 @@ import fs from "fs";
 import http from "http";
 import os from "os";
 import path from "path";
+import autocannon from "autocannon";
+import type Nedb from "@seald-io/nedb";
+import type { BrokerOptions, ServiceBroker, ServiceSchema } from "moleculer";
 import { serviceGroups } from "../shared/service-groups";
 import { cpuMsOf, freePort, login, node, procs, profileSummary, server, stop, stopAll, waitOk, waitReady } from "./kit";
-
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const autocannon = require("autocannon"); // ships no types
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const CONNECTIONS = 32;
@@ -40,6 +40,9 @@ const group = (name: string) => serviceGroups.find((g) => g.name === name)!.serv
 
 /** cpuMs: CPU time (user + system) of every server process of the setup per request, in ms. */
 interface Result { rps: number; p99: number; errors: number; non2xx: number; total: number; cpuMs: number; cpuMsByPid: number[] }
+
+/** An episode of get_queued_episodes' answer, as (a) stores and answers it: the fields it reads, and the rest as they came. */
+type QueuedEpisode = { episodeid: number; queuedate: string; queueposition: number; queued: boolean; downloaded: boolean } & Record<string, unknown>;
 
 /** A loopback feed of QUEUED episodes, served by this process. */
 function feedServer(port: number) {
@@ -53,26 +56,26 @@ function feedServer(port: number) {
 
 /** Subscribes user 1 to the bench feed and queues its QUEUED episodes, through the API. */
 async function seedQueue(base: string, key: string, feedUrl: string) {
-  const call = (method: string, p: string, body?: unknown) =>
+  const call = <T>(method: string, p: string, body?: unknown) =>
     fetch(`${base}${p}`, { method, headers: { "Api-Key": key, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => {
       if (r.status !== 200) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
-      return r.json() as Promise<any>;
+      return r.json() as Promise<T>;
     });
-  const { podcast_id } = await call("POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: feedUrl, user_id: 1 } });
+  const { podcast_id } = await call<{ podcast_id: number }>("POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: feedUrl, user_id: 1 } });
   // The import may finish after add_podcast answers: wait for every episode.
   let episodes: { episodeid: number }[] = [];
   for (const end = Date.now() + 60_000; episodes.length < QUEUED && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
-    episodes = (await call("GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${podcast_id}`)).episodes;
+    episodes = (await call<{ episodes: { episodeid: number }[] }>("GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${podcast_id}`)).episodes;
   }
   for (const e of episodes) await call("POST", "/api/data/queue_pod", { user_id: 1, episode_id: e.episodeid });
-  const queued = (await call("GET", READS.queue)).data;
+  const queued = (await call<{ data: QueuedEpisode[] }>("GET", READS.queue)).data;
   if (queued.length !== QUEUED) throw new Error(`queue holds ${queued.length} episodes, not ${QUEUED}`);
   return queued;
 }
 
 function cannon(url: string, key: string, seconds: number, connections = CONNECTIONS): Promise<Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds, headers: { "Api-Key": key } }, (err: any, r: any) =>
+    autocannon({ url, connections, duration: seconds, headers: { "Api-Key": key } }, (err: Error | null, r) =>
       err ? reject(err) : resolve({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, total: r.requests.total, cpuMs: 0, cpuMsByPid: [] }));
   });
 }
@@ -108,22 +111,31 @@ function median(rounds: Result[]): Result {
  * send the same bodies.
  */
 function bareServer(port: number, key: string, queueFile: string) {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const Datastore = require("@seald-io/nedb");
-  const [users, queues, episodes] = [new Datastore({ inMemoryOnly: true }), new Datastore({ inMemoryOnly: true }), new Datastore({ inMemoryOnly: true })];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded in the --bare process only, as its CommonJS export (the class itself)
+  const Datastore = require("@seald-io/nedb") as typeof Nedb;
+  type StoredEpisode = { _id: number; user_id: number } & Record<string, unknown>;
+  const [users, queues, episodes] = [
+    new Datastore<{ _id: number; username: string; settings: { theme: string } }>({ inMemoryOnly: true }),
+    new Datastore<{ _id: number; items: { episode_id: number; queued_at: string }[] }>({ inMemoryOnly: true }),
+    new Datastore<StoredEpisode>({ inMemoryOnly: true }),
+  ];
   const keys = new Map([[crypto.hash("sha256", key, "hex"), { id: 1, isAdmin: true }]]);
-  const cache = new Map<string, { user: any; until: number }>();
-  const queued: any[] = JSON.parse(fs.readFileSync(queueFile, "utf8"));
-  episodes.insert(queued.map(({ queueposition: _p, queuedate: _d, queued: _q, downloaded: _dl, ...e }) => ({ ...e, _id: e.episodeid, user_id: 1 })));
+  const cache = new Map<string, { user: { id: number; isAdmin: boolean } | null; until: number }>();
+  const queued = JSON.parse(fs.readFileSync(queueFile, "utf8")) as QueuedEpisode[];
+  // Stored without the queue's own fields (each answer adds them back, in queue order).
+  const queueFields = new Set(["queueposition", "queuedate", "queued", "downloaded"]);
+  episodes.insert(queued.map((e) => ({ ...Object.fromEntries(Object.entries(e).filter(([k]) => !queueFields.has(k))), _id: e.episodeid, user_id: 1 })));
   queues.insert({ _id: 1, items: queued.map((e) => ({ episode_id: e.episodeid, queued_at: e.queuedate })) });
   /** The queue document, then its episodes in one $in read, joined in queue order. */
   const queueOf = (userId: number, send: (status: number, body: unknown) => void) =>
-    queues.findOne({ _id: userId }, (err: any, doc: any) => {
+    queues.findOne({ _id: userId }, (err, doc) => {
       if (err || !doc) return send(200, { data: [] });
-      episodes.find({ _id: { $in: doc.items.map((i: any) => i.episode_id) } }, (err2: any, docs: any[]) => {
+      episodes.find({ _id: { $in: doc.items.map((i) => i.episode_id) } }, (err2: Error | null, docs: StoredEpisode[]) => {
         if (err2) return send(500, { error: "internal" });
-        const byId = new Map(docs.map(({ _id, user_id: _u, ...e }) => [_id, e]));
-        send(200, { data: doc.items.map((i: any, n: number) => ({ ...byId.get(i.episode_id), queueposition: n + 1, queuedate: i.queued_at, queued: true, downloaded: false })) });
+        // The rest of each document without _id and user_id, by a rest pattern: this is (a)'s measured path, kept as it was.
+        // eslint-disable-next-line @typescript-eslint/no-unused-vars -- user_id is named only to leave it out of the rest
+        const byId = new Map(docs.map(({ _id, user_id: _u, ...e }) => [_id, e] as const));
+        send(200, { data: doc.items.map((i, n) => ({ ...byId.get(i.episode_id), queueposition: n + 1, queuedate: i.queued_at, queued: true, downloaded: false })) });
       });
     });
   users.insert({ _id: 1, username: "bench", settings: { theme: "dark" } }, () => {
@@ -143,7 +155,7 @@ function bareServer(port: number, key: string, queueFile: string) {
       const id = Number(isQueue ? url.searchParams.get("user_id") : m![1]);
       if (id !== hit.user.id && !hit.user.isAdmin) return send(403, { error: "forbidden" });
       if (isQueue) return queueOf(id, send);
-      users.findOne({ _id: id }, (err: any, doc: any) => (err || !doc ? send(404, { error: "not_found" }) : send(200, { theme: doc.settings.theme })));
+      users.findOne({ _id: id }, (err, doc) => (err || !doc ? send(404, { error: "not_found" }) : send(200, { theme: doc.settings.theme })));
     }).listen(port, "127.0.0.1");
   });
 }
@@ -160,19 +172,20 @@ function floorServer(port: number, framework: boolean) {
     http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" }).end(body)).listen(port, "127.0.0.1");
     return;
   }
-  /* eslint-disable @typescript-eslint/no-var-requires */
-  const { ServiceBroker } = require("moleculer");
-  const ApiGateway = require("moleculer-web");
-  const options = require(path.join(ROOT, "dist", "moleculer.config.js"));
-  /* eslint-enable @typescript-eslint/no-var-requires */
-  const broker = new ServiceBroker({ ...options, transporter: null, logger: false });
+  // Loaded here, in the --floor-moleculer process only: the node:http floor's process must not carry moleculer.
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily, in one of the processes only (above) */
+  const { ServiceBroker: Broker } = require("moleculer") as { ServiceBroker: typeof ServiceBroker };
+  const ApiGateway = require("moleculer-web") as ServiceSchema;
+  const options = require(path.join(ROOT, "dist", "moleculer.config.js")) as BrokerOptions;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const broker = new Broker({ ...options, transporter: null, logger: false });
   broker.createService({ name: "users", actions: { get_theme: { params: { user_id: { type: "number", convert: true } }, handler: () => ({ theme: "dark" }) } } });
   // Configured as services/api.service.ts configures moleculer-web: no route logging, no breaker on api.rest.
   broker.createService({
     name: "api", mixins: [ApiGateway], actions: { rest: { circuitBreaker: { enabled: false } } },
     settings: { port, ip: "127.0.0.1", logRequest: null, logResponse: null, routes: [{ path: "/", mappingPolicy: "restrict", autoAliases: false, logging: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } }] },
   });
-  broker.start();
+  void broker.start();
 }
 
 const fmt = (r: Result) =>

@@ -83,28 +83,39 @@ async function startOpodsync(): Promise<Peer> {
   await waitUp(`${url}/`);
   // The first request created the schema; the user is written as its register page would.
   execFileSync("php", ["-r", `$db = new SQLite3($argv[1]); $s = $db->prepare('INSERT INTO users (name, password) VALUES (?, ?)'); $s->bindValue(1, $argv[2]); $s->bindValue(2, password_hash($argv[3], PASSWORD_DEFAULT)); $s->execute();`, path.join(data, "data.sqlite"), USER, PASSWORD]);
-  return { name: "oPodSync", url, stop: async () => { child.kill(); fs.rmSync(root, { recursive: true, force: true }); } };
+  return { name: "oPodSync", url, stop: () => { child.kill(); fs.rmSync(root, { recursive: true, force: true }); return Promise.resolve(); } };
 }
+
+/** What the bench reads of the gPodder API's answers: subscription changes and episode actions since a timestamp. */
+interface SubscriptionChanges { add: string[]; timestamp: number }
+interface EpisodeActions { actions: unknown[]; timestamp: number }
 
 /** A gPodder client of one server: Basic once at login, then the session cookie, as apps do. */
 class Client {
   private cookie = "";
   constructor(private readonly base: string) {}
 
-  async call(method: string, p: string, body?: unknown): Promise<any> {
+  /** T: what the caller reads of the answer (null when it is empty). */
+  async call<T = unknown>(method: string, p: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { "Content-Type": "application/json" };
     if (this.cookie) headers.Cookie = this.cookie;
     else headers.Authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`;
     const send = () => fetch(`${this.base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     // A kept-alive socket the server closed as idle just as it was reused: the request is sent again, as apps'
     // HTTP clients (OkHttp, browsers) do on a stale pooled connection. fetch pools one origin's sockets for all clients.
-    const stale = (err: any) => err?.cause?.code === "UND_ERR_SOCKET" || err?.cause?.code === "ECONNRESET";
-    const res = await send().catch((err) => (stale(err) ? send() : Promise.reject(err)));
+    const stale = (err: unknown) => {
+      const code = (err as { cause?: { code?: string } } | null | undefined)?.cause?.code;
+      return code === "UND_ERR_SOCKET" || code === "ECONNRESET";
+    };
+    const res = await send().catch((err: unknown) => {
+      if (stale(err)) return send();
+      throw err;
+    });
     const cookie = res.headers.get("set-cookie");
     if (cookie) this.cookie = cookie.split(";")[0];
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 200)}`);
-    return text ? JSON.parse(text) : null;
+    return (text ? (JSON.parse(text) as unknown) : null) as T;
   }
 }
 
@@ -123,7 +134,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 /** The laptop's first download (both lists, since=0), checked; only its timestamps are kept, not the 100,000 actions. */
 async function firstDownload(laptop: Client, peer: Peer): Promise<{ subs: number; eps: number; ms: number }> {
-  const [[subs, eps], ms] = await timed(() => Promise.all([laptop.call("GET", `/api/2/subscriptions/${USER}/laptop.json?since=0`), laptop.call("GET", `/api/2/episodes/${USER}.json?since=0`)]));
+  const [[subs, eps], ms] = await timed(() => Promise.all([laptop.call<SubscriptionChanges>("GET", `/api/2/subscriptions/${USER}/laptop.json?since=0`), laptop.call<EpisodeActions>("GET", `/api/2/episodes/${USER}.json?since=0`)]));
   if (subs.add.length < SUBS || eps.actions.length < ACTIONS) throw new Error(`${peer.name} answered ${subs.add.length} feeds and ${eps.actions.length} actions`);
   return { subs: subs.timestamp, eps: eps.timestamp, ms };
 }
@@ -131,7 +142,7 @@ async function firstDownload(laptop: Client, peer: Peer): Promise<{ subs: number
 /** A history of `count` play actions of other episodes from `first` on, in one request (as gPodder desktop sends it); its timestamp. */
 async function uploadHistory(client: Client, peer: Peer, first: number, count: number): Promise<{ timestamp: number; ms: number }> {
   const history = Array.from({ length: count }, (_, i) => action(first + i, "desktop"));
-  const [up, ms] = await timed(() => client.call("POST", `/api/2/episodes/${USER}.json`, history));
+  const [up, ms] = await timed(() => client.call<{ timestamp?: unknown } | null>("POST", `/api/2/episodes/${USER}.json`, history));
   if (typeof up?.timestamp !== "number") throw new Error(`${peer.name} answered a history upload without a timestamp`);
   return { timestamp: up.timestamp, ms };
 }
@@ -172,7 +183,7 @@ async function run(peer: Peer): Promise<Record<string, number>> {
       await phone.call("POST", `/api/2/subscriptions/${USER}/phone.json`, { add: [feedUrl(SUBS + round)], remove: [] });
       await phone.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: 10 }, (_, k) => action(Math.max(STORED, 2 * ACTIONS) + round * 10 + k, "phone", new Date())));
       stored += 10;
-      const [[s, e], ms] = await timed(() => Promise.all([laptop.call("GET", `/api/2/subscriptions/${USER}/laptop.json?since=${since.subs}`), laptop.call("GET", `/api/2/episodes/${USER}.json?since=${since.eps}`)]));
+      const [[s, e], ms] = await timed(() => Promise.all([laptop.call<SubscriptionChanges>("GET", `/api/2/subscriptions/${USER}/laptop.json?since=${since.subs}`), laptop.call<EpisodeActions>("GET", `/api/2/episodes/${USER}.json?since=${since.eps}`)]));
       if (e.actions.length < 10) throw new Error(`${peer.name}: incremental sync answered ${e.actions.length} actions`);
       since.subs = s.timestamp;
       since.eps = e.timestamp;

@@ -109,20 +109,21 @@ function feedServer(port: number) {
   }).listen(port, "127.0.0.1");
 }
 
-async function call(base: string, key: string, c: Call): Promise<{ status: number; body: any }> {
+async function call(base: string, key: string, c: Call): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${base}${c.path}`, {
     method: c.method,
     headers: { "Api-Key": key, ...(c.body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: c.body === undefined ? undefined : JSON.stringify(c.body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
 }
 
-async function ok(base: string, key: string, c: Call): Promise<any> {
+/** The answer of a call that must succeed; T: what the caller reads of it. */
+async function ok<T = unknown>(base: string, key: string, c: Call): Promise<T> {
   const { status, body } = await call(base, key, c);
   if (status !== 200) throw new Error(`${c.method} ${c.path}: ${status} ${JSON.stringify(body)}`);
-  return body;
+  return body as T;
 }
 
 /** The household through the API: users, their subscriptions (imports waited for), a queue and some history each. */
@@ -131,18 +132,18 @@ async function seed(base: string, feedBase: string): Promise<Client[]> {
   const users: { user_id: number; key: string }[] = [{ user_id: 1, key: adminKey }];
   for (let u = 2; u <= USERS; u++) {
     const username = `listener${u}`;
-    const { user_id } = await ok(base, adminKey, { method: "POST", path: "/api/data/add_user", body: { fullname: `Listener ${u}`, username, email: `${username}@example.org`, hash_pw: "listener password" } });
+    const { user_id } = await ok<{ user_id: number }>(base, adminKey, { method: "POST", path: "/api/data/add_user", body: { fullname: `Listener ${u}`, username, email: `${username}@example.org`, hash_pw: "listener password" } });
     users.push({ user_id, key: await keyOf(base, username, "listener password") });
   }
   const episodes: number[] = [];
   for (const [i, u] of users.entries()) {
     for (let f = 0; f < FEEDS; f++) {
-      const { podcast_id } = await ok(base, u.key, { method: "POST", path: "/api/data/add_podcast", body: { podcast_values: { pod_feed_url: `${feedBase}/feed${f}.xml`, user_id: u.user_id } } });
+      const { podcast_id } = await ok<{ podcast_id: number }>(base, u.key, { method: "POST", path: "/api/data/add_podcast", body: { podcast_values: { pod_feed_url: `${feedBase}/feed${f}.xml`, user_id: u.user_id } } });
       if (i > 0) continue;
       // The first subscriber's import may finish after add_podcast answers: wait for every episode.
       let listed: { episodeid: number }[] = [];
       for (const end = Date.now() + 120_000; listed.length < ITEMS && Date.now() < end; await new Promise((r) => setTimeout(r, 250))) {
-        listed = (await ok(base, u.key, { method: "GET", path: `/api/data/podcast_episodes?user_id=${u.user_id}&podcast_id=${podcast_id}&limit=${ITEMS}` })).episodes;
+        listed = (await ok<{ episodes: { episodeid: number }[] }>(base, u.key, { method: "GET", path: `/api/data/podcast_episodes?user_id=${u.user_id}&podcast_id=${podcast_id}&limit=${ITEMS}` })).episodes;
       }
       if (listed.length < ITEMS) throw new Error(`feed ${f}: ${listed.length} episodes imported, not ${ITEMS}`);
       episodes.push(...listed.map((e) => e.episodeid));

@@ -9,6 +9,7 @@
  */
 import fs from "fs";
 import http from "http";
+import type { AddressInfo } from "net";
 import os from "os";
 import path from "path";
 import { serviceGroups } from "../shared/service-groups";
@@ -45,7 +46,7 @@ function feedServer(): Promise<{ url: string; close(): void }> {
         `<enclosure url="http://127.0.0.1/ep-${i + 1}.mp3" length="1000" type="audio/mpeg"/></item>`).join("");
       res.writeHead(200, { "Content-Type": "application/rss+xml" }).end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Kill run</title><link>http://127.0.0.1/</link><description>d</description>${items}</channel></rss>`);
     });
-    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as any).port}/feed.xml`, close: () => server.close() }));
+    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.xml`, close: () => server.close() }));
   });
 }
 
@@ -76,17 +77,17 @@ export async function killRun(opts: KillRunOptions): Promise<KillRunResult> {
     for (const g of [...gateways, ...groups.map((g) => g.name)]) start(g);
     await waitClusterHealthy(urls, procs, ["auth", "users", "podcasts", "episodes", "queue", "tasks", "downloads", "sync"], 90_000);
 
-    const call = async (method: string, p: string, body?: object, key?: string) => {
+    const call = async <T = unknown>(method: string, p: string, body?: object, key?: string) => {
       const res = await fetch(`${urls[0]}${p}`, { method, headers: { "Content-Type": "application/json", ...(key ? { "Api-Key": key } : {}) }, body: body && JSON.stringify(body) });
       if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<any>;
+      return res.json() as Promise<T>;
     };
     await call("POST", "/api/data/create_first", { username: "player", password: "player password", email: "p@example.org", fullname: "P" });
-    const key: string = ((await (await fetch(`${urls[0]}/api/data/get_key`, { headers: { Authorization: `Basic ${Buffer.from("player:player password").toString("base64")}` } })).json()) as any).retrieved_key;
-    const { podcast_id } = await call("POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: feed.url, user_id: 1 } }, key);
+    const key: string = ((await (await fetch(`${urls[0]}/api/data/get_key`, { headers: { Authorization: `Basic ${Buffer.from("player:player password").toString("base64")}` } })).json()) as { retrieved_key: string }).retrieved_key;
+    const { podcast_id } = await call<{ podcast_id: number }>("POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: feed.url, user_id: 1 } }, key);
     let episodes: number[] = [];
     for (const end = Date.now() + 60_000; episodes.length < EPISODES && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
-      episodes = (await call("GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${podcast_id}`, undefined, key)).episodes.map((e: any) => e.episodeid);
+      episodes = (await call<{ episodes: { episodeid: number }[] }>("GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${podcast_id}`, undefined, key)).episodes.map((e) => e.episodeid);
     }
     if (episodes.length < CLIENTS) throw new Error(`only ${episodes.length} episodes imported`);
 

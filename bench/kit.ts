@@ -31,7 +31,8 @@ export function node(args: string[], env: Record<string, string>, cwd = ROOT): C
 
 /** The V8 flags `npm start` runs the server with (its heap and young-generation sizes), from the tree's package.json. */
 export function startFlags(root = ROOT): string[] {
-  return (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.start.match(/ node ((?:--[\w-]+=\S+ )*)/)?.[1] ?? "").split(" ").filter(Boolean);
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: { start: string } };
+  return (pkg.scripts.start.match(/ node ((?:--[\w-]+=\S+ )*)/)?.[1] ?? "").split(" ").filter(Boolean);
 }
 
 /** A server of the tree at `root` as `npm start` runs it: every service, or these (comma separated) only. CPU_PROF_DIR: under --cpu-prof. */
@@ -108,17 +109,24 @@ export function procMb(pid: number, field: "VmRSS" | "VmHWM"): number {
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
+/** What profileSummary reads of a V8 .cpuprofile (Node's --cpu-prof output). */
+interface CpuProfile {
+  nodes: { id: number; callFrame: { url: string; functionName: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
 /** Self time of a --cpu-prof profile, by package (node_modules/<pkg>), our code, or Node itself; with byFunction, the top functions. */
 export function profileSummary(dir: string, byFunction = false): string {
   const file = fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f))[0];
   if (!file) return "(no profile written)";
-  const prof = JSON.parse(fs.readFileSync(file, "utf8"));
-  const byId = new Map<number, any>(prof.nodes.map((n: any) => [n.id, n]));
+  const prof = JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   const dt = new Map<number, number>();
-  prof.samples.forEach((id: number, i: number) => dt.set(id, (dt.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+  prof.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
   for (const [id, us] of dt) {
-    const { url, functionName, lineNumber } = byId.get(id).callFrame;
+    const { url, functionName, lineNumber } = byId.get(id)!.callFrame;
     if (functionName === "(idle)" || functionName === "(program)") continue; // not this process's work
     const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url)?.[1];
     const where = pkg ?? (url.includes("/dist/") ? "ours (dist/)" : url ? "node internals" : `(${functionName || "native"})`);

@@ -17,6 +17,7 @@ import path from "path";
 import v8 from "v8";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
+import type { EpisodesThis } from "../services/episodes.parts/this";
 
 const SERVICE_DIR = path.join(__dirname, "..", "services");
 const WORDS = ["climate", "history", "science", "music", "startup", "health", "football", "cooking", "space", "economy", "design", "privacy"];
@@ -36,8 +37,9 @@ function schemas(): ServiceSchema[] {
     .filter((f) => f.endsWith(".service.js") && !/^(api|search-api)\.service\.js$/.test(f))
     .sort()
     .map((f) => {
-      const mod = require(path.join(SERVICE_DIR, f));
-      return (mod.default ?? mod) as ServiceSchema;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- each built service file by a path read at run time, loaded synchronously
+      const mod = require(path.join(SERVICE_DIR, f)) as ServiceSchema & { default?: ServiceSchema };
+      return mod.default ?? mod;
     });
 }
 
@@ -91,7 +93,7 @@ function highWaterMark(): number {
 const peaks = new RssPeaks();
 
 function rss(): number {
-  (global as any).gc?.();
+  global.gc?.();
   return process.memoryUsage().rss;
 }
 
@@ -101,13 +103,30 @@ function random(seed: number) {
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 
+/** A store written in bulk by the bench (the db mixin's adapter and stores). */
+interface BulkStore {
+  insertMany(docs: object[]): Promise<unknown>;
+}
+/**
+ * What the bench reaches into the services for: their stores, and the episodes service's in-memory indexes,
+ * which moleculer's Service type (what getLocalService answers) leaves out.
+ */
+interface PodcastsInternals {
+  adapter: BulkStore;
+  stores: { subscriptions: BulkStore };
+}
+type EpisodesInternals = Pick<EpisodesThis, "catalog" | "loadCatalog" | "statesChanged" | "userStates"> & {
+  adapter: BulkStore;
+  stores: { episode_states: BulkStore };
+};
+
 async function generate(broker: ServiceBroker, pods: number, perPodcast: number, historyRows: number) {
   const rnd = random(42);
   const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)];
-  const first: any = await broker.call("users.create_first", { username: "listener", password: "a long password", email: "listener@example.org", fullname: "Listener" });
+  const first = await broker.call<{ user_id: number }, object>("users.create_first", { username: "listener", password: "a long password", email: "listener@example.org", fullname: "Listener" });
   const user_id: number = first.user_id;
-  const podcasts: any = broker.getLocalService("podcasts");
-  const episodes: any = broker.getLocalService("episodes");
+  const podcasts = broker.getLocalService("podcasts") as unknown as PodcastsInternals;
+  const episodes = broker.getLocalService("episodes") as unknown as EpisodesInternals;
   const now = Date.now();
   const podDocs: object[] = [];
   const subDocs: object[] = [];
@@ -236,7 +255,7 @@ function heap(): number {
  * What each in-memory index of the episodes service costs, rebuilt alone on the loaded data (time, heap):
  * the catalogue and one user's cached states (the store's own indexes live in its files).
  */
-async function indexCosts(episodes: any, user_id: number) {
+async function indexCosts(episodes: EpisodesInternals, user_id: number) {
   const { CatalogIndex } = await import("../services/episodes.parts/catalog-index");
   episodes.catalog = new CatalogIndex();
   let before = heap();
@@ -289,13 +308,14 @@ async function serve(dataDir: string, nats: string) {
   const startup = Math.max(highWaterMark(), process.memoryUsage.rss());
   peaks.start("runs");
   process.send?.({ ready: true, memory: `${await memory()}; peak RSS ${mb(startup)} MB` });
-  process.on("message", async () => {
+  const finish = async () => {
     peaks.stop();
     const runs = peaks.rows[0];
     process.send?.({ memory: `${await memory()}; peak RSS during the runs ${mb(Math.max(runs.sampled, runs.hwm))} MB (sampled ${mb(runs.sampled)} MB)` });
     await broker.stop();
     process.exit(0);
-  });
+  };
+  process.on("message", () => void finish());
 }
 
 async function main() {
@@ -326,7 +346,7 @@ async function main() {
   const startup = Date.now() - t;
   console.log(`embedded start-up (stores opened, catalogue built): ${(startup / 1000).toFixed(1)} s; RSS before ${mb(before)} MB, after: ${await memory()}; load average ${os.loadavg()[0].toFixed(1)}`);
   peaks.start("index costs (rebuilt by this bench)");
-  await indexCosts(broker.getLocalService("episodes"), lib.user_id);
+  await indexCosts(broker.getLocalService("episodes") as unknown as EpisodesInternals, lib.user_id);
 
   const { user_id, meta } = lib;
   const ops: Op[] = [
@@ -341,7 +361,8 @@ async function main() {
   ];
   if (broker.getLocalService("queue")) ops.push({ name: "get_queued_episodes (200)", action: "queue.get_queued_episodes", params: { user_id } });
   if (broker.getLocalService("playlists")) {
-    const lists: any = await broker.call("playlists.get_playlists", { user_id }, { meta });
+    type Listed = { playlist_id: number }[];
+    const lists = await broker.call<{ playlists?: Listed; data?: Listed }, object>("playlists.get_playlists", { user_id }, { meta });
     const first = (lists.playlists ?? lists.data ?? [])[0];
     if (first) {
       const params = { user_id, playlist_id: first.playlist_id, limit: 50 };
@@ -369,7 +390,7 @@ async function main() {
     await waitForPort(port);
     const url = `nats://127.0.0.1:${port}`;
     const services = fork(__filename, ["serve", dataDir, url], { execArgv: process.execArgv });
-    const ready: any = await new Promise((r) => services.once("message", r));
+    const ready = await new Promise<{ memory: string }>((r) => services.once("message", r));
     console.log(`over NATS: services process after start-up: ${ready.memory}`);
     const caller = await brokerWith([], url, "bench-caller");
     try {
@@ -377,7 +398,7 @@ async function main() {
       natsRows = await measure(caller, ops, meta);
     } finally {
       await caller.stop();
-      const after = new Promise<any>((r) => services.once("message", r));
+      const after = new Promise<{ memory: string }>((r) => services.once("message", r));
       services.send("stop");
       const mem = await after;
       console.log(`over NATS: services process after the runs: ${mem.memory}`);
@@ -400,8 +421,8 @@ async function main() {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-if (process.argv[2] === "serve") serve(process.argv[3], process.argv[4]);
-else if (process.argv[2] === "generate") generateIn(process.argv[3], ...(process.argv.slice(4, 7).map(Number) as [number, number, number]));
+if (process.argv[2] === "serve") void serve(process.argv[3], process.argv[4]);
+else if (process.argv[2] === "generate") void generateIn(process.argv[3], ...(process.argv.slice(4, 7).map(Number) as [number, number, number]));
 else main().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -127,13 +127,15 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
           const text = await res.text();
           detail = status === 200 ? "" : text;
           if (status === 200 && op === createKey) {
-            const made = JSON.parse(text);
+            const made = JSON.parse(text) as { api_id: number; api_key: string };
             ledger.keysAcked.add(made.api_id);
             lastKey.set(c, made.api_key);
           }
           break;
-        } catch (err: any) {
-          detail = err.cause?.code ?? err.message;
+        } catch (err) {
+          // fetch's TypeError carries the socket's error (its code) as its cause
+          const e = err as Error & { cause?: { code?: string } };
+          detail = e.cause?.code ?? e.message;
           if (detail !== "ECONNREFUSED" && !op.repeatSafe) break;
         }
       }
@@ -171,22 +173,22 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
     stop: async () => ((running = false), await all, report),
     async verify(base: string) {
       const wrong: string[] = [];
-      const read = async (path: string) => {
+      const read = async <T>(path: string) => {
         const res = await fetch(`${base}${path}`, { headers });
         if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
-        return (await res.json()) as any;
+        return (await res.json()) as T;
       };
       const keys = new Set(await keyIds(base));
       for (const id of ledger.keysAcked) if (!keys.has(id)) wrong.push(`key ${id} acknowledged, not found`);
       const made = keys.size - ledger.keysBefore;
       if (made > ledger.keysAcked.size + ledger.keysUnsure) wrong.push(`${made} keys made by ${ledger.keysAcked.size} acknowledged and ${ledger.keysUnsure} failed creations`);
-      const history: { episodeid: number; listenduration: number }[] = (await read(`/api/data/user_history/${u}?limit=1000`)).data;
+      const history: { episodeid: number; listenduration: number }[] = (await read<{ data: { episodeid: number; listenduration: number }[] }>(`/api/data/user_history/${u}?limit=1000`)).data;
       const position = new Map(history.map((h) => [h.episodeid, h.listenduration]));
       for (const [episode, acked] of ledger.positionAcked) {
         const now = position.get(episode) ?? 0;
         if (now !== acked && !(now > acked && ledger.positionsUnsure.get(episode)?.has(now))) wrong.push(`episode ${episode}: position ${now}, last acknowledged ${acked}`);
       }
-      const queued = new Set(((await read(`/api/data/get_queued_episodes?user_id=${u}`)).data as { episodeid: number }[]).map((e) => e.episodeid));
+      const queued = new Set((await read<{ data: { episodeid: number }[] }>(`/api/data/get_queued_episodes?user_id=${u}`)).data.map((e) => e.episodeid));
       for (const episode of ledger.queuedAcked) if (!queued.has(episode)) wrong.push(`episode ${episode} queued, not in the queue`);
       return wrong;
     },

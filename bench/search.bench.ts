@@ -13,7 +13,7 @@ import os from "os";
 import path from "path";
 import type { AddressInfo } from "net";
 import autocannon from "autocannon";
-import { ServiceBroker } from "moleculer";
+import { ServiceBroker, type ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
 
 const CLIENTS = 200;
@@ -66,13 +66,16 @@ async function main() {
   config.searchHost = "127.0.0.1";
 
   // Loaded after the config above: the gateway reads its port when its module loads.
-  const brokerConfig = require("../moleculer.config");
+  const brokerConfig = (await import("../moleculer.config")).default;
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, logger: false });
-  broker.createService(require("../services/search.service").default);
-  broker.createService(require("../services/search-api.service").default);
+  // Each schema is typed with its own `this`; the broker takes a plain one.
+  const load = (schema: object) => broker.createService(schema as ServiceSchema);
+  load((await import("../services/search.service")).default);
+  load((await import("../services/search-api.service")).default);
   await broker.start();
-  const gateway: any = broker.getLocalService("search-api");
-  const searchUrl = `http://127.0.0.1:${gateway.server.address().port}`;
+  // moleculer-web keeps its http.Server on the service as `server`, which moleculer's Service type leaves out.
+  const gateway = broker.getLocalService("search-api") as unknown as { server: http.Server };
+  const searchUrl = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
   const termPath = (t: number) => `/api/search?query=bench+term+${t}`;
 
   console.log(`${CLIENTS} clients, ${TERMS} distinct terms, ${seconds} s per run, provider answers in ${PROVIDER_DELAY_MS} ms, cache TTL ${config.searchCacheTtl} s`);

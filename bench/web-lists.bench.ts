@@ -90,11 +90,12 @@ async function feedServer(): Promise<{ base: string; close: () => void }> {
 // ---------------------------------------------------------------------------------------------------------
 // The server and the library
 
-async function call(base: string, key: string, method: string, p: string, body?: unknown): Promise<any> {
+/** An API call's answer (null when empty); T: what the caller reads of it. */
+async function call<T = unknown>(base: string, key: string, method: string, p: string, body?: unknown): Promise<T> {
   const res = await fetch(`${base}${p}`, { method, headers: { "Api-Key": key, ...(body === undefined ? {} : { "Content-Type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
+  return (text ? (JSON.parse(text) as unknown) : null) as T;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -102,13 +103,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The big podcast first (its older episodes are imported by a job, meanwhile), then the SUBS small ones; waits for every episode. */
 async function seed(base: string, key: string, user_id: number, feeds: string): Promise<number> {
   const t0 = performance.now();
-  const { podcast_id: bigId } = await call(base, key, "POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: `${feeds}/feeds/big.xml`, user_id } });
+  const { podcast_id: bigId } = await call<{ podcast_id: number }>(base, key, "POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: `${feeds}/feeds/big.xml`, user_id } });
   const urls = Array.from({ length: SUBS }, (_, i) => `${feeds}/feeds/show-${i}.xml`);
   if (SEED === "opml") {
     await call(base, key, "POST", "/api/data/import_opml", { user_id, podcasts: urls });
     for (;;) {
       await sleep(500);
-      const p = await call(base, key, "GET", `/api/data/import_progress/${user_id}`);
+      const p = await call<{ status: string; failed: unknown[] }>(base, key, "GET", `/api/data/import_progress/${user_id}`);
       if (!["PENDING", "RUNNING", "DOWNLOADING"].includes(p.status)) {
         if (p.failed.length) throw new Error(`import_opml: ${p.failed.length} failed, e.g. ${JSON.stringify(p.failed[0])}`);
         break;
@@ -124,15 +125,15 @@ async function seed(base: string, key: string, user_id: number, feeds: string): 
   console.log(`  ${SUBS} small feeds subscribed (${SEED === "opml" ? "one import_opml job" : `add_podcast, ${SEED_CONCURRENCY} at a time`}): ${((subscribed - t0) / 1000).toFixed(1)} s`);
   let total = 0;
   for (const end = Date.now() + 180_000; Date.now() < end; await sleep(500)) {
-    total = (await call(base, key, "GET", `/api/data/podcast_episodes?user_id=${user_id}&podcast_id=${bigId}&limit=1`)).total;
+    total = (await call<{ total: number }>(base, key, "GET", `/api/data/podcast_episodes?user_id=${user_id}&podcast_id=${bigId}&limit=1`)).total;
     if (total >= BIG) break;
   }
   if (total < BIG) throw new Error(`the big podcast has ${total} episodes imported, not ${BIG}`);
-  const pods = (await call(base, key, "GET", `/api/data/return_pods/${user_id}`)).pods.length;
+  const pods = (await call<{ pods: unknown[] }>(base, key, "GET", `/api/data/return_pods/${user_id}`)).pods.length;
   if (pods !== SUBS + 1) throw new Error(`return_pods lists ${pods} podcasts, not ${SUBS + 1}`);
   console.log(`  big podcast's ${BIG} episodes imported: ${((performance.now() - t0) / 1000).toFixed(1)} s after the start (${((performance.now() - subscribed) / 1000).toFixed(1)} s after the last subscription)`);
   // A few episodes in progress, so that Home's "Continue" has something to show.
-  const some = (await call(base, key, "GET", `/api/data/podcast_episodes?user_id=${user_id}&podcast_id=${bigId}&limit=8`)).episodes as { episodeid: number }[];
+  const some = (await call<{ episodes: { episodeid: number }[] }>(base, key, "GET", `/api/data/podcast_episodes?user_id=${user_id}&podcast_id=${bigId}&limit=8`)).episodes;
   for (const e of some) await call(base, key, "POST", "/api/data/record_listen_duration", { user_id, episode_id: e.episodeid, listen_duration: 600 });
   console.log(`seeding took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return bigId;
@@ -141,19 +142,47 @@ async function seed(base: string, key: string, user_id: number, feeds: string): 
 // ---------------------------------------------------------------------------------------------------------
 // In the page (serialised by playwright: plain JavaScript, no closures over this file)
 
+/** What the in-page code uses of an element (this program's lib has no DOM types). */
+interface El {
+  textContent: string; // null only for a document or a doctype, never for an element
+  parentElement: El | null;
+  closest(selector: string): El | null;
+  querySelector(selector: string): El | null;
+  querySelectorAll(selector: string): Iterable<El>;
+  click(): void;
+  /** A label's control, an input's value and events. */
+  control?: El | null;
+  value?: string;
+  dispatchEvent(event: unknown): boolean;
+}
+
+/** What the in-page code uses of the browser's window, and the globals it shares there (__longtasks, __listItems, __firstItem). */
+interface PageWindow {
+  document: { body: El; querySelectorAll(selector: string): Iterable<El>; getElementsByTagName(name: string): { length: number } };
+  performance: { now(): number };
+  localStorage: { setItem(key: string, value: string): void };
+  requestAnimationFrame(callback: () => void): number;
+  PerformanceObserver: new (callback: (list: { getEntries(): { startTime: number; duration: number }[] }) => void) => { observe(options: { type: string; buffered: boolean }): void };
+  MutationObserver: new (callback: () => void) => { observe(target: unknown, options: Record<string, boolean>): void; disconnect(): void };
+  InputEvent: new (type: string, init: Record<string, unknown>) => unknown;
+  __longtasks: { start: number; duration: number }[] | null;
+  __listItems: (heading: string) => El[];
+  __firstItem: number | null;
+}
+
 /** Init script: long tasks into __longtasks; the time (performance.now(), from navigation start) the list under the heading first has an item. */
 function pageInit(heading: string) {
-  const w: any = globalThis;
+  const w = globalThis as unknown as PageWindow;
   w.__longtasks = [];
   try {
-    new w.PerformanceObserver((list: any) => {
-      for (const e of list.getEntries()) w.__longtasks.push({ start: e.startTime, duration: e.duration });
+    new w.PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__longtasks!.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: "longtask", buffered: true });
   } catch {
     w.__longtasks = null; // not supported: reported as such
   }
   w.__listItems = (h: string) => {
-    const h2 = [...w.document.querySelectorAll("h2")].find((x: any) => x.textContent.trim().startsWith(h));
+    const h2 = [...w.document.querySelectorAll("h2")].find((x) => x.textContent.trim().startsWith(h));
     const section = h2 && (h2.closest("section") ?? h2.parentElement);
     return section ? [...section.querySelectorAll("ul > li, ol > li")] : [];
   };
@@ -169,9 +198,9 @@ function pageInit(heading: string) {
 
 /** Clicks the button named `name` under the heading; ms until the list has more items and a frame has passed (null: none came in 30 s). */
 function clickForMore(args: { heading: string; name: string }): Promise<number | null> {
-  const w: any = globalThis;
+  const w = globalThis as unknown as PageWindow;
   const before = w.__listItems(args.heading).length;
-  const button = [...w.document.querySelectorAll("button")].find((b: any) => b.textContent.trim() === args.name);
+  const button = [...w.document.querySelectorAll("button")].find((b) => b.textContent.trim() === args.name);
   if (!button) return Promise.resolve(null);
   return new Promise((resolve) => {
     const t0 = w.performance.now();
@@ -190,13 +219,13 @@ function clickForMore(args: { heading: string; name: string }): Promise<number |
 
 /** Types `text` into the field labelled `label` (one input event, as a paste); ms until every item of the list contains it, a frame later. */
 function searchFor(args: { heading: string; label: string; text: string }): Promise<number | null> {
-  const w: any = globalThis;
-  const label = [...w.document.querySelectorAll("label")].find((l: any) => l.textContent.trim().startsWith(args.label));
+  const w = globalThis as unknown as PageWindow;
+  const label = [...w.document.querySelectorAll("label")].find((l) => l.textContent.trim().startsWith(args.label));
   const input = label?.control ?? label?.querySelector("input");
   if (!input) return Promise.resolve(null);
   const matches = () => {
     const items = w.__listItems(args.heading);
-    return items.length > 0 && items.every((li: any) => li.textContent.toLowerCase().includes(args.text.toLowerCase()));
+    return items.length > 0 && items.every((li) => li.textContent.toLowerCase().includes(args.text.toLowerCase()));
   };
   return new Promise((resolve) => {
     const t0 = w.performance.now();
@@ -214,7 +243,7 @@ function searchFor(args: { heading: string; label: string; text: string }): Prom
 }
 
 function pageState(heading: string): { dom: number; items: number; firstItem: number | null; longtasks: { start: number; duration: number }[] | null } {
-  const w: any = globalThis;
+  const w = globalThis as unknown as PageWindow;
   return { dom: w.document.getElementsByTagName("*").length, items: w.__listItems(heading).length, firstItem: w.__firstItem, longtasks: w.__longtasks };
 }
 
@@ -259,7 +288,7 @@ function blocking(tasks: { start: number; duration: number }[]): { longest: numb
 async function measureOnce(browser: Browser, base: string, session: object, spec: PageSpec): Promise<Record<string, Phase>> {
   const context = await browser.newContext({ viewport: PHONE });
   try {
-    await context.addInitScript((value: string) => (globalThis as any).localStorage.setItem("podcast-server.session", value), JSON.stringify(session));
+    await context.addInitScript((value: string) => (globalThis as unknown as PageWindow).localStorage.setItem("podcast-server.session", value), JSON.stringify(session));
     await context.addInitScript({ content: `(${pageInit.toString()})(${JSON.stringify(spec.heading)})` });
     const page: Page = await context.newPage();
     let phase = "load";
@@ -303,7 +332,7 @@ async function measureOnce(browser: Browser, base: string, session: object, spec
     };
 
     await page.goto(`${base}${spec.url}`, { waitUntil: "domcontentloaded" });
-    await page.waitForFunction(() => (globalThis as any).__firstItem !== null, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => (globalThis as unknown as PageWindow).__firstItem !== null, undefined, { timeout: 30_000 });
     await settle("load", (await page.evaluate(pageState, spec.heading)).firstItem);
 
     phase = "more";
@@ -388,6 +417,9 @@ function report(results: PageResult[]): string[] {
   return flags;
 }
 
+/** An error's message (or the thing thrown), its first line. */
+const firstLine = (err: unknown) => String((err as { message?: unknown } | null | undefined)?.message ?? err).split("\n")[0];
+
 async function main() {
   const started = Date.now();
   if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`);
@@ -410,7 +442,7 @@ async function main() {
   try {
     await waitReady(base, 120_000);
     const key = await login(base);
-    const { retrieved_id: user_id } = await call(base, key, "GET", "/api/data/get_user");
+    const { retrieved_id: user_id } = await call<{ retrieved_id: number }>(base, key, "GET", "/api/data/get_user");
     console.log("seeding the library:");
     const bigId = await seed(base, key, user_id, feeds.base);
     if (RUNS === 0) return; // the seeding only
@@ -425,13 +457,13 @@ async function main() {
     for (const spec of specs) {
       const runs: Record<string, Phase>[] = [];
       // One load first that is not counted: the server's caches and Chromium's code cache warm up.
-      await measureOnce(browser, base, session, spec).catch((err) => console.log(`${spec.name}: the warm-up load failed: ${String(err?.message ?? err).split("\n")[0]}`));
+      await measureOnce(browser, base, session, spec).catch((err: unknown) => console.log(`${spec.name}: the warm-up load failed: ${firstLine(err)}`));
       for (let r = 0; r < RUNS; r++) {
         // A run that fails (a page that never shows its list) is told and left out, not the end of the bench.
         try {
           runs.push(await measureOnce(browser, base, session, spec));
-        } catch (err: any) {
-          console.log(`${spec.name}: run ${r + 1} failed: ${String(err?.message ?? err).split("\n")[0]}`);
+        } catch (err) {
+          console.log(`${spec.name}: run ${r + 1} failed: ${firstLine(err)}`);
         }
       }
       if (runs.length) results.push({ spec, runs });

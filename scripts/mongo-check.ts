@@ -24,6 +24,7 @@
 import crypto from "crypto";
 import fs from "fs";
 import path from "path";
+import type { AddressInfo, Server } from "net";
 import { isDeepStrictEqual } from "util";
 import { type BrokerOptions, ServiceBroker, type ServiceSchema } from "moleculer";
 import { config } from "../shared/config";
@@ -31,11 +32,17 @@ import { MongoStore } from "../shared/mongo-store";
 import { SqliteAdapter } from "../shared/sqlite-store";
 import { type CaseAnswer, type ContractCase, normal, READ_ONLY_CASES, runCase } from "../test/helpers/store-contract";
 
-/* eslint-disable @typescript-eslint/no-var-requires -- the driver's own constants, not in its typings */
-const WIRE: { MIN_SUPPORTED_WIRE_VERSION: number; MAX_SUPPORTED_WIRE_VERSION: number; MIN_SUPPORTED_SERVER_VERSION: string; MAX_SUPPORTED_SERVER_VERSION: string } =
-  require("mongodb/lib/cmap/wire_protocol/constants");
-const DRIVER_VERSION: string = require("mongodb/package.json").version;
-/* eslint-enable @typescript-eslint/no-var-requires */
+/** The driver's own constants (mongodb/lib/cmap/wire_protocol/constants.js), not in its typings. */
+interface WireConstants {
+  MIN_SUPPORTED_WIRE_VERSION: number;
+  MAX_SUPPORTED_WIRE_VERSION: number;
+  MIN_SUPPORTED_SERVER_VERSION: string;
+  MAX_SUPPORTED_SERVER_VERSION: string;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a file of the driver's that its typings do not declare
+const WIRE = require("mongodb/lib/cmap/wire_protocol/constants") as WireConstants;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the driver's package.json, outside this project's sources
+const DRIVER_VERSION = (require("mongodb/package.json") as { version: string }).version;
 
 const SILENT = { info() {}, warn() {} };
 const SUPPORTED = `driver ${DRIVER_VERSION} speaks MongoDB ${WIRE.MIN_SUPPORTED_SERVER_VERSION} to ${WIRE.MAX_SUPPORTED_SERVER_VERSION} (wire versions ${WIRE.MIN_SUPPORTED_WIRE_VERSION}-${WIRE.MAX_SUPPORTED_WIRE_VERSION})`;
@@ -76,8 +83,9 @@ function serviceSchemas(): ServiceSchema[] {
   const dir = path.join(__dirname, "..", "services");
   const suffix = `.service${path.extname(__filename)}`;
   return fs.readdirSync(dir).filter((f) => f.endsWith(suffix)).sort().map((f) => {
-    const mod = require(path.join(dir, f));
-    return (mod.default ?? mod) as ServiceSchema;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- each service file found at run time, loaded as moleculer-runner does
+    const mod = require(path.join(dir, f)) as ServiceSchema & { default?: ServiceSchema };
+    return mod.default ?? mod;
   });
 }
 
@@ -89,7 +97,8 @@ async function startServices(uri: string, logger: BrokerOptions["logger"]): Prom
     refreshInterval: 0, syncInterval: 0, gpodderRetrySeconds: 0, autoDeleteInterval: 0, backupSchedulerMs: 0, workerConcurrency: 0,
   });
   // Loaded now, after the switches: the broker options read config when their module loads.
-  const loaded = require("../moleculer.config");
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the switches above, which an import would precede
+  const loaded = require("../moleculer.config") as BrokerOptions & { default?: BrokerOptions };
   const brokerConfig: BrokerOptions = loaded.default ?? loaded;
   const broker = new ServiceBroker({
     ...brokerConfig,
@@ -98,7 +107,8 @@ async function startServices(uri: string, logger: BrokerOptions["logger"]): Prom
     // Nothing besides MongoDB: no shared Redis cache, no metrics or probe ports of the node this runs beside.
     cacher: "Memory",
     metrics: { enabled: false },
-    middlewares: (brokerConfig.middlewares ?? []).filter((m: any) => m?.name !== "NodeHealth"),
+    // A middleware is an object with a name, or the name of one of Moleculer's (a string has no name).
+    middlewares: (brokerConfig.middlewares ?? []).filter((m) => (m as { name?: unknown }).name !== "NodeHealth"),
     logger,
   });
   for (const schema of serviceSchemas()) {
@@ -112,13 +122,15 @@ async function startServices(uri: string, logger: BrokerOptions["logger"]): Prom
     await broker.stop().catch(() => undefined);
     throw err;
   }
-  const api: any = broker.getLocalService("api");
-  return { broker, url: `http://127.0.0.1:${api.server.address().port}` };
+  // moleculer-web keeps its HTTP server on the service, which Moleculer's Service type does not name.
+  const api = broker.getLocalService("api") as unknown as { server: Server };
+  return { broker, url: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}` };
 }
 
 async function waitHealthy(url: string, timeoutMs: number): Promise<{ status: string; services: string[] }> {
   const deadline = Date.now() + timeoutMs;
-  let last = "no answer";
+  // Always set before it is read (each try either returns or sets it).
+  let last: string;
   for (;;) {
     try {
       const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(10_000) });
@@ -174,8 +186,9 @@ export async function main(opts: CheckOptions = {}): Promise<number> {
   /** The checks after the connection; returns early when one failure makes the rest pointless. */
   const checks = async () => {
     ok("connect", `${shown(uri)}, database "${probe.db.databaseName}"`);
-    const info = await probe.db.command({ buildInfo: 1 });
-    const hello = await probe.db.command({ hello: 1 }).catch(() => probe.db.command({ isMaster: 1 }));
+    // The server's answers, as far as they are read.
+    const info = (await probe.db.command({ buildInfo: 1 })) as { version?: string };
+    const hello = (await probe.db.command({ hello: 1 }).catch(() => probe.db.command({ isMaster: 1 }))) as { minWireVersion?: number; maxWireVersion?: number };
     const problem = wireVersionProblem(hello, info.version);
     if (problem) return fail("server", problem);
     ok("server", `MongoDB ${info.version} (wire versions ${hello.minWireVersion ?? 0}-${hello.maxWireVersion}); the ${SUPPORTED}`);

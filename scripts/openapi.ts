@@ -8,7 +8,12 @@ import fs from "fs";
 import path from "path";
 import { ServiceBroker, ServiceSchema } from "moleculer";
 import { routes } from "../services/api.routes";
-import { openApiOf } from "../shared/gateway-ops.mixin";
+import { type ActionDef, openApiOf } from "../shared/gateway-ops.mixin";
+
+/** A created service's definitions as Moleculer keeps them (its types leave the specification out). */
+interface SpecifiedService {
+  _serviceSpecification: { actions: Record<string, ActionDef> };
+}
 
 const ROOT = path.join(__dirname, "..", "..");
 export const OPENAPI_FILE = path.join(ROOT, "docs", "openapi.json");
@@ -25,10 +30,11 @@ function main() {
     .readdirSync(serviceDir)
     .filter((f) => f.endsWith(".service.js"))
     .map((f) => {
-      const mod = require(path.join(serviceDir, f));
-      return broker.createService((mod.default ?? mod) as ServiceSchema);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- each compiled service file found at run time, loaded as moleculer-runner does
+      const mod = require(path.join(serviceDir, f)) as ServiceSchema & { default?: ServiceSchema };
+      return broker.createService(mod.default ?? mod);
     });
-  const actions = services.flatMap((svc: any) => Object.values(svc._serviceSpecification.actions) as any[]);
+  const actions = services.flatMap((svc) => Object.values((svc as unknown as SpecifiedService)._serviceSpecification.actions));
   fs.mkdirSync(path.dirname(OPENAPI_FILE), { recursive: true });
   fs.writeFileSync(OPENAPI_FILE, openApiText(openApiOf(routes, actions)));
   console.log(`${Object.keys(routes).length} routes -> ${path.relative(process.cwd(), OPENAPI_FILE)}`);

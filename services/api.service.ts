@@ -32,8 +32,10 @@ import { ConfigAnswer, HealthAnswer, ServiceCheckAnswer, ServiceVersionAnswer } 
  * A request as moleculer-web hands it to the hooks: its alias is an entry of the route table (toAliases), with
  * the path's keys; its body as the body parser read it (JSON of any shape, or text).
  */
-type ApiRequest = IncomingRequest & {
+type ApiRequest = Omit<IncomingRequest, "$params"> & {
   $alias: Partial<RouteDef> & { keys?: { name: string }[] };
+  /** The action's params as moleculer-web gathers them (query, path keys, an object body): typed `any` there. */
+  $params: Record<string, unknown>;
   body?: unknown;
   socket: Socket & { encrypted?: boolean };
 };
@@ -369,7 +371,7 @@ const ApiService: ServiceSchema<ServiceSettingSchema, ApiThis> = {
       const user: AuthUser = basic ? await this.basicSyncCaller(ctx, basic) : cookieUser!;
       if (user.syncServer === false) throw new ForbiddenError("The sync server is switched off for this account");
       // gpodder.net answers 401 when the path names another user than the credentials.
-      const pathUser = alias.keys?.some((k) => k.name === "username") ? String(req.$params?.username ?? "") : null;
+      const pathUser = alias.keys?.some((k) => k.name === "username") ? String((req.$params?.username as string | undefined) ?? "") : null;
       if (pathUser !== null && pathUser.toLowerCase() !== user.username) throw new UnauthorizedError("These credentials are not for this user");
       if (basic && cookieUser?.id !== user.id) {
         const opened: { token: string } = await openSyncSession(ctx, { user_id: user.id, app_password_id: user.kind === "app" ? user.keyId : undefined });
@@ -402,7 +404,7 @@ const ApiService: ServiceSchema<ServiceSettingSchema, ApiThis> = {
     },
     async cacheHealthy(this: ApiThis): Promise<boolean> {
       // The Redis cacher's client (ioredis) is not in Moleculer's Cacher type.
-      const cacher = this.broker.cacher as (Cacher & { client?: { ping?: () => Promise<string> } }) | undefined;
+      const cacher: (Cacher & { client?: { ping?: () => Promise<string> } }) | undefined = this.broker.cacher;
       if (!cacher?.client?.ping) return true; // the in-process memory cache is always there
       try {
         return (await Promise.race([cacher.client.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error("timeout")), 2000))])) === "PONG";

@@ -41,7 +41,8 @@ export function attachTaskSocket(
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
   };
 
-  server.on("upgrade", async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  // Never rejects: a refused upgrade is answered on the socket (refuse).
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? "/", "http://gateway");
     const match = PATH.exec(url.pathname);
     if (!match) return refuse(socket, new NotFoundError());
@@ -86,7 +87,8 @@ export function attachTaskSocket(
         },
       );
     });
-  });
+  };
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => void upgrade(req, socket, head));
 
   return {
     push(task) {

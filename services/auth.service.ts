@@ -261,7 +261,7 @@ const AuthService: ServiceSchema<Record<string, never>, AuthThis> = {
      * last minute pass the limit for this username from this address or for this address overall: a
      * guesser locks out its own address only, and the owner still logs in from anywhere else.
      */
-    async beginAttempt(this: AuthThis, username: string, address = "local"): Promise<AttemptDoc> {
+    async beginAttempt(this: AuthThis, username: string, address: string = "local"): Promise<AttemptDoc> {
       const doc: AttemptDoc = { _id: crypto.randomUUID(), username, address, at: new Date() };
       await this.stores.login_failures.insert(doc);
       const since = new Date(Date.now() - FAILURE_WINDOW_SECONDS * 1000);
@@ -365,7 +365,7 @@ const AuthService: ServiceSchema<Record<string, never>, AuthThis> = {
      * The account is gone: its keys and pending MFA logins go too (other nodes drop the cached lookups), and
      * a granted login flow not yet polled (it holds a sealed app password of the account).
      */
-    [userRemoved.eventName]: userRemovedEvent({ mfa_sessions: "user_id", login_flows: "granted.user_id" }, async function (user_id, removeData) {
+    [userRemoved.eventName]: userRemovedEvent<AuthThis>({ mfa_sessions: "user_id", login_flows: "granted.user_id" }, async function (user_id, removeData) {
       await this.removeKeys({ user_id });
       await removeData();
     }),

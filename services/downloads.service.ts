@@ -322,7 +322,10 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       async handler(this: DownloadsThis, ctx: Ctx<{ user_id: number; actions: SyncDownloadAction[] }>): Promise<ApplyDownloadActionsResult> {
         const { user_id } = ctx.params;
         const newest = new Map<number, SyncDownloadAction>();
-        for (const a of ctx.params.actions) if (!(newest.get(a.episode_id)?.at! >= a.at)) newest.set(a.episode_id, a);
+        for (const a of ctx.params.actions) {
+          const seen = newest.get(a.episode_id);
+          if (!(seen && seen.at >= a.at)) newest.set(a.episode_id, a);
+        }
         if (!newest.size) return { queued: 0, deleted: 0 };
         const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: [...newest.keys()].map((e) => keyOf(user_id, e)) } } });
         const have = new Map(docs.map((d) => [d.episode_id, d]));
@@ -443,7 +446,7 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       await this.removeDownloads(user_id, docs.map((d) => d.episode_id));
     },
     /** Removes a user's downloads of these episodes (remembered at `at`); a file goes when no other user keeps it. Returns how many went. */
-    async removeDownloads(this: DownloadsThis, user_id: number, episode_ids: number[], at = new Date()): Promise<number> {
+    async removeDownloads(this: DownloadsThis, user_id: number, episode_ids: number[], at: Date = new Date()): Promise<number> {
       const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: episode_ids.map((e) => keyOf(user_id, e)) } } });
       if (!docs.length) return 0;
       await this.adapter.removeMany({ _id: { $in: docs.map((d) => d._id) } });

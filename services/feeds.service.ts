@@ -74,7 +74,7 @@ function feedError(err: unknown): Error {
 const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
   name: "feeds",
   mixins: [
-    LeasedJobMixin("refreshJob", {
+    LeasedJobMixin<FeedsThis>("refreshJob", {
       leaseId: "feed-refresh-scheduler",
       name: "feed refresh",
       store: (service) => service.adapter,

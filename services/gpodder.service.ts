@@ -83,7 +83,7 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
   started(this: GpodderThis) {
     // Feeds not applied yet (not fetchable at upload time) and uploads a restart interrupted are retried.
     if (config.gpodderRetrySeconds > 0) {
-      this.retryTimer = setInterval(() => this.applyDue().catch((err: Error) => this.logger.warn("sync server retry round failed", { reason: err?.message })), config.gpodderRetrySeconds * 1000);
+      this.retryTimer = setInterval(() => void this.applyDue().catch((err: Error) => this.logger.warn("sync server retry round failed", { reason: err?.message })), config.gpodderRetrySeconds * 1000);
       this.retryTimer.unref();
     }
   },
@@ -102,7 +102,8 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
       const run = (this.chains.get(user_id) ?? Promise.resolve()).then(fn, fn);
       const tail = run.catch(() => undefined);
       this.chains.set(user_id, tail);
-      tail.then(() => {
+      // tail never rejects (caught above).
+      void tail.then(() => {
         if (this.chains.get(user_id) === tail) this.chains.delete(user_id);
       });
       return run;

@@ -65,7 +65,8 @@ type LocalThis = DbThis<FolderDoc, { local_artwork: ArtworkDoc }> & TaskWaitThis
 async function readCapped(stream: Readable, max: number): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  // An upload is a byte stream (not object mode): its chunks are Buffers.
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > max) {
       stream.destroy();

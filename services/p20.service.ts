@@ -24,10 +24,19 @@ import type { Chapter, P20RemoteParams, TranscriptFormat, TranscriptSegment } fr
 const MAX_DOCUMENT_BYTES = 5 * 1024 * 1024;
 const id = { type: "number", integer: true, positive: true, convert: true };
 
+/**
+ * The parser's objects as the answers' open records (Type.Record(String, Unknown) in shared/contracts/p20.ts): every
+ * object is one, but TypeScript gives its interfaces no index signature.
+ */
+const records = <T extends object>(items: T[]): Record<string, unknown>[] => items as Record<string, unknown>[];
+const recordOrNull = <T extends object>(item: T | null): Record<string, unknown> | null => item as Record<string, unknown> | null;
+type AnswerRecipient = P20PodcastAnswer["value"][number]["recipients"][number];
+
 function chaptersOf(body: string): Chapter[] {
-  const doc = JSON.parse(body);
+  const doc: unknown = JSON.parse(body);
+  const found: unknown = (doc as { chapters?: unknown } | null)?.chapters;
   // Whatever the document holds: each field is checked below.
-  const list: Record<string, unknown>[] = Array.isArray(doc?.chapters) ? doc.chapters : [];
+  const list = (Array.isArray(found) ? found : []) as Record<string, unknown>[];
   return list
     .filter((c) => c && typeof c === "object" && Number.isFinite(Number(c.startTime)))
     .map((c) => ({
@@ -65,9 +74,9 @@ const P20Service: ServiceSchema<Record<string, never>, P20This> = {
         return {
           // startTime and mime_type: the web client's spelling of start_time and type.
           episode_id: ep.episode_id, podcast_id: ep.podcast_id, chapters: chapters.map((c) => ({ ...c, startTime: Math.floor(c.start_time) })), chapters_url: p.chapters?.url ?? null, chapters_error,
-          transcripts: (p.transcripts ?? []).map((t: FeedTranscript) => ({ ...t, mime_type: t.type })), people: p.persons ?? [], soundbites: p.soundbites ?? [], value: p.values ?? [],
-          location: p.locations ?? [], license: p.license ?? null, alternate_enclosures: p.alternate_enclosures ?? [],
-          season: p.podcast_season ?? null, episode: p.podcast_episode ?? null, images: p.images ?? [], txt: p.txt ?? [],
+          transcripts: (p.transcripts ?? []).map((t: FeedTranscript) => ({ ...t, mime_type: t.type })), people: p.persons ?? [], soundbites: records(p.soundbites ?? []), value: records(p.values ?? []),
+          location: records(p.locations ?? []), license: recordOrNull(p.license ?? null), alternate_enclosures: records(p.alternate_enclosures ?? []),
+          season: p.podcast_season ?? null, episode: p.podcast_episode ?? null, images: records(p.images ?? []), txt: records(p.txt ?? []),
         };
       },
     },
@@ -81,11 +90,12 @@ const P20Service: ServiceSchema<Record<string, never>, P20This> = {
         const p = pod.p20 ?? {};
         return {
           podcast_id: pod.podcast_id, guid: p.podcast_guid ?? null, medium: p.medium ?? null, locked: p.locked ?? null, locked_owner: p.locked_owner ?? null,
-          // funding's description and a recipient's split as text: as the web client reads them.
+          // funding's description and a recipient's split as text: as the web client reads them. A recipient without a
+          // name attribute has name null, which the answer's schema (a string) leaves out: passed on as the feed has it.
           funding: (p.funding ?? []).map((f: FeedFunding) => ({ ...f, description: f.text ?? "" })), people: p.persons ?? [],
-          value: (p.values ?? []).map((v: FeedValue) => ({ ...v, recipients: (v.recipients ?? []).map((r: FeedValueRecipient) => ({ ...r, split: String(r.split) })) })), podroll: p.podroll ?? [], location: p.locations ?? [],
-          license: p.license ?? null, trailers: p.trailers ?? [], images: p.images ?? [], txt: p.txt ?? [], publisher: p.publisher ?? null,
-          blocks: p.blocks ?? [], podping: p.podping ?? null, chat: p.chat ?? null, live_items: p.live_items ?? [], keywords: p.keywords ?? [],
+          value: (p.values ?? []).map((v: FeedValue) => ({ ...v, recipients: (v.recipients ?? []).map((r: FeedValueRecipient) => ({ ...r, split: String(r.split) }) as AnswerRecipient) })), podroll: records(p.podroll ?? []), location: records(p.locations ?? []),
+          license: recordOrNull(p.license ?? null), trailers: records(p.trailers ?? []), images: records(p.images ?? []), txt: records(p.txt ?? []), publisher: recordOrNull(p.publisher ?? null),
+          blocks: records(p.blocks ?? []), podping: p.podping ?? null, chat: recordOrNull(p.chat ?? null), live_items: records(p.live_items ?? []), keywords: p.keywords ?? [],
         };
       },
     },

@@ -63,7 +63,9 @@ const PeopleService: ServiceSchema<Record<string, never>, PeopleThis> = {
       },
       async handler(this: PeopleThis, ctx: Ctx<{ kind: string; limit?: number }>): Promise<Static<typeof DiscoverAnswer>> {
         const kind = ctx.params.kind.replace("_", "-");
-        const data: Static<typeof DiscoverAnswer> = await fetchProviderJson("people", peopleUrl(`/api/${kind}`));
+        // The people database's JSON object or array (fetchProviderJson), passed on as it is.
+        const json: unknown = await fetchProviderJson("people", peopleUrl(`/api/${kind}`));
+        const data = json as Static<typeof DiscoverAnswer>;
         return Array.isArray(data) && ctx.params.limit ? data.slice(0, ctx.params.limit) : data;
       },
     },
@@ -101,8 +103,10 @@ const PeopleService: ServiceSchema<Record<string, never>, PeopleThis> = {
           while (next < ids.length) {
             const id = ids[next++];
             try {
-              const data = await fetchProviderJson("people", peopleUrl(`/api/hosts/${id}`));
-              const hosts = Array.isArray(data) ? data : Array.isArray(data.hosts) ? data.hosts : [];
+              // A JSON object or array (fetchProviderJson): the list itself, or one under hosts.
+              const data: unknown = await fetchProviderJson("people", peopleUrl(`/api/hosts/${id}`));
+              const listed: unknown = Array.isArray(data) ? undefined : (data as { hosts?: unknown }).hosts;
+              const hosts: unknown[] = Array.isArray(data) ? data : Array.isArray(listed) ? listed : [];
               const set = { hosts, refreshed_at: new Date() };
               if (!(await this.adapter.updateMany({ _id: id }, { $set: set }))) await this.insertUnique(this.adapter, { _id: id, ...set }, "refreshed twice at once");
             } catch (err) {

@@ -114,7 +114,7 @@ function recordFields(params: Record<string, unknown>): Partial<PlaylistValues> 
 function checkRanges(p: Partial<PlaylistValues>): void {
   const ranges = [["play_progress_min", "play_progress_max"], ["min_duration", "max_duration"]] as const;
   for (const [lo, hi] of ranges) {
-    if (p[lo] != null && p[hi] != null && p[lo]! > p[hi]!) throw new BadRequestError(`${lo} must not be above ${hi}`);
+    if (p[lo] != null && p[hi] != null && p[lo] > p[hi]) throw new BadRequestError(`${lo} must not be above ${hi}`);
   }
 }
 
@@ -226,7 +226,12 @@ const PlaylistsService: ServiceSchema<Record<string, never>, PlaylistsThis> = {
         const p: PlaylistDoc = await this.ownPlaylist(user_id, playlist_id);
         const [res]: SelectionResult[] = await this.select(ctx, user_id, [p], { offset, limit });
         const queued = await this.queuePositions(ctx, user_id, res.episodes);
-        const episodes = res.episodes.map(({ is_video: _video, ...e }) => this.withQueue(e, queued));
+        const episodes = res.episodes.map((sel) => {
+          // is_video serves the selection's filters; this answer has no such field.
+          const e: Partial<SelectedEpisode> = { ...sel };
+          delete e.is_video;
+          return this.withQueue(e as Omit<SelectedEpisode, "is_video">, queued);
+        });
         return { playlist_info: view(p, res.total), episodes, total: res.total };
       },
     },

@@ -160,7 +160,7 @@ const SearchService: ServiceSchema<Record<string, never>, SearchThis> = {
     this.inflight = new Map();
   },
   started(this: SearchThis) {
-    this.flushTimer = setInterval(() => this.flushStats(), config.searchStatsFlushMs);
+    this.flushTimer = setInterval(() => void this.flushStats(), config.searchStatsFlushMs);
     this.flushTimer.unref();
   },
   async stopped(this: SearchThis) {

@@ -135,7 +135,7 @@ const SharingService: ServiceSchema<Record<string, never>, SharingThis> = {
       async handler(this: SharingThis, ctx: Ctx<{ url_key: string }> & { meta: MediaAnswerMeta }): Promise<unknown> {
         const { e } = await this.sharedEpisode(ctx, ctx.params.url_key);
         if (!isLocalFeed(e.episodeurl)) throw new NotFoundError("This episode plays from its own address (stream_url of episode_by_url)");
-        return localFileAnswer(ctx, e.episodeurl!, { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" });
+        return localFileAnswer(ctx, e.episodeurl, { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" });
       },
     },
     /** DELETE /api/data/delete_shared_link: body url_key (share_code, as PinePods' web client names it), or episode_id (the caller's link of it). */

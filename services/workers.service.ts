@@ -57,6 +57,7 @@ const IMPORT_CHUNK = 10;
 
 /** A file or folder name a person can read, safe on every file system. */
 function safeName(text: string, fallback: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it replaces
   const clean = text.replace(/[\u0000-\u001f<>:"/\\|?*]+/g, "_").replace(/\s+/g, " ").trim().replace(/^[.\s]+|[.\s]+$/g, "");
   return clean.slice(0, 120) || fallback;
 }
@@ -85,7 +86,7 @@ function reason(thrown: unknown): string {
   const err = thrown as ErrorLike;
   if (err?.code === "ENOSPC") return "Disk full";
   if (thrown instanceof OutboundHttpError && thrown.kind === "too_large") return `The file is larger than the download limit (${config.downloadMaxBytes} bytes)`;
-  return String(err?.message ?? err);
+  return err?.message ?? String(thrown);
 }
 
 /** Payload of a refresh_pods job (feeds.service.ts refresh_pods). */
@@ -205,7 +206,7 @@ const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
         stop: () => clearInterval(timer),
       };
       const every = Math.min(1000, (config.taskLeaseSeconds * 1000) / 3);
-      const timer = setInterval(async () => {
+      const renew = async () => {
         const changed = progress !== sent || message !== undefined;
         const params = { id: job.id, lease: job.lease, ...(changed ? { progress, ...(message !== undefined ? { message } : {}) } : {}) };
         sent = progress;
@@ -216,7 +217,8 @@ const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
         } catch (err) {
           this.logger.debug("lease renewal failed", { id: job.id, error: (err as ErrorLike)?.message });
         }
-      }, every);
+      };
+      const timer = setInterval(() => void renew(), every);
       return r;
     },
     /** A refresh job: its podcasts in chunks spread over the feeds replicas; a retry refreshes them again (unchanged feeds cost one request). */
@@ -358,18 +360,17 @@ const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
     /** Writes the body to `temp`: the size bound, a stall timeout and the lease are checked as bytes arrive. */
     async save(this: WorkersThis, res: { stream: NodeJS.ReadableStream; contentLength: number | null }, temp: string, reporter: Reporter, onFraction: (f: number) => void): Promise<number> {
       let bytes = 0;
-      let idle: NodeJS.Timeout | undefined;
       const meter = new Transform({
         transform(chunk: Buffer, _enc, done) {
           bytes += chunk.length;
           if (reporter.lost) return done(new LeaseLostError("lease lost"));
           if (bytes > config.downloadMaxBytes) return done(new OutboundHttpError("too_large", "", "too large"));
           if (res.contentLength) onFraction(bytes / res.contentLength);
-          idle?.refresh();
+          idle.refresh(); // set below, before any byte flows
           done(null, chunk);
         },
       });
-      idle = setTimeout(() => meter.destroy(new OutboundHttpError("timeout", "", "the download stalled")), config.httpTimeoutMs);
+      const idle = setTimeout(() => meter.destroy(new OutboundHttpError("timeout", "", "the download stalled")), config.httpTimeoutMs);
       // Opened before any byte flows, so that removing the temporary file after a failure cannot race its creation.
       const out = fs.createWriteStream(temp);
       try {

@@ -98,7 +98,7 @@ export interface AliasIndexThis extends Service {
 export const aliasIndexMixin: Partial<ServiceSchema> = mixin<AliasIndexThis>({
   name: "alias-index",
   methods: {
-    resolveAlias(this: AliasIndexThis, url: string, method = "GET") {
+    resolveAlias(this: AliasIndexThis, url: string, method: string = "GET") {
       // moleculer-web replaces or re-sorts its list when routes change: rebuilt then, on the next request.
       if (this.aliasIndexOf !== this.aliases || this.aliasIndexLength !== this.aliases.length) {
         this.aliasIndex = buildAliasIndex(this.aliases);

@@ -59,7 +59,7 @@ export function decodeLine(line: string): RecordLine | null {
     const tagged = value as { $date?: unknown } | null;
     if (tagged && typeof tagged === "object" && !Array.isArray(tagged) && typeof tagged.$date === "string" && Object.keys(tagged).length === 1) return new Date(tagged.$date);
     return value;
-  });
+  }) as RecordLine | null;
 }
 
 export function headerLine(serverVersion: string, createdAt = new Date()): string {

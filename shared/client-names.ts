@@ -36,7 +36,7 @@ export const neutralName = (name: string) => swap(name, CLIENT_WORD, TO_NEUTRAL)
 
 const isPlain = (v: unknown): v is Record<string, unknown> => {
   if (typeof v !== "object" || v === null) return false;
-  const proto = Object.getPrototypeOf(v);
+  const proto: unknown = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 };
 
@@ -75,7 +75,7 @@ export function withClientNames<T>(answer: T): T {
   return Object.fromEntries(entries) as T;
 }
 
-type JsonSchema = Record<string, any>;
+type JsonSchema = Record<string, unknown>;
 const SUBSCHEMAS = ["items", "additionalProperties", "not", "if", "then", "else", "contains"];
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
@@ -83,41 +83,57 @@ const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 export function clientSchema(schema: JsonSchema): JsonSchema {
   if (!isPlain(schema)) return schema;
   const out: JsonSchema = { ...schema };
-  for (const k of SUBSCHEMAS) if (isPlain(out[k])) out[k] = clientSchema(out[k]);
-  for (const k of SCHEMA_LISTS) if (Array.isArray(out[k])) out[k] = out[k].map(clientSchema);
-  if (isPlain(out.patternProperties)) out.patternProperties = Object.fromEntries(Object.entries(out.patternProperties).map(([p, s]) => [p, clientSchema(s as JsonSchema)]));
-  if (isPlain(out.properties)) {
-    const props = out.properties;
-    const entries: [string, JsonSchema][] = [];
+  for (const k of SUBSCHEMAS) {
+    const sub = out[k];
+    if (isPlain(sub)) out[k] = clientSchema(sub);
+  }
+  for (const k of SCHEMA_LISTS) {
+    const list: unknown = out[k];
+    if (Array.isArray(list)) out[k] = list.map(clientSubschema);
+  }
+  const patterns = out.patternProperties;
+  if (isPlain(patterns)) out.patternProperties = Object.fromEntries(Object.entries(patterns).map(([p, s]) => [p, clientSubschema(s)]));
+  const props = out.properties;
+  if (isPlain(props)) {
+    // The required list as it was (only an array of them gets twins).
+    const requiredBefore: unknown[] = Array.isArray(out.required) ? out.required : [];
+    const entries: [string, unknown][] = [];
     const required: string[] = [];
     for (const [key, s] of Object.entries(props)) {
-      const shown = clientSchema(s as JsonSchema);
+      const shown = clientSubschema(s);
       entries.push([key, shown]);
       const twin = clientName(key);
       if (twin === key || twin in props) continue;
-      entries.push([twin, { ...shown, description: `${key} again, under PinePods' clients' name` }]);
-      if (Array.isArray(out.required) && out.required.includes(key)) required.push(twin);
+      // A subschema is an object (or a boolean, which spreads to nothing).
+      entries.push([twin, { ...(shown as JsonSchema), description: `${key} again, under PinePods' clients' name` }]);
+      if (requiredBefore.includes(key)) required.push(twin);
     }
     out.properties = Object.fromEntries(entries);
-    if (required.length) out.required = [...out.required, ...required];
+    if (required.length) out.required = [...requiredBefore, ...required];
   }
   return out;
 }
 
+/** A subschema (any value in a schema's place) as clientSchema makes it: one that is not a plain object stays as it is. */
+function clientSubschema(schema: unknown): unknown {
+  return isPlain(schema) ? clientSchema(schema) : schema;
+}
+
 /** An action's fastest-validator params as the OpenAPI document shows them for such a route: each neutral key's client twin beside it, optional (either is read). */
-export function clientParams(params: Record<string, any> | undefined): Record<string, any> | undefined {
+export function clientParams(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!params) return params;
-  const entries: [string, any][] = [];
+  const entries: [string, unknown][] = [];
   for (const [key, rule] of Object.entries(params)) {
     entries.push([key, rule]);
     const twin = clientName(key);
     if (twin === key || twin in params) continue;
-    entries.push([twin, typeof rule === "string" ? `${rule}|optional` : Array.isArray(rule) ? { type: "multi", rules: rule, optional: true } : { ...rule, optional: true }]);
+    // An object rule otherwise (what else a rule could be spreads as it would have).
+    entries.push([twin, typeof rule === "string" ? `${rule}|optional` : Array.isArray(rule) ? { type: "multi", rules: rule, optional: true } : { ...(rule as object), optional: true }]);
   }
   return Object.fromEntries(entries);
 }
 
 /** An action's params and answer schema as the OpenAPI document shows them on a clientNames route. */
-export function clientContract<C extends { params?: Record<string, any>; response?: JsonSchema }>(contract: C | undefined): C | undefined {
+export function clientContract<C extends { params?: Record<string, unknown>; response?: JsonSchema }>(contract: C | undefined): C | undefined {
   return contract && { ...contract, params: clientParams(contract.params), response: contract.response && clientSchema(contract.response) };
 }

@@ -31,7 +31,7 @@ interface Owner {
 
 function readOwner(file: string): Owner | null {
   try {
-    return JSON.parse(fs.readFileSync(file, "utf8"));
+    return JSON.parse(fs.readFileSync(file, "utf8")) as Owner;
   } catch {
     return null;
   }
@@ -52,8 +52,8 @@ function holderGone(owner: Owner): boolean {
   try {
     process.kill(owner.pid, 0);
     return false;
-  } catch (err: any) {
-    return err.code === "ESRCH";
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
   }
 }
 
@@ -91,8 +91,8 @@ export async function lockDataDir(
         fs.rmSync(ownerPath, { force: true });
         await release();
       };
-    } catch (err: any) {
-      if (err.code !== "ELOCKED") throw err;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;
     }
     const mtime = mtimeOf(lockPath);
     firstSeen ??= mtime;

@@ -68,7 +68,7 @@ export const docsRoute = {
  * `multipart`: its params are the file stream.
  */
 /** An action definition as the registry lists it, with the schemas this project puts on it (`multipart`, `response`). */
-type ActionDef = Pick<ActionSchema, "name" | "params"> & { name: string; multipart?: ActionSchema["params"]; response?: ActionContract["response"] };
+export type ActionDef = Pick<ActionSchema, "name" | "params"> & { name: string; multipart?: ActionSchema["params"]; response?: ActionContract["response"] };
 
 export function openApiOf(table: Record<string, RouteDef>, actions: ActionDef[]) {
   const contracts = new Map(actions.map((a) => [a.name, { params: a.params ?? a.multipart, response: a.response }]));

@@ -8,7 +8,7 @@ import http from "http";
 import https from "https";
 import net from "net";
 import type { Readable } from "stream";
-import axios, { AxiosResponse } from "axios";
+import axios, { type AxiosHeaderValue, AxiosResponse } from "axios";
 import { addressList } from "./address-list";
 import { config } from "./config";
 
@@ -132,7 +132,7 @@ function ipv6Words(zoned: string): number[] {
   const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
   const hex = tail ? address.slice(0, tail.index) + ((+tail[1] << 8) | +tail[2]).toString(16) + ":" + ((+tail[3] << 8) | +tail[4]).toString(16) : address;
   const [head, rest] = hex.split("::").map((part) => (part ? part.split(":") : []));
-  const words = rest === undefined ? head : [...head, ...Array(8 - head.length - rest.length).fill("0"), ...rest];
+  const words = rest === undefined ? head : [...head, ...Array<string>(8 - head.length - rest.length).fill("0"), ...rest];
   return words.map((w) => parseInt(w, 16));
 }
 
@@ -211,8 +211,8 @@ async function resolveChecked(url: URL, shown: string, rights: Rights): Promise<
   else {
     try {
       addresses = await dns.promises.lookup(host, { all: true });
-    } catch (err: any) {
-      throw new OutboundHttpError("network", shown, `cannot resolve ${host}: ${err?.code ?? "lookup failed"}`);
+    } catch (err) {
+      throw new OutboundHttpError("network", shown, `cannot resolve ${host}: ${(err as NodeJS.ErrnoException | null | undefined)?.code ?? "lookup failed"}`);
     }
   }
   if (addresses.length === 0) throw new OutboundHttpError("network", shown, `cannot resolve ${host}: no address`);
@@ -275,7 +275,7 @@ function decodeUserinfo(part: string): string {
 }
 
 function header(res: AxiosResponse, name: string): string | null {
-  const v = res.headers[name];
+  const v = res.headers[name] as AxiosHeaderValue | undefined; // axios's own value type (its index gives any)
   return v === undefined || v === null || v === "" ? null : String(v);
 }
 
@@ -288,7 +288,8 @@ function readBody(res: AxiosResponse, maxBytes: number, signal: AbortSignal, sho
     const fail = (err: OutboundHttpError) => {
       signal.removeEventListener("abort", onAbort);
       stream.destroy();
-      res.request?.destroy?.();
+      // axios types the request as any: Node's ClientRequest here.
+      (res.request as { destroy?: () => void } | null | undefined)?.destroy?.();
       reject(err);
     };
     const onAbort = () => fail(new OutboundHttpError("timeout", shown, "timed out while reading the body"));
@@ -302,7 +303,7 @@ function readBody(res: AxiosResponse, maxBytes: number, signal: AbortSignal, sho
       signal.removeEventListener("abort", onAbort);
       resolve(Buffer.concat(chunks, total));
     });
-    stream.on("error", (err: any) => {
+    stream.on("error", (err: NodeJS.ErrnoException | null | undefined) => {
       if (signal.aborted) return onAbort();
       fail(new OutboundHttpError("network", shown, `body interrupted: ${err?.code ?? err?.message ?? "error"}`));
     });
@@ -393,9 +394,14 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
           signal: controller.signal,
           httpAgent: pool.http,
           httpsAgent: pool.https,
+          // Must stay an async function: axios takes a lookup for promise-returning only when it is one
+          // (helpers/callbackify.js, utils.isAsyncFn); any other function is called Node's callback way.
+          // eslint-disable-next-line @typescript-eslint/require-await -- axios tells the two kinds of lookup apart by `async`
           lookup: async () => pinned,
         });
-      } catch (err: any) {
+      } catch (caught) {
+        // What is read of an axios error (its request is Node's ClientRequest, which axios types as any).
+        const err = caught as { code?: string; message?: string; request?: { reusedSocket?: boolean } } | null | undefined;
         // Only the code and message are kept: the axios error carries the request headers (credentials).
         if (controller.signal.aborted) throw new OutboundHttpError("timeout", shown, "timed out");
         // A pooled socket that the server closed as idle just as it was reused: the request never reached the

@@ -95,7 +95,7 @@ export class LeasedJob<S extends Service = Service> {
     if (this.spec.ensure === "start") await ensureLease(this.store, this.spec.leaseId, { last_run_at: null });
     const ms = this.spec.beatMs();
     if (ms <= 0) return;
-    const beat = () => this.tick().catch((err: unknown) => this.service.logger.warn(`${this.spec.name} tick failed`, { error: (err as Error | null)?.message }));
+    const beat = () => void this.tick().catch((err: unknown) => this.service.logger.warn(`${this.spec.name} tick failed`, { error: (err as Error | null)?.message }));
     this.timer = setInterval(beat, ms);
     this.timer.unref(); // the gateway keeps the process alive, not a scheduler
     if (this.spec.beatAtStart) beat();
@@ -120,10 +120,10 @@ export function LeasedJobMixin<S extends Service>(key: string, spec: LeasedJobSp
       (this as Record<string, LeasedJob<S>>)[key] = new LeasedJob<S>(this, spec);
     },
     async started(this: WithJob) {
-      await this[key].start();
+      await (this as Record<string, LeasedJob<S>>)[key].start();
     },
     async stopped(this: WithJob) {
-      await this[key].stop();
+      await (this as Record<string, LeasedJob<S>>)[key].stop();
     },
   });
 }

@@ -32,8 +32,19 @@ const ANSWER_MARK = "$answerPieces";
 /** Set by Moleculer's transit on the meta of an object-mode stream: ours only, never the action's business. */
 const OBJECT_MODE = "$streamObjectMode";
 type Kind = "json" | "base64";
+/** The marks in ctx.meta (beside whatever else the call carries). */
+interface PiecesMeta {
+  [PARAMS_MARK]?: Kind;
+  [ANSWER_MARK]?: Kind;
+  [OBJECT_MODE]?: boolean;
+}
+type PiecesContext = Context<unknown, PiecesMeta>;
 
-const isStream = (value: any): value is Readable => value?.readable === true && typeof value.on === "function" && typeof value.pipe === "function";
+const isStream = (value: unknown): value is Readable => {
+  // Any value may come in: only these three fields are read (undefined on anything but a stream).
+  const v = value as { readable?: unknown; on?: unknown; pipe?: unknown } | null | undefined;
+  return v?.readable === true && typeof v.on === "function" && typeof v.pipe === "function";
+};
 
 /** The value as pieces of text when it is too large for one packet; null when it goes as it is. */
 function toPieces(value: unknown): { kind: Kind; stream: Readable } | null {
@@ -55,12 +66,13 @@ function pieces(kind: Kind, text: string): { kind: Kind; stream: Readable } {
 async function fromPieces(stream: Readable, kind: Kind): Promise<unknown> {
   const decoder = new StringDecoder("utf8");
   const parts: string[] = [];
-  for await (const piece of stream) parts.push(typeof piece === "string" ? piece : decoder.write(piece));
+  // Strings as sent, or Buffers where the transport made them so.
+  for await (const piece of stream as AsyncIterable<string | Buffer>) parts.push(typeof piece === "string" ? piece : decoder.write(piece));
   const text = parts.join("");
   return kind === "base64" ? Buffer.from(text, "base64") : JSON.parse(text);
 }
 
-function unmark(meta: any, mark: string) {
+function unmark(meta: PiecesMeta, mark: typeof PARAMS_MARK | typeof ANSWER_MARK) {
   delete meta[mark];
   delete meta[OBJECT_MODE];
 }
@@ -68,48 +80,49 @@ function unmark(meta: any, mark: string) {
 /** Moleculer calls the hooks with the broker as `this`. */
 export const MessagePiecesMiddleware = {
   name: "MessagePieces",
-  localAction(this: ServiceBroker, next: (ctx: Context) => Promise<unknown>) {
-    const broker = this;
+  localAction(this: ServiceBroker, next: (ctx: PiecesContext) => Promise<unknown>) {
     // Without a transporter every call is local: nothing to wrap.
-    if (!(broker as any).transit) return next;
-    const answer = (ctx: Context) =>
+    if (!this.transit) return next;
+    const answer = (ctx: PiecesContext) =>
       next(ctx).then((value) => {
         const sent = toPieces(value);
         if (!sent) return value;
-        (ctx.meta as any)[ANSWER_MARK] = sent.kind;
+        ctx.meta[ANSWER_MARK] = sent.kind;
         return sent.stream;
       });
-    return function messagePieces(ctx: Context) {
-      const kind: Kind | undefined = (ctx.meta as any)[PARAMS_MARK];
+    // An arrow function: `this` stays the broker.
+    const messagePieces = (ctx: PiecesContext) => {
+      const kind = ctx.meta[PARAMS_MARK];
       if (kind && isStream(ctx.params)) {
         // Gone before the action runs: its own calls must not carry the mark on.
         unmark(ctx.meta, PARAMS_MARK);
         return fromPieces(ctx.params, kind).then((params) => {
-          (ctx as any).params = params;
+          ctx.params = params;
           return answer(ctx);
         });
       }
-      return ctx.nodeID === broker.nodeID ? next(ctx) : answer(ctx);
+      return ctx.nodeID === this.nodeID ? next(ctx) : answer(ctx);
     };
+    return messagePieces;
   },
-  remoteAction(next: (ctx: Context) => Promise<unknown>) {
-    return function messagePieces(ctx: Context) {
+  remoteAction(next: (ctx: PiecesContext) => Promise<unknown>) {
+    return function messagePieces(ctx: PiecesContext) {
       const params = ctx.params;
       const sent = toPieces(params);
       if (sent) {
-        (ctx as any).params = sent.stream;
-        (ctx.meta as any)[PARAMS_MARK] = sent.kind;
+        ctx.params = sent.stream;
+        ctx.meta[PARAMS_MARK] = sent.kind;
       }
       // The params go back in place whatever happens: the Retry middleware (outside) calls again with them.
       const restore = () => {
         if (!sent) return;
-        (ctx as any).params = params;
+        ctx.params = params;
         unmark(ctx.meta, PARAMS_MARK);
       };
       return next(ctx).then(
         (value) => {
           restore();
-          const kind: Kind | undefined = (ctx.meta as any)[ANSWER_MARK];
+          const kind = ctx.meta[ANSWER_MARK];
           if (!kind || !isStream(value)) return value;
           // Every packet of the answer brings the mark again (transit merges each one's meta): unmarked once all are in.
           return fromPieces(value, kind).finally(() => unmark(ctx.meta, ANSWER_MARK));

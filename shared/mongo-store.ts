@@ -13,12 +13,10 @@
  * gets a 16-character string id (never an ObjectId, which would not survive JSON, backups or a path).
  */
 import crypto from "crypto";
-import { Collection, CreateIndexesOptions, Db, MongoClient, MongoServerError } from "mongodb";
+import { Collection, CreateIndexesOptions, Db, type Filter, MongoClient, MongoServerError, type OptionalId } from "mongodb";
 import type { IndexSpec } from "./db.mixin";
+import type { FindFilters as Filters, Query, StoredDoc as Doc, Update } from "./service-types";
 
-type Doc = { _id?: any; [field: string]: any };
-type Query = Record<string, any>;
-interface Filters { query?: Query; sort?: string[] | string; offset?: number; limit?: number; search?: string }
 interface Logger { info(...args: unknown[]): void; warn(...args: unknown[]): void }
 
 /**
@@ -69,6 +67,12 @@ export function sortDoc(sort: string[] | string | undefined): Record<string, 1 |
   if (!keys?.length) return undefined;
   return Object.fromEntries(keys.map((k) => (k.startsWith("-") ? [k.slice(1), -1] : [k, 1])));
 }
+
+/**
+ * A filter on _id, as the driver's types take it. They read an _id of type unknown as an ObjectId (InferIdType);
+ * ours are the strings and numbers the services choose (never ObjectIds), which the Store types leave unknown.
+ */
+const idIs = (_id: unknown) => ({ _id }) as Filter<Doc>;
 
 /** The projection of these fields (and _id). */
 const only = (fields: readonly string[]) => Object.fromEntries(fields.map((f) => [f, 1]));
@@ -145,11 +149,11 @@ export class MongoStore {
   }
 
   findById(_id: unknown): Promise<Doc | null> {
-    return this.collection.findOne({ _id });
+    return this.collection.findOne(idIs(_id));
   }
 
   findByIds(ids: unknown[]): Promise<Doc[]> {
-    return this.collection.find({ _id: { $in: ids } }).toArray();
+    return this.collection.find(idIs({ $in: ids })).toArray();
   }
 
   count(filters: Filters = {}): Promise<number> {
@@ -180,7 +184,7 @@ export class MongoStore {
 
   async insert(doc: Doc): Promise<Doc> {
     const prepared = this.prepare(doc);
-    await this.collection.insertOne(prepared);
+    await this.collection.insertOne(prepared as OptionalId<Doc>); // its _id is ours, not an ObjectId (idIs)
     return prepared;
   }
 
@@ -188,40 +192,42 @@ export class MongoStore {
   async insertMany(docs: Doc[]): Promise<Doc[]> {
     if (!docs.length) return [];
     const prepared = docs.map((d) => this.prepare(d));
-    await this.collection.insertMany(prepared, { ordered: true });
+    await this.collection.insertMany(prepared as OptionalId<Doc>[], { ordered: true }); // their _ids are ours (idIs)
     return prepared;
   }
 
   /** Documents with these ids written back as they are (restores): inserted, or replacing one that appeared meanwhile. */
   async putAll(docs: Doc[]): Promise<void> {
     if (!docs.length) return;
-    await this.collection.bulkWrite(docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })), { ordered: true });
+    await this.collection.bulkWrite(docs.map((doc) => ({ replaceOne: { filter: idIs(doc._id), replacement: doc, upsert: true } })), { ordered: true });
   }
 
   /** How many documents matched (as the embedded store and NeDB answer), whether or not the update changed them. */
-  async updateMany(query: Query, update: Doc): Promise<number> {
+  async updateMany(query: Query, update: Update): Promise<number> {
     const res = await this.collection.updateMany(query, update);
     return res.matchedCount;
   }
 
-  async updateById(_id: unknown, update: Doc): Promise<Doc | null> {
-    return this.collection.findOneAndUpdate({ _id }, update, { returnDocument: "after" });
+  async updateById(_id: unknown, update: Update): Promise<Doc | null> {
+    return this.collection.findOneAndUpdate(idIs(_id), update, { returnDocument: "after" });
   }
 
   /** Applies a modifier to the document with this _id, creating it when missing: one atomic write. */
-  async upsertOne(_id: unknown, update: Doc): Promise<void> {
-    await this.collection.updateOne({ _id }, update, { upsert: true });
+  async upsertOne(_id: unknown, update: Update): Promise<void> {
+    await this.collection.updateOne(idIs(_id), update, { upsert: true });
   }
 
   /** One atomic $inc on the document _id (created when missing); the document after it. */
   async increment(_id: unknown, inc: Record<string, number>): Promise<Doc> {
-    const doc = await this.collection.findOneAndUpdate({ _id }, { $inc: inc }, { upsert: true, returnDocument: "after" });
+    // As an Update: the driver's $inc type takes only fields it knows to be numbers, and ours are unknown.
+    const update: Update = { $inc: inc };
+    const doc = await this.collection.findOneAndUpdate(idIs(_id), update, { upsert: true, returnDocument: "after" });
     return doc!;
   }
 
   /** Writes this document over the one with its _id, or inserts it. */
   async replaceOne(doc: Doc): Promise<void> {
-    await this.collection.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    await this.collection.replaceOne(idIs(doc._id), doc, { upsert: true });
   }
 
   async removeMany(query: Query): Promise<number> {
@@ -229,7 +235,7 @@ export class MongoStore {
   }
 
   async removeById(_id: unknown): Promise<number> {
-    return (await this.collection.deleteOne({ _id })).deletedCount;
+    return (await this.collection.deleteOne(idIs(_id))).deletedCount;
   }
 
   async clear(): Promise<number> {

@@ -20,10 +20,20 @@ const COMPACTION_DONE = "compaction.done";
 const CHUNK = 1 << 20;
 
 const fromDb = { paths: [path.dirname(require.resolve("moleculer-db"))] };
-/* eslint-disable @typescript-eslint/no-var-requires -- NeDB's internals ship no types */
-const Persistence = require(require.resolve("@seald-io/nedb/lib/persistence", fromDb));
-const storage = require(require.resolve("@seald-io/nedb/lib/storage", fromDb));
-const model = require(require.resolve("@seald-io/nedb/lib/model", fromDb));
+
+/** What this file uses of NeDB's (untyped) storage module. */
+interface NedbStorage {
+  flushToStorageAsync(options: { filename: string; isDir?: boolean; mode: number }): Promise<void>;
+  existsAsync(file: string): Promise<boolean>;
+  renameAsync(from: string, to: string): Promise<void>;
+}
+
+// require(): NeDB's internals, resolved from moleculer-db (the very module it loads, whose class is patched below).
+/* eslint-disable @typescript-eslint/no-require-imports -- NeDB's internals ship no types, and are found through moleculer-db */
+const Persistence = require(require.resolve("@seald-io/nedb/lib/persistence", fromDb)) as { prototype: { persistCachedDatabaseAsync: unknown } };
+const storage = require(require.resolve("@seald-io/nedb/lib/storage", fromDb)) as NedbStorage;
+const model = require(require.resolve("@seald-io/nedb/lib/model", fromDb)) as { serialize(doc: object): string };
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The part of NeDB's (untyped) Persistence this replacement reads. */
 interface NedbPersistence {

@@ -11,10 +11,17 @@
 import fs from "fs";
 import path from "path";
 import "./nedb-compaction";
+import type { StoredDoc } from "./service-types";
 
-/* eslint-disable @typescript-eslint/no-var-requires -- NeDB ships no types */
-const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] }));
-/* eslint-enable @typescript-eslint/no-var-requires */
+/** The part of NeDB's Datastore the move uses. */
+interface NedbDatastore {
+  loadDatabaseAsync(): Promise<void>;
+  getAllData(): StoredDoc[];
+}
+
+// require(): the NeDB that moleculer-db loads (whose Persistence nedb-compaction patches), found through moleculer-db; no import path reaches it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time from moleculer-db's folder
+const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] })) as new (options: { filename: string; autoload: boolean }) => NedbDatastore;
 
 /** Documents per insert transaction of the move. */
 const BATCH = 5_000;
@@ -31,7 +38,7 @@ export function legacyFileOf(file: string): string {
  */
 export async function moveNedbFile(
   file: string,
-  open: (target: string) => Promise<{ putAll(docs: object[]): void; close(): Promise<void> }>,
+  open: (target: string) => Promise<{ putAll(docs: StoredDoc[]): void; close(): Promise<void> }>,
 ): Promise<number | null> {
   const legacy = legacyFileOf(file);
   if (fs.existsSync(file) || !fs.existsSync(legacy)) return null;
@@ -39,7 +46,7 @@ export async function moveNedbFile(
   for (const f of [moving, `${moving}-wal`, `${moving}-shm`]) fs.rmSync(f, { force: true });
   const nedb = new Datastore({ filename: legacy, autoload: false });
   await nedb.loadDatabaseAsync();
-  const docs: object[] = nedb.getAllData();
+  const docs = nedb.getAllData();
   const target = await open(moving);
   try {
     for (let i = 0; i < docs.length; i += BATCH) target.putAll(docs.slice(i, i + BATCH));

@@ -8,16 +8,21 @@ import http from "http";
 import type { Middleware, ServiceBroker } from "moleculer";
 import { config } from "./config";
 
+/** What readiness reads of the broker: `stopping` is Moleculer's, left out of its types. */
+interface BrokerState {
+  stopping?: boolean;
+}
+
 function isReady(broker: ServiceBroker): boolean {
-  const transit = (broker as any).transit;
-  return broker.started && !(broker as any).stopping && (!transit || transit.connected);
+  const transit = broker.transit;
+  return broker.started && !(broker as unknown as BrokerState).stopping && (!transit || transit.connected);
 }
 
 export function NodeHealthMiddleware(port = config.healthPort): Middleware {
   let server: http.Server | null = null;
   return {
     name: "NodeHealth",
-    created(broker: any) {
+    created(broker: ServiceBroker) {
       if (!port) return;
       server = http.createServer((req, res) => {
         const path = (req.url || "").split("?")[0];

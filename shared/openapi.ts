@@ -12,7 +12,32 @@ import { ERROR_CATEGORIES } from "./errors";
 import apiDocs from "./api-docs.json";
 import type { AuthLevel, RouteDef } from "./types";
 
-type JsonSchema = Record<string, any>;
+/** A JSON Schema (or a piece of the document) as built here: its fields pass through as they are. */
+type JsonSchema = Record<string, unknown>;
+/** An object schema as paramsToSchema builds it: its properties and required list are read back. */
+type ObjectSchema = { type: "object"; properties: Record<string, JsonSchema>; required?: string[] };
+
+/**
+ * The fields of a fastest-validator rule (object form) read here. A rule is whatever an action declares
+ * or the registry carries (JSON), so each field is read as it comes.
+ */
+interface ValidatorRule {
+  type?: unknown;
+  optional?: unknown;
+  default?: unknown;
+  nullable?: unknown;
+  values?: unknown;
+  items?: unknown;
+  props?: unknown;
+  properties?: unknown;
+  rules?: unknown;
+  integer?: unknown;
+  positive?: unknown;
+  min?: unknown;
+  max?: unknown;
+  length?: unknown;
+  pattern?: unknown;
+}
 
 const PRIMITIVES: Record<string, JsonSchema> = {
   string: { type: "string" },
@@ -26,9 +51,9 @@ const PRIMITIVES: Record<string, JsonSchema> = {
 };
 
 /** A shorthand rule ("string|optional|min:3") as the object form. */
-function expandShorthand(rule: string): Record<string, any> {
+function expandShorthand(rule: string): ValidatorRule {
   const [type, ...flags] = rule.split("|");
-  const out: Record<string, any> = { type };
+  const out: Record<string, unknown> = { type };
   for (const flag of flags) {
     const [k, v] = flag.split(":");
     out[k] = v === undefined ? true : v === "true" ? true : v === "false" ? false : Number.isNaN(Number(v)) ? v : Number(v);
@@ -37,12 +62,12 @@ function expandShorthand(rule: string): Record<string, any> {
 }
 
 /** One fastest-validator rule as JSON Schema (2020-12, as OpenAPI 3.1 uses), and whether it is optional. */
-export function ruleToSchema(input: any): { schema: JsonSchema; optional: boolean } {
+export function ruleToSchema(input: unknown): { schema: JsonSchema; optional: boolean } {
   if (Array.isArray(input)) {
     const alts = input.map(ruleToSchema);
     return { schema: { anyOf: alts.map((a) => a.schema) }, optional: alts.some((a) => a.optional) };
   }
-  const rule = typeof input === "string" ? expandShorthand(input) : input || {};
+  const rule: ValidatorRule = typeof input === "string" ? expandShorthand(input) : (input as ValidatorRule | null | undefined) || {};
   const optional = !!rule.optional || rule.default !== undefined;
   let schema: JsonSchema;
   switch (rule.type) {
@@ -55,12 +80,13 @@ export function ruleToSchema(input: any): { schema: JsonSchema; optional: boolea
       if (rule.max !== undefined) schema.maxItems = rule.max;
       break;
     case "object":
-      schema = rule.props || rule.properties ? paramsToSchema(rule.props || rule.properties) : { type: "object" };
+      schema = rule.props || rule.properties ? paramsToSchema((rule.props || rule.properties) as Record<string, unknown>) : { type: "object" };
       break;
     case "multi":
       return ruleToSchema(rule.rules ?? []);
     default:
-      schema = { ...(PRIMITIVES[rule.type] ?? {}) };
+      // String(): the key the type names, as indexing with it would make.
+      schema = { ...(PRIMITIVES[String(rule.type)] ?? {}) };
       if (rule.type === "number") {
         if (rule.integer) schema.type = "integer";
         if (rule.positive) schema.exclusiveMinimum = 0;
@@ -81,7 +107,7 @@ export function ruleToSchema(input: any): { schema: JsonSchema; optional: boolea
 }
 
 /** An action's params (a fastest-validator schema object) as one JSON Schema object. */
-export function paramsToSchema(params: Record<string, any> | undefined): JsonSchema {
+export function paramsToSchema(params: Record<string, unknown> | undefined): ObjectSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, rule] of Object.entries(params ?? {})) {
@@ -116,15 +142,18 @@ export interface OpenApiInfo {
 
 /** What the document needs of an action: its fastest-validator params and its response schema. */
 export interface ActionContract {
-  params?: Record<string, any>;
+  params?: Record<string, unknown>;
   response?: JsonSchema;
 }
 
+/** A response schema's fields read here: this project's markers (shared/contracts/answers.ts) and its description. */
+type ResponseSchema = JsonSchema & { [MEDIA_TYPE]?: string; [ANSWER_STATUS]?: number; description?: string };
+
 /** A schema as JSON (TypeBox's symbol-keyed markers dropped), the way the registry carries it. */
-const plain = (schema: JsonSchema): JsonSchema => JSON.parse(JSON.stringify(schema));
+const plain = (schema: JsonSchema): ResponseSchema => JSON.parse(JSON.stringify(schema)) as ResponseSchema;
 
 /** The success answer of a route from its action's response schema; {} (flagged by the tests) when it has none. */
-export function successResponse(method: string, response: JsonSchema | undefined): Record<string, any> {
+export function successResponse(method: string, response: JsonSchema | undefined): Record<string, JsonSchema> {
   if (!response) return { "200": { description: "Success", content: { "application/json": { schema: {} } } } };
   const { [MEDIA_TYPE]: media, [ANSWER_STATUS]: status, description, ...schema } = plain(response);
   if (status) return { [String(status)]: { description: description ?? "Redirect", headers: { Location: { schema: { type: "string" } } } } };
@@ -133,7 +162,7 @@ export function successResponse(method: string, response: JsonSchema | undefined
   if (method === "HEAD") return { "200": { description: `Headers of: ${text}`, headers: { "Content-Length": { schema: { type: "integer" } } } } };
   if (schema.type === "null") return { "200": { description: text } };
   if (byMediaType(schema)) {
-    const content = Object.fromEntries(schema.anyOf.map(({ [MEDIA_TYPE]: type, ...member }: JsonSchema) => [type, { schema: member }]));
+    const content = Object.fromEntries(schema.anyOf.map(({ [MEDIA_TYPE]: type, ...member }) => [type, { schema: member }]));
     return { "200": { description: text, content } };
   }
   return { "200": { description: text, content: { [media ?? "application/json"]: { schema: media ? { ...schema, description } : schema } } } };
@@ -147,7 +176,7 @@ const DOCS: Record<string, OperationDocs> = apiDocs.operations;
 
 /** The document for a route table; contractOf(action) gives an action's params and response schema when known. */
 export function buildOpenApi(table: Record<string, RouteDef>, contractOf: (action: string) => ActionContract | undefined, info: OpenApiInfo) {
-  const paths: Record<string, Record<string, any>> = {};
+  const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const [key, def] of Object.entries(table)) {
     const [method, path] = key.split(" ");
     // PinePods' clients' names (RouteDef.clientNames): their words beside the neutral ones in params and answer.
@@ -156,10 +185,10 @@ export function buildOpenApi(table: Record<string, RouteDef>, contractOf: (actio
     // HEAD shares its GET's documents.
     const docs = DOCS[key] ?? DOCS[`GET ${path}`];
     const pathNames = Array.from(path.matchAll(/\{(\w+)\}/g), (m) => m[1]);
-    const parameters: any[] = pathNames.map((name) => ({ name, in: "path", required: true, schema: schema.properties[name] ?? { type: "string" } }));
+    const parameters: JsonSchema[] = pathNames.map((name) => ({ name, in: "path", required: true, schema: schema.properties[name] ?? { type: "string" } }));
     const bodyProps = Object.fromEntries(Object.entries(schema.properties).filter(([name]) => !pathNames.includes(name)));
-    const bodyRequired = (schema.required ?? []).filter((name: string) => !pathNames.includes(name));
-    const op: Record<string, any> = {
+    const bodyRequired = (schema.required ?? []).filter((name) => !pathNames.includes(name));
+    const op: JsonSchema = {
       operationId: `${method.toLowerCase()}_${path.replace(/[^\w]+/g, "_").replace(/^_|_$/g, "")}`,
       summary: docs?.summary ?? def.summary ?? path,
       ...(docs?.description ? { description: docs.description } : {}),

@@ -52,7 +52,8 @@ function isHttpUrl(s: string): boolean {
  */
 export function parseOpml(input: string | Buffer): OpmlFeed[] {
   const textIn = typeof input === "string" ? input : decodeBytes(input);
-  const doc = reader.parse(textIn.replace(/^\uFEFF/, "").trimStart());
+  // fast-xml-parser answers any: what is read of it is typed here, and checked below.
+  const doc = reader.parse(textIn.replace(/^\uFEFF/, "").trimStart()) as { opml?: unknown; OPML?: unknown } | null | undefined;
   const root = doc?.opml ?? doc?.OPML;
   if (!root || typeof root !== "object") throw new Error("not an OPML document (no <opml> element)");
   const feeds: OpmlFeed[] = [];
@@ -71,7 +72,7 @@ export function parseOpml(input: string | Buffer): OpmlFeed[] {
       walk(node.outline); // folders (and the odd feed with children) nest outlines
     }
   };
-  walk((root.body as any)?.outline);
+  walk((root as { body?: { outline?: unknown } | null }).body?.outline);
   return feeds;
 }
 

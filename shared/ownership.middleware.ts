@@ -10,7 +10,7 @@ import type { AuthUser } from "./types";
 // Moleculer's Middleware type has no room for the `name` it reads (and logs): the one cast is at the end.
 export const OwnershipMiddleware = {
   name: "Ownership",
-  localAction(next: ActionHandler) {
+  localAction(next: ActionHandler<unknown>) {
     return function ownership(ctx: Context<{ user_id?: unknown; pipe?: unknown } | null, { user?: AuthUser | null; $multipart?: { user_id?: unknown } }>) {
       const user = ctx.meta?.user;
       // A multipart upload's params are the file stream: its form fields carry user_id.

@@ -30,8 +30,15 @@ export const PROVIDER_CIRCUIT_BREAKER = {
   },
 };
 
+/**
+ * A provider's JSON object or array: the providers publish no types, and each caller reads its fields
+ * defensively (services/people.service.ts, services/search.parts/providers.ts).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- third-party JSON without a schema, read defensively by the callers
+export type ProviderJson = any;
+
 /** GETs url and parses its JSON object or array; headers for signing, the deadline SEARCH_PROVIDER_TIMEOUT_MS. */
-export async function fetchProviderJson(provider: string, url: string, headers: Record<string, string> = {}): Promise<any> {
+export async function fetchProviderJson(provider: string, url: string, headers: Record<string, string> = {}): Promise<ProviderJson> {
   let body: Buffer | null;
   try {
     ({ body } = await fetchUrl(url, {
@@ -46,7 +53,7 @@ export async function fetchProviderJson(provider: string, url: string, headers: 
     throw providerFailure(provider, err);
   }
   try {
-    const data = JSON.parse(String(body));
+    const data: unknown = JSON.parse(String(body));
     if (data && typeof data === "object") return data;
   } catch { /* reported below */ }
   throw new InternalServerError("Failed to parse response body");

@@ -10,13 +10,19 @@
  *   prefix is cleaned as soon as Redis answers again (tried every CLEAN_RETRY_MS).
  * /api/health reports redis false while the client cannot ping.
  */
-import { Cachers } from "moleculer";
+import { Cachers, type GenericObject } from "moleculer";
 
 const COMMAND_TIMEOUT_MS = 1_000;
 const RECONNECT_MAX_MS = 1_000;
 const CLEAN_RETRY_MS = 500;
 
-export class ResilientRedisCacher extends Cachers.Redis {
+/** What close() reads of the ioredis client (unset until the cacher is initialised). */
+interface RedisClient {
+  status: string;
+  disconnect(): void;
+}
+
+export class ResilientRedisCacher extends Cachers.Redis<RedisClient | undefined> {
   declare logger: { warn(msg: string, meta: object): void };
   /** Set while an invalidation is owed: retried (as a clean of everything) until Redis takes it. */
   private owedClean: NodeJS.Timeout | null = null;
@@ -26,29 +32,29 @@ export class ResilientRedisCacher extends Cachers.Redis {
       prefix,
       ttl,
       redis: { ...parseUrl(url), enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS, retryStrategy: (times: number) => Math.min(times * 100, RECONNECT_MAX_MS) },
-    } as any);
+    });
   }
 
-  get(key: string): Promise<any> {
+  get(key: string): Promise<GenericObject | null> {
     return super.get(key).catch((err: Error) => this.failed("get", err, null));
   }
 
-  set(key: string, data: any, ttl?: number): Promise<any> {
+  set(key: string, data: unknown, ttl?: number): Promise<unknown> {
     return super.set(key, data, ttl).catch((err: Error) => this.failed("set", err, null));
   }
 
-  del(keys: string | string[]): Promise<any> {
+  del(keys: string | string[]): Promise<unknown> {
     return super.del(keys).catch((err: Error) => this.owe("del", err));
   }
 
-  clean(match: string | string[] = "*"): Promise<any> {
+  clean(match: string | string[] = "*"): Promise<unknown> {
     return super.clean(match).catch((err: Error) => this.owe("clean", err));
   }
 
   /** quit() waits for a server to answer; without a connection there is nothing to say goodbye to. */
-  close(): Promise<any> {
+  close(): Promise<unknown> {
     if (this.owedClean) clearTimeout(this.owedClean);
-    if ((this as any).client?.status !== "ready") return Promise.resolve((this as any).client?.disconnect());
+    if (this.client?.status !== "ready") return Promise.resolve(this.client?.disconnect());
     return super.close();
   }
 

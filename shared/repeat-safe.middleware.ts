@@ -17,13 +17,31 @@
  * (inside the Retry middleware, so the errors it marks are the ones that middleware then checks); a
  * timeout is made outside it, by the Timeout middleware, so it is judged by the action name it carries.
  */
-import type { Middleware, ServiceBroker } from "moleculer";
+import type { ActionHandler, BrokerNode, Context, Middleware, ServiceBroker } from "moleculer";
 
 const REPEAT_SAFE = Symbol("repeat-safe");
 /** What a call that the node took and then lost looks like. */
 const LOST = new Set(["RequestRejectedError"]);
 
-export function repeatSafeRetry(): { middleware: Middleware; check: (err: any) => boolean } {
+/** The registry's node list, which Moleculer's types leave untyped. */
+interface NodeList {
+  nodes: { get(nodeID: string): BrokerNode | undefined };
+}
+
+/** What the hooks read of an action's definition. */
+interface ActionDef {
+  name: string;
+  idempotent?: boolean;
+}
+
+/** What the check reads of a failed call's error (any value may be thrown). */
+interface CallError {
+  name?: string;
+  data?: { action?: string; nodeID?: string };
+  [REPEAT_SAFE]?: boolean;
+}
+
+export function repeatSafeRetry(): { middleware: Middleware; check: (err: unknown) => boolean } {
   // The brokers of this process using it (one in a deployed node; tests may start several).
   const brokers = new Set<ServiceBroker>();
   /** Every repeat-safe action ever seen, local or remote: a dead node's actions leave the registry at once. */
@@ -37,7 +55,7 @@ export function repeatSafeRetry(): { middleware: Middleware; check: (err: any) =
    */
   const nodeGone = (nodeID: string | undefined): boolean =>
     [...brokers].every((b) => {
-      const node = nodeID && (b.registry as any).nodes.get(nodeID);
+      const node = nodeID && (b.registry as unknown as NodeList).nodes.get(nodeID);
       return !node || !node.available || process.uptime() - node.lastHeartbeatTime > 1.5 * (b.options.heartbeatInterval ?? 5);
     });
 
@@ -49,31 +67,33 @@ export function repeatSafeRetry(): { middleware: Middleware; check: (err: any) =
       const seen = ({ node }: { node: { id: string; instanceID: string } }) => {
         const before = instances.get(node.id);
         instances.set(node.id, node.instanceID);
-        if (before && before !== node.instanceID) (b as any).transit?.removePendingRequestByNodeID(node.id);
+        if (before && before !== node.instanceID) b.transit?.removePendingRequestByNodeID(node.id);
       };
-      (b as any).localBus.on("$node.connected", seen);
-      (b as any).localBus.on("$node.updated", seen);
+      b.localBus.on("$node.connected", seen);
+      b.localBus.on("$node.updated", seen);
     },
     stopped(b: ServiceBroker) {
       brokers.delete(b);
     },
-    localAction(handler: any, action: any) {
+    localAction(handler: ActionHandler<unknown>, action: ActionDef) {
       if (action.idempotent === true) repeatSafe.add(action.name);
       return handler;
     },
-    remoteAction(handler: any, action: any) {
+    remoteAction(handler: (ctx: Context) => Promise<unknown>, action: ActionDef) {
       if (action.idempotent !== true) return handler;
       repeatSafe.add(action.name);
-      return (ctx: any) =>
-        handler(ctx).catch((err: any) => {
-          if (err && LOST.has(err.name)) err[REPEAT_SAFE] = true;
+      return (ctx: Context) =>
+        handler(ctx).catch((err: CallError | null | undefined) => {
+          if (err && err.name !== undefined && LOST.has(err.name)) err[REPEAT_SAFE] = true;
           throw err;
         });
     },
   } as unknown as Middleware;
 
-  const check = (err: any): boolean =>
-    !!err && (err[REPEAT_SAFE] === true || (err.name === "RequestTimeoutError" && repeatSafe.has(err.data?.action) && nodeGone(err.data?.nodeID)));
+  const check = (thrown: unknown): boolean => {
+    const err = thrown as CallError | null | undefined;
+    return !!err && (err[REPEAT_SAFE] === true || (err.name === "RequestTimeoutError" && repeatSafe.has(err.data?.action ?? "") && nodeGone(err.data?.nodeID)));
+  };
 
   return { middleware, check };
 }

@@ -9,6 +9,7 @@
  * (shared/message-pieces.middleware.ts), so a large answer is held against its schema like any other.
  */
 import type { Context, Service } from "moleculer";
+import type { ValidateFunction } from "ajv";
 import type { IncomingRequest } from "moleculer-web";
 import type { GatewayMeta } from "./types";
 import { Errors } from "moleculer";
@@ -41,12 +42,14 @@ type AnswerMeta = Pick<GatewayMeta, "$statusCode" | "$responseType">;
 type HookThis = Partial<Service> & { service?: Service };
 
 export function responseCheck(): (this: HookThis, ctx: Context<unknown, AnswerMeta>, route: unknown, req: IncomingRequest, res: unknown, data: unknown) => unknown {
-  // ajv is a dev dependency: loaded only where the check is switched on.
-  const Ajv = require("ajv").default;
+  // ajv is a dev dependency: loaded only where the check is switched on (a require, not an import; types only from it above).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- dev dependency, loaded only when the check is on
+  const Ajv = (require("ajv") as typeof import("ajv")).default;
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-  require("ajv-formats").default(ajv);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- dev dependency, loaded only when the check is on
+  (require("ajv-formats") as typeof import("ajv-formats")).default(ajv);
   ajv.addVocabulary([MEDIA_TYPE, ANSWER_STATUS]);
-  const compiled = new WeakMap<object, (data: unknown) => boolean>();
+  const compiled = new WeakMap<object, ValidateFunction>();
   return function checkResponse(this: HookThis, ctx, _route, req, _res, data) {
     // The action definition carries the schema (`response`), which Moleculer's types do not name.
     const schema = (req.$endpoint?.action as { response?: Declared } | undefined)?.response;
@@ -65,7 +68,7 @@ export function responseCheck(): (this: HookThis, ctx: Context<unknown, AnswerMe
       return data;
     }
     // ByMediaType: the member of the media type the action answered with.
-    const members = byMediaType(schema) ? schema.anyOf! : null;
+    const members: Declared[] | null = byMediaType(schema) ? schema.anyOf : null;
     const declared = members ? members.find((m) => m[MEDIA_TYPE] === baseType(ctx.meta.$responseType)) : schema;
     if (!declared) return fail(`answered ${baseType(ctx.meta.$responseType)}, declared ${members!.map((m) => m[MEDIA_TYPE]).join(" or ")}`);
     if (declared[MEDIA_TYPE] && declared[MEDIA_TYPE] !== JSON_TYPE) {
@@ -76,7 +79,7 @@ export function responseCheck(): (this: HookThis, ctx: Context<unknown, AnswerMe
     const validate = compiled.get(declared) ?? ajv.compile(declared);
     compiled.set(declared, validate);
     // What the client parses: undefined fields dropped, dates as strings.
-    if (!validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) fail(ajv.errorsText((validate as { errors?: unknown }).errors, { dataVar: "answer" }));
+    if (!validate(data === undefined ? null : JSON.parse(JSON.stringify(data)))) fail(ajv.errorsText(validate.errors, { dataVar: "answer" }));
     return data;
   };
 }

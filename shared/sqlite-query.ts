@@ -4,7 +4,9 @@
  * match decides, unless SQLite decided every part exactly as it would.
  */
 
-export type Query = Record<string, any>;
+import type { Query } from "./service-types";
+
+export type { Query };
 
 /** Bound parameters per statement (SQLite allows 32,766; a $in of more is read in chunks). */
 const PARAMS = 500;
@@ -16,7 +18,8 @@ export const jsonPath = (field: string) => `'$.${field}'`;
 const bindable = (v: unknown): v is number | string => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
 
 const RANGE_OPS: Record<string, string> = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" };
-const ASCII = /^[\x00-\x7f]*$/;
+/** No UTF-16 unit above 0x7f (the same test as [\x00-\x7f]*, without a control character in the pattern). */
+const ASCII = /^[^\u0080-\uffff]*$/;
 
 /**
  * SQL for a range ({$gt, $lte, ...}) on an indexed (single-valued) field, which SQLite answers from the
@@ -57,7 +60,7 @@ function stringsOnly(value: Record<string, unknown>): boolean {
  */
 function dateRange(field: string, value: Record<string, unknown>): { where: string; params: unknown[] } | null {
   const ops = Object.keys(value);
-  if (!ops.length || !ops.every((op) => op in RANGE_OPS && value[op] instanceof Date && !Number.isNaN((value[op] as Date).getTime()))) return null;
+  if (!ops.length || !ops.every((op) => op in RANGE_OPS && value[op] instanceof Date && !Number.isNaN(value[op].getTime()))) return null;
   const ms = `'$.${field}."$$date"'`;
   const compare = ops.map((op) => `json_extract(doc, ${ms}) ${RANGE_OPS[op]} ?`).join(" AND ");
   return {
@@ -74,7 +77,7 @@ export function queryFields(query: Query, into = new Set<string>()): Set<string>
   for (const [key, value] of Object.entries(query)) {
     if (key === "$or" || key === "$and") {
       if (!Array.isArray(value)) return null;
-      for (const clause of value) if (!queryFields(clause, into)) return null;
+      for (const clause of value as Query[]) if (!queryFields(clause, into)) return null;
     } else if (PLAIN_FIELD.test(key)) into.add(key);
     else return null;
   }
@@ -86,7 +89,10 @@ export function byIdOnly(query: Query): boolean {
   const keys = Object.keys(query);
   if (keys.length !== 1 || keys[0] !== "_id") return false;
   const v = query._id;
-  return bindable(v) || (v !== null && typeof v === "object" && Object.keys(v).length === 1 && Array.isArray(v.$in) && v.$in.every(bindable));
+  if (bindable(v)) return true;
+  if (v === null || typeof v !== "object" || Object.keys(v).length !== 1) return false;
+  const list = (v as { $in?: unknown }).$in;
+  return Array.isArray(list) && list.every(bindable);
 }
 
 /**
@@ -99,14 +105,23 @@ export function rangesOnDates(query: Query): Query {
   for (const [key, value] of Object.entries(query)) {
     let next = value;
     if ((key === "$or" || key === "$and") && Array.isArray(value)) {
-      const clauses = value.map((q) => (q && typeof q === "object" ? rangesOnDates(q) : q));
+      const clauses = (value as unknown[]).map((q) => (q && typeof q === "object" ? rangesOnDates(q as Query) : q));
       if (clauses.some((q, i) => q !== value[i])) next = clauses;
     } else if (!key.startsWith("$") && value && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof RegExp)) {
-      if (!("$ne" in value) && ["$lt", "$lte", "$gt", "$gte"].some((op) => value[op] instanceof Date)) next = { ...value, $ne: null };
+      const ops = value as Record<string, unknown>;
+      if (!("$ne" in ops) && ["$lt", "$lte", "$gt", "$gte"].some((op) => ops[op] instanceof Date)) next = { ...ops, $ne: null };
     }
     if (next !== value) (out ??= { ...query })[key] = next;
   }
   return out ?? query;
+}
+
+/** The RegExp a condition tests (`/re/` or `{ $regex: /re/ }` alone), or null. */
+function regexOf(value: unknown): RegExp | null {
+  if (value instanceof RegExp) return value;
+  if (!value || typeof value !== "object" || Object.keys(value).length !== 1) return null;
+  const re = (value as { $regex?: unknown }).$regex;
+  return re instanceof RegExp ? re : null;
 }
 
 /**
@@ -121,7 +136,7 @@ export function narrowQuery(query: Query, indexed: ReadonlySet<string>): { where
   for (const [field, value] of Object.entries(query)) {
     if (field === "$or" && Array.isArray(value) && value.length) {
       exact = false;
-      const parts = value.map((q) => narrowQuery(q, indexed));
+      const parts = (value as Query[]).map((q) => narrowQuery(q, indexed));
       // One clause that narrows nothing and the $or narrows nothing.
       if (parts.every((p) => p)) {
         conds.push(`(${parts.map((p) => `(${p!.where})`).join(" OR ")})`);
@@ -138,7 +153,7 @@ export function narrowQuery(query: Query, indexed: ReadonlySet<string>): { where
     const column = field === "_id" ? "_id" : `json_extract(doc, ${jsonPath(field)})`;
     // An array field matches a value that one of its elements equals: only indexed (single-valued) fields and _id compare directly.
     const orArray = indexed.has(field) ? "" : ` OR json_type(doc, ${jsonPath(field)}) = 'array'`;
-    const re = value instanceof RegExp ? value : value && typeof value === "object" && Object.keys(value).length === 1 && value.$regex instanceof RegExp ? value.$regex : null;
+    const re = regexOf(value);
     if (bindable(value)) {
       conds.push(`(${column} = ?${orArray})`);
       params.push(value);
@@ -150,29 +165,31 @@ export function narrowQuery(query: Query, indexed: ReadonlySet<string>): { where
       // NeDB matches a null (not a missing field), or an array that holds one.
       conds.push(`(json_type(doc, ${jsonPath(field)}) = 'null'${orArray})`);
     } else if (value && typeof value === "object" && !(value instanceof Date) && !(value instanceof RegExp)) {
-      const ops = Object.keys(value);
-      const range = indexed.has(field) ? rangeCondition(column, field, value) : null;
+      const spec = value as Record<string, unknown>;
+      const ops = Object.keys(spec);
+      const list = spec.$in;
+      const range = indexed.has(field) ? rangeCondition(column, field, spec) : null;
       if (range) {
         conds.push(range.where);
         params.push(...range.params);
         // rangeCondition keeps to NeDB's order, or declines.
         decided = true;
-      } else if (ops.length === 1 && ops[0] === "$in" && Array.isArray(value.$in) && value.$in.every(bindable)) {
-        if (!value.$in.length) return { where: "0", params: [], exact: true };
-        if (value.$in.length <= PARAMS) {
-          conds.push(`(${column} IN (${value.$in.map(() => "?").join(",")})${orArray})`);
-          params.push(...value.$in);
+      } else if (ops.length === 1 && ops[0] === "$in" && Array.isArray(list) && list.every(bindable)) {
+        if (!list.length) return { where: "0", params: [], exact: true };
+        if (list.length <= PARAMS) {
+          conds.push(`(${column} IN (${list.map(() => "?").join(",")})${orArray})`);
+          params.push(...list);
         } else {
           // A long list as one JSON array (SQLite binds at most so many parameters): its numbers and
           // strings compare as the bound values would, so the list narrows whatever its length.
           conds.push(`(${column} IN (SELECT value FROM json_each(?))${orArray})`);
-          params.push(JSON.stringify(value.$in));
+          params.push(JSON.stringify(list));
         }
-      } else if (field !== "_id" && ops.length === 1 && ops[0] === "$exists" && !(value.$exists || value.$exists === "")) {
+      } else if (field !== "_id" && ops.length === 1 && ops[0] === "$exists" && !(spec.$exists || spec.$exists === "")) {
         // NeDB's $exists: false (0, null, ...): the field is missing.
         conds.push(`(json_type(doc, ${jsonPath(field)}) IS NULL)`);
       } else if (field !== "_id") {
-        const dates = dateRange(field, value);
+        const dates = dateRange(field, spec);
         if (dates) {
           conds.push(`(${dates.where}${orArray})`);
           params.push(...dates.params);

@@ -22,51 +22,69 @@ import type { IndexSpec } from "./db.mixin";
 import { moveNedbFile } from "./nedb-migration";
 import { byIdOnly, jsonPath, narrowQuery, PLAIN_FIELD, type Query, queryFields, rangesOnDates } from "./sqlite-query";
 import { BACKSTOP_PAGES, unwatch, watch } from "./sqlite-checkpointer";
+import type { StoredDoc, Update } from "./service-types";
 
-/* eslint-disable @typescript-eslint/no-var-requires -- NeDB's model ships no types */
-const nedbModel = require(require.resolve("@seald-io/nedb/lib/model", { paths: [require.resolve("moleculer-db")] }));
-const { uid } = require(require.resolve("@seald-io/nedb/lib/customUtils", { paths: [require.resolve("moleculer-db")] }));
-/* eslint-enable @typescript-eslint/no-var-requires */
+type Doc = StoredDoc;
+
+/** What the store uses of NeDB's model (lib/model.js), which ships no types. */
+interface NedbModel {
+  // Plain functions (properties, not methods): the store takes them off the module and calls them alone.
+  deepCopy: <T>(obj: T, strictKeys?: boolean) => T;
+  /** Throws on a key NeDB refuses ("$..." or a dot). */
+  checkObject: (obj: unknown) => void;
+  modify: (obj: Doc, update: Update) => Doc;
+  match: (obj: Doc, query: Query) => boolean;
+  getDotValue: (obj: Doc, field: string) => unknown;
+  compareThings: (a: unknown, b: unknown) => number;
+}
+
+// require(): NeDB's internals, resolved from moleculer-db (the very module it loads), have no import path or types.
+/* eslint-disable @typescript-eslint/no-require-imports -- NeDB's model ships no types, and is found through moleculer-db */
+const nedbModel = require(require.resolve("@seald-io/nedb/lib/model", { paths: [require.resolve("moleculer-db")] })) as NedbModel;
+const { uid } = require(require.resolve("@seald-io/nedb/lib/customUtils", { paths: [require.resolve("moleculer-db")] })) as { uid: (length: number) => string };
+/* eslint-enable @typescript-eslint/no-require-imports */
 const { deepCopy, checkObject, modify, match, getDotValue, compareThings } = nedbModel;
 
-type Doc = Record<string, any>;
-
 /** NeDB's stored dates, {"$$date": ms}, back into Dates, in place. */
-function reviveDates(v: any): any {
+function reviveDates(v: unknown): unknown {
   if (v === null || typeof v !== "object") return v;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) v[i] = reviveDates(v[i]);
     return v;
   }
-  if ("$$date" in v) return new Date(v.$$date);
-  for (const k in v) v[k] = reviveDates(v[k]);
-  return v;
+  const o = v as Record<string, unknown>;
+  if ("$$date" in o) return new Date(o.$$date as number);
+  for (const k in o) o[k] = reviveDates(o[k]);
+  return o;
 }
 
 /**
  * A stored line back into a document, as NeDB's deserialize reads it: a plain JSON.parse, then a walk
  * that turns {"$$date": ms} into Dates only when the line holds one (NeDB's reviver costs a call per value).
  */
-function deserialize(raw: string): any {
-  const v = JSON.parse(raw);
-  return raw.includes('"$$date"') ? reviveDates(v) : v;
+function deserialize(raw: string): Doc {
+  // A stored line is always a document (an object): reviveDates changes it in place and gives it back.
+  const v = JSON.parse(raw) as Doc;
+  return raw.includes('"$$date"') ? (reviveDates(v) as Doc) : v;
 }
 /** Does the value hold a Date, or anything NeDB's serialize would take for one (an object with getTime)? */
-function holdsDate(v: any): boolean {
+function holdsDate(v: unknown): boolean {
   if (v === null || typeof v !== "object") return false;
-  if (typeof v.getTime === "function") return true;
-  for (const k in v) if (holdsDate(v[k])) return true;
+  const o = v as Record<string, unknown>;
+  if (typeof o.getTime === "function") return true;
+  for (const k in o) if (holdsDate(o[k])) return true;
   return false;
 }
 
 /** The value with every Date (anything with getTime, as NeDB's serialize tells them) as {"$$date": ms}: copies only where one is. */
-function datesStored(v: any): any {
+function datesStored(v: unknown): unknown {
   if (v === null || typeof v !== "object") return v;
-  if (typeof v.getTime === "function") return { $$date: v.getTime() };
+  const o = v as Record<string, unknown>;
+  if (typeof o.getTime === "function") return { $$date: (v as Date).getTime() };
   if (!holdsDate(v)) return v;
   if (Array.isArray(v)) return v.map(datesStored);
   const out: Doc = {};
-  for (const k of Object.keys(v)) out[k] = datesStored(v[k]);
+  for (const k of Object.keys(o)) out[k] = datesStored(o[k]);
   return out;
 }
 
@@ -90,23 +108,34 @@ const INSERT_ROWS = 100;
  * (MongoDB pulls nothing there; NeDB throws "Can't $pull an element from non-array values", failing the
  * whole update). Null when nothing is left to do.
  */
-function presentPulls(doc: Doc, update: Doc): Doc | null {
+function presentPulls(doc: Doc, update: Update): Update | null {
   const pull = update.$pull;
   if (!pull || typeof pull !== "object") return update;
-  const kept = Object.keys(pull).filter((field) => getDotValue(doc, field) !== undefined);
-  if (kept.length === Object.keys(pull).length) return update;
-  const { $pull: _gone, ...rest } = update;
-  const next = kept.length ? { ...rest, $pull: Object.fromEntries(kept.map((f) => [f, pull[f]])) } : rest;
+  const pulls = pull as Record<string, unknown>;
+  const kept = Object.keys(pulls).filter((field) => getDotValue(doc, field) !== undefined);
+  if (kept.length === Object.keys(pulls).length) return update;
+  const rest = { ...update };
+  delete rest.$pull;
+  const next = kept.length ? { ...rest, $pull: Object.fromEntries(kept.map((f) => [f, pulls[f]])) } : rest;
   return Object.keys(next).length ? next : null;
 }
 
 /** An error that db.mixin's isDuplicateKeyError recognises, as NeDB's unique-index violation. */
-function uniqueViolated(err: any): Error {
-  return Object.assign(new Error(`Can't insert key: unique constraint violated (${err.message})`), { errorType: "uniqueViolated" });
+function uniqueViolated(err: unknown): Error {
+  return Object.assign(new Error(`Can't insert key: unique constraint violated (${(err as Error).message})`), { errorType: "uniqueViolated" });
 }
 
-function isConstraint(err: any): boolean {
-  return typeof err?.code === "string" && err.code.startsWith("SQLITE_CONSTRAINT");
+function isConstraint(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
+}
+
+/**
+ * Synchronous store work as an async method gives its answer: the work runs now, and a throw (a unique-index
+ * violation, a closed database) becomes a rejection, which callers meet with .catch and `rejects`.
+ */
+function promised<T>(work: () => T): Promise<T> {
+  return new Promise<T>((resolve) => resolve(work()));
 }
 
 /** Connections opened in this process (SqliteAdapter.changeMark). */
@@ -162,13 +191,14 @@ export class SqliteAdapter {
       watch(this.file);
     }
     const compiled = new Map<string, RegExp>();
-    this.db.function("regexp_test", { deterministic: true }, (source: unknown, flags: unknown, value: unknown) => {
+    // source and flags are the RegExp's, bound by narrowQuery (shared/sqlite-query.ts) as strings.
+    this.db.function("regexp_test", { deterministic: true }, (source: string, flags: string, value: unknown) => {
       if (typeof value !== "string") return 0;
       const key = `${flags}/${source}`;
       let re = compiled.get(key);
       if (!re) {
         if (compiled.size >= 64) compiled.clear();
-        compiled.set(key, (re = new RegExp(source as string, flags as string)));
+        compiled.set(key, (re = new RegExp(source, flags)));
       }
       re.lastIndex = 0;
       return re.test(value) ? 1 : 0;
@@ -214,8 +244,10 @@ export class SqliteAdapter {
   }
 
   /** Answers when the store does (GET /api/health). */
-  async ping(): Promise<void> {
-    this.stmt("SELECT 1").get();
+  ping(): Promise<void> {
+    return promised(() => {
+      this.stmt("SELECT 1").get();
+    });
   }
 
   private stmt(sql: string): Database.Statement {
@@ -281,21 +313,23 @@ export class SqliteAdapter {
     return offset || limit !== undefined ? docs.slice(offset, limit === undefined ? undefined : offset + limit) : docs;
   }
 
-  async find(filters: Filters = {}): Promise<Doc[]> {
-    if (filters.search) throw new Error("Text search is not supported by the embedded store");
-    return this.sorted(this.matching(filters.query ?? {}), filters);
+  find(filters: Filters = {}): Promise<Doc[]> {
+    return promised(() => {
+      if (filters.search) throw new Error("Text search is not supported by the embedded store");
+      return this.sorted(this.matching(filters.query ?? {}), filters);
+    });
   }
 
-  async findOne(query: Query): Promise<Doc | null> {
-    return this.matching(query)[0] ?? null;
+  findOne(query: Query): Promise<Doc | null> {
+    return promised(() => this.matching(query)[0] ?? null);
   }
 
   async findById(_id: unknown): Promise<Doc | null> {
     return this.findOne({ _id });
   }
 
-  async findByIds(ids: unknown[]): Promise<Doc[]> {
-    return this.matching({ _id: { $in: ids } });
+  findByIds(ids: unknown[]): Promise<Doc[]> {
+    return promised(() => this.matching({ _id: { $in: ids } }));
   }
 
   async count(filters: Filters = {}): Promise<number> {
@@ -308,7 +342,7 @@ export class SqliteAdapter {
   project(query: Query, fields: readonly string[]): Doc[] {
     const tested = queryFields(query);
     if (this.ttl.size || !tested || !fields.every((f) => PLAIN_FIELD.test(f))) {
-      return this.matching(query).map((d) => Object.fromEntries([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f) => [f, d[f]])]));
+      return this.matching(query).map((d) => Object.fromEntries<unknown>([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f): [string, unknown] => [f, d[f]])]));
     }
     if (!tested.size) return [...this.projected(fields)];
     const narrowed = narrowQuery(query, this.indexed);
@@ -399,24 +433,28 @@ export class SqliteAdapter {
   }
 
   /** The document as stored (prepare made it a copy of the caller's: nothing else holds it). */
-  async insert(doc: Doc): Promise<Doc> {
-    const prepared = this.prepare(doc);
-    this.insertPrepared([prepared]);
-    return prepared;
+  insert(doc: Doc): Promise<Doc> {
+    return promised(() => {
+      const prepared = this.prepare(doc);
+      this.insertPrepared([prepared]);
+      return prepared;
+    });
   }
 
   /** All or none, as NeDB inserts an array. */
-  async insertMany(docs: Doc[]): Promise<Doc[]> {
-    const prepared = docs.map((d) => this.prepare(d));
-    this.insertPrepared(prepared);
-    return prepared;
+  insertMany(docs: Doc[]): Promise<Doc[]> {
+    return promised(() => {
+      const prepared = docs.map((d) => this.prepare(d));
+      this.insertPrepared(prepared);
+      return prepared;
+    });
   }
 
   /**
    * Applies `update` (modifiers or a whole document) to every match, in one transaction; with upsert and
    * no match, inserts what NeDB would (the query's plain fields, modified). Returns the documents written.
    */
-  update(query: Query, update: Doc, opts: { multi?: boolean; upsert?: boolean } = {}): Doc[] {
+  update(query: Query, update: Update, opts: { multi?: boolean; upsert?: boolean } = {}): Doc[] {
     const found = this.matching(query);
     const targets = opts.multi ? found : found.slice(0, 1);
     if (!targets.length && opts.upsert) {
@@ -449,34 +487,40 @@ export class SqliteAdapter {
   }
 
   /** Like NeDB's (and so moleculer-db's memory adapter's): how many documents matched. */
-  async updateMany(query: Query, update: Doc): Promise<number> {
-    return this.update(query, update, { multi: true }).length;
+  updateMany(query: Query, update: Update): Promise<number> {
+    return promised(() => this.update(query, update, { multi: true }).length);
   }
 
-  async updateById(_id: unknown, update: Doc): Promise<Doc | null> {
-    return this.update({ _id }, update)[0] ?? null;
+  updateById(_id: unknown, update: Update): Promise<Doc | null> {
+    return promised(() => this.update({ _id }, update)[0] ?? null);
   }
 
   /** Applies a modifier to the document with this _id, creating it when missing: one atomic write. */
-  async upsertOne(_id: unknown, update: Doc): Promise<void> {
-    this.update({ _id }, update, { upsert: true });
+  upsertOne(_id: unknown, update: Update): Promise<void> {
+    return promised(() => {
+      this.update({ _id }, update, { upsert: true });
+    });
   }
 
   /** One atomic $inc on the document _id (created when missing); the document after it. */
-  async increment(_id: unknown, inc: Record<string, number>): Promise<Doc> {
-    return this.update({ _id }, { $inc: inc }, { upsert: true })[0];
+  increment(_id: unknown, inc: Record<string, number>): Promise<Doc> {
+    return promised(() => this.update({ _id }, { $inc: inc }, { upsert: true })[0]);
   }
 
   /** Writes this document over the one with its _id, or inserts it. */
-  async replaceOne(doc: Doc): Promise<void> {
-    this.update({ _id: doc._id }, doc, { upsert: true });
+  replaceOne(doc: Doc): Promise<void> {
+    return promised(() => {
+      this.update({ _id: doc._id }, doc, { upsert: true });
+    });
   }
 
-  async removeMany(query: Query): Promise<number> {
-    if (!Object.keys(query).length) return this.stmt("DELETE FROM docs").run().changes;
-    const ids = this.matching(query).map((d) => d._id);
-    this.deleteIds(ids);
-    return ids.length;
+  removeMany(query: Query): Promise<number> {
+    return promised(() => {
+      if (!Object.keys(query).length) return this.stmt("DELETE FROM docs").run().changes;
+      const ids = this.matching(query).map((d) => d._id);
+      this.deleteIds(ids);
+      return ids.length;
+    });
   }
 
   async removeById(_id: unknown): Promise<number> {

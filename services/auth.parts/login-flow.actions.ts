@@ -60,6 +60,7 @@ function answerPage(ctx: Ctx<unknown>, status: number, html: string, headers?: R
 
 /** The app's name from its user agent ("AntennaPod/3.5.0 (Android...)" -> as sent, bounded). */
 function appNameOf(userAgent: string | undefined): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
   const name = (userAgent ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 100);
   return name || "Sync app";
 }

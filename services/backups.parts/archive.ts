@@ -49,7 +49,8 @@ async function* backupChunks(broker: ServiceBroker, services: string[]): AsyncGe
   let records = 0;
   for (const service of services) {
     const part: Readable = await backupExport(broker, service);
-    for await (const chunk of part) {
+    // An export is a byte stream (not object mode): its chunks are Buffers.
+    for await (const chunk of part as AsyncIterable<Buffer>) {
       records += countLines(chunk);
       yield chunk;
     }
@@ -180,7 +181,7 @@ async function checkFile(file: string): Promise<Map<string, number>> {
     if (end) throw new BadRequestError("The backup has data after its end line");
     let rec: BackupLine;
     try {
-      rec = JSON.parse(line);
+      rec = JSON.parse(line) as BackupLine; // each of its fields is checked below
     } catch {
       throw new BadRequestError(`Line ${records + 2} of the backup is not JSON`);
     }

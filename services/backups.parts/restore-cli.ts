@@ -26,8 +26,10 @@ async function main(): Promise<number> {
   config.backupSchedulerMs = 0;
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, nodeID: `restore-${process.pid}`, metrics: { enabled: false } });
   for (const name of fs.readdirSync(SERVICE_DIR).filter((f) => /\.service\.(js|ts)$/.test(f) && !f.endsWith(".d.ts")).sort()) {
-    const mod = require(path.join(SERVICE_DIR, name));
-    const schema: ServiceSchema = mod.default ?? mod;
+    // Each service file found in the folder, loaded by name at run time (as moleculer-runner loads them).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file found at run time, loaded as the runner does
+    const mod = require(path.join(SERVICE_DIR, name)) as { default?: ServiceSchema };
+    const schema: ServiceSchema = mod.default ?? (mod as ServiceSchema);
     if (!LEFT_OUT.has(schema.name)) broker.createService(schema);
   }
   await broker.start();
@@ -36,7 +38,7 @@ async function main(): Promise<number> {
     console.log(JSON.stringify({ restored: path.resolve(file), data: config.mongoUri ? "MONGO_URI" : config.dataDir, ...result }));
     return 0;
   } catch (err) {
-    console.error(`restore failed: ${(err as Error | null)?.message ?? err}`);
+    console.error(`restore failed: ${(err as Error | null)?.message ?? String(err)}`);
     return 1;
   } finally {
     await broker.stop();

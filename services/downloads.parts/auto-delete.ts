@@ -46,7 +46,7 @@ export const AutoDeleteScheduler: Partial<ServiceSchema> = {
     async runAutoDelete(this: DownloadsThis): Promise<number> {
       const rules: AutoDeleteRule[] = await autoDeleteRules(this.broker, {});
       const byUser = new Map<number, Map<number, number>>();
-      for (const r of rules) byUser.set(r.user_id, (byUser.get(r.user_id) ?? new Map()).set(r.podcast_id, r.days));
+      for (const r of rules) byUser.set(r.user_id, (byUser.get(r.user_id) ?? new Map<number, number>()).set(r.podcast_id, r.days));
       const now = Date.now();
       let removed = 0;
       for (const [user_id, days] of byUser) {

@@ -19,6 +19,13 @@ import { type EpisodeDoc, type EpisodeStateDoc, idSlices, iso, type Row, visible
 import type { UserStates } from "./state-cache";
 import type { EpisodesThis, HistoryItem, StateTarget } from "./this";
 
+/** A queue item as the saved and collection lists answer it: without the description, podcast id, queue place and is_video. */
+export function savedListItem(q: QueueItem): Omit<QueueItem, "episodedescription" | "podcastid" | "queueposition" | "queuedate" | "is_video"> {
+  const item: Partial<QueueItem> = { ...q };
+  for (const k of ["episodedescription", "podcastid", "queueposition", "queuedate", "is_video"] as const) delete item[k];
+  return item as Omit<QueueItem, "episodedescription" | "podcastid" | "queueposition" | "queuedate" | "is_video">;
+}
+
 export const accessMethods = {
   /** The user's subscription of a podcast; an admin may read any existing podcast. 404 otherwise. */
   async access(this: EpisodesThis, ctx: Ctx<unknown>, user_id: number, podcast_id: number): Promise<SubscriptionView> {

@@ -183,7 +183,7 @@ export class CatalogIndex {
     let bits = this.grams.get(podcast_id);
     if (!bits) this.grams.set(podcast_id, (bits = new Uint32Array(GRAM_BITS / 32)));
     trigramBits(text, (bit) => {
-      bits![bit >>> 5] |= 1 << (bit & 31);
+      bits[bit >>> 5] |= 1 << (bit & 31);
     });
   }
 

@@ -13,6 +13,7 @@ import { EPISODE_FILTERS, EPISODE_SORTS, pageRows, type Row, visibleTo } from ".
 import type { UserStates } from "./state-cache";
 import type { Ctx } from "../../shared/service-types";
 import type { EpisodesThis } from "./this";
+import { savedListItem } from "./access";
 
 const idList = { type: "array", items: { type: "number", integer: true, positive: true }, max: 100_000 };
 
@@ -65,10 +66,7 @@ export const collectionsActions: ServiceActionsSchema = {
       const [queue, downloaded] = await Promise.all([this.queueOf(ctx, p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids)]);
       return pages.map((page, n) => ({
         total: cuts[n].total,
-        episodes: page.map((r) => {
-          const { episodedescription: _d, podcastid: _p, queueposition: _q, queuedate: _qd, is_video: _v, ...item } = this.queueItem(r, queue[r.ep._id], downloaded);
-          return item;
-        }),
+        episodes: page.map((r) => savedListItem(this.queueItem(r, queue[r.ep._id], downloaded))),
       }));
     },
   },

@@ -163,7 +163,7 @@ export const feedSyncActions: ServiceActionsSchema = {
       const seen = new Set<string>();
       const matched = new Set<number>();
       const inserts: EpisodeDoc[] = [];
-      let written: EpisodeDoc[] = [];
+      let written: EpisodeDoc[];
       /** Episodes a concurrent sync stored meanwhile, as stored (with this feed's changes). */
       const raced: EpisodeDoc[] = [];
       const changed: number[] = [];
@@ -217,7 +217,7 @@ export const feedSyncActions: ServiceActionsSchema = {
           matched.add(doc._id);
         }
         // Those whose (podcast_id, guid) another sync stored meanwhile are refused: matched to the stored one below.
-        const { written: mine, refused: taken } = await this.insertEach(this.adapter, inserts, async (doc) => doc);
+        const { written: mine, refused: taken } = await this.insertEach(this.adapter, inserts, (doc) => Promise.resolve(doc));
         written = mine;
         for (const doc of taken) {
           matched.delete(doc._id);
@@ -247,14 +247,14 @@ export const feedSyncActions: ServiceActionsSchema = {
   newest_episode_ids: {
     visibility: "public",
     params: { podcast_ids: { type: "array", items: "number" } },
-    async handler(this: EpisodesThis, ctx: Ctx<{ podcast_ids: number[] }>): Promise<Record<number, number>> {
+    handler(this: EpisodesThis, ctx: Ctx<{ podcast_ids: number[] }>): Promise<Record<number, number>> {
       const out: Record<number, number> = {};
       for (const podcast_id of ctx.params.podcast_ids) {
         // The catalogue's list of the podcast runs "-pub_date, -_id".
         const [first] = this.catalog.podcast(podcast_id);
         if (first) out[podcast_id] = first._id;
       }
-      return out;
+      return Promise.resolve(out);
     },
   },
 };

@@ -20,6 +20,7 @@ import { AutoCompleteAnswer, BulkAnswer, HistoryAnswer, ListenDurationAnswer, Sa
 import { DetailAnswer } from "../../shared/contracts/answers";
 import type { Static } from "../../shared/contracts/answers";
 import type { BulkParams, EpisodesThis } from "./this";
+import { savedListItem } from "./access";
 
 const one = { episode_id: id, user_id: id, is_vidsite: optionalBool };
 const bulk = {
@@ -107,10 +108,7 @@ export const listeningActions: ServiceActionsSchema = {
       const [page, total]: [Row[], number] = [await this.withDocs(cut.page), cut.total];
       const ids = page.map((r) => r.ep._id);
       const [queue, downloaded] = await Promise.all([this.queueOf(ctx, p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids)]);
-      const saved_episodes = page.map((r) => {
-        const { episodedescription: _d, podcastid: _p, queueposition: _q, queuedate: _qd, is_video: _v, ...item } = this.queueItem(r, queue[r.ep._id], downloaded);
-        return item;
-      });
+      const saved_episodes = page.map((r) => savedListItem(this.queueItem(r, queue[r.ep._id], downloaded)));
       return { saved_episodes, total };
     },
   },

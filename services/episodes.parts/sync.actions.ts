@@ -101,7 +101,8 @@ export const syncActions: ServiceActionsSchema = {
       const newest = new Map<string, SyncEpisodeState>();
       for (const s of ctx.params.states) {
         const key = `${s.podcast_url}\n${noQuery(s.episode_url)}`;
-        if (podcastOf.has(s.podcast_url) && !(newest.get(key)?.timestamp! >= s.timestamp)) newest.set(key, s);
+        const seen = newest.get(key);
+        if (podcastOf.has(s.podcast_url) && !(seen && seen.timestamp >= s.timestamp)) newest.set(key, s);
       }
       if (!newest.size) return { applied: 0 };
       const podcastIds = [...new Set([...newest.values()].map((s) => podcastOf.get(s.podcast_url)!))];

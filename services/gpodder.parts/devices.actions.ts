@@ -22,7 +22,12 @@ export const deviceActions: ServiceActionsSchema = {
     response: GpodderDevicesAnswer,
     async handler(this: GpodderThis, ctx: Ctx<{ username: string }>): Promise<GpodderDevice[]> {
       const user_id: number = await this.caller(ctx);
-      return (await this.ownDevices(user_id)).map(({ is_default: _default, ...d }: OwnSyncDevice) => d);
+      // The sync API's devices without is_default (which only the web's list shows).
+      return (await this.ownDevices(user_id)).map((own: OwnSyncDevice) => {
+        const d: Partial<OwnSyncDevice> = { ...own };
+        delete d.is_default;
+        return d as GpodderDevice;
+      });
     },
   },
   /** POST /api/2/devices/{username}/{deviceid}.json: creates the device, or changes only the keys given. Answers 200 with no body. */
@@ -98,7 +103,7 @@ export const deviceMethods: ServiceMethods = {
     const have = new Set(known.map((d) => d.device_id));
     const fresh: DeviceDoc[] = wanted.filter((d) => !have.has(d)).map((device_id) => ({ _id: deviceKey(user_id, device_id), user_id, device_id, caption: "", type: "other", group: null, created_at: new Date() }));
     // A refused device is one another process stored under the same key: kept as it is.
-    await this.insertEach(this.stores.gpodder_devices, fresh, async () => null);
+    await this.insertEach(this.stores.gpodder_devices, fresh, () => Promise.resolve(null));
   },
   /** Creates the device unless it exists, then sets these of its fields (after the user's earlier writes here). */
   saveDevice(this: GpodderThis, user_id: number, device_id: string, set: Partial<Pick<DeviceDoc, "caption" | "type">>): Promise<void> {

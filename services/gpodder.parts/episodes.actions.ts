@@ -129,7 +129,7 @@ export const episodeMethods: ServiceMethods = {
     return new Map(newestPerEpisode(actions).map((a) => [`${a.podcast}\n${a.episode}`, a]));
   },
   /** Stores actions under one new clock value (the devices named are created); a device's are then applied to the library. */
-  async storeActions(this: GpodderThis, user_id: number, actions: NewAction[], applyHere = true): Promise<number> {
+  async storeActions(this: GpodderThis, user_id: number, actions: NewAction[], applyHere: boolean = true): Promise<number> {
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (!actions.length) return;
       await this.ensureDevices(user_id, actions.map((a) => a.device).filter((d): d is string => !!d));
@@ -137,7 +137,8 @@ export const episodeMethods: ServiceMethods = {
       const key = rkey(user_id, seq);
       await this.stores.gpodder_actions.insertMany(actions.map((a, i) => ({ _id: first + i, user_id, seq, rkey: key, ...a })));
     });
-    if (applyHere && actions.length) this.applySoon(user_id, false);
+    // In the background: the promise never rejects, and the upload does not wait for it.
+    if (applyHere && actions.length) void this.applySoon(user_id, false);
     return seq;
   },
   /** The user's actions received after `since` (up to the clock, read first), in the order received. */

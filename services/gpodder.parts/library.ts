@@ -81,7 +81,7 @@ export const libraryMethods: ServiceMethods = {
    * (never rejected) settles when the run that includes this call's changes has ended. feeds false: only episode
    * actions came (no feed to subscribe; feeds waiting for a retry wait for the retry round).
    */
-  applySoon(this: GpodderThis, user_id: number, feeds = true): Promise<void> {
+  applySoon(this: GpodderThis, user_id: number, feeds: boolean = true): Promise<void> {
     const running = this.applying.get(user_id);
     if (running) {
       running.rerun = true;
@@ -113,7 +113,7 @@ export const libraryMethods: ServiceMethods = {
     const docs: UserRecord[] = await this.adapter.find({});
     // A record without a clock has nothing received (undefined compared as no clock).
     for (const u of docs) if (u.clock !== undefined && (u.applied_seq ?? 0) < u.clock) users.add(u._id);
-    for (const user_id of users) this.applySoon(user_id);
+    for (const user_id of users) void this.applySoon(user_id); // never rejects; runs in the background
   },
   /** Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. */
   async applyFeeds(this: GpodderThis, user_id: number): Promise<void> {

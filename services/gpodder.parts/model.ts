@@ -263,6 +263,8 @@ export function normaliseActions(body: unknown, defaultDevice: string | null, no
     if (!ACTIONS.includes(action)) throw new BadRequestError(`actions[${i}].action must be one of ${ACTIONS.join(", ")}`);
     const timestamp = a.timestamp === undefined || a.timestamp === null ? fallbackTime : apiTimestamp(a.timestamp);
     if (!timestamp) throw new BadRequestError(`actions[${i}].timestamp is not an ISO 8601 time`);
+    // Whatever JSON value the device sent, stringified as before (DEVICE_ID then refuses what is not an id).
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a device's JSON value, not a typed object
     const device = a.device === undefined || a.device === null || a.device === "" ? defaultDevice : String(a.device);
     if (device !== null && !DEVICE_ID.test(device)) throw new BadRequestError(`actions[${i}].device is not a device id`);
     const guid = typeof a.guid === "string" && a.guid ? a.guid.slice(0, MAX_URL) : null;

@@ -42,8 +42,8 @@ async function simpleList<T>(ctx: ListCtx<unknown>, urls: string[], fmt: string,
 /** The feed URLs of a simple API upload in its format (a JSON list, one URL a line, or OPML). */
 function parseSimpleList(body: unknown, fmt: string): string[] {
   if (fmt === "json") {
-    const parsed = typeof body === "string" ? JSON.parse(body) : body;
-    if (!Array.isArray(parsed) || !parsed.every((u) => typeof u === "string")) throw new BadRequestError("Send a JSON list of feed URLs");
+    const parsed: unknown = typeof body === "string" ? JSON.parse(body) : body;
+    if (!Array.isArray(parsed) || !parsed.every((u): u is string => typeof u === "string")) throw new BadRequestError("Send a JSON list of feed URLs");
     return parsed;
   }
   if (typeof body !== "string") throw new BadRequestError(`Send the ${fmt} list as the request body`);
@@ -198,7 +198,7 @@ export const subscriptionMethods: ServiceMethods = {
       const fresh = changes.filter(([url]) => !state.has(url)).map(([url, subscribed]) => doc(url, subscribed));
       if (fresh.length) await this.stores.gpodder_feeds.insertMany(fresh);
     });
-    if (fromDevice) this.applySoon(user_id);
+    if (fromDevice) void this.applySoon(user_id); // never rejects; the upload does not wait for it
     return seq;
   },
 };

@@ -181,7 +181,7 @@ export const pushMethods: ServiceMethods = {
     };
     const running: Promise<void> = attempt(0);
     this.pending.add(running);
-    running.finally(() => this.pending.delete(running));
+    void running.finally(() => this.pending.delete(running)); // not awaited: sent in the background
   },
   /** Per-user budget of NOTIFY_PER_MINUTE messages in a sliding minute. */
   takeToken(this: NotificationsThis, user_id: number): boolean {

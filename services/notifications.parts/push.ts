@@ -81,14 +81,13 @@ export async function push(s: PushSettingsDoc, msg: PushMessage, timeoutMs: numb
     if (token) headers.Authorization = `Bearer ${token}`;
     const method = s.http_method ?? "POST";
     // A GET webhook gets the message in the query (a GET has no body).
-    const url = method === "GET" ? `${s.http_url}${s.http_url.includes("?") ? "&" : "?"}${new URLSearchParams({ title: msg.title, message: msg.message })}` : s.http_url;
+    const url = method === "GET" ? `${s.http_url}${s.http_url.includes("?") ? "&" : "?"}${new URLSearchParams({ title: msg.title, message: msg.message }).toString()}` : s.http_url;
     await fetchUrl(url, { ...base, method, headers, ...(method === "GET" ? {} : { body: JSON.stringify(msg) }) });
   }
 }
 
 /** ntfy reads the Title header as UTF-8 only when RFC 2047-encoded; plain ASCII goes as is. */
 function encodeHeader(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return /^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text).toString("base64")}?=`;
 }
 

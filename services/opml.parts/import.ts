@@ -12,7 +12,8 @@ export type Outcome = "imported" | "skipped";
 
 /** Why a feed failed, as the user reads it: the error's message, never a credential of the URL. */
 export function failureReason(err: unknown): string {
-  const msg = String((err as Error | null)?.message ?? err ?? "failed");
+  const thrown: unknown = err ?? "failed";
+  const msg = (err as Error | null)?.message ?? String(thrown);
   return msg.replace(/https?:\/\/[^\s)]+/g, (u) => redactUrl(u));
 }
 

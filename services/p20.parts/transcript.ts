@@ -73,9 +73,10 @@ function html(body: string): TranscriptSegment[] {
 }
 
 function json(body: string): TranscriptSegment[] {
-  const doc = JSON.parse(body);
+  const doc: unknown = JSON.parse(body);
+  const list: unknown = Array.isArray(doc) ? doc : (doc as { segments?: unknown } | null)?.segments;
   // Whatever the document holds: each field is checked or converted below.
-  const segments: Record<string, unknown>[] = Array.isArray(doc) ? doc : Array.isArray(doc?.segments) ? doc.segments : [];
+  const segments = (Array.isArray(list) ? list : []) as Record<string, unknown>[];
   return segments
     .filter((s) => s && typeof s === "object" && typeof (s.body ?? s.text) === "string")
     .map((s) => ({

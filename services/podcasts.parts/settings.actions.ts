@@ -104,7 +104,7 @@ export const settingsActions: ServiceActionsSchema = {
           set.podcast_id = target._id;
           set.key = `${p.user_id}:${target._id}`;
           // The user's queue, history and states of the old feed's episodes go, as on unsubscribe.
-          subscriptionsRemoved.emit(ctx, { user_id: p.user_id, podcast_id: pod._id });
+          void subscriptionsRemoved.emit(ctx, { user_id: p.user_id, podcast_id: pod._id });
           this.feedsChanged(ctx, p.user_id, [target], [pod]);
         }
       }

@@ -268,8 +268,10 @@ export const subscribeMethods: ServiceMethods = {
     this.logger.info("podcast added", { podcast_id: pod._id, feed_url: redactUrl(fetched.final_url) });
     const ordered = newestFirst(parsed.episodes);
     const recent = ordered.slice(0, config.addPodcastSyncEpisodes);
-    const { episodes: _all, ...channel } = parsed;
-    const meta = { ...fetched, feed: channel };
+    // The channel without its episodes (synced apart).
+    const channel: Partial<typeof parsed> = { ...parsed };
+    delete channel.episodes;
+    const meta = { ...fetched, feed: channel as Omit<typeof parsed, "episodes"> };
     const first: SyncResult = await syncEpisodes(ctx, { podcast_id: pod._id, episodes: recent, announce: false });
     if (ordered.length > recent.length) {
       await this.applyFeed(pod._id, meta, first, false);
@@ -323,12 +325,12 @@ export const subscribeMethods: ServiceMethods = {
     this.logger.info("unsubscribed", { user_id: sub.user_id, podcast_id: sub.podcast_id });
     this.feedsChanged(ctx, sub.user_id, [], [await this.adapter.findOne({ _id: sub.podcast_id })]);
     // Owners of queue, history, saves, downloads and episode states remove theirs.
-    subscriptionsRemoved.emit(ctx, { user_id: sub.user_id, podcast_id: sub.podcast_id });
+    void subscriptionsRemoved.emit(ctx, { user_id: sub.user_id, podcast_id: sub.podcast_id });
   },
   /** Tells sync servers (podcasts.feeds_changed) of feeds a user added or removed; those behind credentials and local folders are not theirs to know. */
   feedsChanged(this: PodcastsThis, ctx: Emitter, user_id: number, added: (PodcastDoc | null)[], removed: (PodcastDoc | null)[], origin?: string) {
     const urls = (pods: (PodcastDoc | null)[]) => pods.filter((p): p is PodcastDoc => !!p && !p.username && !isLocalFeed(p.feed_url)).map((p) => p.feed_url);
     const event: FeedsChangedEvent = { user_id, added: urls(added), removed: urls(removed), origin: origin ?? null };
-    if (event.added.length || event.removed.length) podcastsFeedsChanged.emit(ctx, event);
+    if (event.added.length || event.removed.length) void podcastsFeedsChanged.emit(ctx, event);
   },
 };

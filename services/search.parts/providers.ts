@@ -14,31 +14,43 @@ export function signDirectory(key: string, secret: string, now = Date.now()): Re
   return { "X-Auth-Key": key, "X-Auth-Date": date, Authorization: authorization };
 }
 
-/** A provider's JSON (the directory's and the store's): any, as they publish no types; each field is read defensively. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the directory's and the store's JSON have no type
-type ProviderJson = any;
+/** A JSON object of a provider (the directory's and the store's publish no types): each field is read defensively. */
+type JsonObject = Record<string, unknown>;
 
-function directoryGet(path: string, query: Record<string, string>): Promise<ProviderJson> {
+/** A person-search episode of the directory: the fields of its podcast read here. */
+interface DirectoryEpisode {
+  feedId?: unknown;
+  feedTitle?: unknown;
+  feedUrl?: unknown;
+  feedAuthor?: unknown;
+  feedImage?: unknown;
+  feedItunesId?: unknown;
+  feedLanguage?: unknown;
+}
+
+async function directoryGet(path: string, query: Record<string, string>): Promise<JsonObject> {
   if (!config.apiKey) throw new InternalServerError("API_KEY not set");
   if (!config.apiSecret) throw new InternalServerError("API_SECRET not set");
-  const url = `${config.directoryApiUrl.replace(/\/$/, "")}${path}?${new URLSearchParams(query)}`;
-  return fetchProviderJson("directory", url, signDirectory(config.apiKey, config.apiSecret));
+  const url = `${config.directoryApiUrl.replace(/\/$/, "")}${path}?${new URLSearchParams(query).toString()}`;
+  // A JSON object or array (fetchProviderJson): an array's fields read as absent below.
+  const data: unknown = await fetchProviderJson("directory", url, signDirectory(config.apiKey, config.apiSecret));
+  return data as JsonObject;
 }
 
 /** Third-party names inside identifiers become the neutral words (storeId for the store's id). */
-function neutralFeed(feed: ProviderJson): ProviderJson {
+function neutralFeed(feed: unknown): unknown {
   if (!feed || typeof feed !== "object" || Array.isArray(feed)) return feed;
-  const { itunesId, ...rest } = feed;
+  const { itunesId, ...rest } = feed as JsonObject;
   return { ...rest, storeId: itunesId ?? null };
 }
 
-function neutralEpisode(item: ProviderJson): ProviderJson {
-  const { feedItunesId, ...rest } = item ?? {};
+function neutralEpisode(item: unknown): JsonObject {
+  const { feedItunesId, ...rest } = (item ?? {}) as JsonObject;
   return { ...rest, feedStoreId: feedItunesId ?? null };
 }
 
 /** The feed fields of the directory search response, from a person-search episode (what it knows of its podcast). */
-function feedOfEpisode(item: ProviderJson): ProviderJson {
+function feedOfEpisode(item: DirectoryEpisode): JsonObject {
   return {
     id: item.feedId, title: item.feedTitle ?? "", url: item.feedUrl ?? "", originalUrl: item.feedUrl ?? "", link: "",
     description: "", author: item.feedAuthor ?? "", ownerName: "", image: item.feedImage ?? "", artwork: item.feedImage ?? "",
@@ -48,15 +60,16 @@ function feedOfEpisode(item: ProviderJson): ProviderJson {
   };
 }
 
-export async function directorySearch(term: string, type: "term" | "person"): Promise<ProviderJson> {
+export async function directorySearch(term: string, type: "term" | "person"): Promise<JsonObject> {
   if (type === "term") {
     const data = await directoryGet("/search/byterm", { q: term });
     return { ...data, feeds: Array.isArray(data.feeds) ? data.feeds.map(neutralFeed) : [] };
   }
   // byperson answers episodes; the podcasts they belong to are the feeds of the response, the episodes stay in items.
   const data = await directoryGet("/search/byperson", { q: term });
-  const items = Array.isArray(data.items) ? data.items : [];
-  const feeds = new Map<number, ProviderJson>();
+  const items = (Array.isArray(data.items) ? data.items : []) as (DirectoryEpisode | null | undefined)[];
+  // Keyed by the directory's feed id as it came (a number).
+  const feeds = new Map<unknown, JsonObject>();
   for (const item of items) if (item?.feedId != null && !feeds.has(item.feedId)) feeds.set(item.feedId, feedOfEpisode(item));
   return {
     status: data.status ?? "true", feeds: [...feeds.values()], count: feeds.size,
@@ -64,14 +77,16 @@ export async function directorySearch(term: string, type: "term" | "person"): Pr
   };
 }
 
-export async function directoryPodcast(id: string): Promise<ProviderJson> {
+export async function directoryPodcast(id: string): Promise<JsonObject> {
   const data = await directoryGet("/podcasts/byfeedid", { id });
+  const feed = data.feed as { id?: unknown } | null | undefined;
   // An unknown id comes back as 200 with an empty feed (an empty array).
-  if (!data.feed || Array.isArray(data.feed) || !data.feed.id) throw new NotFoundError("Podcast not found");
-  return { ...data, feed: neutralFeed(data.feed) };
+  if (!feed || Array.isArray(feed) || !feed.id) throw new NotFoundError("Podcast not found");
+  return { ...data, feed: neutralFeed(feed) };
 }
 
-export function storeSearch(term: string): Promise<ProviderJson> {
+export async function storeSearch(term: string): Promise<unknown> {
   const query = new URLSearchParams({ term, media: "podcast", entity: "podcast", limit: "50" });
-  return fetchProviderJson("store", `${config.storeApiUrl.replace(/\/$/, "")}/search?${query}`);
+  const data: unknown = await fetchProviderJson("store", `${config.storeApiUrl.replace(/\/$/, "")}/search?${query.toString()}`);
+  return data;
 }

@@ -17,9 +17,35 @@ const NOT_INSTALLED = "the external extraction tool is unavailable (tool not ins
 
 type Failure = "search" | "fetch";
 
-/** The tool's JSON (yt-dlp's --dump-single-json): any, as yt-dlp gives no types; each field is read defensively. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- yt-dlp's JSON has no type
-type ToolJson = any;
+/** A thumbnail in the tool's JSON: the fields read here. */
+interface ToolThumbnail {
+  id?: string;
+  url?: string;
+  width?: number;
+}
+
+/** A video in the tool's JSON (a search hit, or an entry of a channel's list): the fields read here, each defensively. */
+interface ToolEntry {
+  id?: string;
+  title?: string | null;
+  description?: string | null;
+  url?: string | null;
+  duration?: number | null;
+  timestamp?: number | null;
+  release_timestamp?: number | null;
+  upload_date?: string | null;
+  channel?: string | null;
+  uploader?: string | null;
+  channel_id?: string | null;
+  channel_url?: string | null;
+  channel_thumbnails?: unknown;
+  thumbnails?: unknown;
+}
+
+/** The tool's JSON (yt-dlp's --dump-single-json of a search or of a channel's videos): the fields read here. */
+interface ToolJson extends ToolEntry {
+  entries?: (ToolEntry | null)[];
+}
 
 function toolFailure(what: Failure, err: ExecFileException, stderr: string, logger?: LoggerInstance): Error {
   if (err?.code === "ENOENT" || err?.code === "EACCES") return new InternalServerError(NOT_INSTALLED);
@@ -51,15 +77,15 @@ function runTool(what: Failure, target: string, extra: string[], logger?: Logger
 
 function spawnTool(what: Failure, target: string, extra: string[], logger?: LoggerInstance): Promise<ToolJson> {
   const args = ["--ignore-config", "--flat-playlist", "--dump-single-json", "--no-warnings", ...extra, "--", target];
-  return new Promise((resolve, reject) => {
+  return new Promise<ToolJson>((resolve, reject) => {
     execFile(
       config.ytdlpPath, args,
       { env: process.env, timeout: config.searchProviderTimeoutMs, killSignal: "SIGKILL", maxBuffer: 32 * 1024 * 1024, windowsHide: true },
       (err: ExecFileException | null, stdout: string, stderr: string) => {
         if (err) return reject(toolFailure(what, err, String(stderr ?? ""), logger));
         try {
-          const data = JSON.parse(stdout);
-          if (data && typeof data === "object") return resolve(data);
+          const data: unknown = JSON.parse(stdout);
+          if (data && typeof data === "object") return resolve(data); // read as ToolJson: each field defensively
         } catch { /* reported below */ }
         reject(new InternalServerError("Failed to parse response body"));
       },
@@ -72,11 +98,12 @@ function base(): string {
 }
 
 /** The best thumbnail: the uncropped avatar when there is one, else the widest. */
-function bestThumbnail(thumbnails: ToolJson): string {
+function bestThumbnail(thumbnails: unknown): string {
   if (!Array.isArray(thumbnails) || thumbnails.length === 0) return "";
-  const avatar = thumbnails.find((t) => t?.id === "avatar_uncropped");
+  const list = thumbnails as (ToolThumbnail | null)[];
+  const avatar = list.find((t) => t?.id === "avatar_uncropped");
   if (avatar?.url) return avatar.url;
-  const widest = [...thumbnails].filter((t) => t?.url).sort((a, b) => (b.width ?? 0) - (a.width ?? 0))[0];
+  const widest = list.filter((t): t is ToolThumbnail => !!t?.url).sort((a, b) => (b.width ?? 0) - (a.width ?? 0))[0];
   return widest?.url ?? "";
 }
 
@@ -86,7 +113,7 @@ export function isoDuration(seconds: unknown): string {
   return `PT${Math.floor(s / 60)}M${s % 60}S`;
 }
 
-function publishedAt(entry: ToolJson): string | null {
+function publishedAt(entry: ToolEntry): string | null {
   const ts = entry.timestamp ?? entry.release_timestamp;
   if (typeof ts === "number") return new Date(ts * 1000).toISOString();
   const day = /^(\d{4})(\d{2})(\d{2})$/.exec(String(entry.upload_date ?? ""));
@@ -100,7 +127,7 @@ export async function searchChannels(query: string, logger?: LoggerInstance): Pr
   const seen = new Set<string>();
   for (const entry of Array.isArray(data.entries) ? data.entries : []) {
     const id = entry?.channel_id;
-    if (typeof id !== "string" || !id || seen.has(id)) continue;
+    if (!entry || typeof id !== "string" || !id || seen.has(id)) continue;
     seen.add(id);
     results.push({
       channelId: id,
@@ -117,10 +144,10 @@ export async function searchChannels(query: string, logger?: LoggerInstance): Pr
 /** A channel with its 15 most recent videos; 404 when it does not exist or has none. */
 export async function channelDetails(id: string, logger?: LoggerInstance): Promise<VidsiteChannelDetails> {
   const data = await runTool("fetch", `${vidsiteChannelUrl(id)}/videos`, ["--playlist-end", String(MAX_VIDEOS)], logger);
-  const entries = (Array.isArray(data.entries) ? data.entries : []).filter((e: ToolJson) => typeof e?.id === "string");
+  const entries = (Array.isArray(data.entries) ? data.entries : []).filter((e): e is ToolEntry & { id: string } => typeof e?.id === "string");
   if (entries.length === 0) throw new NotFoundError("Channel not found or has no videos");
   const channelId = String(data.channel_id ?? data.id ?? id);
-  const recentVideos: VidsiteVideo[] = entries.slice(0, MAX_VIDEOS).map((e: ToolJson) => ({
+  const recentVideos: VidsiteVideo[] = entries.slice(0, MAX_VIDEOS).map((e) => ({
     id: e.id,
     title: String(e.title ?? ""),
     description: String(e.description ?? ""),

@@ -28,7 +28,7 @@ interface LoginFlowJson {
 
 function jsonOf(body: Buffer | null): LoginFlowJson | null {
   try {
-    return JSON.parse(body?.toString("utf8") || "null");
+    return JSON.parse(body?.toString("utf8") || "null") as LoginFlowJson | null; // its fields are checked by the callers
   } catch {
     throw new BadRequestError("The server did not answer like Nextcloud");
   }
@@ -60,10 +60,11 @@ export const cloudsyncActions: ServiceActionsSchema = {
       if (await this.pollLogin(p, rights)) return { detail: "Cloudsync server added", status: "connected" };
       const started = Date.now();
       this.stopPolling(p.user_id);
-      const timer = setInterval(async () => {
+      const poll = async () => {
         const done = await this.pollLogin(p, rights).catch(() => false);
         if (done || Date.now() - started > POLL_FOR_MS) this.stopPolling(p.user_id);
-      }, POLL_EVERY_MS);
+      };
+      const timer = setInterval(() => void poll(), POLL_EVERY_MS);
       timer.unref();
       this.loginPolls.set(p.user_id, timer);
       return { detail: "Waiting for the login to be approved in Nextcloud", status: "pending" };

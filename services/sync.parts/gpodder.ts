@@ -27,7 +27,8 @@ export interface EpisodeAction {
   podcast: string;
   episode: string;
   device?: string;
-  action: "play" | "download" | "delete" | "new" | string;
+  /** "play", "download", "delete" or "new" (any case, as devices send it). */
+  action: string;
   timestamp?: string;
   started?: number;
   position?: number;
@@ -121,7 +122,7 @@ export class GpodderClient {
   private async json<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
     const res = await this.request(method, path, body);
     try {
-      return JSON.parse(res.body?.toString("utf8") || "null");
+      return JSON.parse(res.body?.toString("utf8") || "null") as T; // the caller reads it defensively
     } catch {
       throw new OutboundHttpError("http_status", `${this.base}${path.split("?")[0]}`, "the sync server did not answer JSON", res.status);
     }

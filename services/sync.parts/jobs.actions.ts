@@ -39,8 +39,10 @@ export const jobMethods: ServiceMethods = {
     const task_id = (res.created[0] ?? res.existing[0]).id;
     const done: TaskRecord | null = await this.waitForTask(ctx, task_id, config.syncWaitMs);
     if (done?.status === "SUCCESS") {
-      const { message: _message, ...summary } = done.result as SyncSummary & { message: string };
-      return { success: true, detail: "Sync complete", message: "Sync complete", task_id, ...summary };
+      // The task's result without its own message (the answer's message is this one).
+      const summary: Partial<SyncSummary & { message: string }> = { ...(done.result as SyncSummary & { message: string }) };
+      delete summary.message;
+      return { success: true, detail: "Sync complete", message: "Sync complete", task_id, ...(summary as SyncSummary) };
     }
     if (done) {
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: user_id });

@@ -48,7 +48,7 @@ export const ownServerMethods: ServiceMethods = {
       sync_type: own ? (external ? "both" : "gpodder") : external ? "external" : s ? "nextcloud" : "None",
       podsync_enabled: own,
       external_enabled: external,
-      external_url: external ? s!.server_url : null,
+      external_url: external ? s.server_url : null,
       // Where phones reach this server's own sync routes.
       api_url: own ? publicOrigin(ctx.meta) || null : null,
     };

@@ -296,7 +296,7 @@ export const podsyncMethods: ServiceMethods = {
     return { success: true, detail, message: detail, failed_feeds };
   },
   async verifyLogin(this: SyncThis, acc: GpodderAccount, flavor: SyncSettingsDoc["sync_type"] = "gpodder"): Promise<void> {
-    await login(new GpodderClient(acc, flavor), async () => undefined);
+    await login(new GpodderClient(acc, flavor), () => Promise.resolve(undefined));
   },
   async saveAccount(this: SyncThis, user_id: number, sync_type: SyncSettingsDoc["sync_type"], server_url: string, username: string, password: string, rights: SyncSettingsDoc["rights"]): Promise<void> {
     const doc: SyncSettingsDoc = {

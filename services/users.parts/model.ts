@@ -174,7 +174,7 @@ export function getter<T extends TSchema>(field: keyof Settings, key: string, re
     params: userIdParam,
     response,
     async handler(this: UsersThis, ctx: Ctx<{ user_id: number }>): Promise<Static<T>> {
-      return { [key]: this.settingsOf(await this.getUser(ctx.params.user_id))[field] } as Static<T>;
+      return { [key]: this.settingsOf(await this.getUser(ctx.params.user_id))[field] };
     },
   };
 }

@@ -40,8 +40,15 @@ export const ImageAnswer = Binary("image/*", "The image, with its own Content-Ty
 export const ByMediaType = <T extends TSchema>(description: string, byType: Record<string, T>) =>
   Type.Union(Object.entries(byType).map(([mediaType, schema]) => ({ ...schema, [MEDIA_TYPE]: mediaType })), { description });
 
+/** A member of a ByMediaType answer: a schema marked with its media type. */
+export type MediaTypeMember = Record<string, unknown> & { [MEDIA_TYPE]: string };
+
 /** Whether a schema (as TypeBox builds it or as JSON from the registry) is a ByMediaType answer. */
-export const byMediaType = (schema: any): boolean => Array.isArray(schema?.anyOf) && schema.anyOf.length > 0 && schema.anyOf.every((m: any) => m?.[MEDIA_TYPE]);
+export const byMediaType = (schema: unknown): schema is { anyOf: MediaTypeMember[] } => {
+  // Any value may come in (a schema is an object, or true/false): only anyOf and its members' marker are read.
+  const anyOf = (schema as { anyOf?: unknown } | null | undefined)?.anyOf;
+  return Array.isArray(anyOf) && anyOf.length > 0 && anyOf.every((m: Record<string, unknown> | null | undefined) => m?.[MEDIA_TYPE]);
+};
 
 /** 200 with an empty body (the action returns null), where the protocol's clients count an empty body as success. */
 export const NoBody = (description: string) => Type.Null({ description });

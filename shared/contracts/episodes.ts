@@ -162,8 +162,20 @@ export interface EpisodeP20 {
   episode_id: number;
   podcast_id: number;
   title: string;
-  p20: Record<string, any>;
+  p20: EpisodeP20Fields;
 }
+
+/**
+ * An episode's Podcasting 2.0 data as the feed parser read it: the fields services/episodes.parts/model.ts keeps
+ * (P20_FIELDS). Partial: a record stored before a field was kept lacks it.
+ */
+export type EpisodeP20Fields = Partial<
+  Pick<
+    import("../feed-parser").ParsedEpisode,
+    | "transcripts" | "chapters" | "soundbites" | "persons" | "values" | "podcast_season" | "podcast_episode"
+    | "alternate_enclosures" | "locations" | "license" | "images" | "txt" | "social_interacts" | "keywords" | "itunes_block"
+  >
+>;
 
 /**
  * What one collection holds (services/collections.service.ts): episodes added one by one, podcasts

@@ -57,8 +57,20 @@ export interface LibraryFeed {
 export interface PodcastP20 {
   podcast_id: number;
   title: string;
-  p20: Record<string, any>;
+  p20: PodcastP20Fields;
 }
+
+/**
+ * A podcast's Podcasting 2.0 channel data as the feed parser read it: the fields services/podcasts.parts/model.ts
+ * keeps (P20_CHANNEL_FIELDS). Partial: a record stored before a field was kept lacks it.
+ */
+export type PodcastP20Fields = Partial<
+  Pick<
+    ParsedFeed,
+    | "podcast_guid" | "medium" | "locked" | "locked_owner" | "funding" | "persons" | "values" | "locations" | "license"
+    | "trailers" | "images" | "txt" | "podroll" | "publisher" | "blocks" | "podping" | "chat" | "live_items" | "keywords" | "itunes_type"
+  >
+>;
 
 /** podcasts.search_podcasts result item: a subscribed podcast whose title, author or description matched, as search_data answers it. */
 export type PodcastSearchHit = SearchPodcastEntry;

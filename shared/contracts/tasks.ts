@@ -51,7 +51,8 @@ export interface CreateTasksResult {
 
 /** A job handed to a worker by tasks.claim: the record plus what the worker needs to run it. */
 export interface ClaimedTask extends TaskRecord {
-  payload: Record<string, any>;
+  /** The payload the job was created with (CreateTaskParams): its job type's own shape (ImportFeedPayload...), read as such by the worker. */
+  payload: object;
   /** Runs so far, this one included. */
   attempts: number;
   /** This claim's token: progress, retry and finish name it; a later claim (even by the same worker) voids it. */

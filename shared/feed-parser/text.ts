@@ -34,7 +34,7 @@ const HTML_ENTITIES =
   "mdash:2014 lsquo:2018 rsquo:2019 sbquo:201a ldquo:201c rdquo:201d bdquo:201e dagger:2020 " +
   "Dagger:2021 permil:2030 lsaquo:2039 rsaquo:203a euro:20ac";
 
-const NAMED: Record<string, string> = Object.create(null);
+const NAMED = Object.create(null) as Record<string, string>;
 for (const pair of HTML_ENTITIES.split(" ")) {
   const [name, hex] = pair.split(":");
   NAMED[name] = String.fromCodePoint(...hex.split("+").map((h) => parseInt(h, 16)));

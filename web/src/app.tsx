@@ -105,7 +105,7 @@ function Shell() {
             Podcasts
           </a>
           <span class="muted who">{session.value!.username}</span>
-          <button type="button" class="link" onClick={() => signOut()}>
+          <button type="button" class="link" onClick={() => void signOut()}>
             Sign out
           </button>
         </header>

@@ -42,7 +42,8 @@ function useEngine(section: { current: HTMLElement | null }) {
       }),
       effect(() => setMediaMetadata(nowPlaying.value, view.artwork.value)),
       effect(() => {
-        view.time.value;
+        // Read only to subscribe: the position state follows every time update.
+        void view.time.value;
         setPositionState();
       }),
       bindMediaSession(),

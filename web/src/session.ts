@@ -16,7 +16,8 @@ const STORAGE = "podcast-server.session";
 
 function stored(): Session | null {
   try {
-    const s = JSON.parse(localStorage.getItem(STORAGE) ?? "null");
+    // What setSession wrote, unless the storage was changed by hand: the two fields every page needs are checked.
+    const s = JSON.parse(localStorage.getItem(STORAGE) ?? "null") as Partial<Session> | null;
     return s && typeof s.key === "string" && Number.isInteger(s.user_id) ? (s as Session) : null;
   } catch {
     return null;

@@ -21,7 +21,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
       (data) => mine === turn.current && setState({ data, error: null, loading: false }),
       (err) => mine === turn.current && setState((s) => ({ ...s, error: errorText(err), loading: false })),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The caller's deps say when to load again: `load` is a new function at every render.
   }, deps);
   useEffect(run, [run]);
   return { ...state, reload: run };

@@ -33,9 +33,9 @@ function DownloadBackup() {
   // The blob stays in memory while its link is offered; let it go when replaced or when the page closes.
   useEffect(() => () => file && URL.revokeObjectURL(file.url), [file]);
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    await form.run(async () => {
+    void form.run(async () => {
       const pending = api.POST("/api/data/backup_server", { body: { database_pass: password, gzip }, parseAs: "blob" });
       const blob = await ok(pending);
       const disposition = (await pending).response.headers.get("Content-Disposition") ?? "";
@@ -130,7 +130,7 @@ function BackupFiles({ files, error, loading, reload }: { files?: BackupFile[]; 
                     question={asking.what === "restore" ? `Restore ${f.filename}? ${REPLACES_ALL}` : `Delete ${f.filename} from the server? This cannot be undone.`}
                     yes={asking.what === "restore" ? `Yes, restore ${f.filename}` : `Yes, delete ${f.filename}`}
                     busy={form.busy}
-                    onYes={() => act(f.filename, asking.what)}
+                    onYes={() => void act(f.filename, asking.what)}
                     onNo={() => setAsking(null)}
                   />
                 )}
@@ -150,7 +150,7 @@ function RestoreUpload() {
   const submit = (e: Event) => {
     e.preventDefault();
     if (!file) return;
-    form.run(async () => {
+    void form.run(async () => {
       const done = await ok(
         api.POST("/api/data/restore_server", {
           body: { backup_file: file.name },
@@ -200,7 +200,7 @@ function Schedule({ onRan }: { onRan: () => void }) {
   const enabledValue = enabled ?? s?.enabled ?? false;
   const submit = (e: Event) => {
     e.preventDefault();
-    form.run(async () => {
+    void form.run(async () => {
       const done = await ok(api.POST("/api/data/schedule_backup", { body: { cron_schedule: cronValue.trim(), enabled: enabledValue } }));
       stored.reload();
       onRan();

@@ -38,7 +38,7 @@ export function Switch({ label, hint, read, flip, said }: { label: string; hint?
   const form = useAction();
   useEffect(() => {
     read().then(setOn, (err) => setLoadError(errorText(err)));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Read once, when the switch appears: `read` is a new function at every render of the caller.
   }, []);
   const change = async (want: boolean) => {
     // The box shows the wanted state at once (a re-render while the request runs must not flip it back).
@@ -54,7 +54,7 @@ export function Switch({ label, hint, read, flip, said }: { label: string; hint?
   return (
     <div class="switch">
       <label class="check">
-        <input type="checkbox" checked={!!on} disabled={on === null || form.busy} onChange={(e) => change(e.currentTarget.checked)} />
+        <input type="checkbox" checked={!!on} disabled={on === null || form.busy} onChange={(e) => void change(e.currentTarget.checked)} />
         {label}
       </label>
       {hint && <p class="muted hint">{hint}</p>}

@@ -81,7 +81,7 @@ function MailSettings({ initial, configured }: { initial: MailForm; configured: 
   };
   const sendTest = (e: Event) => {
     e.preventDefault();
-    test.run(async () => {
+    void test.run(async () => {
       // Fields left empty fall back to the saved settings.
       const given = Object.fromEntries(Object.entries(settings()).filter(([, x]) => x !== "" && x !== 0 && !Number.isNaN(x)));
       const answer = await ok(api.POST("/api/data/send_test_email", { body: { ...given, to_email: to.trim() } }));
@@ -92,7 +92,7 @@ function MailSettings({ initial, configured }: { initial: MailForm; configured: 
   return (
     <>
       {!saved && <p>Mail is not set up yet: people cannot reset a forgotten password by e-mail.</p>}
-      <form class="stack" aria-label="Mail settings" onSubmit={submit}>
+      <form class="stack" aria-label="Mail settings" onSubmit={(e) => void submit(e)}>
         <label>
           SMTP host
           <input {...text("server_name")} required maxLength={255} autoComplete="off" placeholder="smtp.example.org" />

@@ -71,7 +71,7 @@ function MetadataForm({ initial }: { initial: Metadata }) {
   );
   const submit = (e: Event) => {
     e.preventDefault();
-    form.run(async () => {
+    void form.run(async () => {
       await ok(api.POST("/api/data/download_metadata_settings", { body: v }));
       return "Download settings saved.";
     });
@@ -99,7 +99,7 @@ function MetadataForm({ initial }: { initial: Metadata }) {
 
 function Upkeep() {
   const form = useAction();
-  const job = (fn: () => Promise<string>) => () => form.run(fn);
+  const job = (fn: () => Promise<string>) => () => void form.run(fn);
   return (
     <section aria-labelledby="upkeep-h">
       <h2 id="upkeep-h">Upkeep</h2>

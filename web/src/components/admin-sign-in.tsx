@@ -98,7 +98,7 @@ function ProviderRow({ provider: p, list, reload }: { provider: Provider; list: 
             question={`Remove ${p.provider_name}? Its button leaves the sign-in page; accounts made through it stay, but sign in with a password from now on.`}
             yes={`Yes, remove ${p.provider_name}`}
             busy={list.busy}
-            onYes={() => remove().then((done) => done || setMode("view"))}
+            onYes={() => void remove().then((done) => done || setMode("view"))}
             onNo={() => setMode("view")}
           />
         )}
@@ -156,7 +156,7 @@ function ProviderForm({ provider, onDone, onCancel }: { provider?: Provider; onD
   };
 
   return (
-    <form class="stack sub-form" aria-label={name} onSubmit={submit}>
+    <form class="stack sub-form" aria-label={name} onSubmit={(e) => void submit(e)}>
       {FIELDS.map(([key, label, type]) => {
         const common = {
           value: v[key],

@@ -97,7 +97,7 @@ function UserRow({ user, list, reload }: { user: User; list: Action; reload: () 
         </p>
         <div class="actions">
           <label class="check">
-            <input type="checkbox" checked={admin} disabled={self || list.busy} onChange={(e) => setAdmin(e.currentTarget.checked)} />
+            <input type="checkbox" checked={admin} disabled={self || list.busy} onChange={(e) => void setAdmin(e.currentTarget.checked)} />
             Admin rights<span class="visually-hidden"> {name}</span>
           </label>
           <button type="button" class="secondary" aria-label={`Edit ${name}`} aria-expanded={mode === "edit"} onClick={() => setMode(mode === "edit" ? "view" : "edit")}>
@@ -115,7 +115,7 @@ function UserRow({ user, list, reload }: { user: User; list: Action; reload: () 
             question={`Remove ${name} (${user.email})? Their subscriptions, history, downloads and keys go too. This cannot be undone.`}
             yes={`Yes, remove ${name}`}
             busy={list.busy}
-            onYes={() => remove().then((done) => done || setMode("view"))}
+            onYes={() => void remove().then((done) => done || setMode("view"))}
             onNo={() => setMode("view")}
           />
         )}
@@ -163,7 +163,7 @@ function EditUser({ user, onClose, onSaved }: { user: User; onClose: () => void;
   };
 
   return (
-    <form class="stack sub-form" aria-label={`Edit ${user.username}`} onSubmit={save}>
+    <form class="stack sub-form" aria-label={`Edit ${user.username}`} onSubmit={(e) => void save(e)}>
       <label>
         Username
         <input value={username} required maxLength={64} autoComplete="off" onInput={(e) => setUsername(e.currentTarget.value)} />
@@ -218,7 +218,7 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
   return (
     <section aria-labelledby="add-user-h">
       <h2 id="add-user-h">Add user</h2>
-      <form class="stack" aria-labelledby="add-user-h" onSubmit={add}>
+      <form class="stack" aria-labelledby="add-user-h" onSubmit={(e) => void add(e)}>
         <label>
           Username
           <input {...field("username")} required maxLength={64} autoComplete="off" />

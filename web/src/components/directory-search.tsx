@@ -73,7 +73,7 @@ function Result({ found: f, n }: { found: Found; n: number }) {
               Subscribed: open
             </a>
           ) : (
-            <button type="button" onClick={subscribe} aria-describedby={titleId}>
+            <button type="button" onClick={() => void subscribe()} aria-describedby={titleId}>
               Subscribe
             </button>
           )}
@@ -103,7 +103,7 @@ export function DirectorySearch() {
   return (
     <section aria-labelledby="directory-h">
       <h2 id="directory-h">Find new podcasts</h2>
-      <form class="search-form" role="search" aria-label="Directory search" onSubmit={submit}>
+      <form class="search-form" role="search" aria-label="Directory search" onSubmit={(e) => void submit(e)}>
         <label>
           Search podcasts
           <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />

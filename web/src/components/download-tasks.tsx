@@ -37,7 +37,7 @@ export function useTaskSocket(user_id: number, key: string, onUpdate: (task: Tas
       socket.onmessage = (m) => {
         let msg: Message;
         try {
-          msg = JSON.parse(String(m.data));
+          msg = JSON.parse(String(m.data)) as Message;
         } catch {
           return;
         }

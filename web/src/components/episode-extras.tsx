@@ -39,11 +39,17 @@ interface Segment {
 
 const SEGMENTS_STEP = 200;
 
+/** A stored segment is any JSON: one without its text and start is skipped. */
+function isSegment(s: unknown): s is Segment {
+  const o = s as { text?: unknown; start?: unknown } | null | undefined;
+  return typeof o?.text === "string" && typeof o?.start === "number";
+}
+
 function parseSegments(raw: string | null): Segment[] {
   if (!raw) return [];
   try {
     const list: unknown = JSON.parse(raw);
-    return Array.isArray(list) ? list.filter((s): s is Segment => typeof s?.text === "string" && typeof s?.start === "number") : [];
+    return Array.isArray(list) ? list.filter(isSegment) : [];
   } catch {
     return [];
   }

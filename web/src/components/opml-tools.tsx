@@ -39,10 +39,10 @@ export function OpmlTools({ onImported }: { onImported: () => void }) {
     if (importing.busy) return;
     const chosen = file.current?.files?.[0];
     if (!chosen) {
-      importing.run(() => Promise.reject(new Error("Choose an OPML file first.")));
+      void importing.run(() => Promise.reject(new Error("Choose an OPML file first.")));
       return;
     }
-    importing.run(async () => {
+    void importing.run(async () => {
       const user_id = me().user_id;
       const opml = await chosen.text();
       const res = await ok(api.POST("/api/data/import_opml", { body: { user_id, opml } }));
@@ -80,7 +80,7 @@ export function OpmlTools({ onImported }: { onImported: () => void }) {
           <button type="submit">
             Import
           </button>
-          <button type="button" class="secondary" onClick={doExport}>
+          <button type="button" class="secondary" onClick={() => void doExport()}>
             Export OPML
           </button>
         </div>

@@ -31,7 +31,7 @@ export function usePaged<T>(load: (offset: number, limit: number) => Promise<Pag
     );
   };
   const reload = () => fetchAt(0, ++turn.current, []);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
+  // The caller's deps say when the first page loads again (`reload` is a new function at every render).
   useEffect(reload, deps);
   return {
     ...state,

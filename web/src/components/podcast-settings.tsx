@@ -30,7 +30,7 @@ export function PodcastSettings({ podcastId }: { podcastId: number }) {
   const save = useAction();
 
   const apply = (what: string, fn: () => Promise<unknown>) =>
-    save.run(async () => {
+    void save.run(async () => {
       await fn();
       return `${what} saved.`;
     });
@@ -39,7 +39,7 @@ export function PodcastSettings({ podcastId }: { podcastId: number }) {
   const onSkip = (which: "start_skip" | "end_skip", raw: string) => {
     const n = Number(raw);
     if (!Number.isInteger(n) || n < 0 || n > 3600) {
-      save.run(() => Promise.reject(new Error("Skip times are whole seconds from 0 to 3600.")));
+      void save.run(() => Promise.reject(new Error("Skip times are whole seconds from 0 to 3600.")));
       return;
     }
     // Only the changed one is sent: the server keeps the other as it is.

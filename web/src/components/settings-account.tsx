@@ -47,17 +47,18 @@ function OneField(props: { label: string; initial: string; type?: "email" | "tex
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    action.run(async () => {
+    void action.run(async () => {
       await props.save(value.trim());
       return props.saved;
     });
   };
+  const input = { autocomplete: props.autocomplete, required: true, value, onInput: (e: { currentTarget: HTMLInputElement }) => setValue(e.currentTarget.value) };
   return (
     <form class="stack card-form" onSubmit={submit}>
       <label>
         {props.label}
-        {/* The cast: Preact's input types tie each type to its own attributes, and a union of two fits none. */}
-        <input type={(props.type ?? "text") as "text"} autocomplete={props.autocomplete} required value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        {/* One element per type: Preact's typings tie an input's other attributes to its type. */}
+        {props.type === "email" ? <input type="email" {...input} /> : <input type="text" {...input} />}
       </label>
       <FormEnd of={action} submit={`Save ${props.label.toLowerCase()}`} />
     </form>
@@ -71,7 +72,7 @@ function PasswordForm() {
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    action.run(async () => {
+    void action.run(async () => {
       await ok(api.PUT("/api/data/set_password/{user_id}", { params: { path: { user_id } }, body: { hash_pw: next, current_password: current } }));
       setCurrent("");
       setNext("");
@@ -113,7 +114,7 @@ export function ThemeSection() {
     setPicked(t);
     // Shown at once; the server keeps it for the next sign-in on any device.
     showTheme(t);
-    action.run(async () => {
+    void action.run(async () => {
       await ok(api.PUT("/api/data/user/set_theme", { body: { user_id, new_theme: t } }));
       return "Theme saved.";
     });

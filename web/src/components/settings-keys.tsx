@@ -57,7 +57,7 @@ export function KeyList({ keys, empty, only }: { keys: Loaded<KeyInfo[]>; empty:
                   Ends in <code>{k.lastfourdigits}</code>, made {shortDate(k.created)}
                 </div>
               </div>
-              <button type="button" class="danger" disabled={action.busy} onClick={() => remove(k)}>
+              <button type="button" class="danger" disabled={action.busy} onClick={() => void remove(k)}>
                 Delete<span class="visually-hidden"> key ending in {k.lastfourdigits}</span>
               </button>
             </li>
@@ -86,7 +86,7 @@ function NewSecret({ label, secret, note }: Secret) {
       </p>
       <p>{note}</p>
       {navigator.clipboard && (
-        <button type="button" class="secondary" onClick={() => navigator.clipboard.writeText(secret).then(() => setCopied(true), () => undefined)}>
+        <button type="button" class="secondary" onClick={() => void navigator.clipboard.writeText(secret).then(() => setCopied(true), () => undefined)}>
           {copied ? "Copied" : "Copy"}
         </button>
       )}
@@ -104,7 +104,7 @@ export function SecretForm({ submit, make, children }: { submit: string; make: (
   const create = (e: Event) => {
     e.preventDefault();
     setMade(null);
-    action.run(async () => setMade(await make()));
+    void action.run(async () => setMade(await make()));
   };
   return (
     <>

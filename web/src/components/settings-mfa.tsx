@@ -53,7 +53,7 @@ function TurnOn({ onDone }: { onDone: () => void }) {
     });
   const submit = (e: Event) => {
     e.preventDefault();
-    verify.run(async () => {
+    void verify.run(async () => {
       const r = await ok(api.POST("/api/data/verify_temp_mfa", { body: { user_id, mfa_code: code.replace(/\s/g, "") } }));
       if (!r.verified) throw new Error("That code is not right. Check that the phone's clock is right and type the code the app shows now.");
       onDone();
@@ -63,7 +63,7 @@ function TurnOn({ onDone }: { onDone: () => void }) {
     return (
       <>
         <div class="actions">
-          <button type="button" onClick={begin} disabled={start.busy}>
+          <button type="button" onClick={() => void begin()} disabled={start.busy}>
             Set up two-factor authentication
           </button>
         </div>
@@ -113,7 +113,7 @@ function TurnOff({ onDone }: { onDone: () => void }) {
         <div class="stack">
           <p>Turn two-factor authentication off? Then your password alone opens your account.</p>
           <div class="actions">
-            <button type="button" class="danger" onClick={off} disabled={action.busy}>
+            <button type="button" class="danger" onClick={() => void off()} disabled={action.busy}>
               Yes, turn it off
             </button>
             <button type="button" class="secondary" onClick={() => setAsking(false)}>

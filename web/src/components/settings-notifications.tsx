@@ -84,7 +84,8 @@ function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved:
   const spec = PLATFORMS.find((p) => p.id === platform)!;
   const [enabled, setEnabled] = useState(saved?.enabled ?? true);
   const [method, setMethod] = useState(saved?.http_method ?? "POST");
-  const was = saved as Record<string, unknown> | undefined;
+  // Read by the fields' names; every value of the answer is a string, a flag or null.
+  const was: Record<string, string | boolean | null> | undefined = saved;
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(spec.fields.map((f) => [f.key, f.stored ? "" : String(was?.[f.key] ?? "")])));
   const save = useAction();
   const test = useAction();
@@ -92,7 +93,7 @@ function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved:
     e.preventDefault();
     // One outcome line for both buttons: the newer action's replaces the older's.
     test.reset();
-    save.run(async () => {
+    void save.run(async () => {
       const body: Record<string, unknown> = { user_id, platform, enabled };
       // An empty secret keeps the stored one; an empty plain field clears it.
       for (const f of spec.fields) body[f.key] = f.stored ? values[f.key] || undefined : values[f.key].trim() || null;
@@ -104,7 +105,7 @@ function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved:
   };
   const sendTest = () => {
     save.reset();
-    test.run(async () => {
+    void test.run(async () => {
       const r = await ok(api.POST("/api/data/user/test_notification", { body: { user_id, platform } }));
       return `${r.detail}. Check that it arrived.`;
     });

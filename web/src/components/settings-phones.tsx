@@ -67,7 +67,7 @@ function SyncSwitch() {
   return (
     <>
       <label class="check">
-        <input type="checkbox" checked={state.data.sync_server} disabled={action.busy} onChange={(e) => flip(e.currentTarget.checked)} />
+        <input type="checkbox" checked={state.data.sync_server} disabled={action.busy} onChange={(e) => void flip(e.currentTarget.checked)} />
         Let phones and apps sync with my account
       </label>
       <Outcome of={action} />

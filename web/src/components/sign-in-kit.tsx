@@ -120,7 +120,7 @@ export function AccountForm({ name, submit, create }: { name: string; submit: st
   const field = (k: keyof NewAccount) => ({ value: a[k], required: true, onInput: (e: { currentTarget: HTMLInputElement }) => setA({ ...a, [k]: e.currentTarget.value }) });
   const onSubmit = (e: Event) => {
     e.preventDefault();
-    action.run(async () => {
+    void action.run(async () => {
       const account = { ...a, username: a.username.trim(), email: a.email.trim(), fullname: a.fullname.trim() };
       await create(account);
       const login = await passwordLogin(account.username, account.password);

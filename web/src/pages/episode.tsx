@@ -45,13 +45,22 @@ export default function Episode({ params }: { params: { id: string } }) {
 
   const body = { episode_id, user_id, is_vidsite: e.is_vidsite };
   // Buttons stay enabled (a disabled one would drop the keyboard focus); a second press meanwhile does nothing.
-  const toggle = (key: keyof State, done: string, call: () => Promise<unknown>) =>
-    !act.busy &&
-    act.run(async () => {
+  const toggle = (key: keyof State, done: string, call: () => Promise<unknown>) => {
+    if (act.busy) return;
+    void act.run(async () => {
       await call();
       setState((s) => (s ? { ...s, [key]: !s[key] } : s));
       return done;
     });
+  };
+  const download = () => {
+    if (act.busy) return;
+    void act.run(async () => {
+      // The file arrives through a background task; the Downloads page follows it.
+      const r = await ok(api.POST("/api/data/download_podcast", { body }));
+      return r.task_id ? "Downloading in the background." : r.detail;
+    });
+  };
   const row = { ...e, completed: state.completed, is_vidsite: e.is_vidsite || e.is_video };
   const art = imageUrl(e.episodeartwork);
   const left = progressText(row);
@@ -102,12 +111,7 @@ export default function Episode({ params }: { params: { id: string } }) {
           onClick={() =>
             state.downloaded
               ? toggle("downloaded", "The downloaded file was deleted.", () => ok(api.POST("/api/data/delete_episode", { body })))
-              : !act.busy &&
-                act.run(async () => {
-                  // The file arrives through a background task; the Downloads page follows it.
-                  const r = await ok(api.POST("/api/data/download_podcast", { body }));
-                  return r.task_id ? "Downloading in the background." : r.detail;
-                })
+              : download()
           }
         >
           {state.downloaded ? "Delete download" : "Download"}

@@ -34,7 +34,7 @@ function AskForCode({ onSent }: { onSent: (email: string) => void }) {
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    action.run(async () => {
+    void action.run(async () => {
       await ok(api.POST("/api/data/reset_password_create_code", { body: { username: username.trim(), email: email.trim() } }));
       onSent(email.trim());
       return `If ${username.trim()} is an account with this e-mail address, a reset code is on its way to ${email.trim()}. It works once, for 15 minutes.`;
@@ -61,7 +61,7 @@ function SetPassword({ email, setEmail, codeInput }: { email: string; setEmail: 
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    action.run(async () => {
+    void action.run(async () => {
       await ok(api.POST("/api/data/verify_and_reset_password", { body: { reset_code: code.trim(), email: email.trim(), new_password: password } }));
       setPassword("");
       setCode("");

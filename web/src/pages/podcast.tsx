@@ -87,7 +87,7 @@ export default function Podcast({ params }: { params: { id: string } }) {
                 Unsubscribe
               </button>
             ) : (
-              <button ref={toggleButton} type="button" onClick={() => !change.busy && subscribe()}>
+              <button ref={toggleButton} type="button" onClick={() => !change.busy && void subscribe()}>
                 Subscribe
               </button>
             )}
@@ -96,7 +96,7 @@ export default function Podcast({ params }: { params: { id: string } }) {
             <div class="confirm" role="group" aria-labelledby="confirm-text">
               <p id="confirm-text">Unsubscribing also removes this podcast's episodes from your queue, history and saved episodes.</p>
               <div class="actions">
-                <button type="button" class="danger" onClick={() => !change.busy && unsubscribe()}>
+                <button type="button" class="danger" onClick={() => !change.busy && void unsubscribe()}>
                   Confirm unsubscribe
                 </button>
                 <button type="button" class="secondary" onClick={() => setConfirming(false)}>

@@ -20,7 +20,7 @@ function AddPodcast({ onAdded }: { onAdded: () => void }) {
   const submit = (ev: Event) => {
     ev.preventDefault();
     if (add.busy) return;
-    add.run(async () => {
+    void add.run(async () => {
       setAdded(null);
       const res = await ok(api.POST("/api/data/add_podcast", { body: { podcast_values: { pod_feed_url: url.trim(), user_id: me().user_id } } }));
       setAdded(res.podcast_id);

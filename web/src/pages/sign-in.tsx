@@ -75,7 +75,7 @@ function PasswordForm({ next, onMfa }: { next: string | null; onMfa: (token: str
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    action.run(async () => {
+    void action.run(async () => {
       const login = await passwordLogin(username.trim(), password);
       if ("mfa_token" in login) onMfa(login.mfa_token, login.user_id);
       else await finishSignIn(login.key, login.user_id, next);
@@ -100,7 +100,7 @@ function MfaStep({ token, userId, next, onRestart }: { token: string; userId: nu
   const input = useRef<HTMLInputElement>(null);
   const submit = (e: Event) => {
     e.preventDefault();
-    action.run(async () => {
+    void action.run(async () => {
       try {
         const key = await mfaLogin(token, code.replace(/\s/g, ""));
         await finishSignIn(key, userId, next);
@@ -151,7 +151,7 @@ function OidcButtons({ providers, next }: { providers: Provider[]; next: string 
       <ul class="list">
         {providers.map((p) => (
           <li key={p.provider_id}>
-            <button type="button" class="oidc" style={brand(p)} disabled={action.busy} onClick={() => action.run(() => startOidc(p, next))}>
+            <button type="button" class="oidc" style={brand(p)} disabled={action.busy} onClick={() => void action.run(() => startOidc(p, next))}>
               {/* The admin's SVG as an image: shown, never run. */}
               {p.icon_svg && <img alt="" src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(p.icon_svg)}`} />}
               {p.button_text || `Sign in with ${p.provider_name}`}
