@@ -2,10 +2,29 @@
 const base = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
-  transform: { "^.+\\.[tj]sx?$": ["ts-jest", { tsconfig: { allowJs: true, esModuleInterop: true, noImplicitAny: false, strict: true, target: "ES2022", module: "commonjs", skipLibCheck: true, types: ["node", "jest"] }, diagnostics: false }] },
+  transform: {
+    "^.+\\.[tj]sx?$": [
+      "ts-jest",
+      {
+        tsconfig: {
+          allowJs: true,
+          esModuleInterop: true,
+          noImplicitAny: false,
+          strict: true,
+          target: "ES2022",
+          module: "commonjs",
+          skipLibCheck: true,
+          types: ["node", "jest"],
+        },
+        diagnostics: false,
+      },
+    ],
+  },
   // ESM-only dependencies (openid-client, otplib's nested @noble and their crypto stack, music-metadata and its
   // tokenizer stack) are transformed to CommonJS for Jest.
-  transformIgnorePatterns: ["/node_modules/(?!(openid-client|oauth4webapi|jose|@scure|@noble|oidc-provider|@otplib|music-metadata|strtok3|token-types|file-type|uint8array-extras|win-guid|media-typer|@borewit|@tokenizer)/)"],
+  transformIgnorePatterns: [
+    "/node_modules/(?!(openid-client|oauth4webapi|jose|@scure|@noble|oidc-provider|@otplib|music-metadata|strtok3|token-types|file-type|uint8array-extras|win-guid|media-typer|@borewit|@tokenizer)/)",
+  ],
   // music-metadata and file-type export only "import" conditions, which Jest's CommonJS resolver skips: point at their node entries.
   moduleNameMapper: {
     "^music-metadata$": "<rootDir>/node_modules/music-metadata/lib/index.js",
@@ -22,9 +41,7 @@ const base = {
  * index (test/helpers/mongo-indexes.ts). Left out: suites that read the embedded store's files or spawn
  * processes on DATA_DIR (backup, sync), or freeze the clock over a TTL (sharing).
  */
-const ON_MONGO = [
-  "foundation", "podcasts", "queue", "downloads", "recommendations", "gpodder-races", "feed-races", "task-races",
-];
+const ON_MONGO = ["foundation", "podcasts", "queue", "downloads", "recommendations", "gpodder-races", "feed-races", "task-races"];
 
 module.exports = {
   projects: [

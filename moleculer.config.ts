@@ -35,7 +35,14 @@ const brokerConfig: BrokerOptions = {
   // An endpoint failing half its calls is skipped until its half-open probe succeeds (a dead node keeps
   // its endpoints until its heartbeat times out).
   // (Number(): the comparison `>=` would make of a code that is not a number, e.g. a system error's "ECONNRESET".)
-  circuitBreaker: { enabled: true, threshold: 0.5, windowTime: 20, minRequestCount: 5, halfOpenTime: 5_000, check: (err: Error & { code?: unknown }) => !!err && (Number(err.code) >= 500 || !err.code) },
+  circuitBreaker: {
+    enabled: true,
+    threshold: 0.5,
+    windowTime: 20,
+    minRequestCount: 5,
+    halfOpenTime: 5_000,
+    check: (err: Error & { code?: unknown }) => !!err && (Number(err.code) >= 500 || !err.code),
+  },
   registry: { strategy: "RoundRobin", preferLocal: true },
   // Lets a stopping node finish the requests it has (rolling updates on Kubernetes).
   tracking: { enabled: true, shutdownTimeout: 10_000 },
@@ -50,9 +57,24 @@ const brokerConfig: BrokerOptions = {
   // it cuts them) and inside the Retry, which calls again with the params. The first named wraps innermost.
   internalMiddlewares: false,
   middlewares: [
-    OwnershipMiddleware, NodeHealthMiddleware(), repeatSafe.middleware,
-    "ActionHook", "Validator", "Bulkhead", "Cacher", MessagePiecesMiddleware,
-    "ContextTracker", "CircuitBreaker", "Timeout", "Retry", "Fallback", "ErrorHandler", "Tracing", "Metrics", "Debounce", "Throttle",
+    OwnershipMiddleware,
+    NodeHealthMiddleware(),
+    repeatSafe.middleware,
+    "ActionHook",
+    "Validator",
+    "Bulkhead",
+    "Cacher",
+    MessagePiecesMiddleware,
+    "ContextTracker",
+    "CircuitBreaker",
+    "Timeout",
+    "Retry",
+    "Fallback",
+    "ErrorHandler",
+    "Tracing",
+    "Metrics",
+    "Debounce",
+    "Throttle",
   ],
   // Every packet stays under NATS's default max_payload (1 MB): large params and answers go in pieces
   // (shared/message-pieces.middleware.ts), and a stream's Buffer chunks in slices of 64 KB, which the JSON

@@ -40,8 +40,13 @@ for (const [key, pkg] of Object.entries(lock.packages)) {
     if (!platform) continue; // only the bindings we know how to describe; the test reports any other gap
     const { libc, ...rest } = platform;
     lock.packages[`node_modules/${dep}`] = {
-      version: version.replace(/^[\^~]/, ""), cpu: rest.cpu, dev: pkg.dev === true || undefined, ...(libc ? { libc } : {}),
-      license: "MIT", optional: true, os: rest.os,
+      version: version.replace(/^[\^~]/, ""),
+      cpu: rest.cpu,
+      dev: pkg.dev === true || undefined,
+      ...(libc ? { libc } : {}),
+      license: "MIT",
+      optional: true,
+      os: rest.os,
     };
     added++;
   }

@@ -48,14 +48,22 @@ function staticFile(file: string, type: string): http.RequestListener {
     const m = /^bytes=(\d+)-(\d*)$/.exec(String(req.headers.range ?? ""));
     const start = m ? Number(m[1]) : 0;
     const end = m && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
-    res.writeHead(m ? 206 : 200, { "Content-Type": type, "Content-Length": end - start + 1, ...(m ? { "Content-Range": `bytes ${start}-${end}/${size}` } : {}) });
+    res.writeHead(m ? 206 : 200, {
+      "Content-Type": type,
+      "Content-Length": end - start + 1,
+      ...(m ? { "Content-Range": `bytes ${start}-${end}/${size}` } : {}),
+    });
     fs.createReadStream(file, { start, end }).pipe(res);
   };
 }
 
 /** An API call's answer (JSON, else the text); T: what the caller reads of it. */
 async function call<T = unknown>(base: string, method: string, p: string, key: string | null, body?: unknown): Promise<T> {
-  const res = await fetch(base + p, { method, headers: { "Content-Type": "application/json", ...(key ? { "Api-Key": key } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + p, {
+    method,
+    headers: { "Content-Type": "application/json", ...(key ? { "Api-Key": key } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
   return (text.startsWith("{") || text.startsWith("[") ? (JSON.parse(text) as unknown) : text) as T;
@@ -65,12 +73,14 @@ async function call<T = unknown>(base: string, method: string, p: string, key: s
 async function rangeReaders(url: (i: number) => string, size: number, readers: number) {
   const slice = Math.floor(size / readers);
   const { secs, peakRss } = await measured(() =>
-    Promise.all(Array.from({ length: readers }, async (_, i) => {
-      const res = await fetch(url(i), { headers: { Range: `bytes=${i * slice}-${(i + 1) * slice - 1}` } });
-      let got = 0;
-      for await (const chunk of res.body as ReadableStream<Uint8Array>) got += chunk.length;
-      if (got !== slice) throw new Error(`reader ${i} got ${got} of ${slice} bytes`);
-    })),
+    Promise.all(
+      Array.from({ length: readers }, async (_, i) => {
+        const res = await fetch(url(i), { headers: { Range: `bytes=${i * slice}-${(i + 1) * slice - 1}` } });
+        let got = 0;
+        for await (const chunk of res.body as ReadableStream<Uint8Array>) got += chunk.length;
+        if (got !== slice) throw new Error(`reader ${i} got ${got} of ${slice} bytes`);
+      }),
+    ),
   );
   return { mbps: (slice * readers) / MB / secs, secs, peakRss };
 }
@@ -79,14 +89,25 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "downloads-bench-"));
   // The feed and media are on loopback, which the outbound policy refuses to users unless allowed.
   Object.assign(config, {
-    dataDir: path.join(dir, "data"), downloadDir: path.join(dir, "downloads"), refreshInterval: 0, port: 0, host: "127.0.0.1", downloadMaxBytes: 4 * 1024 * MB,
+    dataDir: path.join(dir, "data"),
+    downloadDir: path.join(dir, "downloads"),
+    refreshInterval: 0,
+    port: 0,
+    host: "127.0.0.1",
+    downloadMaxBytes: 4 * 1024 * MB,
     outboundAllowPrivate: "127.0.0.1/32",
   });
   const episodeBytes = Buffer.alloc(EPISODE_MB * MB, 7);
   const media = await listen((req, res) => {
     if (req.url === "/feed.xml") {
-      const items = Array.from({ length: EPISODES }, (_, i) => `<item><title>Episode ${i}</title><guid>e${i}</guid><pubDate>${new Date(Date.UTC(2024, 0, 1) + i * 3600_000).toUTCString()}</pubDate><enclosure url="MEDIA/e${i}.mp3" length="${episodeBytes.length}" type="audio/mpeg"/></item>`);
-      return void res.end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Bench</title><link>https://example.test/</link><description>b</description>${items.join("").replace(/MEDIA/g, media.url)}</channel></rss>`);
+      const items = Array.from(
+        { length: EPISODES },
+        (_, i) =>
+          `<item><title>Episode ${i}</title><guid>e${i}</guid><pubDate>${new Date(Date.UTC(2024, 0, 1) + i * 3600_000).toUTCString()}</pubDate><enclosure url="MEDIA/e${i}.mp3" length="${episodeBytes.length}" type="audio/mpeg"/></item>`,
+      );
+      return void res.end(
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>Bench</title><link>https://example.test/</link><description>b</description>${items.join("").replace(/MEDIA/g, media.url)}</channel></rss>`,
+      );
     }
     res.writeHead(200, { "Content-Type": "audio/mpeg", "Content-Length": episodeBytes.length });
     res.end(episodeBytes);
@@ -110,23 +131,41 @@ async function main() {
   const adminKey = ((await (await fetch(`${base}/api/data/get_key`, { headers: basic("admin") })).json()) as { retrieved_key: string }).retrieved_key;
   const users: { id: number; key: string }[] = [];
   for (let i = 0; i < USERS; i++) {
-    const made = await call<{ user_id: number }>(base, "POST", "/api/data/add_user", adminKey, { username: `u${i}`, fullname: "U", email: `u${i}@example.test`, hash_pw: password });
-    users.push({ id: made.user_id, key: ((await (await fetch(`${base}/api/data/get_key`, { headers: basic(`u${i}`) })).json()) as { retrieved_key: string }).retrieved_key });
+    const made = await call<{ user_id: number }>(base, "POST", "/api/data/add_user", adminKey, {
+      username: `u${i}`,
+      fullname: "U",
+      email: `u${i}@example.test`,
+      hash_pw: password,
+    });
+    users.push({
+      id: made.user_id,
+      key: ((await (await fetch(`${base}/api/data/get_key`, { headers: basic(`u${i}`) })).json()) as { retrieved_key: string }).retrieved_key,
+    });
   }
   let episodeIds: number[] = [];
   for (const u of users) {
-    const added = await call<{ podcast_id: number }>(base, "POST", "/api/data/add_podcast", u.key, { podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: u.id } });
+    const added = await call<{ podcast_id: number }>(base, "POST", "/api/data/add_podcast", u.key, {
+      podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: u.id },
+    });
     if (!episodeIds.length) {
       await new Promise((r) => setTimeout(r, 500)); // the older episodes of a first import land right after the answer
-      episodeIds = (await call<{ episodes: { episodeid: number }[] }>(base, "GET", `/api/data/podcast_episodes?user_id=${u.id}&podcast_id=${added.podcast_id}`, u.key)).episodes.map((e) => e.episodeid);
+      episodeIds = (
+        await call<{ episodes: { episodeid: number }[] }>(base, "GET", `/api/data/podcast_episodes?user_id=${u.id}&podcast_id=${added.podcast_id}`, u.key)
+      ).episodes.map((e) => e.episodeid);
     }
   }
-  console.log(`downloads benchmark: ${USERS} users, ${episodeIds.length} episodes of ${EPISODE_MB} MB, WORKER_CONCURRENCY ${config.workerConcurrency}, ${os.cpus().length} CPUs, node ${process.version}`);
+  console.log(
+    `downloads benchmark: ${USERS} users, ${episodeIds.length} episodes of ${EPISODE_MB} MB, WORKER_CONCURRENCY ${config.workerConcurrency}, ${os.cpus().length} CPUs, node ${process.version}`,
+  );
 
   // 1. Each user downloads their share of the episodes; done when no task is unfinished.
   const per = Math.ceil(episodeIds.length / USERS);
   const ours = await measured(async () => {
-    await Promise.all(users.map((u, i) => call(base, "POST", "/api/data/bulk_download_episodes", u.key, { user_id: u.id, episode_ids: episodeIds.slice(i * per, (i + 1) * per) })));
+    await Promise.all(
+      users.map((u, i) =>
+        call(base, "POST", "/api/data/bulk_download_episodes", u.key, { user_id: u.id, episode_ids: episodeIds.slice(i * per, (i + 1) * per) }),
+      ),
+    );
     while ((await call<unknown[]>(base, "GET", "/api/tasks/active", adminKey)).length) await new Promise((r) => setTimeout(r, 100));
   });
   const total = (episodeIds.length * episodeBytes.length) / MB;
@@ -137,7 +176,9 @@ async function main() {
   const curl = await measured(() => run("curl", ["-s", "--parallel", "--parallel-max", String(config.workerConcurrency), ...urls], { maxBuffer: 1 << 20 }));
   const ourMbps = total / ours.secs;
   const curlMbps = total / curl.secs;
-  console.log(`download  ours ${ours.secs.toFixed(2)} s  ${ourMbps.toFixed(0)} MB/s  peak RSS ${(ours.peakRss / MB).toFixed(0)} MB  (${failed} of user 1's tasks not SUCCESS)`);
+  console.log(
+    `download  ours ${ours.secs.toFixed(2)} s  ${ourMbps.toFixed(0)} MB/s  peak RSS ${(ours.peakRss / MB).toFixed(0)} MB  (${failed} of user 1's tasks not SUCCESS)`,
+  );
   console.log(`download  curl ${curl.secs.toFixed(2)} s  ${curlMbps.toFixed(0)} MB/s  -> ours/curl ${(ourMbps / curlMbps).toFixed(2)} (goal >= 0.80)`);
   fs.rmSync(config.downloadDir, { recursive: true, force: true });
   fs.rmSync(curlDir, { recursive: true, force: true });
@@ -151,11 +192,20 @@ async function main() {
   fs.closeSync(fd);
   const size = FILE_MB * MB;
   const u = users[0];
-  await broker.call("downloads.record_download", { user_id: u.id, episode_id: episodeIds[0], podcast_id: 1, file: path.join("Bench", "big.mp3"), size, content_type: "audio/mpeg" });
+  await broker.call("downloads.record_download", {
+    user_id: u.id,
+    episode_id: episodeIds[0],
+    podcast_id: 1,
+    file: path.join("Bench", "big.mp3"),
+    size,
+    content_type: "audio/mpeg",
+  });
   const api = await rangeReaders(() => `${base}/api/data/stream/${episodeIds[0]}?api_key=${u.key}&user_id=${u.id}`, size, READERS);
   const bare = await listen(staticFile(big, "audio/mpeg"));
   const plain = await rangeReaders(() => `${bare.url}/big.mp3`, size, READERS);
-  console.log(`stream    ours ${api.mbps.toFixed(0)} MB/s  peak RSS ${(api.peakRss / MB).toFixed(0)} MB; node:http ${plain.mbps.toFixed(0)} MB/s  -> ours/node:http ${(api.mbps / plain.mbps).toFixed(2)} (goal >= 0.70)`);
+  console.log(
+    `stream    ours ${api.mbps.toFixed(0)} MB/s  peak RSS ${(api.peakRss / MB).toFixed(0)} MB; node:http ${plain.mbps.toFixed(0)} MB/s  -> ours/node:http ${(api.mbps / plain.mbps).toFixed(2)} (goal >= 0.70)`,
+  );
 
   bare.server.close();
   media.server.close();

@@ -39,17 +39,28 @@ type Read = keyof typeof READS;
 const group = (name: string) => serviceGroups.find((g) => g.name === name)!.services.join(",");
 
 /** cpuMs: CPU time (user + system) of every server process of the setup per request, in ms. */
-interface Result { rps: number; p99: number; errors: number; non2xx: number; total: number; cpuMs: number; cpuMsByPid: number[] }
+interface Result {
+  rps: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  total: number;
+  cpuMs: number;
+  cpuMsByPid: number[];
+}
 
 /** An episode of get_queued_episodes' answer, as (a) stores and answers it: the fields it reads, and the rest as they came. */
 type QueuedEpisode = { episodeid: number; queuedate: string; queueposition: number; queued: boolean; downloaded: boolean } & Record<string, unknown>;
 
 /** A loopback feed of QUEUED episodes, served by this process. */
 function feedServer(port: number) {
-  const items = Array.from({ length: QUEUED }, (_, i) =>
-    `<item><title>Episode ${i + 1}</title><guid>ep-${i + 1}</guid><description>Episode ${i + 1} of the bench feed</description>` +
-    `<pubDate>${new Date(Date.UTC(2024, 0, 1) + i * 86_400_000).toUTCString()}</pubDate><itunes:duration>1800</itunes:duration>` +
-    `<enclosure url="http://127.0.0.1:${port}/ep-${i + 1}.mp3" length="1000" type="audio/mpeg"/></item>`).join("");
+  const items = Array.from(
+    { length: QUEUED },
+    (_, i) =>
+      `<item><title>Episode ${i + 1}</title><guid>ep-${i + 1}</guid><description>Episode ${i + 1} of the bench feed</description>` +
+      `<pubDate>${new Date(Date.UTC(2024, 0, 1) + i * 86_400_000).toUTCString()}</pubDate><itunes:duration>1800</itunes:duration>` +
+      `<enclosure url="http://127.0.0.1:${port}/ep-${i + 1}.mp3" length="1000" type="audio/mpeg"/></item>`,
+  ).join("");
   const rss = `<?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Bench</title><link>http://127.0.0.1/</link><description>Bench feed</description>${items}</channel></rss>`;
   return http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "application/rss+xml" }).end(rss)).listen(port, "127.0.0.1");
 }
@@ -57,7 +68,11 @@ function feedServer(port: number) {
 /** Subscribes user 1 to the bench feed and queues its QUEUED episodes, through the API. */
 async function seedQueue(base: string, key: string, feedUrl: string) {
   const call = <T>(method: string, p: string, body?: unknown) =>
-    fetch(`${base}${p}`, { method, headers: { "Api-Key": key, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => {
+    fetch(`${base}${p}`, {
+      method,
+      headers: { "Api-Key": key, "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(async (r) => {
       if (r.status !== 200) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
       return r.json() as Promise<T>;
     });
@@ -76,7 +91,18 @@ async function seedQueue(base: string, key: string, feedUrl: string) {
 function cannon(url: string, key: string, seconds: number, connections = CONNECTIONS): Promise<Result> {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections, duration: seconds, headers: { "Api-Key": key } }, (err: Error | null, r) =>
-      err ? reject(err) : resolve({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, total: r.requests.total, cpuMs: 0, cpuMsByPid: [] }));
+      err
+        ? reject(err)
+        : resolve({
+            rps: r.requests.average,
+            p99: r.latency.p99,
+            errors: r.errors + r.timeouts,
+            non2xx: r.non2xx,
+            total: r.requests.total,
+            cpuMs: 0,
+            cpuMsByPid: [],
+          }),
+    );
   });
 }
 
@@ -93,8 +119,12 @@ async function measure(urls: string[], key: string, seconds: number, pids: numbe
   const rs = await Promise.all(urls.map((u) => cannon(u, key, seconds, CONNECTIONS / urls.length)));
   const total = rs.reduce((s, r) => s + r.total, 0);
   return {
-    rps: rs.reduce((s, r) => s + r.rps, 0), p99: Math.max(...rs.map((r) => r.p99)), errors: rs.reduce((s, r) => s + r.errors, 0),
-    non2xx: rs.reduce((s, r) => s + r.non2xx, 0), total, ...cpuPerRequest(pids, cpuBefore, total),
+    rps: rs.reduce((s, r) => s + r.rps, 0),
+    p99: Math.max(...rs.map((r) => r.p99)),
+    errors: rs.reduce((s, r) => s + r.errors, 0),
+    non2xx: rs.reduce((s, r) => s + r.non2xx, 0),
+    total,
+    ...cpuPerRequest(pids, cpuBefore, total),
   };
 }
 
@@ -135,28 +165,32 @@ function bareServer(port: number, key: string, queueFile: string) {
         // The rest of each document without _id and user_id, by a rest pattern: this is (a)'s measured path, kept as it was.
         // eslint-disable-next-line @typescript-eslint/no-unused-vars -- user_id is named only to leave it out of the rest
         const byId = new Map(docs.map(({ _id, user_id: _u, ...e }) => [_id, e] as const));
-        send(200, { data: doc.items.map((i, n) => ({ ...byId.get(i.episode_id), queueposition: n + 1, queuedate: i.queued_at, queued: true, downloaded: false })) });
+        send(200, {
+          data: doc.items.map((i, n) => ({ ...byId.get(i.episode_id), queueposition: n + 1, queuedate: i.queued_at, queued: true, downloaded: false })),
+        });
       });
     });
   users.insert({ _id: 1, username: "bench", settings: { theme: "dark" } }, () => {
-    http.createServer((req, res) => {
-      const url = new URL(req.url || "/", "http://x");
-      const m = /^\/api\/data\/get_theme\/(\d+)$/.exec(url.pathname);
-      const hash = crypto.hash("sha256", String(req.headers["api-key"] || ""), "hex"); // as shared/secrets.ts
-      let hit = cache.get(hash);
-      if (!hit || hit.until < Date.now()) cache.set(hash, (hit = { user: keys.get(hash) ?? null, until: Date.now() + 60_000 }));
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
-        res.end(JSON.stringify(body));
-      };
-      const isQueue = url.pathname === "/api/data/get_queued_episodes";
-      if (!m && !isQueue) return send(404, { error: "not_found" });
-      if (!hit.user) return send(401, { error: "unauthorized" });
-      const id = Number(isQueue ? url.searchParams.get("user_id") : m![1]);
-      if (id !== hit.user.id && !hit.user.isAdmin) return send(403, { error: "forbidden" });
-      if (isQueue) return queueOf(id, send);
-      users.findOne({ _id: id }, (err, doc) => (err || !doc ? send(404, { error: "not_found" }) : send(200, { theme: doc.settings.theme })));
-    }).listen(port, "127.0.0.1");
+    http
+      .createServer((req, res) => {
+        const url = new URL(req.url || "/", "http://x");
+        const m = /^\/api\/data\/get_theme\/(\d+)$/.exec(url.pathname);
+        const hash = crypto.hash("sha256", String(req.headers["api-key"] || ""), "hex"); // as shared/secrets.ts
+        let hit = cache.get(hash);
+        if (!hit || hit.until < Date.now()) cache.set(hash, (hit = { user: keys.get(hash) ?? null, until: Date.now() + 60_000 }));
+        const send = (status: number, body: unknown) => {
+          res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
+          res.end(JSON.stringify(body));
+        };
+        const isQueue = url.pathname === "/api/data/get_queued_episodes";
+        if (!m && !isQueue) return send(404, { error: "not_found" });
+        if (!hit.user) return send(401, { error: "unauthorized" });
+        const id = Number(isQueue ? url.searchParams.get("user_id") : m![1]);
+        if (id !== hit.user.id && !hit.user.isAdmin) return send(403, { error: "forbidden" });
+        if (isQueue) return queueOf(id, send);
+        users.findOne({ _id: id }, (err, doc) => (err || !doc ? send(404, { error: "not_found" }) : send(200, { theme: doc.settings.theme })));
+      })
+      .listen(port, "127.0.0.1");
   });
 }
 
@@ -179,11 +213,24 @@ function floorServer(port: number, framework: boolean) {
   const options = require(path.join(ROOT, "dist", "moleculer.config.js")) as BrokerOptions;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const broker = new Broker({ ...options, transporter: null, logger: false });
-  broker.createService({ name: "users", actions: { get_theme: { params: { user_id: { type: "number", convert: true } }, handler: () => ({ theme: "dark" }) } } });
+  broker.createService({
+    name: "users",
+    actions: { get_theme: { params: { user_id: { type: "number", convert: true } }, handler: () => ({ theme: "dark" }) } },
+  });
   // Configured as services/api.service.ts configures moleculer-web: no route logging, no breaker on api.rest.
   broker.createService({
-    name: "api", mixins: [ApiGateway], actions: { rest: { circuitBreaker: { enabled: false } } },
-    settings: { port, ip: "127.0.0.1", logRequest: null, logResponse: null, routes: [{ path: "/", mappingPolicy: "restrict", autoAliases: false, logging: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } }] },
+    name: "api",
+    mixins: [ApiGateway],
+    actions: { rest: { circuitBreaker: { enabled: false } } },
+    settings: {
+      port,
+      ip: "127.0.0.1",
+      logRequest: null,
+      logResponse: null,
+      routes: [
+        { path: "/", mappingPolicy: "restrict", autoAliases: false, logging: false, aliases: { "GET /api/data/get_theme/:user_id": "users.get_theme" } },
+      ],
+    },
   });
   void broker.start();
 }
@@ -198,10 +245,21 @@ async function main() {
   const profile = process.argv.includes("--profile");
   const only = process.argv.find((a) => a.startsWith("--read="))?.slice("--read=".length);
   const reads = (Object.keys(READS) as Read[]).filter((r) => !only || r === only);
-  const serializers = process.argv.find((a) => a.startsWith("--serializers="))?.slice("--serializers=".length).split(",") ?? [];
+  const serializers =
+    process.argv
+      .find((a) => a.startsWith("--serializers="))
+      ?.slice("--serializers=".length)
+      .split(",") ?? [];
   const natsBin = ["/usr/sbin/nats-server", "/usr/bin/nats-server", process.env.NATS_SERVER_BIN].find((p) => p && fs.existsSync(p));
   const redisBin = ["/usr/bin/redis-server", "/usr/sbin/redis-server", process.env.REDIS_SERVER_BIN].find((p) => p && fs.existsSync(p));
-  const results: Record<string, Partial<Record<Read, Result>>> = { a: {}, b: {}, c: {}, "c redis": {}, d: {}, ...Object.fromEntries(serializers.map((s) => [`c ${s}`, {}])) };
+  const results: Record<string, Partial<Record<Read, Result>>> = {
+    a: {},
+    b: {},
+    c: {},
+    "c redis": {},
+    d: {},
+    ...Object.fromEntries(serializers.map((s) => [`c ${s}`, {}])),
+  };
   const profiles: string[] = [];
   const temp = () => fs.mkdtempSync(path.join(os.tmpdir(), "gateway-bench-"));
   const feedPort = await freePort();
@@ -211,9 +269,17 @@ async function main() {
   const allow = { OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32", REFRESH_INTERVAL: "0" };
   /** Both reads against the gateways at `bases`, one after the other. */
   const measureReads = async (bases: string[], key: string, pids: number[], into: Partial<Record<Read, Result>>) => {
-    for (const read of reads) into[read] = await measure(bases.map((b) => `${b}${READS[read]}`), key, seconds, pids);
+    for (const read of reads)
+      into[read] = await measure(
+        bases.map((b) => `${b}${READS[read]}`),
+        key,
+        seconds,
+        pids,
+      );
   };
-  console.log(`With an Api-Key: GET ${READS.theme} and GET ${READS.queue} (${QUEUED} queued), autocannon ${CONNECTIONS} connections, ${seconds} s per run, ${os.cpus().length} cores\n`);
+  console.log(
+    `With an Api-Key: GET ${READS.theme} and GET ${READS.queue} (${QUEUED} queued), autocannon ${CONNECTIONS} connections, ${seconds} s per run, ${os.cpus().length} cores\n`,
+  );
 
   // (b) embedded, first: it also makes the key and the queue that (a) serves.
   const profDir = temp();
@@ -273,7 +339,9 @@ async function main() {
       for (let i = 0; i < ROUNDS; i++) {
         for (const [j, c] of clusters.entries()) await measureReads([c.url], c.key, [...c.pids, c.gateway.pid!], (sRounds[j][i] = {}));
       }
-      serializers.forEach((s, j) => { for (const read of reads) results[`c ${s}`][read] = median(sRounds[j].map((r) => r[read]!)); });
+      serializers.forEach((s, j) => {
+        for (const read of reads) results[`c ${s}`][read] = median(sRounds[j].map((r) => r[read]!));
+      });
     } else {
       const cProfDir = temp();
       const c = await cluster("bench", {}, profile ? { CPU_PROF_DIR: cProfDir } : {});
@@ -310,12 +378,19 @@ async function main() {
   }
   feed.close();
 
-  const names: Record<string, string> = { a: "(a) bare node:http", b: "(b) embedded", c: "(c) over NATS", "c redis": "(c) NATS, Redis cacher", d: "(d) 2 gateways, NATS",
-    ...Object.fromEntries(serializers.map((s) => [`c ${s}`, `(c) NATS, ${s}`])) };
+  const names: Record<string, string> = {
+    a: "(a) bare node:http",
+    b: "(b) embedded",
+    c: "(c) over NATS",
+    "c redis": "(c) NATS, Redis cacher",
+    d: "(d) 2 gateways, NATS",
+    ...Object.fromEntries(serializers.map((s) => [`c ${s}`, `(c) NATS, ${s}`])),
+  };
   const cell = (r?: Result) => (r ? fmt(r) : "").padEnd(52);
   console.log(`(a) and (b): median of ${ROUNDS} rounds taken in turns; CPU: the setup's server processes' CPU time per request\n`);
   console.log(`${"".padEnd(22)} ${"get_theme".padEnd(52)} get_queued_episodes (${QUEUED})`);
-  for (const k of Object.keys(results)) if (reads.some((r) => results[k][r])) console.log(`${names[k].padEnd(22)} ${cell(results[k].theme)} ${cell(results[k].queue)}`);
+  for (const k of Object.keys(results))
+    if (reads.some((r) => results[k][r])) console.log(`${names[k].padEnd(22)} ${cell(results[k].theme)} ${cell(results[k].queue)}`);
   const ratio = (x: string, y: string, goal: string) => {
     // Requests/s, and in brackets the same ratio by CPU per request (y's CPU / x's).
     const r = (read: Read) => {
@@ -327,8 +402,10 @@ async function main() {
   };
   console.log("");
   ratio("b", "a", ">= 0.70");
-  console.log(`${"floor".padEnd(22)} ${`${(floorMoleculer.rps / floorBare.rps).toFixed(2)} (CPU ${(floorBare.cpuMs / floorMoleculer.cpuMs).toFixed(2)})`.padEnd(52)} ` +
-    `moleculer-web + broker options, constant answer: ${Math.round(floorMoleculer.rps)} req/s, CPU ${floorMoleculer.cpuMs.toFixed(3)} ms; node:http: ${Math.round(floorBare.rps)} req/s, CPU ${floorBare.cpuMs.toFixed(3)} ms`);
+  console.log(
+    `${"floor".padEnd(22)} ${`${(floorMoleculer.rps / floorBare.rps).toFixed(2)} (CPU ${(floorBare.cpuMs / floorMoleculer.cpuMs).toFixed(2)})`.padEnd(52)} ` +
+      `moleculer-web + broker options, constant answer: ${Math.round(floorMoleculer.rps)} req/s, CPU ${floorMoleculer.cpuMs.toFixed(3)} ms; node:http: ${Math.round(floorBare.rps)} req/s, CPU ${floorBare.cpuMs.toFixed(3)} ms`,
+  );
   ratio("c", "b", ">= 0.50");
   // Where (c)'s CPU goes: the processes in the order measureReads got them.
   const cNames = ["NATS", "accounts", "library", "feeds", "downloads", "gateway"];

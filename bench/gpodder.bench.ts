@@ -41,7 +41,13 @@ interface Peer {
 
 async function waitUp(url: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    if (await fetch(url).then(() => true, () => false)) return;
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not start`);
@@ -56,39 +62,95 @@ async function startOurs(): Promise<Peer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gpodder-bench-"));
   const port = await freePort();
   const child = server({
-    PORT: String(port), HOST: "127.0.0.1", SEARCH_PORT: String(await freePort()), SEARCH_HOST: "127.0.0.1", DATA_DIR: dataDir, TRANSPORTER: "",
-    REFRESH_INTERVAL: "0", SYNC_INTERVAL: "0", OUTBOUND_ALLOW_PRIVATE: "false", ...(PROFILE_DIR ? { CPU_PROF_DIR: PROFILE_DIR } : {}),
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    SEARCH_PORT: String(await freePort()),
+    SEARCH_HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    TRANSPORTER: "",
+    REFRESH_INTERVAL: "0",
+    SYNC_INTERVAL: "0",
+    OUTBOUND_ALLOW_PRIVATE: "false",
+    ...(PROFILE_DIR ? { CPU_PROF_DIR: PROFILE_DIR } : {}),
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, 120_000);
-  const first = await fetch(`${url}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: USER, password: PASSWORD, email: "bench@example.org", fullname: "Bench" }) });
+  const first = await fetch(`${url}/api/data/create_first`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ username: USER, password: PASSWORD, email: "bench@example.org", fullname: "Bench" }),
+  });
   if (!first.ok) throw new Error(`create_first: ${first.status}`);
-  return { name: "this server", url, stop: async () => { await stop(child); fs.rmSync(dataDir, { recursive: true, force: true }); } };
+  return {
+    name: "this server",
+    url,
+    stop: async () => {
+      await stop(child);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** oPodSync from its repository, with PHP's built-in server and a user written into its SQLite database. */
 async function startOpodsync(): Promise<Peer> {
-  if (!fs.existsSync(OPODSYNC_REPO)) throw new Error(`No oPodSync at ${OPODSYNC_REPO}: git clone https://github.com/kd2org/opodsync ${OPODSYNC_REPO} (or set OPODSYNC_REPO)`);
+  if (!fs.existsSync(OPODSYNC_REPO))
+    throw new Error(`No oPodSync at ${OPODSYNC_REPO}: git clone https://github.com/kd2org/opodsync ${OPODSYNC_REPO} (or set OPODSYNC_REPO)`);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "opodsync-bench-"));
   execFileSync("sh", ["-c", `git -C "${OPODSYNC_REPO}" archive HEAD server | tar -x -C "${root}"`]);
   const data = path.join(root, "data");
   fs.mkdirSync(data);
   const port = await freePort();
   // Bodies as large as this server's SYNC_MAX_BODY_SIZE (the desktop's one-request upload).
-  const child: ChildProcess = spawn("php", ["-S", `127.0.0.1:${port}`, "-d", "variables_order=EGPCS", "-d", "post_max_size=32M", "-d", "memory_limit=1G", "-t", path.join(root, "server"), path.join(root, "server", "index.php")], {
-    env: { ...process.env, DATA_ROOT: data },
-    stdio: "ignore",
-  });
+  const child: ChildProcess = spawn(
+    "php",
+    [
+      "-S",
+      `127.0.0.1:${port}`,
+      "-d",
+      "variables_order=EGPCS",
+      "-d",
+      "post_max_size=32M",
+      "-d",
+      "memory_limit=1G",
+      "-t",
+      path.join(root, "server"),
+      path.join(root, "server", "index.php"),
+    ],
+    {
+      env: { ...process.env, DATA_ROOT: data },
+      stdio: "ignore",
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitUp(`${url}/`);
   // The first request created the schema; the user is written as its register page would.
-  execFileSync("php", ["-r", `$db = new SQLite3($argv[1]); $s = $db->prepare('INSERT INTO users (name, password) VALUES (?, ?)'); $s->bindValue(1, $argv[2]); $s->bindValue(2, password_hash($argv[3], PASSWORD_DEFAULT)); $s->execute();`, path.join(data, "data.sqlite"), USER, PASSWORD]);
-  return { name: "oPodSync", url, stop: () => { child.kill(); fs.rmSync(root, { recursive: true, force: true }); return Promise.resolve(); } };
+  execFileSync("php", [
+    "-r",
+    `$db = new SQLite3($argv[1]); $s = $db->prepare('INSERT INTO users (name, password) VALUES (?, ?)'); $s->bindValue(1, $argv[2]); $s->bindValue(2, password_hash($argv[3], PASSWORD_DEFAULT)); $s->execute();`,
+    path.join(data, "data.sqlite"),
+    USER,
+    PASSWORD,
+  ]);
+  return {
+    name: "oPodSync",
+    url,
+    stop: () => {
+      child.kill();
+      fs.rmSync(root, { recursive: true, force: true });
+      return Promise.resolve();
+    },
+  };
 }
 
 /** What the bench reads of the gPodder API's answers: subscription changes and episode actions since a timestamp. */
-interface SubscriptionChanges { add: string[]; timestamp: number }
-interface EpisodeActions { actions: unknown[]; timestamp: number }
+interface SubscriptionChanges {
+  add: string[];
+  timestamp: number;
+}
+interface EpisodeActions {
+  actions: unknown[];
+  timestamp: number;
+}
 
 /** A gPodder client of one server: Basic once at login, then the session cookie, as apps do. */
 class Client {
@@ -122,8 +184,14 @@ class Client {
 const feedUrl = (i: number) => `http://127.0.0.1:9/feeds/show-${i}.xml`;
 /** A play action; the history's are dated in 2024, the incremental rounds' now (oPodSync's `since` compares the action's own time). */
 const action = (i: number, device: string, at = new Date(Date.UTC(2024, 0, 1) + i * 1000)) => ({
-  podcast: feedUrl(i % SUBS), episode: `http://127.0.0.1:9/media/show-${i % SUBS}/ep-${i}.mp3`, device, action: "play",
-  timestamp: at.toISOString().slice(0, 19), started: 0, position: i % 3000, total: 3000,
+  podcast: feedUrl(i % SUBS),
+  episode: `http://127.0.0.1:9/media/show-${i % SUBS}/ep-${i}.mp3`,
+  device,
+  action: "play",
+  timestamp: at.toISOString().slice(0, 19),
+  started: 0,
+  position: i % 3000,
+  total: 3000,
 });
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -134,8 +202,14 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 /** The laptop's first download (both lists, since=0), checked; only its timestamps are kept, not the 100,000 actions. */
 async function firstDownload(laptop: Client, peer: Peer): Promise<{ subs: number; eps: number; ms: number }> {
-  const [[subs, eps], ms] = await timed(() => Promise.all([laptop.call<SubscriptionChanges>("GET", `/api/2/subscriptions/${USER}/laptop.json?since=0`), laptop.call<EpisodeActions>("GET", `/api/2/episodes/${USER}.json?since=0`)]));
-  if (subs.add.length < SUBS || eps.actions.length < ACTIONS) throw new Error(`${peer.name} answered ${subs.add.length} feeds and ${eps.actions.length} actions`);
+  const [[subs, eps], ms] = await timed(() =>
+    Promise.all([
+      laptop.call<SubscriptionChanges>("GET", `/api/2/subscriptions/${USER}/laptop.json?since=0`),
+      laptop.call<EpisodeActions>("GET", `/api/2/episodes/${USER}.json?since=0`),
+    ]),
+  );
+  if (subs.add.length < SUBS || eps.actions.length < ACTIONS)
+    throw new Error(`${peer.name} answered ${subs.add.length} feeds and ${eps.actions.length} actions`);
   return { subs: subs.timestamp, eps: eps.timestamp, ms };
 }
 
@@ -155,10 +229,17 @@ async function run(peer: Peer): Promise<Record<string, number>> {
   await phone.call("POST", `/api/2/devices/${USER}/phone.json`, { caption: "Phone", type: "mobile" });
   await laptop.call("POST", `/api/2/devices/${USER}/laptop.json`, { caption: "Laptop", type: "laptop" });
   const out: Record<string, number> = {};
-  const [, subsUp] = await timed(() => phone.call("POST", `/api/2/subscriptions/${USER}/phone.json`, { add: Array.from({ length: SUBS }, (_, i) => feedUrl(i)), remove: [] }));
+  const [, subsUp] = await timed(() =>
+    phone.call("POST", `/api/2/subscriptions/${USER}/phone.json`, { add: Array.from({ length: SUBS }, (_, i) => feedUrl(i)), remove: [] }),
+  );
   out["upload subscriptions"] = subsUp;
   const [, actionsUp] = await timed(async () => {
-    for (let i = 0; i < ACTIONS; i += CHUNK) await phone.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: Math.min(CHUNK, ACTIONS - i) }, (_, k) => action(i + k, "phone")));
+    for (let i = 0; i < ACTIONS; i += CHUNK)
+      await phone.call(
+        "POST",
+        `/api/2/episodes/${USER}.json`,
+        Array.from({ length: Math.min(CHUNK, ACTIONS - i) }, (_, k) => action(i + k, "phone")),
+      );
   });
   out["upload actions"] = actionsUp;
   const first = await firstDownload(laptop, peer);
@@ -181,9 +262,18 @@ async function run(peer: Peer): Promise<Record<string, number>> {
     for (let r = 0; r < ROUNDS; r++, round++) {
       await new Promise((res) => setTimeout(res, 1100)); // oPodSync's since is whole seconds: the next round's changes must be newer
       await phone.call("POST", `/api/2/subscriptions/${USER}/phone.json`, { add: [feedUrl(SUBS + round)], remove: [] });
-      await phone.call("POST", `/api/2/episodes/${USER}.json`, Array.from({ length: 10 }, (_, k) => action(Math.max(STORED, 2 * ACTIONS) + round * 10 + k, "phone", new Date())));
+      await phone.call(
+        "POST",
+        `/api/2/episodes/${USER}.json`,
+        Array.from({ length: 10 }, (_, k) => action(Math.max(STORED, 2 * ACTIONS) + round * 10 + k, "phone", new Date())),
+      );
       stored += 10;
-      const [[s, e], ms] = await timed(() => Promise.all([laptop.call<SubscriptionChanges>("GET", `/api/2/subscriptions/${USER}/laptop.json?since=${since.subs}`), laptop.call<EpisodeActions>("GET", `/api/2/episodes/${USER}.json?since=${since.eps}`)]));
+      const [[s, e], ms] = await timed(() =>
+        Promise.all([
+          laptop.call<SubscriptionChanges>("GET", `/api/2/subscriptions/${USER}/laptop.json?since=${since.subs}`),
+          laptop.call<EpisodeActions>("GET", `/api/2/episodes/${USER}.json?since=${since.eps}`),
+        ]),
+      );
       if (e.actions.length < 10) throw new Error(`${peer.name}: incremental sync answered ${e.actions.length} actions`);
       since.subs = s.timestamp;
       since.eps = e.timestamp;
@@ -208,7 +298,9 @@ async function run(peer: Peer): Promise<Record<string, number>> {
 }
 
 async function main() {
-  console.log(`gPodder API v2 sync: ${SUBS} subscriptions, ${ACTIONS} episode actions (uploaded ${CHUNK} per request), ${ROUNDS} incremental rounds${STORED > 2 * ACTIONS ? ` (again at ${STORED} actions)` : ""}, best of ${REPEAT} runs`);
+  console.log(
+    `gPodder API v2 sync: ${SUBS} subscriptions, ${ACTIONS} episode actions (uploaded ${CHUNK} per request), ${ROUNDS} incremental rounds${STORED > 2 * ACTIONS ? ` (again at ${STORED} actions)` : ""}, best of ${REPEAT} runs`,
+  );
   // The two servers take turns, REPEAT times each, and each step's best time counts: the machine is shared.
   const results: Record<string, Record<string, number>> = {};
   for (let round = 0; round < REPEAT; round++) {
@@ -227,7 +319,9 @@ async function main() {
   const theirs = results.oPodSync;
   console.log(`${"step".padEnd(32)} ${"this server".padStart(12)} ${"oPodSync".padStart(12)} ${"oPodSync / ours".padStart(16)}`);
   for (const step of Object.keys(ours)) {
-    console.log(`${step.padEnd(32)} ${ours[step].toFixed(0).padStart(9)} ms ${theirs[step].toFixed(0).padStart(9)} ms ${(theirs[step] / ours[step]).toFixed(2).padStart(15)}x`);
+    console.log(
+      `${step.padEnd(32)} ${ours[step].toFixed(0).padStart(9)} ms ${theirs[step].toFixed(0).padStart(9)} ms ${(theirs[step] / ours[step]).toFixed(2).padStart(15)}x`,
+    );
   }
   if (PROFILE_DIR) console.log(`\nthis server: top functions by self time (idle left out)\n${profileSummary(PROFILE_DIR, true)}`);
   process.exit(0);

@@ -41,10 +41,17 @@ export interface KillRunResult {
 function feedServer(): Promise<{ url: string; close(): void }> {
   return new Promise((resolve) => {
     const server = http.createServer((_req, res) => {
-      const items = Array.from({ length: EPISODES }, (_, i) =>
-        `<item><title>Episode ${i + 1}</title><guid>kill-${i + 1}</guid><pubDate>${new Date(Date.UTC(2024, 0, 1) + i * 86_400_000).toUTCString()}</pubDate>` +
-        `<enclosure url="http://127.0.0.1/ep-${i + 1}.mp3" length="1000" type="audio/mpeg"/></item>`).join("");
-      res.writeHead(200, { "Content-Type": "application/rss+xml" }).end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Kill run</title><link>http://127.0.0.1/</link><description>d</description>${items}</channel></rss>`);
+      const items = Array.from(
+        { length: EPISODES },
+        (_, i) =>
+          `<item><title>Episode ${i + 1}</title><guid>kill-${i + 1}</guid><pubDate>${new Date(Date.UTC(2024, 0, 1) + i * 86_400_000).toUTCString()}</pubDate>` +
+          `<enclosure url="http://127.0.0.1/ep-${i + 1}.mp3" length="1000" type="audio/mpeg"/></item>`,
+      ).join("");
+      res
+        .writeHead(200, { "Content-Type": "application/rss+xml" })
+        .end(
+          `<?xml version="1.0"?><rss version="2.0"><channel><title>Kill run</title><link>http://127.0.0.1/</link><description>d</description>${items}</channel></rss>`,
+        );
     });
     server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/feed.xml`, close: () => server.close() }));
   });
@@ -56,8 +63,15 @@ export async function killRun(opts: KillRunOptions): Promise<KillRunResult> {
   const redis = await startRedis();
   const feed = await feedServer();
   const temp = (p: string) => fs.mkdtempSync(path.join(os.tmpdir(), p));
-  const common = { TRANSPORTER: nats.url, CACHER: redis.url, NAMESPACE: `kill-run-${process.pid}-${Date.now()}`, DATA_DIR: temp("podcast-kill-run-"), DOWNLOAD_DIR: temp("podcast-kill-run-files-"), REFRESH_INTERVAL: "0",
-    MAX_USER_KEYS: "100000" }; // the player load creates an API key every fourth turn: more than the default bound of 100 a user
+  const common = {
+    TRANSPORTER: nats.url,
+    CACHER: redis.url,
+    NAMESPACE: `kill-run-${process.pid}-${Date.now()}`,
+    DATA_DIR: temp("podcast-kill-run-"),
+    DOWNLOAD_DIR: temp("podcast-kill-run-files-"),
+    REFRESH_INTERVAL: "0",
+    MAX_USER_KEYS: "100000",
+  }; // the player load creates an API key every fourth turn: more than the default bound of 100 a user
   const procs: Record<string, Proc> = {};
   const gatewayLogs: string[] = [];
   const groups = serviceGroups.filter((g) => g.name !== "gateway");
@@ -68,7 +82,10 @@ export async function killRun(opts: KillRunOptions): Promise<KillRunResult> {
       const port = gatewayPorts[Number(name.slice("gateway-".length)) - 1];
       procs[name] = startNode({ ...common, PORT: String(port), NODE_ID: name }, ["api"]);
     } else {
-      procs[name] = startNode({ ...common, NODE_ID: `${name}-1`, ...(name === "search" ? { SEARCH_PORT: searchPort } : {}) }, groups.find((g) => g.name === name)!.services);
+      procs[name] = startNode(
+        { ...common, NODE_ID: `${name}-1`, ...(name === "search" ? { SEARCH_PORT: searchPort } : {}) },
+        groups.find((g) => g.name === name)!.services,
+      );
     }
   };
   const gateways = ["gateway-1", "gateway-2"];
@@ -78,16 +95,26 @@ export async function killRun(opts: KillRunOptions): Promise<KillRunResult> {
     await waitClusterHealthy(urls, procs, ["auth", "users", "podcasts", "episodes", "queue", "tasks", "downloads", "sync"], 90_000);
 
     const call = async <T = unknown>(method: string, p: string, body?: object, key?: string) => {
-      const res = await fetch(`${urls[0]}${p}`, { method, headers: { "Content-Type": "application/json", ...(key ? { "Api-Key": key } : {}) }, body: body && JSON.stringify(body) });
+      const res = await fetch(`${urls[0]}${p}`, {
+        method,
+        headers: { "Content-Type": "application/json", ...(key ? { "Api-Key": key } : {}) },
+        body: body && JSON.stringify(body),
+      });
       if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
       return res.json() as Promise<T>;
     };
     await call("POST", "/api/data/create_first", { username: "player", password: "player password", email: "p@example.org", fullname: "P" });
-    const key: string = ((await (await fetch(`${urls[0]}/api/data/get_key`, { headers: { Authorization: `Basic ${Buffer.from("player:player password").toString("base64")}` } })).json()) as { retrieved_key: string }).retrieved_key;
+    const key: string = (
+      (await (
+        await fetch(`${urls[0]}/api/data/get_key`, { headers: { Authorization: `Basic ${Buffer.from("player:player password").toString("base64")}` } })
+      ).json()) as { retrieved_key: string }
+    ).retrieved_key;
     const { podcast_id } = await call<{ podcast_id: number }>("POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: feed.url, user_id: 1 } }, key);
     let episodes: number[] = [];
     for (const end = Date.now() + 60_000; episodes.length < EPISODES && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
-      episodes = (await call<{ episodes: { episodeid: number }[] }>("GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${podcast_id}`, undefined, key)).episodes.map((e) => e.episodeid);
+      episodes = (
+        await call<{ episodes: { episodeid: number }[] }>("GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${podcast_id}`, undefined, key)
+      ).episodes.map((e) => e.episodeid);
     }
     if (episodes.length < CLIENTS) throw new Error(`only ${episodes.length} episodes imported`);
 
@@ -108,7 +135,11 @@ export async function killRun(opts: KillRunOptions): Promise<KillRunResult> {
     await new Promise((r) => setTimeout(r, Math.min(opts.intervalMs, 15_000)));
     const report = await load.stop();
     const wrong = await load.verify(urls[0]).catch((err: Error) => [`state not read back: ${err.message}`]);
-    const gatewayErrors = gatewayLogs.concat(gateways.map((g) => procs[g].output())).join("\n").split("\n").filter((l) => l.includes("request failed"));
+    const gatewayErrors = gatewayLogs
+      .concat(gateways.map((g) => procs[g].output()))
+      .join("\n")
+      .split("\n")
+      .filter((l) => l.includes("request failed"));
     return { report, wrong, kills, seconds: Math.round((Date.now() - started) / 1000), gatewayErrors };
   } finally {
     await Promise.all(Object.values(procs).map((p) => p.stop("SIGKILL")));

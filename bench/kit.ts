@@ -38,7 +38,13 @@ export function startFlags(root = ROOT): string[] {
 /** A server of the tree at `root` as `npm start` runs it: every service, or these (comma separated) only. CPU_PROF_DIR: under --cpu-prof. */
 export function server(env: Record<string, string>, services?: string, root = ROOT): ChildProcess {
   const runner = path.join(root, "node_modules", "moleculer", "bin", "moleculer-runner.js");
-  const args = [...startFlags(root), ...(env.CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${env.CPU_PROF_DIR}`] : []), runner, "--config", "dist/moleculer.config.js"];
+  const args = [
+    ...startFlags(root),
+    ...(env.CPU_PROF_DIR ? ["--cpu-prof", `--cpu-prof-dir=${env.CPU_PROF_DIR}`] : []),
+    runner,
+    "--config",
+    "dist/moleculer.config.js",
+  ];
   if (!services) args.push("dist/services");
   return node(args, services ? { ...env, SERVICEDIR: "dist/services", SERVICES: services } : env, root);
 }
@@ -58,7 +64,10 @@ export async function stopAll() {
 export async function waitOk(url: string, accept: (status: number) => boolean = (status) => status === 200, timeoutMs = 60_000) {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    const ok = await fetch(url).then((r) => accept(r.status), () => false);
+    const ok = await fetch(url).then(
+      (r) => accept(r.status),
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -84,7 +93,11 @@ export async function keyOf(base: string, username: string, password: string): P
 
 /** The first admin and a key for it, through the API. */
 export async function login(base: string): Promise<string> {
-  await fetch(`${base}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "bench", password: "bench password", email: "b@example.org", fullname: "B" }) });
+  await fetch(`${base}/api/data/create_first`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ username: "bench", password: "bench password", email: "b@example.org", fullname: "B" }),
+  });
   return keyOf(base, "bench", "bench password");
 }
 
@@ -118,7 +131,10 @@ interface CpuProfile {
 
 /** Self time of a --cpu-prof profile, by package (node_modules/<pkg>), our code, or Node itself; with byFunction, the top functions. */
 export function profileSummary(dir: string, byFunction = false): string {
-  const file = fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => path.join(dir, f))[0];
+  const file = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .map((f) => path.join(dir, f))[0];
   if (!file) return "(no profile written)";
   const prof = JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
@@ -134,5 +150,9 @@ export function profileSummary(dir: string, byFunction = false): string {
     self.set(key, (self.get(key) ?? 0) + us);
   }
   const total = [...self.values()].reduce((s, v) => s + v, 0);
-  return [...self.entries()].sort((x, y) => y[1] - x[1]).slice(0, byFunction ? 25 : 12).map(([k, v]) => `    ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`).join("\n");
+  return [...self.entries()]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, byFunction ? 25 : 12)
+    .map(([k, v]) => `    ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`)
+    .join("\n");
 }

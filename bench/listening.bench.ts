@@ -100,7 +100,7 @@ function rss(): number {
 /** A seeded generator, so every run builds the same library. */
 function random(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** A store written in bulk by the bench (the db mixin's adapter and stores). */
@@ -123,7 +123,12 @@ type EpisodesInternals = Pick<EpisodesThis, "catalog" | "loadCatalog" | "statesC
 async function generate(broker: ServiceBroker, pods: number, perPodcast: number, historyRows: number) {
   const rnd = random(42);
   const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)];
-  const first = await broker.call<{ user_id: number }, object>("users.create_first", { username: "listener", password: "a long password", email: "listener@example.org", fullname: "Listener" });
+  const first = await broker.call<{ user_id: number }, object>("users.create_first", {
+    username: "listener",
+    password: "a long password",
+    email: "listener@example.org",
+    fullname: "Listener",
+  });
   const user_id: number = first.user_id;
   const podcasts = broker.getLocalService("podcasts") as unknown as PodcastsInternals;
   const episodes = broker.getLocalService("episodes") as unknown as EpisodesInternals;
@@ -132,15 +137,43 @@ async function generate(broker: ServiceBroker, pods: number, perPodcast: number,
   const subDocs: object[] = [];
   for (let p = 1; p <= pods; p++) {
     podDocs.push({
-      _id: p, feed_key: `bench-${p}`, feed_url: `https://feeds.test/${p}.xml`, final_url: null, username: null, password: null,
-      title: `Podcast ${p} about ${pick(WORDS)}`, description: `A show about ${pick(WORDS)} and ${pick(WORDS)}.`, author: `Host ${p}`,
-      owner_email: null, artwork_url: `https://img.test/${p}.jpg`, website_url: null, language: "en", explicit: false, categories: [pick(WORDS)],
-      podcast_index_id: null, last_build_date: null, p20: {}, etag: null, last_modified: null, content_hash: "x", last_fetched_at: null,
-      episode_count: perPodcast, last_episode_date: null, created_at: new Date(now),
+      _id: p,
+      feed_key: `bench-${p}`,
+      feed_url: `https://feeds.test/${p}.xml`,
+      final_url: null,
+      username: null,
+      password: null,
+      title: `Podcast ${p} about ${pick(WORDS)}`,
+      description: `A show about ${pick(WORDS)} and ${pick(WORDS)}.`,
+      author: `Host ${p}`,
+      owner_email: null,
+      artwork_url: `https://img.test/${p}.jpg`,
+      website_url: null,
+      language: "en",
+      explicit: false,
+      categories: [pick(WORDS)],
+      podcast_index_id: null,
+      last_build_date: null,
+      p20: {},
+      etag: null,
+      last_modified: null,
+      content_hash: "x",
+      last_fetched_at: null,
+      episode_count: perPodcast,
+      last_episode_date: null,
+      created_at: new Date(now),
     });
     subDocs.push({
-      _id: p, key: `${user_id}:${p}`, user_id, podcast_id: p, subscribed_date: new Date(now - p * 60_000), feed_cutoff_days: 0,
-      auto_download: false, notifications_enabled: false, categories: null, overrides: {},
+      _id: p,
+      key: `${user_id}:${p}`,
+      user_id,
+      podcast_id: p,
+      subscribed_date: new Date(now - p * 60_000),
+      feed_cutoff_days: 0,
+      auto_download: false,
+      notifications_enabled: false,
+      categories: null,
+      overrides: {},
     });
   }
   await podcasts.adapter.insertMany(podDocs);
@@ -151,12 +184,26 @@ async function generate(broker: ServiceBroker, pods: number, perPodcast: number,
     for (let n = 0; n < perPodcast; n++) {
       id++;
       batch.push({
-        _id: id, podcast_id: p, guid: `g-${id}`, enclosure_key: `https://media.test/${p}/${n}.mp3`,
+        _id: id,
+        podcast_id: p,
+        guid: `g-${id}`,
+        enclosure_key: `https://media.test/${p}/${n}.mp3`,
         title: `Episode ${n} of podcast ${p}: ${pick(WORDS)} and ${pick(WORDS)}`,
         description: `In this episode we talk about ${pick(WORDS)}, ${pick(WORDS)} and ${pick(WORDS)}. `.repeat(3),
-        pub_date: new Date(now - (perPodcast - n) * 2 * DAY + p * 1000), duration: 300 + Math.floor(rnd() * 7000),
-        enclosure_url: `https://media.test/${p}/${n}.mp3`, enclosure_type: "audio/mpeg", enclosure_length: 1_000_000,
-        artwork: null, link: null, author: null, explicit: false, season: null, episode: n, episode_type: "full", p20: {}, created_at: new Date(now),
+        pub_date: new Date(now - (perPodcast - n) * 2 * DAY + p * 1000),
+        duration: 300 + Math.floor(rnd() * 7000),
+        enclosure_url: `https://media.test/${p}/${n}.mp3`,
+        enclosure_type: "audio/mpeg",
+        enclosure_length: 1_000_000,
+        artwork: null,
+        link: null,
+        author: null,
+        explicit: false,
+        season: null,
+        episode: n,
+        episode_type: "full",
+        p20: {},
+        created_at: new Date(now),
       });
     }
     await episodes.adapter.insertMany(batch);
@@ -165,8 +212,14 @@ async function generate(broker: ServiceBroker, pods: number, perPodcast: number,
   const chosen = new Set<number>();
   while (chosen.size < Math.min(historyRows, total)) chosen.add(1 + Math.floor(rnd() * total));
   const states = [...chosen].map((episode_id) => ({
-    _id: `${user_id}:${episode_id}`, user_id, episode_id, podcast_id: Math.ceil(episode_id / perPodcast),
-    listen_duration: Math.floor(rnd() * 3000), completed: rnd() < 0.6, saved: rnd() < 0.02, saved_at: new Date(now - rnd() * 365 * DAY),
+    _id: `${user_id}:${episode_id}`,
+    user_id,
+    episode_id,
+    podcast_id: Math.ceil(episode_id / perPodcast),
+    listen_duration: Math.floor(rnd() * 3000),
+    completed: rnd() < 0.6,
+    saved: rnd() < 0.02,
+    saved_at: new Date(now - rnd() * 365 * DAY),
     last_listened_at: new Date(now - rnd() * 365 * DAY),
   }));
   for (let i = 0; i < states.length; i += 5000) await episodes.stores.episode_states.insertMany(states.slice(i, i + 5000));
@@ -218,16 +271,20 @@ async function measure(broker: ServiceBroker, ops: Op[], meta: object): Promise<
     cpu.sort((a, b) => a - b);
     let left = CALLS;
     const start = process.hrtime.bigint();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (left-- > 0) {
-        await op.before?.(broker, left);
-        await call();
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (left-- > 0) {
+          await op.before?.(broker, left);
+          await call();
+        }
+      }),
+    );
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     out.set(op.name, { p50: percentile(times, 50), p99: percentile(times, 99), perSecond: CALLS / seconds });
     // This process's CPU time per call: on a shared machine wall time mostly measures the others.
-    console.log(`  ${op.name}: wall p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; this process's CPU p50 ${percentile(cpu, 50).toFixed(1)} ms, p99 ${percentile(cpu, 99).toFixed(1)} ms; ${(CALLS / seconds).toFixed(0)}/s`);
+    console.log(
+      `  ${op.name}: wall p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms; this process's CPU p50 ${percentile(cpu, 50).toFixed(1)} ms, p99 ${percentile(cpu, 99).toFixed(1)} ms; ${(CALLS / seconds).toFixed(0)}/s`,
+    );
   }
   return out;
 }
@@ -281,7 +338,10 @@ function freePort(): Promise<number> {
 async function waitForPort(port: number) {
   for (let i = 0; i < 100; i++) {
     const open = await new Promise<boolean>((r) => {
-      const s = net.connect(port, "127.0.0.1").once("connect", () => (s.destroy(), r(true))).once("error", () => r(false));
+      const s = net
+        .connect(port, "127.0.0.1")
+        .once("connect", () => (s.destroy(), r(true)))
+        .once("error", () => r(false));
     });
     if (open) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -324,7 +384,9 @@ async function main() {
   config.dataDir = dataDir;
   config.refreshInterval = 0;
   config.heartbeatTimeout = HEARTBEAT_TIMEOUT;
-  console.log(`listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version} (V8 heap limit ${mb(v8.getHeapStatistics().heap_size_limit)} MB, flags: ${process.execArgv.join(" ") || "none"}), store in ${dataDir}`);
+  console.log(
+    `listening benchmark: ${pods} podcasts x ${perPodcast} episodes, ${historyRows} history rows; ${os.cpus().length} CPUs, node ${process.version} (V8 heap limit ${mb(v8.getHeapStatistics().heap_size_limit)} MB, flags: ${process.execArgv.join(" ") || "none"}), store in ${dataDir}`,
+  );
 
   let t = Date.now();
   // In a child process, so the embedded server below starts in a process that holds nothing of the generation.
@@ -334,7 +396,10 @@ async function main() {
     generator.once("exit", (code) => reject(new Error(`generation exited with ${code}`)));
   });
   console.log(`generated ${lib.total} episodes in ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  for (const f of fs.readdirSync(dataDir).filter((n) => n.endsWith(".sqlite")).sort()) {
+  for (const f of fs
+    .readdirSync(dataDir)
+    .filter((n) => n.endsWith(".sqlite"))
+    .sort()) {
     const size = fs.statSync(path.join(dataDir, f)).size;
     if (size > 100_000) console.log(`  ${f.padEnd(28)} ${mb(size)} MB on disk`);
   }
@@ -344,7 +409,9 @@ async function main() {
   t = Date.now();
   const broker = await brokerWith(schemas(), null, "bench-embedded");
   const startup = Date.now() - t;
-  console.log(`embedded start-up (stores opened, catalogue built): ${(startup / 1000).toFixed(1)} s; RSS before ${mb(before)} MB, after: ${await memory()}; load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(
+    `embedded start-up (stores opened, catalogue built): ${(startup / 1000).toFixed(1)} s; RSS before ${mb(before)} MB, after: ${await memory()}; load average ${os.loadavg()[0].toFixed(1)}`,
+  );
   peaks.start("index costs (rebuilt by this bench)");
   await indexCosts(broker.getLocalService("episodes") as unknown as EpisodesInternals, lib.user_id);
 
@@ -368,7 +435,8 @@ async function main() {
       const params = { user_id, playlist_id: first.playlist_id, limit: 50 };
       ops.push({ name: "get_playlist_episodes (50)", action: "playlists.get_playlist_episodes", params });
       // A position recorded before each read: the user's kept playlist orders are stale, so each read works its playlist out.
-      const listen = (b: ServiceBroker, n: number) => b.call("episodes.update_state", { user_id, episode_id: 1 + (n % 1000), listen_duration: n + 1 }, { meta });
+      const listen = (b: ServiceBroker, n: number) =>
+        b.call("episodes.update_state", { user_id, episode_id: 1 + (n % 1000), listen_duration: n + 1 }, { meta });
       ops.push({ name: "get_playlist_episodes (after a write)", action: "playlists.get_playlist_episodes", params, before: listen });
     }
   }
@@ -409,7 +477,9 @@ async function main() {
     console.log("over NATS: skipped (BENCH_NATS=0 or no nats-server binary)");
   }
 
-  console.log(`\n${"operation".padEnd(38)} ${"embedded p50/p99 ms".padStart(20)} ${"/s".padStart(7)}   ${"NATS p50/p99 ms".padStart(16)} ${"/s".padStart(7)}  NATS/embedded`);
+  console.log(
+    `\n${"operation".padEnd(38)} ${"embedded p50/p99 ms".padStart(20)} ${"/s".padStart(7)}   ${"NATS p50/p99 ms".padStart(16)} ${"/s".padStart(7)}  NATS/embedded`,
+  );
   for (const op of ops) {
     const e = embedded.get(op.name)!;
     const n = natsRows?.get(op.name);
@@ -423,7 +493,8 @@ async function main() {
 
 if (process.argv[2] === "serve") void serve(process.argv[3], process.argv[4]);
 else if (process.argv[2] === "generate") void generateIn(process.argv[3], ...(process.argv.slice(4, 7).map(Number) as [number, number, number]));
-else main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+else
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

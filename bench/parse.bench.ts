@@ -36,7 +36,11 @@ interface Peer {
 }
 
 function findFixtures(): string {
-  for (const dir of [path.resolve(__dirname, "../../test/fixtures/feeds"), path.resolve(__dirname, "../test/fixtures/feeds"), path.resolve("test/fixtures/feeds")]) {
+  for (const dir of [
+    path.resolve(__dirname, "../../test/fixtures/feeds"),
+    path.resolve(__dirname, "../test/fixtures/feeds"),
+    path.resolve("test/fixtures/feeds"),
+  ]) {
     if (fs.existsSync(dir)) return dir;
   }
   throw new Error("test/fixtures/feeds not found; run from the repository root");
@@ -52,18 +56,22 @@ function podcastPrefixes(xml: string): string[] {
 
 function loadFixtures(): Fixture[] {
   const dir = findFixtures();
-  return fs.readdirSync(dir).filter((f) => /\.(xml|rss|atom)$/.test(f)).sort().map((name) => {
-    const raw = fs.readFileSync(path.join(dir, name));
-    const xml = raw.toString("utf8");
-    const p20 = new RegExp(`<(?:${podcastPrefixes(xml).join("|")}):([A-Za-z]+)`, "g");
-    return {
-      name,
-      xml,
-      bytes: raw.length,
-      items: (xml.match(/<(?:item|entry)[\s>/]/g) ?? []).length,
-      p20: new Set([...xml.matchAll(p20)].map((m) => m[1])),
-    };
-  });
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /\.(xml|rss|atom)$/.test(f))
+    .sort()
+    .map((name) => {
+      const raw = fs.readFileSync(path.join(dir, name));
+      const xml = raw.toString("utf8");
+      const p20 = new RegExp(`<(?:${podcastPrefixes(xml).join("|")}):([A-Za-z]+)`, "g");
+      return {
+        name,
+        xml,
+        bytes: raw.length,
+        items: (xml.match(/<(?:item|entry)[\s>/]/g) ?? []).length,
+        p20: new Set([...xml.matchAll(p20)].map((m) => m[1])),
+      };
+    });
 }
 
 /** Podcasting 2.0 tag names our parser extracted a value for. */
@@ -75,13 +83,22 @@ function tagsOurs(feed: ParsedFeed): Set<string> {
   const common = (x: ParsedFeed | ParsedEpisode) => {
     add("person", x.persons);
     add("value", x.values);
-    add("valueRecipient", x.values.some((v) => v.recipients.length));
+    add(
+      "valueRecipient",
+      x.values.some((v) => v.recipients.length),
+    );
     add("location", x.locations);
     add("license", x.license);
     add("txt", x.txt);
     // podcast:image carries purpose/type/alt/height; podcast:images only a srcset.
-    add("image", x.images.some((i) => i.purpose || i.type || i.alt || i.height));
-    add("images", x.images.some((i) => !(i.purpose || i.type || i.alt || i.height)));
+    add(
+      "image",
+      x.images.some((i) => i.purpose || i.type || i.alt || i.height),
+    );
+    add(
+      "images",
+      x.images.some((i) => !(i.purpose || i.type || i.alt || i.height)),
+    );
   };
   common(feed);
   add("guid", feed.podcast_guid);
@@ -96,7 +113,10 @@ function tagsOurs(feed: ParsedFeed): Set<string> {
   add("podping", feed.podping !== null);
   add("chat", feed.chat);
   add("liveItem", feed.live_items);
-  add("contentLink", feed.live_items.some((l) => l.content_links.length));
+  add(
+    "contentLink",
+    feed.live_items.some((l) => l.content_links.length),
+  );
   for (const ep of feed.episodes) {
     common(ep);
     add("transcript", ep.transcripts);
@@ -105,8 +125,14 @@ function tagsOurs(feed: ParsedFeed): Set<string> {
     add("season", ep.podcast_season);
     add("episode", ep.podcast_episode);
     add("alternateEnclosure", ep.alternate_enclosures);
-    add("source", ep.alternate_enclosures.some((a) => a.sources.length));
-    add("integrity", ep.alternate_enclosures.some((a) => a.integrity));
+    add(
+      "source",
+      ep.alternate_enclosures.some((a) => a.sources.length),
+    );
+    add(
+      "integrity",
+      ep.alternate_enclosures.some((a) => a.integrity),
+    );
     add("socialInteract", ep.social_interacts);
   }
   return tags;
@@ -140,7 +166,10 @@ function tagsPartytime(feed: FeedObject): Set<string> {
   add("block", Object.keys(feed.podcastBlocked ?? {}));
   add("chat", feed.chat);
   add("liveItem", feed.podcastLiveItems);
-  add("contentLink", feed.podcastLiveItems?.some((l) => l.contentLinks.length));
+  add(
+    "contentLink",
+    feed.podcastLiveItems?.some((l) => l.contentLinks.length),
+  );
   for (const ep of feed.items) {
     common(ep);
     add("transcript", ep.podcastTranscripts);
@@ -149,8 +178,14 @@ function tagsPartytime(feed: FeedObject): Set<string> {
     add("season", ep.podcastSeason);
     add("episode", ep.podcastEpisode);
     add("alternateEnclosure", ep.alternativeEnclosures);
-    add("source", ep.alternativeEnclosures?.some((a) => a.source.length));
-    add("integrity", ep.alternativeEnclosures?.some((a) => a.integrity));
+    add(
+      "source",
+      ep.alternativeEnclosures?.some((a) => a.source.length),
+    );
+    add(
+      "integrity",
+      ep.alternativeEnclosures?.some((a) => a.integrity),
+    );
     add("socialInteract", ep.podcastSocialInteraction);
   }
   return tags;
@@ -222,7 +257,11 @@ async function check(peer: Peer, fixtures: Fixture[]): Promise<Result> {
         if (out.items !== f.items) result.failures.push(`${f.name} (${out.items}/${f.items} items)`);
       }
     } catch (err) {
-      result.failures.push(`${f.name} (${String((err as Error).message).split("\n")[0].slice(0, 60)})`);
+      result.failures.push(
+        `${f.name} (${String((err as Error).message)
+          .split("\n")[0]
+          .slice(0, 60)})`,
+      );
     }
   }
   return result;
@@ -262,9 +301,11 @@ async function main(): Promise<void> {
   const fixtures = loadFixtures();
   const totalBytes = fixtures.reduce((n, f) => n + f.bytes, 0);
   const p20Present = new Set(fixtures.flatMap((f) => [...f.p20]));
-  console.log(`feed parse benchmark: ${fixtures.length} fixture feeds, ${(totalBytes / 1e6).toFixed(2)} MB, `
-    + `${fixtures.reduce((n, f) => n + f.items, 0)} items, ${p20Present.size} distinct Podcasting 2.0 tags; `
-    + `${seconds}s CPU per parser in ${ROUNDS} interleaved rounds, best kept; node ${process.version}`);
+  console.log(
+    `feed parse benchmark: ${fixtures.length} fixture feeds, ${(totalBytes / 1e6).toFixed(2)} MB, ` +
+      `${fixtures.reduce((n, f) => n + f.items, 0)} items, ${p20Present.size} distinct Podcasting 2.0 tags; ` +
+      `${seconds}s CPU per parser in ${ROUNDS} interleaved rounds, best kept; node ${process.version}`,
+  );
 
   const results: Result[] = [];
   for (const peer of peers) results.push(await check(peer, fixtures));
@@ -279,8 +320,10 @@ async function main(): Promise<void> {
   console.log("");
   console.log(`${"parser".padEnd(26)}${"MB/s".padStart(8)}${"items/s".padStart(10)}${"P2.0 tags".padStart(11)}  feeds failed`);
   for (const r of results) {
-    console.log(`${r.peer.name.padEnd(26)}${r.mbps.toFixed(1).padStart(8)}${Math.round(r.itemsps).toString().padStart(10)}`
-      + `${`${r.p20.size}/${p20Present.size}`.padStart(11)}  ${r.failures.length}/${fixtures.length}`);
+    console.log(
+      `${r.peer.name.padEnd(26)}${r.mbps.toFixed(1).padStart(8)}${Math.round(r.itemsps).toString().padStart(10)}` +
+        `${`${r.p20.size}/${p20Present.size}`.padStart(11)}  ${r.failures.length}/${fixtures.length}`,
+    );
   }
   console.log("");
   for (const r of results) {
@@ -291,8 +334,10 @@ async function main(): Promise<void> {
   const [ours, ...others] = results;
   const fastest = others.reduce((a, b) => (b.mbps > a.mbps ? b : a));
   console.log("");
-  console.log(`ratio ours / fastest peer (${fastest.peer.name}): ${(ours.mbps / fastest.mbps).toFixed(2)}x MB/s, `
-    + `${(ours.itemsps / fastest.itemsps).toFixed(2)}x items/s (goal >= 1.5x)`);
+  console.log(
+    `ratio ours / fastest peer (${fastest.peer.name}): ${(ours.mbps / fastest.mbps).toFixed(2)}x MB/s, ` +
+      `${(ours.itemsps / fastest.itemsps).toFixed(2)}x items/s (goal >= 1.5x)`,
+  );
   for (const r of others) console.log(`ratio ours / ${r.peer.name}: ${(ours.mbps / r.mbps).toFixed(2)}x MB/s`);
 }
 

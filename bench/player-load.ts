@@ -67,7 +67,8 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
   const report: LoadReport = { requests: 0, readFailures: [], writeFailures: [], writeErrors: 0, writeErrorsAt: [], readLatencies: [], writeLatencies: [] };
   const headers = { "Api-Key": key, "Content-Type": "application/json" };
   const get = (path: string) => (base: string) => fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(60_000) });
-  const post = (path: string, body: object, base: string) => fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  const post = (path: string, body: object, base: string) =>
+    fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
   const episodeOf = (client: number) => episodes[client % episodes.length];
   const positions = new Map<number, number>();
 
@@ -81,7 +82,9 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
     { name: "download_episode_list", write: false, repeatSafe: true, send: get(`/api/data/download_episode_list?user_id=${u}`) },
     { name: "get_podsync_settings", write: false, repeatSafe: true, send: get(`/api/data/get_podsync_settings/${u}`) },
     {
-      name: "record_listen_duration", write: true, repeatSafe: true,
+      name: "record_listen_duration",
+      write: true,
+      repeatSafe: true,
       send: (base, client) => {
         const episode_id = episodeOf(client);
         const listen_duration = (positions.get(episode_id) ?? 0) + 1;
@@ -89,14 +92,26 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
         return post("/api/data/record_listen_duration", { user_id: u, episode_id, listen_duration }, base);
       },
     },
-    { name: "queue_pod", write: true, repeatSafe: true, send: (base, client, n) => post("/api/data/queue_pod", { user_id: u, episode_id: episodes[(client + n) % episodes.length] }, base) },
+    {
+      name: "queue_pod",
+      write: true,
+      repeatSafe: true,
+      send: (base, client, n) => post("/api/data/queue_pod", { user_id: u, episode_id: episodes[(client + n) % episodes.length] }, base),
+    },
   ];
   // The eleventh operation: an API key created every fourth turn (the list read back afterwards must stay
   // well under NATS's 1 MB message), else the client's last created key checked (it must work).
   const lastKey = new Map<number, string>();
-  const createKey: Op = { name: "create_api_key", write: true, repeatSafe: false, send: (base) => post("/api/data/create_api_key", { user_id: u, rssonly: false }, base) };
+  const createKey: Op = {
+    name: "create_api_key",
+    write: true,
+    repeatSafe: false,
+    send: (base) => post("/api/data/create_api_key", { user_id: u, rssonly: false }, base),
+  };
   const checkKey: Op = {
-    name: "verify_own_key", write: false, repeatSafe: true,
+    name: "verify_own_key",
+    write: false,
+    repeatSafe: true,
     send: (base, client) => fetch(`${base}/api/data/verify_key`, { headers: { "Api-Key": lastKey.get(client) ?? key }, signal: AbortSignal.timeout(60_000) }),
   };
   const OPS = ops.length + 1;
@@ -181,12 +196,16 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
       const keys = new Set(await keyIds(base));
       for (const id of ledger.keysAcked) if (!keys.has(id)) wrong.push(`key ${id} acknowledged, not found`);
       const made = keys.size - ledger.keysBefore;
-      if (made > ledger.keysAcked.size + ledger.keysUnsure) wrong.push(`${made} keys made by ${ledger.keysAcked.size} acknowledged and ${ledger.keysUnsure} failed creations`);
-      const history: { episodeid: number; listenduration: number }[] = (await read<{ data: { episodeid: number; listenduration: number }[] }>(`/api/data/user_history/${u}?limit=1000`)).data;
+      if (made > ledger.keysAcked.size + ledger.keysUnsure)
+        wrong.push(`${made} keys made by ${ledger.keysAcked.size} acknowledged and ${ledger.keysUnsure} failed creations`);
+      const history: { episodeid: number; listenduration: number }[] = (
+        await read<{ data: { episodeid: number; listenduration: number }[] }>(`/api/data/user_history/${u}?limit=1000`)
+      ).data;
       const position = new Map(history.map((h) => [h.episodeid, h.listenduration]));
       for (const [episode, acked] of ledger.positionAcked) {
         const now = position.get(episode) ?? 0;
-        if (now !== acked && !(now > acked && ledger.positionsUnsure.get(episode)?.has(now))) wrong.push(`episode ${episode}: position ${now}, last acknowledged ${acked}`);
+        if (now !== acked && !(now > acked && ledger.positionsUnsure.get(episode)?.has(now)))
+          wrong.push(`episode ${episode}: position ${now}, last acknowledged ${acked}`);
       }
       const queued = new Set((await read<{ data: { episodeid: number }[] }>(`/api/data/get_queued_episodes?user_id=${u}`)).data.map((e) => e.episodeid));
       for (const episode of ledger.queuedAcked) if (!queued.has(episode)) wrong.push(`episode ${episode} queued, not in the queue`);

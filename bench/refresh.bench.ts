@@ -43,10 +43,11 @@ async function main() {
   // The feeds are served by a child process: a server's feeds come from other machines, and served from this
   // one they took ~20% of the thread the refresh runs on.
   const feedServer = fork(__filename, [], { env: { ...process.env, REFRESH_BENCH_FEEDS: String(count) } });
-  const ask = <T>(msg: object) => new Promise<T>((resolve) => {
-    feedServer.once("message", (answer) => resolve(answer as T));
-    feedServer.send(msg);
-  });
+  const ask = <T>(msg: object) =>
+    new Promise<T>((resolve) => {
+      feedServer.once("message", (answer) => resolve(answer as T));
+      feedServer.send(msg);
+    });
   const base = await new Promise<string>((resolve) => feedServer.once("message", (m) => resolve((m as { base: string }).base)));
   const served = () => ask<{ requests: number }>({ op: "requests" }).then((m) => m.requests);
 
@@ -124,7 +125,9 @@ async function main() {
   results.push(await run("all unchanged again"));
   await ask({ op: "bump", from: 5 });
   results.push(await run("10% changed again"));
-  console.log(`goal: under 20 s per full refresh of 1,000 feeds on 2 cores; slowest run here ${Math.max(...results).toFixed(2)} s (${(20 / Math.max(...results)).toFixed(1)}x under the goal)`);
+  console.log(
+    `goal: under 20 s per full refresh of 1,000 feeds on 2 cores; slowest run here ${Math.max(...results).toFixed(2)} s (${(20 / Math.max(...results)).toFixed(1)}x under the goal)`,
+  );
 
   await broker.stop();
   feedServer.kill();

@@ -78,7 +78,9 @@ async function main() {
   const searchUrl = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
   const termPath = (t: number) => `/api/search?query=bench+term+${t}`;
 
-  console.log(`${CLIENTS} clients, ${TERMS} distinct terms, ${seconds} s per run, provider answers in ${PROVIDER_DELAY_MS} ms, cache TTL ${config.searchCacheTtl} s`);
+  console.log(
+    `${CLIENTS} clients, ${TERMS} distinct terms, ${seconds} s per run, provider answers in ${PROVIDER_DELAY_MS} ms, cache TTL ${config.searchCacheTtl} s`,
+  );
   const peer = await run(provider.url, seconds, (t) => `/search/byterm?q=bench+term+${t}`);
   line("provider itself (peer)", peer);
 
@@ -93,7 +95,9 @@ async function main() {
   line("search service, every term cached", warm, `, ${warmHits} provider hits`);
 
   const ratio = (r: autocannon.Result) => (r.requests.average / peer.requests.average).toFixed(1);
-  console.log(`ratios to the provider: requests/s ${ratio(cold)}x (cache empty at start), ${ratio(warm)}x (cached); p99 on hits ${warm.latency.p99} ms vs the provider's ${peer.latency.p99} ms`);
+  console.log(
+    `ratios to the provider: requests/s ${ratio(cold)}x (cache empty at start), ${ratio(warm)}x (cached); p99 on hits ${warm.latency.p99} ms vs the provider's ${peer.latency.p99} ms`,
+  );
   await broker.stop();
   provider.close();
   fs.rmSync(config.dataDir, { recursive: true, force: true });

@@ -46,18 +46,25 @@ const png = (seed: number): Buffer => pngBytes([seed % 256, (seed * 7) % 256, (s
 
 /** Texts as long as real feeds' (a channel's description ~800 characters, an episode's notes ~450 with some markup): list answers carry them. */
 const ABOUT = "A weekly conversation about the things that make a household run: cooking, repairs, money and the people next door. ".repeat(7);
-const NOTES = "<p>In this episode we talk about the week's news, answer listeners' questions and recommend a book.</p><ul><li>Chapter one</li><li>Chapter two</li></ul>".repeat(3);
+const NOTES =
+  "<p>In this episode we talk about the week's news, answer listeners' questions and recommend a book.</p><ul><li>Chapter one</li><li>Chapter two</li></ul>".repeat(
+    3,
+  );
 
 function rss(base: string, title: string, art: string, items: string[]): string {
-  return `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel>` +
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel>` +
     `<title>${title}</title><link>${base}/</link><description>${title}: ${ABOUT}</description><itunes:author>Bench author</itunes:author>` +
-    `<itunes:image href="${art}"/>${items.join("")}</channel></rss>`;
+    `<itunes:image href="${art}"/>${items.join("")}</channel></rss>`
+  );
 }
 
 function item(base: string, feed: string, n: number, title: string, date: number): string {
-  return `<item><title>${title}</title><guid isPermaLink="false">${feed}-${n}</guid><description><![CDATA[<p>${title}.</p>${NOTES}]]></description>` +
+  return (
+    `<item><title>${title}</title><guid isPermaLink="false">${feed}-${n}</guid><description><![CDATA[<p>${title}.</p>${NOTES}]]></description>` +
     `<pubDate>${new Date(date).toUTCString()}</pubDate><itunes:duration>1800</itunes:duration>` +
-    `<enclosure url="${base}/media/${feed}/${n}.mp3" length="1000" type="audio/mpeg"/></item>`;
+    `<enclosure url="${base}/media/${feed}/${n}.mp3" length="1000" type="audio/mpeg"/></item>`
+  );
 }
 
 /** SUBS small feeds (/feeds/show-<i>.xml, SMALL_ITEMS items), the big one (/feeds/big.xml) and the artwork (/art/<i>.png). */
@@ -76,7 +83,9 @@ async function feedServer(): Promise<{ base: string; close: () => void }> {
     if (url === "/feeds/big.xml") return res.writeHead(200, { "Content-Type": "application/rss+xml" }).end(big);
     if ((m = /^\/feeds\/show-(\d+)\.xml$/.exec(url)) && Number(m[1]) < SUBS) {
       const i = Number(m[1]);
-      const items = Array.from({ length: SMALL_ITEMS }, (_, k) => item(base, `show-${i}`, SMALL_ITEMS - k, `Show ${i} episode ${SMALL_ITEMS - k}`, now - (i % 90) * 3_600_000 - k * 7 * DAY));
+      const items = Array.from({ length: SMALL_ITEMS }, (_, k) =>
+        item(base, `show-${i}`, SMALL_ITEMS - k, `Show ${i} episode ${SMALL_ITEMS - k}`, now - (i % 90) * 3_600_000 - k * 7 * DAY),
+      );
       return res.writeHead(200, { "Content-Type": "application/rss+xml" }).end(rss(base, `Show ${String(i).padStart(4, "0")}`, `${base}/art/${i}.png`, items));
     }
     if ((m = /^\/art\/(\d+|big)\.png$/.exec(url))) return res.writeHead(200, { "Content-Type": "image/png" }).end(png(m[1] === "big" ? 999_999 : Number(m[1])));
@@ -92,7 +101,11 @@ async function feedServer(): Promise<{ base: string; close: () => void }> {
 
 /** An API call's answer (null when empty); T: what the caller reads of it. */
 async function call<T = unknown>(base: string, key: string, method: string, p: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}${p}`, { method, headers: { "Api-Key": key, ...(body === undefined ? {} : { "Content-Type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { "Api-Key": key, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
   return (text ? (JSON.parse(text) as unknown) : null) as T;
@@ -103,7 +116,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The big podcast first (its older episodes are imported by a job, meanwhile), then the SUBS small ones; waits for every episode. */
 async function seed(base: string, key: string, user_id: number, feeds: string): Promise<number> {
   const t0 = performance.now();
-  const { podcast_id: bigId } = await call<{ podcast_id: number }>(base, key, "POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: `${feeds}/feeds/big.xml`, user_id } });
+  const { podcast_id: bigId } = await call<{ podcast_id: number }>(base, key, "POST", "/api/data/add_podcast", {
+    podcast_values: { pod_feed_url: `${feeds}/feeds/big.xml`, user_id },
+  });
   const urls = Array.from({ length: SUBS }, (_, i) => `${feeds}/feeds/show-${i}.xml`);
   if (SEED === "opml") {
     await call(base, key, "POST", "/api/data/import_opml", { user_id, podcasts: urls });
@@ -117,12 +132,16 @@ async function seed(base: string, key: string, user_id: number, feeds: string): 
     }
   } else {
     let next = 0;
-    await Promise.all(Array.from({ length: SEED_CONCURRENCY }, async () => {
-      while (next < urls.length) await call(base, key, "POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: urls[next++], user_id } });
-    }));
+    await Promise.all(
+      Array.from({ length: SEED_CONCURRENCY }, async () => {
+        while (next < urls.length) await call(base, key, "POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: urls[next++], user_id } });
+      }),
+    );
   }
   const subscribed = performance.now();
-  console.log(`  ${SUBS} small feeds subscribed (${SEED === "opml" ? "one import_opml job" : `add_podcast, ${SEED_CONCURRENCY} at a time`}): ${((subscribed - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `  ${SUBS} small feeds subscribed (${SEED === "opml" ? "one import_opml job" : `add_podcast, ${SEED_CONCURRENCY} at a time`}): ${((subscribed - t0) / 1000).toFixed(1)} s`,
+  );
   let total = 0;
   for (const end = Date.now() + 180_000; Date.now() < end; await sleep(500)) {
     total = (await call<{ total: number }>(base, key, "GET", `/api/data/podcast_episodes?user_id=${user_id}&podcast_id=${bigId}&limit=1`)).total;
@@ -131,9 +150,13 @@ async function seed(base: string, key: string, user_id: number, feeds: string): 
   if (total < BIG) throw new Error(`the big podcast has ${total} episodes imported, not ${BIG}`);
   const pods = (await call<{ pods: unknown[] }>(base, key, "GET", `/api/data/return_pods/${user_id}`)).pods.length;
   if (pods !== SUBS + 1) throw new Error(`return_pods lists ${pods} podcasts, not ${SUBS + 1}`);
-  console.log(`  big podcast's ${BIG} episodes imported: ${((performance.now() - t0) / 1000).toFixed(1)} s after the start (${((performance.now() - subscribed) / 1000).toFixed(1)} s after the last subscription)`);
+  console.log(
+    `  big podcast's ${BIG} episodes imported: ${((performance.now() - t0) / 1000).toFixed(1)} s after the start (${((performance.now() - subscribed) / 1000).toFixed(1)} s after the last subscription)`,
+  );
   // A few episodes in progress, so that Home's "Continue" has something to show.
-  const some = (await call<{ episodes: { episodeid: number }[] }>(base, key, "GET", `/api/data/podcast_episodes?user_id=${user_id}&podcast_id=${bigId}&limit=8`)).episodes;
+  const some = (
+    await call<{ episodes: { episodeid: number }[] }>(base, key, "GET", `/api/data/podcast_episodes?user_id=${user_id}&podcast_id=${bigId}&limit=8`)
+  ).episodes;
   for (const e of some) await call(base, key, "POST", "/api/data/record_listen_duration", { user_id, episode_id: e.episodeid, listen_duration: 600 });
   console.log(`seeding took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return bigId;
@@ -162,7 +185,9 @@ interface PageWindow {
   performance: { now(): number };
   localStorage: { setItem(key: string, value: string): void };
   requestAnimationFrame(callback: () => void): number;
-  PerformanceObserver: new (callback: (list: { getEntries(): { startTime: number; duration: number }[] }) => void) => { observe(options: { type: string; buffered: boolean }): void };
+  PerformanceObserver: new (callback: (list: { getEntries(): { startTime: number; duration: number }[] }) => void) => {
+    observe(options: { type: string; buffered: boolean }): void;
+  };
   MutationObserver: new (callback: () => void) => { observe(target: unknown, options: Record<string, boolean>): void; disconnect(): void };
   InputEvent: new (type: string, init: Record<string, unknown>) => unknown;
   __longtasks: { start: number; duration: number }[] | null;
@@ -212,7 +237,10 @@ function clickForMore(args: { heading: string; name: string }): Promise<number |
       }
     });
     obs.observe(w.document.body, { childList: true, subtree: true });
-    setTimeout(() => { obs.disconnect(); resolve(null); }, 30_000);
+    setTimeout(() => {
+      obs.disconnect();
+      resolve(null);
+    }, 30_000);
     button.click();
   });
 }
@@ -236,7 +264,10 @@ function searchFor(args: { heading: string; label: string; text: string }): Prom
       }
     });
     obs.observe(w.document.body, { childList: true, subtree: true, characterData: true });
-    setTimeout(() => { obs.disconnect(); resolve(null); }, 30_000);
+    setTimeout(() => {
+      obs.disconnect();
+      resolve(null);
+    }, 30_000);
     input.value = args.text;
     input.dispatchEvent(new w.InputEvent("input", { bubbles: true, data: args.text, inputType: "insertText" }));
   });
@@ -251,8 +282,24 @@ function pageState(heading: string): { dom: number; items: number; firstItem: nu
 // Measuring
 
 /** One API answer: its bytes, the longest list in it, and ms from the request's start to the answer's last byte. */
-interface Answer { phase: string; what: string; bytes: number; largestArray: number; status: number; ms: number }
-interface Phase { ms: number | null; dom: number; items: number; api: Answer[]; images: { count: number; bytes: number }; longest: number; tbt: number; tasks: number }
+interface Answer {
+  phase: string;
+  what: string;
+  bytes: number;
+  largestArray: number;
+  status: number;
+  ms: number;
+}
+interface Phase {
+  ms: number | null;
+  dom: number;
+  items: number;
+  api: Answer[];
+  images: { count: number; bytes: number };
+  longest: number;
+  tbt: number;
+  tasks: number;
+}
 interface PageSpec {
   name: string;
   url: string;
@@ -288,7 +335,10 @@ function blocking(tasks: { start: number; duration: number }[]): { longest: numb
 async function measureOnce(browser: Browser, base: string, session: object, spec: PageSpec): Promise<Record<string, Phase>> {
   const context = await browser.newContext({ viewport: PHONE });
   try {
-    await context.addInitScript((value: string) => (globalThis as unknown as PageWindow).localStorage.setItem("podcast-server.session", value), JSON.stringify(session));
+    await context.addInitScript(
+      (value: string) => (globalThis as unknown as PageWindow).localStorage.setItem("podcast-server.session", value),
+      JSON.stringify(session),
+    );
     await context.addInitScript({ content: `(${pageInit.toString()})(${JSON.stringify(spec.heading)})` });
     const page: Page = await context.newPage();
     let phase = "load";
@@ -303,20 +353,35 @@ async function measureOnce(browser: Browser, base: string, session: object, spec
       if (p.startsWith("/api/proxy/image")) {
         const tally = (images[at] ??= { count: 0, bytes: 0 });
         tally.count++;
-        bodies.push(res.body().then((b) => void (tally.bytes += b.length), () => undefined));
+        bodies.push(
+          res.body().then(
+            (b) => void (tally.bytes += b.length),
+            () => undefined,
+          ),
+        );
       } else if (p.startsWith("/api/")) {
-        bodies.push(res.body().then(
-          (b) => {
-            let largest = 0;
-            try {
-              largest = largestArray(JSON.parse(b.toString("utf8")));
-            } catch {
-              // not JSON
-            }
-            answers.push({ phase: at, what: `${res.request().method()} ${shortUrl(url)}`, bytes: b.length, largestArray: largest, status: res.status(), ms: res.request().timing().responseEnd });
-          },
-          () => void answers.push({ phase: at, what: `${res.request().method()} ${shortUrl(url)}`, bytes: 0, largestArray: 0, status: res.status(), ms: NaN }),
-        ));
+        bodies.push(
+          res.body().then(
+            (b) => {
+              let largest = 0;
+              try {
+                largest = largestArray(JSON.parse(b.toString("utf8")));
+              } catch {
+                // not JSON
+              }
+              answers.push({
+                phase: at,
+                what: `${res.request().method()} ${shortUrl(url)}`,
+                bytes: b.length,
+                largestArray: largest,
+                status: res.status(),
+                ms: res.request().timing().responseEnd,
+              });
+            },
+            () =>
+              void answers.push({ phase: at, what: `${res.request().method()} ${shortUrl(url)}`, bytes: 0, largestArray: 0, status: res.status(), ms: NaN }),
+          ),
+        );
       }
     });
     const out: Record<string, Phase> = {};
@@ -326,7 +391,14 @@ async function measureOnce(browser: Browser, base: string, session: object, spec
       await Promise.all(bodies);
       const state = await page.evaluate(pageState, spec.heading);
       const tasks = state.longtasks ?? [];
-      out[name] = { ms, dom: state.dom, items: state.items, api: answers.filter((a) => a.phase === name), images: images[name] ?? { count: 0, bytes: 0 }, ...blocking(tasks.slice(seenTasks)) };
+      out[name] = {
+        ms,
+        dom: state.dom,
+        items: state.items,
+        api: answers.filter((a) => a.phase === name),
+        images: images[name] ?? { count: 0, bytes: 0 },
+        ...blocking(tasks.slice(seenTasks)),
+      };
       seenTasks = tasks.length;
       if (state.longtasks === null) out[name].longest = NaN;
     };
@@ -352,7 +424,10 @@ async function measureOnce(browser: Browser, base: string, session: object, spec
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 const msText = (n: number | null) => (n === null || Number.isNaN(n) ? "-" : `${Math.round(n)} ms`);
 
-interface PageResult { spec: PageSpec; runs: Record<string, Phase>[] }
+interface PageResult {
+  spec: PageSpec;
+  runs: Record<string, Phase>[];
+}
 
 function report(results: PageResult[]): string[] {
   const flags: string[] = [];
@@ -378,20 +453,33 @@ function report(results: PageResult[]): string[] {
         maxLongest: Math.max(...all.map((p) => p.longest)),
         tbt: median(all.map((p) => p.tbt)),
       };
-      const label = { load: "first list item in the DOM", more: `"${spec.more}" -> more items`, search: `"${spec.search?.label}" "${spec.search?.text}" -> results (300 ms debounce included)` }[ph] ?? ph;
+      const label =
+        {
+          load: "first list item in the DOM",
+          more: `"${spec.more}" -> more items`,
+          search: `"${spec.search?.label}" "${spec.search?.text}" -> results (300 ms debounce included)`,
+        }[ph] ?? ph;
       const spread = msList.length > 1 ? ` (runs ${Math.round(Math.min(...msList))}-${Math.round(Math.max(...msList))} ms)` : "";
       console.log(`  ${label}: ${msText(m.ms)}${spread}${msList.length < all.length ? `, ${all.length - msList.length} runs timed out` : ""}`);
-      console.log(`    DOM elements ${m.dom.toLocaleString("en")}, list items ${m.items.toLocaleString("en")}; API requests ${m.apiCount}, answers ${kb(m.apiBytes)}; images via the proxy ${m.imgCount} (${kb(m.imgBytes)})`);
+      console.log(
+        `    DOM elements ${m.dom.toLocaleString("en")}, list items ${m.items.toLocaleString("en")}; API requests ${m.apiCount}, answers ${kb(m.apiBytes)}; images via the proxy ${m.imgCount} (${kb(m.imgBytes)})`,
+      );
       console.log(`    long tasks: longest ${msText(m.longest)} (worst run ${msText(m.maxLongest)}), total blocking time ${msText(m.tbt)}`);
       // Each request of the phase, with the median of its answer time over the runs.
       for (const a of all[0].api) {
         const times = all.map((p) => p.api.find((x) => x.what === a.what)?.ms).filter((x): x is number => x !== undefined && x >= 0);
-        console.log(`      ${a.status} ${a.what}: ${kb(a.bytes)}${a.largestArray ? `, ${a.largestArray.toLocaleString("en")} items in its longest list` : ""}, answered in ${msText(median(times))}`);
+        console.log(
+          `      ${a.status} ${a.what}: ${kb(a.bytes)}${a.largestArray ? `, ${a.largestArray.toLocaleString("en")} items in its longest list` : ""}, answered in ${msText(median(times))}`,
+        );
       }
-      rows.push(`| ${spec.name} | ${PHASES[ph]} | ${msText(m.ms)} | ${m.dom.toLocaleString("en")} | ${m.apiCount} / ${kb(m.apiBytes)} | ${m.imgCount} | ${msText(m.longest)} | ${msText(m.tbt)} |`);
+      rows.push(
+        `| ${spec.name} | ${PHASES[ph]} | ${msText(m.ms)} | ${m.dom.toLocaleString("en")} | ${m.apiCount} / ${kb(m.apiBytes)} | ${m.imgCount} | ${msText(m.longest)} | ${msText(m.tbt)} |`,
+      );
       // A page is flagged on the median run; one run's stall on a shared machine is listed apart.
-      if (m.longest > STALL_MS) flags.push(`${spec.name}, ${PHASES[ph]}: longest task ${Math.round(m.longest)} ms (median of the runs), over the ${STALL_MS} ms stall threshold`);
-      else if (m.maxLongest > STALL_MS) outliers.push(`${spec.name}, ${PHASES[ph]}: one run had a long task of ${Math.round(m.maxLongest)} ms (median longest ${Math.round(m.longest)} ms)`);
+      if (m.longest > STALL_MS)
+        flags.push(`${spec.name}, ${PHASES[ph]}: longest task ${Math.round(m.longest)} ms (median of the runs), over the ${STALL_MS} ms stall threshold`);
+      else if (m.maxLongest > STALL_MS)
+        outliers.push(`${spec.name}, ${PHASES[ph]}: one run had a long task of ${Math.round(m.maxLongest)} ms (median longest ${Math.round(m.longest)} ms)`);
       if (m.dom > HEAVY_DOM) flags.push(`${spec.name}, ${PHASES[ph]}: ${m.dom.toLocaleString("en")} DOM elements`);
     }
     if (runs[0].more) {
@@ -407,10 +495,16 @@ function report(results: PageResult[]): string[] {
   for (const a of largest) console.log(`  ${kb(a.bytes).padStart(10)}  ${a.what} (${a.page}, ${a.phase}; ${a.largestArray.toLocaleString("en")} items)`);
   // A list answer of the whole library (SUBS + the big podcast), or of 1,000 items and more, is a whole list (the pages' steps are 20-60).
   const whole = answers.filter((a) => a.largestArray >= 1000 || a.largestArray === SUBS + 1);
-  console.log(whole.length
-    ? `Whole lists asked for: ${[...new Set(whole.map((a) => `${a.what} on ${a.page} (${a.largestArray.toLocaleString("en")} items, ${kb(a.bytes)})`))].join("; ")}`
-    : "No page asked the API for a whole list.");
-  console.log(flags.length ? `Not smooth:\n${flags.map((f) => `  ${f}`).join("\n")}` : `Smooth: no median longest task over ${STALL_MS} ms, no page over ${HEAVY_DOM.toLocaleString("en")} DOM elements.`);
+  console.log(
+    whole.length
+      ? `Whole lists asked for: ${[...new Set(whole.map((a) => `${a.what} on ${a.page} (${a.largestArray.toLocaleString("en")} items, ${kb(a.bytes)})`))].join("; ")}`
+      : "No page asked the API for a whole list.",
+  );
+  console.log(
+    flags.length
+      ? `Not smooth:\n${flags.map((f) => `  ${f}`).join("\n")}`
+      : `Smooth: no median longest task over ${STALL_MS} ms, no page over ${HEAVY_DOM.toLocaleString("en")} DOM elements.`,
+  );
   if (outliers.length) console.log(`Single runs over ${STALL_MS} ms:\n${outliers.map((f) => `  ${f}`).join("\n")}`);
   console.log("\n| page | step | time | DOM elements | API requests / bytes | images | longest task | TBT |\n|---|---|---|---|---|---|---|---|");
   rows.forEach((r) => console.log(r));
@@ -423,7 +517,12 @@ const firstLine = (err: unknown) => String((err as { message?: unknown } | null 
 async function main() {
   const started = Date.now();
   if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  console.log(`web app with a large library: ${SUBS} subscriptions + one podcast of ${BIG} episodes, ${RUNS} loads per page at ${PHONE.width}x${PHONE.height}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}, ${os.cpus().length} CPUs`);
+  console.log(
+    `web app with a large library: ${SUBS} subscriptions + one podcast of ${BIG} episodes, ${RUNS} loads per page at ${PHONE.width}x${PHONE.height}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}, ${os.cpus().length} CPUs`,
+  );
   const feeds = await feedServer();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "web-lists-bench-"));
   // The built app copied aside (WEB_DIR): a rebuild of dist/web during the run would take away the chunks a loaded page asks for.
@@ -433,9 +532,20 @@ async function main() {
   fs.cpSync(built, webDir, { recursive: true });
   const port = await freePort();
   server({
-    PORT: String(port), HOST: "127.0.0.1", SEARCH_PORT: String(await freePort()), SEARCH_HOST: "127.0.0.1", DATA_DIR: dataDir, TRANSPORTER: "",
-    DOWNLOAD_DIR: path.join(dataDir, "downloads"), BACKUP_DIR: path.join(dataDir, "backups"), LOCAL_MEDIA_DIR: path.join(dataDir, "media"), WEB_DIR: webDir,
-    REFRESH_INTERVAL: "0", SYNC_INTERVAL: "0", AUTO_DELETE_INTERVAL: "0", OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    SEARCH_PORT: String(await freePort()),
+    SEARCH_HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    TRANSPORTER: "",
+    DOWNLOAD_DIR: path.join(dataDir, "downloads"),
+    BACKUP_DIR: path.join(dataDir, "backups"),
+    LOCAL_MEDIA_DIR: path.join(dataDir, "media"),
+    WEB_DIR: webDir,
+    REFRESH_INTERVAL: "0",
+    SYNC_INTERVAL: "0",
+    AUTO_DELETE_INTERVAL: "0",
+    OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32",
   });
   const base = `http://127.0.0.1:${port}`;
   let browser: Browser | null = null;
@@ -447,10 +557,20 @@ async function main() {
     const bigId = await seed(base, key, user_id, feeds.base);
     if (RUNS === 0) return; // the seeding only
     const session = { key, user_id, username: "bench", is_admin: true };
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+    });
     const specs: PageSpec[] = [
       { name: "Podcasts", url: "/podcasts", heading: "Subscriptions", more: "Show more" },
-      { name: `Podcast (${BIG.toLocaleString("en")} episodes)`, url: `/podcast/${bigId}`, heading: "Episodes", more: "Load more", search: { label: "Search episodes", text: SEARCH_WORD } },
+      {
+        name: `Podcast (${BIG.toLocaleString("en")} episodes)`,
+        url: `/podcast/${bigId}`,
+        heading: "Episodes",
+        more: "Load more",
+        search: { label: "Search episodes", text: SEARCH_WORD },
+      },
       { name: "Home", url: "/", heading: "New episodes", more: "Load more" },
     ];
     const results: PageResult[] = [];
@@ -469,7 +589,12 @@ async function main() {
       if (runs.length) results.push({ spec, runs });
     }
     report(results);
-    console.log(`\nwhole run ${((Date.now() - started) / 1000).toFixed(0)} s; load average now ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+    console.log(
+      `\nwhole run ${((Date.now() - started) / 1000).toFixed(0)} s; load average now ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
   } finally {
     await browser?.close();
     feeds.close();

@@ -91,7 +91,13 @@ function composeFile(): string {
       image: "mongo:7",
       restart: "unless-stopped",
       volumes: ["mongo-data:/data/db"],
-      healthcheck: { test: ["CMD", "mongosh", "--quiet", "--eval", "db.adminCommand('ping').ok"], interval: "10s", timeout: "5s", retries: 5, start_period: "20s" },
+      healthcheck: {
+        test: ["CMD", "mongosh", "--quiet", "--eval", "db.adminCommand('ping').ok"],
+        interval: "10s",
+        timeout: "5s",
+        retries: 5,
+        start_period: "20s",
+      },
     },
     redis: {
       image: "redis:7-alpine",
@@ -109,12 +115,18 @@ function composeFile(): string {
         stop_grace_period: `${GRACE_SECONDS}s`,
         depends_on: Object.fromEntries(Object.keys(infra).map((name) => [name, { condition: "service_healthy" }])),
         environment: {
-          ...commonEnv, MONGO_URI: "mongodb://mongo:27017/podcasts", SECRET_KEY: "${SECRET_KEY:?set SECRET_KEY, e.g. openssl rand -base64 32}", SERVICES: g.services.join(","),
+          ...commonEnv,
+          MONGO_URI: "mongodb://mongo:27017/podcasts",
+          SECRET_KEY: "${SECRET_KEY:?set SECRET_KEY, e.g. openssl rand -base64 32}",
+          SERVICES: g.services.join(","),
           ...(g.httpPort ? { [g.httpPortEnv ?? "PORT"]: String(g.httpPort) } : {}),
           ...Object.fromEntries(foldersOf(g).map((f) => [f.env, f.mountPath])),
         },
         ...(g.httpPort ? { ports: [`${g.httpPort}:${g.httpPort}`] } : {}),
-        ...nonEmpty("volumes", foldersOf(g).map((f) => `${f.hostDir ?? f.volume}:${f.mountPath}${f.readOnly ? ":ro" : ""}`)),
+        ...nonEmpty(
+          "volumes",
+          foldersOf(g).map((f) => `${f.hostDir ?? f.volume}:${f.mountPath}${f.readOnly ? ":ro" : ""}`),
+        ),
         healthcheck: nodeHealthcheck,
       },
     ]),
@@ -149,7 +161,10 @@ function groupContainer(g: ServiceGroup): IContainer {
       ...(g.httpPort ? [{ name: g.httpPortEnv ?? "PORT", value: String(g.httpPort) }] : []),
       ...foldersOf(g).map((f) => ({ name: f.env, value: f.mountPath })),
     ],
-    ...nonEmpty("volumeMounts", foldersOf(g).map((f) => ({ name: f.volume, mountPath: f.mountPath, ...(f.readOnly ? { readOnly: true } : {}) }))),
+    ...nonEmpty(
+      "volumeMounts",
+      foldersOf(g).map((f) => ({ name: f.volume, mountPath: f.mountPath, ...(f.readOnly ? { readOnly: true } : {}) })),
+    ),
     ports: [
       ...(g.httpPort ? [{ name: "http", containerPort: g.httpPort }] : []),
       { name: "health", containerPort: HEALTH_PORT },
@@ -185,14 +200,22 @@ function groupObjects(g: ServiceGroup): object[] {
         spec: {
           terminationGracePeriodSeconds: GRACE_SECONDS,
           containers: [groupContainer(g)],
-          ...nonEmpty("volumes", foldersOf(g).map((f) => ({ name: f.volume, persistentVolumeClaim: { claimName: claimOf(f.volume), ...(f.readOnly ? { readOnly: true } : {}) } }))),
+          ...nonEmpty(
+            "volumes",
+            foldersOf(g).map((f) => ({ name: f.volume, persistentVolumeClaim: { claimName: claimOf(f.volume), ...(f.readOnly ? { readOnly: true } : {}) } })),
+          ),
         },
       },
     },
   };
   const out: object[] = [deployment];
   if (g.httpPort) {
-    const service: IService = { apiVersion: "v1", kind: "Service", metadata: { name, labels }, spec: { selector: labels, ports: [{ name: "http", port: g.httpPort, targetPort: "http" }] } };
+    const service: IService = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, labels },
+      spec: { selector: labels, ports: [{ name: "http", port: g.httpPort, targetPort: "http" }] },
+    };
     out.push(service);
   }
   if (g.autoscale) {
@@ -210,7 +233,12 @@ function groupObjects(g: ServiceGroup): object[] {
     out.push(hpa);
   }
   if (g.replicas > 1) {
-    const pdb: IPodDisruptionBudget = { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: { name, labels }, spec: { minAvailable: 1, selector: { matchLabels: labels } } };
+    const pdb: IPodDisruptionBudget = {
+      apiVersion: "policy/v1",
+      kind: "PodDisruptionBudget",
+      metadata: { name, labels },
+      spec: { minAvailable: 1, selector: { matchLabels: labels } },
+    };
     out.push(pdb);
   }
   return out;
@@ -219,7 +247,13 @@ function groupObjects(g: ServiceGroup): object[] {
 function infraObjects(): object[] {
   const config: IConfigMap = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: APP }, data: { ...commonEnv, TRUSTED_PROXIES: "" } };
   // Placeholders: replace before applying (or create the Secret yourself, e.g. from a sealed secret).
-  const secret = (name: string, stringData: Record<string, string>): ISecret => ({ apiVersion: "v1", kind: "Secret", metadata: { name }, type: "Opaque", stringData });
+  const secret = (name: string, stringData: Record<string, string>): ISecret => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name },
+    type: "Opaque",
+    stringData,
+  });
   // SECRET_KEY seals sync and notification passwords: every replica needs the same one (e.g. openssl rand -base64 32).
   const appSecret = secret(`${APP}-secrets`, { MONGO_URI: "mongodb://podcasts:change-me@mongo:27017/podcasts?authSource=admin", SECRET_KEY: "change-me" });
   const mongoSecret = secret("mongo-credentials", { username: "podcasts", password: "change-me" });
@@ -239,7 +273,10 @@ function infraObjects(): object[] {
         name: "nats",
         image: "nats:2.10-alpine",
         args: ["-m", "8222"],
-        ports: [{ name: "client", containerPort: 4222 }, { name: "monitor", containerPort: 8222 }],
+        ports: [
+          { name: "client", containerPort: 4222 },
+          { name: "monitor", containerPort: 8222 },
+        ],
         readinessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 5 },
         livenessProbe: { httpGet: { path: "/healthz", port: "monitor" }, periodSeconds: 10 },
         resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { cpu: "1", memory: "256Mi" } },
@@ -296,7 +333,18 @@ function infraObjects(): object[] {
     metadata: { name: claimOf(f.volume), labels: labelsOf(f.volume) },
     spec: { accessModes: [f.readOnly ? "ReadOnlyMany" : "ReadWriteMany"], resources: { requests: { storage: f.storage } } },
   }));
-  return [config, appSecret, mongoSecret, ...claims, nats, service("nats", 4222, false), mongo, service("mongo", 27017, true), redis, service("redis", 6379, false)];
+  return [
+    config,
+    appSecret,
+    mongoSecret,
+    ...claims,
+    nats,
+    service("nats", 4222, false),
+    mongo,
+    service("mongo", 27017, true),
+    redis,
+    service("redis", 6379, false),
+  ];
 }
 
 function k8sFile(): string {

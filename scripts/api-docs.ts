@@ -10,7 +10,12 @@ import path from "path";
 const OUT = path.join(__dirname, "..", "..", "shared", "api-docs.json");
 const OPEN = "\u2021"; // the documents' mark of an answer they do not show
 
-const cells = (line: string) => line.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
+const cells = (line: string) =>
+  line
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((c) => c.trim());
 const isRow = (line: string) => line.startsWith("|") && !/^\|[-| ]+\|$/.test(line.trim());
 const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -22,7 +27,14 @@ function pathName(p: string): string {
 
 function describe(request: string, response: string, extra: string[]): string {
   const answer = response.includes(OPEN)
-    ? `Not shown in the API documents (${OPEN})${response.replace(OPEN, "").trim() ? `; ${response.replace(OPEN, "").replace(/^\s*;\s*/, "").trim()}` : ""}: shaped as this API family's clients read it (docs/pinepods-client-calls.md).`
+    ? `Not shown in the API documents (${OPEN})${
+        response.replace(OPEN, "").trim()
+          ? `; ${response
+              .replace(OPEN, "")
+              .replace(/^\s*;\s*/, "")
+              .trim()}`
+          : ""
+      }: shaped as this API family's clients read it (docs/pinepods-client-calls.md).`
     : response;
   return [`Request: ${request === "-" ? "none" : request}.`, `Response: ${answer}`, ...extra].join("\n\n");
 }
@@ -37,7 +49,9 @@ function main(specDir: string) {
     if (/^(GET|POST|PUT|PATCH|DELETE)$/.test(method)) pathOfName.set(name, `${method} ${p}`);
   }
   // Sentences of the "Behaviour:" paragraphs and record descriptions, to attach to the operation they name.
-  const notes = api.filter((l) => l.startsWith("Behaviour:") || /^- .*\(\w+\):/.test(l)).flatMap((l) => l.replace(/^Behaviour:\s*|^- /, "").split(/(?<=\.)\s+/));
+  const notes = api
+    .filter((l) => l.startsWith("Behaviour:") || /^- .*\(\w+\):/.test(l))
+    .flatMap((l) => l.replace(/^Behaviour:\s*|^- /, "").split(/(?<=\.)\s+/));
   const notesOf = (name: string) => notes.filter((n) => new RegExp(`\\b${name}\\b`).test(n));
 
   const operations: Record<string, { summary: string; description: string }> = {};

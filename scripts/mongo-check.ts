@@ -82,19 +82,34 @@ function message(err: unknown): string {
 function serviceSchemas(): ServiceSchema[] {
   const dir = path.join(__dirname, "..", "services");
   const suffix = `.service${path.extname(__filename)}`;
-  return fs.readdirSync(dir).filter((f) => f.endsWith(suffix)).sort().map((f) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- each service file found at run time, loaded as moleculer-runner does
-    const mod = require(path.join(dir, f)) as ServiceSchema & { default?: ServiceSchema };
-    return mod.default ?? mod;
-  });
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(suffix))
+    .sort()
+    .map((f) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- each service file found at run time, loaded as moleculer-runner does
+      const mod = require(path.join(dir, f)) as ServiceSchema & { default?: ServiceSchema };
+      return mod.default ?? mod;
+    });
 }
 
 /** Starts every service on the URI in one broker; the gateway's address. */
 async function startServices(uri: string, logger: BrokerOptions["logger"]): Promise<{ broker: ServiceBroker; url: string }> {
   // The switches of shared/config.ts: the store, loopback on free ports, no scheduler beats, no worker claims a job.
   Object.assign(config, {
-    mongoUri: uri, port: 0, host: "127.0.0.1", searchPort: 0, searchHost: "127.0.0.1", healthPort: 0, metricsPort: 0,
-    refreshInterval: 0, syncInterval: 0, gpodderRetrySeconds: 0, autoDeleteInterval: 0, backupSchedulerMs: 0, workerConcurrency: 0,
+    mongoUri: uri,
+    port: 0,
+    host: "127.0.0.1",
+    searchPort: 0,
+    searchHost: "127.0.0.1",
+    healthPort: 0,
+    metricsPort: 0,
+    refreshInterval: 0,
+    syncInterval: 0,
+    gpodderRetrySeconds: 0,
+    autoDeleteInterval: 0,
+    backupSchedulerMs: 0,
+    workerConcurrency: 0,
   });
   // Loaded now, after the switches: the broker options read config when their module loads.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the switches above, which an import would precede
@@ -230,17 +245,28 @@ export async function main(opts: CheckOptions = {}): Promise<number> {
       }
       const [embedded, server] = answers;
       const same = isDeepStrictEqual(server.answer, embedded.answer);
-      const expectedOk = c.expected === undefined || (isDeepStrictEqual(server.answer, normal(c.expected)) && isDeepStrictEqual(embedded.answer, normal(c.expected)));
+      const expectedOk =
+        c.expected === undefined || (isDeepStrictEqual(server.answer, normal(c.expected)) && isDeepStrictEqual(embedded.answer, normal(c.expected)));
       const check = `contract ${i + 1}`;
       if (c.differs) {
         note(check, `${c.name}: ${same ? "the known difference did not show here" : "differs, a known difference"} (${c.differs.split(". ")[0]})`);
       } else if (same && expectedOk) {
         ok(check, c.name);
       } else if (c.realServer && expectedOk) {
-        note(check, `${c.name}: differs on this server, as the double cannot show (${c.realServer.split(". ")[0]}): MongoDB ${JSON.stringify(server.answer)}, the embedded store ${JSON.stringify(embedded.answer)}`);
+        note(
+          check,
+          `${c.name}: differs on this server, as the double cannot show (${c.realServer.split(". ")[0]}): MongoDB ${JSON.stringify(server.answer)}, the embedded store ${JSON.stringify(embedded.answer)}`,
+        );
       } else {
-        const threw = server.error ? `; MongoDB threw: ${server.error.split("\n")[0]}` : embedded.error ? `; the embedded store threw: ${embedded.error.split("\n")[0]}` : "";
-        fail(check, `${c.name}: MongoDB answered ${JSON.stringify(server.answer).slice(0, 400)}, the embedded store ${JSON.stringify(embedded.answer).slice(0, 400)}${threw}`);
+        const threw = server.error
+          ? `; MongoDB threw: ${server.error.split("\n")[0]}`
+          : embedded.error
+            ? `; the embedded store threw: ${embedded.error.split("\n")[0]}`
+            : "";
+        fail(
+          check,
+          `${c.name}: MongoDB answered ${JSON.stringify(server.answer).slice(0, 400)}, the embedded store ${JSON.stringify(embedded.answer).slice(0, 400)}${threw}`,
+        );
       }
     }
   };
@@ -257,7 +283,8 @@ export async function main(opts: CheckOptions = {}): Promise<number> {
         await store.collection.drop();
         dropped++;
       } catch (err) {
-        if ((err as { code?: number }).code === 26) dropped++; // never created
+        if ((err as { code?: number }).code === 26)
+          dropped++; // never created
         else left.push(`${store.name} (${message(err)})`);
       }
       await store.disconnect();

@@ -12,7 +12,11 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/health": { action: "api.health", auth: "none" },
   "GET /api/service_check": { action: "api.service_check", auth: "none" },
   // Not in the spec: PinePods' web and mobile clients check the server (before their sign-in) under this name
-  "GET /api/pinepods_check": { action: "api.service_check", auth: "none", summary: "The instance check under PinePods' clients' name: service_check's answer, whose pinepods_instance they read" },
+  "GET /api/pinepods_check": {
+    action: "api.service_check",
+    auth: "none",
+    summary: "The instance check under PinePods' clients' name: service_check's answer, whose pinepods_instance they read",
+  },
   "GET /api/data/self_service_status": { action: "users.self_service_status", auth: "none" },
   "POST /api/data/create_first": { action: "users.create_first", auth: "none" },
   "GET /api/data/get_key": { action: "auth.get_key", auth: "basic" },
@@ -40,7 +44,11 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/sign_out": { action: "auth.sign_out", auth: "key", summary: "Sign out: the key of this request is revoked" },
   "GET /api/data/get_api_info/{user_id}": { action: "auth.get_api_info", auth: "key" },
   // Not in the spec: an app password (a key that opens only the sync routes below), for sync apps
-  "POST /api/data/create_app_password": { action: "auth.create_app_password", auth: "key", summary: "Sync server: a new app password (shown once) that opens only the gPodder and Nextcloud sync routes" },
+  "POST /api/data/create_app_password": {
+    action: "auth.create_app_password",
+    auth: "key",
+    summary: "Sync server: a new app password (shown once) that opens only the gPodder and Nextcloud sync routes",
+  },
 
   // Profile and settings
   "PUT /api/data/set_fullname/{user_id}": { action: "users.set_fullname", auth: "key" },
@@ -66,8 +74,16 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/user/custom_themes/{user_id}": { action: "users.get_custom_themes", auth: "key" },
   "DELETE /api/data/user/custom_themes": { action: "users.delete_custom_theme", auth: "key" },
   // Not in the spec: the user's own switch of the sync server (gPodder / Nextcloud routes)
-  "GET /api/data/user/sync_server/{user_id}": { action: "users.get_sync_server", auth: "key", summary: "Sync server: whether this account may use the gPodder and Nextcloud sync routes, and whether the server offers them" },
-  "PUT /api/data/user/sync_server": { action: "users.set_sync_server", auth: "key", summary: "Sync server: switch the gPodder and Nextcloud sync routes on or off for this account" },
+  "GET /api/data/user/sync_server/{user_id}": {
+    action: "users.get_sync_server",
+    auth: "key",
+    summary: "Sync server: whether this account may use the gPodder and Nextcloud sync routes, and whether the server offers them",
+  },
+  "PUT /api/data/user/sync_server": {
+    action: "users.set_sync_server",
+    auth: "key",
+    summary: "Sync server: switch the gPodder and Nextcloud sync routes on or off for this account",
+  },
   // Preferences (PinePods' web client): start page, default volume, language, collection add mode, default auto-delete days
   "GET /api/data/startpage": { action: "users.get_startpage", auth: "key" },
   "POST /api/data/startpage": { action: "users.set_startpage", auth: "key" },
@@ -83,7 +99,11 @@ export const routes: Record<string, RouteDef> = {
   "PUT /api/data/user/set_isadmin": { action: "users.set_isadmin", auth: "admin" },
   "DELETE /api/data/user/delete/{user_id}": { action: "users.delete_user", auth: "admin" },
   "GET /api/data/user/final_admin/{user_id}": { action: "users.final_admin", auth: "admin" },
-  "GET /api/data/get_user_info": { action: "users.get_user_info", auth: "admin", summary: "Accounts: every user (id, names, email, admin flag) for the admin's user list" },
+  "GET /api/data/get_user_info": {
+    action: "users.get_user_info",
+    auth: "admin",
+    summary: "Accounts: every user (id, names, email, admin flag) for the admin's user list",
+  },
 
   // MFA (TOTP)
   "GET /api/data/generate_mfa_secret/{user_id}": { action: "users.generate_mfa_secret", auth: "key" },
@@ -91,7 +111,11 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/verify_mfa": { action: "users.verify_mfa", auth: "key" },
   "GET /api/data/check_mfa_enabled/{user_id}": { action: "users.check_mfa_enabled", auth: "key" },
   "DELETE /api/data/delete_mfa": { action: "users.delete_mfa", auth: "key" },
-  "POST /api/data/save_mfa_secret": { action: "users.save_mfa_secret", auth: "key", summary: "MFA: turn MFA on with a base32 TOTP secret the client made (at least 128 bits)" },
+  "POST /api/data/save_mfa_secret": {
+    action: "users.save_mfa_secret",
+    auth: "key",
+    summary: "MFA: turn MFA on with a base32 TOTP secret the client made (at least 128 bits)",
+  },
   "POST /api/data/verify_mfa_and_get_key": { action: "auth.verify_mfa_and_get_key", auth: "none" },
 
   // Password reset by mail and the admin's mail settings (save and test have no path in the spec: these are the ones clients of this API family call)
@@ -106,7 +130,11 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/list_oidc_providers": { action: "oidc.list_oidc_providers", auth: "admin" },
   "DELETE /api/data/remove_oidc_provider": { action: "oidc.remove_oidc_provider", auth: "admin" },
   "POST /api/data/remove_oidc_provider": { action: "oidc.remove_oidc_provider", auth: "admin" },
-  "PUT /api/data/update_oidc_provider/{provider_id}": { action: "oidc.update_oidc_provider", auth: "admin", summary: "OIDC: change a provider (an empty client_secret keeps the stored one)" },
+  "PUT /api/data/update_oidc_provider/{provider_id}": {
+    action: "oidc.update_oidc_provider",
+    auth: "admin",
+    summary: "OIDC: change a provider (an empty client_secret keeps the stored one)",
+  },
   "GET /api/data/public_oidc_providers": { action: "oidc.public_oidc_providers", auth: "none" },
   "POST /api/auth/store_state": { action: "oidc.store_state", auth: "none" },
   "GET /api/auth/callback": { action: "oidc.callback", auth: "none" },
@@ -134,7 +162,11 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/get_podcast_id_from_ep_name": { action: "episodes.get_podcast_id_from_ep_name", auth: "key" },
   "GET /api/data/get_podcast_id_from_ep_id": { action: "episodes.get_podcast_id_from_ep_id", auth: "key" },
   // Not in the spec: PinePods' mobile app asks the podcast of an episode with the id in the path (the caller's own podcasts)
-  "GET /api/data/get_podcast_id_from_ep/{episode_id}": { action: "episodes.get_podcast_id_from_ep", auth: "key", summary: "The podcast of one of the caller's episodes, the episode id in the path (get_podcast_id_from_ep_id's answer)" },
+  "GET /api/data/get_podcast_id_from_ep/{episode_id}": {
+    action: "episodes.get_podcast_id_from_ep",
+    auth: "key",
+    summary: "The podcast of one of the caller's episodes, the episode id in the path (get_podcast_id_from_ep_id's answer)",
+  },
   "GET /api/data/get_episode_id_ep_name": { action: "episodes.get_episode_id_ep_name", auth: "key" },
   "GET /api/data/podcast_episodes": { action: "episodes.podcast_episodes", auth: "key" },
   "GET /api/data/return_episodes/{user_id}": { action: "episodes.return_episodes", auth: "key" },
@@ -184,8 +216,16 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/search_data": { action: "episodes.search_data", auth: "key" },
   "GET /api/data/get_service_version": { action: "api.service_version", auth: "key" },
   // Not in the spec: PinePods' clients' names of the version and of the podcast search through this server (the search service, via the broker)
-  "GET /api/data/get_pinepods_version": { action: "api.service_version", auth: "key", summary: "The server's version under PinePods' clients' name (get_service_version's answer)" },
-  "GET /api/data/proxy_search": { action: "podcasts.proxy_search", auth: "key", summary: "Podcast search of the search service (query, index, search_type as its GET /api/search) for clients that search through this server" },
+  "GET /api/data/get_pinepods_version": {
+    action: "api.service_version",
+    auth: "key",
+    summary: "The server's version under PinePods' clients' name (get_service_version's answer)",
+  },
+  "GET /api/data/proxy_search": {
+    action: "podcasts.proxy_search",
+    auth: "key",
+    summary: "Podcast search of the search service (query, index, search_type as its GET /api/search) for clients that search through this server",
+  },
 
   // Video channels and podcast people (issue 11; channel search and details come from the search service)
   "GET /api/data/search_vidsite_channels": { action: "vidsite.search_vidsite_channels", auth: "key" },
@@ -221,7 +261,11 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/podsync/sync/force": { action: "sync.force_sync", auth: "key" },
   "GET /api/podsync/test-connection": { action: "sync.test_connection", auth: "key" },
   "GET /api/data/refresh_podsync_subscriptions": { action: "sync.refresh_podsync_subscriptions", auth: "key" },
-  "DELETE /api/data/remove_podcast_sync": { action: "sync.remove_podcast_sync", auth: "key", summary: "Sync: remove the account of another sync server and switch this server's sync server off for the user" },
+  "DELETE /api/data/remove_podcast_sync": {
+    action: "sync.remove_podcast_sync",
+    auth: "key",
+    summary: "Sync: remove the account of another sync server and switch this server's sync server off for the user",
+  },
   "POST /api/data/initiate_cloudsync_login": { action: "sync.initiate_cloudsync_login", auth: "key" },
   "POST /api/data/add_cloudsync_server": { action: "sync.add_cloudsync_server", auth: "key" },
   "GET /api/data/refresh_cloudsync_subscriptions": { action: "sync.refresh_cloudsync_subscriptions", auth: "key" },
@@ -243,7 +287,11 @@ export const routes: Record<string, RouteDef> = {
   "PATCH /api/data/update_playlist": { action: "playlists.update_playlist", auth: "key" },
   "DELETE /api/data/delete_playlist": { action: "playlists.delete_playlist", auth: "key" },
   // Not in the spec: PinePods' mobile app deletes a playlist with POST (the same body)
-  "POST /api/data/delete_playlist": { action: "playlists.delete_playlist", auth: "key", summary: "Delete a playlist, sent as POST (as DELETE /api/data/delete_playlist)" },
+  "POST /api/data/delete_playlist": {
+    action: "playlists.delete_playlist",
+    auth: "key",
+    summary: "Delete a playlist, sent as POST (as DELETE /api/data/delete_playlist)",
+  },
   "GET /api/data/get_playlists": { action: "playlists.get_playlists", auth: "key" },
   "GET /api/data/get_playlist_episodes": { action: "playlists.get_playlist_episodes", auth: "key" },
   "POST /api/data/get_next_playlist_episode": { action: "playlists.get_next_playlist_episode", auth: "key" },
@@ -338,33 +386,131 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/ignore_podcast_index_id": { action: "podcasts.ignore_podcast_index_id", auth: "key" },
 
   // gPodder API v2 sign-in (auth sync: HTTP Basic with the password or an app password, or the sessionid cookie)
-  "POST /api/2/auth/{username}/login.json": { action: "auth.sync_session_login", auth: "sync", summary: "gPodder API v2: sign in with HTTP Basic and get the sessionid cookie" },
-  "POST /api/2/auth/{username}/logout.json": { action: "auth.sync_session_logout", auth: "sync", summary: "gPodder API v2: end the sync session and clear its cookie" },
+  "POST /api/2/auth/{username}/login.json": {
+    action: "auth.sync_session_login",
+    auth: "sync",
+    summary: "gPodder API v2: sign in with HTTP Basic and get the sessionid cookie",
+  },
+  "POST /api/2/auth/{username}/logout.json": {
+    action: "auth.sync_session_logout",
+    auth: "sync",
+    summary: "gPodder API v2: end the sync session and clear its cookie",
+  },
   // Nextcloud Login Flow v2 (apps sign in through a page of this server and get an app password)
-  "POST /index.php/login/v2": { action: "auth.login_flow_start", auth: "none", headers: ["user-agent"], summary: "Nextcloud Login Flow v2: start a sign-in (the page to open, and the poll endpoint and token)" },
-  "POST /index.php/login/v2/poll": { action: "auth.login_flow_poll", auth: "none", summary: "Nextcloud Login Flow v2: poll for the app password (404 until access is granted, then once)" },
-  "GET /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_page", auth: "none", summary: "Nextcloud Login Flow v2: the sign-in page (HTML form) a person grants the app access on" },
-  "POST /index.php/login/v2/flow/{flow}": { action: "auth.login_flow_grant", auth: "none", headers: ["cookie"], summary: "Nextcloud Login Flow v2: the sign-in form's submission, which grants the app an app password" },
+  "POST /index.php/login/v2": {
+    action: "auth.login_flow_start",
+    auth: "none",
+    headers: ["user-agent"],
+    summary: "Nextcloud Login Flow v2: start a sign-in (the page to open, and the poll endpoint and token)",
+  },
+  "POST /index.php/login/v2/poll": {
+    action: "auth.login_flow_poll",
+    auth: "none",
+    summary: "Nextcloud Login Flow v2: poll for the app password (404 until access is granted, then once)",
+  },
+  "GET /index.php/login/v2/flow/{flow}": {
+    action: "auth.login_flow_page",
+    auth: "none",
+    summary: "Nextcloud Login Flow v2: the sign-in page (HTML form) a person grants the app access on",
+  },
+  "POST /index.php/login/v2/flow/{flow}": {
+    action: "auth.login_flow_grant",
+    auth: "none",
+    headers: ["cookie"],
+    summary: "Nextcloud Login Flow v2: the sign-in form's submission, which grants the app an app password",
+  },
   // gPodder API v2 data (services/gpodder.service.ts; docs/phone-sync.md "Sync server for phones"): devices, subscriptions, episode actions, sync groups
   // (body "json": the JSON is read whatever its content type, as gPodder's client library labels it form data)
   "GET /api/2/devices/{username}.json": { action: "gpodder.devices", auth: "sync", summary: "gPodder API v2: the user's devices" },
-  "POST /api/2/devices/{username}/{deviceid}.json": { action: "gpodder.update_device", auth: "sync", body: "json", summary: "gPodder API v2: create a device or change its caption and type" },
-  "GET /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.subscription_changes", auth: "sync", summary: "gPodder API v2: subscriptions added and removed since a timestamp" },
-  "POST /api/2/subscriptions/{username}/{deviceid}.json": { action: "gpodder.upload_subscription_changes", auth: "sync", body: "json", largeBody: true, summary: "gPodder API v2: upload a device's subscription changes" },
-  "GET /api/2/episodes/{username}.json": { action: "gpodder.episode_actions", auth: "sync", summary: "gPodder API v2: episode actions received since a timestamp" },
-  "POST /api/2/episodes/{username}.json": { action: "gpodder.upload_episode_actions", auth: "sync", body: "json", largeBody: true, summary: "gPodder API v2: upload episode actions (play positions, downloads, deletions)" },
-  "GET /api/2/updates/{username}/{deviceid}.json": { action: "gpodder.device_updates", auth: "sync", summary: "gPodder API v2: a device's updates since a timestamp (subscription changes and new episodes)" },
-  "GET /api/2/sync-devices/{username}.json": { action: "gpodder.sync_devices", auth: "sync", summary: "gPodder API v2: which devices are synchronized with each other" },
-  "POST /api/2/sync-devices/{username}.json": { action: "gpodder.update_sync_devices", auth: "sync", body: "json", summary: "gPodder API v2: synchronize devices or stop synchronizing them" },
+  "POST /api/2/devices/{username}/{deviceid}.json": {
+    action: "gpodder.update_device",
+    auth: "sync",
+    body: "json",
+    summary: "gPodder API v2: create a device or change its caption and type",
+  },
+  "GET /api/2/subscriptions/{username}/{deviceid}.json": {
+    action: "gpodder.subscription_changes",
+    auth: "sync",
+    summary: "gPodder API v2: subscriptions added and removed since a timestamp",
+  },
+  "POST /api/2/subscriptions/{username}/{deviceid}.json": {
+    action: "gpodder.upload_subscription_changes",
+    auth: "sync",
+    body: "json",
+    largeBody: true,
+    summary: "gPodder API v2: upload a device's subscription changes",
+  },
+  "GET /api/2/episodes/{username}.json": {
+    action: "gpodder.episode_actions",
+    auth: "sync",
+    summary: "gPodder API v2: episode actions received since a timestamp",
+  },
+  "POST /api/2/episodes/{username}.json": {
+    action: "gpodder.upload_episode_actions",
+    auth: "sync",
+    body: "json",
+    largeBody: true,
+    summary: "gPodder API v2: upload episode actions (play positions, downloads, deletions)",
+  },
+  "GET /api/2/updates/{username}/{deviceid}.json": {
+    action: "gpodder.device_updates",
+    auth: "sync",
+    summary: "gPodder API v2: a device's updates since a timestamp (subscription changes and new episodes)",
+  },
+  "GET /api/2/sync-devices/{username}.json": {
+    action: "gpodder.sync_devices",
+    auth: "sync",
+    summary: "gPodder API v2: which devices are synchronized with each other",
+  },
+  "POST /api/2/sync-devices/{username}.json": {
+    action: "gpodder.update_sync_devices",
+    auth: "sync",
+    body: "json",
+    summary: "gPodder API v2: synchronize devices or stop synchronizing them",
+  },
   // gPodder simple API: whole lists as json, opml or txt (a PUT's body is read as text, whatever its content type)
-  "GET /subscriptions/{username}.{format}": { action: "gpodder.simple_subscriptions", auth: "sync", summary: "gPodder simple API: all the user's subscriptions as json, opml or txt" },
-  "GET /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.simple_device_subscriptions", auth: "sync", summary: "gPodder simple API: a device's subscriptions as json, opml or txt" },
-  "PUT /subscriptions/{username}/{deviceid}.{format}": { action: "gpodder.put_simple_subscriptions", auth: "sync", body: "text", largeBody: true, summary: "gPodder simple API: replace a device's subscriptions with the list sent (json, opml or txt)" },
+  "GET /subscriptions/{username}.{format}": {
+    action: "gpodder.simple_subscriptions",
+    auth: "sync",
+    summary: "gPodder simple API: all the user's subscriptions as json, opml or txt",
+  },
+  "GET /subscriptions/{username}/{deviceid}.{format}": {
+    action: "gpodder.simple_device_subscriptions",
+    auth: "sync",
+    summary: "gPodder simple API: a device's subscriptions as json, opml or txt",
+  },
+  "PUT /subscriptions/{username}/{deviceid}.{format}": {
+    action: "gpodder.put_simple_subscriptions",
+    auth: "sync",
+    body: "text",
+    largeBody: true,
+    summary: "gPodder simple API: replace a device's subscriptions with the list sent (json, opml or txt)",
+  },
   // Nextcloud gpoddersync app's data routes (the Nextcloud user is one device of the user, "nextcloud")
-  "GET /index.php/apps/gpoddersync/subscriptions": { action: "gpodder.nextcloud_subscriptions", auth: "sync", summary: "Nextcloud gpoddersync: subscriptions added and removed since a timestamp" },
-  "POST /index.php/apps/gpoddersync/subscription_change/create": { action: "gpodder.nextcloud_subscription_change", auth: "sync", body: "json", largeBody: true, summary: "Nextcloud gpoddersync: upload subscription changes" },
-  "GET /index.php/apps/gpoddersync/episode_action": { action: "gpodder.nextcloud_episode_actions", auth: "sync", summary: "Nextcloud gpoddersync: episode actions received since a timestamp" },
-  "POST /index.php/apps/gpoddersync/episode_action/create": { action: "gpodder.nextcloud_create_episode_actions", auth: "sync", body: "json", largeBody: true, summary: "Nextcloud gpoddersync: upload episode actions" },
+  "GET /index.php/apps/gpoddersync/subscriptions": {
+    action: "gpodder.nextcloud_subscriptions",
+    auth: "sync",
+    summary: "Nextcloud gpoddersync: subscriptions added and removed since a timestamp",
+  },
+  "POST /index.php/apps/gpoddersync/subscription_change/create": {
+    action: "gpodder.nextcloud_subscription_change",
+    auth: "sync",
+    body: "json",
+    largeBody: true,
+    summary: "Nextcloud gpoddersync: upload subscription changes",
+  },
+  "GET /index.php/apps/gpoddersync/episode_action": {
+    action: "gpodder.nextcloud_episode_actions",
+    auth: "sync",
+    summary: "Nextcloud gpoddersync: episode actions received since a timestamp",
+  },
+  "POST /index.php/apps/gpoddersync/episode_action/create": {
+    action: "gpodder.nextcloud_create_episode_actions",
+    auth: "sync",
+    body: "json",
+    largeBody: true,
+    summary: "Nextcloud gpoddersync: upload episode actions",
+  },
 };
 
 /**

@@ -74,7 +74,8 @@ function sendError(this: ApiThis, req: ApiRequest, res: ServerResponse, err: unk
   if (res.headersSent) return;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   // Not for the web app's own calls (X-Requested-With): a browser would put up its password dialog over the page.
-  if (status === 401 && (req.$alias?.auth === "basic" || req.$alias?.auth === "sync") && !req.headers["x-requested-with"]) res.setHeader("WWW-Authenticate", 'Basic realm="podcast-server"');
+  if (status === 401 && (req.$alias?.auth === "basic" || req.$alias?.auth === "sync") && !req.headers["x-requested-with"])
+    res.setHeader("WWW-Authenticate", 'Basic realm="podcast-server"');
   res.writeHead(status);
   res.end(JSON.stringify(body));
 }
@@ -92,7 +93,7 @@ function answerUploadErrorsOnce(logger: LoggerInstance, ctx: Ctx<unknown>, req: 
     call: (action: string, file?: NodeJS.ReadableStream, opts?: CallingOptions) =>
       call(action, file, opts).catch((err: unknown) => {
         file?.resume?.();
-      const { status, body } = errorAnswer(logger, req, err);
+        const { status, body } = errorAnswer(logger, req, err);
         Object.assign(ctx.meta, { $statusCode: status, $responseType: "application/json; charset=utf-8", $responseHeaders: undefined });
         return body;
       }),
@@ -118,7 +119,9 @@ function parseBasic(header: string | undefined): { username: string; password: s
  * other answer passes an extra hook).
  */
 function routesWithBody(body: RouteDef["body"], largeBody = false, clientNames = false): Record<string, RouteDef> {
-  return Object.fromEntries(Object.entries(routes).filter(([, def]) => def.body === body && !!def.largeBody === largeBody && !!def.clientNames === clientNames));
+  return Object.fromEntries(
+    Object.entries(routes).filter(([, def]) => def.body === body && !!def.largeBody === largeBody && !!def.clientNames === clientNames),
+  );
 }
 
 const DEFAULT_PARSERS = { json: { strict: false, limit: config.maxBodySize }, urlencoded: { extended: true, limit: config.maxBodySize } };
@@ -128,7 +131,12 @@ const DEFAULT_PARSERS = { json: { strict: false, limit: config.maxBodySize }, ur
  * server's uploads (RouteDef.largeBody: a phone's first sync sends its whole history in one request).
  */
 function bodyRoutes() {
-  const kinds = [["json", false], ["text", false], ["json", true], ["text", true]] as const;
+  const kinds = [
+    ["json", false],
+    ["text", false],
+    ["json", true],
+    ["text", true],
+  ] as const;
   return kinds
     .flatMap(([body, large]) => [false, true].map((names) => [body, large, names] as const))
     .filter(([body, large, names]) => Object.keys(routesWithBody(body, large, names)).length > 0)
@@ -233,7 +241,9 @@ const ApiService: ServiceSchema<ServiceSettingSchema, ApiThis> = {
       const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
       const message = status === 431 ? "Request headers too large" : "Malformed HTTP request";
       const body = JSON.stringify({ error: ERROR_CATEGORIES[status], message, detail: message, status_code: status });
-      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     });
     this.taskSocket = attachTaskSocket(
       this.server,
@@ -269,7 +279,14 @@ const ApiService: ServiceSchema<ServiceSettingSchema, ApiThis> = {
         const healthy = database && redis && this.broker.started;
         const meta = ctx.meta;
         if (!healthy) meta.$statusCode = 503;
-        return { status: healthy ? "healthy" : "unhealthy", database, redis, timestamp: new Date().toISOString(), version: config.version, services: stores.services };
+        return {
+          status: healthy ? "healthy" : "unhealthy",
+          database,
+          redis,
+          timestamp: new Date().toISOString(),
+          version: config.version,
+          services: stores.services,
+        };
       },
     },
     service_check: {
@@ -360,14 +377,21 @@ const ApiService: ServiceSchema<ServiceSettingSchema, ApiThis> = {
      * check passes; then a Basic login without a valid cookie of that user opens a session and sets its
      * cookie, since gPodder's client sends credentials only after a 401 and at most three times per session.
      */
-    async syncCaller(this: ApiThis, ctx: Ctx<unknown>, req: ApiRequest, res: ServerResponse, alias: RouteDef & { keys?: { name: string }[] }): Promise<AuthUser> {
+    async syncCaller(
+      this: ApiThis,
+      ctx: Ctx<unknown>,
+      req: ApiRequest,
+      res: ServerResponse,
+      alias: RouteDef & { keys?: { name: string }[] },
+    ): Promise<AuthUser> {
       if (!config.syncServerEnabled) throw new ForbiddenError("The sync server is switched off on this server");
       const token = readCookie(req.headers.cookie, SESSION_COOKIE);
       const tokenHash = token ? hashApiKey(token) : null;
       const session: AuthUser | null = tokenHash ? await this.resolveKey(ctx, tokenHash) : null;
       const cookieUser = session?.kind === "session" && session.expiresAt! > Date.now() ? session : null;
       const basic = parseBasic(req.headers.authorization);
-      if (!basic && !cookieUser) throw new UnauthorizedError(token ? "The session has ended: sign in again" : "HTTP Basic credentials or a session cookie required");
+      if (!basic && !cookieUser)
+        throw new UnauthorizedError(token ? "The session has ended: sign in again" : "HTTP Basic credentials or a session cookie required");
       const user: AuthUser = basic ? await this.basicSyncCaller(ctx, basic) : cookieUser!;
       if (user.syncServer === false) throw new ForbiddenError("The sync server is switched off for this account");
       // gpodder.net answers 401 when the path names another user than the credentials.
@@ -399,7 +423,14 @@ const ApiService: ServiceSchema<ServiceSettingSchema, ApiThis> = {
         .filter((a) => a.name.endsWith(".db_health"))
         .map((a) => a.name);
       const names = Array.from(new Set(actions)).sort();
-      const results = await Promise.all(names.map((name) => ctx.call(name, {}, { timeout: 5000, retries: 0 }).then(() => true, () => false)));
+      const results = await Promise.all(
+        names.map((name) =>
+          ctx.call(name, {}, { timeout: 5000, retries: 0 }).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
       return { healthy: names.length > 0 && results.every(Boolean), services: names.map((n) => n.split(".")[0]) };
     },
     async cacheHealthy(this: ApiThis): Promise<boolean> {

@@ -38,7 +38,9 @@ export function attachTaskSocket(
   const refuse = (socket: Duplex, err: unknown) => {
     const { status, body } = toErrorResponse(err);
     const text = JSON.stringify(body);
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
   };
 
   // Never rejects: a refused upgrade is answered on the socket (refuse).

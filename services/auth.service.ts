@@ -63,10 +63,20 @@ const AuthService: ServiceSchema<Record<string, never>, AuthThis> = {
           name: "login_failures",
           indexes: [{ fields: { at: 1 }, expireAfterSeconds: FAILURE_WINDOW_SECONDS }, { fields: { address: 1, username: 1 } }],
         },
-        { name: "mfa_sessions", indexes: [{ fields: { token_hash: 1 }, unique: true }, { fields: { purge_at: 1 }, expireAfterSeconds: 0 }] },
+        {
+          name: "mfa_sessions",
+          indexes: [
+            { fields: { token_hash: 1 }, unique: true },
+            { fields: { purge_at: 1 }, expireAfterSeconds: 0 },
+          ],
+        },
         {
           name: "login_flows",
-          indexes: [{ fields: { poll_hash: 1 }, unique: true }, { fields: { flow_hash: 1 }, unique: true }, { fields: { expires_at: 1 }, expireAfterSeconds: 0 }],
+          indexes: [
+            { fields: { poll_hash: 1 }, unique: true },
+            { fields: { flow_hash: 1 }, unique: true },
+            { fields: { expires_at: 1 }, expireAfterSeconds: 0 },
+          ],
         },
       ],
     ),
@@ -140,7 +150,10 @@ const AuthService: ServiceSchema<Record<string, never>, AuthThis> = {
         podcast_ids: { type: "array", items: { type: "number", integer: true, positive: true, convert: true }, optional: true, nullable: true, max: 10000 },
       },
       response: CreateApiKeyAnswer,
-      async handler(this: AuthThis, ctx: Ctx<{ user_id: number; rssonly: boolean; podcast_ids?: number[] | null }>): Promise<Static<typeof CreateApiKeyAnswer>> {
+      async handler(
+        this: AuthThis,
+        ctx: Ctx<{ user_id: number; rssonly: boolean; podcast_ids?: number[] | null }>,
+      ): Promise<Static<typeof CreateApiKeyAnswer>> {
         const podcastIds = ctx.params.podcast_ids?.length ? ctx.params.podcast_ids : null;
         const { key, doc } = await this.issueKey(ctx.params.user_id, "user", ctx.params.rssonly, podcastIds);
         return { api_key: key, api_id: doc._id, rssonly: doc.rssonly, podcast_ids: doc.podcast_ids };
@@ -281,7 +294,13 @@ const AuthService: ServiceSchema<Record<string, never>, AuthThis> = {
      * `failure` and answers 401. The attempt stays counted until the caller forgets it, once the whole
      * login (MFA included) has succeeded.
      */
-    async checkPassword(this: AuthThis, ctx: Ctx<unknown>, username: string, password: string, failure: string): Promise<{ login: VerifiedLogin; attempt: AttemptDoc }> {
+    async checkPassword(
+      this: AuthThis,
+      ctx: Ctx<unknown>,
+      username: string,
+      password: string,
+      failure: string,
+    ): Promise<{ login: VerifiedLogin; attempt: AttemptDoc }> {
       const attempt: AttemptDoc = await this.beginAttempt(username, ctx.meta.clientIp);
       const login: VerifiedLogin | null = await usersVerifyPassword(ctx, { username, password });
       if (!login) {
@@ -304,7 +323,14 @@ const AuthService: ServiceSchema<Record<string, never>, AuthThis> = {
         ...(key?.expires_at ? { expiresAt: new Date(key.expires_at).getTime() } : {}),
       };
     },
-    async issueKey(this: AuthThis, userId: number, kind: KeyKind, rssonly: boolean, podcastIds: number[] | null, extra: KeyExtra = {}): Promise<{ key: string; doc: ApiKeyDoc }> {
+    async issueKey(
+      this: AuthThis,
+      userId: number,
+      kind: KeyKind,
+      rssonly: boolean,
+      podcastIds: number[] | null,
+      extra: KeyExtra = {},
+    ): Promise<{ key: string; doc: ApiKeyDoc }> {
       const limit = LIMITED_PER_USER[kind];
       if (limit && (await this.adapter.count({ query: { user_id: userId, kind } })) >= limit.max()) {
         throw new ConflictError(`This account has ${limit.max()} ${limit.what}, the most it may hold: delete one first`);
@@ -387,7 +413,8 @@ const AuthService: ServiceSchema<Record<string, never>, AuthThis> = {
       params: { key_hashes: { type: "array", items: "string" } },
       async handler(this: AuthThis, ctx: Ctx<{ key_hashes: string[] }>) {
         if (!this.broker.cacher) return;
-        for (const hash of ctx.params.key_hashes) await this.broker.cacher.del(this.broker.cacher.getCacheKey(resolveKey.actionName, { key_hash: hash }, {}, ["key_hash"]));
+        for (const hash of ctx.params.key_hashes)
+          await this.broker.cacher.del(this.broker.cacher.getCacheKey(resolveKey.actionName, { key_hash: hash }, {}, ["key_hash"]));
       },
     },
   },

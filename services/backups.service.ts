@@ -23,9 +23,26 @@ import type { UserAuthInfo } from "../shared/contracts/users";
 import { getAuthInfo, usersVerifyPassword } from "../shared/contracts/users";
 import { attemptSucceeded, beginAttempt } from "../shared/contracts/auth";
 import {
-  backupStream, existingBackup, fileStamp, listBackupFiles, pruneScheduled, removeStalePartials, restoreBackup, saveUpload, SCHEDULED_PREFIX, writeBackupFile,
+  backupStream,
+  existingBackup,
+  fileStamp,
+  listBackupFiles,
+  pruneScheduled,
+  removeStalePartials,
+  restoreBackup,
+  saveUpload,
+  SCHEDULED_PREFIX,
+  writeBackupFile,
 } from "./backups.parts/archive";
-import { BackupDownload, BackupFileAnswer, BackupFilesAnswer, RestoreAnswer, RestoreStatusAnswer, ScheduleBackupAnswer, ScheduledBackupAnswer } from "../shared/contracts/backups";
+import {
+  BackupDownload,
+  BackupFileAnswer,
+  BackupFilesAnswer,
+  RestoreAnswer,
+  RestoreStatusAnswer,
+  ScheduleBackupAnswer,
+  ScheduledBackupAnswer,
+} from "../shared/contracts/backups";
 import { backupRestored, type RestoreResult } from "../shared/contracts/backups";
 
 const SCHEDULE_ID = "schedule";
@@ -53,10 +70,11 @@ interface BackupsMethods {
 }
 
 /** backup_state holds the schedule and the scheduler's lease record (shared/leased-job.ts). */
-type BackupsThis = DbThis<ScheduleDoc> & BackupsMethods & {
-  /** A restore runs on this replica now. */
-  restoring: boolean;
-};
+type BackupsThis = DbThis<ScheduleDoc> &
+  BackupsMethods & {
+    /** A restore runs on this replica now. */
+    restoring: boolean;
+  };
 
 const userId = { type: "number", integer: true, positive: true, convert: true, optional: true };
 const filename = { type: "string", min: 1, max: 300 };
@@ -266,8 +284,9 @@ const BackupsService: ServiceSchema<Record<string, never>, BackupsThis> = {
       const caller = ctx.meta.user!;
       const [info]: UserAuthInfo[] = await getAuthInfo(ctx, { user_ids: [caller.id] });
       const { attempt_id }: { attempt_id: string } = await beginAttempt(ctx, { username: info?.username ?? `user ${caller.id}` });
-      const ok = (!!config.backupPassword && sameSecret(password, config.backupPassword))
-        || (!!info && (await usersVerifyPassword(ctx, { username: info.username, password }))?.user_id === caller.id);
+      const ok =
+        (!!config.backupPassword && sameSecret(password, config.backupPassword)) ||
+        (!!info && (await usersVerifyPassword(ctx, { username: info.username, password }))?.user_id === caller.id);
       if (!ok) {
         this.logger.warn("server backup refused: wrong database_pass", { user_id: caller.id });
         throw new ForbiddenError("Wrong backup password");

@@ -20,7 +20,14 @@ import { playbackSettings, searchPodcasts, subscriptionsRemoved } from "../share
 import type { Caller } from "../shared/contracts/call";
 import type { Ctx, DbThis } from "../shared/service-types";
 import { DetailAnswer } from "../shared/contracts/answers";
-import { CollectionEpisodesAnswer, CollectionsAnswer, CollectionView, CreateCollectionAnswer, EpisodeCollections, UserCategories } from "../shared/contracts/collections";
+import {
+  CollectionEpisodesAnswer,
+  CollectionsAnswer,
+  CollectionView,
+  CreateCollectionAnswer,
+  EpisodeCollections,
+  UserCategories,
+} from "../shared/contracts/collections";
 
 interface CollectionDoc {
   _id: number;
@@ -95,8 +102,13 @@ const CollectionsService: ServiceSchema<Record<string, never>, CollectionsThis> 
         const cats = p.auto_add_categories?.length ? p.auto_add_categories : null;
         await this.ensureDefault(p.user_id); // its name is then taken (409), not the default's
         const collection_id = await this.insert({
-          user_id: p.user_id, name: p.name, description: p.description ?? null, icon: p.icon ?? DEFAULT_ICON, is_default: false,
-          auto_add_categories: cats, categories_since: cats ? sinceFor(p.backfill) : null,
+          user_id: p.user_id,
+          name: p.name,
+          description: p.description ?? null,
+          icon: p.icon ?? DEFAULT_ICON,
+          is_default: false,
+          auto_add_categories: cats,
+          categories_since: cats ? sinceFor(p.backfill) : null,
         });
         return { detail: "Collection created successfully", collection_id };
       },
@@ -181,7 +193,10 @@ const CollectionsService: ServiceSchema<Record<string, never>, CollectionsThis> 
         if (c.is_default) await saveEpisode(ctx, { user_id, episode_id });
         else {
           await this.visibleEpisode(ctx, user_id, episode_id);
-          await this.adapter.updateMany({ _id: c._id }, { $addToSet: { episode_ids: episode_id }, $pull: { excluded_ids: episode_id }, $set: { updated_at: new Date() } });
+          await this.adapter.updateMany(
+            { _id: c._id },
+            { $addToSet: { episode_ids: episode_id }, $pull: { excluded_ids: episode_id }, $set: { updated_at: new Date() } },
+          );
         }
         return { detail: "Episode added to collection" };
       },
@@ -194,7 +209,11 @@ const CollectionsService: ServiceSchema<Record<string, never>, CollectionsThis> 
         const { user_id, collection_id, episode_id } = ctx.params;
         const c: CollectionDoc = await this.own(user_id, collection_id);
         if (c.is_default) await removeSavedEpisode(ctx, { user_id, episode_id });
-        else await this.adapter.updateMany({ _id: c._id }, { $pull: { episode_ids: episode_id }, $addToSet: { excluded_ids: episode_id }, $set: { updated_at: new Date() } });
+        else
+          await this.adapter.updateMany(
+            { _id: c._id },
+            { $pull: { episode_ids: episode_id }, $addToSet: { excluded_ids: episode_id }, $set: { updated_at: new Date() } },
+          );
         return { detail: "Episode removed from collection" };
       },
     },
@@ -239,7 +258,11 @@ const CollectionsService: ServiceSchema<Record<string, never>, CollectionsThis> 
         const c: CollectionDoc = await this.own(user_id, collection_id);
         const query = { ...page, limit: page.limit ?? 50, filter: filter || "all" };
         if (c.is_default) return savedEpisodeList(ctx, { user_id, ...query });
-        const [res]: CollectionPage[] = await this.episodes(ctx, { user_id, collections: [this.members(c, await this.categoryIndex(ctx, user_id, [c]))], ...query });
+        const [res]: CollectionPage[] = await this.episodes(ctx, {
+          user_id,
+          collections: [this.members(c, await this.categoryIndex(ctx, user_id, [c]))],
+          ...query,
+        });
         return { saved_episodes: res.episodes, total: res.total };
       },
     },
@@ -280,8 +303,14 @@ const CollectionsService: ServiceSchema<Record<string, never>, CollectionsThis> 
     async insert(this: CollectionsThis, fields: NewCollection): Promise<number> {
       const now = new Date();
       const doc: CollectionDoc = {
-        ...fields, _id: await this.nextId("collections"), name_key: nameKey(fields.user_id, fields.name),
-        podcast_ids: [], episode_ids: [], excluded_ids: [], created_at: now, updated_at: now,
+        ...fields,
+        _id: await this.nextId("collections"),
+        name_key: nameKey(fields.user_id, fields.name),
+        podcast_ids: [],
+        episode_ids: [],
+        excluded_ids: [],
+        created_at: now,
+        updated_at: now,
       };
       await this.insertUnique(this.adapter, doc, "A collection with that name already exists");
       return doc._id;
@@ -319,7 +348,8 @@ const CollectionsService: ServiceSchema<Record<string, never>, CollectionsThis> 
       const index = new Map<string, number[]>();
       if (!docs.some((d) => d.auto_add_categories?.length)) return index;
       const found: PodcastSearchResult = await searchPodcasts(ctx, { user_id, search_term: "" });
-      for (const h of found.podcasts) for (const c of Object.values(h.categories)) index.set(c.toLowerCase(), [...(index.get(c.toLowerCase()) ?? []), h.podcast_id]);
+      for (const h of found.podcasts)
+        for (const c of Object.values(h.categories)) index.set(c.toLowerCase(), [...(index.get(c.toLowerCase()) ?? []), h.podcast_id]);
       return index;
     },
     /** What the collection holds for episodes.collection_episodes: its own podcasts (all episodes) win over its categories' (since). */
@@ -335,9 +365,17 @@ const CollectionsService: ServiceSchema<Record<string, never>, CollectionsThis> 
     },
     view(this: CollectionsThis, d: CollectionDoc, episode_count: number, podcast_ids: number[]): CollectionView {
       return {
-        collection_id: d._id, user_id: d.user_id, name: d.name, description: d.description, is_default: d.is_default, icon: d.icon,
-        created_at: new Date(d.created_at).toISOString(), last_updated: new Date(d.updated_at).toISOString(), episode_count,
-        auto_add_categories: d.auto_add_categories, podcast_ids,
+        collection_id: d._id,
+        user_id: d.user_id,
+        name: d.name,
+        description: d.description,
+        is_default: d.is_default,
+        icon: d.icon,
+        created_at: new Date(d.created_at).toISOString(),
+        last_updated: new Date(d.updated_at).toISOString(),
+        episode_count,
+        auto_add_categories: d.auto_add_categories,
+        podcast_ids,
       };
     },
   },

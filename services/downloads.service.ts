@@ -18,10 +18,22 @@ import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { fetchStream, OutboundHttpError, Rights, rightsOf } from "../shared/http";
 import { fileAnswer, mediaAnswer, unsatisfiable } from "../shared/range";
-import { CreateTaskParams, CreateTasksResult, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD_PODCAST_BEFORE, countActive, tasksCreate } from "../shared/contracts/tasks";
+import {
+  CreateTaskParams,
+  CreateTasksResult,
+  JOB_DOWNLOAD_EPISODE,
+  JOB_DOWNLOAD_PODCAST,
+  JOB_DOWNLOAD_PODCAST_BEFORE,
+  countActive,
+  tasksCreate,
+} from "../shared/contracts/tasks";
 import type {
-  ApplyDownloadActionsResult, DownloadedCountParams, DownloadedIdsParams, DownloadEpisodePayload, DownloadPodcastPayload, LocalDownloadAction,
-  RecordDownloadParams, StoredFile, SyncDownloadAction,
+  DownloadedCountParams,
+  DownloadedIdsParams,
+  DownloadEpisodePayload,
+  DownloadPodcastPayload,
+  RecordDownloadParams,
+  StoredFile,
 } from "../shared/contracts/downloads";
 import { sidecarPaths } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
@@ -30,11 +42,22 @@ import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
 import { autoDownloadUsers, subscriptionsRemoved } from "../shared/contracts/podcasts";
 import type { Caller } from "../shared/contracts/call";
 import type { Ctx, Query } from "../shared/service-types";
-import type { DeletionDoc, DownloadDoc, DownloadsThis, ListQuery, MediaMeta } from "./downloads.parts/this";
+import { type DeletionDoc, type DownloadDoc, type DownloadsThis, keyOf, type ListQuery, type MediaMeta } from "./downloads.parts/this";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
 import { AutoDeleteScheduler } from "./downloads.parts/auto-delete";
 import { metadataSettingsActions, metadataSettingsMethods } from "./downloads.parts/metadata-settings.actions";
-import { DownloadStartedAnswer, DownloadedItem, DownloadStatusText, DownloadSummaryAnswer, DownloadedEpisodesAnswer, DownloadsPageAnswer, DownloadsToggleAnswer, MediaAnswer, UserDownloadStatusAnswer } from "../shared/contracts/downloads";
+import { syncActions } from "./downloads.parts/sync.actions";
+import {
+  DownloadStartedAnswer,
+  DownloadedItem,
+  DownloadStatusText,
+  DownloadSummaryAnswer,
+  DownloadedEpisodesAnswer,
+  DownloadsPageAnswer,
+  DownloadsToggleAnswer,
+  MediaAnswer,
+  UserDownloadStatusAnswer,
+} from "../shared/contracts/downloads";
 import { BulkAnswer } from "../shared/contracts/episodes";
 import { DetailAnswer } from "../shared/contracts/answers";
 
@@ -45,7 +68,11 @@ type SummaryRow = DownloadSummaryAnswer["podcasts"][number];
 
 const id = { type: "number", integer: true, positive: true, convert: true };
 const optionalBool = { type: "boolean", convert: true, optional: true };
-const bulk = { episode_ids: { type: "array", items: { type: "number", integer: true, positive: true, convert: true }, min: 1, max: 1000 }, user_id: id, is_vidsite: optionalBool };
+const bulk = {
+  episode_ids: { type: "array", items: { type: "number", integer: true, positive: true, convert: true }, min: 1, max: 1000 },
+  user_id: id,
+  is_vidsite: optionalBool,
+};
 const listQuery = {
   limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
   offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
@@ -57,15 +84,28 @@ const DOWNLOAD_TYPES = [JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD
 const SETTINGS_ID = "server";
 const DELETION_DAYS = 30;
 
-const keyOf = (user_id: number, episode_id: number) => `${user_id}:${episode_id}`;
-
 /** A Downloaded item (spec) from the episode and the download record; text fields are strings, as the clients parse them. */
 function downloadedItem(e: EpisodeMediaItem, d: DownloadDoc): DownloadedItem {
   return {
-    podcastid: e.podcastid, podcastname: e.podcastname, artworkurl: e.podcast_artwork ?? "", episodeid: e.episodeid, episodetitle: e.episodetitle,
-    episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl,
-    episodeduration: e.episodeduration, podcastindexid: e.podcast_index_id, websiteurl: e.podcast_website ?? "", downloadedlocation: path.join(config.downloadDir, d.file),
-    listenduration: e.listenduration, completed: e.completed, is_vidsite: false, is_youtube: false, downloaded_size: d.size, downloaded_at: new Date(d.downloaded_at).toISOString(),
+    podcastid: e.podcastid,
+    podcastname: e.podcastname,
+    artworkurl: e.podcast_artwork ?? "",
+    episodeid: e.episodeid,
+    episodetitle: e.episodetitle,
+    episodepubdate: e.episodepubdate,
+    episodedescription: e.episodedescription,
+    episodeartwork: e.episodeartwork,
+    episodeurl: e.episodeurl,
+    episodeduration: e.episodeduration,
+    podcastindexid: e.podcast_index_id,
+    websiteurl: e.podcast_website ?? "",
+    downloadedlocation: path.join(config.downloadDir, d.file),
+    listenduration: e.listenduration,
+    completed: e.completed,
+    is_vidsite: false,
+    is_youtube: false,
+    downloaded_size: d.size,
+    downloaded_at: new Date(d.downloaded_at).toISOString(),
   };
 }
 
@@ -77,13 +117,17 @@ function attachment(name: string): string {
 
 const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
   name: "downloads",
-  mixins: [AutoDeleteScheduler, DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
-    { name: "download_settings" },
-    { name: "download_leases" },
-    { name: "download_deletions", indexes: [{ fields: { user_id: 1 } }, { fields: { deleted_at: 1 }, expireAfterSeconds: DELETION_DAYS * 86_400 }] },
-  ])],
+  mixins: [
+    AutoDeleteScheduler,
+    DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
+      { name: "download_settings" },
+      { name: "download_leases" },
+      { name: "download_deletions", indexes: [{ fields: { user_id: 1 } }, { fields: { deleted_at: 1 }, expireAfterSeconds: DELETION_DAYS * 86_400 }] },
+    ]),
+  ],
   actions: {
     ...metadataSettingsActions,
+    ...syncActions,
     /** POST /api/data/download_podcast: one episode, as a background task. */
     download_podcast: {
       params: { episode_id: id, user_id: id, is_vidsite: optionalBool },
@@ -108,13 +152,20 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
         await this.requireEnabled();
         const { user_id, podcast_id } = ctx.params;
         const { episodes } = await podcastEpisodes(ctx, { user_id, podcast_id });
-        const have = await this.downloadedIds(user_id, episodes.map((e) => e.episodeid));
+        const have = await this.downloadedIds(
+          user_id,
+          episodes.map((e) => e.episodeid),
+        );
         // Local podcasts' episodes are on the server already.
         const todo = episodes.filter((e) => !have.has(e.episodeid) && !isLocalFeed(e.episodeurl)).map((e) => e.episodeid);
         if (!todo.length) return { detail: "All episodes are already downloaded", task_id: null };
         const job: CreateTaskParams = {
-          task_type: JOB_DOWNLOAD_PODCAST, user_id, item_id: podcast_id, podcast_name: episodes[0].podcastname,
-          payload: { podcast_id, episode_ids: todo, rights: rightsOf(ctx.meta.user) } satisfies DownloadPodcastPayload, dedupe_key: `podcast:${user_id}:${podcast_id}`,
+          task_type: JOB_DOWNLOAD_PODCAST,
+          user_id,
+          item_id: podcast_id,
+          podcast_name: episodes[0].podcastname,
+          payload: { podcast_id, episode_ids: todo, rights: rightsOf(ctx.meta.user) } satisfies DownloadPodcastPayload,
+          dedupe_key: `podcast:${user_id}:${podcast_id}`,
         };
         const res: CreateTasksResult = await tasksCreate(ctx, { tasks: [job] });
         const [task] = [...res.created, ...res.existing];
@@ -129,7 +180,10 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
         await this.requireEnabled();
         const { user_id, episode_ids } = ctx.params;
         const items: EpisodeMediaItem[] = await this.itemsFor(ctx, user_id, episode_ids);
-        const have = await this.downloadedIds(user_id, items.map((i) => i.episodeid));
+        const have = await this.downloadedIds(
+          user_id,
+          items.map((i) => i.episodeid),
+        );
         const todo = items.filter((i) => !have.has(i.episodeid) && !isLocalFeed(i.episodeurl));
         if (todo.length) await tasksCreate(ctx, { tasks: todo.map((i) => this.episodeJob(user_id, i, rightsOf(ctx.meta.user))) });
         const failed = new Set(episode_ids).size - items.length;
@@ -168,7 +222,11 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
     /** GET /api/data/podcast_download_summary/{user_id}: per podcast, how much the user downloaded. */
     podcast_download_summary: {
       idempotent: true,
-      params: { user_id: id, ...listQuery, sort_by: { type: "enum", values: ["podcast_name", "episode_count", "total_size", "latest_download"], optional: true } },
+      params: {
+        user_id: id,
+        ...listQuery,
+        sort_by: { type: "enum", values: ["podcast_name", "episode_count", "total_size", "latest_download"], optional: true },
+      },
       response: DownloadSummaryAnswer,
       async handler(
         this: DownloadsThis,
@@ -179,7 +237,14 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
         const byPodcast = new Map<number, SummaryRow>();
         for (const i of items) {
           // latest_download "": none yet (the first download sets it).
-          const s = byPodcast.get(i.podcastid) ?? { podcastid: i.podcastid, podcastname: i.podcastname, artworkurl: i.artworkurl, episode_count: 0, total_size: 0, latest_download: "" };
+          const s = byPodcast.get(i.podcastid) ?? {
+            podcastid: i.podcastid,
+            podcastname: i.podcastname,
+            artworkurl: i.artworkurl,
+            episode_count: 0,
+            total_size: 0,
+            latest_download: "",
+          };
           s.episode_count++;
           s.total_size += i.downloaded_size;
           const at = new Date(i.downloaded_at).toISOString();
@@ -200,7 +265,12 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
     /** GET /api/data/podcast_downloads_paged/{user_id}/{podcast_id}: one podcast's downloaded episodes. */
     podcast_downloads_paged: {
       idempotent: true,
-      params: { user_id: id, podcast_id: id, ...listQuery, sort_by: { type: "enum", values: ["pub_date", "title", "duration", "downloaded_at", "size"], optional: true } },
+      params: {
+        user_id: id,
+        podcast_id: id,
+        ...listQuery,
+        sort_by: { type: "enum", values: ["pub_date", "title", "duration", "downloaded_at", "size"], optional: true },
+      },
       response: DownloadsPageAnswer,
       async handler(
         this: DownloadsThis,
@@ -208,11 +278,15 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       ): Promise<DownloadsPageAnswer> {
         const p = ctx.params;
         const needle = p.search?.toLowerCase();
-        const items = (await this.downloadedItems(ctx, p.user_id, { podcast_id: p.podcast_id }))
-          .filter((i) => !needle || i.episodetitle.toLowerCase().includes(needle));
+        const items = (await this.downloadedItems(ctx, p.user_id, { podcast_id: p.podcast_id })).filter(
+          (i) => !needle || i.episodetitle.toLowerCase().includes(needle),
+        );
         const fields: Record<string, (i: DownloadedItem) => number | string> = {
-          pub_date: (i) => i.episodepubdate ?? "", title: (i) => i.episodetitle.toLowerCase(), duration: (i) => i.episodeduration,
-          downloaded_at: (i) => new Date(i.downloaded_at).toISOString(), size: (i) => i.downloaded_size,
+          pub_date: (i) => i.episodepubdate ?? "",
+          title: (i) => i.episodetitle.toLowerCase(),
+          duration: (i) => i.episodeduration,
+          downloaded_at: (i) => new Date(i.downloaded_at).toISOString(),
+          size: (i) => i.downloaded_size,
         };
         const { rows, total } = this.page(items, fields[p.sort_by ?? "pub_date"], p, "desc");
         return { episodes: rows, total };
@@ -237,7 +311,12 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
         const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id: ctx.params.user_id } });
         const bytes = docs.reduce((n, d) => n + d.size, 0);
         const active: number = await countActive(ctx, { user_id: ctx.params.user_id, types: DOWNLOAD_TYPES });
-        return { total_downloaded: docs.length, total_size_mb: Math.round((bytes / 1048576) * 100) / 100, downloads_enabled: await this.enabled(), active_downloads: active };
+        return {
+          total_downloaded: docs.length,
+          total_size_mb: Math.round((bytes / 1048576) * 100) / 100,
+          downloads_enabled: await this.enabled(),
+          active_downloads: active,
+        };
       },
     },
     /** POST /api/data/enable_disable_downloads (admin): toggles downloads for every user. */
@@ -277,7 +356,12 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
     record_download: {
       visibility: "public",
       params: {
-        user_id: id, episode_id: id, podcast_id: id, file: { type: "string", max: 4000 }, size: { type: "number", min: 0 }, content_type: { type: "string", max: 200 },
+        user_id: id,
+        episode_id: id,
+        podcast_id: id,
+        file: { type: "string", max: 4000 },
+        size: { type: "number", min: 0 },
+        content_type: { type: "string", max: 200 },
         from_sync: { type: "boolean", optional: true },
       },
       async handler(this: DownloadsThis, ctx: Ctx<RecordDownloadParams>): Promise<{ success: true }> {
@@ -295,61 +379,6 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       async handler(this: DownloadsThis, ctx: Ctx<{ episode_id: number }>): Promise<StoredFile | null> {
         const doc: DownloadDoc | null = await this.adapter.findOne({ episode_id: ctx.params.episode_id });
         return doc && fs.existsSync(path.join(config.downloadDir, doc.file)) ? { file: doc.file, size: doc.size, content_type: doc.content_type } : null;
-      },
-    },
-    /** The user's downloads and deletions after `since` (all kept ones without it): what a sync uploads. Downloads a sync asked for are not reported back. */
-    sync_actions: {
-      visibility: "public",
-      params: { user_id: id, since: { type: "date", convert: true, optional: true } },
-      async handler(this: DownloadsThis, ctx: Ctx<{ user_id: number; since?: Date }>): Promise<LocalDownloadAction[]> {
-        const { user_id, since } = ctx.params;
-        const downloads: DownloadDoc[] = await this.adapter.find({ query: { user_id, from_sync: { $ne: true }, ...(since ? { downloaded_at: { $gt: since } } : {}) } });
-        const deletions: DeletionDoc[] = await this.stores.download_deletions.find({ query: { user_id, ...(since ? { deleted_at: { $gt: since } } : {}) } });
-        return [
-          ...downloads.map((d) => ({ episode_id: d.episode_id, podcast_id: d.podcast_id, action: "download" as const, at: new Date(d.downloaded_at).toISOString() })),
-          ...deletions.map((d) => ({ episode_id: d.episode_id, podcast_id: d.podcast_id, action: "delete" as const, at: new Date(d.deleted_at).toISOString() })),
-        ];
-      },
-    },
-    /**
-     * Download and delete actions from a sync server (episodes of the user's podcasts): per episode the
-     * newest action counts, and only when it is newer than what happened here. A delete removes the
-     * downloaded file (never listening history); a download queues a job when downloads are enabled.
-     */
-    apply_sync_actions: {
-      visibility: "public",
-      params: { user_id: id, actions: { type: "array", items: "object", max: 100_000 } },
-      async handler(this: DownloadsThis, ctx: Ctx<{ user_id: number; actions: SyncDownloadAction[] }>): Promise<ApplyDownloadActionsResult> {
-        const { user_id } = ctx.params;
-        const newest = new Map<number, SyncDownloadAction>();
-        for (const a of ctx.params.actions) {
-          const seen = newest.get(a.episode_id);
-          if (!(seen && seen.at >= a.at)) newest.set(a.episode_id, a);
-        }
-        if (!newest.size) return { queued: 0, deleted: 0 };
-        const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: [...newest.keys()].map((e) => keyOf(user_id, e)) } } });
-        const have = new Map(docs.map((d) => [d.episode_id, d]));
-        let deleted = 0;
-        for (const a of newest.values()) {
-          const d = have.get(a.episode_id);
-          // The deletion keeps the server's time, so that the next sync does not report it back as this server's.
-          if (a.action === "delete" && d && new Date(d.downloaded_at) < new Date(a.at)) deleted += await this.removeDownloads(user_id, [a.episode_id], new Date(a.at));
-        }
-        const wanted = [...newest.values()].filter((a) => a.action === "download" && !have.has(a.episode_id));
-        if (!wanted.length || !(await this.enabled())) return { queued: 0, deleted };
-        const gone: DeletionDoc[] = await this.stores.download_deletions.find({ query: { user_id, episode_id: { $in: wanted.map((a) => a.episode_id) } } });
-        const deletedAt = new Map<number, string>();
-        for (const g of gone) {
-          const at = new Date(g.deleted_at).toISOString();
-          if (!(deletedAt.get(g.episode_id)! >= at)) deletedAt.set(g.episode_id, at);
-        }
-        const todo = wanted.filter((a) => !(deletedAt.get(a.episode_id)! >= a.at)).map((a) => a.episode_id);
-        if (!todo.length) return { queued: 0, deleted };
-        const found: EpisodeMediaItem[] = await episodeItems(ctx, { user_id, episode_ids: todo });
-        const items = found.filter((i) => !isLocalFeed(i.episodeurl));
-        if (!items.length) return { queued: 0, deleted };
-        const res: CreateTasksResult = await tasksCreate(ctx, { tasks: items.map((i) => this.episodeJob(user_id, i, "user", true)) });
-        return { queued: res.created.length, deleted };
       },
     },
     /** Which of these episodes the user has downloaded (the downloaded flag of other services' lists). */
@@ -417,8 +446,13 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
     /** A download job of one episode; rights: the requester's (auto-download and sync: a user's). */
     episodeJob(this: DownloadsThis, user_id: number, i: EpisodeMediaItem, rights: Rights, fromSync = false): CreateTaskParams {
       return {
-        task_type: JOB_DOWNLOAD_EPISODE, user_id, item_id: i.episodeid, episode_title: i.episodetitle, podcast_name: i.podcastname,
-        payload: { episode_id: i.episodeid, rights, ...(fromSync ? { from_sync: true } : {}) } satisfies DownloadEpisodePayload, dedupe_key: `episode:${user_id}:${i.episodeid}`,
+        task_type: JOB_DOWNLOAD_EPISODE,
+        user_id,
+        item_id: i.episodeid,
+        episode_title: i.episodetitle,
+        podcast_name: i.podcastname,
+        payload: { episode_id: i.episodeid, rights, ...(fromSync ? { from_sync: true } : {}) } satisfies DownloadEpisodePayload,
+        dedupe_key: `episode:${user_id}:${i.episodeid}`,
       };
     },
     async downloadedIds(this: DownloadsThis, user_id: number, episode_ids: number[]): Promise<Set<number>> {
@@ -443,14 +477,19 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
     },
     async removeWhere(this: DownloadsThis, user_id: number, where: Query) {
       const docs: DownloadDoc[] = await this.adapter.find({ query: { user_id, ...where } });
-      await this.removeDownloads(user_id, docs.map((d) => d.episode_id));
+      await this.removeDownloads(
+        user_id,
+        docs.map((d) => d.episode_id),
+      );
     },
     /** Removes a user's downloads of these episodes (remembered at `at`); a file goes when no other user keeps it. Returns how many went. */
     async removeDownloads(this: DownloadsThis, user_id: number, episode_ids: number[], at: Date = new Date()): Promise<number> {
       const docs: DownloadDoc[] = await this.adapter.find({ query: { _id: { $in: episode_ids.map((e) => keyOf(user_id, e)) } } });
       if (!docs.length) return 0;
       await this.adapter.removeMany({ _id: { $in: docs.map((d) => d._id) } });
-      await this.stores.download_deletions.insertMany(docs.map((d): DeletionDoc => ({ user_id, episode_id: d.episode_id, podcast_id: d.podcast_id, deleted_at: at })));
+      await this.stores.download_deletions.insertMany(
+        docs.map((d): DeletionDoc => ({ user_id, episode_id: d.episode_id, podcast_id: d.podcast_id, deleted_at: at })),
+      );
       const kept: DownloadDoc[] = await this.adapter.find({ query: { episode_id: { $in: docs.map((d) => d.episode_id) } } });
       const inUse = new Set(kept.map((d) => d.file));
       for (const d of docs) {
@@ -473,8 +512,14 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       const stored: StoredFile | null = await this.actions.stored_file({ episode_id }, { parentCtx: ctx });
       const head = ctx.meta.method === "HEAD";
       const headers: Record<string, string | number> = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };
-      if (asAttachment) headers["Content-Disposition"] = attachment(`${item.episodetitle || "episode"}${path.extname(stored?.file ?? localPathOf(item.episodeurl) ?? "") || ".mp3"}`);
-      if (stored) return fileAnswer(ctx.meta, headers, stored.size, stored.content_type, (start: number, end: number) => fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }));
+      if (asAttachment)
+        headers["Content-Disposition"] = attachment(
+          `${item.episodetitle || "episode"}${path.extname(stored?.file ?? localPathOf(item.episodeurl) ?? "") || ".mp3"}`,
+        );
+      if (stored)
+        return fileAnswer(ctx.meta, headers, stored.size, stored.content_type, (start: number, end: number) =>
+          fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }),
+        );
       if (!item.episodeurl) throw new NotFoundError("Episode has no media file");
       if (isLocalFeed(item.episodeurl)) return localFileAnswer(ctx, item.episodeurl, headers);
       let upstream;
@@ -490,7 +535,13 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       if (upstream.contentRange) headers["Content-Range"] = upstream.contentRange;
       if (upstream.contentLength !== null) headers["Content-Length"] = upstream.contentLength;
       if (head) upstream.stream.destroy();
-      return mediaAnswer(ctx.meta, upstream.status === 206 ? 206 : 200, upstream.contentType ?? item.enclosure_type ?? "application/octet-stream", headers, head ? null : upstream.stream);
+      return mediaAnswer(
+        ctx.meta,
+        upstream.status === 206 ? 206 : 200,
+        upstream.contentType ?? item.enclosure_type ?? "application/octet-stream",
+        headers,
+        head ? null : upstream.stream,
+      );
     },
   },
 };

@@ -48,7 +48,12 @@ const EpisodesService: ServiceSchema<Record<string, never>, EpisodesThis> = {
           { fields: { podcast_id: 1, pub_date: -1, _id: -1 }, mongoOnly: true },
           // The guard of overlapping feed syncs (feed-sync.ts); duplicates of older versions are folded first (the mixin hands
           // this service and its episodes store to the repair).
-          { fields: { podcast_id: 1, guid: 1 }, unique: true, partial: { guid: { $type: "string" } }, repair: (service, store) => foldDuplicateEpisodes(service as EpisodesThis, store as Store<GuidDoc>) },
+          {
+            fields: { podcast_id: 1, guid: 1 },
+            unique: true,
+            partial: { guid: { $type: "string" } },
+            repair: (service, store) => foldDuplicateEpisodes(service as EpisodesThis, store as Store<GuidDoc>),
+          },
           // Episodes naming a person (person_episodes): only those with persons are in it, so the case-insensitive match scans them, not all episodes.
           { fields: { "p20.persons.name": 1 }, sparse: true, mongoOnly: true },
         ],
@@ -60,7 +65,18 @@ const EpisodesService: ServiceSchema<Record<string, never>, EpisodesThis> = {
       ],
     ),
   ],
-  actions: { ...catalogActions, ...feedSyncActions, ...listeningActions, ...libraryActions, ...selectEpisodesActions, ...syncActions, ...extrasActions, ...collectionsActions, ...peopleActions, ...recommendActions },
+  actions: {
+    ...catalogActions,
+    ...feedSyncActions,
+    ...listeningActions,
+    ...libraryActions,
+    ...selectEpisodesActions,
+    ...syncActions,
+    ...extrasActions,
+    ...collectionsActions,
+    ...peopleActions,
+    ...recommendActions,
+  },
   created(this: EpisodesThis) {
     createIndexes(this);
   },

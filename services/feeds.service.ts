@@ -83,7 +83,10 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
       ensure: "start",
       beatAtStart: true,
       // The first holder ever starts the rhythm instead of refreshing at once.
-      claim: rhythmInLease((last, now) => config.refreshInterval > 0 && last !== null && now.getTime() - last.getTime() >= config.refreshInterval * 60_000, true),
+      claim: rhythmInLease(
+        (last, now) => config.refreshInterval > 0 && last !== null && now.getTime() - last.getTime() >= config.refreshInterval * 60_000,
+        true,
+      ),
       run: (service) => service.runFullRefresh(),
     }),
     TaskWaitMixin,
@@ -106,7 +109,10 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
         await this.stores.feed_fetches.insert({ user_id, at: new Date() });
         let feed: ParsedFeed;
         try {
-          const res: FetchResult = await fetchUrl(ctx.params.podcast_feed, { rights: rightsOf(ctx.meta.user), accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5" });
+          const res: FetchResult = await fetchUrl(ctx.params.podcast_feed, {
+            rights: rightsOf(ctx.meta.user),
+            accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
+          });
           feed = parseFeed(res.body!, { charset: charsetOf(res.contentType), baseUrl: res.finalUrl });
         } catch (err) {
           throw feedError(err);
@@ -202,8 +208,13 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
         let fetched: FetchedFeed;
         try {
           fetched = await this.fetchFeed({
-            url: target.feed_url, username: target.username ?? undefined, password: target.password ?? undefined, rights: target.fetch_rights,
-            etag: target.etag, last_modified: target.last_modified, content_hash: target.content_hash,
+            url: target.feed_url,
+            username: target.username ?? undefined,
+            password: target.password ?? undefined,
+            rights: target.fetch_rights,
+            etag: target.etag,
+            last_modified: target.last_modified,
+            content_hash: target.content_hash,
           });
         } catch (err) {
           if (!(err instanceof FeedParseError || err instanceof OutboundHttpError)) throw err;
@@ -226,7 +237,11 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
       // A local folder is read by the local service, the one that may read LOCAL_MEDIA_DIR.
       if (isLocalFeed(p.url)) return localFeed(this.broker, { url: p.url, content_hash: p.content_hash ?? null });
       const res = await fetchUrl(p.url, {
-        rights: p.rights, etag: p.etag, lastModified: p.last_modified, username: p.username, password: p.password,
+        rights: p.rights,
+        etag: p.etag,
+        lastModified: p.last_modified,
+        username: p.username,
+        password: p.password,
         accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
       });
       const base = { final_url: res.finalUrl, etag: res.etag, last_modified: res.lastModified };

@@ -14,8 +14,15 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { ForbiddenError, NotFoundError } from "../shared/errors";
 import {
-  type EpisodePeople, FollowAnswer, FollowedPeopleAnswer, HostFeedAnswer, type HostedBy, type NamingPodcast, PersonEpisodesAnswer,
-  type PersonEpisodesPage, type PodcastsNaming,
+  type EpisodePeople,
+  FollowAnswer,
+  FollowedPeopleAnswer,
+  HostFeedAnswer,
+  type HostedBy,
+  type NamingPodcast,
+  PersonEpisodesAnswer,
+  type PersonEpisodesPage,
+  type PodcastsNaming,
 } from "../shared/contracts/following";
 import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
 import { episodePeople, episodesCreated, personEpisodes } from "../shared/contracts/episodes";
@@ -78,13 +85,28 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
   actions: {
     /** POST /api/data/person/subscribe/{user_id}/{person_id}: follows person_name (again: the same record). */
     follow: {
-      params: { user_id: id, person_id: externalId, person_name: personName, person_img: { type: "string", max: 2000, nullable: true, optional: true }, podcast_id: { ...externalId, nullable: true, optional: true } },
+      params: {
+        user_id: id,
+        person_id: externalId,
+        person_name: personName,
+        person_img: { type: "string", max: 2000, nullable: true, optional: true },
+        podcast_id: { ...externalId, nullable: true, optional: true },
+      },
       response: FollowAnswer,
-      async handler(this: FollowingThis, ctx: Ctx<{ user_id: number; person_id: number; person_name: string; person_img?: string | null; podcast_id?: number | null }>): Promise<FollowAnswer> {
+      async handler(
+        this: FollowingThis,
+        ctx: Ctx<{ user_id: number; person_id: number; person_name: string; person_img?: string | null; podcast_id?: number | null }>,
+      ): Promise<FollowAnswer> {
         const p = ctx.params;
         const doc: FollowedDoc = {
-          _id: await this.nextId("followed_people"), user_id: p.user_id, name: p.person_name, key: keyOf(p.user_id, p.person_name),
-          image: p.person_img || null, peopledb_id: p.person_id || null, podcast_id: p.podcast_id || null, created_at: new Date(),
+          _id: await this.nextId("followed_people"),
+          user_id: p.user_id,
+          name: p.person_name,
+          key: keyOf(p.user_id, p.person_name),
+          image: p.person_img || null,
+          peopledb_id: p.person_id || null,
+          podcast_id: p.podcast_id || null,
+          created_at: new Date(),
         };
         try {
           await this.adapter.insert(doc);
@@ -120,11 +142,21 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
       async handler(this: FollowingThis, ctx: Ctx<{ user_id: number }>): Promise<FollowedPeopleAnswer> {
         const { user_id } = ctx.params;
         const docs: FollowedDoc[] = await this.adapter.find({ query: { user_id }, sort: ["name", "_id"] });
-        const found: Found[] = await this.lookup(ctx, user_id, docs.map((d) => d.name), { limit: 0 });
+        const found: Found[] = await this.lookup(
+          ctx,
+          user_id,
+          docs.map((d) => d.name),
+          { limit: 0 },
+        );
         return {
           subscriptions: docs.map((d, n) => ({
-            personid: d._id, userid: d.user_id, name: d.name, image: this.imageOf(d, found[n]) ?? "", peopledbid: d.peopledb_id,
-            associatedpodcasts: found[n].podcasts.length, episode_count: found[n].page.total,
+            personid: d._id,
+            userid: d.user_id,
+            name: d.name,
+            image: this.imageOf(d, found[n]) ?? "",
+            peopledbid: d.peopledb_id,
+            associatedpodcasts: found[n].podcasts.length,
+            episode_count: found[n].page.total,
           })),
         };
       },
@@ -133,7 +165,8 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
     person_episodes: {
       idempotent: true,
       params: {
-        user_id: id, person_id: id,
+        user_id: id,
+        person_id: id,
         limit: { type: "number", integer: true, min: 1, max: 1000, convert: true, optional: true },
         offset: { type: "number", integer: true, min: 0, convert: true, optional: true },
       },
@@ -150,7 +183,12 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
     /** GET /api/data/person/feed/{user_id}?name&include_podcasts&person_id: anyone by name, followed or not. */
     person_feed: {
       idempotent: true,
-      params: { user_id: id, name: personName, include_podcasts: { type: "boolean", convert: true, optional: true }, person_id: { ...externalId, optional: true } },
+      params: {
+        user_id: id,
+        name: personName,
+        include_podcasts: { type: "boolean", convert: true, optional: true },
+        person_id: { ...externalId, optional: true },
+      },
       response: HostFeedAnswer,
       async handler(this: FollowingThis, ctx: Ctx<{ user_id: number; name: string; include_podcasts?: boolean; person_id?: number }>): Promise<HostFeedAnswer> {
         const { user_id, name, include_podcasts = true } = ctx.params;
@@ -162,9 +200,18 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
           person: { name: doc?.name ?? name, image: this.imageOf(doc, found) },
           podcasts: include_podcasts
             ? found.podcasts.map((p) => ({
-              podcastid: p.podcast_id, podcastname: p.title, feedurl: p.feed_url, artworkurl: p.artwork_url ?? "", description: p.description ?? "", author: p.author ?? "",
-              websiteurl: p.website_url ?? "", episodecount: p.episode_count, podcastindexid: p.podcast_index_id ?? 0, explicit: p.explicit, is_subscribed: p.subscribed,
-            }))
+                podcastid: p.podcast_id,
+                podcastname: p.title,
+                feedurl: p.feed_url,
+                artworkurl: p.artwork_url ?? "",
+                description: p.description ?? "",
+                author: p.author ?? "",
+                websiteurl: p.website_url ?? "",
+                episodecount: p.episode_count,
+                podcastindexid: p.podcast_index_id ?? 0,
+                explicit: p.explicit,
+                is_subscribed: p.subscribed,
+              }))
             : [],
           episodes: found.page.episodes,
         };
@@ -191,7 +238,10 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
       const docs: FollowedDoc[] = await this.adapter.find({});
       if (!docs.length) return;
       const names = Array.from(new Set(docs.map((d) => d.name.toLowerCase())));
-      const [episodes, { naming }]: [EpisodePeople[], Naming] = await Promise.all([episodePeople(ctx, { episode_ids: ctx.params.episode_ids }), this.naming(ctx, names)]);
+      const [episodes, { naming }]: [EpisodePeople[], Naming] = await Promise.all([
+        episodePeople(ctx, { episode_ids: ctx.params.episode_ids }),
+        this.naming(ctx, names),
+      ]);
       const whole = new Map(names.map((n, i) => [n, naming[i].find((p) => p.podcast_id === ctx.params.podcast_id)]));
       // The podcast's title is known here when it names someone as a whole.
       const podcast_title = [...whole.values()].find(Boolean)?.title ?? null;
@@ -200,7 +250,16 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
         const name = d.name.toLowerCase();
         for (const e of episodes) {
           if (!whole.get(name) && !e.people.some((p) => p.toLowerCase() === name)) continue;
-          messages.push({ user_id: d.user_id, person: d.name, podcast_id: e.podcast_id, podcast_title, episode_id: e.episode_id, episode_title: e.title, episode_url: e.url, pub_date: e.pub_date });
+          messages.push({
+            user_id: d.user_id,
+            person: d.name,
+            podcast_id: e.podcast_id,
+            podcast_title,
+            episode_id: e.episode_id,
+            episode_title: e.title,
+            episode_url: e.url,
+            pub_date: e.pub_date,
+          });
         }
       }
       if (messages.length) await notifyFollowers(ctx, { messages });
@@ -212,7 +271,11 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
     async lookup(this: FollowingThis, ctx: Caller, user_id: number, names: string[], page: { limit: number; offset?: number }): Promise<Found[]> {
       if (!names.length) return [];
       const { hosted, naming }: Naming = await this.naming(ctx, names, user_id);
-      const pages: PersonEpisodesPage[] = await personEpisodes(ctx, { user_id, people: names.map((name, n) => ({ name, podcast_ids: naming[n].map((p) => p.podcast_id) })), ...page });
+      const pages: PersonEpisodesPage[] = await personEpisodes(ctx, {
+        user_id,
+        people: names.map((name, n) => ({ name, podcast_ids: naming[n].map((p) => p.podcast_id) })),
+        ...page,
+      });
       return hosted.map((h, n) => ({ hosted: h, podcasts: naming[n], page: pages[n] }));
     },
     /**
@@ -223,7 +286,10 @@ const FollowingService: ServiceSchema<Record<string, never>, FollowingThis> = {
     async naming(this: FollowingThis, ctx: Caller, names: string[], user_id?: number): Promise<Naming> {
       const byName: HostedBy = runs(this.broker, "people") ? await hostedBy(ctx, { names }) : {};
       const hosted = names.map((n) => byName[n.toLowerCase()] ?? { podcast_index_ids: [], img: null });
-      const naming: PodcastsNaming = await podcastsNaming(ctx, { user_id, people: names.map((name, n) => ({ name, podcast_index_ids: hosted[n].podcast_index_ids })) });
+      const naming: PodcastsNaming = await podcastsNaming(ctx, {
+        user_id,
+        people: names.map((name, n) => ({ name, podcast_index_ids: hosted[n].podcast_index_ids })),
+      });
       return { hosted, naming };
     },
     /** The picture the user followed them with, else the people database's, else the first feed's. */

@@ -83,7 +83,10 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
   started(this: GpodderThis) {
     // Feeds not applied yet (not fetchable at upload time) and uploads a restart interrupted are retried.
     if (config.gpodderRetrySeconds > 0) {
-      this.retryTimer = setInterval(() => void this.applyDue().catch((err: Error) => this.logger.warn("sync server retry round failed", { reason: err?.message })), config.gpodderRetrySeconds * 1000);
+      this.retryTimer = setInterval(
+        () => void this.applyDue().catch((err: Error) => this.logger.warn("sync server retry round failed", { reason: err?.message })),
+        config.gpodderRetrySeconds * 1000,
+      );
       this.retryTimer.unref();
     }
   },
@@ -183,7 +186,10 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
         if (!fixed) {
           fixed = true;
           // A record from before the lease (no write_until matches no expiry), or none yet: made takeable, then tried again.
-          const old = await this.adapter.updateMany({ _id: user_id, [WRITE_LEASE.until]: { $exists: false } }, { $set: { [WRITE_LEASE.holder]: null, [WRITE_LEASE.until]: new Date(0) } });
+          const old = await this.adapter.updateMany(
+            { _id: user_id, [WRITE_LEASE.until]: { $exists: false } },
+            { $set: { [WRITE_LEASE.holder]: null, [WRITE_LEASE.until]: new Date(0) } },
+          );
           if (!old) await ensureLease(this.adapter, user_id, {}, WRITE_LEASE);
           continue;
         }
@@ -195,11 +201,14 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
       }
       // Renewed only while still ours: a lease that another writer took, or that was freed, is never taken back here.
       let renewing: Promise<unknown> = Promise.resolve();
-      const timer = setInterval(() => {
-        renewing = this.adapter
-          .updateMany({ _id: user_id, [WRITE_LEASE.holder]: token }, { $set: { [WRITE_LEASE.until]: new Date(Date.now() + seconds * 1000) } })
-          .catch((err: Error) => this.logger.warn("renewing a sync write lease failed", { user_id, reason: err?.message }));
-      }, (seconds * 1000) / 3);
+      const timer = setInterval(
+        () => {
+          renewing = this.adapter
+            .updateMany({ _id: user_id, [WRITE_LEASE.holder]: token }, { $set: { [WRITE_LEASE.until]: new Date(Date.now() + seconds * 1000) } })
+            .catch((err: Error) => this.logger.warn("renewing a sync write lease failed", { user_id, reason: err?.message }));
+        },
+        (seconds * 1000) / 3,
+      );
       timer.unref();
       let done = false;
       const stop = async () => {
@@ -220,7 +229,9 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
           await stop();
           if (done) return;
           done = true;
-          await releaseLease(this.adapter, user_id, token, WRITE_LEASE).catch((err: Error) => this.logger.warn("freeing a sync write lease failed; it expires", { user_id, reason: err?.message }));
+          await releaseLease(this.adapter, user_id, token, WRITE_LEASE).catch((err: Error) =>
+            this.logger.warn("freeing a sync write lease failed; it expires", { user_id, reason: err?.message }),
+          );
         },
       };
     },
@@ -264,7 +275,9 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
       if (!this.seeds.has(user_id)) {
         const seed = this.seedLibrary(user_id).finally(async () => {
           this.seeds.delete(user_id);
-          await this.upsert(this.adapter, user_id, { $set: { seed_until: null } }).catch((err: Error) => this.logger.warn("marking a seeding done failed; it expires", { user_id, reason: err?.message }));
+          await this.upsert(this.adapter, user_id, { $set: { seed_until: null } }).catch((err: Error) =>
+            this.logger.warn("marking a seeding done failed; it expires", { user_id, reason: err?.message }),
+          );
         });
         this.seeds.set(user_id, seed);
       }

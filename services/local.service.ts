@@ -51,15 +51,20 @@ interface AddLocalParams {
 type FieldsChecker = (params: object) => true | object[];
 
 interface LocalMethods {
-  folderFor(rel: string, p: { podcast_name: string; description?: string | null; author?: string | null; explicit?: boolean }): Promise<{ folder: FolderDoc; created: boolean }>;
+  folderFor(
+    rel: string,
+    p: { podcast_name: string; description?: string | null; author?: string | null; explicit?: boolean },
+  ): Promise<{ folder: FolderDoc; created: boolean }>;
   localPodcast(ctx: Caller, user_id: number, podcast_id: number): Promise<{ folder: FolderDoc; dir: Resolved }>;
   mediaFile(url: string): Promise<Resolved>;
   coverOf(folder: FolderDoc, file?: string): Promise<{ type: string; data: Buffer } | null>;
 }
 
-type LocalThis = DbThis<FolderDoc, { local_artwork: ArtworkDoc }> & TaskWaitThis & LocalMethods & {
-  checkUploadFields: FieldsChecker;
-};
+type LocalThis = DbThis<FolderDoc, { local_artwork: ArtworkDoc }> &
+  TaskWaitThis &
+  LocalMethods & {
+    checkUploadFields: FieldsChecker;
+  };
 
 /** Reads an upload, refusing it (413) as soon as it passes max bytes. */
 async function readCapped(stream: Readable, max: number): Promise<Buffer> {
@@ -123,11 +128,22 @@ const LocalService: ServiceSchema<Record<string, never>, LocalThis> = {
         const added: AddCustomPodcastAnswer = await subscribeLocal(ctx, { user_id: p.user_id, feed_url: localUrl(dir.rel) });
         // A folder someone added before keeps its channel; this user's name and details become their own overrides.
         if (!created && (folder.title !== p.podcast_name || p.description || p.author)) {
-          await updatePodcastInfo(ctx, { user_id: p.user_id, podcast_id: added.podcast_id, podcast_name: p.podcast_name, description: p.description ?? undefined, author: p.author ?? undefined });
+          await updatePodcastInfo(ctx, {
+            user_id: p.user_id,
+            podcast_id: added.podcast_id,
+            podcast_name: p.podcast_name,
+            description: p.description ?? undefined,
+            author: p.author ?? undefined,
+          });
         }
         this.logger.info("local podcast added", { user_id: p.user_id, podcast_id: added.podcast_id, folder_id: folder._id });
         // data: the podcast as the web client reads it, with this user's name and details.
-        const data = { ...added.data, podcastname: p.podcast_name, description: p.description ?? added.data.description, author: p.author ?? added.data.author };
+        const data = {
+          ...added.data,
+          podcastname: p.podcast_name,
+          description: p.description ?? added.data.description,
+          author: p.author ?? added.data.author,
+        };
         return { success: true, message: "Local podcast added", podcast_id: added.podcast_id, first_episode_id: added.first_episode_id, data };
       },
     },
@@ -143,7 +159,8 @@ const LocalService: ServiceSchema<Record<string, never>, LocalThis> = {
         const task_id = (res.created[0] ?? res.existing[0]).id;
         const done: TaskRecord | null = await this.waitForTask(ctx, task_id, config.refreshWaitMs);
         const summary = done?.status === "SUCCESS" ? (done.result as RefreshSummary) : null;
-        if (summary && !summary.failed) return { success: true, detail: "Local podcast refreshed", task_id, new_episodes: summary.new_episodes, updated: summary.updated > 0 };
+        if (summary && !summary.failed)
+          return { success: true, detail: "Local podcast refreshed", task_id, new_episodes: summary.new_episodes, updated: summary.updated > 0 };
         if (done) return { success: false, detail: `Refresh failed: ${done.message}`, task_id };
         return { success: true, detail: "The refresh continues in the background", task_id };
       },
@@ -206,7 +223,11 @@ const LocalService: ServiceSchema<Record<string, never>, LocalThis> = {
         const image = await this.coverOf(folder, ctx.params.file);
         if (!image) throw new NotFoundError("No cover found");
         ctx.meta.$responseType = image.type;
-        ctx.meta.$responseHeaders = { "Cache-Control": "public, max-age=300", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; sandbox" };
+        ctx.meta.$responseHeaders = {
+          "Cache-Control": "public, max-age=300",
+          "X-Content-Type-Options": "nosniff",
+          "Content-Security-Policy": "default-src 'none'; sandbox",
+        };
         return image.data;
       },
     },
@@ -250,11 +271,21 @@ const LocalService: ServiceSchema<Record<string, never>, LocalThis> = {
   },
   methods: {
     /** The folder record of a relative path, created with the adder's channel fields when nobody added it yet. */
-    async folderFor(this: LocalThis, rel: string, p: { podcast_name: string; description?: string | null; author?: string | null; explicit?: boolean }): Promise<{ folder: FolderDoc; created: boolean }> {
+    async folderFor(
+      this: LocalThis,
+      rel: string,
+      p: { podcast_name: string; description?: string | null; author?: string | null; explicit?: boolean },
+    ): Promise<{ folder: FolderDoc; created: boolean }> {
       const known: FolderDoc | null = await this.adapter.findOne({ path: rel });
       if (known) return { folder: known, created: false };
       const folder: FolderDoc = {
-        _id: await this.nextId("local_folders"), path: rel, title: p.podcast_name, description: p.description ?? null, author: p.author ?? null, explicit: !!p.explicit, created_at: new Date(),
+        _id: await this.nextId("local_folders"),
+        path: rel,
+        title: p.podcast_name,
+        description: p.description ?? null,
+        author: p.author ?? null,
+        explicit: !!p.explicit,
+        created_at: new Date(),
       };
       try {
         await this.adapter.insert(folder);

@@ -103,15 +103,27 @@ const NotificationsService: ServiceSchema<Record<string, never>, NotificationsTh
         let settings = stored;
         if (Object.keys(given).length) {
           const base = stored
-            ? { server_name: stored.server_name, server_port: stored.server_port, from_email: stored.from_email, encryption: stored.encryption, auth_required: stored.auth_required, email_username: stored.username }
+            ? {
+                server_name: stored.server_name,
+                server_port: stored.server_port,
+                from_email: stored.from_email,
+                encryption: stored.encryption,
+                auth_required: stored.auth_required,
+                email_username: stored.username,
+              }
             : {};
           const merged: Partial<EmailSettingsParams> = { ...base, ...given };
-          if (!merged.server_name || !merged.server_port || !merged.from_email) throw new BadRequestError("server_name, server_port and from_email are required");
+          if (!merged.server_name || !merged.server_port || !merged.from_email)
+            throw new BadRequestError("server_name, server_port and from_email are required");
           settings = this.toDoc({ ...merged, server_name: merged.server_name, server_port: merged.server_port, from_email: merged.from_email }, stored);
         }
         if (!settings) throw new BadRequestError("No email settings saved");
         try {
-          await this.deliver(settings, { to: ctx.params.to_email, subject: "Test mail", text: ctx.params.message || "This is a test mail from your podcast server." });
+          await this.deliver(settings, {
+            to: ctx.params.to_email,
+            subject: "Test mail",
+            text: ctx.params.message || "This is a test mail from your podcast server.",
+          });
         } catch (err) {
           throw new BadRequestError(`Sending failed: ${(err as Error | undefined)?.message ?? "unknown error"}`);
         }

@@ -159,7 +159,10 @@ async function providerFetch(url: string, options: oidc.CustomFetchOptions): Pro
     if (err instanceof OutboundHttpError && err.kind === "http_status" && err.status) return new Response(null, { status: err.status });
     throw err;
   }
-  return new Response(res.body?.length ? new Uint8Array(res.body) : null, { status: res.status, headers: res.contentType ? { "content-type": res.contentType } : {} });
+  return new Response(res.body?.length ? new Uint8Array(res.body) : null, {
+    status: res.status,
+    headers: res.contentType ? { "content-type": res.contentType } : {},
+  });
 }
 
 function withKey(target: string, key: string): string {
@@ -229,10 +232,9 @@ type OidcThis = DbThis<OidcProviderDoc, { oidc_states: OidcStateDoc }> & OidcMet
 const OidcService: ServiceSchema<Record<string, never>, OidcThis> = {
   name: "oidc",
   mixins: [
-    DbMixin(
-      { name: "oidc_providers", indexes: [{ fields: { client_id: 1 }, unique: true }] },
-      [{ name: "oidc_states", indexes: [{ fields: { created_at: 1 }, expireAfterSeconds: STATE_TTL_SECONDS }] }],
-    ),
+    DbMixin({ name: "oidc_providers", indexes: [{ fields: { client_id: 1 }, unique: true }] }, [
+      { name: "oidc_states", indexes: [{ fields: { created_at: 1 }, expireAfterSeconds: STATE_TTL_SECONDS }] },
+    ]),
   ],
   actions: {
     add_oidc_provider: {
@@ -269,7 +271,10 @@ const OidcService: ServiceSchema<Record<string, never>, OidcThis> = {
         const kept = (field: "client_secret" | "scope" | "button_color" | "button_text_color") => p[field] || current[field];
         const fields: ProviderFields = await this.checkedProvider({
           ...p,
-          client_secret: kept("client_secret"), scope: kept("scope"), button_color: kept("button_color"), button_text_color: kept("button_text_color"),
+          client_secret: kept("client_secret"),
+          scope: kept("scope"),
+          button_color: kept("button_color"),
+          button_text_color: kept("button_text_color"),
         });
         const other: OidcProviderDoc | null = await this.adapter.findOne({ client_id: fields.client_id });
         if (other && other._id !== provider_id) throw new ConflictError("A provider with this client_id already exists");
@@ -425,9 +430,23 @@ const OidcService: ServiceSchema<Record<string, never>, OidcThis> = {
         if (why) throw new BadRequestError(`${field}: ${why}`);
       }
       const fields: ProviderFields = {
-        provider_name: p.provider_name, client_id: p.client_id, client_secret: p.client_secret, authorization_url: p.authorization_url, token_url: p.token_url,
-        user_info_url: p.user_info_url, button_text: p.button_text, scope: p.scope, button_color: p.button_color, button_text_color: p.button_text_color,
-        icon_svg: null, name_claim: null, email_claim: null, username_claim: null, roles_claim: null, user_role: null, admin_role: null,
+        provider_name: p.provider_name,
+        client_id: p.client_id,
+        client_secret: p.client_secret,
+        authorization_url: p.authorization_url,
+        token_url: p.token_url,
+        user_info_url: p.user_info_url,
+        button_text: p.button_text,
+        scope: p.scope,
+        button_color: p.button_color,
+        button_text_color: p.button_text_color,
+        icon_svg: null,
+        name_claim: null,
+        email_claim: null,
+        username_claim: null,
+        roles_claim: null,
+        user_role: null,
+        admin_role: null,
       };
       for (const field of OPTIONAL_FIELDS) fields[field] = p[field] ? p[field] : null;
       return fields;
@@ -483,7 +502,12 @@ const OidcService: ServiceSchema<Record<string, never>, OidcThis> = {
       } catch (err) {
         const e = err as OidcFailure | undefined;
         // A refused or unreachable endpoint says why (the outbound error's message names the URL without its query).
-        this.logger.error("oidc token exchange failed", { provider_id: d._id, error: e?.error ?? e?.code ?? e?.name, status: e?.status, outbound: outboundCause(err)?.message });
+        this.logger.error("oidc token exchange failed", {
+          provider_id: d._id,
+          error: e?.error ?? e?.code ?? e?.name,
+          status: e?.status,
+          outbound: outboundCause(err)?.message,
+        });
         throw new InternalServerError("OIDC token exchange failed");
       }
     },

@@ -85,7 +85,17 @@ const OpmlService: ServiceSchema<Record<string, never>, OpmlThis> = {
         if (!res.created.length) throw new ConflictError("An OPML import of this user is still running");
         const task_id = res.created[0].id;
         await this.adapter.removeMany({ _id: user_id });
-        await this.adapter.insert({ _id: user_id, task_id, total: feeds.length, current: 0, current_podcast: null, imported: 0, skipped: 0, failed: rejected, updated_at: new Date() });
+        await this.adapter.insert({
+          _id: user_id,
+          task_id,
+          total: feeds.length,
+          current: 0,
+          current_podcast: null,
+          imported: 0,
+          skipped: 0,
+          failed: rejected,
+          updated_at: new Date(),
+        });
         this.logger.info("opml import queued", { user_id, task_id, feeds: feeds.length, rejected: rejected.length });
         return { success: true, message: `Importing ${feeds.length} feeds in the background`, task_id, total: feeds.length, rejected };
       },
@@ -101,8 +111,14 @@ const OpmlService: ServiceSchema<Record<string, never>, OpmlThis> = {
         if (!doc) return { current: 0, total: 0, current_podcast: "", status: "NONE", task_id: null, imported: 0, skipped: 0, failed: [] };
         const task = await taskStatus(ctx, { task_id: doc.task_id }).catch(() => null);
         return {
-          current: doc.current, total: doc.total, current_podcast: doc.current_podcast ?? "", status: task?.status ?? "SUCCESS",
-          task_id: doc.task_id, imported: doc.imported, skipped: doc.skipped, failed: doc.failed,
+          current: doc.current,
+          total: doc.total,
+          current_podcast: doc.current_podcast ?? "",
+          status: task?.status ?? "SUCCESS",
+          task_id: doc.task_id,
+          imported: doc.imported,
+          skipped: doc.skipped,
+          failed: doc.failed,
         };
       },
     },
@@ -114,7 +130,10 @@ const OpmlService: ServiceSchema<Record<string, never>, OpmlThis> = {
         const feeds: LibraryFeed[] = await userFeeds(ctx, { user_id: ctx.params.user_id });
         ctx.meta.$responseType = "text/plain; charset=utf-8";
         // Local folders are left out: a local: address is no feed another app (or an import) can read.
-        return buildOpml("Podcast subscriptions", feeds.filter((f) => !isLocalFeed(f.feed_url)));
+        return buildOpml(
+          "Podcast subscriptions",
+          feeds.filter((f) => !isLocalFeed(f.feed_url)),
+        );
       },
     },
 
@@ -123,7 +142,13 @@ const OpmlService: ServiceSchema<Record<string, never>, OpmlThis> = {
     /** Subscribes feeds[offset ..] of a job; the live figures move with every feed. */
     import_chunk: {
       visibility: "public",
-      params: { user_id: id, task_id: "string", feeds: { type: "array", items: "object" }, offset: { type: "number", min: 0 }, total: { type: "number", min: 0 } },
+      params: {
+        user_id: id,
+        task_id: "string",
+        feeds: { type: "array", items: "object" },
+        offset: { type: "number", min: 0 },
+        total: { type: "number", min: 0 },
+      },
       async handler(this: OpmlThis, ctx: Ctx<ImportChunkParams>): Promise<ImportChunkResult> {
         const { user_id, task_id, offset } = ctx.params;
         const owned = { _id: user_id, task_id };
@@ -143,11 +168,17 @@ const OpmlService: ServiceSchema<Record<string, never>, OpmlThis> = {
         };
         const result = await importFeeds(ctx.params.feeds, subscribe, async (done, feed, outcome) => {
           const inc: Record<string, number> = outcome === "failed" ? {} : { [outcome]: 1 };
-          await this.adapter.updateMany(owned, { $set: { current: offset + done, current_podcast: feed.title ?? feed.url, updated_at: new Date() }, ...(outcome === "failed" ? {} : { $inc: inc }) });
+          await this.adapter.updateMany(owned, {
+            $set: { current: offset + done, current_podcast: feed.title ?? feed.url, updated_at: new Date() },
+            ...(outcome === "failed" ? {} : { $inc: inc }),
+          });
         });
         if (result.failed.length) {
           const doc: ImportDoc | null = await this.adapter.findOne(owned);
-          if (doc) await this.adapter.updateMany(owned, { $set: { failed: [...doc.failed.filter((f) => !result.failed.some((r) => r.url === f.url)), ...result.failed] } });
+          if (doc)
+            await this.adapter.updateMany(owned, {
+              $set: { failed: [...doc.failed.filter((f) => !result.failed.some((r) => r.url === f.url)), ...result.failed] },
+            });
         }
         return result;
       },

@@ -73,10 +73,22 @@ const P20Service: ServiceSchema<Record<string, never>, P20This> = {
         }
         return {
           // startTime and mime_type: the web client's spelling of start_time and type.
-          episode_id: ep.episode_id, podcast_id: ep.podcast_id, chapters: chapters.map((c) => ({ ...c, startTime: Math.floor(c.start_time) })), chapters_url: p.chapters?.url ?? null, chapters_error,
-          transcripts: (p.transcripts ?? []).map((t: FeedTranscript) => ({ ...t, mime_type: t.type })), people: p.persons ?? [], soundbites: records(p.soundbites ?? []), value: records(p.values ?? []),
-          location: records(p.locations ?? []), license: recordOrNull(p.license ?? null), alternate_enclosures: records(p.alternate_enclosures ?? []),
-          season: p.podcast_season ?? null, episode: p.podcast_episode ?? null, images: records(p.images ?? []), txt: records(p.txt ?? []),
+          episode_id: ep.episode_id,
+          podcast_id: ep.podcast_id,
+          chapters: chapters.map((c) => ({ ...c, startTime: Math.floor(c.start_time) })),
+          chapters_url: p.chapters?.url ?? null,
+          chapters_error,
+          transcripts: (p.transcripts ?? []).map((t: FeedTranscript) => ({ ...t, mime_type: t.type })),
+          people: p.persons ?? [],
+          soundbites: records(p.soundbites ?? []),
+          value: records(p.values ?? []),
+          location: records(p.locations ?? []),
+          license: recordOrNull(p.license ?? null),
+          alternate_enclosures: records(p.alternate_enclosures ?? []),
+          season: p.podcast_season ?? null,
+          episode: p.podcast_episode ?? null,
+          images: records(p.images ?? []),
+          txt: records(p.txt ?? []),
         };
       },
     },
@@ -89,13 +101,31 @@ const P20Service: ServiceSchema<Record<string, never>, P20This> = {
         const pod = await podcastP20(ctx, ctx.params);
         const p = pod.p20 ?? {};
         return {
-          podcast_id: pod.podcast_id, guid: p.podcast_guid ?? null, medium: p.medium ?? null, locked: p.locked ?? null, locked_owner: p.locked_owner ?? null,
+          podcast_id: pod.podcast_id,
+          guid: p.podcast_guid ?? null,
+          medium: p.medium ?? null,
+          locked: p.locked ?? null,
+          locked_owner: p.locked_owner ?? null,
           // funding's description and a recipient's split as text: as the web client reads them. A recipient without a
           // name attribute has name null, which the answer's schema (a string) leaves out: passed on as the feed has it.
-          funding: (p.funding ?? []).map((f: FeedFunding) => ({ ...f, description: f.text ?? "" })), people: p.persons ?? [],
-          value: (p.values ?? []).map((v: FeedValue) => ({ ...v, recipients: (v.recipients ?? []).map((r: FeedValueRecipient) => ({ ...r, split: String(r.split) }) as AnswerRecipient) })), podroll: records(p.podroll ?? []), location: records(p.locations ?? []),
-          license: recordOrNull(p.license ?? null), trailers: records(p.trailers ?? []), images: records(p.images ?? []), txt: records(p.txt ?? []), publisher: recordOrNull(p.publisher ?? null),
-          blocks: records(p.blocks ?? []), podping: p.podping ?? null, chat: recordOrNull(p.chat ?? null), live_items: records(p.live_items ?? []), keywords: p.keywords ?? [],
+          funding: (p.funding ?? []).map((f: FeedFunding) => ({ ...f, description: f.text ?? "" })),
+          people: p.persons ?? [],
+          value: (p.values ?? []).map((v: FeedValue) => ({
+            ...v,
+            recipients: (v.recipients ?? []).map((r: FeedValueRecipient) => ({ ...r, split: String(r.split) }) as AnswerRecipient),
+          })),
+          podroll: records(p.podroll ?? []),
+          location: records(p.locations ?? []),
+          license: recordOrNull(p.license ?? null),
+          trailers: records(p.trailers ?? []),
+          images: records(p.images ?? []),
+          txt: records(p.txt ?? []),
+          publisher: recordOrNull(p.publisher ?? null),
+          blocks: records(p.blocks ?? []),
+          podping: p.podping ?? null,
+          chat: recordOrNull(p.chat ?? null),
+          live_items: records(p.live_items ?? []),
+          keywords: p.keywords ?? [],
         };
       },
     },
@@ -115,8 +145,16 @@ const P20Service: ServiceSchema<Record<string, never>, P20This> = {
     remote: {
       visibility: "public",
       cache: { keys: ["url", "kind", "rights", "hint"], ttl: config.p20CacheTtl },
-      params: { url: "string", kind: { type: "enum", values: ["chapters", "transcript"] }, rights: { type: "enum", values: ["admin", "user"] }, hint: { type: "string", optional: true } },
-      async handler(this: P20This, ctx: Ctx<P20RemoteParams<"chapters" | "transcript">>): Promise<{ chapters: Chapter[] } | { format: TranscriptFormat; segments: TranscriptSegment[] }> {
+      params: {
+        url: "string",
+        kind: { type: "enum", values: ["chapters", "transcript"] },
+        rights: { type: "enum", values: ["admin", "user"] },
+        hint: { type: "string", optional: true },
+      },
+      async handler(
+        this: P20This,
+        ctx: Ctx<P20RemoteParams<"chapters" | "transcript">>,
+      ): Promise<{ chapters: Chapter[] } | { format: TranscriptFormat; segments: TranscriptSegment[] }> {
         const { url, kind, rights, hint } = ctx.params;
         let body: string;
         let contentType: string | null;

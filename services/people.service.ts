@@ -81,8 +81,15 @@ const PeopleService: ServiceSchema<Record<string, never>, PeopleThis> = {
         return {
           success: true,
           podcasts: found.feeds.map((f) => ({
-            podcastid: f.id, podcastname: f.title, feedurl: f.url,
-            podcast_index_id: f.id, title: f.title, feed_url: f.url, author: f.author ?? null, artwork_url: f.artwork || f.image || null, description: f.description ?? null,
+            podcastid: f.id,
+            podcastname: f.title,
+            feedurl: f.url,
+            podcast_index_id: f.id,
+            title: f.title,
+            feed_url: f.url,
+            author: f.author ?? null,
+            artwork_url: f.artwork || f.image || null,
+            description: f.description ?? null,
           })),
         };
       },
@@ -108,7 +115,8 @@ const PeopleService: ServiceSchema<Record<string, never>, PeopleThis> = {
               const listed: unknown = Array.isArray(data) ? undefined : (data as { hosts?: unknown }).hosts;
               const hosts: unknown[] = Array.isArray(data) ? data : Array.isArray(listed) ? listed : [];
               const set = { hosts, refreshed_at: new Date() };
-              if (!(await this.adapter.updateMany({ _id: id }, { $set: set }))) await this.insertUnique(this.adapter, { _id: id, ...set }, "refreshed twice at once");
+              if (!(await this.adapter.updateMany({ _id: id }, { $set: set })))
+                await this.insertUnique(this.adapter, { _id: id, ...set }, "refreshed twice at once");
             } catch (err) {
               failed++;
               this.logger.warn("host refresh failed", { podcast_index_id: id, error: (err as Error)?.message });

@@ -26,8 +26,18 @@ import type { Static } from "../shared/contracts/answers";
 
 /** The filter fields of a playlist record (spec: "Playlist"). */
 const FILTER_FIELDS = [
-  "podcast_ids", "include_unplayed", "include_partially_played", "include_played", "play_progress_min", "play_progress_max",
-  "time_filter_hours", "min_duration", "max_duration", "max_episodes", "sort_order", "group_by_podcast",
+  "podcast_ids",
+  "include_unplayed",
+  "include_partially_played",
+  "include_played",
+  "play_progress_min",
+  "play_progress_max",
+  "time_filter_hours",
+  "min_duration",
+  "max_duration",
+  "max_episodes",
+  "sort_order",
+  "group_by_podcast",
 ] as const;
 type FilterField = (typeof FILTER_FIELDS)[number];
 
@@ -51,23 +61,72 @@ type RecordParams = Omit<Partial<PlaylistValues>, "sort_order"> & { sort_order?:
 type Paging = { offset?: number; limit?: number };
 
 const SYSTEM_DEFAULTS = {
-  description: null, podcast_ids: null, include_unplayed: true, include_partially_played: true, include_played: false,
-  play_progress_min: null, play_progress_max: null, time_filter_hours: null, min_duration: null, max_duration: null,
-  max_episodes: null, group_by_podcast: false,
+  description: null,
+  podcast_ids: null,
+  include_unplayed: true,
+  include_partially_played: true,
+  include_played: false,
+  play_progress_min: null,
+  play_progress_max: null,
+  time_filter_hours: null,
+  min_duration: null,
+  max_duration: null,
+  max_episodes: null,
+  group_by_podcast: false,
 };
 /** The six system playlists (docs/spec/ROUTES.md); durations in seconds, bounds inclusive. */
 const SYSTEM_PLAYLISTS: (Partial<PlaylistValues> & { slug: string; name: string; sort_order: PlaylistSortOrder; icon_name: string })[] = [
-  { slug: "quick_listens", name: "Quick Listens", description: "Episodes of 15 minutes or less", max_duration: 900, sort_order: "duration_asc", icon_name: "ph-fast-forward" },
+  {
+    slug: "quick_listens",
+    name: "Quick Listens",
+    description: "Episodes of 15 minutes or less",
+    max_duration: 900,
+    sort_order: "duration_asc",
+    icon_name: "ph-fast-forward",
+  },
   { slug: "longform", name: "Longform", description: "Episodes of an hour or more", min_duration: 3600, sort_order: "duration_desc", icon_name: "ph-car" },
-  { slug: "currently_listening", name: "Currently Listening", description: "Episodes you started and have not finished", include_unplayed: false, sort_order: "date_desc", icon_name: "ph-play" },
-  { slug: "fresh_releases", name: "Fresh Releases", description: "Episodes of the last 24 hours", time_filter_hours: 24, sort_order: "date_desc", icon_name: "ph-sparkle" },
-  { slug: "weekend_marathon", name: "Weekend Marathon", description: "Episodes of 30 minutes or more, by podcast", min_duration: 1800, sort_order: "duration_desc", group_by_podcast: true, icon_name: "ph-couch" },
-  { slug: "commuter_mix", name: "Commuter Mix", description: "Episodes of 15 to 45 minutes", min_duration: 900, max_duration: 2700, sort_order: "date_desc", icon_name: "ph-train" },
+  {
+    slug: "currently_listening",
+    name: "Currently Listening",
+    description: "Episodes you started and have not finished",
+    include_unplayed: false,
+    sort_order: "date_desc",
+    icon_name: "ph-play",
+  },
+  {
+    slug: "fresh_releases",
+    name: "Fresh Releases",
+    description: "Episodes of the last 24 hours",
+    time_filter_hours: 24,
+    sort_order: "date_desc",
+    icon_name: "ph-sparkle",
+  },
+  {
+    slug: "weekend_marathon",
+    name: "Weekend Marathon",
+    description: "Episodes of 30 minutes or more, by podcast",
+    min_duration: 1800,
+    sort_order: "duration_desc",
+    group_by_podcast: true,
+    icon_name: "ph-couch",
+  },
+  {
+    slug: "commuter_mix",
+    name: "Commuter Mix",
+    description: "Episodes of 15 to 45 minutes",
+    min_duration: 900,
+    max_duration: 2700,
+    sort_order: "date_desc",
+    icon_name: "ph-train",
+  },
 ];
 
 /** sort_order values PinePods' mobile app sends (its create form), stored as the documented value of the same order. */
 const SORT_ORDER_ALIASES: Record<string, PlaylistSortOrder> = {
-  newest_first: "date_desc", oldest_first: "date_asc", shortest_first: "duration_asc", longest_first: "duration_desc",
+  newest_first: "date_desc",
+  oldest_first: "date_asc",
+  shortest_first: "duration_asc",
+  longest_first: "duration_desc",
 };
 
 const id = { type: "number", integer: true, positive: true, convert: true };
@@ -104,7 +163,11 @@ const paging = {
  * "no podcast filter") null, as the web client sends it.
  */
 function recordFields(params: Record<string, unknown>): Partial<PlaylistValues> {
-  const fields: Partial<PlaylistValues> = Object.fromEntries(Object.keys(RECORD).filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
+  const fields: Partial<PlaylistValues> = Object.fromEntries(
+    Object.keys(RECORD)
+      .filter((k) => params[k] !== undefined)
+      .map((k) => [k, params[k]]),
+  );
   if (fields.sort_order) fields.sort_order = SORT_ORDER_ALIASES[fields.sort_order] ?? fields.sort_order;
   if (fields.podcast_ids?.length === 0) fields.podcast_ids = null;
   return fields;
@@ -112,7 +175,10 @@ function recordFields(params: Record<string, unknown>): Partial<PlaylistValues> 
 
 /** 400 when a range's lower bound is above its upper bound. */
 function checkRanges(p: Partial<PlaylistValues>): void {
-  const ranges = [["play_progress_min", "play_progress_max"], ["min_duration", "max_duration"]] as const;
+  const ranges = [
+    ["play_progress_min", "play_progress_max"],
+    ["min_duration", "max_duration"],
+  ] as const;
   for (const [lo, hi] of ranges) {
     if (p[lo] != null && p[hi] != null && p[lo] > p[hi]) throw new BadRequestError(`${lo} must not be above ${hi}`);
   }
@@ -133,8 +199,16 @@ const PREVIEW_EPISODES = 3;
 
 function view(p: PlaylistDoc, episode_count: number): PlaylistView {
   return {
-    playlist_id: p._id, user_id: p.user_id, name: p.name, description: p.description, is_system_playlist: p.is_system, ...filtersOf(p),
-    icon_name: p.icon_name, created: new Date(p.created_at).toISOString(), last_updated: new Date(p.updated_at).toISOString(), episode_count,
+    playlist_id: p._id,
+    user_id: p.user_id,
+    name: p.name,
+    description: p.description,
+    is_system_playlist: p.is_system,
+    ...filtersOf(p),
+    icon_name: p.icon_name,
+    created: new Date(p.created_at).toISOString(),
+    last_updated: new Date(p.updated_at).toISOString(),
+    episode_count,
   };
 }
 
@@ -312,7 +386,13 @@ const PlaylistsService: ServiceSchema<Record<string, never>, PlaylistsThis> = {
       if (p.user_id !== user_id) throw new ForbiddenError("This playlist belongs to another user");
       return p;
     },
-    select(this: PlaylistsThis, ctx: Caller, user_id: number, lists: PlaylistDoc[], page: Omit<SelectEpisodesParams, "user_id" | "selections">): Promise<SelectionResult[]> {
+    select(
+      this: PlaylistsThis,
+      ctx: Caller,
+      user_id: number,
+      lists: PlaylistDoc[],
+      page: Omit<SelectEpisodesParams, "user_id" | "selections">,
+    ): Promise<SelectionResult[]> {
       if (!lists.length) return Promise.resolve([]);
       return selectEpisodes(ctx, { user_id, selections: lists.map(selectionOf), ...page });
     },

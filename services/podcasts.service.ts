@@ -36,7 +36,15 @@ const PodcastsService: ServiceSchema<Record<string, never>, PodcastsThis> = {
     DbMixin(
       // p20.persons.name (sparse, MongoDB) and podcast_index_id: podcasts naming a person (only those with persons are scanned by the
       // case-insensitive match) or known to the people database.
-      { name: "podcasts", indexes: [{ fields: { feed_key: 1 }, unique: true }, { fields: { feed_url: 1 } }, { fields: { "p20.persons.name": 1 }, sparse: true, mongoOnly: true }, { fields: { podcast_index_id: 1 } }] },
+      {
+        name: "podcasts",
+        indexes: [
+          { fields: { feed_key: 1 }, unique: true },
+          { fields: { feed_url: 1 } },
+          { fields: { "p20.persons.name": 1 }, sparse: true, mongoOnly: true },
+          { fields: { podcast_index_id: 1 } },
+        ],
+      },
       [{ name: "subscriptions", indexes: [{ fields: { key: 1 }, unique: true }, { fields: { user_id: 1 } }, { fields: { podcast_id: 1 } }] }],
     ),
   ],

@@ -25,22 +25,29 @@ interface ProxyMethods {
   remember(url: string, image: Image): void;
 }
 
-type ProxyThis = Service & ProxyMethods & {
-  /** URL -> image, least recently used first (a Map keeps insertion order). */
-  cache: Map<string, Image>;
-  /** Bytes of the images in cache. */
-  cachedBytes: number;
-};
+type ProxyThis = Service &
+  ProxyMethods & {
+    /** URL -> image, least recently used first (a Map keeps insertion order). */
+    cache: Map<string, Image>;
+    /** Bytes of the images in cache. */
+    cachedBytes: number;
+  };
 
 /** Why a fetch failed, as an HTTP answer: a refused address, bad URL or not an image 400 (as the outbound policy answers everywhere), gone 404, unreachable 503. */
 function answerFor(err: OutboundHttpError): Error {
   switch (err.kind) {
-    case "blocked_address": return new BadRequestError(err.message);
-    case "invalid_url": return new BadRequestError("Not an http(s) image URL");
-    case "too_large": return new BadRequestError(`The image is larger than ${config.imageProxyMaxBytes} bytes`);
-    case "http_status": return err.status! < 500 ? new NotFoundError(`The image host answered HTTP ${err.status}`) : new ServiceUnavailableError("The image host failed");
-    case "too_many_redirects": return new BadRequestError("The image URL redirects too often");
-    default: return new ServiceUnavailableError("The image host could not be reached");
+    case "blocked_address":
+      return new BadRequestError(err.message);
+    case "invalid_url":
+      return new BadRequestError("Not an http(s) image URL");
+    case "too_large":
+      return new BadRequestError(`The image is larger than ${config.imageProxyMaxBytes} bytes`);
+    case "http_status":
+      return err.status! < 500 ? new NotFoundError(`The image host answered HTTP ${err.status}`) : new ServiceUnavailableError("The image host failed");
+    case "too_many_redirects":
+      return new BadRequestError("The image URL redirects too often");
+    default:
+      return new ServiceUnavailableError("The image host could not be reached");
   }
 }
 

@@ -20,7 +20,15 @@ import { episodesCreated, selectEpisodes } from "../shared/contracts/episodes";
 import { autoQueueUsers, subscriptionsRemoved } from "../shared/contracts/podcasts";
 import type { Caller } from "../shared/contracts/call";
 import type { Ctx, DbThis } from "../shared/service-types";
-import type { QueueBulkAddParams, QueueBulkAddResult, QueueLengthParams, QueuePositionsParams, QueuePositionsResult, QueuePreviewParams, QueuePreviewResult } from "../shared/contracts/queue";
+import type {
+  QueueBulkAddParams,
+  QueueBulkAddResult,
+  QueueLengthParams,
+  QueuePositionsParams,
+  QueuePositionsResult,
+  QueuePreviewParams,
+  QueuePreviewResult,
+} from "../shared/contracts/queue";
 import { QueuedEpisodesAnswer } from "../shared/contracts/queue";
 import { DataAnswer, MessageAnswer } from "../shared/contracts/answers";
 import type { Static } from "../shared/contracts/answers";
@@ -62,12 +70,30 @@ function onlyThese(episode_ids: number[]): EpisodeSelection {
  * Built field by field: copying with `{ is_video, ...rest }` costs several times more per item, and this
  * runs for every item of every queue read (bench/RESULTS.md, gateway); the type keeps it in step with the contract.
  */
-function queueEntry(e: SelectedEpisode, queueposition: number, queued_at: Date): Omit<SelectedEpisode, "is_video"> & { queueposition: number; queuedate: string; queued: true } {
+function queueEntry(
+  e: SelectedEpisode,
+  queueposition: number,
+  queued_at: Date,
+): Omit<SelectedEpisode, "is_video"> & { queueposition: number; queuedate: string; queued: true } {
   return {
-    episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle, episodepubdate: e.episodepubdate,
-    episodedescription: e.episodedescription, episodeartwork: e.episodeartwork, episodeurl: e.episodeurl, episodeduration: e.episodeduration,
-    listenduration: e.listenduration, completed: e.completed, saved: e.saved, is_vidsite: e.is_vidsite, is_youtube: e.is_youtube, downloaded: e.downloaded,
-    queueposition, queuedate: new Date(queued_at).toISOString(), queued: true,
+    episodeid: e.episodeid,
+    podcastid: e.podcastid,
+    podcastname: e.podcastname,
+    episodetitle: e.episodetitle,
+    episodepubdate: e.episodepubdate,
+    episodedescription: e.episodedescription,
+    episodeartwork: e.episodeartwork,
+    episodeurl: e.episodeurl,
+    episodeduration: e.episodeduration,
+    listenduration: e.listenduration,
+    completed: e.completed,
+    saved: e.saved,
+    is_vidsite: e.is_vidsite,
+    is_youtube: e.is_youtube,
+    downloaded: e.downloaded,
+    queueposition,
+    queuedate: new Date(queued_at).toISOString(),
+    queued: true,
   };
 }
 
@@ -90,10 +116,11 @@ interface QueueMethods {
   inTurn<T>(user_id: number, fn: () => Promise<T>): Promise<T>;
 }
 
-type QueueThis = DbThis<QueueDoc> & QueueMethods & {
-  /** Per user, the tail of the chain of their queue's changes in this process (inTurn). */
-  turns: Map<number, Promise<unknown>>;
-};
+type QueueThis = DbThis<QueueDoc> &
+  QueueMethods & {
+    /** Per user, the tail of the chain of their queue's changes in this process (inTurn). */
+    turns: Map<number, Promise<unknown>>;
+  };
 
 const QueueService: ServiceSchema<Record<string, never>, QueueThis> = {
   name: "queue",
@@ -193,7 +220,9 @@ const QueueService: ServiceSchema<Record<string, never>, QueueThis> = {
         // Twice the entries shown: a few queued episodes hidden since (feed cutoff) are skipped, as get_queued_episodes does.
         const head = items.slice(0, 2 * limit);
         const [first, all] = await selectEpisodes(ctx, {
-          user_id, selections: [onlyThese(head.map((i) => i.episode_id)), onlyThese(items.map((i) => i.episode_id))], limit: head.length,
+          user_id,
+          selections: [onlyThese(head.map((i) => i.episode_id)), onlyThese(items.map((i) => i.episode_id))],
+          limit: head.length,
         });
         const entries = visibleEntries(head, first).slice(0, limit);
         const inQueue = new Set(items.map((i) => i.episode_id));

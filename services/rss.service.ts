@@ -111,7 +111,10 @@ const RssService: ServiceSchema<Record<string, never>, RssThis> = {
         const origin = config.apiUrl || ctx.meta.requestOrigin || "";
         // Images this server serves (local podcasts' covers) are stored as paths: a podcast app needs the whole address.
         const absolute = (url: string) => (url?.startsWith("/") ? `${origin}${url}` : url);
-        const items = ids.map((i) => byId.get(i)).filter((e): e is EpisodeMediaItem => !!e && (!allowed || allowed.includes(e.podcastid))).slice(0, limit)
+        const items = ids
+          .map((i) => byId.get(i))
+          .filter((e): e is EpisodeMediaItem => !!e && (!allowed || allowed.includes(e.podcastid)))
+          .slice(0, limit)
           .map((e) => ({ ...e, episodeartwork: absolute(e.episodeartwork), podcast_artwork: e.podcast_artwork && absolute(e.podcast_artwork) }));
         const [owner]: UserAuthInfo[] = await getAuthInfo(ctx, { user_ids: [user_id] });
         const key = encodeURIComponent(ctx.meta.feedKey ?? "");
@@ -140,7 +143,15 @@ const RssService: ServiceSchema<Record<string, never>, RssThis> = {
       return doc ? doc.enabled : config.rssFeedsEnabledDefault;
     },
     /** Episode ids of a source, newest or in the source's own order; one call to the owner of the list. */
-    async episodeIds(this: RssThis, ctx: Caller, user_id: number, source: string, limit: number, allowed: number[] | null, playlist_id?: number): Promise<number[]> {
+    async episodeIds(
+      this: RssThis,
+      ctx: Caller,
+      user_id: number,
+      source: string,
+      limit: number,
+      allowed: number[] | null,
+      playlist_id?: number,
+    ): Promise<number[]> {
       if (allowed && !allowed.length) return [];
       if (source === "all" || source === "saved") {
         return feedEpisodeIds(ctx, { user_id, limit, ...(allowed ? { podcast_ids: allowed } : {}), ...(source === "saved" ? { saved: true } : {}) });

@@ -52,7 +52,14 @@ const SearchApiService: ServiceSchema<ServiceSettingSchema, SearchApiThis> = {
         },
         // The provider deadline plus the way there and back.
         callOptions: { timeout: config.searchProviderTimeoutMs + 10_000, retries: 0 },
-        onAfterCall(this: SearchApiThis, ctx: Context<unknown, { $responseType?: string }>, _route: unknown, _req: IncomingMessage, _res: ServerResponse, data: unknown) {
+        onAfterCall(
+          this: SearchApiThis,
+          ctx: Context<unknown, { $responseType?: string }>,
+          _route: unknown,
+          _req: IncomingMessage,
+          _res: ServerResponse,
+          data: unknown,
+        ) {
           if (typeof data === "string") ctx.meta.$responseType = "text/plain; charset=utf-8";
           return data;
         },

@@ -20,9 +20,13 @@ import { channelDetails, searchChannels } from "./search.parts/vidsite";
 
 /** The index values accepted: the neutral words and the spellings real clients send (PinePods' web and mobile clients: podcast_index). */
 const INDEXES: Record<string, SearchProvider> = {
-  directory: "directory", podcastindex: "directory", podcast_index: "directory",
-  store: "store", itunes: "store",
-  vidsite: "vidsite", youtube: "vidsite",
+  directory: "directory",
+  podcastindex: "directory",
+  podcast_index: "directory",
+  store: "store",
+  itunes: "store",
+  vidsite: "vidsite",
+  youtube: "vidsite",
 };
 const STATS_ID = "api_usage";
 const PROVIDERS: SearchProvider[] = ["store", "directory", "vidsite"];
@@ -38,15 +42,16 @@ interface SearchMethods {
   flushStats(): Promise<void>;
 }
 
-type SearchThis = DbThis<StatsDoc> & SearchMethods & {
-  /** Requests counted since the last flush, per provider. */
-  pending: Record<SearchProvider, number>;
-  /** The counts of the flush on its way to the store. */
-  flushing: Record<string, number>;
-  /** Provider calls in flight, by what they ask: concurrent requests share one. */
-  inflight: Map<string, Promise<unknown>>;
-  flushTimer: NodeJS.Timeout;
-};
+type SearchThis = DbThis<StatsDoc> &
+  SearchMethods & {
+    /** Requests counted since the last flush, per provider. */
+    pending: Record<SearchProvider, number>;
+    /** The counts of the flush on its way to the store. */
+    flushing: Record<string, number>;
+    /** Provider calls in flight, by what they ask: concurrent requests share one. */
+    inflight: Map<string, Promise<unknown>>;
+    flushTimer: NodeJS.Timeout;
+  };
 
 const SearchService: ServiceSchema<Record<string, never>, SearchThis> = {
   name: "search",
@@ -95,7 +100,9 @@ const SearchService: ServiceSchema<Record<string, never>, SearchThis> = {
         const counts = Object.fromEntries(PROVIDERS.map((p) => [p, (stored[`${p}_hits`] ?? 0) + unsaved(p)]));
         return {
           api_usage: {
-            store_hits: counts.store, directory_hits: counts.directory, vidsite_hits: counts.vidsite,
+            store_hits: counts.store,
+            directory_hits: counts.directory,
+            vidsite_hits: counts.vidsite,
             total_hits: counts.store + counts.directory + counts.vidsite,
           },
           timestamp: new Date().toISOString(),

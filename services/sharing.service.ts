@@ -51,7 +51,12 @@ interface SharingMethods {
 type SharingThis = DbThis<LinkDoc> & SharingMethods;
 
 function shape(link: LinkDoc): Omit<ShareAnswer, "detail"> {
-  return { url_key: link.url_key, episode_id: link.episode_id, share_path: `/api/data/episode_by_url/${link.url_key}`, expires_at: link.expires_at ? new Date(link.expires_at).toISOString() : null };
+  return {
+    url_key: link.url_key,
+    episode_id: link.episode_id,
+    share_path: `/api/data/episode_by_url/${link.url_key}`,
+    expires_at: link.expires_at ? new Date(link.expires_at).toISOString() : null,
+  };
 }
 
 const SharingService: ServiceSchema<Record<string, never>, SharingThis> = {
@@ -60,7 +65,9 @@ const SharingService: ServiceSchema<Record<string, never>, SharingThis> = {
     DbMixin({
       name: "shared_links",
       indexes: [
-        { fields: { url_key: 1 }, unique: true }, { fields: { user_id: 1 } }, { fields: { expires_at: 1 }, expireAfterSeconds: 0 },
+        { fields: { url_key: 1 }, unique: true },
+        { fields: { user_id: 1 } },
+        { fields: { expires_at: 1 }, expireAfterSeconds: 0 },
         { fields: { owner_key: 1 }, unique: true, partial: { owner_key: { $type: "string" } } },
       ],
     }),
@@ -83,7 +90,15 @@ const SharingService: ServiceSchema<Record<string, never>, SharingThis> = {
         }
         if (existing) await this.adapter.removeMany({ _id: existing._id });
         const owner_key = `${user.id}:${episode_id}`;
-        const link: LinkDoc = { _id: await this.nextId("shared_links"), url_key: crypto.randomBytes(24).toString("base64url"), episode_id, user_id: user.id, created_at: new Date(), expires_at, owner_key };
+        const link: LinkDoc = {
+          _id: await this.nextId("shared_links"),
+          url_key: crypto.randomBytes(24).toString("base64url"),
+          episode_id,
+          user_id: user.id,
+          created_at: new Date(),
+          expires_at,
+          owner_key,
+        };
         for (let attempt = 0; ; attempt++) {
           try {
             await this.adapter.insert(link);
@@ -114,9 +129,18 @@ const SharingService: ServiceSchema<Record<string, never>, SharingThis> = {
         // The sharer's own state of the episode (position, saved, completed) is not shown.
         return {
           episode: {
-            episodeid: e.episodeid, podcastid: e.podcastid, podcastname: e.podcastname, episodetitle: e.episodetitle,
-            episodepubdate: e.episodepubdate, episodedescription: e.episodedescription, episodeartwork: e.episodeartwork || e.podcast_artwork || "",
-            episodeurl: e.episodeurl, episodeduration: e.episodeduration, enclosure_type: e.enclosure_type, is_vidsite: e.is_vidsite, is_youtube: e.is_youtube,
+            episodeid: e.episodeid,
+            podcastid: e.podcastid,
+            podcastname: e.podcastname,
+            episodetitle: e.episodetitle,
+            episodepubdate: e.episodepubdate,
+            episodedescription: e.episodedescription,
+            episodeartwork: e.episodeartwork || e.podcast_artwork || "",
+            episodeurl: e.episodeurl,
+            episodeduration: e.episodeduration,
+            enclosure_type: e.enclosure_type,
+            is_vidsite: e.is_vidsite,
+            is_youtube: e.is_youtube,
           },
           stream_url,
           expires_at: shape(link).expires_at,
@@ -172,7 +196,14 @@ const SharingService: ServiceSchema<Record<string, never>, SharingThis> = {
           .map((l): SharedLinkView => {
             const { expires_at } = shape(l);
             const e = byId.get(l.episode_id)!;
-            return { share_code: l.url_key, expiration_date: expires_at ?? "never", expires_at, episode_id: l.episode_id, episode_title: e.episodetitle, podcast_name: e.podcastname };
+            return {
+              share_code: l.url_key,
+              expiration_date: expires_at ?? "never",
+              expires_at,
+              episode_id: l.episode_id,
+              episode_title: e.episodetitle,
+              podcast_name: e.podcastname,
+            };
           });
         return { shared_links };
       },

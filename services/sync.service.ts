@@ -41,7 +41,10 @@ const SyncService: ServiceSchema<Record<string, never>, SyncThis> = {
   },
   started(this: SyncThis) {
     if (config.syncInterval > 0) {
-      this.scheduler = setInterval(() => void this.syncDue().catch((err: Error) => this.logger.warn("scheduled sync round failed", { reason: err?.message })), 60_000);
+      this.scheduler = setInterval(
+        () => void this.syncDue().catch((err: Error) => this.logger.warn("scheduled sync round failed", { reason: err?.message })),
+        60_000,
+      );
       this.scheduler.unref();
     }
   },

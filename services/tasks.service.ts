@@ -21,8 +21,17 @@ import type { Emitter } from "../shared/contracts/call";
 import type { Ctx, DbThis, Query } from "../shared/service-types";
 import type { Static } from "../shared/contracts/answers";
 import {
-  ClaimedTask, ClaimParams, CreateTaskParams, CreateTasksResult, FinishParams, ProgressParams, RetryParams,
-  TaskRecord, TaskStatus, tasksAvailable, tasksChanged,
+  ClaimedTask,
+  ClaimParams,
+  CreateTaskParams,
+  CreateTasksResult,
+  FinishParams,
+  ProgressParams,
+  RetryParams,
+  TaskRecord,
+  TaskStatus,
+  tasksAvailable,
+  tasksChanged,
 } from "../shared/contracts/tasks";
 import { CleanupTasksAnswer, StartupTasksAnswer, TaskListAnswer } from "../shared/contracts/tasks";
 
@@ -90,10 +99,11 @@ interface TasksMethods {
   removeExpired(): Promise<number>;
 }
 
-type TasksThis = DbThis<TaskDoc> & TasksMethods & {
-  /** The hourly removal of finished tasks past their retention. */
-  cleanupTimer: NodeJS.Timeout;
-};
+type TasksThis = DbThis<TaskDoc> &
+  TasksMethods & {
+    /** The hourly removal of finished tasks past their retention. */
+    cleanupTimer: NodeJS.Timeout;
+  };
 
 const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
   name: "tasks",
@@ -101,7 +111,9 @@ const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
     DbMixin({
       name: "tasks",
       indexes: [
-        { fields: { user_id: 1 } }, { fields: { status: 1 } }, { fields: { dedupe_key: 1 } },
+        { fields: { user_id: 1 } },
+        { fields: { status: 1 } },
+        { fields: { dedupe_key: 1 } },
         // One unfinished job per dedupe_key, across replicas (finished jobs hold null, which MongoDB's filter and SQLite leave out).
         { fields: { open_key: 1 }, unique: true, partial: { open_key: { $type: "string" } } },
       ],
@@ -196,10 +208,26 @@ const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
             continue;
           }
           docs.push({
-            _id: await this.nextId("tasks"), task_type: t.task_type, user_id: t.user_id, status: "PENDING", progress: 0,
-            message: "Waiting for a worker", result: null, payload: t.payload, item_id: t.item_id ?? null,
-            episode_title: t.episode_title ?? null, podcast_name: t.podcast_name ?? null, dedupe_key: t.dedupe_key ?? null, open_key: t.dedupe_key ?? null,
-            attempts: 0, claim_seq: 0, lease_owner: null, lease_until: null, run_after: now, created_at: now, updated_at: now,
+            _id: await this.nextId("tasks"),
+            task_type: t.task_type,
+            user_id: t.user_id,
+            status: "PENDING",
+            progress: 0,
+            message: "Waiting for a worker",
+            result: null,
+            payload: t.payload,
+            item_id: t.item_id ?? null,
+            episode_title: t.episode_title ?? null,
+            podcast_name: t.podcast_name ?? null,
+            dedupe_key: t.dedupe_key ?? null,
+            open_key: t.dedupe_key ?? null,
+            attempts: 0,
+            claim_seq: 0,
+            lease_owner: null,
+            lease_until: null,
+            run_after: now,
+            created_at: now,
+            updated_at: now,
           });
           if (t.dedupe_key) busy.set(t.dedupe_key, docs[docs.length - 1]);
         }
@@ -221,7 +249,10 @@ const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
         const now = new Date();
         const query = {
           task_type: { $in: ctx.params.types },
-          $or: [{ status: "PENDING", run_after: { $lte: now } }, { status: { $in: ["RUNNING", "DOWNLOADING"] }, lease_until: { $lt: now } }],
+          $or: [
+            { status: "PENDING", run_after: { $lte: now } },
+            { status: { $in: ["RUNNING", "DOWNLOADING"] }, lease_until: { $lt: now } },
+          ],
         };
         const candidates: TaskDoc[] = await this.adapter.find({ query, sort: ["run_after", "_id"], limit: 10 });
         for (const c of candidates) {
@@ -261,10 +292,24 @@ const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
     /** Ends a job SUCCESS or FAILED; only its lease holder can, once. */
     finish: {
       visibility: "public",
-      params: { id: taskId, lease, status: { type: "enum", values: FINISHED }, message: { type: "string", max: 2000 }, result: { type: "any", optional: true } },
+      params: {
+        id: taskId,
+        lease,
+        status: { type: "enum", values: FINISHED },
+        message: { type: "string", max: 2000 },
+        result: { type: "any", optional: true },
+      },
       async handler(this: TasksThis, ctx: Ctx<FinishParams>): Promise<{ finished: boolean }> {
         const p = ctx.params;
-        const set: Partial<TaskDoc> = { status: p.status, message: p.message, result: p.result ?? null, lease_owner: null, lease_until: null, open_key: null, updated_at: new Date() };
+        const set: Partial<TaskDoc> = {
+          status: p.status,
+          message: p.message,
+          result: p.result ?? null,
+          lease_owner: null,
+          lease_until: null,
+          open_key: null,
+          updated_at: new Date(),
+        };
         if (p.status === "SUCCESS") set.progress = 100;
         const doc = await this.updateOwned(p.id, p.lease, set);
         if (doc) {
@@ -286,8 +331,22 @@ const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
         const exhausted = current.attempts >= config.taskMaxAttempts;
         const delay = config.taskRetryBaseMs * 2 ** Math.max(0, current.attempts - 1);
         const set: Partial<TaskDoc> = exhausted
-          ? { status: "FAILED", message: `${p.message} (gave up after ${current.attempts} attempts)`, lease_owner: null, lease_until: null, open_key: null, updated_at: new Date(now) }
-          : { status: "PENDING", message: `${p.message}; retrying in ${Math.ceil(delay / 1000)} s`, run_after: new Date(now + delay), lease_owner: null, lease_until: null, updated_at: new Date(now) };
+          ? {
+              status: "FAILED",
+              message: `${p.message} (gave up after ${current.attempts} attempts)`,
+              lease_owner: null,
+              lease_until: null,
+              open_key: null,
+              updated_at: new Date(now),
+            }
+          : {
+              status: "PENDING",
+              message: `${p.message}; retrying in ${Math.ceil(delay / 1000)} s`,
+              run_after: new Date(now + delay),
+              lease_owner: null,
+              lease_until: null,
+              updated_at: new Date(now),
+            };
         const doc = await this.updateOwned(p.id, p.lease, set);
         if (doc) this.announce(ctx, doc);
         return { retrying: !!doc && !exhausted };
@@ -342,7 +401,10 @@ const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
     },
   },
   started(this: TasksThis) {
-    this.cleanupTimer = setInterval(() => void this.removeExpired().catch((err: Error) => this.logger.warn("task cleanup failed", { error: err?.message })), HOUR_MS);
+    this.cleanupTimer = setInterval(
+      () => void this.removeExpired().catch((err: Error) => this.logger.warn("task cleanup failed", { error: err?.message })),
+      HOUR_MS,
+    );
     this.cleanupTimer.unref();
     // Jobs left by a previous run (a restart) are due now: wake the workers.
     void tasksAvailable.broadcast(this.broker, {});

@@ -19,7 +19,17 @@ import { preferencesActions, preferencesMethods } from "./users.parts/preference
 import { settingsActions } from "./users.parts/settings.actions";
 import { LANGUAGES, newUserParams, ServerSettings, SETTING_DEFAULTS, userFields, userIdParam, UserDoc, mfaCodeParams } from "./users.parts/model";
 import type { Settings, UsersThis } from "./users.parts/model";
-import { AddUserAnswer, AdminCheckAnswer, AdminSelfServiceStatusAnswer, CreateFirstAnswer, FirstLoginAnswer, MyUserInfoAnswer, SelfServiceStatusAnswer, ToggleAnswer, UserDetailsAnswer } from "../shared/contracts/users";
+import {
+  AddUserAnswer,
+  AdminCheckAnswer,
+  AdminSelfServiceStatusAnswer,
+  CreateFirstAnswer,
+  FirstLoginAnswer,
+  MyUserInfoAnswer,
+  SelfServiceStatusAnswer,
+  ToggleAnswer,
+  UserDetailsAnswer,
+} from "../shared/contracts/users";
 import type { Static } from "../shared/contracts/answers";
 
 /** A new account's fields (userFields), and its password (create_first: password; add_login_user and add_user: hash_pw, in clear). */
@@ -32,7 +42,13 @@ const UsersService: ServiceSchema<Record<string, never>, UsersThis> = {
   name: "users",
   mixins: [
     DbMixin(
-      { name: "users", indexes: [{ fields: { username: 1 }, unique: true }, { fields: { email: 1 }, unique: true }] },
+      {
+        name: "users",
+        indexes: [
+          { fields: { username: 1 }, unique: true },
+          { fields: { email: 1 }, unique: true },
+        ],
+      },
       [
         { name: "server_settings" },
         { name: "custom_themes", indexes: [{ fields: { user_id: 1 } }] },
@@ -95,8 +111,17 @@ const UsersService: ServiceSchema<Record<string, never>, UsersThis> = {
         const u: UserDoc = await this.getUser(ctx.params.user_id);
         const s = this.settingsOf(u);
         return {
-          userid: u._id, fullname: u.fullname, username: u.username, email: u.email, isadmin: u.isadmin ? 1 : 0,
-          timezone: s.timezone, timeformat: s.hour_pref, dateformat: s.date_format, language: this.languageOf(u), startpage: s.start_page, default_volume: s.default_volume,
+          userid: u._id,
+          fullname: u.fullname,
+          username: u.username,
+          email: u.email,
+          isadmin: u.isadmin ? 1 : 0,
+          timezone: s.timezone,
+          timeformat: s.hour_pref,
+          dateformat: s.date_format,
+          language: this.languageOf(u),
+          startpage: s.start_page,
+          default_volume: s.default_volume,
         };
       },
     },
@@ -165,7 +190,11 @@ const UsersService: ServiceSchema<Record<string, never>, UsersThis> = {
         const email = ctx.params.email.toLowerCase();
         let user: UserDoc | null = await this.adapter.findOne({ email });
         let created = false;
-        const base = ctx.params.username.toLowerCase().replace(/[\s:]+/g, "_").slice(0, 56) || email.split("@")[0].slice(0, 56);
+        const base =
+          ctx.params.username
+            .toLowerCase()
+            .replace(/[\s:]+/g, "_")
+            .slice(0, 56) || email.split("@")[0].slice(0, 56);
         for (let n = 1; !user && n <= 1000; n++) {
           const username = n === 1 ? base : `${base}${n}`;
           if (await this.adapter.findOne({ username })) continue;

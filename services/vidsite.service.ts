@@ -57,23 +57,27 @@ function embedUrl(videoId: string): string {
 /** The channel as an RSS document, so that the one feed parser turns it into the feed shape refreshes store. */
 function channelRss(c: VidsiteChannelDetails): string {
   const image = (url: string) => (url ? `<itunes:image href="${escapeXml(url)}"/>` : "");
-  const items = c.recentVideos.map((v) => [
-    "<item>",
-    `<title>${escapeXml(v.title)}</title>`,
-    `<guid isPermaLink="false">${escapeXml(v.id)}</guid>`,
-    `<link>${escapeXml(v.url)}</link>`,
-    `<description>${escapeXml(v.description)}</description>`,
-    v.publishedAt ? `<pubDate>${new Date(v.publishedAt).toUTCString()}</pubDate>` : "",
-    // The enclosure is the embed address: refreshes match episodes on the enclosure URL without its
-    // query, and every watch?v= address is the same without it.
-    `<enclosure url="${escapeXml(embedUrl(v.id))}" type="video/mp4" length="0"/>`,
-    `<itunes:duration>${seconds(v.duration)}</itunes:duration>`,
-    image(v.thumbnail),
-    "</item>",
-  ].join(""));
-  return `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel>` +
+  const items = c.recentVideos.map((v) =>
+    [
+      "<item>",
+      `<title>${escapeXml(v.title)}</title>`,
+      `<guid isPermaLink="false">${escapeXml(v.id)}</guid>`,
+      `<link>${escapeXml(v.url)}</link>`,
+      `<description>${escapeXml(v.description)}</description>`,
+      v.publishedAt ? `<pubDate>${new Date(v.publishedAt).toUTCString()}</pubDate>` : "",
+      // The enclosure is the embed address: refreshes match episodes on the enclosure URL without its
+      // query, and every watch?v= address is the same without it.
+      `<enclosure url="${escapeXml(embedUrl(v.id))}" type="video/mp4" length="0"/>`,
+      `<itunes:duration>${seconds(v.duration)}</itunes:duration>`,
+      image(v.thumbnail),
+      "</item>",
+    ].join(""),
+  );
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel>` +
     `<title>${escapeXml(c.name)}</title><link>${escapeXml(c.url)}</link><description>${escapeXml(c.description)}</description>` +
-    `<itunes:author>${escapeXml(c.name)}</itunes:author>${image(c.thumbnailUrl)}${items.join("")}</channel></rss>`;
+    `<itunes:author>${escapeXml(c.name)}</itunes:author>${image(c.thumbnailUrl)}${items.join("")}</channel></rss>`
+  );
 }
 
 const VidsiteService: ServiceSchema<Record<string, never>, VidsiteThis> = {
@@ -84,13 +88,22 @@ const VidsiteService: ServiceSchema<Record<string, never>, VidsiteThis> = {
       idempotent: true,
       response: VidsiteChannelsAnswer,
       circuitBreaker,
-      params: { query: { type: "string", trim: true, min: 1, max: 500 }, user_id: id, max_results: { type: "number", integer: true, min: 1, max: 25, convert: true, optional: true } },
+      params: {
+        query: { type: "string", trim: true, min: 1, max: 500 },
+        user_id: id,
+        max_results: { type: "number", integer: true, min: 1, max: 25, convert: true, optional: true },
+      },
       async handler(this: VidsiteThis, ctx: Ctx<{ query: string; user_id: number; max_results?: number }>): Promise<Static<typeof VidsiteChannelsAnswer>> {
         // index vidsite: the search service answers channels.
         const found = (await search(ctx, { query: ctx.params.query, index: "vidsite" })) as VidsiteSearchResult;
         return {
           channels: found.results.slice(0, ctx.params.max_results ?? 5).map((c) => ({
-            channel_id: c.channelId, name: c.name, description: c.description, subscriber_count: null, thumbnail: c.thumbnailUrl, url: c.url,
+            channel_id: c.channelId,
+            name: c.name,
+            description: c.description,
+            subscriber_count: null,
+            thumbnail: c.thumbnailUrl,
+            url: c.url,
           })),
         };
       },
@@ -101,12 +114,21 @@ const VidsiteService: ServiceSchema<Record<string, never>, VidsiteThis> = {
     subscribe: {
       response: VidsiteSubscribeAnswer,
       circuitBreaker,
-      params: { channel_id: { type: "string", trim: true, max: 100 }, user_id: id, feed_cutoff: { type: "number", integer: true, min: 0, max: 365, convert: true, optional: true } },
-      async handler(this: VidsiteThis, ctx: Ctx<{ channel_id: string; user_id: number; feed_cutoff?: number }>): Promise<Static<typeof VidsiteSubscribeAnswer>> {
+      params: {
+        channel_id: { type: "string", trim: true, max: 100 },
+        user_id: id,
+        feed_cutoff: { type: "number", integer: true, min: 0, max: 365, convert: true, optional: true },
+      },
+      async handler(
+        this: VidsiteThis,
+        ctx: Ctx<{ channel_id: string; user_id: number; feed_cutoff?: number }>,
+      ): Promise<Static<typeof VidsiteSubscribeAnswer>> {
         const { channel_id, user_id } = ctx.params;
         if (!CHANNEL_ID.test(channel_id)) throw new BadRequestError("channel_id must be a channel id or @handle");
         const added = await addCustomPodcast(ctx, {
-          feed_url: vidsiteChannelUrl(channel_id), user_id, feed_cutoff: ctx.params.feed_cutoff ?? 30,
+          feed_url: vidsiteChannelUrl(channel_id),
+          user_id,
+          feed_cutoff: ctx.params.feed_cutoff ?? 30,
         });
         return { success: true, message: "Subscribed to the channel", podcast_id: added.podcast_id };
       },
@@ -121,9 +143,15 @@ const VidsiteService: ServiceSchema<Record<string, never>, VidsiteThis> = {
         return {
           // The documents' fields, then the list item as PinePods' web client reads a video (completed is in both).
           episodes: episodes.map((e) => ({
-            episode_id: e.episodeid, episode_title: e.episodetitle, episode_description: e.episodedescription, episode_url: e.episodeurl,
-            episode_artwork: e.episodeartwork, episode_duration: e.episodeduration, episode_pubdate: e.episodepubdate,
-            listened: (e.listenduration ?? 0) > 0, ...e,
+            episode_id: e.episodeid,
+            episode_title: e.episodetitle,
+            episode_description: e.episodedescription,
+            episode_url: e.episodeurl,
+            episode_artwork: e.episodeartwork,
+            episode_duration: e.episodeduration,
+            episode_pubdate: e.episodepubdate,
+            listened: (e.listenduration ?? 0) > 0,
+            ...e,
           })),
         };
       },

@@ -21,13 +21,29 @@ import type { Service, ServiceBroker, ServiceRegistry, ServiceSchema } from "mol
 import { config } from "../shared/config";
 import { fetchStream, OutboundHttpError } from "../shared/http";
 import { extensionFor, isMediaType } from "../shared/range";
-import { ClaimedTask, ImportFeedPayload, JOB_DOWNLOAD_EPISODE, JOB_DOWNLOAD_PODCAST, JOB_DOWNLOAD_PODCAST_BEFORE, JOB_IMPORT_FEED, JOB_IMPORT_OPML, JOB_REFRESH_PODS, JOB_SYNC } from "../shared/contracts/tasks";
+import {
+  ClaimedTask,
+  ImportFeedPayload,
+  JOB_DOWNLOAD_EPISODE,
+  JOB_DOWNLOAD_PODCAST,
+  JOB_DOWNLOAD_PODCAST_BEFORE,
+  JOB_IMPORT_FEED,
+  JOB_IMPORT_OPML,
+  JOB_REFRESH_PODS,
+  JOB_SYNC,
+} from "../shared/contracts/tasks";
 import { tasksAvailable, tasksClaim, tasksFinish, tasksProgress, tasksRetry } from "../shared/contracts/tasks";
 import type { ImportChunkResult, ImportOpmlPayload } from "../shared/contracts/opml";
 import { importChunk } from "../shared/contracts/opml";
 import type { RefreshResult, RefreshSummary } from "../shared/contracts/feeds";
 import { refreshFeed, refreshMany } from "../shared/contracts/feeds";
-import { DOWNLOAD_METADATA_DEFAULTS, type DownloadEpisodePayload, type DownloadMetadataSettings, type DownloadPodcastPayload, type StoredFile } from "../shared/contracts/downloads";
+import {
+  DOWNLOAD_METADATA_DEFAULTS,
+  type DownloadEpisodePayload,
+  type DownloadMetadataSettings,
+  type DownloadPodcastPayload,
+  type StoredFile,
+} from "../shared/contracts/downloads";
 import { downloadedIds, downloadsMetadataSettings, recordDownload, storedFile } from "../shared/contracts/downloads";
 import type { SyncJobPayload } from "../shared/contracts/sync";
 import { runJob } from "../shared/contracts/sync";
@@ -55,10 +71,16 @@ const REFRESH_CHUNK = 50;
 /** Feeds per opml.import_chunk call of an import job. */
 const IMPORT_CHUNK = 10;
 
+// eslint-disable-next-line no-control-regex -- control characters are among what it replaces
+const UNSAFE_IN_NAMES = /[\u0000-\u001f<>:"/\\|?*]+/g;
+
 /** A file or folder name a person can read, safe on every file system. */
 function safeName(text: string, fallback: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what it replaces
-  const clean = text.replace(/[\u0000-\u001f<>:"/\\|?*]+/g, "_").replace(/\s+/g, " ").trim().replace(/^[.\s]+|[.\s]+$/g, "");
+  const clean = text
+    .replace(UNSAFE_IN_NAMES, "_")
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^[.\s]+|[.\s]+$/g, "");
   return clean.slice(0, 120) || fallback;
 }
 
@@ -85,7 +107,8 @@ function isTransient(thrown: unknown): boolean {
 function reason(thrown: unknown): string {
   const err = thrown as ErrorLike;
   if (err?.code === "ENOSPC") return "Disk full";
-  if (thrown instanceof OutboundHttpError && thrown.kind === "too_large") return `The file is larger than the download limit (${config.downloadMaxBytes} bytes)`;
+  if (thrown instanceof OutboundHttpError && thrown.kind === "too_large")
+    return `The file is larger than the download limit (${config.downloadMaxBytes} bytes)`;
   return err?.message ?? String(thrown);
 }
 
@@ -111,20 +134,26 @@ interface WorkersMethods {
   metadataSettings(): Promise<DownloadMetadataSettings>;
   tagFile(item: EpisodeMediaItem, settings: DownloadMetadataSettings, covers: CoverFetcher, temp: string, target: string): Promise<number | null>;
   sidecars(item: EpisodeMediaItem, dir: string, name: string, settings: DownloadMetadataSettings, covers: CoverFetcher): Promise<void>;
-  save(res: { stream: NodeJS.ReadableStream; contentLength: number | null }, temp: string, reporter: Reporter, onFraction: (f: number) => void): Promise<number>;
+  save(
+    res: { stream: NodeJS.ReadableStream; contentLength: number | null },
+    temp: string,
+    reporter: Reporter,
+    onFraction: (f: number) => void,
+  ): Promise<number>;
   checkFreeSpace(needed: number): Promise<void>;
 }
 
-type WorkersThis = Service & WorkersMethods & {
-  /** This replica's name in the leases it holds. */
-  workerId: string;
-  /** Jobs this replica runs now. */
-  running: number;
-  stopping: boolean;
-  /** A fill() is claiming jobs: another one waits for the next wake-up. */
-  filling: boolean;
-  pollTimer: NodeJS.Timeout;
-};
+type WorkersThis = Service &
+  WorkersMethods & {
+    /** This replica's name in the leases it holds. */
+    workerId: string;
+    /** Jobs this replica runs now. */
+    running: number;
+    stopping: boolean;
+    /** A fill() is claiming jobs: another one waits for the next wake-up. */
+    filling: boolean;
+    pollTimer: NodeJS.Timeout;
+  };
 
 const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
   name: "workers",
@@ -180,7 +209,8 @@ const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
         else if (job.task_type === JOB_IMPORT_FEED) result = await this.importFeed(job, reporter);
         else if (job.task_type === JOB_DOWNLOAD_PODCAST || job.task_type === JOB_DOWNLOAD_PODCAST_BEFORE) result = await this.downloadPodcast(job, reporter);
         // A sync holds the user's sync lease, which bounds how long it may run.
-        else if (job.task_type === JOB_SYNC) result = await runJob(this.broker, { user_id: job.user_id, ...(job.payload as SyncJobPayload) }, { timeout: config.syncLeaseSeconds * 1000 });
+        else if (job.task_type === JOB_SYNC)
+          result = await runJob(this.broker, { user_id: job.user_id, ...(job.payload as SyncJobPayload) }, { timeout: config.syncLeaseSeconds * 1000 });
         else result = await this.downloadOne(job, (job.payload as DownloadEpisodePayload).episode_id, reporter, (f: number) => reporter.set(f * 100));
         reporter.stop();
         await tasksFinish(this.broker, { ...base, status: "SUCCESS", message: result.message, result });
@@ -288,7 +318,15 @@ const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
       const [item]: EpisodeMediaItem[] = await episodeItems(this.broker, { user_id, episode_ids: [episode_id], include_unsubscribed: true });
       if (!item) throw new PermanentError("The episode no longer exists");
       const record = (file: string, size: number, content_type: string) =>
-        recordDownload(this.broker, { user_id, episode_id, podcast_id: item.podcastid, file, size, content_type, from_sync: !!(job.payload as DownloadEpisodePayload).from_sync });
+        recordDownload(this.broker, {
+          user_id,
+          episode_id,
+          podcast_id: item.podcastid,
+          file,
+          size,
+          content_type,
+          from_sync: !!(job.payload as DownloadEpisodePayload).from_sync,
+        });
       const stored: StoredFile | null = await storedFile(this.broker, { episode_id });
       if (stored) {
         await record(stored.file, stored.size, stored.content_type);
@@ -320,7 +358,8 @@ const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
         await fs.promises.rename(tagSize !== null ? tagged : temp, path.join(dir, name));
         await this.sidecars(item, dir, name, settings, covers);
         // What earlier claims of this job left (a killed worker's partial file) goes too.
-        for (const f of await fs.promises.readdir(dir)) if (f.startsWith(`.${name}.${job.id}-`) && f.endsWith(".part")) await fs.promises.rm(path.join(dir, f), { force: true });
+        for (const f of await fs.promises.readdir(dir))
+          if (f.startsWith(`.${name}.${job.id}-`) && f.endsWith(".part")) await fs.promises.rm(path.join(dir, f), { force: true });
         await record(path.join(folder, name), size, contentType);
         return { message: "Downloaded", file: path.join(folder, name), size };
       } catch (err) {
@@ -340,7 +379,14 @@ const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
       }
     },
     /** Writes the MP3 at `temp` with its ID3 tag to `target` (workers.parts/id3.ts); null when that fails: logged, the download stands untagged. */
-    async tagFile(this: WorkersThis, item: EpisodeMediaItem, settings: DownloadMetadataSettings, covers: CoverFetcher, temp: string, target: string): Promise<number | null> {
+    async tagFile(
+      this: WorkersThis,
+      item: EpisodeMediaItem,
+      settings: DownloadMetadataSettings,
+      covers: CoverFetcher,
+      temp: string,
+      target: string,
+    ): Promise<number | null> {
       try {
         const cover = settings.episode_cover ? await covers(item.episodeartwork || item.podcast_artwork) : null;
         return await writeTagged(temp, target, tagFor(settings, item, cover));
@@ -358,7 +404,13 @@ const WorkersService: ServiceSchema<Record<string, never>, WorkersThis> = {
       }
     },
     /** Writes the body to `temp`: the size bound, a stall timeout and the lease are checked as bytes arrive. */
-    async save(this: WorkersThis, res: { stream: NodeJS.ReadableStream; contentLength: number | null }, temp: string, reporter: Reporter, onFraction: (f: number) => void): Promise<number> {
+    async save(
+      this: WorkersThis,
+      res: { stream: NodeJS.ReadableStream; contentLength: number | null },
+      temp: string,
+      reporter: Reporter,
+      onFraction: (f: number) => void,
+    ): Promise<number> {
       let bytes = 0;
       const meter = new Transform({
         transform(chunk: Buffer, _enc, done) {

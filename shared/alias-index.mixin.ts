@@ -67,7 +67,7 @@ export function buildAliasIndex(aliases: WebAlias[]): AliasIndex {
 /** The first alias (in moleculer-web's order) for the method that matches the URL, or false. */
 export function findAlias(aliases: WebAlias[], index: AliasIndex, url: string, method: string) {
   let node = index;
-  for (let from = 0; from < url.length; ) {
+  for (let from = 0; from < url.length;) {
     let to = url.indexOf("/", from);
     if (to < 0) to = url.length;
     if (to > from) {

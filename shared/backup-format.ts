@@ -40,10 +40,12 @@ export interface BackupEnd {
 
 /** One record line (with its newline): dates tagged so that decodeLine revives them. */
 export function encodeRecord(service: string, collection: string, doc: object): string {
-  return JSON.stringify({ service, collection, doc }, function (this: Record<string, unknown>, key: string, value: unknown) {
-    const raw = this[key];
-    return raw instanceof Date ? { $date: raw.toISOString() } : value;
-  }) + "\n";
+  return (
+    JSON.stringify({ service, collection, doc }, function (this: Record<string, unknown>, key: string, value: unknown) {
+      const raw = this[key];
+      return raw instanceof Date ? { $date: raw.toISOString() } : value;
+    }) + "\n"
+  );
 }
 
 /** Parses one line of a backup file, reviving tagged dates. */
@@ -57,7 +59,8 @@ export interface RecordLine {
 export function decodeLine(line: string): RecordLine | null {
   return JSON.parse(line, (_key, value: unknown) => {
     const tagged = value as { $date?: unknown } | null;
-    if (tagged && typeof tagged === "object" && !Array.isArray(tagged) && typeof tagged.$date === "string" && Object.keys(tagged).length === 1) return new Date(tagged.$date);
+    if (tagged && typeof tagged === "object" && !Array.isArray(tagged) && typeof tagged.$date === "string" && Object.keys(tagged).length === 1)
+      return new Date(tagged.$date);
     return value;
   }) as RecordLine | null;
 }
@@ -80,7 +83,8 @@ export function checkHeader(line: string | undefined): BackupHeader {
     header = null;
   }
   if (!header || header.format !== BACKUP_FORMAT) throw new Error(`Not a ${BACKUP_FORMAT} file`);
-  if (header.version !== BACKUP_VERSION) throw new Error(`Backup format version ${header.version} is not supported (this server reads version ${BACKUP_VERSION})`);
+  if (header.version !== BACKUP_VERSION)
+    throw new Error(`Backup format version ${header.version} is not supported (this server reads version ${BACKUP_VERSION})`);
   return header as BackupHeader; // its format and version checked above, the rest as written by headerLine
 }
 

@@ -17,7 +17,11 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | s
   let address = unmapped(peer || "unknown");
   if (!trusted.length || !forwardedFor) return address;
   const list = trustedProxyList(trusted);
-  const hops = [forwardedFor].flat().join(",").split(",").map((h) => unmapped(h.trim()));
+  const hops = [forwardedFor]
+    .flat()
+    .join(",")
+    .split(",")
+    .map((h) => unmapped(h.trim()));
   const isTrusted = (a: string) => list.check(a, ipFamily(a)!);
   while (ipFamily(address) && isTrusted(address) && hops.length) {
     const hop = hops.pop()!;

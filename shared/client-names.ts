@@ -128,7 +128,14 @@ export function clientParams(params: Record<string, unknown> | undefined): Recor
     const twin = clientName(key);
     if (twin === key || twin in params) continue;
     // An object rule otherwise (what else a rule could be spreads as it would have).
-    entries.push([twin, typeof rule === "string" ? `${rule}|optional` : Array.isArray(rule) ? { type: "multi", rules: rule, optional: true } : { ...(rule as object), optional: true }]);
+    entries.push([
+      twin,
+      typeof rule === "string"
+        ? `${rule}|optional`
+        : Array.isArray(rule)
+          ? { type: "multi", rules: rule, optional: true }
+          : { ...(rule as object), optional: true },
+    ]);
   }
   return Object.fromEntries(entries);
 }

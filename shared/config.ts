@@ -79,7 +79,10 @@ export const config = {
   /** The same from one client address across all usernames. */
   loginMaxFailuresPerAddress: int("LOGIN_MAX_FAILURES_PER_ADDRESS", 30),
   /** Comma list of proxy addresses / CIDRs whose X-Forwarded-For names the client; empty = the socket's peer is the client. */
-  trustedProxies: (env.TRUSTED_PROXIES || "").split(",").map((s) => s.trim()).filter(Boolean),
+  trustedProxies: (env.TRUSTED_PROXIES || "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
   /** Time an API key lookup stays cached in the auth service and in each gateway, in seconds. */
   keyCacheTtl: int("KEY_CACHE_TTL", 60),
   /** Login keys kept per user; get_key issues a new one each time, the oldest beyond this go. */
@@ -127,7 +130,10 @@ export const config = {
   /** Redirect URI given to providers; empty = {API_URL or the request's origin}/api/auth/callback. */
   oidcRedirectUri: env.OIDC_REDIRECT_URI || "",
   /** Comma list of URL prefixes (besides the server's own origin) that may receive the key after login, e.g. app schemes. */
-  oidcAllowedRedirects: (env.OIDC_ALLOWED_REDIRECTS || "").split(",").map((s) => s.trim()).filter(Boolean),
+  oidcAllowedRedirects: (env.OIDC_ALLOWED_REDIRECTS || "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
   /** Accept http:// provider endpoints (loopback tests, trusted LANs); https only otherwise. */
   oidcAllowHttp: bool("OIDC_ALLOW_HTTP", false),
 

@@ -21,7 +21,7 @@ export function sessionCookie(token: string, origin: string, maxAgeSeconds = con
 
 /** The value of a cookie in a Cookie header, or null. */
 export function readCookie(header: string | string[] | undefined, name: string): string | null {
-  const text = Array.isArray(header) ? header.join("; ") : header ?? "";
+  const text = Array.isArray(header) ? header.join("; ") : (header ?? "");
   for (const part of text.split(";")) {
     const eq = part.indexOf("=");
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;

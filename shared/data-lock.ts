@@ -104,9 +104,7 @@ export async function lockDataDir(
       standby.onWait(who);
     }
     if ((refreshed || Date.now() > deadline) && Date.now() > standbyUntil) {
-      throw new Error(
-        `${name} data in ${dir} is in use by ${who}: a service on the embedded store runs as one instance; set MONGO_URI to scale it out`,
-      );
+      throw new Error(`${name} data in ${dir} is in use by ${who}: a service on the embedded store runs as one instance; set MONGO_URI to scale it out`);
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

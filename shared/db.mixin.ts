@@ -144,8 +144,10 @@ const DataLockMixin = mixin<DbMixinThis>({
   async started(this: DbMixinThis) {
     if (!usesFiles()) return;
     fs.mkdirSync(config.dataDir, { recursive: true });
-    this.releaseDataLock = await lockDataDir(config.dataDir, `${this.name}.service`, (err) =>
-      this.broker.fatal(`Lost the lock of the ${this.name} data in ${config.dataDir}; stopping before the data splits`, err),
+    this.releaseDataLock = await lockDataDir(
+      config.dataDir,
+      `${this.name}.service`,
+      (err) => this.broker.fatal(`Lost the lock of the ${this.name} data in ${config.dataDir}; stopping before the data splits`, err),
       config.dataLockWait
         ? { waitMs: config.dataLockWait * 1000, onWait: (holder) => this.logger.warn(`Standby: waiting for ${holder} to release the ${this.name} data`) }
         : undefined,
@@ -193,7 +195,14 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Par
     collection: main.name,
     settings: { idField: "_id" },
     actions: {
-      list: false, find: false, count: false, create: false, insert: false, get: false, update: false, remove: false,
+      list: false,
+      find: false,
+      count: false,
+      create: false,
+      insert: false,
+      get: false,
+      update: false,
+      remove: false,
       /** Used by GET /api/health: answers only when this service's store answers. */
       db_health: {
         visibility: "public",
@@ -297,7 +306,11 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Par
     methods: {
       /** [collection name, adapter] of every store of this service, counters last. */
       backupStores(this: DbMixinThis): [string, StoreImpl][] {
-        return [[main.name, this.adapter], ...extra.map((spec) => [spec.name, this.stores[spec.name]] as [string, StoreImpl]), [COUNTERS, this.stores[COUNTERS]]];
+        return [
+          [main.name, this.adapter],
+          ...extra.map((spec) => [spec.name, this.stores[spec.name]] as [string, StoreImpl]),
+          [COUNTERS, this.stores[COUNTERS]],
+        ];
       },
       /** Inserts into a store; a unique-index violation (also of a racing insert) becomes a 409 with this message. */
       async insertUnique(this: DbMixinThis, store: StoreImpl, doc: StoredDoc, conflictMessage: string): Promise<void> {
@@ -321,7 +334,12 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Par
        * before it written; the embedded store's wrote none), and each refused one goes to `collided`, which
        * answers what to report for it, or null when it got the document written after all.
        */
-      async insertEach<D extends { _id: unknown }, R>(this: DbMixinThis, store: Store<D>, docs: D[], collided: (doc: D, err: unknown) => Promise<R | null>): Promise<{ written: D[]; refused: R[] }> {
+      async insertEach<D extends { _id: unknown }, R>(
+        this: DbMixinThis,
+        store: Store<D>,
+        docs: D[],
+        collided: (doc: D, err: unknown) => Promise<R | null>,
+      ): Promise<{ written: D[]; refused: R[] }> {
         if (!docs.length) return { written: [], refused: [] };
         try {
           await store.insertMany(docs);

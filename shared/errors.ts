@@ -7,32 +7,50 @@ import { Errors } from "moleculer";
 const { MoleculerClientError, MoleculerError } = Errors;
 
 export class BadRequestError extends MoleculerClientError {
-  constructor(message: string) { super(message, 400, "bad_request"); }
+  constructor(message: string) {
+    super(message, 400, "bad_request");
+  }
 }
 export class UnauthorizedError extends MoleculerClientError {
-  constructor(message = "Invalid or missing credentials") { super(message, 401, "unauthorized"); }
+  constructor(message = "Invalid or missing credentials") {
+    super(message, 401, "unauthorized");
+  }
 }
 export class ForbiddenError extends MoleculerClientError {
-  constructor(message = "Not allowed") { super(message, 403, "forbidden"); }
+  constructor(message = "Not allowed") {
+    super(message, 403, "forbidden");
+  }
 }
 export class NotFoundError extends MoleculerClientError {
-  constructor(message = "Not found") { super(message, 404, "not_found"); }
+  constructor(message = "Not found") {
+    super(message, 404, "not_found");
+  }
 }
 export class ConflictError extends MoleculerClientError {
-  constructor(message: string) { super(message, 409, "conflict"); }
+  constructor(message: string) {
+    super(message, 409, "conflict");
+  }
 }
 export class PayloadTooLargeError extends MoleculerClientError {
-  constructor(message = "Request body too large") { super(message, 413, "payload_too_large"); }
+  constructor(message = "Request body too large") {
+    super(message, 413, "payload_too_large");
+  }
 }
 export class TooManyRequestsError extends MoleculerClientError {
-  constructor(message = "Too many requests") { super(message, 429, "too_many_requests"); }
+  constructor(message = "Too many requests") {
+    super(message, 429, "too_many_requests");
+  }
 }
 /** A failure the client must see as a 500 with a generic message (e.g. an upstream token exchange). */
 export class InternalServerError extends MoleculerError {
-  constructor(message = "Internal server error") { super(message, 500, "internal_error"); }
+  constructor(message = "Internal server error") {
+    super(message, 500, "internal_error");
+  }
 }
 export class ServiceUnavailableError extends MoleculerError {
-  constructor(message = "Service unavailable") { super(message, 503, "service_unavailable"); }
+  constructor(message = "Service unavailable") {
+    super(message, 503, "service_unavailable");
+  }
 }
 
 /** Category word of the JSON error body for each status code. */

@@ -52,7 +52,8 @@ function buildFeed(doc: XNode[], xml: string): ParsedFeed {
   for (const node of doc) {
     const tag = tagOf(node);
     const c = tag.charCodeAt(0);
-    if (c !== 35 && c !== 63 && c !== 33) { // "#", "?", "!"
+    if (c !== 35 && c !== 63 && c !== 33) {
+      // "#", "?", "!"
       rootTag = tag;
       root = node;
       break;
@@ -70,7 +71,11 @@ function buildFeed(doc: XNode[], xml: string): ParsedFeed {
 
   if (local === "rss" || local === "rdf") {
     let channel: XNode | undefined;
-    for (const node of rootKids) if (tagOf(node) === "channel") { channel = node; break; }
+    for (const node of rootKids)
+      if (tagOf(node) === "channel") {
+        channel = node;
+        break;
+      }
     if (!channel) throw new FeedParseError(`<${rootTag}> without <channel>`);
     // RSS 1.0 keeps items beside the channel; some RSS 2.0 feeds put items or channel tags
     // (podcast:funding...) there too: read them as channel content, after the channel's own.
@@ -122,7 +127,8 @@ export function parseFeed(input: Buffer | Uint8Array | string, opts: ParseFeedOp
   let xml = typeof input === "string" ? input : decodeBytes(input, opts.charset);
   const start = firstContentIndex(xml);
   if (start === -1) throw new FeedParseError("empty document");
-  if (xml.charCodeAt(start) !== 60) { // "<"
+  if (xml.charCodeAt(start) !== 60) {
+    // "<"
     const c = xml[start];
     throw new FeedParseError(c === "{" || c === "[" ? "JSON, not XML" : "not XML");
   }

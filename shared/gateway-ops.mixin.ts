@@ -56,7 +56,8 @@ export const docsRoute = {
       const file: string = (req.$params as { file: string }).file;
       if (file === "init.js") return send(res, 200, "application/javascript", DOCS_INIT);
       const type = UI_FILES[file];
-      if (!type) return send(res, 404, "application/json; charset=utf-8", JSON.stringify({ error: "not_found", message: "Not found", detail: file, status_code: 404 }));
+      if (!type)
+        return send(res, 404, "application/json; charset=utf-8", JSON.stringify({ error: "not_found", message: "Not found", detail: file, status_code: 404 }));
       send(res, 200, type, fs.readFileSync(path.join(UI_DIR, file)));
     },
   },
@@ -86,13 +87,28 @@ export function gatewayOpsMixin(table: Record<string, RouteDef>): Partial<Servic
     name: "gateway-ops",
     created(this: GatewayOpsThis) {
       if (!this.broker.isMetricsEnabled()) return;
-      this.broker.metrics.register({ type: "counter", name: "api.request.total", labelNames: ["method", "route", "status"], description: "HTTP requests by route pattern and status" });
-      this.broker.metrics.register({ type: "histogram", name: "api.request.time", labelNames: ["method", "route"], unit: "millisecond", buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], description: "HTTP request latency by route pattern" });
+      this.broker.metrics.register({
+        type: "counter",
+        name: "api.request.total",
+        labelNames: ["method", "route", "status"],
+        description: "HTTP requests by route pattern and status",
+      });
+      this.broker.metrics.register({
+        type: "histogram",
+        name: "api.request.time",
+        labelNames: ["method", "route"],
+        unit: "millisecond",
+        buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
+        description: "HTTP request latency by route pattern",
+      });
     },
     methods: {
       openApiDocument(this: GatewayOpsThis) {
         const actions = this.broker.registry.getActionList({ onlyAvailable: false, skipInternal: true, withEndpoints: false });
-        return openApiOf(table, actions.map((a) => (a.action as ActionDef | undefined) ?? { name: a.name }));
+        return openApiOf(
+          table,
+          actions.map((a) => (a.action as ActionDef | undefined) ?? { name: a.name }),
+        );
       },
       /** Called by the gateway's request log when a response is finished. */
       observeRequest(this: GatewayOpsThis, req: IncomingRequest, status: number, ms: number) {

@@ -55,14 +55,7 @@ export interface FetchResult {
   setCookie: string[];
 }
 
-export type OutboundHttpErrorKind =
-  | "timeout"
-  | "too_large"
-  | "http_status"
-  | "network"
-  | "blocked_address"
-  | "too_many_redirects"
-  | "invalid_url";
+export type OutboundHttpErrorKind = "timeout" | "too_large" | "http_status" | "network" | "blocked_address" | "too_many_redirects" | "invalid_url";
 
 export class OutboundHttpError extends Error {
   kind: OutboundHttpErrorKind;
@@ -97,8 +90,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-const BROWSER_USER_AGENT =
-  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+const BROWSER_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
@@ -116,13 +108,60 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const FORBIDDEN = new net.BlockList();
 const PRIVATE = new net.BlockList();
 for (const [list, type, ranges] of [
-  [FORBIDDEN, "ipv4", [["0.0.0.0", 8], ["169.254.0.0", 16], ["100.100.100.200", 32], ["192.0.0.0", 24], ["192.0.2.0", 24],
-    ["198.51.100.0", 24], ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4]]],
+  [
+    FORBIDDEN,
+    "ipv4",
+    [
+      ["0.0.0.0", 8],
+      ["169.254.0.0", 16],
+      ["100.100.100.200", 32],
+      ["192.0.0.0", 24],
+      ["192.0.2.0", 24],
+      ["198.51.100.0", 24],
+      ["203.0.113.0", 24],
+      ["224.0.0.0", 4],
+      ["240.0.0.0", 4],
+    ],
+  ],
   // fd00:ec2::/64: AWS instance metadata (::254), DNS (::253) and time (::123); 2001::/23: IETF protocol assignments (Teredo).
-  [FORBIDDEN, "ipv6", [["::", 128], ["fe80::", 10], ["fd00:ec2::", 64], ["ff00::", 8], ["100::", 64], ["::ffff:0:0:0", 96], ["2001::", 23], ["2001:db8::", 32]]],
-  [PRIVATE, "ipv4", [["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["172.16.0.0", 12], ["192.168.0.0", 16], ["198.18.0.0", 15]]],
-  [PRIVATE, "ipv6", [["::1", 128], ["fc00::", 7], ["fec0::", 10], ["64:ff9b:1::", 48]]],
-] as const) for (const [prefix, bits] of ranges) list.addSubnet(prefix, bits, type);
+  [
+    FORBIDDEN,
+    "ipv6",
+    [
+      ["::", 128],
+      ["fe80::", 10],
+      ["fd00:ec2::", 64],
+      ["ff00::", 8],
+      ["100::", 64],
+      ["::ffff:0:0:0", 96],
+      ["2001::", 23],
+      ["2001:db8::", 32],
+    ],
+  ],
+  [
+    PRIVATE,
+    "ipv4",
+    [
+      ["10.0.0.0", 8],
+      ["100.64.0.0", 10],
+      ["127.0.0.0", 8],
+      ["172.16.0.0", 12],
+      ["192.168.0.0", 16],
+      ["198.18.0.0", 15],
+    ],
+  ],
+  [
+    PRIVATE,
+    "ipv6",
+    [
+      ["::1", 128],
+      ["fc00::", 7],
+      ["fec0::", 10],
+      ["64:ff9b:1::", 48],
+    ],
+  ],
+] as const)
+  for (const [prefix, bits] of ranges) list.addSubnet(prefix, bits, type);
 
 export type AddressKind = "public" | "private" | "forbidden";
 
@@ -172,7 +211,12 @@ export function rightsOf(user: { isAdmin?: boolean } | null | undefined): Rights
 function operatorAllowance(value: string): "all" | net.BlockList {
   const word = value.trim().toLowerCase();
   if (["1", "true", "yes", "on"].includes(word)) return "all";
-  const entries = ["", "0", "false", "no", "off"].includes(word) ? [] : value.split(",").map((e) => e.trim()).filter(Boolean);
+  const entries = ["", "0", "false", "no", "off"].includes(word)
+    ? []
+    : value
+        .split(",")
+        .map((e) => e.trim())
+        .filter(Boolean);
   return addressList("OUTBOUND_ALLOW_PRIVATE (or PROXY_ALLOW_PRIVATE)", entries);
 }
 operatorAllowance(config.outboundAllowPrivate); // a malformed setting stops the server at start, not a request later
@@ -345,8 +389,7 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
   }
   url.username = "";
   url.password = "";
-  const authorization =
-    username !== undefined ? "Basic " + Buffer.from(`${username}:${password ?? ""}`).toString("base64") : null;
+  const authorization = username !== undefined ? "Basic " + Buffer.from(`${username}:${password ?? ""}`).toString("base64") : null;
   const authHost = url.hostname;
 
   const maxBytes = opts.maxBytes ?? config.httpMaxBytes;
@@ -363,7 +406,7 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
   let body = opts.body;
 
   try {
-    for (let redirects = 0; ; ) {
+    for (let redirects = 0; ;) {
       const target = url.href; // never carries credentials: they travel in the Authorization header
       const shown = redactUrl(target);
       const pinned = await resolveChecked(url, shown, opts.rights);
@@ -416,8 +459,7 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
       const status = res.status;
       if (REDIRECT_STATUSES.has(status) && res.headers.location) {
         discard(res);
-        if (++redirects > maxRedirects)
-          throw new OutboundHttpError("too_many_redirects", shown, `more than ${maxRedirects} redirects`);
+        if (++redirects > maxRedirects) throw new OutboundHttpError("too_many_redirects", shown, `more than ${maxRedirects} redirects`);
         const next = parseHttpUrl(String(res.headers.location), target);
         next.username = "";
         next.password = "";
@@ -445,8 +487,14 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
       if (status === 304) {
         discard(res);
         return {
-          status, notModified: true, body: null, finalUrl: target,
-          etag: etag ?? opts.etag ?? null, lastModified: lastModified ?? opts.lastModified ?? null, contentType, setCookie,
+          status,
+          notModified: true,
+          body: null,
+          finalUrl: target,
+          etag: etag ?? opts.etag ?? null,
+          lastModified: lastModified ?? opts.lastModified ?? null,
+          contentType,
+          setCookie,
         };
       }
       if (status < 200 || status > 299) {
@@ -461,7 +509,17 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
       }
       if (asStream) {
         const contentRange = header(res, "content-range");
-        return { status, stream: res.data as Readable, finalUrl: target, etag, lastModified, contentType, setCookie, contentRange, contentLength: Number.isFinite(declared) ? declared : null };
+        return {
+          status,
+          stream: res.data as Readable,
+          finalUrl: target,
+          etag,
+          lastModified,
+          contentType,
+          setCookie,
+          contentRange,
+          contentLength: Number.isFinite(declared) ? declared : null,
+        };
       }
       const data = await readBody(res, maxBytes, controller.signal, shown);
       return { status, notModified: false, body: data, finalUrl: target, etag, lastModified, contentType, setCookie };

@@ -57,7 +57,10 @@ export class LeasedJob<S extends Service = Service> {
   pass: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly service: S, readonly spec: LeasedJobSpec<S>) {
+  constructor(
+    private readonly service: S,
+    readonly spec: LeasedJobSpec<S>,
+  ) {
     this.holder = `${service.broker.nodeID}:${crypto.randomBytes(4).toString("hex")}`;
   }
 
@@ -88,14 +91,17 @@ export class LeasedJob<S extends Service = Service> {
           if (typeof claimed === "function") await claimed().catch(() => undefined);
         },
       )
-      .finally(() => { this.pass = null; });
+      .finally(() => {
+        this.pass = null;
+      });
   }
 
   async start(): Promise<void> {
     if (this.spec.ensure === "start") await ensureLease(this.store, this.spec.leaseId, { last_run_at: null });
     const ms = this.spec.beatMs();
     if (ms <= 0) return;
-    const beat = () => void this.tick().catch((err: unknown) => this.service.logger.warn(`${this.spec.name} tick failed`, { error: (err as Error | null)?.message }));
+    const beat = () =>
+      void this.tick().catch((err: unknown) => this.service.logger.warn(`${this.spec.name} tick failed`, { error: (err as Error | null)?.message }));
     this.timer = setInterval(beat, ms);
     this.timer.unref(); // the gateway keeps the process alive, not a scheduler
     if (this.spec.beatAtStart) beat();

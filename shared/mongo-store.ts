@@ -17,7 +17,10 @@ import { Collection, CreateIndexesOptions, Db, type Filter, MongoClient, MongoSe
 import type { IndexSpec } from "./db.mixin";
 import type { FindFilters as Filters, Query, StoredDoc as Doc, Update } from "./service-types";
 
-interface Logger { info(...args: unknown[]): void; warn(...args: unknown[]): void }
+interface Logger {
+  info(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+}
 
 /**
  * The process's one client (one MONGO_URI), shared by every store of every service in it; closed when the
@@ -87,7 +90,10 @@ export class MongoStore {
   private logger: Logger | null = null;
   private connected = false;
 
-  constructor(private readonly uri: string, readonly name: string) {}
+  constructor(
+    private readonly uri: string,
+    readonly name: string,
+  ) {}
 
   /** moleculer-db calls init(broker, service) before connect. */
   init(_broker: unknown, service: { logger: Logger }): void {
@@ -127,7 +133,9 @@ export class MongoStore {
       // 85 IndexOptionsConflict, 86 IndexKeySpecsConflict: same name, other options.
       const code = (err as { code?: number }).code;
       if (code !== 85 && code !== 86) throw err;
-      const name = Object.entries(spec.fields).map(([k, v]) => `${k}_${v}`).join("_");
+      const name = Object.entries(spec.fields)
+        .map(([k, v]) => `${k}_${v}`)
+        .join("_");
       this.logger?.warn("Replacing an index whose options changed", { collection: this.name, index: name });
       await this.collection.dropIndex(name);
       await this.collection.createIndex(spec.fields, opts);
@@ -199,7 +207,10 @@ export class MongoStore {
   /** Documents with these ids written back as they are (restores): inserted, or replacing one that appeared meanwhile. */
   async putAll(docs: Doc[]): Promise<void> {
     if (!docs.length) return;
-    await this.collection.bulkWrite(docs.map((doc) => ({ replaceOne: { filter: idIs(doc._id), replacement: doc, upsert: true } })), { ordered: true });
+    await this.collection.bulkWrite(
+      docs.map((doc) => ({ replaceOne: { filter: idIs(doc._id), replacement: doc, upsert: true } })),
+      { ordered: true },
+    );
   }
 
   /** How many documents matched (as the embedded store and NeDB answer), whether or not the update changed them. */

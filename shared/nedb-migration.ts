@@ -21,7 +21,10 @@ interface NedbDatastore {
 
 // require(): the NeDB that moleculer-db loads (whose Persistence nedb-compaction patches), found through moleculer-db; no import path reaches it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time from moleculer-db's folder
-const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] })) as new (options: { filename: string; autoload: boolean }) => NedbDatastore;
+const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] })) as new (options: {
+  filename: string;
+  autoload: boolean;
+}) => NedbDatastore;
 
 /** Documents per insert transaction of the move. */
 const BATCH = 5_000;

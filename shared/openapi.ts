@@ -208,7 +208,15 @@ export function buildOpenApi(table: Record<string, RouteDef>, contractOf: (actio
       // The form fields an upload action declares (its `multipart` schema), then the file.
       op.requestBody = {
         required: true,
-        content: { "multipart/form-data": { schema: { type: "object", properties: { ...bodyProps, [def.upload]: { type: "string", format: "binary" } }, required: [...bodyRequired, def.upload] } } },
+        content: {
+          "multipart/form-data": {
+            schema: {
+              type: "object",
+              properties: { ...bodyProps, [def.upload]: { type: "string", format: "binary" } },
+              required: [...bodyRequired, def.upload],
+            },
+          },
+        },
       };
     } else {
       op.requestBody = {
@@ -239,7 +247,10 @@ export function buildOpenApi(table: Record<string, RouteDef>, contractOf: (actio
         },
       },
       responses: Object.fromEntries(
-        statuses.map((s) => [`E${s}`, { description: ERROR_CATEGORIES[s] ?? String(s), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }]),
+        statuses.map((s) => [
+          `E${s}`,
+          { description: ERROR_CATEGORIES[s] ?? String(s), content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        ]),
       ),
     },
   };

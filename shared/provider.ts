@@ -55,6 +55,8 @@ export async function fetchProviderJson(provider: string, url: string, headers: 
   try {
     const data: unknown = JSON.parse(String(body));
     if (data && typeof data === "object") return data;
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   throw new InternalServerError("Failed to parse response body");
 }

@@ -48,20 +48,46 @@ export function unsatisfiable(meta: MediaAnswerMeta, headers: Headers, size: num
 }
 
 /** A file of `size` bytes with Range (206 / 416) and HEAD; open(start, end) gives its bytes (inclusive). */
-export async function fileAnswer(meta: MediaAnswerMeta, headers: Headers, size: number, contentType: string, open: (start: number, end: number) => unknown): Promise<unknown> {
+export async function fileAnswer(
+  meta: MediaAnswerMeta,
+  headers: Headers,
+  size: number,
+  contentType: string,
+  open: (start: number, end: number) => unknown,
+): Promise<unknown> {
   const range = parseRange(meta.range, size);
   if (range === "unsatisfiable") return unsatisfiable(meta, headers, size);
   const { start, end } = range ?? { start: 0, end: size - 1 };
   if (range) Object.assign(headers, { "Content-Range": `bytes ${start}-${end}/${size}` });
-  return mediaAnswer(meta, range ? 206 : 200, contentType, { ...headers, "Content-Length": Math.max(0, end - start + 1) },
-    meta.method === "HEAD" || size === 0 ? null : await open(start, end));
+  return mediaAnswer(
+    meta,
+    range ? 206 : 200,
+    contentType,
+    { ...headers, "Content-Length": Math.max(0, end - start + 1) },
+    meta.method === "HEAD" || size === 0 ? null : await open(start, end),
+  );
 }
 
 /** File extension for a media content type (a download's file name); unknown types keep the URL's or get .bin. */
 const EXTENSIONS: Record<string, string> = {
-  "audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/mp4": "m4a", "audio/x-m4a": "m4a", "audio/m4a": "m4a", "audio/aac": "aac",
-  "audio/ogg": "ogg", "application/ogg": "ogg", "audio/opus": "opus", "audio/wav": "wav", "audio/x-wav": "wav", "audio/flac": "flac",
-  "audio/x-flac": "flac", "audio/webm": "webm", "video/mp4": "mp4", "video/x-m4v": "m4v", "video/webm": "webm", "video/quicktime": "mov",
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3",
+  "audio/mp4": "m4a",
+  "audio/x-m4a": "m4a",
+  "audio/m4a": "m4a",
+  "audio/aac": "aac",
+  "audio/ogg": "ogg",
+  "application/ogg": "ogg",
+  "audio/opus": "opus",
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/flac": "flac",
+  "audio/x-flac": "flac",
+  "audio/webm": "webm",
+  "video/mp4": "mp4",
+  "video/x-m4v": "m4v",
+  "video/webm": "webm",
+  "video/quicktime": "mov",
 };
 const TYPES_BY_EXTENSION: Record<string, string> = {};
 for (const [type, ext] of Object.entries(EXTENSIONS)) TYPES_BY_EXTENSION[ext] ??= type;

@@ -31,7 +31,13 @@ export class ResilientRedisCacher extends Cachers.Redis<RedisClient | undefined>
     super({
       prefix,
       ttl,
-      redis: { ...parseUrl(url), enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: COMMAND_TIMEOUT_MS, retryStrategy: (times: number) => Math.min(times * 100, RECONNECT_MAX_MS) },
+      redis: {
+        ...parseUrl(url),
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: COMMAND_TIMEOUT_MS,
+        retryStrategy: (times: number) => Math.min(times * 100, RECONNECT_MAX_MS),
+      },
     });
   }
 

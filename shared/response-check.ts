@@ -41,7 +41,14 @@ type AnswerMeta = Pick<GatewayMeta, "$statusCode" | "$responseType">;
 /** `this` of the hook: the gateway service, or for a multipart upload moleculer-web's alias (its service beside it). */
 type HookThis = Partial<Service> & { service?: Service };
 
-export function responseCheck(): (this: HookThis, ctx: Context<unknown, AnswerMeta>, route: unknown, req: IncomingRequest, res: unknown, data: unknown) => unknown {
+export function responseCheck(): (
+  this: HookThis,
+  ctx: Context<unknown, AnswerMeta>,
+  route: unknown,
+  req: IncomingRequest,
+  res: unknown,
+  data: unknown,
+) => unknown {
   // ajv is a dev dependency: loaded only where the check is switched on (a require, not an import; types only from it above).
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- dev dependency, loaded only when the check is on
   const Ajv = (require("ajv") as typeof import("ajv")).default;

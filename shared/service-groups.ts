@@ -29,7 +29,15 @@ export const serviceGroups: ServiceGroup[] = [
   { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "collections", "following"], replicas: 2, resources: large },
   { name: "feeds", services: ["feeds"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "downloads", services: ["tasks", "downloads", "workers"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
-  { name: "search", services: ["search", "search-api", "vidsite", "people"], httpPort: 5000, httpPortEnv: "SEARCH_PORT", replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
+  {
+    name: "search",
+    services: ["search", "search-api", "vidsite", "people"],
+    httpPort: 5000,
+    httpPortEnv: "SEARCH_PORT",
+    replicas: 2,
+    autoscale: { min: 2, max: 6, cpuPercent: 70 },
+    resources: busy,
+  },
   // Two writers of one gPodder user are safe (a per-user write lease and an atomic clock, services/gpodder.service.ts): the group rolls and scales.
   { name: "sync", services: ["sync", "gpodder"], replicas: 2, resources: small },
   { name: "extras", services: ["opml", "rss", "sharing", "p20", "proxy", "local"], replicas: 2, resources: small },
@@ -66,7 +74,15 @@ export interface SharedFolder {
 export const SHARED_FOLDERS: SharedFolder[] = [
   { volume: "downloads", env: "DOWNLOAD_DIR", mountPath: DOWNLOAD_DIR, services: FILE_SERVICES, storage: "100Gi" },
   { volume: "backups", env: "BACKUP_DIR", mountPath: BACKUP_DIR, services: BACKUP_SERVICES, storage: "20Gi" },
-  { volume: "media", env: "LOCAL_MEDIA_DIR", mountPath: LOCAL_MEDIA_DIR, services: MEDIA_SERVICES, storage: "100Gi", readOnly: true, hostDir: "${LOCAL_MEDIA_HOST_DIR:-./media}" },
+  {
+    volume: "media",
+    env: "LOCAL_MEDIA_DIR",
+    mountPath: LOCAL_MEDIA_DIR,
+    services: MEDIA_SERVICES,
+    storage: "100Gi",
+    readOnly: true,
+    hostDir: "${LOCAL_MEDIA_HOST_DIR:-./media}",
+  },
 ];
 
 /** The shared folders a group's pods mount. */

@@ -63,11 +63,19 @@ export interface DbMethods {
   backupStores(): [string, Store][];
   insertUnique<D extends object>(store: Store<D>, doc: D, conflictMessage: string): Promise<void>;
   storesMark(...stores: Store<object>[]): string | null;
-  insertEach<D extends { _id: unknown }, R>(store: Store<D>, docs: D[], collided: (doc: D, err: unknown) => Promise<R | null>): Promise<{ written: D[]; refused: R[] }>;
+  insertEach<D extends { _id: unknown }, R>(
+    store: Store<D>,
+    docs: D[],
+    collided: (doc: D, err: unknown) => Promise<R | null>,
+  ): Promise<{ written: D[]; refused: R[] }>;
   findByIds<D extends object>(store: Store<D>, ids: unknown[]): Promise<D[]>;
   findByIds<D extends object, K extends keyof D>(store: Store<D>, ids: unknown[], fields: readonly K[]): Promise<Pick<D, K | Extract<keyof D, "_id">>[]>;
   findFields<D extends object, K extends keyof D>(store: Store<D>, query: Query, fields: readonly K[]): Promise<Pick<D, K | Extract<keyof D, "_id">>[]>;
-  forEachDoc<D extends object, K extends keyof D>(store: Store<D>, fields: readonly K[], each: (doc: Pick<D, K | Extract<keyof D, "_id">>) => void): Promise<void>;
+  forEachDoc<D extends object, K extends keyof D>(
+    store: Store<D>,
+    fields: readonly K[],
+    each: (doc: Pick<D, K | Extract<keyof D, "_id">>) => void,
+  ): Promise<void>;
   upsert(store: Store<object>, id: unknown, update: Update): Promise<void>;
   incrementDoc<D extends object>(store: Store<D>, id: string, inc: Record<string, number>): Promise<D>;
   /** Next int32 id of a sequence (house rule 3). */

@@ -96,7 +96,13 @@ function datesStored(v: unknown): unknown {
 function serializeDoc(doc: Doc): string {
   return JSON.stringify(holdsDate(doc) ? datesStored(doc) : doc);
 }
-interface Filters { query?: Query; sort?: string[] | string; offset?: number; limit?: number; search?: string }
+interface Filters {
+  query?: Query;
+  sort?: string[] | string;
+  offset?: number;
+  limit?: number;
+  search?: string;
+}
 
 /** Prepared statements kept per collection. */
 const STATEMENTS = 256;
@@ -162,7 +168,10 @@ export class SqliteAdapter {
    * background: checkpoints on the checkpointer's thread. Off for a store written once and closed (a move
    * from NeDB): its close, as the only connection, checkpoints everything into the file before it is renamed.
    */
-  constructor(readonly file: string | null, private readonly background = true) {}
+  constructor(
+    readonly file: string | null,
+    private readonly background = true,
+  ) {}
 
   /** moleculer-db calls init(broker, service) before connect. */
   init(_broker: unknown, service: { logger: { info(...args: unknown[]): void } }): void {
@@ -264,7 +273,9 @@ export class SqliteAdapter {
   private matching(query: Query = {}): Doc[] {
     const narrowed = narrowQuery(query, this.indexed);
     const rows = narrowed
-      ? (this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().all(...narrowed.params) as string[])
+      ? (this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`)
+          .pluck()
+          .all(...narrowed.params) as string[])
       : (this.stmt("SELECT doc FROM docs").pluck().all() as string[]);
     const out: Doc[] = [];
     const expired: unknown[] = [];
@@ -334,7 +345,8 @@ export class SqliteAdapter {
 
   async count(filters: Filters = {}): Promise<number> {
     const query = filters.query ?? {};
-    if (!Object.keys(query).length && !this.ttl.size && !filters.limit && !filters.offset) return this.stmt("SELECT count(*) FROM docs").pluck().get() as number;
+    if (!Object.keys(query).length && !this.ttl.size && !filters.limit && !filters.offset)
+      return this.stmt("SELECT count(*) FROM docs").pluck().get() as number;
     return (await this.find(filters)).length;
   }
 
@@ -342,7 +354,9 @@ export class SqliteAdapter {
   project(query: Query, fields: readonly string[]): Doc[] {
     const tested = queryFields(query);
     if (this.ttl.size || !tested || !fields.every((f) => PLAIN_FIELD.test(f))) {
-      return this.matching(query).map((d) => Object.fromEntries<unknown>([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f): [string, unknown] => [f, d[f]])]));
+      return this.matching(query).map((d) =>
+        Object.fromEntries<unknown>([["_id", d._id], ...fields.filter((f) => d[f] !== undefined).map((f): [string, unknown] => [f, d[f]])]),
+      );
     }
     if (!tested.size) return [...this.projected(fields)];
     const narrowed = narrowQuery(query, this.indexed);
@@ -371,7 +385,11 @@ export class SqliteAdapter {
     const docs = !narrowed
       ? this.all()
       : byIds
-        ? (this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().all(...narrowed.params) as string[]).map(deserialize)
+        ? (
+            this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`)
+              .pluck()
+              .all(...narrowed.params) as string[]
+          ).map(deserialize)
         : this.lines(narrowed);
     for (const whole of docs) {
       const doc: Doc = { _id: whole._id };
@@ -381,16 +399,21 @@ export class SqliteAdapter {
   }
 
   private *lines(narrowed: { where: string; params: unknown[] }): Generator<Doc> {
-    for (const raw of this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`).pluck().iterate(...narrowed.params) as IterableIterator<string>) yield deserialize(raw);
+    for (const raw of this.stmt(`SELECT doc FROM docs WHERE ${narrowed.where}`)
+      .pluck()
+      .iterate(...narrowed.params) as IterableIterator<string>)
+      yield deserialize(raw);
   }
 
   /** Every document, a page at a time in _id order (backups, migration checks): never all of them in memory at once. */
   *all(page = 1000): Generator<Doc> {
     let after: unknown = null;
     for (;;) {
-      const rows = (after === null
-        ? this.stmt("SELECT _id, doc FROM docs ORDER BY _id LIMIT ?").raw().all(page)
-        : this.stmt("SELECT _id, doc FROM docs WHERE _id > ? ORDER BY _id LIMIT ?").raw().all(after, page)) as [unknown, string][];
+      const rows = (
+        after === null
+          ? this.stmt("SELECT _id, doc FROM docs ORDER BY _id LIMIT ?").raw().all(page)
+          : this.stmt("SELECT _id, doc FROM docs WHERE _id > ? ORDER BY _id LIMIT ?").raw().all(after, page)
+      ) as [unknown, string][];
       for (const [, raw] of rows) yield deserialize(raw);
       if (rows.length < page) return;
       after = rows[rows.length - 1][0];
@@ -411,22 +434,23 @@ export class SqliteAdapter {
   private insertPrepared(docs: Doc[]): void {
     try {
       if (docs.length === 1) this.stmt("INSERT INTO docs (_id, doc) VALUES (?, ?)").run(docs[0]._id, serializeDoc(docs[0]));
-      else this.db.transaction(() => {
-        let i = 0;
-        if (docs.length >= INSERT_ROWS) {
-          const many = this.stmt(`INSERT INTO docs (_id, doc) VALUES ${"(?, ?), ".repeat(INSERT_ROWS - 1)}(?, ?)`);
-          const params: unknown[] = new Array(INSERT_ROWS * 2);
-          for (; i + INSERT_ROWS <= docs.length; i += INSERT_ROWS) {
-            for (let k = 0; k < INSERT_ROWS; k++) {
-              params[2 * k] = docs[i + k]._id;
-              params[2 * k + 1] = serializeDoc(docs[i + k]);
+      else
+        this.db.transaction(() => {
+          let i = 0;
+          if (docs.length >= INSERT_ROWS) {
+            const many = this.stmt(`INSERT INTO docs (_id, doc) VALUES ${"(?, ?), ".repeat(INSERT_ROWS - 1)}(?, ?)`);
+            const params: unknown[] = new Array(INSERT_ROWS * 2);
+            for (; i + INSERT_ROWS <= docs.length; i += INSERT_ROWS) {
+              for (let k = 0; k < INSERT_ROWS; k++) {
+                params[2 * k] = docs[i + k]._id;
+                params[2 * k + 1] = serializeDoc(docs[i + k]);
+              }
+              many.run(params);
             }
-            many.run(params);
           }
-        }
-        const one = this.stmt("INSERT INTO docs (_id, doc) VALUES (?, ?)");
-        for (; i < docs.length; i++) one.run(docs[i]._id, serializeDoc(docs[i]));
-      })();
+          const one = this.stmt("INSERT INTO docs (_id, doc) VALUES (?, ?)");
+          for (; i < docs.length; i++) one.run(docs[i]._id, serializeDoc(docs[i]));
+        })();
     } catch (err) {
       throw isConstraint(err) ? uniqueViolated(err) : err;
     }
@@ -477,9 +501,10 @@ export class SqliteAdapter {
     try {
       // One statement is atomic by itself: BEGIN and COMMIT only around several.
       if (written.length === 1) upd.run(serializeDoc(written[0]), written[0]._id);
-      else this.db.transaction(() => {
-        for (const d of written) upd.run(serializeDoc(d), d._id);
-      })();
+      else
+        this.db.transaction(() => {
+          for (const d of written) upd.run(serializeDoc(d), d._id);
+        })();
     } catch (err) {
       throw isConstraint(err) ? uniqueViolated(err) : err;
     }

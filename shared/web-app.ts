@@ -13,18 +13,39 @@ import { config } from "./config";
 import { WEB_PAGES } from "./web-pages";
 
 export const WEB_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "media-src 'self' blob:",
-  "connect-src 'self'", "font-src 'self'", "manifest-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join("; ");
 
 const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon", ".json": "application/json", ".webmanifest": "application/manifest+json",
-  ".woff2": "font/woff2", ".txt": "text/plain; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json",
+  ".webmanifest": "application/manifest+json",
+  ".woff2": "font/woff2",
+  ".txt": "text/plain; charset=utf-8",
 };
 const PAGES = new Set<string>(WEB_PAGES);
 
-interface WebFile { type: string; body: Buffer; gzip: Buffer | null; immutable: boolean }
+interface WebFile {
+  type: string;
+  body: Buffer;
+  gzip: Buffer | null;
+  immutable: boolean;
+}
 
 /** Files read once on first use (the build does not change under a running server). */
 const cache = new Map<string, WebFile>();

@@ -9,7 +9,11 @@ import zlib from "zlib";
 
 export const FIRST_LOAD_BUDGET_GZ = 150 * 1024;
 
-export interface WebFileSize { file: string; bytes: number; gzip: number }
+export interface WebFileSize {
+  file: string;
+  bytes: number;
+  gzip: number;
+}
 
 function sizeOf(webDir: string, rel: string): WebFileSize {
   const body = fs.readFileSync(path.join(webDir, rel));

@@ -4,7 +4,22 @@
  * the page; test/unit/web-pages.test.ts checks that none of them is the first segment of an API route.
  */
 export const WEB_PAGES = [
-  "home", "podcasts", "podcast", "episode", "queue", "saved", "history", "downloads", "playlists", "search", "settings", "admin",
-  "sign-in", "first-run", "create-account", "forgot-password", "oidc-done",
+  "home",
+  "podcasts",
+  "podcast",
+  "episode",
+  "queue",
+  "saved",
+  "history",
+  "downloads",
+  "playlists",
+  "search",
+  "settings",
+  "admin",
+  "sign-in",
+  "first-run",
+  "create-account",
+  "forgot-password",
+  "oidc-done",
 ] as const;
 export type WebPage = (typeof WEB_PAGES)[number];

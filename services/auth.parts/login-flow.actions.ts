@@ -54,14 +54,21 @@ function answerPage(ctx: Ctx<unknown>, status: number, html: string, headers?: R
   meta.$statusCode = status;
   meta.$responseType = "text/html; charset=utf-8";
   // Never cached, never framed: the page carries a form token and asks for a password.
-  meta.$responseHeaders = { "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'", ...headers };
+  meta.$responseHeaders = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    ...headers,
+  };
   return html;
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what it removes
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/g;
+
 /** The app's name from its user agent ("AntennaPod/3.5.0 (Android...)" -> as sent, bounded). */
 function appNameOf(userAgent: string | undefined): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what it removes
-  const name = (userAgent ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 100);
+  const name = (userAgent ?? "").replace(CONTROL_CHARS, "").trim().slice(0, 100);
   return name || "Sync app";
 }
 
@@ -186,7 +193,13 @@ export const loginFlowMethods: Pick<AuthMethods, "flowExpired" | "openFlow" | "f
     return `login_flow_${flow._id}`;
   },
   /** The form page: with the submitted token again (a retry), or a new one stored in the flow and set as its cookie. */
-  async formAnswer(this: AuthThis, ctx: Ctx<{ flow: string }>, flow: LoginFlowDoc, status: number, opts: { error?: string; username?: string; csrf?: string }): Promise<string> {
+  async formAnswer(
+    this: AuthThis,
+    ctx: Ctx<{ flow: string }>,
+    flow: LoginFlowDoc,
+    status: number,
+    opts: { error?: string; username?: string; csrf?: string },
+  ): Promise<string> {
     let csrf = opts.csrf;
     const headers: Record<string, string> = {};
     if (!csrf) {
@@ -195,7 +208,14 @@ export const loginFlowMethods: Pick<AuthMethods, "flowExpired" | "openFlow" | "f
       const maxAge = Math.max(0, Math.floor((new Date(flow.expires_at).getTime() - Date.now()) / 1000));
       headers["Set-Cookie"] = setCookie(this.flowCookieName(flow), csrf, publicOrigin(ctx.meta), maxAge, "Strict");
     }
-    const page = grantFormPage({ serviceName: config.serviceName, appName: flow.app_name, action: ctx.params.flow, csrf, username: opts.username, error: opts.error });
+    const page = grantFormPage({
+      serviceName: config.serviceName,
+      appName: flow.app_name,
+      action: ctx.params.flow,
+      csrf,
+      username: opts.username,
+      error: opts.error,
+    });
     return answerPage(ctx, status, page, headers);
   },
 };

@@ -141,7 +141,10 @@ export function listBackupFiles(): BackupFileInfo[] {
 /** Scheduled backups beyond the newest `keep` are deleted. */
 export function pruneScheduled(keep: number): string[] {
   if (keep <= 0) return [];
-  const old = listBackupFiles().filter((f) => f.filename.startsWith(SCHEDULED_PREFIX)).sort((a, b) => b.filename.localeCompare(a.filename)).slice(keep);
+  const old = listBackupFiles()
+    .filter((f) => f.filename.startsWith(SCHEDULED_PREFIX))
+    .sort((a, b) => b.filename.localeCompare(a.filename))
+    .slice(keep);
   for (const f of old) fs.rmSync(path.join(config.backupDir, f.filename), { force: true });
   return old.map((f) => f.filename);
 }

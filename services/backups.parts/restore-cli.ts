@@ -25,7 +25,10 @@ async function main(): Promise<number> {
   config.syncInterval = 0;
   config.backupSchedulerMs = 0;
   const broker = new ServiceBroker({ ...brokerConfig, transporter: null, nodeID: `restore-${process.pid}`, metrics: { enabled: false } });
-  for (const name of fs.readdirSync(SERVICE_DIR).filter((f) => /\.service\.(js|ts)$/.test(f) && !f.endsWith(".d.ts")).sort()) {
+  for (const name of fs
+    .readdirSync(SERVICE_DIR)
+    .filter((f) => /\.service\.(js|ts)$/.test(f) && !f.endsWith(".d.ts"))
+    .sort()) {
     // Each service file found in the folder, loaded by name at run time (as moleculer-runner loads them).
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file found at run time, loaded as the runner does
     const mod = require(path.join(SERVICE_DIR, name)) as { default?: ServiceSchema };

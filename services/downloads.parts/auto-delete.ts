@@ -37,7 +37,8 @@ export const AutoDeleteScheduler: Partial<ServiceSchema> = {
       ensure: "start",
       beatAtStart: true,
       // Not due before the services a pass asks are up (the first beat comes at start): no failed pass to log then.
-      claim: (service, job, now) => (["podcasts", "episodes"].every((name) => runs(service.broker, name)) ? dueByInterval(service, job, now) : Promise.resolve(false)),
+      claim: (service, job, now) =>
+        ["podcasts", "episodes"].every((name) => runs(service.broker, name)) ? dueByInterval(service, job, now) : Promise.resolve(false),
       run: (service) => service.runAutoDelete(),
     }),
   ],
@@ -50,11 +51,16 @@ export const AutoDeleteScheduler: Partial<ServiceSchema> = {
       const now = Date.now();
       let removed = 0;
       for (const [user_id, days] of byUser) {
-        const docs: Pick<DownloadDoc, "episode_id" | "podcast_id" | "downloaded_at">[] = await this.adapter.find({ query: { user_id, podcast_id: { $in: [...days.keys()] } } });
+        const docs: Pick<DownloadDoc, "episode_id" | "podcast_id" | "downloaded_at">[] = await this.adapter.find({
+          query: { user_id, podcast_id: { $in: [...days.keys()] } },
+        });
         const old = docs.filter((d) => new Date(d.downloaded_at).getTime() < now - days.get(d.podcast_id)! * DAY_MS).map((d) => d.episode_id);
         if (!old.length) continue;
         const items: EpisodeMediaItem[] = await episodeItems(this.broker, { user_id, episode_ids: old, include_unsubscribed: true });
-        removed += await this.removeDownloads(user_id, items.filter((i) => i.completed).map((i) => i.episodeid));
+        removed += await this.removeDownloads(
+          user_id,
+          items.filter((i) => i.completed).map((i) => i.episodeid),
+        );
       }
       this.logger.info("auto-delete pass done", { rules: rules.length, removed });
       return removed;

@@ -26,7 +26,10 @@ export const metadataSettingsActions: ServiceActionsSchema = {
   /** POST /api/data/download_metadata_settings (admin): every field, as the web client sends them. */
   set_download_metadata_settings: {
     params: {
-      folder_cover: flag, episode_cover: flag, metadata_sidecar: flag, metadata_subfolder: flag,
+      folder_cover: flag,
+      episode_cover: flag,
+      metadata_sidecar: flag,
+      metadata_subfolder: flag,
       metadata_format: { type: "enum", values: ["json", "xml", "ffmetadata", "both"] },
     },
     response: SuccessAnswer,

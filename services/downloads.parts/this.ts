@@ -63,4 +63,8 @@ export interface DownloadsMethods {
   serveMedia(ctx: Context<unknown, MediaMeta>, user_id: number, episode_id: number, asAttachment: boolean): Promise<unknown>;
 }
 
-export type DownloadsThis = DbThis<DownloadDoc, { download_settings: SettingsDoc; download_leases: StoredDoc; download_deletions: DeletionDoc }> & DownloadsMethods;
+export type DownloadsThis = DbThis<DownloadDoc, { download_settings: SettingsDoc; download_leases: StoredDoc; download_deletions: DeletionDoc }> &
+  DownloadsMethods;
+
+/** A download's _id: one per user and episode. */
+export const keyOf = (user_id: number, episode_id: number) => `${user_id}:${episode_id}`;

@@ -78,7 +78,11 @@ export const accessMethods = {
     if (!episodes.length) return;
     const ids = episodes.map((e) => e._id);
     // What is known is read from the store, not the cache: a write must not trust a copy.
-    const known: Pick<EpisodeStateDoc, "_id" | "episode_id">[] = await this.findByIds(this.stores.episode_states, ids.map((e) => `${user_id}:${e}`), ["episode_id"]);
+    const known: Pick<EpisodeStateDoc, "_id" | "episode_id">[] = await this.findByIds(
+      this.stores.episode_states,
+      ids.map((e) => `${user_id}:${e}`),
+      ["episode_id"],
+    );
     try {
       await this.storeStates(user_id, episodes, new Set(known.map((s) => s.episode_id)), set);
     } finally {
@@ -94,10 +98,20 @@ export const accessMethods = {
     const store = this.stores.episode_states;
     const known = episodes.filter((e) => existing.has(e._id)).map((e) => `${user_id}:${e._id}`);
     if (known.length) await store.updateMany({ _id: { $in: known } }, { $set: set });
-    const fresh: EpisodeStateDoc[] = episodes.filter((e) => !existing.has(e._id)).map((e) => ({
-      _id: `${user_id}:${e._id}`, user_id, episode_id: e._id, podcast_id: e.podcast_id,
-      listen_duration: 0, completed: false, saved: false, saved_at: null, last_listened_at: null, ...set,
-    }));
+    const fresh: EpisodeStateDoc[] = episodes
+      .filter((e) => !existing.has(e._id))
+      .map((e) => ({
+        _id: `${user_id}:${e._id}`,
+        user_id,
+        episode_id: e._id,
+        podcast_id: e.podcast_id,
+        listen_duration: 0,
+        completed: false,
+        saved: false,
+        saved_at: null,
+        last_listened_at: null,
+        ...set,
+      }));
     if (!fresh.length) return;
     try {
       await store.insertMany(fresh);
@@ -134,7 +148,10 @@ export const accessMethods = {
   },
   /** The rows (a page) with their whole episode documents, in one batched read. */
   async withDocs(this: EpisodesThis, rows: Row<CatalogRow>[]): Promise<Row[]> {
-    const docs: EpisodeDoc[] = await this.findByIds(this.adapter, rows.map((r) => r.ep._id));
+    const docs: EpisodeDoc[] = await this.findByIds(
+      this.adapter,
+      rows.map((r) => r.ep._id),
+    );
     const byId = new Map(docs.map((e) => [e._id, e]));
     return rows.filter((r) => byId.has(r.ep._id)).map((r) => ({ ...r, ep: byId.get(r.ep._id)! }));
   },

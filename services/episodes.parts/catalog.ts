@@ -10,8 +10,20 @@ import { mergedViews, userSubscriptions } from "../../shared/contracts/podcasts"
 import type { Ctx } from "../../shared/service-types";
 import type { CatalogRow } from "./catalog-index";
 import {
-  EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, id, inIdOrder, iso, isPlayed, optionalBool, pageRows, paging,
-  type PagingParams, type Row, search, sortOrder,
+  EPISODE_FILTERS,
+  EPISODE_SORTS,
+  type EpisodeDoc,
+  id,
+  inIdOrder,
+  iso,
+  isPlayed,
+  optionalBool,
+  pageRows,
+  paging,
+  type PagingParams,
+  type Row,
+  search,
+  sortOrder,
 } from "./model";
 import type { EpisodeMediaItem, PodcastUserStats } from "../../shared/contracts/episodes";
 import { EpisodeIdAnswer, EpisodeInDbAnswer, EpisodesPageAnswer, PodcastAndEpisodeAnswer, PodcastOfEpisodeAnswer } from "../../shared/contracts/episodes";
@@ -56,7 +68,10 @@ export const catalogActions: ServiceActionsSchema = {
       const subOf = new Map([sub, ...merged].map((s) => [s.podcast_id, s]));
       // Filtered, sorted and paged on the catalogue's rows; whole documents only for the page.
       const episodes: CatalogRow[] = this.visibleLists([...subOf.values()]).flat();
-      const states = await this.statesOf(p.user_id, episodes.map((e) => e._id));
+      const states = await this.statesOf(
+        p.user_id,
+        episodes.map((e) => e._id),
+      );
       const keep = EPISODE_FILTERS[p.filter ?? "all"];
       // The podcast's own name would match every row: only episode titles are searched here.
       const needle = p.search?.toLowerCase();
@@ -65,7 +80,11 @@ export const catalogActions: ServiceActionsSchema = {
         .filter((r) => keep(r) && (!needle || r.ep.title.toLowerCase().includes(needle)));
       const cut = pageRows(rows, { ...p, search: undefined }, EPISODE_SORTS[p.sort_by ?? "pub_date"], "desc");
       const [page, total]: [Row[], number] = [await this.withDocs(cut.page), cut.total];
-      const downloaded = await this.downloadedOf(ctx, p.user_id, page.map((r) => r.ep._id));
+      const downloaded = await this.downloadedOf(
+        ctx,
+        p.user_id,
+        page.map((r) => r.ep._id),
+      );
       return { episodes: page.map((r) => this.listItem(r.ep, r.sub, r.st, downloaded)), total };
     },
   },
@@ -156,10 +175,16 @@ export const catalogActions: ServiceActionsSchema = {
   recent_episodes: {
     visibility: "public",
     params: { user_id: id, podcast_id: id, feed_cutoff_days: { type: "number", integer: true, min: 0 } },
-    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; podcast_id: number; feed_cutoff_days: number }>): Promise<PodcastDetailsAnswer["recent_episodes"]> {
+    async handler(
+      this: EpisodesThis,
+      ctx: Ctx<{ user_id: number; podcast_id: number; feed_cutoff_days: number }>,
+    ): Promise<PodcastDetailsAnswer["recent_episodes"]> {
       const ids = this.newestVisible([ctx.params], null, 0, RECENT_DETAILS).page.map((e) => e._id);
       const episodes: EpisodeDoc[] = inIdOrder(ids, await this.findByIds(this.adapter, ids));
-      const states = await this.statesOf(ctx.params.user_id, episodes.map((e) => e._id));
+      const states = await this.statesOf(
+        ctx.params.user_id,
+        episodes.map((e) => e._id),
+      );
       return episodes.map((e) => {
         const st = states.get(e._id);
         return {
@@ -184,7 +209,10 @@ export const catalogActions: ServiceActionsSchema = {
     async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; subscriptions: SubscriptionView[] }>): Promise<Record<number, PodcastUserStats>> {
       const subs = ctx.params.subscriptions;
       const episodes: CatalogRow[] = this.visibleLists(subs).flat();
-      const states = await this.statesOf(ctx.params.user_id, episodes.map((e) => e._id));
+      const states = await this.statesOf(
+        ctx.params.user_id,
+        episodes.map((e) => e._id),
+      );
       const out: Record<number, PodcastUserStats> = {};
       for (const s of subs) out[s.podcast_id] = { total_episodes: 0, unplayed_episodes: 0, last_played: null, total_listen_time: 0 };
       for (const e of episodes) {
@@ -214,7 +242,10 @@ export const catalogActions: ServiceActionsSchema = {
       const podcast_ids = Array.from(new Set(episodes.map((e) => e.podcast_id)));
       const subs = podcast_ids.length ? await userSubscriptions(ctx, { user_id, podcast_ids, include_unsubscribed: !!include_unsubscribed }) : [];
       const byPodcast = new Map(subs.map((s) => [s.podcast_id, s]));
-      const states = await this.statesOf(user_id, episodes.map((e) => e._id));
+      const states = await this.statesOf(
+        user_id,
+        episodes.map((e) => e._id),
+      );
       return episodes
         .filter((e) => byPodcast.has(e.podcast_id))
         .map((e) => {

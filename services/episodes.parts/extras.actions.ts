@@ -25,7 +25,11 @@ export const extrasActions: ServiceActionsSchema = {
       const subs = await userSubscriptions(ctx, { user_id, ...(podcast_ids ? { podcast_ids } : {}) });
       if (!subs.length) return [];
       // Each podcast with the subscriber's own cutoff (feed_cutoff_days 0 keeps everything).
-      const clauses = subs.map((s) => (s.feed_cutoff_days > 0 ? { podcast_id: s.podcast_id, pub_date: { $gt: new Date(Date.now() - s.feed_cutoff_days * DAY_MS) } } : { podcast_id: s.podcast_id }));
+      const clauses = subs.map((s) =>
+        s.feed_cutoff_days > 0
+          ? { podcast_id: s.podcast_id, pub_date: { $gt: new Date(Date.now() - s.feed_cutoff_days * DAY_MS) } }
+          : { podcast_id: s.podcast_id },
+      );
       const query: Query = { $or: clauses };
       if (saved) {
         const states = await this.stores.episode_states.find({ query: { user_id, saved: true } });

@@ -19,8 +19,23 @@ import type { EpisodesThis } from "./this";
 
 /** Stored fields a refresh may change; compared to decide whether an episode is written again. */
 const SYNCED_FIELDS = [
-  "guid", "enclosure_key", "title", "description", "pub_date", "duration", "enclosure_url", "enclosure_type",
-  "enclosure_length", "artwork", "link", "author", "explicit", "season", "episode", "episode_type", "p20",
+  "guid",
+  "enclosure_key",
+  "title",
+  "description",
+  "pub_date",
+  "duration",
+  "enclosure_url",
+  "enclosure_type",
+  "enclosure_length",
+  "artwork",
+  "link",
+  "author",
+  "explicit",
+  "season",
+  "episode",
+  "episode_type",
+  "p20",
 ] as const;
 
 function enclosureKey(url: string | null): string | null {
@@ -136,7 +151,6 @@ export async function foldDuplicateEpisodes(svc: EpisodesThis, store: Store<Guid
   }
 }
 
-
 export const feedSyncActions: ServiceActionsSchema = {
   /**
    * Stores a podcast's feed items: matched ones are updated only when a field changed, new ones are
@@ -147,7 +161,12 @@ export const feedSyncActions: ServiceActionsSchema = {
    */
   sync_episodes: {
     visibility: "public",
-    params: { podcast_id: id, episodes: { type: "array", items: "object" }, announce: { type: "boolean", optional: true }, prune: { type: "boolean", optional: true } },
+    params: {
+      podcast_id: id,
+      episodes: { type: "array", items: "object" },
+      announce: { type: "boolean", optional: true },
+      prune: { type: "boolean", optional: true },
+    },
     async handler(this: EpisodesThis, ctx: Ctx<{ podcast_id: number; episodes: ParsedEpisode[]; announce?: boolean; prune?: boolean }>): Promise<SyncResult> {
       const { podcast_id } = ctx.params;
       const existing: EpisodeDoc[] = await this.adapter.find({ query: { podcast_id } });
@@ -239,7 +258,8 @@ export const feedSyncActions: ServiceActionsSchema = {
       for (const e of all) if (e.pub_date && (!newest || e.pub_date > newest)) newest = e.pub_date;
       const created_ids = written.map((d) => d._id);
       if (created_ids.length && ctx.params.announce) void episodesCreated.emit(ctx, { podcast_id, episode_ids: created_ids });
-      if (created_ids.length || updated || raced.length) this.logger.info("episodes synced", { podcast_id, created: created_ids.length, updated, stored_meanwhile: raced.length });
+      if (created_ids.length || updated || raced.length)
+        this.logger.info("episodes synced", { podcast_id, created: created_ids.length, updated, stored_meanwhile: raced.length });
       return { created_ids, updated, total: all.length, last_episode_date: iso(newest) };
     },
   },

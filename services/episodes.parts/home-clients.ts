@@ -38,9 +38,19 @@ export const homeClientMethods = {
    * The home page as the clients read it: each of `recent` (states of the history) as a client episode, and the
    * sections the documents' record lacks. One queue, one downloads and one episodes read whatever the library's size.
    */
-  async homeClientSections(this: EpisodesThis, ctx: Caller, user_id: number, l: Listening, recent: EpisodeStateDoc[]): Promise<{ episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections }> {
+  async homeClientSections(
+    this: EpisodesThis,
+    ctx: Caller,
+    user_id: number,
+    l: Listening,
+    recent: EpisodeStateDoc[],
+  ): Promise<{ episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections }> {
     // The newest ten in one pass: a year's history is thousands of started episodes.
-    const started = newest(l.history.filter((s) => s.listen_duration > 0 && !s.completed), IN_PROGRESS, (s) => time(s.last_listened_at));
+    const started = newest(
+      l.history.filter((s) => s.listen_duration > 0 && !s.completed),
+      IN_PROGRESS,
+      (s) => time(s.last_listened_at),
+    );
     const ids = [...new Set([...recent, ...started].map((s) => s.episode_id))];
     const [queue, docs, downloadedCount]: [QueuePreviewResult, EpisodeDoc[], number] = await Promise.all([
       preview(ctx, { user_id, limit: QUEUE_PREVIEW, episode_ids: ids }),
@@ -70,8 +80,15 @@ export const homeClientMethods = {
           .map(([podcast_id, seconds]) => {
             const sub = l.subs.get(podcast_id)!;
             return {
-              podcastid: podcast_id, podcastname: sub.title, podcastindexid: sub.podcast_index_id, artworkurl: sub.artwork_url, websiteurl: sub.website_url,
-              is_vidsite: sub.is_vidsite, is_youtube: sub.is_vidsite, play_count: plays.get(podcast_id) ?? 0, total_listen_time: Math.round(seconds),
+              podcastid: podcast_id,
+              podcastname: sub.title,
+              podcastindexid: sub.podcast_index_id,
+              artworkurl: sub.artwork_url,
+              websiteurl: sub.website_url,
+              is_vidsite: sub.is_vidsite,
+              is_youtube: sub.is_vidsite,
+              play_count: plays.get(podcast_id) ?? 0,
+              total_listen_time: Math.round(seconds),
             };
           }),
         saved_count: l.saved,

@@ -150,11 +150,19 @@ export const indexMethods = {
     if (episode_ids === null || !cache.has(user_id)) cache.drop(user_id);
     else {
       const write = cache.writing(user_id);
-      const found: EpisodeStateDoc[] = await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`));
+      const found: EpisodeStateDoc[] = await this.findByIds(
+        this.stores.episode_states,
+        episode_ids.map((e) => `${user_id}:${e}`),
+      );
       const present = new Set(found.map((s) => s.episode_id));
       // A later write's re-read may have been applied already: this older answer would undo it, so the user is read whole again.
       if (cache.lastWrite(user_id) !== write) cache.drop(user_id);
-      else cache.apply(user_id, found, episode_ids.filter((e) => !present.has(e)));
+      else
+        cache.apply(
+          user_id,
+          found,
+          episode_ids.filter((e) => !present.has(e)),
+        );
     }
     if (!announce) return;
     for (const ids of episode_ids === null ? [null] : idSlices(episode_ids)) void episodesStatesChanged.broadcast(this.broker, { user_id, episode_ids: ids });

@@ -16,12 +16,33 @@ import { searchPodcasts } from "../../shared/contracts/podcasts";
 import type { Caller } from "../../shared/contracts/call";
 import type { Ctx } from "../../shared/service-types";
 import {
-  type EpisodeDoc, EPISODE_FILTERS, type EpisodeStateDoc, id, inIdOrder, iso, type ListenCounterDoc, optionalBool, paging, type PagingParams, type Row,
-  cutoffTime, localDay, streakDays, time, visibleQuery,
+  type EpisodeDoc,
+  EPISODE_FILTERS,
+  type EpisodeStateDoc,
+  id,
+  inIdOrder,
+  iso,
+  type ListenCounterDoc,
+  optionalBool,
+  paging,
+  type PagingParams,
+  type Row,
+  cutoffTime,
+  localDay,
+  streakDays,
+  time,
+  visibleQuery,
 } from "./model";
 import { countAfter, newestFirst, type CatalogRow } from "./catalog-index";
 import type { UserStates } from "./state-cache";
-import { EpisodeMetadataAnswer, ExtendedStatsAnswer, HomeOverviewAnswer, QueueItem, SearchDataAnswer, StatsWithClientNamesAnswer } from "../../shared/contracts/episodes";
+import {
+  EpisodeMetadataAnswer,
+  ExtendedStatsAnswer,
+  HomeOverviewAnswer,
+  QueueItem,
+  SearchDataAnswer,
+  StatsWithClientNamesAnswer,
+} from "../../shared/contracts/episodes";
 import type { HomeClientEpisode, HomeClientSections, StatsAnswer } from "../../shared/contracts/episodes";
 import type { EpisodesThis } from "./this";
 
@@ -76,14 +97,20 @@ function stats(l: Listening, queued: number, downloaded: number): StatsAnswer {
     episodes_saved: l.saved,
     episodes_queued: queued,
     avg_listen_time_per_episode: l.episodes_played ? Math.round(l.total_listen_time / l.episodes_played) : 0,
-    most_listened_podcast: top ? l.subs.get(top[0])?.title ?? null : null,
+    most_listened_podcast: top ? (l.subs.get(top[0])?.title ?? null) : null,
     listening_streak_days: l.listening_streak_days,
     last_activity: last ? new Date(last).toISOString() : null,
   };
 }
 
 /** This server's badge for the hours a user has listened (the web client shows it on its stats page). */
-const BADGES: [number, string][] = [[200, "Podcast Devotee"], [50, "Dedicated Listener"], [10, "Regular Listener"], [1, "Casual Listener"], [0, "Newcomer"]];
+const BADGES: [number, string][] = [
+  [200, "Podcast Devotee"],
+  [50, "Dedicated Listener"],
+  [10, "Regular Listener"],
+  [1, "Casual Listener"],
+  [0, "Newcomer"],
+];
 function listeningBadge(seconds: number): string {
   return BADGES.find(([hours]) => seconds >= hours * 3600)![1];
 }
@@ -136,7 +163,10 @@ export const libraryActions: ServiceActionsSchema = {
     async handler(this: EpisodesThis, ctx: Ctx<UserParams>): Promise<StatsWithClientNamesAnswer> {
       // The user first: an unknown one is a 404 whatever the queue service's state.
       const l: Listening = await this.listening(ctx, ctx.params.user_id);
-      const [queued, downloaded]: [number, number] = await Promise.all([this.queueLength(ctx, ctx.params.user_id), this.downloadedCount(ctx, ctx.params.user_id)]);
+      const [queued, downloaded]: [number, number] = await Promise.all([
+        this.queueLength(ctx, ctx.params.user_id),
+        this.downloadedCount(ctx, ctx.params.user_id),
+      ]);
       const figures = stats(l, queued, downloaded);
       return { ...figures, ...(await this.statsClientNames(ctx, ctx.params.user_id, l, figures)) };
     },
@@ -154,7 +184,15 @@ export const libraryActions: ServiceActionsSchema = {
         downloadedBytes(ctx, { user_id: ctx.params.user_id }),
       ]);
       const tz = l.settings.timezone;
-      const format = new Intl.DateTimeFormat("en-US", { timeZone: tz, weekday: "long", hour: "numeric", hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit" });
+      const format = new Intl.DateTimeFormat("en-US", {
+        timeZone: tz,
+        weekday: "long",
+        hour: "numeric",
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+      });
       const parts = (d: Date) => {
         const f = format.formatToParts(d);
         const get = (t: string) => f.find((p) => p.type === t)!.value;
@@ -178,7 +216,8 @@ export const libraryActions: ServiceActionsSchema = {
         if (row && (!longest || (row.duration ?? 0) > (longest.duration ?? 0))) longest = row;
       }
       const byCategory = new Map<string, number>();
-      for (const [podcast_id, seconds] of l.byPodcast) for (const c of l.subs.get(podcast_id)?.categories ?? []) byCategory.set(c, (byCategory.get(c) ?? 0) + seconds);
+      for (const [podcast_id, seconds] of l.byPodcast)
+        for (const c of l.subs.get(podcast_id)?.categories ?? []) byCategory.set(c, (byCategory.get(c) ?? 0) + seconds);
       const base = stats(l, queued, downloaded);
       return {
         ...base,
@@ -193,11 +232,28 @@ export const libraryActions: ServiceActionsSchema = {
           .map(([podcast_id, seconds]) => {
             const sub = l.subs.get(podcast_id);
             const name = sub?.title ?? "";
-            return { podcast_id, podcast_name: name, listen_time: Math.round(seconds), episodes_listened: episodes.get(podcast_id) ?? 0, podcastid: podcast_id, podcastname: name, artworkurl: sub?.artwork_url ?? "", total_seconds: Math.round(seconds) };
+            return {
+              podcast_id,
+              podcast_name: name,
+              listen_time: Math.round(seconds),
+              episodes_listened: episodes.get(podcast_id) ?? 0,
+              podcastid: podcast_id,
+              podcastname: name,
+              artworkurl: sub?.artwork_url ?? "",
+              total_seconds: Math.round(seconds),
+            };
           }),
-        favorite_categories: [...byCategory.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([name, seconds]) => ({ name, total_seconds: Math.round(seconds) })),
+        favorite_categories: [...byCategory.entries()]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 10)
+          .map(([name, seconds]) => ({ name, total_seconds: Math.round(seconds) })),
         longest_episode: longest
-          ? { episodeid: longest._id, episodetitle: longest.title, episodeduration: longest.duration ?? 0, podcastname: l.subs.get(longest.podcast_id)?.title ?? "" }
+          ? {
+              episodeid: longest._id,
+              episodetitle: longest.title,
+              episodeduration: longest.duration ?? 0,
+              podcastname: l.subs.get(longest.podcast_id)?.title ?? "",
+            }
           : null,
         listening_badge: listeningBadge(base.total_listen_time),
         total_downloaded_bytes: bytes,
@@ -216,7 +272,10 @@ export const libraryActions: ServiceActionsSchema = {
       const user_id = ctx.params.user_id;
       const l: Listening = await this.listening(ctx, user_id);
       const recent = newest(l.history, HOME_ITEMS, (s) => time(s.last_listened_at));
-      const favourites = [...l.byPodcast.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_PODCASTS).map(([p]) => p);
+      const favourites = [...l.byPodcast.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, TOP_PODCASTS)
+        .map(([p]) => p);
       const from = favourites.length ? favourites : [...l.subs.keys()].slice(0, TOP_PODCASTS);
       // Each podcast's list runs newest first: the newest of all are among each list's first.
       const fresh: CatalogRow[] = this.visibleLists(from.map((p) => l.subs.get(p)!).filter(Boolean))
@@ -237,28 +296,33 @@ export const libraryActions: ServiceActionsSchema = {
           const sub = e && l.subs.get(e.podcast_id);
           const client = e && clients.episodes.get(e._id);
           if (!e || !sub || !client) return [];
-          return [{
-            episode_id: e._id,
-            episode_title: e.title,
-            podcast_name: sub.title,
-            episode_artwork: e.artwork ?? sub.artwork_url ?? null,
-            listen_progress: s.completed ? 100 : percent(Math.min(s.listen_duration ?? 0, e.duration), e.duration),
-            last_listened: iso(s.last_listened_at),
-            ...client,
-          }];
+          return [
+            {
+              episode_id: e._id,
+              episode_title: e.title,
+              podcast_name: sub.title,
+              episode_artwork: e.artwork ?? sub.artwork_url ?? null,
+              listen_progress: s.completed ? 100 : percent(Math.min(s.listen_duration ?? 0, e.duration), e.duration),
+              last_listened: iso(s.last_listened_at),
+              ...client,
+            },
+          ];
         }),
         quick_stats: {
           total_listen_time: l.total_listen_time,
           episodes_this_week: l.history.filter((s) => time(s.last_listened_at) >= weekAgo).length,
           completion_rate: l.completion_rate,
         },
-        recommended_episodes: fresh.filter((e) => !known.get(e._id)?.listen_duration && !known.get(e._id)?.completed).slice(0, HOME_ITEMS).map((e) => ({
-          episode_id: e._id,
-          episode_title: e.title,
-          // Rows of the user's subscriptions (visibleLists of l.subs): the podcast is there.
-          podcast_name: l.subs.get(e.podcast_id)?.title ?? "",
-          reason: favourites.length ? "New from one of your most listened podcasts" : "New from a podcast you subscribed to recently",
-        })),
+        recommended_episodes: fresh
+          .filter((e) => !known.get(e._id)?.listen_duration && !known.get(e._id)?.completed)
+          .slice(0, HOME_ITEMS)
+          .map((e) => ({
+            episode_id: e._id,
+            episode_title: e.title,
+            // Rows of the user's subscriptions (visibleLists of l.subs): the podcast is there.
+            podcast_name: l.subs.get(e.podcast_id)?.title ?? "",
+            reason: favourites.length ? "New from one of your most listened podcasts" : "New from a podcast you subscribed to recently",
+          })),
         ...clients.sections,
       };
     },
@@ -302,7 +366,7 @@ export const libraryActions: ServiceActionsSchema = {
       let hits: CatalogRow[] = [];
       for (const sub of scope) {
         const cutoff = cutoffTime(sub.feed_cutoff_days);
-        const rows: readonly CatalogRow[] = matches ? matches.get(sub.podcast_id) ?? [] : this.catalog.podcast(sub.podcast_id);
+        const rows: readonly CatalogRow[] = matches ? (matches.get(sub.podcast_id) ?? []) : this.catalog.podcast(sub.podcast_id);
         const seen = cutoff === null ? rows.length : countAfter(rows, cutoff);
         count += seen;
         for (let i = 0; i < (stateFilter ? seen : Math.min(seen, skip + take)); i++) hits.push(rows[i]);
@@ -314,7 +378,10 @@ export const libraryActions: ServiceActionsSchema = {
       hits.sort(newestFirst);
       const ids = hits.slice(skip, skip + take).map((e) => e._id);
       const [docs, states, queue, downloaded]: [EpisodeDoc[], Map<number, EpisodeStateDoc>, QueuePositionsResult, Set<number>] = await Promise.all([
-        this.findByIds(this.adapter, ids), this.statesOf(p.user_id, ids), this.queueOf(ctx, p.user_id, ids), this.downloadedOf(ctx, p.user_id, ids),
+        this.findByIds(this.adapter, ids),
+        this.statesOf(p.user_id, ids),
+        this.queueOf(ctx, p.user_id, ids),
+        this.downloadedOf(ctx, p.user_id, ids),
       ]);
       const items = inIdOrder(ids, docs).map((e) => {
         const sub = subs.get(e.podcast_id)!;
@@ -358,7 +425,10 @@ export const libraryActions: ServiceActionsSchema = {
       const { user_id, episode_id } = ctx.params;
       const ep: EpisodeDoc = await this.accessibleEpisode(ctx, user_id, episode_id);
       const [sub, states, queue, downloaded] = await Promise.all([
-        this.access(ctx, user_id, ep.podcast_id), this.statesOf(user_id, [ep._id]), this.queueOf(ctx, user_id, [ep._id]), this.downloadedOf(ctx, user_id, [ep._id]),
+        this.access(ctx, user_id, ep.podcast_id),
+        this.statesOf(user_id, [ep._id]),
+        this.queueOf(ctx, user_id, [ep._id]),
+        this.downloadedOf(ctx, user_id, [ep._id]),
       ]);
       const row: Row = { ep, sub, st: states.get(ep._id) };
       // One field per fact: the web client's Episode takes is_saved as an alias of saved (both would be serde's
@@ -393,7 +463,10 @@ export const libraryActions: ServiceActionsSchema = {
       if (!ep.pub_date) throw new NotFoundError("No next episode in this podcast");
       const sub: SubscriptionView = await this.access(ctx, user_id, ep.podcast_id);
       const later: EpisodeDoc[] = await this.adapter.find({ query: visibleQuery([sub], {}, ep.pub_date), sort: ["pub_date", "_id"], limit: 50 });
-      const states: Map<number, EpisodeStateDoc> = await this.statesOf(user_id, later.map((e) => e._id));
+      const states: Map<number, EpisodeStateDoc> = await this.statesOf(
+        user_id,
+        later.map((e) => e._id),
+      );
       const next = later.find((e) => !states.get(e._id)?.completed);
       if (!next) throw new NotFoundError("No next episode in this podcast");
       const [queue, downloaded] = await Promise.all([this.queueOf(ctx, user_id, [next._id]), this.downloadedOf(ctx, user_id, [next._id])]);
@@ -408,10 +481,21 @@ export const libraryMethods = {
     return visibleLength(ctx, { user_id });
   },
   /** Of these catalogue rows, those in a listening state (an EPISODE_FILTERS word, or downloaded): one call whatever the count. */
-  async inListeningState(this: EpisodesThis, ctx: Caller, user_id: number, filter: string, rows: CatalogRow[], subs: Map<number, SubscriptionView>): Promise<CatalogRow[]> {
+  async inListeningState(
+    this: EpisodesThis,
+    ctx: Caller,
+    user_id: number,
+    filter: string,
+    rows: CatalogRow[],
+    subs: Map<number, SubscriptionView>,
+  ): Promise<CatalogRow[]> {
     if (!rows.length) return rows;
     if (filter === "downloaded") {
-      const have: Set<number> = await this.downloadedOf(ctx, user_id, rows.map((r) => r._id));
+      const have: Set<number> = await this.downloadedOf(
+        ctx,
+        user_id,
+        rows.map((r) => r._id),
+      );
       return rows.filter((r) => have.has(r._id));
     }
     const { byEpisode }: UserStates = await this.userStates(user_id);
@@ -443,11 +527,22 @@ export const libraryMethods = {
     });
     // The streak formats a date per day of it: kept per timezone and local day.
     const tz = settings.timezone;
-    const listening_streak_days = cached.memo(`streak ${tz} ${localDay(new Date(), tz)}`, () => streakDays(history.map((s) => s.last_listened_at!), tz));
+    const listening_streak_days = cached.memo(`streak ${tz} ${localDay(new Date(), tz)}`, () =>
+      streakDays(
+        history.map((s) => s.last_listened_at!),
+        tz,
+      ),
+    );
     // The counters measure real playing time and starts (replays too); players that never send them
     // still get the positions and episodes of their history.
     return {
-      subs, settings, states: cached.byEpisode, history, counters, byPodcast, ...figures,
+      subs,
+      settings,
+      states: cached.byEpisode,
+      history,
+      counters,
+      byPodcast,
+      ...figures,
       total_listen_time: Math.round(Math.max(counters?.listen_seconds ?? 0, heard)),
       episodes_played: Math.max(counters?.played ?? 0, history.length),
       listening_streak_days,

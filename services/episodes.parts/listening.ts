@@ -13,8 +13,21 @@ import { NotFoundError } from "../../shared/errors";
 import type { Ctx } from "../../shared/service-types";
 import type { CatalogRow } from "./catalog-index";
 import {
-  EPISODE_FILTERS, EPISODE_SORTS, type EpisodeDoc, type EpisodeStateDoc, id, inIdOrder, optionalBool, pageRows, paging,
-  type PagingParams, type Row, search, type SortKey, sortOrder, time,
+  EPISODE_FILTERS,
+  EPISODE_SORTS,
+  type EpisodeDoc,
+  type EpisodeStateDoc,
+  id,
+  inIdOrder,
+  optionalBool,
+  pageRows,
+  paging,
+  type PagingParams,
+  type Row,
+  search,
+  type SortKey,
+  sortOrder,
+  time,
 } from "./model";
 import { AutoCompleteAnswer, BulkAnswer, HistoryAnswer, ListenDurationAnswer, SavedEpisodesAnswer } from "../../shared/contracts/episodes";
 import { DetailAnswer } from "../../shared/contracts/answers";
@@ -91,10 +104,22 @@ function counter(field: "listen_seconds" | "played", by: number, detail: string)
 }
 
 export const listeningActions: ServiceActionsSchema = {
-  save_episode: stateSetter(() => ({ saved: true, saved_at: new Date() }), (video) => (video ? "Video saved!" : "Episode saved!")),
-  remove_saved_episode: stateSetter(() => ({ saved: false, saved_at: null }), (video) => (video ? "Saved video removed." : "Saved episode removed.")),
-  mark_episode_completed: stateSetter(() => ({ completed: true }), () => "Episode marked as completed."),
-  mark_episode_uncompleted: stateSetter(() => ({ completed: false }), () => "Episode marked as not completed."),
+  save_episode: stateSetter(
+    () => ({ saved: true, saved_at: new Date() }),
+    (video) => (video ? "Video saved!" : "Episode saved!"),
+  ),
+  remove_saved_episode: stateSetter(
+    () => ({ saved: false, saved_at: null }),
+    (video) => (video ? "Saved video removed." : "Saved episode removed."),
+  ),
+  mark_episode_completed: stateSetter(
+    () => ({ completed: true }),
+    () => "Episode marked as completed.",
+  ),
+  mark_episode_uncompleted: stateSetter(
+    () => ({ completed: false }),
+    () => "Episode marked as not completed.",
+  ),
 
   /** GET /api/data/saved_episode_list/{user_id}: newest save first unless asked otherwise; total before paging. */
   saved_episode_list: {
@@ -160,10 +185,17 @@ export const listeningActions: ServiceActionsSchema = {
         const offset = p.offset ?? 0;
         const end = offset + (p.limit ?? 100);
         // history() runs newest first with ties by episode id descending: ascending is its exact reverse.
-        const states = p.sort_order === "asc" ? history.slice(Math.max(0, history.length - end), Math.max(0, history.length - offset)).reverse() : history.slice(offset, end);
+        const states =
+          p.sort_order === "asc"
+            ? history.slice(Math.max(0, history.length - end), Math.max(0, history.length - offset)).reverse()
+            : history.slice(offset, end);
         const [rows, downloaded]: [Row[], Set<number>] = await Promise.all([
           this.join(ctx, p.user_id, states).then((r) => this.withDocs(r)),
-          this.downloadedOf(ctx, p.user_id, states.map((st) => st.episode_id)),
+          this.downloadedOf(
+            ctx,
+            p.user_id,
+            states.map((st) => st.episode_id),
+          ),
         ]);
         return { data: rows.map((r) => this.historyItem(r, downloaded)), total: history.length };
       }
@@ -171,7 +203,11 @@ export const listeningActions: ServiceActionsSchema = {
       const rows = (await this.join(ctx, p.user_id, (await this.userStates(p.user_id)).history())).filter(EPISODE_FILTERS[p.filter ?? "all"]);
       const cut = pageRows(rows, { ...p, limit: p.limit ?? 100 }, HISTORY_SORTS[sortBy], "desc");
       const page: Row[] = await this.withDocs(cut.page);
-      const downloaded = await this.downloadedOf(ctx, p.user_id, page.map((r) => r.ep._id));
+      const downloaded = await this.downloadedOf(
+        ctx,
+        p.user_id,
+        page.map((r) => r.ep._id),
+      );
       return { data: page.map((r) => this.historyItem(r, downloaded)), total: cut.total };
     },
   },
@@ -220,7 +256,10 @@ export const listeningActions: ServiceActionsSchema = {
       completed: { type: "boolean", optional: true },
       saved: { type: "boolean", optional: true },
     },
-    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; episode_id: number; listen_duration?: number; completed?: boolean; saved?: boolean }>): Promise<{ success: true }> {
+    async handler(
+      this: EpisodesThis,
+      ctx: Ctx<{ user_id: number; episode_id: number; listen_duration?: number; completed?: boolean; saved?: boolean }>,
+    ): Promise<{ success: true }> {
       const { user_id, episode_id, ...fields } = ctx.params;
       const ep: EpisodeDoc | null = await this.adapter.findOne({ _id: episode_id });
       if (!ep) throw new NotFoundError("Episode not found");

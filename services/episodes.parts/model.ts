@@ -59,8 +59,21 @@ export interface ListenCounterDoc {
 }
 
 export const P20_FIELDS = [
-  "transcripts", "chapters", "soundbites", "persons", "values", "podcast_season", "podcast_episode",
-  "alternate_enclosures", "locations", "license", "images", "txt", "social_interacts", "keywords", "itunes_block",
+  "transcripts",
+  "chapters",
+  "soundbites",
+  "persons",
+  "values",
+  "podcast_season",
+  "podcast_episode",
+  "alternate_enclosures",
+  "locations",
+  "license",
+  "images",
+  "txt",
+  "social_interacts",
+  "keywords",
+  "itunes_block",
 ] as const;
 
 const DAY_MS = 86_400_000;
@@ -135,7 +148,7 @@ export function cutoffTime(days: number | undefined): number | null {
  */
 export function visibleQuery(subs: Pick<SubscriptionView, "podcast_id" | "feed_cutoff_days">[], extra: Query = {}, since?: Date): Query {
   const after = (cutoff: Date | null) => {
-    const d = cutoff && since ? (cutoff > since ? cutoff : since) : cutoff ?? since;
+    const d = cutoff && since ? (cutoff > since ? cutoff : since) : (cutoff ?? since);
     return d ? { pub_date: { $gt: d } } : {};
   };
   const keepAll = subs.filter((s) => !cutoffDate(s.feed_cutoff_days)).map((s) => s.podcast_id);
@@ -168,7 +181,12 @@ export interface Row<E extends ListedEpisode = EpisodeDoc> {
 export type SortKey = (r: Row<ListedEpisode>) => number | string;
 
 /** The shared query of the listing routes: search, then sort (ties by id), then total and the page. */
-export function pageRows<R extends Row<ListedEpisode>>(rows: R[], p: { search?: string; sort_order?: string; limit?: number; offset?: number }, key: SortKey, defaultOrder: "asc" | "desc") {
+export function pageRows<R extends Row<ListedEpisode>>(
+  rows: R[],
+  p: { search?: string; sort_order?: string; limit?: number; offset?: number },
+  key: SortKey,
+  defaultOrder: "asc" | "desc",
+) {
   let kept = rows;
   if (p.search) {
     const needle = p.search.toLowerCase();

@@ -20,7 +20,11 @@ export const peopleActions: ServiceActionsSchema = {
     async handler(this: EpisodesThis, ctx: Ctx<{ episode_ids: number[] }>): Promise<EpisodePeople[]> {
       const docs: EpisodeDoc[] = await this.findByIds(this.adapter, ctx.params.episode_ids);
       return docs.map((e) => ({
-        episode_id: e._id, podcast_id: e.podcast_id, title: e.title, url: e.enclosure_url, pub_date: e.pub_date ? new Date(e.pub_date).toISOString() : null,
+        episode_id: e._id,
+        podcast_id: e.podcast_id,
+        title: e.title,
+        url: e.enclosure_url,
+        pub_date: e.pub_date ? new Date(e.pub_date).toISOString() : null,
         people: (e.p20?.persons ?? []).map((x: { name: string }) => x.name),
       }));
     },
@@ -30,7 +34,11 @@ export const peopleActions: ServiceActionsSchema = {
     visibility: "public",
     params: {
       user_id: { type: "number", integer: true, positive: true },
-      people: { type: "array", max: 1000, items: { type: "object", props: { name: "string", podcast_ids: { type: "array", items: "number", optional: true } } } },
+      people: {
+        type: "array",
+        max: 1000,
+        items: { type: "object", props: { name: "string", podcast_ids: { type: "array", items: "number", optional: true } } },
+      },
       offset: { type: "number", integer: true, min: 0, optional: true },
       limit: { type: "number", integer: true, min: 0, optional: true },
     },
@@ -38,7 +46,9 @@ export const peopleActions: ServiceActionsSchema = {
       const { user_id, people, offset = 0, limit } = ctx.params;
       if (!people.length) return [];
       const podcastIds = Array.from(new Set(people.flatMap((p) => p.podcast_ids ?? [])));
-      const found: EpisodeDoc[] = await this.adapter.find({ query: { $or: [{ "p20.persons.name": { $regex: namesPattern(people.map((p) => p.name)) } }, { podcast_id: { $in: podcastIds } }] } });
+      const found: EpisodeDoc[] = await this.adapter.find({
+        query: { $or: [{ "p20.persons.name": { $regex: namesPattern(people.map((p) => p.name)) } }, { podcast_id: { $in: podcastIds } }] },
+      });
       const ofPodcasts = Array.from(new Set(found.map((e) => e.podcast_id)));
       const views = ofPodcasts.length ? await userSubscriptions(ctx, { user_id, podcast_ids: ofPodcasts, include_unsubscribed: true }) : [];
       const byPodcast = new Map(views.map((v) => [v.podcast_id, v]));

@@ -38,11 +38,18 @@ export const recommendActions: ServiceActionsSchema = {
       const { podcast_ids, per_podcast } = ctx.params;
       const rows: CatalogRow[] = podcast_ids.flatMap((p) => this.catalog.podcast(p).slice(0, per_podcast));
       const ids = rows.map((r) => r._id);
-      const states: Pick<EpisodeStateDoc, (typeof STATE_FIELDS)[number]>[] = ids.length ? await this.findFields(this.stores.episode_states, { episode_id: { $in: ids } }, STATE_FIELDS) : [];
+      const states: Pick<EpisodeStateDoc, (typeof STATE_FIELDS)[number]>[] = ids.length
+        ? await this.findFields(this.stores.episode_states, { episode_id: { $in: ids } }, STATE_FIELDS)
+        : [];
       const byId = new Map(rows.map((r) => [r._id, r]));
       return {
         episodes: rows.map((r) => ({ episode_id: r._id, podcast_id: r.podcast_id, pub: r.pub })),
-        listens: states.map((st) => ({ user_id: st.user_id, episode_id: st.episode_id, podcast_id: st.podcast_id, played: isPlayed(byId.get(st.episode_id)!, st as EpisodeStateDoc) })),
+        listens: states.map((st) => ({
+          user_id: st.user_id,
+          episode_id: st.episode_id,
+          podcast_id: st.podcast_id,
+          played: isPlayed(byId.get(st.episode_id)!, st as EpisodeStateDoc),
+        })),
       };
     },
   },

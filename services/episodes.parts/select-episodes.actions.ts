@@ -56,18 +56,26 @@ function keep(sel: EpisodeSelection, e: CatalogRow, st: EpisodeStateDoc | undefi
 /** Sort key of an episode for a sort_order (see descending for its direction). */
 function sortKey(order: string, e: CatalogRow, st: EpisodeStateDoc | undefined, podcast: string, seed: number): number | string {
   switch (order) {
-    case "date_asc": return e.pub;
+    case "date_asc":
+      return e.pub;
     case "duration_asc":
-    case "duration_desc": return e.duration;
+    case "duration_desc":
+      return e.duration;
     // Most listened first: seconds, and share of the episode.
-    case "listen_progress": return st?.listen_duration ?? 0;
-    case "completion": return progressOf(e, st);
+    case "listen_progress":
+      return st?.listen_duration ?? 0;
+    case "completion":
+      return progressOf(e, st);
     case "title_asc":
-    case "title_desc": return e.title.toLowerCase();
+    case "title_desc":
+      return e.title.toLowerCase();
     case "podcast_asc":
-    case "podcast_desc": return podcast;
-    case "random": return shuffleRank(seed, e._id);
-    default: return e.pub; // date_desc
+    case "podcast_desc":
+      return podcast;
+    case "random":
+      return shuffleRank(seed, e._id);
+    default:
+      return e.pub; // date_desc
   }
 }
 
@@ -85,7 +93,14 @@ function cmp(a: number | string, b: number | string): number {
  * (a prefix of each podcast's newest-first rows); several playlists (get_playlists' counts) every
  * visible episode once.
  */
-function candidates(svc: EpisodesThis, subs: SubscriptionView[], byPodcast: Map<number, SubscriptionView>, selections: EpisodeSelection[], ids: number[] | null, now: number): (readonly CatalogRow[])[] {
+function candidates(
+  svc: EpisodesThis,
+  subs: SubscriptionView[],
+  byPodcast: Map<number, SubscriptionView>,
+  selections: EpisodeSelection[],
+  ids: number[] | null,
+  now: number,
+): (readonly CatalogRow[])[] {
   if (ids) return [ids.map((i) => svc.catalog.get(i)).filter((r): r is CatalogRow => !!r && visibleTo(r, byPodcast.get(r.podcast_id)))];
   if (selections.length > 1) return svc.visibleLists(subs);
   const [sel] = selections;
@@ -177,25 +192,36 @@ export const selectEpisodesActions: ServiceActionsSchema = {
       const timeless = !ids && subs.every((s) => cutoffTime(s.feed_cutoff_days) === null);
       const subsKey = timeless ? subs.map((s) => `${s.podcast_id}:${s.title}`).join("\n") : "";
       const pages = selections.map((sel) => {
-        const listed = timeless && sel.time_filter_hours == null
-          ? user.memo(`select ${this.catalog.version} ${JSON.stringify(sel)} ${subsKey}`, () => select(sel))
-          : select(sel);
+        const listed =
+          timeless && sel.time_filter_hours == null
+            ? user.memo(`select ${this.catalog.version} ${JSON.stringify(sel)} ${subsKey}`, () => select(sel))
+            : select(sel);
         // The episode just played may have left the playlist (now played): then the first one is next.
-        const page = after_episode_id !== undefined
-          ? listed.slice(listed.findIndex((e) => e._id === after_episode_id) + 1).filter((e) => e._id !== after_episode_id).slice(0, 1)
-          : listed.slice(offset, limit === undefined ? undefined : offset + limit);
+        const page =
+          after_episode_id !== undefined
+            ? listed
+                .slice(listed.findIndex((e) => e._id === after_episode_id) + 1)
+                .filter((e) => e._id !== after_episode_id)
+                .slice(0, 1)
+            : listed.slice(offset, limit === undefined ? undefined : offset + limit);
         return { total: listed.length, page: page.map((e) => e._id) };
       });
       // One store read and one downloads call for the pages of every selection (none when only counting).
       const pageIds = Array.from(new Set(pages.flatMap((p) => p.page)));
-      const [docs, downloaded]: [EpisodeDoc[], Set<number>] = await Promise.all([this.findByIds(this.adapter, pageIds), this.downloadedOf(ctx, user_id, pageIds)]);
+      const [docs, downloaded]: [EpisodeDoc[], Set<number>] = await Promise.all([
+        this.findByIds(this.adapter, pageIds),
+        this.downloadedOf(ctx, user_id, pageIds),
+      ]);
       const docById = new Map(docs.map((e) => [e._id, e]));
       return pages.map(({ total, page }): SelectionResult => ({
         total,
-        episodes: page.filter((i) => docById.has(i)).map((i) => docById.get(i)!).map((e): SelectedEpisode => ({
-          ...this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded),
-          is_video: /^video\//i.test(e.enclosure_type ?? ""),
-        })),
+        episodes: page
+          .filter((i) => docById.has(i))
+          .map((i) => docById.get(i)!)
+          .map((e): SelectedEpisode => ({
+            ...this.listItem(e, byPodcast.get(e.podcast_id)!, states.get(e._id), downloaded),
+            is_video: /^video\//i.test(e.enclosure_type ?? ""),
+          })),
       }));
     },
   },

@@ -31,7 +31,9 @@ export class UserStates {
   /** The history (states with a listen date), newest listen first, ties by episode id descending; kept until a write. */
   history(): readonly EpisodeStateDoc[] {
     if (!this.listened) {
-      const keyed = this.all().filter((s) => time(s.last_listened_at) > 0).map((s) => ({ s, t: time(s.last_listened_at) }));
+      const keyed = this.all()
+        .filter((s) => time(s.last_listened_at) > 0)
+        .map((s) => ({ s, t: time(s.last_listened_at) }));
       keyed.sort((a, b) => b.t - a.t || b.s.episode_id - a.s.episode_id);
       this.listened = keyed.map((k) => k.s);
     }

@@ -40,10 +40,19 @@ export const syncActions: ServiceActionsSchema = {
       const fields = ["podcast_id", "guid", "title", "description", "link", "enclosure_url", "pub_date", "created_at"] as const;
       const eps = await this.findFields(this.adapter, { podcast_id: { $in: [...urls.keys()] }, created_at: { $gt: ctx.params.since } }, fields);
       return eps.flatMap((e) =>
-        !e.enclosure_url ? [] : [{
-          podcast_url: urls.get(e.podcast_id)!, url: e.enclosure_url, guid: e.guid, title: e.title, description: e.description ?? "", website: e.link,
-          released: iso(e.pub_date ?? e.created_at)!.slice(0, 19),
-        }],
+        !e.enclosure_url
+          ? []
+          : [
+              {
+                podcast_url: urls.get(e.podcast_id)!,
+                url: e.enclosure_url,
+                guid: e.guid,
+                title: e.title,
+                description: e.description ?? "",
+                website: e.link,
+                released: iso(e.pub_date ?? e.created_at)!.slice(0, 19),
+              },
+            ],
       );
     },
   },
@@ -54,20 +63,50 @@ export const syncActions: ServiceActionsSchema = {
    */
   sync_states: {
     visibility: "public",
-    params: { user_id: id, since: { type: "date", convert: true, optional: true }, feeds, episode_ids: { type: "array", items: "number", max: 100_000, optional: true } },
+    params: {
+      user_id: id,
+      since: { type: "date", convert: true, optional: true },
+      feeds,
+      episode_ids: { type: "array", items: "number", max: 100_000, optional: true },
+    },
     async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; since?: Date; feeds: SyncFeed[]; episode_ids?: number[] }>): Promise<SyncEpisodeState[]> {
       const urls = new Map(ctx.params.feeds.map((f) => [f.podcast_id, f.feed_url]));
       const { user_id, episode_ids } = ctx.params;
       const states: EpisodeStateDoc[] = episode_ids
-        ? (await this.findByIds(this.stores.episode_states, episode_ids.map((e) => `${user_id}:${e}`))).filter((s) => urls.has(s.podcast_id))
-        : await this.stores.episode_states.find({ query: { user_id, podcast_id: { $in: [...urls.keys()] }, last_listened_at: ctx.params.since ? { $gt: ctx.params.since } : { $ne: null } } });
+        ? (
+            await this.findByIds(
+              this.stores.episode_states,
+              episode_ids.map((e) => `${user_id}:${e}`),
+            )
+          ).filter((s) => urls.has(s.podcast_id))
+        : await this.stores.episode_states.find({
+            query: { user_id, podcast_id: { $in: [...urls.keys()] }, last_listened_at: ctx.params.since ? { $gt: ctx.params.since } : { $ne: null } },
+          });
       if (!states.length) return [];
-      const eps = new Map((await this.findByIds(this.adapter, states.map((s) => s.episode_id), ["enclosure_url", "duration", "guid"])).map((e) => [e._id, e]));
+      const eps = new Map(
+        (
+          await this.findByIds(
+            this.adapter,
+            states.map((s) => s.episode_id),
+            ["enclosure_url", "duration", "guid"],
+          )
+        ).map((e) => [e._id, e]),
+      );
       const now = new Date().toISOString();
       return states.flatMap((s) => {
         const e = eps.get(s.episode_id);
         if (!e?.enclosure_url) return [];
-        return [{ podcast_url: urls.get(s.podcast_id)!, episode_url: e.enclosure_url, position: Math.round(s.listen_duration), total: e.duration, completed: !!s.completed, timestamp: (episode_ids ? now : iso(s.last_listened_at))!, ...(e.guid ? { guid: e.guid } : {}) }];
+        return [
+          {
+            podcast_url: urls.get(s.podcast_id)!,
+            episode_url: e.enclosure_url,
+            position: Math.round(s.listen_duration),
+            total: e.duration,
+            completed: !!s.completed,
+            timestamp: (episode_ids ? now : iso(s.last_listened_at))!,
+            ...(e.guid ? { guid: e.guid } : {}),
+          },
+        ];
       });
     },
   },
@@ -95,7 +134,10 @@ export const syncActions: ServiceActionsSchema = {
   apply_sync_states: {
     visibility: "public",
     params: { user_id: id, feeds, states: { type: "array", items: "object", max: 100_000 }, origin: { type: "string", optional: true } },
-    async handler(this: EpisodesThis, ctx: Ctx<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[]; origin?: string }>): Promise<{ applied: number }> {
+    async handler(
+      this: EpisodesThis,
+      ctx: Ctx<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[]; origin?: string }>,
+    ): Promise<{ applied: number }> {
       const { user_id } = ctx.params;
       const podcastOf = new Map(ctx.params.feeds.map((f) => [f.feed_url, f.podcast_id]));
       const newest = new Map<string, SyncEpisodeState>();
@@ -109,10 +151,18 @@ export const syncActions: ServiceActionsSchema = {
       const episodes = await this.findFields(this.adapter, { podcast_id: { $in: podcastIds } }, ["podcast_id", "enclosure_url", "enclosure_key", "guid"]);
       const byRef = new Map<string, (typeof episodes)[number]>();
       // Exact URLs win over URLs without their query string, which win over guids.
-      for (const field of ["guid", "enclosure_key", "enclosure_url"] as const) for (const e of episodes) if (e[field]) byRef.set(`${e.podcast_id}\n${field === "guid" ? "guid:" : ""}${e[field]}`, e);
+      for (const field of ["guid", "enclosure_key", "enclosure_url"] as const)
+        for (const e of episodes) if (e[field]) byRef.set(`${e.podcast_id}\n${field === "guid" ? "guid:" : ""}${e[field]}`, e);
       const found = (s: SyncEpisodeState, podcast_id: number) =>
-        byRef.get(`${podcast_id}\n${s.episode_url}`) ?? byRef.get(`${podcast_id}\n${noQuery(s.episode_url)}`) ?? (s.guid ? byRef.get(`${podcast_id}\nguid:${s.guid}`) : undefined);
-      const current = new Map((await this.findFields(this.stores.episode_states, { user_id, podcast_id: { $in: podcastIds } }, ["episode_id", "last_listened_at"])).map((st) => [st.episode_id, st]));
+        byRef.get(`${podcast_id}\n${s.episode_url}`) ??
+        byRef.get(`${podcast_id}\n${noQuery(s.episode_url)}`) ??
+        (s.guid ? byRef.get(`${podcast_id}\nguid:${s.guid}`) : undefined);
+      const current = new Map(
+        (await this.findFields(this.stores.episode_states, { user_id, podcast_id: { $in: podcastIds } }, ["episode_id", "last_listened_at"])).map((st) => [
+          st.episode_id,
+          st,
+        ]),
+      );
       const fresh: EpisodeStateDoc[] = [];
       const written = new Set<number>();
       try {
@@ -123,7 +173,14 @@ export const syncActions: ServiceActionsSchema = {
           if (!ep || Number.isNaN(at.getTime()) || written.has(ep._id)) continue;
           const known = current.get(ep._id);
           if (known?.last_listened_at && new Date(known.last_listened_at) >= at) continue;
-          const set = { user_id, episode_id: ep._id, podcast_id, listen_duration: s.position, last_listened_at: at, ...(s.completed ? { completed: true } : {}) };
+          const set = {
+            user_id,
+            episode_id: ep._id,
+            podcast_id,
+            listen_duration: s.position,
+            last_listened_at: at,
+            ...(s.completed ? { completed: true } : {}),
+          };
           if (known) await this.stores.episode_states.updateMany({ _id: `${user_id}:${ep._id}` }, { $set: set });
           else fresh.push({ _id: `${user_id}:${ep._id}`, completed: false, saved: false, saved_at: null, ...set });
           written.add(ep._id);
@@ -139,7 +196,8 @@ export const syncActions: ServiceActionsSchema = {
         // One re-read and one event for all the states written, as writeStates does (also after a failure midway).
         if (written.size) {
           await this.statesChanged(user_id, [...written]);
-          for (const episode_ids of idSlices([...written])) void episodesPositionsChanged.emit(ctx, { user_id, episode_ids, origin: ctx.params.origin ?? null });
+          for (const episode_ids of idSlices([...written]))
+            void episodesPositionsChanged.emit(ctx, { user_id, episode_ids, origin: ctx.params.origin ?? null });
         }
       }
       return { applied: written.size };

@@ -4,7 +4,15 @@
  * the in-memory indexes (createIndexes in indexes.ts).
  */
 import type { Caller } from "../../shared/contracts/call";
-import type { EpisodeListItem, HistoryAnswer, HomeClientEpisode, HomeClientSections, QueueItem, StatsAnswer, StatsWithClientNamesAnswer } from "../../shared/contracts/episodes";
+import type {
+  EpisodeListItem,
+  HistoryAnswer,
+  HomeClientEpisode,
+  HomeClientSections,
+  QueueItem,
+  StatsAnswer,
+  StatsWithClientNamesAnswer,
+} from "../../shared/contracts/episodes";
 import type { QueuePositionsResult } from "../../shared/contracts/queue";
 import type { SubscriptionView } from "../../shared/contracts/podcasts";
 import type { Ctx, DbThis } from "../../shared/service-types";
@@ -61,7 +69,12 @@ export interface EpisodesMethods {
   listening(ctx: Caller, user_id: number): Promise<Listening>;
   // home-clients.ts
   statsClientNames(ctx: Caller, user_id: number, l: Listening, figures: StatsAnswer): Promise<StatsClientNames>;
-  homeClientSections(ctx: Caller, user_id: number, l: Listening, recent: EpisodeStateDoc[]): Promise<{ episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections }>;
+  homeClientSections(
+    ctx: Caller,
+    user_id: number,
+    l: Listening,
+    recent: EpisodeStateDoc[],
+  ): Promise<{ episodes: Map<number, HomeClientEpisode>; sections: HomeClientSections }>;
   // indexes.ts
   loadCatalog(): Promise<void>;
   storedCatalogMark(): Promise<number>;

@@ -99,9 +99,15 @@ export const deviceMethods: ServiceMethods = {
    */
   async ensureDevices(this: GpodderThis, user_id: number, device_ids: string[]): Promise<void> {
     const wanted = [...new Set(device_ids)];
-    const known = await this.findByIds(this.stores.gpodder_devices, wanted.map((d) => deviceKey(user_id, d)), ["device_id"]);
+    const known = await this.findByIds(
+      this.stores.gpodder_devices,
+      wanted.map((d) => deviceKey(user_id, d)),
+      ["device_id"],
+    );
     const have = new Set(known.map((d) => d.device_id));
-    const fresh: DeviceDoc[] = wanted.filter((d) => !have.has(d)).map((device_id) => ({ _id: deviceKey(user_id, device_id), user_id, device_id, caption: "", type: "other", group: null, created_at: new Date() }));
+    const fresh: DeviceDoc[] = wanted
+      .filter((d) => !have.has(d))
+      .map((device_id) => ({ _id: deviceKey(user_id, device_id), user_id, device_id, caption: "", type: "other", group: null, created_at: new Date() }));
     // A refused device is one another process stored under the same key: kept as it is.
     await this.insertEach(this.stores.gpodder_devices, fresh, () => Promise.resolve(null));
   },

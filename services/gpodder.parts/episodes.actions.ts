@@ -6,11 +6,31 @@
 import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import type { SyncNewEpisode } from "../../shared/contracts/episodes";
 import { syncNewEpisodes } from "../../shared/contracts/episodes";
-import { DeviceUpdatesAnswer, EpisodeActionsAnswer, NEXTCLOUD_DEVICE, NextcloudEpisodeActionsAnswer, NextcloudUploadAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
+import {
+  DeviceUpdatesAnswer,
+  EpisodeActionsAnswer,
+  NEXTCLOUD_DEVICE,
+  NextcloudEpisodeActionsAnswer,
+  NextcloudUploadAnswer,
+  UploadAnswer,
+} from "../../shared/contracts/gpodder";
 import type { SyncFeed, SyncPodcast } from "../../shared/contracts/podcasts";
 import { syncFeeds, syncPodcasts } from "../../shared/contracts/podcasts";
 import type { Ctx } from "../../shared/service-types";
-import { ActionDoc, checkDeviceId, FeedDoc, gpodderAction, newestPerEpisode, nextcloudAction, normaliseActions, podcastObject, rkey, rkeyRange, sanitizeUrl, sinceOf } from "./model";
+import {
+  ActionDoc,
+  checkDeviceId,
+  FeedDoc,
+  gpodderAction,
+  newestPerEpisode,
+  nextcloudAction,
+  normaliseActions,
+  podcastObject,
+  rkey,
+  rkeyRange,
+  sanitizeUrl,
+  sinceOf,
+} from "./model";
 import type { GpodderThis, NewAction } from "./this";
 
 const username = { type: "string", max: 200 };
@@ -43,11 +63,14 @@ export const episodeActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username, since, podcast: { type: "string", max: 4000, optional: true }, device: { type: "string", max: 200, optional: true }, aggregated: flag },
     response: EpisodeActionsAnswer,
-    async handler(this: GpodderThis, ctx: Ctx<{ username: string; since?: unknown; podcast?: string; device?: string; aggregated?: unknown }>): Promise<EpisodeActionsAnswer> {
+    async handler(
+      this: GpodderThis,
+      ctx: Ctx<{ username: string; since?: unknown; podcast?: string; device?: string; aggregated?: unknown }>,
+    ): Promise<EpisodeActionsAnswer> {
       const user_id: number = await this.caller(ctx);
       const p = ctx.params;
       // The feed URL as stored: sanitized as uploads are.
-      const podcast = p.podcast === undefined ? undefined : sanitizeUrl(p.podcast) ?? p.podcast;
+      const podcast = p.podcast === undefined ? undefined : (sanitizeUrl(p.podcast) ?? p.podcast);
       const { actions, timestamp } = await this.actionsSince(user_id, sinceOf(p.since), { podcast, device: p.device });
       return { actions: (truthy(p.aggregated) ? newestPerEpisode(actions) : actions).map(gpodderAction), timestamp };
     },
@@ -63,7 +86,10 @@ export const episodeActions: ServiceActionsSchema = {
     idempotent: true,
     params: { username, deviceid: { type: "string", max: 200 }, since, include_actions: flag },
     response: DeviceUpdatesAnswer,
-    async handler(this: GpodderThis, ctx: Ctx<{ username: string; deviceid: string; since?: unknown; include_actions?: unknown }>): Promise<DeviceUpdatesAnswer> {
+    async handler(
+      this: GpodderThis,
+      ctx: Ctx<{ username: string; deviceid: string; since?: unknown; include_actions?: unknown }>,
+    ): Promise<DeviceUpdatesAnswer> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       await this.serial(user_id, () => this.ensureDevices(user_id, [device_id]));
@@ -74,7 +100,11 @@ export const episodeActions: ServiceActionsSchema = {
       const described = [...new Set([...subs.add, ...episodes.map((e) => e.podcast_url)])];
       const podcasts: SyncPodcast[] = described.length ? await syncPodcasts(ctx, { user_id, feed_urls: described }) : [];
       const byUrl = new Map(podcasts.map((p) => [p.feed_url, p]));
-      const newest = await this.newestActions(user_id, episodes.map((e) => e.url), subs.timestamp);
+      const newest = await this.newestActions(
+        user_id,
+        episodes.map((e) => e.url),
+        subs.timestamp,
+      );
       const withActions = truthy(ctx.params.include_actions);
       const pending: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { user_id, subscribed: true, library: { $in: ["pending", "failed"] } } });
       return {
@@ -83,8 +113,16 @@ export const episodeActions: ServiceActionsSchema = {
         updates: episodes.map((e) => {
           const action: ActionDoc | undefined = newest.get(`${e.podcast_url}\n${e.url}`);
           return {
-            title: e.title, url: e.url, podcast_title: byUrl.get(e.podcast_url)?.title ?? "", podcast_url: e.podcast_url, description: e.description, website: e.website ?? "",
-            mygpo_link: "", released: e.released, status: action?.action ?? "new", ...(withActions && action ? { action: gpodderAction(action) } : {}),
+            title: e.title,
+            url: e.url,
+            podcast_title: byUrl.get(e.podcast_url)?.title ?? "",
+            podcast_url: e.podcast_url,
+            description: e.description,
+            website: e.website ?? "",
+            mygpo_link: "",
+            released: e.released,
+            status: action?.action ?? "new",
+            ...(withActions && action ? { action: gpodderAction(action) } : {}),
           };
         }),
         timestamp: subs.timestamp,
@@ -132,7 +170,10 @@ export const episodeMethods: ServiceMethods = {
   async storeActions(this: GpodderThis, user_id: number, actions: NewAction[], applyHere: boolean = true): Promise<number> {
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (!actions.length) return;
-      await this.ensureDevices(user_id, actions.map((a) => a.device).filter((d): d is string => !!d));
+      await this.ensureDevices(
+        user_id,
+        actions.map((a) => a.device).filter((d): d is string => !!d),
+      );
       const first = await reserveIds(this, "gpodder_actions", actions.length);
       const key = rkey(user_id, seq);
       await this.stores.gpodder_actions.insertMany(actions.map((a, i) => ({ _id: first + i, user_id, seq, rkey: key, ...a })));
@@ -142,7 +183,13 @@ export const episodeMethods: ServiceMethods = {
     return seq;
   },
   /** The user's actions received after `since` (up to the clock, read first), in the order received. */
-  async actionsSince(this: GpodderThis, user_id: number, since: number, filter: { podcast?: string; device?: string }, until?: number): Promise<{ actions: ActionDoc[]; timestamp: number }> {
+  async actionsSince(
+    this: GpodderThis,
+    user_id: number,
+    since: number,
+    filter: { podcast?: string; device?: string },
+    until?: number,
+  ): Promise<{ actions: ActionDoc[]; timestamp: number }> {
     const timestamp: number = until ?? (await this.clockOf(user_id));
     if (since >= timestamp) return { actions: [], timestamp };
     const query: Record<string, unknown> = rkeyRange(user_id, since, timestamp);

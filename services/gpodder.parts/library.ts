@@ -39,8 +39,16 @@ function serverPlay(s: SyncEpisodeState): NewAction {
   const total = s.total > 0 ? s.total : s.completed && s.position > 0 ? s.position : null;
   const position = s.completed && total !== null ? total : s.position;
   return {
-    podcast: s.podcast_url, episode: s.episode_url, guid: s.guid || null, device: SERVER_DEVICE, here: true, action: "play", timestamp: s.timestamp.slice(0, 19),
-    started: total === null ? null : 0, position, total,
+    podcast: s.podcast_url,
+    episode: s.episode_url,
+    guid: s.guid || null,
+    device: SERVER_DEVICE,
+    here: true,
+    action: "play",
+    timestamp: s.timestamp.slice(0, 19),
+    started: total === null ? null : 0,
+    position,
+    total,
   };
 }
 
@@ -72,7 +80,13 @@ export const libraryMethods: ServiceMethods = {
    */
   async seedLibrary(this: GpodderThis, user_id: number): Promise<void> {
     const feeds: SyncFeed[] = await syncFeeds(this.broker, { user_id });
-    await this.changeFeeds(user_id, SERVER_DEVICE, feeds.map((f) => f.feed_url), [], false);
+    await this.changeFeeds(
+      user_id,
+      SERVER_DEVICE,
+      feeds.map((f) => f.feed_url),
+      [],
+      false,
+    );
     const states: SyncEpisodeState[] = feeds.length ? await syncStates(this.broker, { user_id, feeds }) : [];
     if (states.length) await this.storeActions(user_id, states.map(serverPlay), false);
   },
@@ -136,9 +150,10 @@ export const libraryMethods: ServiceMethods = {
       for (const f of batch) {
         const reason = failed.get(f.url);
         const retryMs = Math.min(MAX_RETRY_MS, config.gpodderRetrySeconds * 1000 * 2 ** f.attempts);
-        const set = reason === undefined
-          ? { library: "applied", last_error: null, next_try: null }
-          : { library: "failed", attempts: f.attempts + 1, last_error: reason.slice(0, 500), next_try: new Date(triedAt + retryMs) };
+        const set =
+          reason === undefined
+            ? { library: "applied", last_error: null, next_try: null }
+            : { library: "failed", attempts: f.attempts + 1, last_error: reason.slice(0, 500), next_try: new Date(triedAt + retryMs) };
         const key = JSON.stringify([f.seq, set]);
         if (!updates.has(key)) updates.set(key, { ids: [], seq: f.seq, set });
         updates.get(key)!.ids.push(f._id);
@@ -173,8 +188,13 @@ export const libraryMethods: ServiceMethods = {
     const states: SyncEpisodeState[] = actions
       .filter((a) => !a.here && a.position !== null)
       .map((a) => ({
-        podcast_url: a.podcast, episode_url: a.episode, ...(a.guid ? { guid: a.guid } : {}), position: a.position!, total: a.total ?? 0,
-        completed: !!a.total && a.position! >= a.total, timestamp: `${a.timestamp}Z`,
+        podcast_url: a.podcast,
+        episode_url: a.episode,
+        ...(a.guid ? { guid: a.guid } : {}),
+        position: a.position!,
+        total: a.total ?? 0,
+        completed: !!a.total && a.position! >= a.total,
+        timestamp: `${a.timestamp}Z`,
       }));
     for (let i = 0; i < states.length; i += STATE_BATCH) {
       await applySyncStates(this.broker, { user_id, feeds, states: states.slice(i, i + STATE_BATCH), origin: ORIGIN });

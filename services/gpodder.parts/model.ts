@@ -181,7 +181,8 @@ function plainAuthority(authority: string): boolean {
 /** A list of strings from a request, or a 400 naming it. */
 export function urlList(value: unknown, name: string): string[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || value.length > MAX_ITEMS || !value.every((u) => typeof u === "string")) throw new BadRequestError(`${name} must be a list of URLs`);
+  if (!Array.isArray(value) || value.length > MAX_ITEMS || !value.every((u) => typeof u === "string"))
+    throw new BadRequestError(`${name} must be a list of URLs`);
   return value;
 }
 
@@ -192,12 +193,16 @@ export function urlList(value: unknown, name: string): string[] {
 export function sanitizeChanges(addIn: unknown, removeIn: unknown): { add: string[]; remove: string[]; update_urls: [string, string][] } {
   const update_urls: [string, string][] = [];
   const clean = (list: string[]) =>
-    Array.from(new Set(list.map((raw) => {
-      const url = sanitizeUrl(raw);
-      if (url === null) throw new BadRequestError(`Not an http(s) feed URL: ${raw.slice(0, 200)}`);
-      if (url !== raw) update_urls.push([raw, url]);
-      return url;
-    })));
+    Array.from(
+      new Set(
+        list.map((raw) => {
+          const url = sanitizeUrl(raw);
+          if (url === null) throw new BadRequestError(`Not an http(s) feed URL: ${raw.slice(0, 200)}`);
+          if (url !== raw) update_urls.push([raw, url]);
+          return url;
+        }),
+      ),
+    );
   const add = clean(urlList(addIn, "add"));
   const remove = clean(urlList(removeIn, "remove"));
   const added = new Set(add);
@@ -245,7 +250,11 @@ function seconds(value: unknown, name: string, i: number): number | null {
  * Episode actions of one upload, checked as a whole before anything is stored: podcast (an http(s) feed
  * URL, sanitized like subscriptions), episode and action are required; the action in any case.
  */
-export function normaliseActions(body: unknown, defaultDevice: string | null, now: Date): { actions: Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey">[]; update_urls: [string, string][] } {
+export function normaliseActions(
+  body: unknown,
+  defaultDevice: string | null,
+  now: Date,
+): { actions: Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey">[]; update_urls: [string, string][] } {
   if (!Array.isArray(body)) throw new BadRequestError("Send a JSON list of episode actions");
   if (body.length > MAX_ITEMS) throw new BadRequestError(`At most ${MAX_ITEMS} episode actions per request`);
   const rewritten = new Map<string, string>();
@@ -270,7 +279,12 @@ export function normaliseActions(body: unknown, defaultDevice: string | null, no
     const guid = typeof a.guid === "string" && a.guid ? a.guid.slice(0, MAX_URL) : null;
     const play = action === "play";
     return {
-      podcast, episode: a.episode, guid, device, action, timestamp,
+      podcast,
+      episode: a.episode,
+      guid,
+      device,
+      action,
+      timestamp,
       started: play ? seconds(a.started, "started", i) : null,
       position: play ? seconds(a.position, "position", i) : null,
       total: play ? seconds(a.total, "total", i) : null,
@@ -294,7 +308,15 @@ export function gpodderAction(a: ActionDoc): GpodderEpisodeAction {
 
 /** An action as the Nextcloud gpoddersync app answers it: -1 where a number is unknown. */
 export function nextcloudAction(a: ActionDoc): NextcloudEpisodeAction {
-  const out: NextcloudEpisodeAction = { podcast: a.podcast, episode: a.episode, action: a.action.toUpperCase(), timestamp: a.timestamp, started: a.started ?? -1, position: a.position ?? -1, total: a.total ?? -1 };
+  const out: NextcloudEpisodeAction = {
+    podcast: a.podcast,
+    episode: a.episode,
+    action: a.action.toUpperCase(),
+    timestamp: a.timestamp,
+    started: a.started ?? -1,
+    position: a.position ?? -1,
+    total: a.total ?? -1,
+  };
   if (a.guid) out.guid = a.guid;
   return out;
 }
@@ -315,5 +337,13 @@ export function newestPerEpisode(actions: ActionDoc[]): ActionDoc[] {
  * their own): the catalogue's data here (p: podcasts.sync_podcasts), blanks for a feed not subscribed here yet.
  */
 export function podcastObject(url: string, p: SyncPodcast | undefined) {
-  return { url, title: p?.title ?? "", description: p?.description ?? "", website: p?.website ?? "", logo_url: p?.logo_url ?? null, subscribers: p?.subscribers ?? 0, mygpo_link: "" };
+  return {
+    url,
+    title: p?.title ?? "",
+    description: p?.description ?? "",
+    website: p?.website ?? "",
+    logo_url: p?.logo_url ?? null,
+    subscribers: p?.subscribers ?? 0,
+    mygpo_link: "",
+  };
 }

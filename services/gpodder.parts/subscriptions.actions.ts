@@ -6,7 +6,16 @@
  */
 import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { BadRequestError, NotFoundError } from "../../shared/errors";
-import { EmptyAnswer, NEXTCLOUD_DEVICE, NextcloudUploadAnswer, SimpleAllSubscriptionsAnswer, SimplePodcast, SimpleSubscriptionsAnswer, SubscriptionChangesAnswer, UploadAnswer } from "../../shared/contracts/gpodder";
+import {
+  EmptyAnswer,
+  NEXTCLOUD_DEVICE,
+  NextcloudUploadAnswer,
+  SimpleAllSubscriptionsAnswer,
+  SimplePodcast,
+  SimpleSubscriptionsAnswer,
+  SubscriptionChangesAnswer,
+  UploadAnswer,
+} from "../../shared/contracts/gpodder";
 import type { SyncPodcast } from "../../shared/contracts/podcasts";
 import { syncPodcasts } from "../../shared/contracts/podcasts";
 import type { Ctx } from "../../shared/service-types";
@@ -36,7 +45,10 @@ async function simpleList<T>(ctx: ListCtx<unknown>, urls: string[], fmt: string,
   ctx.meta.$responseType = CONTENT_TYPES[fmt];
   if (fmt === "json") return json();
   if (fmt === "txt") return urls.map((u) => `${u}\n`).join("");
-  return buildOpml("Subscriptions", urls.map((url) => ({ title: url, feed_url: url, website_url: null })));
+  return buildOpml(
+    "Subscriptions",
+    urls.map((url) => ({ title: url, feed_url: url, website_url: null })),
+  );
 }
 
 /** The feed URLs of a simple API upload in its format (a JSON list, one URL a line, or OPML). */
@@ -47,7 +59,11 @@ function parseSimpleList(body: unknown, fmt: string): string[] {
     return parsed;
   }
   if (typeof body !== "string") throw new BadRequestError(`Send the ${fmt} list as the request body`);
-  if (fmt === "txt") return body.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  if (fmt === "txt")
+    return body
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean);
   try {
     return parseOpml(body).map((f) => f.url);
   } catch (err) {
@@ -130,7 +146,12 @@ export const subscriptionActions: ServiceActionsSchema = {
       const { add } = sanitizeChanges(urls, []);
       const wanted = new Set(add);
       const current: string[] = await this.subscribedUrls(user_id);
-      await this.changeFeeds(user_id, device_id, add, current.filter((u) => !wanted.has(u)));
+      await this.changeFeeds(
+        user_id,
+        device_id,
+        add,
+        current.filter((u) => !wanted.has(u)),
+      );
       return null;
     },
   },
@@ -184,11 +205,28 @@ export const subscriptionMethods: ServiceMethods = {
   async changeFeeds(this: GpodderThis, user_id: number, device: string, add: string[], remove: string[], fromDevice = true): Promise<number> {
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (fromDevice) await this.ensureDevices(user_id, [device]);
-      const known = await this.findByIds(this.stores.gpodder_feeds, [...add, ...remove].map((u) => feedKey(user_id, u)), ["url", "subscribed"]);
+      const known = await this.findByIds(
+        this.stores.gpodder_feeds,
+        [...add, ...remove].map((u) => feedKey(user_id, u)),
+        ["url", "subscribed"],
+      );
       const state = new Map(known.map((f) => [f.url, f.subscribed]));
-      const changes: [string, boolean][] = [...add.filter((u) => state.get(u) !== true).map((u) => [u, true] as [string, boolean]), ...remove.filter((u) => state.get(u) === true).map((u) => [u, false] as [string, boolean])];
+      const changes: [string, boolean][] = [
+        ...add.filter((u) => state.get(u) !== true).map((u) => [u, true] as [string, boolean]),
+        ...remove.filter((u) => state.get(u) === true).map((u) => [u, false] as [string, boolean]),
+      ];
       const doc = (url: string, subscribed: boolean): FeedDoc => ({
-        _id: feedKey(user_id, url), user_id, url, subscribed, seq, rkey: rkey(user_id, seq), device, library: fromDevice ? "pending" : "applied", attempts: 0, last_error: null, next_try: null,
+        _id: feedKey(user_id, url),
+        user_id,
+        url,
+        subscribed,
+        seq,
+        rkey: rkey(user_id, seq),
+        device,
+        library: fromDevice ? "pending" : "applied",
+        attempts: 0,
+        last_error: null,
+        next_try: null,
       });
       // Feeds seen before are updated one by one; new ones (a first sync's whole list) inserted at once.
       for (const [url, subscribed] of changes.filter(([url]) => state.has(url))) {

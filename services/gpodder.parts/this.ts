@@ -55,7 +55,12 @@ interface GpodderMethods {
   // episodes.actions.ts
   newestActions(user_id: number, episodeUrls: string[], until: number): Promise<Map<string, ActionDoc>>;
   storeActions(user_id: number, actions: NewAction[], applyHere?: boolean): Promise<number>;
-  actionsSince(user_id: number, since: number, filter: { podcast?: string; device?: string }, until?: number): Promise<{ actions: ActionDoc[]; timestamp: number }>;
+  actionsSince(
+    user_id: number,
+    since: number,
+    filter: { podcast?: string; device?: string },
+    until?: number,
+  ): Promise<{ actions: ActionDoc[]; timestamp: number }>;
   // library.ts
   seedLibrary(user_id: number): Promise<void>;
   applySoon(user_id: number, feeds?: boolean): Promise<void>;

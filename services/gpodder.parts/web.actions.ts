@@ -32,7 +32,11 @@ export const webActions: ServiceActionsSchema = {
    */
   account_save_device: {
     visibility: "public",
-    params: { device_id: { type: "string", max: 200 }, caption: { type: "string", max: 200, optional: true, nullable: true }, type: { type: "enum", values: deviceTypes } },
+    params: {
+      device_id: { type: "string", max: 200 },
+      caption: { type: "string", max: 200, optional: true, nullable: true },
+      type: { type: "enum", values: deviceTypes },
+    },
     async handler(this: GpodderThis, ctx: Ctx<{ device_id: string; caption?: string | null; type: DeviceDoc["type"] }>): Promise<OwnSyncDevice> {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.device_id);
@@ -58,13 +62,14 @@ export const webActions: ServiceActionsSchema = {
     params: { user_id: userId },
     async handler(this: GpodderThis, ctx: Ctx<{ user_id: number }>): Promise<OwnSyncStatistics> {
       const { user_id } = ctx.params;
-      const [devices, feeds, total, recent, user]: [OwnSyncDevice[], Pick<FeedDoc, "_id" | "url">[], number, ActionDoc[], UserRecord | null] = await Promise.all([
-        this.ownDevices(user_id),
-        this.findFields(this.stores.gpodder_feeds, { user_id, subscribed: true }, ["url"]),
-        this.stores.gpodder_actions.count({ query: everything(user_id) }),
-        this.stores.gpodder_actions.find({ query: everything(user_id), sort: ["-rkey", "-_id"], limit: RECENT_ACTIONS }),
-        this.adapter.findOne({ _id: user_id }),
-      ]);
+      const [devices, feeds, total, recent, user]: [OwnSyncDevice[], Pick<FeedDoc, "_id" | "url">[], number, ActionDoc[], UserRecord | null] =
+        await Promise.all([
+          this.ownDevices(user_id),
+          this.findFields(this.stores.gpodder_feeds, { user_id, subscribed: true }, ["url"]),
+          this.stores.gpodder_actions.count({ query: everything(user_id) }),
+          this.stores.gpodder_actions.find({ query: everything(user_id), sort: ["-rkey", "-_id"], limit: RECENT_ACTIONS }),
+          this.adapter.findOne({ _id: user_id }),
+        ]);
       // The clock is Unix seconds (ahead of them only while writes come faster than one a second).
       const last = user?.clock ? Math.min(user.clock * 1000, Date.now()) : null;
       return {
@@ -72,9 +77,14 @@ export const webActions: ServiceActionsSchema = {
         subscriptions: feeds.map((f) => f.url).sort(),
         total_episode_actions: total,
         recent_episode_actions: recent.map((a) => ({
-          podcast: a.podcast, episode: a.episode, action: a.action, timestamp: a.timestamp,
-          ...(a.device ? { device: a.device } : {}), ...(a.position !== null ? { position: a.position } : {}),
-          ...(a.started !== null ? { started: a.started } : {}), ...(a.total !== null ? { total: a.total } : {}),
+          podcast: a.podcast,
+          episode: a.episode,
+          action: a.action,
+          timestamp: a.timestamp,
+          ...(a.device ? { device: a.device } : {}),
+          ...(a.position !== null ? { position: a.position } : {}),
+          ...(a.started !== null ? { started: a.started } : {}),
+          ...(a.total !== null ? { total: a.total } : {}),
         })),
         last_change: last === null ? null : new Date(last).toISOString(),
       };

@@ -49,7 +49,11 @@ export function artworkUrl(folderId: number, file?: string): string {
  * older tags) are moved one minute after the previous episode's.
  */
 function ordered<T extends AudioFile & { tags: Tags }>(items: T[]): (T & { time: number })[] {
-  const dated = items.map((i) => ({ ...i, folder: path.posix.dirname(i.name), time: i.tags.date ? Date.parse(i.tags.date) : Math.floor(i.mtimeMs / 1000) * 1000 }));
+  const dated = items.map((i) => ({
+    ...i,
+    folder: path.posix.dirname(i.name),
+    time: i.tags.date ? Date.parse(i.tags.date) : Math.floor(i.mtimeMs / 1000) * 1000,
+  }));
   const byTrack = dated.length > 0 && dated.every((i) => i.tags.track !== null);
   dated.sort((a, b) => byPath(a.folder, b.folder) || (byTrack ? a.tags.track! - b.tags.track! : a.time - b.time) || byPath(a.name, b.name));
   let previous = -Infinity;
@@ -61,7 +65,11 @@ function ordered<T extends AudioFile & { tags: Tags }>(items: T[]): (T & { time:
 }
 
 export async function folderFeed(
-  folder: FolderDoc, dir: Resolved, artwork: ArtworkDoc | null, knownHash: string | null, log: (msg: string, data: object) => void,
+  folder: FolderDoc,
+  dir: Resolved,
+  artwork: ArtworkDoc | null,
+  knownHash: string | null,
+  log: (msg: string, data: object) => void,
 ): Promise<FetchedFeed> {
   const files = await audioFiles(dir.full);
   // An emptied folder is more likely an unmounted disk than a podcast whose every episode should go.

@@ -11,8 +11,18 @@ import { BadRequestError, NotFoundError } from "../../shared/errors";
 export const AUDIO = /\.(mp3|m4a|m4b|aac|ogg|oga|opus|flac|wav|mp4|m4v|webm)$/i;
 
 const AUDIO_TYPES: Record<string, string> = {
-  mp3: "audio/mpeg", m4a: "audio/mp4", m4b: "audio/mp4", aac: "audio/aac", ogg: "audio/ogg", oga: "audio/ogg", opus: "audio/ogg",
-  flac: "audio/flac", wav: "audio/wav", mp4: "video/mp4", m4v: "video/x-m4v", webm: "audio/webm",
+  mp3: "audio/mpeg",
+  m4a: "audio/mp4",
+  m4b: "audio/mp4",
+  aac: "audio/aac",
+  ogg: "audio/ogg",
+  oga: "audio/ogg",
+  opus: "audio/ogg",
+  flac: "audio/flac",
+  wav: "audio/wav",
+  mp4: "video/mp4",
+  m4v: "video/x-m4v",
+  webm: "audio/webm",
 };
 
 export function audioType(name: string): string {

@@ -15,7 +15,9 @@ export const peopleNotifyActions: ServiceActionsSchema = {
     params: { messages: { type: "array", max: 10_000, items: "object" } },
     async handler(this: NotificationsThis, ctx: Ctx<{ messages: FollowerMessage[] }>): Promise<number> {
       const { messages } = ctx.params;
-      const endpoints: PushSettingsDoc[] = messages.length ? await this.stores.push_settings.find({ query: { user_id: { $in: messages.map((m) => m.user_id) }, enabled: true } }) : [];
+      const endpoints: PushSettingsDoc[] = messages.length
+        ? await this.stores.push_settings.find({ query: { user_id: { $in: messages.map((m) => m.user_id) }, enabled: true } })
+        : [];
       let sent = 0;
       for (const m of messages) {
         const mine = endpoints.filter((e) => e.user_id === m.user_id);
@@ -25,8 +27,17 @@ export const peopleNotifyActions: ServiceActionsSchema = {
           continue;
         }
         const msg: PushMessage = {
-          event: "person.episode", title: `New episode with ${m.person}`, message: m.podcast_title ? `${m.podcast_title}: ${m.episode_title}` : m.episode_title, user_id: m.user_id, person: m.person,
-          podcast_id: m.podcast_id, podcast_title: m.podcast_title ?? undefined, episode_id: m.episode_id, episode_title: m.episode_title, episode_url: m.episode_url, pub_date: m.pub_date,
+          event: "person.episode",
+          title: `New episode with ${m.person}`,
+          message: m.podcast_title ? `${m.podcast_title}: ${m.episode_title}` : m.episode_title,
+          user_id: m.user_id,
+          person: m.person,
+          podcast_id: m.podcast_id,
+          podcast_title: m.podcast_title ?? undefined,
+          episode_id: m.episode_id,
+          episode_title: m.episode_title,
+          episode_url: m.episode_url,
+          pub_date: m.pub_date,
         };
         for (const e of mine) this.deliverPush(e, msg);
         sent++;

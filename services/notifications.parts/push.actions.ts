@@ -111,7 +111,11 @@ export const pushActions: ServiceActionsSchema = {
       if (!doc) throw new BadRequestError(`No ${plat} settings saved`);
       this.checkComplete(doc);
       try {
-        await push(doc, { event: "test", title: "Test notification", message: "Notifications from your podcast server work.", user_id: doc.user_id }, SEND_TIMEOUT_MS);
+        await push(
+          doc,
+          { event: "test", title: "Test notification", message: "Notifications from your podcast server work.", user_id: doc.user_id },
+          SEND_TIMEOUT_MS,
+        );
       } catch (err) {
         throw new BadRequestError(`Sending failed: ${failureText(err)}`);
       }
@@ -158,8 +162,16 @@ export const pushMethods: ServiceMethods = {
           continue;
         }
         const msg: PushMessage = {
-          event: "episode.new", title: `New episode: ${t.podcast_title}`, message: ep.title, user_id: t.user_id,
-          podcast_id, podcast_title: t.podcast_title, episode_id: ep.episode_id, episode_title: ep.title, episode_url: ep.url, pub_date: ep.pub_date,
+          event: "episode.new",
+          title: `New episode: ${t.podcast_title}`,
+          message: ep.title,
+          user_id: t.user_id,
+          podcast_id,
+          podcast_title: t.podcast_title,
+          episode_id: ep.episode_id,
+          episode_title: ep.title,
+          episode_url: ep.url,
+          pub_date: ep.pub_date,
         };
         for (const e of mine) this.deliverPush(e, msg);
       }

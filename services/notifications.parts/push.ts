@@ -64,14 +64,19 @@ export async function push(s: PushSettingsDoc, msg: PushMessage, timeoutMs: numb
     if (msg.episode_url) headers.Click = msg.episode_url;
     if (token) headers.Authorization = `Bearer ${token}`;
     await fetchUrl(joinUrl(s.notifa_server_url || DEFAULT_NTFY_SERVER, encodeURIComponent(s.notifa_topic)), {
-      ...base, method: "POST", body: msg.message, headers,
+      ...base,
+      method: "POST",
+      body: msg.message,
+      headers,
       ...(!token && s.notifa_username ? { username: s.notifa_username, password: password ?? "" } : {}),
     });
   } else if (s.platform === "gotify") {
     const token = decryptSecret(s.notifb_token_sealed);
     if (!s.notifb_url || !token) throw new Error("gotify URL and token are required");
     await fetchUrl(joinUrl(s.notifb_url, "message"), {
-      ...base, method: "POST", headers: { "Content-Type": "application/json", "X-Gotify-Key": token },
+      ...base,
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Gotify-Key": token },
       body: JSON.stringify({ title: msg.title, message: msg.message, priority: 5 }),
     });
   } else {
@@ -81,7 +86,10 @@ export async function push(s: PushSettingsDoc, msg: PushMessage, timeoutMs: numb
     if (token) headers.Authorization = `Bearer ${token}`;
     const method = s.http_method ?? "POST";
     // A GET webhook gets the message in the query (a GET has no body).
-    const url = method === "GET" ? `${s.http_url}${s.http_url.includes("?") ? "&" : "?"}${new URLSearchParams({ title: msg.title, message: msg.message }).toString()}` : s.http_url;
+    const url =
+      method === "GET"
+        ? `${s.http_url}${s.http_url.includes("?") ? "&" : "?"}${new URLSearchParams({ title: msg.title, message: msg.message }).toString()}`
+        : s.http_url;
     await fetchUrl(url, { ...base, method, headers, ...(method === "GET" ? {} : { body: JSON.stringify(msg) }) });
   }
 }

@@ -36,9 +36,27 @@ export const episodeTranscriptActions: ServiceActionsSchema = {
       try {
         const res = await remoteTranscript(ctx, { url: chosen.url, kind: "transcript", rights: rightsOf(ctx.meta.user), hint: chosen.type });
         const segments = res.segments.map((s) => ({ start: s.start, end: s.end, text: s.speaker ? `${s.speaker}: ${s.text}` : s.text }));
-        return { transcript: { ...base, format: res.format, status: "completed", full_text: res.segments.map((s) => s.text).join(" "), segments: JSON.stringify(segments), error: null } };
+        return {
+          transcript: {
+            ...base,
+            format: res.format,
+            status: "completed",
+            full_text: res.segments.map((s) => s.text).join(" "),
+            segments: JSON.stringify(segments),
+            error: null,
+          },
+        };
       } catch (err) {
-        return { transcript: { ...base, format: detectFormat("", chosen.type, chosen.url), status: "failed", full_text: null, segments: null, error: (err as Error | null)?.message ?? "The transcript could not be read" } };
+        return {
+          transcript: {
+            ...base,
+            format: detectFormat("", chosen.type, chosen.url),
+            status: "failed",
+            full_text: null,
+            segments: null,
+            error: (err as Error | null)?.message ?? "The transcript could not be read",
+          },
+        };
       }
     },
   },

@@ -44,11 +44,16 @@ function cues(body: string, vtt: boolean): TranscriptSegment[] {
     const start = seconds(a);
     const end = seconds(b.trim().split(/\s+/)[0] ?? "");
     if (Number.isNaN(start)) continue;
-    let raw = lines.slice(at + 1).join(" ").trim();
+    let raw = lines
+      .slice(at + 1)
+      .join(" ")
+      .trim();
     let speaker: string | null = null;
     const voice = vtt ? /<v(?:\.[\w.]+)?\s+([^>]+)>/.exec(raw) : null;
     if (voice) speaker = voice[1].trim();
-    raw = decodeEntities(raw.replace(/<[^>]+>/g, "")).replace(/\s+/g, " ").trim();
+    raw = decodeEntities(raw.replace(/<[^>]+>/g, ""))
+      .replace(/\s+/g, " ")
+      .trim();
     if (!speaker) ({ speaker, text: raw } = speakerPrefix(raw));
     if (raw) out.push({ start, end: Number.isNaN(end) ? null : end, speaker, text: raw });
   }
@@ -61,7 +66,9 @@ function html(body: string): TranscriptSegment[] {
   let speaker: string | null = null;
   let start = 0;
   for (const m of body.matchAll(/<(cite|time|p)\b[^>]*>([\s\S]*?)<\/\1>/gi)) {
-    const text = decodeEntities(m[2].replace(/<[^>]+>/g, "")).replace(/\s+/g, " ").trim();
+    const text = decodeEntities(m[2].replace(/<[^>]+>/g, ""))
+      .replace(/\s+/g, " ")
+      .trim();
     const tag = m[1].toLowerCase();
     if (tag === "cite") speaker = text.replace(/:$/, "").trim() || null;
     else if (tag === "time") start = Number.isNaN(seconds(text)) ? start : seconds(text);
@@ -92,10 +99,15 @@ function json(body: string): TranscriptSegment[] {
 export function parseTranscript(body: string, format: TranscriptFormat): TranscriptSegment[] {
   const clean = body.replace(/^\uFEFF/, "");
   switch (format) {
-    case "srt": return cues(clean, false);
-    case "vtt": return cues(clean, true);
-    case "json": return json(clean);
-    case "html": return html(clean);
-    default: return clean.trim() ? [{ start: 0, end: null, speaker: null, text: clean.trim() }] : [];
+    case "srt":
+      return cues(clean, false);
+    case "vtt":
+      return cues(clean, true);
+    case "json":
+      return json(clean);
+    case "html":
+      return html(clean);
+    default:
+      return clean.trim() ? [{ start: 0, end: null, speaker: null, text: clean.trim() }] : [];
   }
 }

@@ -30,12 +30,22 @@ export const automationActions: ServiceActionsSchema = {
     (p) => (p.is_favorite ? "Podcast marked as favorite" : "Podcast removed from favorites"),
   ),
   /** POST /api/data/enable_auto_queue */
-  enable_auto_queue: setter<{ auto_queue: boolean }>({ auto_queue: { type: "boolean", convert: true } }, (p) => ({ auto_queue: p.auto_queue }), (p) => `Auto-queue ${p.auto_queue ? "enabled" : "disabled"}`),
+  enable_auto_queue: setter<{ auto_queue: boolean }>(
+    { auto_queue: { type: "boolean", convert: true } },
+    (p) => ({ auto_queue: p.auto_queue }),
+    (p) => `Auto-queue ${p.auto_queue ? "enabled" : "disabled"}`,
+  ),
   get_auto_queue_status: reader((sub): AutoQueueAnswer => ({ auto_queue: !!sub.auto_queue }), { response: AutoQueueAnswer }),
   /** POST /api/data/get_auto_skip_times: what adjust_skip_times wrote. */
-  get_auto_skip_times: reader((sub): AutoSkipTimesAnswer => ({ start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0 }), { response: AutoSkipTimesAnswer }),
+  get_auto_skip_times: reader((sub): AutoSkipTimesAnswer => ({ start_skip: sub.start_skip ?? 0, end_skip: sub.end_skip ?? 0 }), {
+    response: AutoSkipTimesAnswer,
+  }),
   /** POST /api/data/podcast/set_auto_download_delete_days: this podcast's own days (0 keeps its downloads). */
-  set_podcast_auto_download_delete_days: setter<{ days: number }>({ days }, (p) => ({ auto_download_delete_days: p.days }), () => "Podcast auto-delete downloads setting updated."),
+  set_podcast_auto_download_delete_days: setter<{ days: number }>(
+    { days },
+    (p) => ({ auto_download_delete_days: p.days }),
+    () => "Podcast auto-delete downloads setting updated.",
+  ),
   /** POST /api/data/clear_podcast_auto_download_delete_days: back to the user's default. */
   clear_podcast_auto_download_delete_days: {
     params: { user_id: id, podcast_id: id },

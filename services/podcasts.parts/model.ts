@@ -75,8 +75,26 @@ export interface SubscriptionDoc {
 }
 
 const P20_CHANNEL_FIELDS = [
-  "podcast_guid", "medium", "locked", "locked_owner", "funding", "persons", "values", "locations", "license",
-  "trailers", "images", "txt", "podroll", "publisher", "blocks", "podping", "chat", "live_items", "keywords", "itunes_type",
+  "podcast_guid",
+  "medium",
+  "locked",
+  "locked_owner",
+  "funding",
+  "persons",
+  "values",
+  "locations",
+  "license",
+  "trailers",
+  "images",
+  "txt",
+  "podroll",
+  "publisher",
+  "blocks",
+  "podping",
+  "chat",
+  "live_items",
+  "keywords",
+  "itunes_type",
 ] as const;
 export const OVERRIDABLE = ["title", "description", "author", "artwork_url", "website_url", "podcast_index_id"] as const;
 
@@ -95,7 +113,7 @@ export const byName = { user_id: id, podcast_name: text(1000, false), podcast_ur
 export function feedRef(rawUrl: string, username: string | null, password: string | null): FeedRef {
   const inUrl = splitCredentials(rawUrl);
   const user = username ?? inUrl.username;
-  return { url: inUrl.url, username: user, password: user ? (username !== null ? password : inUrl.password) ?? "" : null };
+  return { url: inUrl.url, username: user, password: user ? ((username !== null ? password : inUrl.password) ?? "") : null };
 }
 
 export function feedKey(url: string, username: string | null, password: string | null): string {
@@ -128,7 +146,10 @@ export function categoryMap(categories: string[]): Record<string, string> {
 
 export function newestFirst(episodes: ParsedEpisode[]): ParsedEpisode[] {
   const time = (e: ParsedEpisode) => (e.pub_date ? Date.parse(e.pub_date) : 0);
-  return episodes.map((e, i) => ({ e, i, t: time(e) })).sort((a, b) => b.t - a.t || a.i - b.i).map((x) => x.e);
+  return episodes
+    .map((e, i) => ({ e, i, t: time(e) }))
+    .sort((a, b) => b.t - a.t || a.i - b.i)
+    .map((x) => x.e);
 }
 
 /** A date as ISO 8601; null for none (a date always there gives a string). */
@@ -145,7 +166,10 @@ export type ViewDoc = Pick<PodcastDoc, "_id" | (typeof VIEW_FIELDS)[number]>;
 /** What a user sees of a podcast: the feed's fields under their own overrides (of a ViewDoc, all but description and author). */
 export function shown(p: PodcastDoc, s: SubscriptionDoc | null): Shown;
 export function shown(p: ViewDoc, s: SubscriptionDoc | null): Omit<Shown, "description" | "author">;
-export function shown(p: ViewDoc & Partial<PodcastDoc>, s: SubscriptionDoc | null): Omit<Shown, "description" | "author"> & Partial<Pick<Shown, "description" | "author">> {
+export function shown(
+  p: ViewDoc & Partial<PodcastDoc>,
+  s: SubscriptionDoc | null,
+): Omit<Shown, "description" | "author"> & Partial<Pick<Shown, "description" | "author">> {
   const o = s?.overrides ?? {};
   return {
     title: (o.title as string) ?? p.title,

@@ -15,7 +15,11 @@ export const peopleActions: ServiceActionsSchema = {
   podcasts_naming: {
     visibility: "public",
     params: {
-      people: { type: "array", max: 1000, items: { type: "object", props: { name: "string", podcast_index_ids: { type: "array", items: "number", optional: true } } } },
+      people: {
+        type: "array",
+        max: 1000,
+        items: { type: "object", props: { name: "string", podcast_index_ids: { type: "array", items: "number", optional: true } } },
+      },
       user_id: { type: "number", integer: true, positive: true, optional: true },
     },
     async handler(this: PodcastsThis, ctx: Ctx<{ people: PersonQuery[]; user_id?: number }>): Promise<PodcastsNaming> {
@@ -26,7 +30,8 @@ export const peopleActions: ServiceActionsSchema = {
         query: { $or: [{ "p20.persons.name": { $regex: namesPattern(people.map((p) => p.name)) } }, { podcast_index_id: { $in: indexIds } }] },
         sort: ["title", "_id"],
       });
-      const subs: SubscriptionDoc[] = found.length && user_id ? await this.stores.subscriptions.find({ query: { user_id, podcast_id: { $in: found.map((p) => p._id) } } }) : [];
+      const subs: SubscriptionDoc[] =
+        found.length && user_id ? await this.stores.subscriptions.find({ query: { user_id, podcast_id: { $in: found.map((p) => p._id) } } }) : [];
       const subscribed = new Set(subs.map((x) => x.podcast_id));
       return people.map((person) => {
         const key = person.name.toLowerCase();
@@ -34,11 +39,22 @@ export const peopleActions: ServiceActionsSchema = {
         return found.flatMap((p): NamingPodcast[] => {
           const named = (p.p20?.persons ?? []).find((x: { name: string }) => x.name.toLowerCase() === key);
           if (!named && !(p.podcast_index_id && ids.has(p.podcast_index_id))) return [];
-          return [{
-            podcast_id: p._id, title: p.title, feed_url: p.feed_url, artwork_url: p.artwork_url, description: p.description, author: p.author,
-            website_url: p.website_url, episode_count: p.episode_count, podcast_index_id: p.podcast_index_id, explicit: p.explicit, person_img: named?.img ?? null,
-            subscribed: subscribed.has(p._id),
-          }];
+          return [
+            {
+              podcast_id: p._id,
+              title: p.title,
+              feed_url: p.feed_url,
+              artwork_url: p.artwork_url,
+              description: p.description,
+              author: p.author,
+              website_url: p.website_url,
+              episode_count: p.episode_count,
+              podcast_index_id: p.podcast_index_id,
+              explicit: p.explicit,
+              person_img: named?.img ?? null,
+              subscribed: subscribed.has(p._id),
+            },
+          ];
         });
       });
     },

@@ -25,7 +25,11 @@ function playback(sub: SubscriptionDoc): PlaybackSettings {
  * An action that sets fields of the user's subscription of a podcast (the web client reads detail or message, by route).
  * P: the params besides user_id and podcast_id, as `params` validates them.
  */
-export function setter<P extends object = Record<string, never>>(params: object, fields: (p: OfPodcast & P) => Partial<SubscriptionDoc>, detail: (p: OfPodcast & P) => string) {
+export function setter<P extends object = Record<string, never>>(
+  params: object,
+  fields: (p: OfPodcast & P) => Partial<SubscriptionDoc>,
+  detail: (p: OfPodcast & P) => string,
+) {
   return {
     params: { ...ofPodcast, ...params },
     response: ClearSpeedAnswer,
@@ -56,7 +60,11 @@ export const playbackActions: ServiceActionsSchema = {
     (p) => ({ playback_speed: p.playback_speed }),
     () => "Podcast playback speed updated",
   ),
-  clear_podcast_playback_speed: setter({}, () => ({ playback_speed: null }), () => "Podcast playback speed cleared: the default speed applies"),
+  clear_podcast_playback_speed: setter(
+    {},
+    () => ({ playback_speed: null }),
+    () => "Podcast playback speed cleared: the default speed applies",
+  ),
   /** POST /api/data/adjust_skip_times: seconds skipped at the start and end; a skip not sent keeps its value. */
   adjust_skip_times: setter<{ start_skip?: number; end_skip?: number }>(
     { start_skip: skip, end_skip: skip },
@@ -81,7 +89,12 @@ export const playbackActions: ServiceActionsSchema = {
         listeningSettings(ctx, { user_id: ctx.params.user_id }),
       ]);
       const p = playback(sub);
-      return { playback_speed: p.playback_speed ?? settings.playback_speed, start_skip: p.start_skip, end_skip: p.end_skip, playback_speed_customized: p.playback_speed !== null };
+      return {
+        playback_speed: p.playback_speed ?? settings.playback_speed,
+        start_skip: p.start_skip,
+        end_skip: p.end_skip,
+        playback_speed_customized: p.playback_speed !== null,
+      };
     },
   },
 
@@ -100,13 +113,26 @@ export const playbackActions: ServiceActionsSchema = {
       const rows: { pod: PodcastDoc; sub: SubscriptionDoc }[] = await this.userPodcasts(ctx.params.user_id);
       const wanted = ctx.params.categories?.map((c) => c.toLowerCase());
       const needle = ctx.params.search_term.toLowerCase();
-      const items = rows.map(({ pod, sub }) => ({ pod, v: shown(pod, sub) })).filter(({ v }) => !wanted || v.categories.some((c: string) => wanted.includes(c.toLowerCase())));
+      const items = rows
+        .map(({ pod, sub }) => ({ pod, v: shown(pod, sub) }))
+        .filter(({ v }) => !wanted || v.categories.some((c: string) => wanted.includes(c.toLowerCase())));
       const hits: PodcastSearchHit[] = items
         .filter(({ v }) => [v.title, v.author, v.description].some((f) => f?.toLowerCase().includes(needle)))
         .map(({ pod, v }) => ({
-          type: "podcast", podcast_id: pod._id, podcast_name: v.title, author: v.author ?? "", description: v.description ?? "", artwork_url: v.artwork_url,
-          categories: categoryMap(v.categories), podcastid: pod._id, podcastname: v.title, artworkurl: v.artwork_url ?? "", feedurl: pod.feed_url,
-          websiteurl: v.website_url ?? "", explicit: pod.explicit ? 1 : 0, episodecount: pod.episode_count,
+          type: "podcast",
+          podcast_id: pod._id,
+          podcast_name: v.title,
+          author: v.author ?? "",
+          description: v.description ?? "",
+          artwork_url: v.artwork_url,
+          categories: categoryMap(v.categories),
+          podcastid: pod._id,
+          podcastname: v.title,
+          artworkurl: v.artwork_url ?? "",
+          feedurl: pod.feed_url,
+          websiteurl: v.website_url ?? "",
+          explicit: pod.explicit ? 1 : 0,
+          episodecount: pod.episode_count,
         }));
       return { podcasts: hits, podcast_ids: items.map(({ pod }) => pod._id) };
     },

@@ -11,8 +11,14 @@ import type { Ctx, Query } from "../../shared/service-types";
 import type { AnyCtx, PodcastsThis, PodRow } from "./this";
 import { isVidsiteFeed } from "../../shared/contracts/vidsite";
 import { byName, categoryMap, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text, VIEW_FIELDS, type ViewDoc } from "./model";
-import { ExistsAnswer, PodcastDetailsAnswer, PodcastDetailsDynamicAnswer, PodcastIdAnswer, ReturnPodsAnswer, ReturnPodsExtraAnswer } from "../../shared/contracts/podcasts";
-
+import {
+  ExistsAnswer,
+  PodcastDetailsAnswer,
+  PodcastDetailsDynamicAnswer,
+  PodcastIdAnswer,
+  ReturnPodsAnswer,
+  ReturnPodsExtraAnswer,
+} from "../../shared/contracts/podcasts";
 
 type DynamicFields = Omit<PodcastDetailsDynamicAnswer, "description" | "author" | "artworkurl" | "websiteurl" | "categories" | "is_youtube"> &
   Record<"description" | "author" | "artworkurl" | "websiteurl", string | null | undefined> & { categories: string[] };
@@ -24,8 +30,13 @@ type DynamicFields = Omit<PodcastDetailsDynamicAnswer, "description" | "author" 
  */
 function dynamicDetails(d: DynamicFields): PodcastDetailsDynamicAnswer {
   return {
-    ...d, description: d.description ?? "", author: d.author ?? "", artworkurl: d.artworkurl ?? "", websiteurl: d.websiteurl ?? "",
-    categories: categoryMap(d.categories), is_youtube: d.is_vidsite,
+    ...d,
+    description: d.description ?? "",
+    author: d.author ?? "",
+    artworkurl: d.artworkurl ?? "",
+    websiteurl: d.websiteurl ?? "",
+    categories: categoryMap(d.categories),
+    is_youtube: d.is_vidsite,
   };
 }
 
@@ -131,9 +142,18 @@ export const readActions: ServiceActionsSchema = {
         recent_episodes,
         details: {
           ...dynamicDetails({
-            podcastid: pod._id, podcastname: s.title, feedurl: pod.feed_url, description: s.description, author: s.author,
-            artworkurl: s.artwork_url, explicit: pod.explicit, episodecount: pod.episode_count, categories: s.categories,
-            websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? 0, is_vidsite: isVidsiteFeed(pod.feed_url),
+            podcastid: pod._id,
+            podcastname: s.title,
+            feedurl: pod.feed_url,
+            description: s.description,
+            author: s.author,
+            artworkurl: s.artwork_url,
+            explicit: pod.explicit,
+            episodecount: pod.episode_count,
+            categories: s.categories,
+            websiteurl: s.website_url,
+            podcastindexid: s.podcast_index_id ?? 0,
+            is_vidsite: isVidsiteFeed(pod.feed_url),
           }),
           userid: ctx.params.user_id,
           isyoutubechannel: isVidsiteFeed(pod.feed_url),
@@ -166,19 +186,40 @@ export const readActions: ServiceActionsSchema = {
       const pods: PodcastDoc[] = subs.length ? await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) }, feed_url: feed.url } }) : [];
       if (pods.length) {
         const pod = pods[0];
-        const s = shown(pod, subs.find((x) => x.podcast_id === pod._id)!);
+        const s = shown(
+          pod,
+          subs.find((x) => x.podcast_id === pod._id)!,
+        );
         return dynamicDetails({
-          podcastid: pod._id, podcastname: s.title, feedurl: pod.feed_url, description: s.description, author: s.author,
-          artworkurl: s.artwork_url, explicit: pod.explicit, episodecount: pod.episode_count, categories: s.categories,
-          websiteurl: s.website_url, podcastindexid: s.podcast_index_id ?? p.podcast_index_id, is_vidsite: isVidsiteFeed(pod.feed_url),
+          podcastid: pod._id,
+          podcastname: s.title,
+          feedurl: pod.feed_url,
+          description: s.description,
+          author: s.author,
+          artworkurl: s.artwork_url,
+          explicit: pod.explicit,
+          episodecount: pod.episode_count,
+          categories: s.categories,
+          websiteurl: s.website_url,
+          podcastindexid: s.podcast_index_id ?? p.podcast_index_id,
+          is_vidsite: isVidsiteFeed(pod.feed_url),
         });
       }
       const fetched: FetchedFeed = await fetchFeed(ctx, { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
       const f = feedFields(fetched.feed!);
       return dynamicDetails({
-        podcastid: 0, podcastname: f.title || p.podcast_title, feedurl: feed.url, description: f.description, author: f.author,
-        artworkurl: f.artwork_url, explicit: f.explicit, episodecount: fetched.feed!.episodes.length, categories: f.categories,
-        websiteurl: f.website_url, podcastindexid: p.podcast_index_id, is_vidsite: isVidsiteFeed(feed.url),
+        podcastid: 0,
+        podcastname: f.title || p.podcast_title,
+        feedurl: feed.url,
+        description: f.description,
+        author: f.author,
+        artworkurl: f.artwork_url,
+        explicit: f.explicit,
+        episodecount: fetched.feed!.episodes.length,
+        categories: f.categories,
+        websiteurl: f.website_url,
+        podcastindexid: p.podcast_index_id,
+        is_vidsite: isVidsiteFeed(feed.url),
       });
     },
   },
@@ -190,7 +231,10 @@ export const readActions: ServiceActionsSchema = {
   user_subscriptions: {
     visibility: "public",
     params: { user_id: id, podcast_ids: { type: "array", items: "number", optional: true }, include_unsubscribed: { type: "boolean", optional: true } },
-    async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_ids?: number[]; include_unsubscribed?: boolean }>): Promise<readonly SubscriptionView[]> {
+    async handler(
+      this: PodcastsThis,
+      ctx: Ctx<{ user_id: number; podcast_ids?: number[]; include_unsubscribed?: boolean }>,
+    ): Promise<readonly SubscriptionView[]> {
       const { user_id, podcast_ids, include_unsubscribed } = ctx.params;
       // All of a user's views are asked on every list read (episodes service): kept until either store is written.
       const mark: string | null = podcast_ids ? null : this.storesMark(this.adapter, this.stores.subscriptions);
@@ -260,7 +304,10 @@ export const readMethods: ServiceMethods = {
   async userPodcasts(this: PodcastsThis, user_id: number): Promise<PodRow[]> {
     const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id }, sort: ["-subscribed_date", "-_id"] });
     if (!subs.length) return [];
-    const pods: PodcastDoc[] = await this.findByIds(this.adapter, subs.map((s) => s.podcast_id));
+    const pods: PodcastDoc[] = await this.findByIds(
+      this.adapter,
+      subs.map((s) => s.podcast_id),
+    );
     const byId = new Map(pods.map((p) => [p._id, p]));
     return subs.filter((s) => byId.has(s.podcast_id)).map((sub) => ({ pod: byId.get(sub.podcast_id)!, sub }));
   },
@@ -277,8 +324,15 @@ export const readMethods: ServiceMethods = {
   view(this: PodcastsThis, p: ViewDoc, s: SubscriptionDoc | null): SubscriptionView {
     const v = shown(p, s);
     return {
-      podcast_id: p._id, feed_cutoff_days: s?.feed_cutoff_days ?? 0, title: v.title, artwork_url: v.artwork_url,
-      website_url: v.website_url, podcast_index_id: v.podcast_index_id, subscribed: !!s, is_vidsite: isVidsiteFeed(p.feed_url), categories: v.categories,
+      podcast_id: p._id,
+      feed_cutoff_days: s?.feed_cutoff_days ?? 0,
+      title: v.title,
+      artwork_url: v.artwork_url,
+      website_url: v.website_url,
+      podcast_index_id: v.podcast_index_id,
+      subscribed: !!s,
+      is_vidsite: isVidsiteFeed(p.feed_url),
+      categories: v.categories,
     };
   },
   /** A return_pods item (spec: "Podcast records as returned"), then the same facts by PinePods' clients' names. */

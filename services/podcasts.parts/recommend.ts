@@ -79,7 +79,10 @@ export function rankPodcasts(input: RecInput): RecScore[] {
   const peopleTotal = [...people.values()].reduce((a, b) => a + b, 0);
 
   // Similar users, and how much each candidate is followed and heard by them, and by everyone.
-  const similar = similarUsers(user_id, input.subscriptions.filter(([, p]) => byId.has(p)));
+  const similar = similarUsers(
+    user_id,
+    input.subscriptions.filter(([, p]) => byId.has(p)),
+  );
   const heardBySimilar = new Map<number, number>();
   const heardByAll = new Map<number, number>();
   for (const [u, theirs] of subsOf) {
@@ -103,7 +106,12 @@ export function rankPodcasts(input: RecInput): RecScore[] {
     const personal = peopleTotal ? Math.min(1, p.people.reduce((a, n) => a + (people.get(n.toLowerCase()) ?? 0), 0) / peopleTotal) : 0;
     const score = WEIGHTS.listeners * listeners + WEIGHTS.categories * categories + WEIGHTS.people * personal + POPULARITY_WEIGHT * popularity;
     if (score <= 0) continue;
-    out.push({ podcast_id: p.podcast_id, score, reason: reasonFor(p, { listeners, categories, people: personal, popularity }, cats, people, input.followed), signals: { listeners, categories, people: personal, popularity } });
+    out.push({
+      podcast_id: p.podcast_id,
+      score,
+      reason: reasonFor(p, { listeners, categories, people: personal, popularity }, cats, people, input.followed),
+      signals: { listeners, categories, people: personal, popularity },
+    });
   }
   return out.sort((a, b) => b.score - a.score || a.podcast_id - b.podcast_id);
 }
@@ -113,10 +121,13 @@ function reasonFor(p: RecPodcast, s: RecScore["signals"], cats: Map<string, numb
   const parts = [
     { v: WEIGHTS.listeners * s.listeners, text: () => "Listeners with podcasts like yours follow it" },
     { v: WEIGHTS.categories * s.categories, text: () => `In ${best(p.categories, cats)}, which you listen to` },
-    { v: WEIGHTS.people * s.people, text: () => {
-      const who = best(p.people, people);
-      return followed.includes(who.toLowerCase()) ? `With ${who}, whom you follow` : `With ${who}, from podcasts you listen to`;
-    } },
+    {
+      v: WEIGHTS.people * s.people,
+      text: () => {
+        const who = best(p.people, people);
+        return followed.includes(who.toLowerCase()) ? `With ${who}, whom you follow` : `With ${who}, from podcasts you listen to`;
+      },
+    },
   ].sort((a, b) => b.v - a.v);
   return parts[0].v > 0 ? parts[0].text() : "Popular on this server";
 }
@@ -148,10 +159,18 @@ export interface RecEpisode {
  * 1 for their own, the recommendation's share of the best one's score otherwise), those they have not
  * played, scored by how many similar users played them, the podcast's affinity and freshness.
  */
-export function rankEpisodes(user_id: number, episodes: RecEpisode[], affinity: Map<number, number>, listens: RecEpisodeListen[], similar: Map<number, number>, now: number): { episode_id: number; score: number; reason: string }[] {
+export function rankEpisodes(
+  user_id: number,
+  episodes: RecEpisode[],
+  affinity: Map<number, number>,
+  listens: RecEpisodeListen[],
+  similar: Map<number, number>,
+  now: number,
+): { episode_id: number; score: number; reason: string }[] {
   const mine = new Set(listens.filter((l) => l.user_id === user_id).map((l) => l.episode_id));
   const playedBy = new Map<number, number>();
-  for (const l of listens) if (l.played && l.user_id !== user_id) playedBy.set(l.episode_id, (playedBy.get(l.episode_id) ?? 0) + (similar.get(l.user_id) ?? 0.1));
+  for (const l of listens)
+    if (l.played && l.user_id !== user_id) playedBy.set(l.episode_id, (playedBy.get(l.episode_id) ?? 0) + (similar.get(l.user_id) ?? 0.1));
   const maxPlayed = Math.max(0, ...playedBy.values());
   return episodes
     .filter((e) => !mine.has(e.episode_id) && affinity.has(e.podcast_id))
@@ -160,7 +179,12 @@ export function rankEpisodes(user_id: number, episodes: RecEpisode[], affinity: 
       const fresh = e.pub ? Math.exp(-Math.max(0, now - e.pub) / (30 * 86_400_000)) : 0;
       const aff = affinity.get(e.podcast_id)!;
       const score = 0.5 * heard + 0.3 * aff + 0.2 * fresh;
-      const reason = heard * 0.5 >= Math.max(aff * 0.3, fresh * 0.2) && heard > 0 ? "Played by listeners like you" : aff >= 1 ? "New in a podcast you follow" : "From a podcast recommended to you";
+      const reason =
+        heard * 0.5 >= Math.max(aff * 0.3, fresh * 0.2) && heard > 0
+          ? "Played by listeners like you"
+          : aff >= 1
+            ? "New in a podcast you follow"
+            : "From a podcast recommended to you";
       return { episode_id: e.episode_id, score, reason };
     })
     .sort((a, b) => b.score - a.score || a.episode_id - b.episode_id);

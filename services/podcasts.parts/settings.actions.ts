@@ -53,7 +53,9 @@ export const settingsActions: ServiceActionsSchema = {
     params: { user_id: id, podcast_id: id, category: text(200, false) },
     response: CategoriesAnswer,
     async handler(this: PodcastsThis, ctx: Ctx<OfPodcast & { category: string }>): Promise<CategoriesAnswer> {
-      const categories = await this.editCategories(ctx.params, (list: string[]) => (list.includes(ctx.params.category) ? list : [...list, ctx.params.category]));
+      const categories = await this.editCategories(ctx.params, (list: string[]) =>
+        list.includes(ctx.params.category) ? list : [...list, ctx.params.category],
+      );
       return { detail: "Category added", categories };
     },
   },
@@ -89,15 +91,20 @@ export const settingsActions: ServiceActionsSchema = {
       const sub: SubscriptionDoc = await this.subscriptionOf(p.user_id, p.podcast_id);
       const set: Record<string, unknown> = {};
       const fields: Record<(typeof OVERRIDABLE)[number], unknown> = {
-        title: p.podcast_name, description: p.description, author: p.author, artwork_url: p.artwork_url, website_url: p.website_url, podcast_index_id: p.podcast_index_id,
+        title: p.podcast_name,
+        description: p.description,
+        author: p.author,
+        artwork_url: p.artwork_url,
+        website_url: p.website_url,
+        podcast_index_id: p.podcast_index_id,
       };
       for (const f of OVERRIDABLE) if (fields[f] !== undefined && fields[f] !== null) set[`overrides.${f}`] = fields[f];
       if (p.feed_url !== undefined || p.username !== undefined || p.password !== undefined) {
         const pod = (await this.adapter.findOne({ _id: sub.podcast_id }))!;
         const inUrl = p.feed_url !== undefined ? feedRef(p.feed_url, null, null) : null;
         const url = inUrl?.url ?? pod.feed_url;
-        const username = p.username !== undefined ? p.username || null : inUrl?.username ?? pod.username;
-        const password = username ? (p.password !== undefined ? p.password : inUrl?.username ? inUrl.password : pod.password) ?? "" : null;
+        const username = p.username !== undefined ? p.username || null : (inUrl?.username ?? pod.username);
+        const password = username ? ((p.password !== undefined ? p.password : inUrl?.username ? inUrl.password : pod.password) ?? "") : null;
         if (feedKey(url, username, password) !== pod.feed_key) {
           const { pod: target } = await this.podcastFor(ctx, { url, username, password }, { user_id: p.user_id, podcast_index_id: null, fallback: {} });
           if (await this.stores.subscriptions.findOne({ key: `${p.user_id}:${target._id}` })) throw new ConflictError("Already subscribed to that feed");

@@ -14,7 +14,23 @@ import type { AddCustomPodcastParams, ApplyFeedParams, FeedsChangedEvent, Refres
 import { podcastsFeedsChanged, subscriptionsRemoved } from "../../shared/contracts/podcasts";
 import { isLocalFeed } from "../../shared/contracts/local";
 import { CreateTaskParams, ImportFeedPayload, JOB_IMPORT_FEED, tasksCreate } from "../../shared/contracts/tasks";
-import { byName, categoryMap, cutoffDays, Fallback, feedFields, FeedRef, feedKey, feedRef, feedUrl, id, newestFirst, podcastIndexId, PodcastDoc, SubscriptionDoc, text } from "./model";
+import {
+  byName,
+  categoryMap,
+  cutoffDays,
+  Fallback,
+  feedFields,
+  FeedRef,
+  feedKey,
+  feedRef,
+  feedUrl,
+  id,
+  newestFirst,
+  podcastIndexId,
+  PodcastDoc,
+  SubscriptionDoc,
+  text,
+} from "./model";
 import { AddCustomPodcastAnswer, type ClientPodcast, SubscribedAnswer } from "../../shared/contracts/podcasts";
 import { SuccessAnswer, type Static } from "../../shared/contracts/answers";
 import type { Caller, Emitter } from "../../shared/contracts/call";
@@ -100,7 +116,12 @@ export const subscribeActions: ServiceActionsSchema = {
     visibility: "public",
     params: { user_id: id, feed_url: { type: "string", pattern: /^local:./, max: 4000 } },
     async handler(this: PodcastsThis, ctx: Ctx<SubscribeLocalParams>): Promise<AddCustomPodcastAnswer> {
-      const answer: SubscribedAnswer = await this.subscribe(ctx, ctx.params.user_id, { url: ctx.params.feed_url, username: null, password: null }, { podcast_index_id: null, feed_cutoff_days: 0, fallback: {} });
+      const answer: SubscribedAnswer = await this.subscribe(
+        ctx,
+        ctx.params.user_id,
+        { url: ctx.params.feed_url, username: null, password: null },
+        { podcast_index_id: null, feed_cutoff_days: 0, fallback: {} },
+      );
       return { ...answer, data: await this.clientPodcast(answer.podcast_id) };
     },
   },
@@ -144,8 +165,14 @@ export const subscribeActions: ServiceActionsSchema = {
       // (channel texts, Podcasting 2.0 data) parsed for each was most of the store's share of its time.
       const pods = (await this.findByIds(this.adapter, ids, TARGET_FIELDS)).sort((a, b) => a._id - b._id);
       return pods.map((p) => ({
-        podcast_id: p._id, feed_url: p.feed_url, username: p.username, password: p.password,
-        etag: p.etag, last_modified: p.last_modified, content_hash: p.content_hash, fetch_rights: p.fetch_rights ?? "user",
+        podcast_id: p._id,
+        feed_url: p.feed_url,
+        username: p.username,
+        password: p.password,
+        etag: p.etag,
+        last_modified: p.last_modified,
+        content_hash: p.content_hash,
+        fetch_rights: p.fetch_rights ?? "user",
       }));
     },
   },
@@ -190,7 +217,13 @@ export const subscribeMethods: ServiceMethods = {
     };
   },
   /** add_podcast and add_custom_podcast: the feed's record (found or created), then the subscription. */
-  async subscribe(this: PodcastsThis, ctx: AnyCtx, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback; origin?: string }): Promise<SubscribedAnswer> {
+  async subscribe(
+    this: PodcastsThis,
+    ctx: AnyCtx,
+    user_id: number,
+    feed: FeedRef,
+    opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback; origin?: string },
+  ): Promise<SubscribedAnswer> {
     const { pod } = await this.podcastFor(ctx, feed, { ...opts, user_id });
     if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) throw new ConflictError("Podcast already subscribed");
     const sub: SubscriptionDoc = {
@@ -221,7 +254,12 @@ export const subscribeMethods: ServiceMethods = {
    * now, the rest by an import_feed job of user_id (startImport), which records the content hash that
    * marks the import complete.
    */
-  async podcastFor(this: PodcastsThis, ctx: AnyCtx, feed: FeedRef, opts: { user_id: number; podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }> {
+  async podcastFor(
+    this: PodcastsThis,
+    ctx: AnyCtx,
+    feed: FeedRef,
+    opts: { user_id: number; podcast_index_id: number | null; fallback: Fallback },
+  ): Promise<{ pod: PodcastDoc }> {
     const key = feedKey(feed.url, feed.username, feed.password);
     const known: PodcastDoc | null = await this.adapter.findOne({ feed_key: key });
     const rights = rightsOf(ctx.meta.user);
@@ -288,7 +326,12 @@ export const subscribeMethods: ServiceMethods = {
    */
   async startImport(this: PodcastsThis, ctx: Caller, user_id: number, pod: PodcastDoc) {
     const job: CreateTaskParams = {
-      task_type: JOB_IMPORT_FEED, user_id, payload: { podcast_id: pod._id } satisfies ImportFeedPayload, item_id: pod._id, podcast_name: pod.title, dedupe_key: `import:${pod._id}`,
+      task_type: JOB_IMPORT_FEED,
+      user_id,
+      payload: { podcast_id: pod._id } satisfies ImportFeedPayload,
+      item_id: pod._id,
+      podcast_name: pod.title,
+      dedupe_key: `import:${pod._id}`,
     };
     try {
       await tasksCreate(ctx, { tasks: [job] });

@@ -67,17 +67,31 @@ export const syncActions: ServiceActionsSchema = {
       const counts = new Map<number, number>();
       for (const sub of subs) counts.set(sub.podcast_id, (counts.get(sub.podcast_id) ?? 0) + 1);
       const own = new Map(subs.filter((sub) => sub.user_id === user_id).map((sub) => [sub.podcast_id, sub]));
-      return pods.filter((p) => own.has(p._id)).map((p) => {
-        const view = shown(p, own.get(p._id)!);
-        return { podcast_id: p._id, feed_url: p.feed_url, title: view.title, description: view.description ?? "", author: view.author ?? null, website: view.website_url, logo_url: view.artwork_url, subscribers: counts.get(p._id) ?? 0 };
-      });
+      return pods
+        .filter((p) => own.has(p._id))
+        .map((p) => {
+          const view = shown(p, own.get(p._id)!);
+          return {
+            podcast_id: p._id,
+            feed_url: p.feed_url,
+            title: view.title,
+            description: view.description ?? "",
+            author: view.author ?? null,
+            website: view.website_url,
+            logo_url: view.artwork_url,
+            subscribers: counts.get(p._id) ?? 0,
+          };
+        });
     },
   },
   /** Subscribes and unsubscribes by feed URL (a sync server's changes); a URL that fails (dead feed, refused address) is reported, not thrown. */
   sync_subscriptions: {
     visibility: "public",
     params: { user_id: id, add: urlList, remove: urlList, origin: { type: "string", optional: true } },
-    async handler(this: PodcastsThis, ctx: Ctx<SyncSubscriptionsParams>): Promise<{ added: string[]; removed: number; failed: { url: string; reason: string }[] }> {
+    async handler(
+      this: PodcastsThis,
+      ctx: Ctx<SyncSubscriptionsParams>,
+    ): Promise<{ added: string[]; removed: number; failed: { url: string; reason: string }[] }> {
       const { user_id } = ctx.params;
       const added: string[] = [];
       const failed: { url: string; reason: string }[] = [];
@@ -90,7 +104,12 @@ export const syncActions: ServiceActionsSchema = {
         try {
           const { pod } = await this.podcastFor(ctx, feedRef(url, null, null), { user_id, podcast_index_id: null, fallback: {} });
           if (await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` })) continue;
-          await this.subscribe(ctx, user_id, feedRef(url, null, null), { podcast_index_id: null, feed_cutoff_days: 0, fallback: {}, origin: ctx.params.origin });
+          await this.subscribe(ctx, user_id, feedRef(url, null, null), {
+            podcast_index_id: null,
+            feed_cutoff_days: 0,
+            fallback: {},
+            origin: ctx.params.origin,
+          });
           added.push(url);
         } catch (err) {
           failed.push({ url, reason: (err as Error)?.message ?? "failed" });

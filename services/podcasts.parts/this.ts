@@ -21,7 +21,12 @@ export type AnyCtx = Ctx<unknown>;
 export interface PodcastsMethods {
   // subscribe.actions.ts
   clientPodcast(podcast_id: number): Promise<ClientPodcast>;
-  subscribe(ctx: AnyCtx, user_id: number, feed: FeedRef, opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback; origin?: string }): Promise<SubscribedAnswer>;
+  subscribe(
+    ctx: AnyCtx,
+    user_id: number,
+    feed: FeedRef,
+    opts: { podcast_index_id: number | null; feed_cutoff_days: number; fallback: Fallback; origin?: string },
+  ): Promise<SubscribedAnswer>;
   podcastFor(ctx: AnyCtx, feed: FeedRef, opts: { user_id: number; podcast_index_id: number | null; fallback: Fallback }): Promise<{ pod: PodcastDoc }>;
   startImport(ctx: Caller, user_id: number, pod: PodcastDoc): Promise<void>;
   applyFeed(podcast_id: number, fetched: ApplyFeedParams["fetched"], sync: SyncResult, complete: boolean): Promise<void>;

@@ -10,7 +10,10 @@ import { fetchProviderJson } from "../../shared/provider";
 /** The documented request signing: X-Auth-Key, X-Auth-Date (unix seconds), Authorization = sha1(key + secret + date). */
 export function signDirectory(key: string, secret: string, now = Date.now()): Record<string, string> {
   const date = String(Math.floor(now / 1000));
-  const authorization = crypto.createHash("sha1").update(key + secret + date).digest("hex");
+  const authorization = crypto
+    .createHash("sha1")
+    .update(key + secret + date)
+    .digest("hex");
   return { "X-Auth-Key": key, "X-Auth-Date": date, Authorization: authorization };
 }
 
@@ -52,11 +55,29 @@ function neutralEpisode(item: unknown): JsonObject {
 /** The feed fields of the directory search response, from a person-search episode (what it knows of its podcast). */
 function feedOfEpisode(item: DirectoryEpisode): JsonObject {
   return {
-    id: item.feedId, title: item.feedTitle ?? "", url: item.feedUrl ?? "", originalUrl: item.feedUrl ?? "", link: "",
-    description: "", author: item.feedAuthor ?? "", ownerName: "", image: item.feedImage ?? "", artwork: item.feedImage ?? "",
-    lastUpdateTime: null, lastCrawlTime: null, lastParseTime: null, lastGoodHttpStatusTime: null, lastHttpStatus: null,
-    contentType: "", storeId: item.feedItunesId ?? null, generator: null, language: item.feedLanguage ?? "",
-    type: null, dead: null, crawlErrors: null, parseErrors: null,
+    id: item.feedId,
+    title: item.feedTitle ?? "",
+    url: item.feedUrl ?? "",
+    originalUrl: item.feedUrl ?? "",
+    link: "",
+    description: "",
+    author: item.feedAuthor ?? "",
+    ownerName: "",
+    image: item.feedImage ?? "",
+    artwork: item.feedImage ?? "",
+    lastUpdateTime: null,
+    lastCrawlTime: null,
+    lastParseTime: null,
+    lastGoodHttpStatusTime: null,
+    lastHttpStatus: null,
+    contentType: "",
+    storeId: item.feedItunesId ?? null,
+    generator: null,
+    language: item.feedLanguage ?? "",
+    type: null,
+    dead: null,
+    crawlErrors: null,
+    parseErrors: null,
   };
 }
 
@@ -72,8 +93,12 @@ export async function directorySearch(term: string, type: "term" | "person"): Pr
   const feeds = new Map<unknown, JsonObject>();
   for (const item of items) if (item?.feedId != null && !feeds.has(item.feedId)) feeds.set(item.feedId, feedOfEpisode(item));
   return {
-    status: data.status ?? "true", feeds: [...feeds.values()], count: feeds.size,
-    query: data.query ?? term, description: data.description ?? "", items: items.map(neutralEpisode),
+    status: data.status ?? "true",
+    feeds: [...feeds.values()],
+    count: feeds.size,
+    query: data.query ?? term,
+    description: data.description ?? "",
+    items: items.map(neutralEpisode),
   };
 }
 

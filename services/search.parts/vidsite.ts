@@ -79,14 +79,17 @@ function spawnTool(what: Failure, target: string, extra: string[], logger?: Logg
   const args = ["--ignore-config", "--flat-playlist", "--dump-single-json", "--no-warnings", ...extra, "--", target];
   return new Promise<ToolJson>((resolve, reject) => {
     execFile(
-      config.ytdlpPath, args,
+      config.ytdlpPath,
+      args,
       { env: process.env, timeout: config.searchProviderTimeoutMs, killSignal: "SIGKILL", maxBuffer: 32 * 1024 * 1024, windowsHide: true },
       (err: ExecFileException | null, stdout: string, stderr: string) => {
         if (err) return reject(toolFailure(what, err, String(stderr ?? ""), logger));
         try {
           const data: unknown = JSON.parse(stdout);
           if (data && typeof data === "object") return resolve(data); // read as ToolJson: each field defensively
-        } catch { /* reported below */ }
+        } catch {
+          /* reported below */
+        }
         reject(new InternalServerError("Failed to parse response body"));
       },
     );

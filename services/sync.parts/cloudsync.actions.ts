@@ -41,12 +41,24 @@ export const cloudsyncActions: ServiceActionsSchema = {
     response: CloudsyncLoginAnswer,
     async handler(this: SyncThis, ctx: Ctx<{ user_id: number; cloudsync_url: string }>): Promise<CloudsyncLoginAnswer> {
       const base = ctx.params.cloudsync_url.replace(/\/+$/, "");
-      const res = await fetchUrl(`${base}/index.php/login/v2`, { method: "POST", accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, rights: rightsOf(ctx.meta.user) }).catch((err) => {
+      const res = await fetchUrl(`${base}/index.php/login/v2`, {
+        method: "POST",
+        accept: "application/json",
+        timeoutMs: 15_000,
+        maxBytes: 64 * 1024,
+        rights: rightsOf(ctx.meta.user),
+      }).catch((err) => {
         throw syncError(err);
       });
       const flow = jsonOf(res.body);
       if (!flow?.poll?.token || !flow?.poll?.endpoint || !flow?.login) throw new BadRequestError("The server did not start a Nextcloud login flow");
-      return { login_url: flow.login, token: flow.poll.token, poll_endpoint: flow.poll.endpoint, login: flow.login, poll: { token: flow.poll.token, endpoint: flow.poll.endpoint } };
+      return {
+        login_url: flow.login,
+        token: flow.poll.token,
+        poll_endpoint: flow.poll.endpoint,
+        login: flow.login,
+        poll: { token: flow.poll.token, endpoint: flow.poll.endpoint },
+      };
     },
   },
   /** POST /api/data/add_cloudsync_server: stores the account once the user approved; until then it keeps polling in the background. */
@@ -86,8 +98,13 @@ export const cloudsyncMethods: ServiceMethods = {
     let res: FetchResult;
     try {
       res = await fetchUrl(p.poll_endpoint, {
-        method: "POST", body: new URLSearchParams({ token: p.token }).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        accept: "application/json", timeoutMs: 15_000, maxBytes: 64 * 1024, rights,
+        method: "POST",
+        body: new URLSearchParams({ token: p.token }).toString(),
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        accept: "application/json",
+        timeoutMs: 15_000,
+        maxBytes: 64 * 1024,
+        rights,
       });
     } catch (err) {
       if (err instanceof OutboundHttpError && err.status === 404) return false;

@@ -37,8 +37,16 @@ export const engineMethods: ServiceMethods = {
     await gp.login();
     await gp.saveDevice(s.device_id, `${this.broker.namespace || "podcast server"} (${s.device_id})`, "server");
     const out: SyncSummary = {
-      subscriptions_added_here: 0, subscriptions_removed_here: 0, subscriptions_uploaded: 0, subscriptions_removed_there: 0,
-      positions_applied: 0, actions_received: 0, actions_uploaded: 0, downloads_queued: 0, downloads_deleted: 0, failed_feeds: [],
+      subscriptions_added_here: 0,
+      subscriptions_removed_here: 0,
+      subscriptions_uploaded: 0,
+      subscriptions_removed_there: 0,
+      positions_applied: 0,
+      actions_received: 0,
+      actions_uploaded: 0,
+      downloads_queued: 0,
+      downloads_deleted: 0,
+      failed_feeds: [],
     };
 
     // Subscriptions.
@@ -54,12 +62,22 @@ export const engineMethods: ServiceMethods = {
     const removeHere = changes.remove.filter((u) => local.has(u) && !localAdded.includes(u) && !remoteAdd.has(u));
     const addThere = localAdded.filter((u) => !remote.has(u));
     const removeThere = localRemoved.filter((u) => remote.has(u) && !remoteAdd.has(u));
-    const applied: { added: string[]; removed: number; failed: SyncSummary["failed_feeds"] } = await syncSubscriptions(ctx, { user_id: s.user_id, add: addHere, remove: removeHere });
+    const applied: { added: string[]; removed: number; failed: SyncSummary["failed_feeds"] } = await syncSubscriptions(ctx, {
+      user_id: s.user_id,
+      add: addHere,
+      remove: removeHere,
+    });
     // The upload's timestamp becomes `since` (as gPodder clients do), so our own changes do not come back as the server's.
     const subsSince = addThere.length || removeThere.length ? await gp.uploadSubscriptions(s.device_id, addThere, removeThere) : changes.timestamp;
     const agreed = new Set([...local, ...applied.added]);
     for (const u of removeHere) agreed.delete(u);
-    Object.assign(out, { subscriptions_added_here: applied.added.length, subscriptions_removed_here: applied.removed, subscriptions_uploaded: addThere.length, subscriptions_removed_there: removeThere.length, failed_feeds: applied.failed });
+    Object.assign(out, {
+      subscriptions_added_here: applied.added.length,
+      subscriptions_removed_here: applied.removed,
+      subscriptions_uploaded: addThere.length,
+      subscriptions_removed_there: removeThere.length,
+      failed_feeds: applied.failed,
+    });
     const set: Partial<SyncSettingsDoc> = { subs_since: subsSince || changes.timestamp, remote_feeds: [...agreed] };
 
     if (!opts.subscriptions_only) {
@@ -74,7 +92,14 @@ export const engineMethods: ServiceMethods = {
         const kind = a.action?.toLowerCase();
         if (!at) continue;
         if (kind === "play" && Number.isFinite(Number(a.position)))
-          states.push({ podcast_url: a.podcast, episode_url: a.episode, position: Number(a.position), total: Number(a.total) || 0, completed: false, timestamp: at.toISOString() });
+          states.push({
+            podcast_url: a.podcast,
+            episode_url: a.episode,
+            position: Number(a.position),
+            total: Number(a.total) || 0,
+            completed: false,
+            timestamp: at.toISOString(),
+          });
         else if (kind === "download" || kind === "delete") files.push({ podcast_url: a.podcast, episode_url: a.episode, action: kind, at: at.toISOString() });
       }
       if (states.length) out.positions_applied = (await applySyncStates(ctx, { user_id: s.user_id, feeds, states })).applied;
@@ -88,16 +113,30 @@ export const engineMethods: ServiceMethods = {
       }
       const since = opts.force || !s.last_upload ? {} : { since: s.last_upload };
       const mine: SyncEpisodeState[] = await syncStates(ctx, { user_id: s.user_id, feeds, ...since });
-      const plays: EpisodeAction[] = mine.map((m) => ({ podcast: m.podcast_url, episode: m.episode_url, device: s.device_id, action: "play", timestamp: apiTime(new Date(m.timestamp)), started: 0, position: m.position, total: m.total }));
+      const plays: EpisodeAction[] = mine.map((m) => ({
+        podcast: m.podcast_url,
+        episode: m.episode_url,
+        device: s.device_id,
+        action: "play",
+        timestamp: apiTime(new Date(m.timestamp)),
+        started: 0,
+        position: m.position,
+        total: m.total,
+      }));
       // De-duplicated: an action that came from the server (same kind, episode and time) does not go back.
       const key = (action: string, episode: string, at: string) => `${action}\n${episode}\n${apiTime(new Date(at))}`;
       const received = new Set([...states.map((st) => key("play", st.episode_url, st.timestamp)), ...files.map((f) => key(f.action, f.episode_url, f.at))]);
-      const upload = [...plays, ...(await this.localFileActions(ctx, s, feeds, since))].filter((a) => !received.has(key(a.action, a.episode, `${a.timestamp}Z`)));
+      const upload = [...plays, ...(await this.localFileActions(ctx, s, feeds, since))].filter(
+        (a) => !received.has(key(a.action, a.episode, `${a.timestamp}Z`)),
+      );
       if (upload.length) await gp.uploadEpisodeActions(upload);
       out.actions_uploaded = upload.length;
       Object.assign(set, { actions_since: got.timestamp, last_upload: startedAt });
     }
-    await this.adapter.updateMany({ _id: s._id }, { $set: { ...set, last_sync: new Date(), last_status: "success", last_error: null, last_error_code: null, last_result: out } });
+    await this.adapter.updateMany(
+      { _id: s._id },
+      { $set: { ...set, last_sync: new Date(), last_status: "success", last_error: null, last_error_code: null, last_result: out } },
+    );
     return out;
   },
   /** The user's downloads and deletions here since the last upload, in synced feeds, as episode actions. */
@@ -109,6 +148,12 @@ export const engineMethods: ServiceMethods = {
     const urlOf = new Map(episodes.map((e) => [e.episode_id, e.url]));
     return local
       .filter((l) => urlOf.get(l.episode_id))
-      .map((l) => ({ podcast: feedOf.get(l.podcast_id)!, episode: urlOf.get(l.episode_id)!, device: s.device_id, action: l.action, timestamp: apiTime(new Date(l.at)) }));
+      .map((l) => ({
+        podcast: feedOf.get(l.podcast_id)!,
+        episode: urlOf.get(l.episode_id)!,
+        device: s.device_id,
+        action: l.action,
+        timestamp: apiTime(new Date(l.at)),
+      }));
   },
 };

@@ -66,7 +66,10 @@ export class GpodderClient {
   private readonly user: string;
   private readonly nextcloud: boolean;
 
-  constructor(private readonly account: GpodderAccount, flavor: "gpodder" | "nextcloud" = "gpodder") {
+  constructor(
+    private readonly account: GpodderAccount,
+    flavor: "gpodder" | "nextcloud" = "gpodder",
+  ) {
     this.base = account.url.replace(/\/+$/, "");
     this.user = encodeURIComponent(account.username);
     this.nextcloud = flavor === "nextcloud";
@@ -110,12 +113,18 @@ export class GpodderClient {
     const path = this.nextcloud ? `${NEXTCLOUD_APP}/episode_action` : `/api/2/episodes/${this.user}.json`;
     const r = await this.json<{ actions?: unknown; timestamp?: unknown } | null>("GET", `${path}?since=${since}`);
     const list: unknown[] = Array.isArray(r?.actions) ? r.actions : [];
-    const actions = list.filter((a): a is EpisodeAction => !!a && typeof (a as EpisodeAction).podcast === "string" && typeof (a as EpisodeAction).episode === "string");
+    const actions = list.filter(
+      (a): a is EpisodeAction => !!a && typeof (a as EpisodeAction).podcast === "string" && typeof (a as EpisodeAction).episode === "string",
+    );
     return { actions, timestamp: Number(r?.timestamp) || 0 };
   }
 
   async uploadEpisodeActions(actions: EpisodeAction[]): Promise<number> {
-    const r = await this.json<{ timestamp?: unknown } | null>("POST", this.nextcloud ? `${NEXTCLOUD_APP}/episode_action/create` : `/api/2/episodes/${this.user}.json`, actions);
+    const r = await this.json<{ timestamp?: unknown } | null>(
+      "POST",
+      this.nextcloud ? `${NEXTCLOUD_APP}/episode_action/create` : `/api/2/episodes/${this.user}.json`,
+      actions,
+    );
     return Number(r?.timestamp) || 0;
   }
 

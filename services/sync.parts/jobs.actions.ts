@@ -18,7 +18,12 @@ export const jobActions: ServiceActionsSchema = {
   /** Runs a sync job (called by the workers): 409 while another sync of the user holds the lease, so the job is retried. */
   run_job: {
     visibility: "public",
-    params: { user_id: id, force: "boolean", subscriptions_only: { type: "boolean", optional: true }, type: { type: "enum", values: ["gpodder", "nextcloud"], optional: true } },
+    params: {
+      user_id: id,
+      force: "boolean",
+      subscriptions_only: { type: "boolean", optional: true },
+      type: { type: "enum", values: ["gpodder", "nextcloud"], optional: true },
+    },
     async handler(this: SyncThis, ctx: Ctx<RunSyncJobParams>): Promise<SyncSummary & { message: string }> {
       const { user_id, ...opts } = ctx.params;
       const summary: SyncSummary = await this.syncUser(ctx, user_id, opts);
@@ -61,7 +66,10 @@ export const jobMethods: ServiceMethods = {
     const jobs: CreateTaskParams[] = [];
     for (const s of accounts) {
       if (s.last_sync && new Date(s.last_sync) > due) continue;
-      const mine = await this.adapter.updateMany({ _id: s._id, $or: [{ scheduled_at: { $lt: due } }, { scheduled_at: { $exists: false } }] }, { $set: { scheduled_at: now } });
+      const mine = await this.adapter.updateMany(
+        { _id: s._id, $or: [{ scheduled_at: { $lt: due } }, { scheduled_at: { $exists: false } }] },
+        { $set: { scheduled_at: now } },
+      );
       if (mine > 0) jobs.push(this.syncJob(s.user_id, { force: false }));
     }
     if (jobs.length) await tasksCreate(this.broker, { tasks: jobs });

@@ -20,7 +20,17 @@ import type { AnyCtx, SyncThis } from "./this";
 /** A device of this server's own sync server as the podsync answers show one. */
 export function ownDevice(d: OwnSyncDevice): SyncDevice {
   const caption = d.caption || d.id;
-  return { id: d.id, name: caption, caption, type: d.type, subscriptions: d.subscriptions, is_default: d.is_default, is_active: true, is_remote: false, last_sync: null };
+  return {
+    id: d.id,
+    name: caption,
+    caption,
+    type: d.type,
+    subscriptions: d.subscriptions,
+    is_default: d.is_default,
+    is_active: true,
+    is_remote: false,
+    last_sync: null,
+  };
 }
 
 /** Whether this server's sync routes are open to the user: their own switch and the operator's. */

@@ -24,8 +24,19 @@ import { setSyncServer } from "../../shared/contracts/users";
 import { ownDevice, ownServerOpen } from "./own-server";
 import { DEVICE_ID, syncError, SyncSettingsDoc, SyncSummary } from "./model";
 import {
-  AddPodsyncAnswer, CheckPodsyncAnswer, PodsyncSettingsAnswer, PodsyncStatusAnswer, PodsyncToggleAnswer, RemoveSyncAnswer, SetDefaultDeviceAnswer, SyncDevice, SyncDevicesAnswer,
-  SyncRunAnswer, SyncStatisticsAnswer, TestConnectionAnswer, VerifyPodsyncAnswer,
+  AddPodsyncAnswer,
+  CheckPodsyncAnswer,
+  PodsyncSettingsAnswer,
+  PodsyncStatusAnswer,
+  PodsyncToggleAnswer,
+  RemoveSyncAnswer,
+  SetDefaultDeviceAnswer,
+  SyncDevice,
+  SyncDevicesAnswer,
+  SyncRunAnswer,
+  SyncStatisticsAnswer,
+  TestConnectionAnswer,
+  VerifyPodsyncAnswer,
 } from "../../shared/contracts/sync";
 import type { SyncThis } from "./this";
 
@@ -64,7 +75,12 @@ export const podsyncActions: ServiceActionsSchema = {
     params: account,
     response: VerifyPodsyncAnswer,
     async handler(this: SyncThis, ctx: UserCtx<AccountParams>): Promise<VerifyPodsyncAnswer> {
-      await this.verifyLogin({ url: ctx.params.podsync_url, username: ctx.params.podsync_username, password: ctx.params.podsync_password, rights: rightsOf(ctx.meta.user) });
+      await this.verifyLogin({
+        url: ctx.params.podsync_url,
+        username: ctx.params.podsync_username,
+        password: ctx.params.podsync_password,
+        rights: rightsOf(ctx.meta.user),
+      });
       return { valid: true, status: "success", message: "Login to the sync server succeeded" };
     },
   },
@@ -83,7 +99,9 @@ export const podsyncActions: ServiceActionsSchema = {
       const removed: number = await this.adapter.removeMany({ _id: user_id });
       await setSyncServer(ctx, { user_id, sync_server: false });
       this.logger.info("sync removed", { user_id, account_removed: removed > 0 });
-      const message = removed ? "Sync settings removed; this server's sync server is off for this account" : "No sync account was set up; this server's sync server is off for this account";
+      const message = removed
+        ? "Sync settings removed; this server's sync server is off for this account"
+        : "No sync account was set up; this server's sync server is off for this account";
       return { success: true, message, detail: message };
     },
   },
@@ -102,10 +120,24 @@ export const podsyncActions: ServiceActionsSchema = {
     async handler(this: SyncThis, ctx: UserCtx<{ user_id: number }>): Promise<PodsyncSettingsAnswer> {
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: ctx.params.user_id });
       // data: the address as the web client shows it; the password or token never leaves the server.
-      if (!s) return { sync_type: "None", enabled: false, server_url: null, username: null, device_id: null, last_sync: null, data: { podsyncurl: "", podsynctoken: "" } };
+      if (!s)
+        return {
+          sync_type: "None",
+          enabled: false,
+          server_url: null,
+          username: null,
+          device_id: null,
+          last_sync: null,
+          data: { podsyncurl: "", podsynctoken: "" },
+        };
       return {
-        sync_type: s.sync_type, enabled: s.enabled, server_url: s.server_url, username: s.username, device_id: s.device_id,
-        last_sync: s.last_sync ? new Date(s.last_sync).toISOString() : null, data: { podsyncurl: s.server_url, podsynctoken: "" },
+        sync_type: s.sync_type,
+        enabled: s.enabled,
+        server_url: s.server_url,
+        username: s.username,
+        device_id: s.device_id,
+        last_sync: s.last_sync ? new Date(s.last_sync).toISOString() : null,
+        data: { podsyncurl: s.server_url, podsynctoken: "" },
       };
     },
   },
@@ -120,7 +152,10 @@ export const podsyncActions: ServiceActionsSchema = {
       return {
         ...this.serverStatus(ctx, s, own),
         server_url: s?.server_url ?? null,
-        last_sync: s?.last_sync ? new Date(s.last_sync).toISOString() : null, last_status: s?.last_status ?? "never", last_error: s?.last_error ?? null, last_result: s?.last_result ?? null,
+        last_sync: s?.last_sync ? new Date(s.last_sync).toISOString() : null,
+        last_status: s?.last_status ?? "never",
+        last_error: s?.last_error ?? null,
+        last_result: s?.last_result ?? null,
       };
     },
   },
@@ -132,7 +167,11 @@ export const podsyncActions: ServiceActionsSchema = {
       const user_id = ctx.meta.user.id;
       const switched: SyncServerAnswer = await setSyncServer(ctx, { user_id, sync_server: ctx.params.enabled });
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: user_id });
-      const detail = !ctx.params.enabled ? "Sync server disabled for this account" : switched.server_enabled ? "Sync server enabled for this account" : "Sync server enabled for this account, but switched off on this server";
+      const detail = !ctx.params.enabled
+        ? "Sync server disabled for this account"
+        : switched.server_enabled
+          ? "Sync server enabled for this account"
+          : "Sync server enabled for this account, but switched off on this server";
       return { detail, ...this.serverStatus(ctx, s, ownServerOpen(switched)) };
     },
   },
@@ -169,7 +208,12 @@ export const podsyncActions: ServiceActionsSchema = {
   },
   create_device: {
     params: {
-      device_name: { type: "string", trim: true, pattern: DEVICE_ID, messages: { stringPattern: "device_name may hold letters, digits, '.', '-' and '_' (at most 64)" } },
+      device_name: {
+        type: "string",
+        trim: true,
+        pattern: DEVICE_ID,
+        messages: { stringPattern: "device_name may hold letters, digits, '.', '-' and '_' (at most 64)" },
+      },
       device_type: { type: "string", trim: true, lowercase: true, enum: DEVICE_TYPES, optional: true, default: "other" },
       device_caption: { type: "string", trim: true, max: 255, optional: true, nullable: true },
     },
@@ -233,7 +277,12 @@ export const podsyncActions: ServiceActionsSchema = {
       const s: SyncSettingsDoc | null = await this.syncTarget(ctx, ctx.meta.user.id);
       if (!s) {
         const devices: SyncDevice[] = await this.ownServerDevices(ctx, ctx.meta.user.id);
-        return { success: true, message: "This server's own sync server is on for this account", server_url: publicOrigin(ctx.meta), total_devices: devices.length };
+        return {
+          success: true,
+          message: "This server's own sync server is on for this account",
+          server_url: publicOrigin(ctx.meta),
+          total_devices: devices.length,
+        };
       }
       const devices = await this.remoteDevices(s);
       return { success: true, message: "Connected to the sync server", server_url: s.server_url, total_devices: devices.length };
@@ -268,7 +317,17 @@ export const podsyncActions: ServiceActionsSchema = {
 /** A device of the sync server's list (or one made here) as the answers show it. */
 function device(s: SyncSettingsDoc, d: { id: string; caption?: string | null; type?: string; subscriptions?: number }): SyncDevice {
   const caption = d.caption || d.id;
-  return { id: d.id, name: caption, caption, type: d.type ?? "other", subscriptions: d.subscriptions ?? 0, is_default: d.id === s.device_id, is_active: true, is_remote: true, last_sync: null };
+  return {
+    id: d.id,
+    name: caption,
+    caption,
+    type: d.type ?? "other",
+    subscriptions: d.subscriptions ?? 0,
+    is_default: d.id === s.device_id,
+    is_active: true,
+    is_remote: true,
+    last_sync: null,
+  };
 }
 
 /** One logged-in call to a gPodder server, its failures as client errors. */
@@ -298,12 +357,36 @@ export const podsyncMethods: ServiceMethods = {
   async verifyLogin(this: SyncThis, acc: GpodderAccount, flavor: SyncSettingsDoc["sync_type"] = "gpodder"): Promise<void> {
     await login(new GpodderClient(acc, flavor), () => Promise.resolve(undefined));
   },
-  async saveAccount(this: SyncThis, user_id: number, sync_type: SyncSettingsDoc["sync_type"], server_url: string, username: string, password: string, rights: SyncSettingsDoc["rights"]): Promise<void> {
+  async saveAccount(
+    this: SyncThis,
+    user_id: number,
+    sync_type: SyncSettingsDoc["sync_type"],
+    server_url: string,
+    username: string,
+    password: string,
+    rights: SyncSettingsDoc["rights"],
+  ): Promise<void> {
     const doc: SyncSettingsDoc = {
-      _id: user_id, user_id, sync_type, server_url: server_url.replace(/\/+$/, ""), username, password_sealed: encryptSecret(password), enabled: true,
-      device_id: config.serviceName.replace(/[^\w.-]/g, "-").slice(0, 64) || "podcast-server", rights,
-      subs_since: 0, actions_since: 0, last_upload: null, remote_feeds: [], last_sync: null, last_status: "never", last_error: null, last_result: null, scheduled_at: new Date(0),
-      lease_owner: null, lease_until: new Date(0),
+      _id: user_id,
+      user_id,
+      sync_type,
+      server_url: server_url.replace(/\/+$/, ""),
+      username,
+      password_sealed: encryptSecret(password),
+      enabled: true,
+      device_id: config.serviceName.replace(/[^\w.-]/g, "-").slice(0, 64) || "podcast-server",
+      rights,
+      subs_since: 0,
+      actions_since: 0,
+      last_upload: null,
+      remote_feeds: [],
+      last_sync: null,
+      last_status: "never",
+      last_error: null,
+      last_result: null,
+      scheduled_at: new Date(0),
+      lease_owner: null,
+      lease_until: new Date(0),
     };
     await this.adapter.removeMany({ _id: user_id });
     await this.adapter.insert(doc);
@@ -328,9 +411,18 @@ export const podsyncMethods: ServiceMethods = {
   async statistics(this: SyncThis, s: SyncSettingsDoc): Promise<SyncStatisticsAnswer> {
     const tested: SyncStatisticsAnswer["api_endpoints_tested"] = [];
     const out: SyncStatisticsAnswer = {
-      server_url: s.server_url, sync_type: s.sync_type, sync_enabled: s.enabled, server_devices: [], total_devices: 0,
-      server_subscriptions: [], total_subscriptions: 0, recent_episode_actions: [], total_episode_actions: 0,
-      connection_status: "connected", last_sync_timestamp: s.last_sync ? new Date(s.last_sync).toISOString() : null, api_endpoints_tested: tested,
+      server_url: s.server_url,
+      sync_type: s.sync_type,
+      sync_enabled: s.enabled,
+      server_devices: [],
+      total_devices: 0,
+      server_subscriptions: [],
+      total_subscriptions: 0,
+      recent_episode_actions: [],
+      total_episode_actions: 0,
+      connection_status: "connected",
+      last_sync_timestamp: s.last_sync ? new Date(s.last_sync).toISOString() : null,
+      api_endpoints_tested: tested,
     };
     const gp: GpodderClient = this.client(s);
     const step = async (endpoint: string, run: () => Promise<void>) => {
@@ -346,7 +438,13 @@ export const podsyncMethods: ServiceMethods = {
     };
     if (!(await step("POST /api/2/auth/{username}/login.json", () => gp.login()))) return out;
     await step("GET /api/2/devices/{username}.json", async () => {
-      out.server_devices = (await gp.devices()).map((d: GpodderDevice) => ({ id: d.id, caption: d.caption ?? d.id, device_type: d.type ?? "other", type: d.type ?? "other", subscriptions: d.subscriptions ?? 0 }));
+      out.server_devices = (await gp.devices()).map((d: GpodderDevice) => ({
+        id: d.id,
+        caption: d.caption ?? d.id,
+        device_type: d.type ?? "other",
+        type: d.type ?? "other",
+        subscriptions: d.subscriptions ?? 0,
+      }));
       out.total_devices = out.server_devices.length;
     });
     await step("GET /api/2/subscriptions/{username}/{device}.json", async () => {
@@ -378,4 +476,3 @@ export const podsyncMethods: ServiceMethods = {
     }
   },
 };
-

@@ -53,9 +53,11 @@ interface SyncMethods {
   releaseLease(user_id: number): Promise<void>;
 }
 
-export type SyncThis = DbThis<SyncSettingsDoc> & TaskWaitThis & SyncMethods & {
-  /** Per user, the timer of a cloudsync login flow still being polled. */
-  loginPolls: Map<number, NodeJS.Timeout>;
-  /** The scheduler's round every minute (SYNC_INTERVAL on). */
-  scheduler?: NodeJS.Timeout;
-};
+export type SyncThis = DbThis<SyncSettingsDoc> &
+  TaskWaitThis &
+  SyncMethods & {
+    /** Per user, the timer of a cloudsync login flow still being polled. */
+    loginPolls: Map<number, NodeJS.Timeout>;
+    /** The scheduler's round every minute (SYNC_INTERVAL on). */
+    scheduler?: NodeJS.Timeout;
+  };

@@ -54,7 +54,17 @@ export const mfaActions: ServiceActionsSchema = {
    * the secret is never logged or answered.
    */
   save_mfa_secret: {
-    params: { user_id: userId, mfa_secret: { type: "string", trim: true, min: 26, max: 160, pattern: /^[A-Za-z2-7\s]+=*$/, messages: { stringPattern: "mfa_secret must be base32 (A-Z, 2-7)" } } },
+    params: {
+      user_id: userId,
+      mfa_secret: {
+        type: "string",
+        trim: true,
+        min: 26,
+        max: 160,
+        pattern: /^[A-Za-z2-7\s]+=*$/,
+        messages: { stringPattern: "mfa_secret must be base32 (A-Z, 2-7)" },
+      },
+    },
     response: SaveMfaSecretAnswer,
     async handler(this: UsersThis, ctx: Ctx<{ user_id: number; mfa_secret: string }>): Promise<Static<typeof SaveMfaSecretAnswer>> {
       const secret = ctx.params.mfa_secret.replace(/[\s=]/g, "").toUpperCase();

@@ -14,9 +14,31 @@ export type Theme = string;
  * send: accepted besides light, dark and auto and stored as sent (get_theme answers it, and the client applies it).
  */
 export const CLIENT_THEMES = [
-  "Light", "Dark", "Nordic", "Nordic Light", "Abyss", "Dracula", "Catppuccin Mocha Mauve", "Midnight Ocean", "Forest Depths",
-  "Sunset Horizon", "Arctic Frost", "Cyber Synthwave", "Github Light", "Neon", "Kimbie", "Gruvbox Light", "Gruvbox Dark",
-  "Greenie Meanie", "Wildberries", "Soft Lavender", "Minty Fresh", "Warm Vanilla", "Coastal Blue", "Paper Cream", "Hot Dog Stand - MY EYES",
+  "Light",
+  "Dark",
+  "Nordic",
+  "Nordic Light",
+  "Abyss",
+  "Dracula",
+  "Catppuccin Mocha Mauve",
+  "Midnight Ocean",
+  "Forest Depths",
+  "Sunset Horizon",
+  "Arctic Frost",
+  "Cyber Synthwave",
+  "Github Light",
+  "Neon",
+  "Kimbie",
+  "Gruvbox Light",
+  "Gruvbox Dark",
+  "Greenie Meanie",
+  "Wildberries",
+  "Soft Lavender",
+  "Minty Fresh",
+  "Warm Vanilla",
+  "Coastal Blue",
+  "Paper Cream",
+  "Hot Dog Stand - MY EYES",
 ];
 
 /** A stored account. Settings written before a field existed read as SETTING_DEFAULTS. */
@@ -116,7 +138,14 @@ export const DATE_FORMATS = ["MM/DD/YYYY", "DD/MM/YYYY", "YYYY-MM-DD"];
  * EUR (DD.MM.YYYY) as DD/MM/YYYY, JIS and ISO as YYYY-MM-DD, JUL (YY/DDD, year first) as YYYY-MM-DD.
  */
 export const DATE_FORMAT_ALIASES: Record<string, string> = {
-  MDY: "MM/DD/YYYY", USA: "MM/DD/YYYY", DMY: "DD/MM/YYYY", EUR: "DD/MM/YYYY", YMD: "YYYY-MM-DD", ISO: "YYYY-MM-DD", JIS: "YYYY-MM-DD", JUL: "YYYY-MM-DD",
+  MDY: "MM/DD/YYYY",
+  USA: "MM/DD/YYYY",
+  DMY: "DD/MM/YYYY",
+  EUR: "DD/MM/YYYY",
+  YMD: "YYYY-MM-DD",
+  ISO: "YYYY-MM-DD",
+  JIS: "YYYY-MM-DD",
+  JUL: "YYYY-MM-DD",
 };
 
 /** Languages clients may offer; GET get_available_languages lists them, DEFAULT_LANGUAGE picks one. */
@@ -135,15 +164,44 @@ export const LANGUAGES = [
 ];
 
 export const THEME_COLOR_FIELDS = [
-  "background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color",
-  "border_color", "accent_color", "prog_bar_color", "error_color", "bonus_color", "secondary_background",
-  "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color",
+  "background_color",
+  "button_color",
+  "container_button_color",
+  "button_text_color",
+  "text_color",
+  "text_secondary_color",
+  "border_color",
+  "accent_color",
+  "prog_bar_color",
+  "error_color",
+  "bonus_color",
+  "secondary_background",
+  "container_background",
+  "standout_color",
+  "hover_color",
+  "link_color",
+  "thumb_color",
+  "unfilled_color",
+  "check_box_color",
 ] as const;
 export type ThemeColorField = (typeof THEME_COLOR_FIELDS)[number];
 const CSS_COLOR = /^(#[0-9a-fA-F]{3,4}|#[0-9a-fA-F]{6}|#[0-9a-fA-F]{8}|(rgb|rgba|hsl|hsla)\([0-9.,%\s/]+\))$/;
-export const colorParam = { type: "string", trim: true, max: 64, pattern: CSS_COLOR, messages: { stringPattern: "The '{field}' field must be a CSS colour (#hex, rgb(), hsl())" } };
+export const colorParam = {
+  type: "string",
+  trim: true,
+  max: 64,
+  pattern: CSS_COLOR,
+  messages: { stringPattern: "The '{field}' field must be a CSS colour (#hex, rgb(), hsl())" },
+};
 
-export const usernameParam = { type: "string", trim: true, min: 1, max: 64, pattern: /^[^\s:]+$/, messages: { stringPattern: "The '{field}' may not contain spaces or ':'" } };
+export const usernameParam = {
+  type: "string",
+  trim: true,
+  min: 1,
+  max: 64,
+  pattern: /^[^\s:]+$/,
+  messages: { stringPattern: "The '{field}' may not contain spaces or ':'" },
+};
 export const userFields = {
   fullname: { type: "string", trim: true, min: 1, max: 255 },
   username: usernameParam,

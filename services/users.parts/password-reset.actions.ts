@@ -45,7 +45,9 @@ export const passwordResetActions: ServiceActionsSchema = {
       await beginAttempt(ctx, { username: ctx.params.username });
       const user: UserDoc | null = await this.adapter.findOne({ email: ctx.params.email.toLowerCase(), username: ctx.params.username.toLowerCase() });
       if (user) {
-        this.sendResetCode(user).catch((err: unknown) => this.logger.warn("reset mail not sent", { user_id: user._id, error: (err as Error | undefined)?.message }));
+        this.sendResetCode(user).catch((err: unknown) =>
+          this.logger.warn("reset mail not sent", { user_id: user._id, error: (err as Error | undefined)?.message }),
+        );
       }
       return { code_created: true };
     },

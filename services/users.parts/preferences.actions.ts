@@ -9,7 +9,12 @@ import { config } from "../../shared/config";
 import type { Ctx } from "../../shared/service-types";
 import { DetailAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
 import {
-  type AutoDeleteDefaults, CollectionAddUiAnswer, DefaultVolumeAnswer, LanguageAnswer, LanguageUpdatedAnswer, StartPageAnswer,
+  type AutoDeleteDefaults,
+  CollectionAddUiAnswer,
+  DefaultVolumeAnswer,
+  LanguageAnswer,
+  LanguageUpdatedAnswer,
+  StartPageAnswer,
 } from "../../shared/contracts/users";
 import { getter, LANGUAGES, setter, userId, userIdParam, UserDoc } from "./model";
 import type { UsersMethods, UsersThis } from "./model";
@@ -33,7 +38,9 @@ export const preferencesActions: ServiceActionsSchema = {
   },
   /** POST /api/data/get_default_volume: 0-100. */
   get_default_volume: getter("default_volume", "default_volume", DefaultVolumeAnswer),
-  set_default_volume: setter("default_volume", "volume", { type: "number", integer: true, min: 0, max: 100, convert: true }, DetailAnswer, { detail: "Default volume updated." }),
+  set_default_volume: setter("default_volume", "volume", { type: "number", integer: true, min: 0, max: 100, convert: true }, DetailAnswer, {
+    detail: "Default volume updated.",
+  }),
   /** GET /api/data/get_user_language */
   get_user_language: {
     idempotent: true,
@@ -53,9 +60,17 @@ export const preferencesActions: ServiceActionsSchema = {
     },
   },
   get_collection_add_ui: getter("collection_add_ui", "collection_add_ui", CollectionAddUiAnswer, true),
-  set_collection_add_ui: setter("collection_add_ui", "mode", { type: "enum", values: ["modal", "submenu"] }, DetailAnswer, { detail: "Collection add mode updated" }),
+  set_collection_add_ui: setter("collection_add_ui", "mode", { type: "enum", values: ["modal", "submenu"] }, DetailAnswer, {
+    detail: "Collection add mode updated",
+  }),
   /** POST /api/data/user/set_auto_download_delete_days: 0 keeps downloads. */
-  set_auto_download_delete_days: setter("auto_download_delete_days", "days", { type: "number", integer: true, min: 0, max: 3650, convert: true }, DetailAnswer, { detail: "Default auto-delete downloads setting updated." }),
+  set_auto_download_delete_days: setter(
+    "auto_download_delete_days",
+    "days",
+    { type: "number", integer: true, min: 0, max: 3650, convert: true },
+    DetailAnswer,
+    { detail: "Default auto-delete downloads setting updated." },
+  ),
 
   // --- Internal (not in the route table) ---
 

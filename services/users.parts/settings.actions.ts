@@ -10,9 +10,39 @@ import type { PlaybackSettings } from "../../shared/contracts/podcasts";
 import { playbackSettings, setCoverPreference } from "../../shared/contracts/podcasts";
 import { userRightsChanged } from "../../shared/contracts/users";
 import type { Static } from "../../shared/contracts/answers";
-import { AutoCompleteSecondsAnswer, CoverPreferenceAnswer, CreateCustomThemeAnswer, CustomTheme, CustomThemesAnswer, DefaultLanguageAnswer, LanguagesAnswer, PlaybackSpeedAnswer, SetupTimeInfoAnswer, SyncServerAnswer, ThemeAnswer, TimeInfoAnswer, type ListeningSettings, type UserEvent } from "../../shared/contracts/users";
+import {
+  AutoCompleteSecondsAnswer,
+  CoverPreferenceAnswer,
+  CreateCustomThemeAnswer,
+  CustomTheme,
+  CustomThemesAnswer,
+  DefaultLanguageAnswer,
+  LanguagesAnswer,
+  PlaybackSpeedAnswer,
+  SetupTimeInfoAnswer,
+  SyncServerAnswer,
+  ThemeAnswer,
+  TimeInfoAnswer,
+  type ListeningSettings,
+  type UserEvent,
+} from "../../shared/contracts/users";
 import { DetailAnswer, MessageAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
-import { canonicalTimezone, CLIENT_THEMES, colorParam, CustomThemeDoc, DATE_FORMAT_ALIASES, DATE_FORMATS, getter, LANGUAGES, setter, THEME_COLOR_FIELDS, userId, userIdParam, UserDoc, usernameParam } from "./model";
+import {
+  canonicalTimezone,
+  CLIENT_THEMES,
+  colorParam,
+  CustomThemeDoc,
+  DATE_FORMAT_ALIASES,
+  DATE_FORMATS,
+  getter,
+  LANGUAGES,
+  setter,
+  THEME_COLOR_FIELDS,
+  userId,
+  userIdParam,
+  UserDoc,
+  usernameParam,
+} from "./model";
 import type { ThemeColorField, UsersThis } from "./model";
 
 /** A stored custom theme as clients read it. */
@@ -29,7 +59,10 @@ export const settingsActions: ServiceActionsSchema = {
       old_password: { type: "string", max: 1024, optional: true },
     },
     response: DetailAnswer,
-    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; hash_pw: string; current_password?: string; old_password?: string }>): Promise<Static<typeof DetailAnswer>> {
+    async handler(
+      this: UsersThis,
+      ctx: Ctx<{ user_id: number; hash_pw: string; current_password?: string; old_password?: string }>,
+    ): Promise<Static<typeof DetailAnswer>> {
       const user: UserDoc = await this.getUser(ctx.params.user_id);
       if (!ctx.meta.user?.isAdmin) {
         const current = ctx.params.current_password ?? ctx.params.old_password;
@@ -75,7 +108,10 @@ export const settingsActions: ServiceActionsSchema = {
       date_format: { type: "string", trim: true, min: 1, max: 16 },
     },
     response: SetupTimeInfoAnswer,
-    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; timezone: string; hour_pref: 12 | 24; date_format: string }>): Promise<Static<typeof SetupTimeInfoAnswer>> {
+    async handler(
+      this: UsersThis,
+      ctx: Ctx<{ user_id: number; timezone: string; hour_pref: 12 | 24; date_format: string }>,
+    ): Promise<Static<typeof SetupTimeInfoAnswer>> {
       const p = ctx.params;
       const format = p.date_format.toUpperCase();
       const dateFormat = DATE_FORMATS.includes(format) ? format : DATE_FORMAT_ALIASES[format];
@@ -103,7 +139,10 @@ export const settingsActions: ServiceActionsSchema = {
       return { success: true, message: "Date format updated" };
     },
   },
-  update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, SuccessMessageAnswer, { success: true, message: "Time format updated" }),
+  update_time_format: setter("hour_pref", "hour_pref", { type: "enum", values: [12, 24] }, SuccessMessageAnswer, {
+    success: true,
+    message: "Time format updated",
+  }),
   get_time_info: {
     idempotent: true,
     params: userIdParam,
@@ -114,8 +153,16 @@ export const settingsActions: ServiceActionsSchema = {
     },
   },
   get_auto_complete_seconds: getter("auto_complete_seconds", "auto_complete_seconds", AutoCompleteSecondsAnswer, true),
-  update_auto_complete_seconds: setter("auto_complete_seconds", "seconds", { type: "number", integer: true, min: 0, max: 300, convert: true }, SuccessMessageAnswer, { success: true, message: "Auto-complete seconds updated" }),
-  set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, DetailAnswer, { detail: "Default playback speed updated" }),
+  update_auto_complete_seconds: setter(
+    "auto_complete_seconds",
+    "seconds",
+    { type: "number", integer: true, min: 0, max: 300, convert: true },
+    SuccessMessageAnswer,
+    { success: true, message: "Auto-complete seconds updated" },
+  ),
+  set_playback_speed: setter("playback_speed", "playback_speed", { type: "number", min: 0.5, max: 3, convert: true }, DetailAnswer, {
+    detail: "Default playback speed updated",
+  }),
   /** The speed a player uses: with podcast_id, that podcast's own speed (404 unless subscribed), else the user's default. */
   get_playback_speed: {
     idempotent: true,
@@ -146,7 +193,10 @@ export const settingsActions: ServiceActionsSchema = {
       podcast_id: { type: "number", integer: true, positive: true, convert: true, optional: true, nullable: true },
     },
     response: DetailAnswer,
-    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; use_podcast_covers: boolean; podcast_id?: number | null }>): Promise<Static<typeof DetailAnswer>> {
+    async handler(
+      this: UsersThis,
+      ctx: Ctx<{ user_id: number; use_podcast_covers: boolean; podcast_id?: number | null }>,
+    ): Promise<Static<typeof DetailAnswer>> {
       // With a podcast_id the preference is that podcast's own, kept on the subscription by its owner.
       if (ctx.params.podcast_id != null) {
         await setCoverPreference(ctx, { user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id, use_podcast_covers: ctx.params.use_podcast_covers });
@@ -201,7 +251,10 @@ export const settingsActions: ServiceActionsSchema = {
     params: { user_id: userId, name: { type: "string", trim: true, min: 1, max: 100 }, ...Object.fromEntries(THEME_COLOR_FIELDS.map((f) => [f, colorParam])) },
 
     response: CreateCustomThemeAnswer,
-    async handler(this: UsersThis, ctx: Ctx<{ user_id: number; name: string } & Record<ThemeColorField, string>>): Promise<Static<typeof CreateCustomThemeAnswer>> {
+    async handler(
+      this: UsersThis,
+      ctx: Ctx<{ user_id: number; name: string } & Record<ThemeColorField, string>>,
+    ): Promise<Static<typeof CreateCustomThemeAnswer>> {
       await this.getUser(ctx.params.user_id);
       // The web client reads them all at once (get_custom_themes): the list stays short.
       if ((await this.stores.custom_themes.count({ query: { user_id: ctx.params.user_id } })) >= config.maxCustomThemes) {

@@ -24,7 +24,10 @@ export function tagFor(settings: DownloadMetadataSettings, item: EpisodeMediaIte
   if (settings.metadata_sidecar) {
     const day = /^(\d{4})-(\d{2})-(\d{2})/.exec(item.episodepubdate ?? "");
     Object.assign(tags, {
-      title: item.episodetitle, artist: item.podcastname, album: item.podcastname, genre: "Podcast",
+      title: item.episodetitle,
+      artist: item.podcastname,
+      album: item.podcastname,
+      genre: "Podcast",
       ...(day && { year: day[1], date: `${day[3]}${day[2]}` }),
       ...(item.episodedescription && { comment: { language: "eng", text: item.episodedescription } }),
       ...(item.episodeurl && { userDefinedText: [{ description: "EPISODE_URL", value: item.episodeurl }] }),

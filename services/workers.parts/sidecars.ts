@@ -20,9 +20,17 @@ const MAX_COVER_BYTES = 10 * 1024 * 1024;
 /** The episode's metadata as the sidecars carry it. */
 function metadataOf(item: EpisodeMediaItem) {
   return {
-    title: item.episodetitle, podcast: item.podcastname, pub_date: item.episodepubdate, description: item.episodedescription,
-    duration: item.episodeduration, episode_url: item.episodeurl, website: item.podcast_website, podcast_index_id: item.podcast_index_id,
-    artwork: item.episodeartwork || item.podcast_artwork, episode_id: item.episodeid, podcast_id: item.podcastid,
+    title: item.episodetitle,
+    podcast: item.podcastname,
+    pub_date: item.episodepubdate,
+    description: item.episodedescription,
+    duration: item.episodeduration,
+    episode_url: item.episodeurl,
+    website: item.podcast_website,
+    podcast_index_id: item.podcast_index_id,
+    artwork: item.episodeartwork || item.podcast_artwork,
+    episode_id: item.episodeid,
+    podcast_id: item.podcastid,
   };
 }
 
@@ -34,11 +42,23 @@ export function sidecarText(format: "json" | "xml" | "ffmetadata", item: Episode
   const meta = metadataOf(item);
   if (format === "json") return `${JSON.stringify(meta, null, 2)}\n`;
   if (format === "xml") {
-    const fields = Object.entries(meta).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => `  <${k}>${xmlEscape(String(v))}</${k}>`);
+    const fields = Object.entries(meta)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => `  <${k}>${xmlEscape(String(v))}</${k}>`);
     return `<?xml version="1.0" encoding="UTF-8"?>\n<episode>\n${fields.join("\n")}\n</episode>\n`;
   }
-  const ff: [string, unknown][] = [["title", meta.title], ["album", meta.podcast], ["artist", meta.podcast], ["date", meta.pub_date?.slice(0, 10)], ["comment", meta.description], ["genre", "Podcast"]];
-  return `;FFMETADATA1\n${ff.filter(([, v]) => v).map(([k, v]) => `${k}=${ffEscape(String(v))}`).join("\n")}\n`;
+  const ff: [string, unknown][] = [
+    ["title", meta.title],
+    ["album", meta.podcast],
+    ["artist", meta.podcast],
+    ["date", meta.pub_date?.slice(0, 10)],
+    ["comment", meta.description],
+    ["genre", "Podcast"],
+  ];
+  return `;FFMETADATA1\n${ff
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${k}=${ffEscape(String(v))}`)
+    .join("\n")}\n`;
 }
 
 /** A cover image as fetched: its bytes, MIME type and file extension. */
@@ -59,7 +79,10 @@ export function coverFetcher(rights: Rights, episode_id: number, logger: { warn:
   const fetchCover = async (url: string): Promise<Cover | null> => {
     try {
       const res = await fetchUrl(url, { rights, maxBytes: MAX_COVER_BYTES });
-      const ext = /image\/(jpeg|png|webp|gif)/i.exec(res.contentType ?? "")?.[1].toLowerCase().replace("jpeg", "jpg");
+      const ext = /image\/(jpeg|png|webp|gif)/i
+        .exec(res.contentType ?? "")?.[1]
+        .toLowerCase()
+        .replace("jpeg", "jpg");
       if (!ext) throw new Error(`not an image (${res.contentType})`);
       return { body: res.body!, mime: `image/${ext.replace("jpg", "jpeg")}`, ext };
     } catch (err) {
@@ -75,12 +98,19 @@ export function coverFetcher(rights: Rights, episode_id: number, logger: { warn:
 }
 
 /** Writes the sidecars of a file just downloaded to dir/name. */
-export async function writeSidecars(settings: DownloadMetadataSettings, item: EpisodeMediaItem, dir: string, name: string, covers: CoverFetcher): Promise<void> {
+export async function writeSidecars(
+  settings: DownloadMetadataSettings,
+  item: EpisodeMediaItem,
+  dir: string,
+  name: string,
+  covers: CoverFetcher,
+): Promise<void> {
   const base = name.replace(/\.[^.]+$/, "");
   const sideDir = settings.metadata_subfolder ? path.join(dir, "metadata") : dir;
   if (settings.metadata_sidecar || settings.episode_cover) await fs.promises.mkdir(sideDir, { recursive: true });
   if (settings.metadata_sidecar) {
-    for (const format of sidecarFormats(settings.metadata_format)) await fs.promises.writeFile(path.join(sideDir, `${base}.${format}`), sidecarText(format, item));
+    for (const format of sidecarFormats(settings.metadata_format))
+      await fs.promises.writeFile(path.join(sideDir, `${base}.${format}`), sidecarText(format, item));
   }
   const cover = async (url: string | null, target: (ext: string) => string) => {
     const got = await covers(url);

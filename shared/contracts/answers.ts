@@ -38,7 +38,10 @@ export const ImageAnswer = Binary("image/*", "The image, with its own Content-Ty
  * the JSON one as application/json. The action sets ctx.meta.$responseType to one of them.
  */
 export const ByMediaType = <T extends TSchema>(description: string, byType: Record<string, T>) =>
-  Type.Union(Object.entries(byType).map(([mediaType, schema]) => ({ ...schema, [MEDIA_TYPE]: mediaType })), { description });
+  Type.Union(
+    Object.entries(byType).map(([mediaType, schema]) => ({ ...schema, [MEDIA_TYPE]: mediaType })),
+    { description },
+  );
 
 /** A member of a ByMediaType answer: a schema marked with its media type. */
 export type MediaTypeMember = Record<string, unknown> & { [MEDIA_TYPE]: string };

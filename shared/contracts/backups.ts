@@ -4,12 +4,19 @@ import { Binary, Nullable, Type, type Static } from "./answers";
 
 export const BackupDownload = Binary("application/octet-stream", "The whole server as JSON lines (application/gzip when gzip-encoded for the client)");
 export const BackupFilesAnswer = Type.Object({
-  backup_files: Type.Array(Type.Object({ filename: Type.String(), size: Type.Integer(), modified: Type.Integer(), modified_at: Type.String({ format: "date-time" }) })),
+  backup_files: Type.Array(
+    Type.Object({ filename: Type.String(), size: Type.Integer(), modified: Type.Integer(), modified_at: Type.String({ format: "date-time" }) }),
+  ),
 });
 export type BackupFilesAnswer = Static<typeof BackupFilesAnswer>;
 export const BackupFileAnswer = Type.Object({ detail: Type.String(), backup_filename: Type.String() });
 export type BackupFileAnswer = Static<typeof BackupFileAnswer>;
-export const RestoreAnswer = Type.Object({ detail: Type.String(), backup_filename: Type.String(), records: Type.Integer(), services: Type.Record(Type.String(), Type.Integer()) });
+export const RestoreAnswer = Type.Object({
+  detail: Type.String(),
+  backup_filename: Type.String(),
+  records: Type.Integer(),
+  services: Type.Record(Type.String(), Type.Integer()),
+});
 export type RestoreAnswer = Static<typeof RestoreAnswer>;
 /** GET /api/data/restore_status (not in the documents): as PinePods' web client polls it. */
 export const RestoreStatusAnswer = Type.Object({ restore_in_progress: Type.Boolean() });

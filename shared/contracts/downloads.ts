@@ -83,7 +83,11 @@ export type DownloadMetadataSettings = Static<typeof DownloadMetadataSettings>;
 
 /** Until an admin saves them: nothing written besides the file; json and xml, in a subfolder, once switched on. */
 export const DOWNLOAD_METADATA_DEFAULTS: DownloadMetadataSettings = {
-  folder_cover: false, episode_cover: false, metadata_sidecar: false, metadata_format: "both", metadata_subfolder: true,
+  folder_cover: false,
+  episode_cover: false,
+  metadata_sidecar: false,
+  metadata_format: "both",
+  metadata_subfolder: true,
 };
 
 /** The metadata formats written for metadata_format ("both": json and xml). */

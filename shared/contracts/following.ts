@@ -51,7 +51,11 @@ export interface NamingPodcast {
 export type PodcastsNaming = NamingPodcast[][];
 
 /** POST /api/data/person/subscribe/{user_id}/{person_id} */
-export const FollowAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), person_id: Type.Integer({ description: "This server's id of the followed person" }) });
+export const FollowAnswer = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+  person_id: Type.Integer({ description: "This server's id of the followed person" }),
+});
 export type FollowAnswer = Static<typeof FollowAnswer>;
 
 /** A followed person as person/subscriptions lists them. */

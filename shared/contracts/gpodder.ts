@@ -115,10 +115,9 @@ export const DeviceUpdatesAnswer = Type.Object({
   remove: Type.Array(Type.String()),
   updates: Type.Array(UpdatedEpisode),
   timestamp: Timestamp,
-  not_applied: Type.Array(
-    Type.Object({ url: Type.String(), library: LibraryState, attempts: Type.Integer(), last_error: Nullable(Type.String()) }),
-    { description: "Not in the gPodder API: the feeds this server could not subscribe to yet, and why" },
-  ),
+  not_applied: Type.Array(Type.Object({ url: Type.String(), library: LibraryState, attempts: Type.Integer(), last_error: Nullable(Type.String()) }), {
+    description: "Not in the gPodder API: the feeds this server could not subscribe to yet, and why",
+  }),
 });
 export type DeviceUpdatesAnswer = Static<typeof DeviceUpdatesAnswer>;
 

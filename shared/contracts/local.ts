@@ -16,7 +16,14 @@ export const LOCAL_SCHEME = "local:";
 
 /** `local:` + the path relative to LOCAL_MEDIA_DIR, each segment URL-encoded. */
 export function localUrl(relPath: string): string {
-  return LOCAL_SCHEME + relPath.split(/[\\/]+/).filter(Boolean).map(encodeURIComponent).join("/");
+  return (
+    LOCAL_SCHEME +
+    relPath
+      .split(/[\\/]+/)
+      .filter(Boolean)
+      .map(encodeURIComponent)
+      .join("/")
+  );
 }
 
 /**
@@ -67,14 +74,32 @@ export const LocalDirectoriesAnswer = Type.Object({
 });
 export type LocalDirectoriesAnswer = Static<typeof LocalDirectoriesAnswer>;
 /** add_local_podcast: the subscription, and (data) the podcast as the web client reads it. */
-export const AddLocalPodcastAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), podcast_id: Type.Integer(), first_episode_id: Type.Integer(), data: ClientPodcast });
+export const AddLocalPodcastAnswer = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+  podcast_id: Type.Integer(),
+  first_episode_id: Type.Integer(),
+  data: ClientPodcast,
+});
 export type AddLocalPodcastAnswer = Static<typeof AddLocalPodcastAnswer>;
 export const LocalArtworkAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), artwork_url: Type.String() });
 export type LocalArtworkAnswer = Static<typeof LocalArtworkAnswer>;
-export const LocalCoverAnswer = Type.Object({ path: Type.String(), cover_found: Type.Boolean(), source: Nullable(Type.String()), file: Nullable(Type.String()), content_type: Nullable(Type.String()) });
+export const LocalCoverAnswer = Type.Object({
+  path: Type.String(),
+  cover_found: Type.Boolean(),
+  source: Nullable(Type.String()),
+  file: Nullable(Type.String()),
+  content_type: Nullable(Type.String()),
+});
 export type LocalCoverAnswer = Static<typeof LocalCoverAnswer>;
 /** refresh_local_podcast: the figures when the refresh ended in time, else (or on failure) the task only. */
-export const RefreshLocalAnswer = Type.Object({ success: Type.Boolean(), detail: Type.String(), task_id: Type.String(), new_episodes: Type.Optional(Type.Integer()), updated: Type.Optional(Type.Boolean()) });
+export const RefreshLocalAnswer = Type.Object({
+  success: Type.Boolean(),
+  detail: Type.String(),
+  task_id: Type.String(),
+  new_episodes: Type.Optional(Type.Integer()),
+  updated: Type.Optional(Type.Boolean()),
+});
 export type RefreshLocalAnswer = Static<typeof RefreshLocalAnswer>;
 
 // --- Calls to the local service and its events (shared/contracts/call.ts) ---

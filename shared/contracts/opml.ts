@@ -39,7 +39,13 @@ export interface ImportChunkResult {
 
 // --- Answers of the opml service's routes ---
 const ImportFailure = Type.Object({ url: Type.String(), reason: Type.String() });
-export const ImportOpmlAnswer = Type.Object({ success: Type.Boolean(), message: Type.String(), task_id: Type.String(), total: Type.Integer(), rejected: Type.Array(ImportFailure) });
+export const ImportOpmlAnswer = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+  task_id: Type.String(),
+  total: Type.Integer(),
+  rejected: Type.Array(ImportFailure),
+});
 export type ImportOpmlAnswer = Static<typeof ImportOpmlAnswer>;
 /** import_progress: current, total and current_podcast ("" when none) are what the web client reads. */
 export const ImportProgressAnswer = Type.Object({

@@ -21,8 +21,18 @@ export const P20EpisodeAnswer = Type.Object({
   ),
   chapters_url: Nullable(Type.String()),
   chapters_error: Nullable(Type.String()),
-  transcripts: Type.Array(Type.Object({ url: Type.String(), type: Type.String(), mime_type: Type.String(), language: Nullable(Type.String()), rel: Nullable(Type.String()) })),
-  people: Type.Array(Type.Object({ name: Type.String(), role: Nullable(Type.String()), group: Nullable(Type.String()), img: Nullable(Type.String()), href: Nullable(Type.String()) })),
+  transcripts: Type.Array(
+    Type.Object({ url: Type.String(), type: Type.String(), mime_type: Type.String(), language: Nullable(Type.String()), rel: Nullable(Type.String()) }),
+  ),
+  people: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      role: Nullable(Type.String()),
+      group: Nullable(Type.String()),
+      img: Nullable(Type.String()),
+      href: Nullable(Type.String()),
+    }),
+  ),
   soundbites: P20Items,
   value: P20Items,
   location: P20Items,
@@ -42,13 +52,26 @@ export const P20PodcastAnswer = Type.Object({
   locked: Nullable(Type.Boolean()),
   locked_owner: Nullable(Type.String()),
   funding: Type.Array(Type.Object({ url: Type.String(), text: Type.String(), description: Type.String() })),
-  people: Type.Array(Type.Object({ name: Type.String(), role: Nullable(Type.String()), group: Nullable(Type.String()), img: Nullable(Type.String()), href: Nullable(Type.String()) })),
+  people: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      role: Nullable(Type.String()),
+      group: Nullable(Type.String()),
+      img: Nullable(Type.String()),
+      href: Nullable(Type.String()),
+    }),
+  ),
   value: Type.Array(
     Type.Object({
       type: Type.String(),
       method: Type.String(),
       suggested: Nullable(Type.String()),
-      recipients: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), address: Type.String(), split: Type.String(), fee: Type.Boolean() }, { additionalProperties: true })),
+      recipients: Type.Array(
+        Type.Object(
+          { name: Type.String(), type: Type.String(), address: Type.String(), split: Type.String(), fee: Type.Boolean() },
+          { additionalProperties: true },
+        ),
+      ),
     }),
   ),
   podroll: P20Items,

@@ -30,7 +30,9 @@ export const PlaylistView = Type.Object({
 export type PlaylistView = Static<typeof PlaylistView>;
 /** get_playlists: each with its first episodes (title, artwork) as the web client's playlist cards show them. */
 export const PlaylistsAnswer = Type.Object({
-  playlists: Type.Array(Type.Composite([PlaylistView, Type.Object({ preview_episodes: Type.Array(Type.Object({ title: Type.String(), artwork: Type.String() })) })])),
+  playlists: Type.Array(
+    Type.Composite([PlaylistView, Type.Object({ preview_episodes: Type.Array(Type.Object({ title: Type.String(), artwork: Type.String() })) })]),
+  ),
 });
 export type PlaylistsAnswer = Static<typeof PlaylistsAnswer>;
 /** A playlist's episode: the queue item but is_video. */
@@ -46,4 +48,6 @@ export type UpdatePlaylistsAnswer = Static<typeof UpdatePlaylistsAnswer>;
 // --- Calls to the playlists service and its events (shared/contracts/call.ts) ---
 
 /** A playlist's episodes, paged (GET /api/data/get_playlist_episodes). */
-export const getPlaylistEpisodes = action<{ user_id: number; playlist_id: number; limit?: number; offset?: number }, PlaylistEpisodesAnswer>("playlists.get_playlist_episodes");
+export const getPlaylistEpisodes = action<{ user_id: number; playlist_id: number; limit?: number; offset?: number }, PlaylistEpisodesAnswer>(
+  "playlists.get_playlist_episodes",
+);

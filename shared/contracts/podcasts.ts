@@ -67,8 +67,26 @@ export interface PodcastP20 {
 export type PodcastP20Fields = Partial<
   Pick<
     ParsedFeed,
-    | "podcast_guid" | "medium" | "locked" | "locked_owner" | "funding" | "persons" | "values" | "locations" | "license"
-    | "trailers" | "images" | "txt" | "podroll" | "publisher" | "blocks" | "podping" | "chat" | "live_items" | "keywords" | "itunes_type"
+    | "podcast_guid"
+    | "medium"
+    | "locked"
+    | "locked_owner"
+    | "funding"
+    | "persons"
+    | "values"
+    | "locations"
+    | "license"
+    | "trailers"
+    | "images"
+    | "txt"
+    | "podroll"
+    | "publisher"
+    | "blocks"
+    | "podping"
+    | "chat"
+    | "live_items"
+    | "keywords"
+    | "itunes_type"
   >
 >;
 
@@ -176,7 +194,17 @@ export type RecommendationsAnswer = Static<typeof RecommendationsAnswer>;
 
 /** An episode recommended to the user (GET /api/data/recommendations/episodes). */
 export const RecommendedEpisode = Type.Composite([
-  Type.Pick(EpisodeListItem, ["episodeid", "podcastid", "podcastname", "episodetitle", "episodepubdate", "episodedescription", "episodeartwork", "episodeurl", "episodeduration"]),
+  Type.Pick(EpisodeListItem, [
+    "episodeid",
+    "podcastid",
+    "podcastname",
+    "episodetitle",
+    "episodepubdate",
+    "episodedescription",
+    "episodeartwork",
+    "episodeurl",
+    "episodeduration",
+  ]),
   Type.Object({
     is_subscribed: Type.Boolean({ description: "From one of the user's podcasts, else from a podcast recommended to them" }),
     score: Type.Number({ minimum: 0, maximum: 1 }),
@@ -396,7 +424,9 @@ export const indexIds = action<Record<string, never>, number[]>("podcasts.index_
 /** What a refresh needs of these podcasts (none: every subscribed one), credentials included. */
 export const refreshTargets = action<{ podcast_ids?: number[] }, RefreshTarget[]>("podcasts.refresh_targets");
 /** A user's subscriptions as other services see them (an admin's include_unsubscribed: also podcasts they only read); frozen when the whole list is asked. */
-export const userSubscriptions = action<{ user_id: number; podcast_ids?: number[]; include_unsubscribed?: boolean }, SubscriptionView[]>("podcasts.user_subscriptions");
+export const userSubscriptions = action<{ user_id: number; podcast_ids?: number[]; include_unsubscribed?: boolean }, SubscriptionView[]>(
+  "podcasts.user_subscriptions",
+);
 /** Records what a refresh of a changed feed learnt. */
 export const applyFeed = action<ApplyFeedParams, { success: boolean }>("podcasts.apply_feed");
 /** A user's subscriptions as OPML export and import see them. */
@@ -418,7 +448,9 @@ export const syncFeeds = action<{ user_id: number }, SyncFeed[]>("podcasts.sync_
 /** The user's subscribed feeds of these URLs, with what a gPodder client shows of them. */
 export const syncPodcasts = action<{ user_id: number; feed_urls: string[] }, SyncPodcast[]>("podcasts.sync_podcasts");
 /** Subscribes and unsubscribes the user by feed URL as a sync server changed them: the URLs added, how many removed, the URLs that failed and why. */
-export const syncSubscriptions = action<SyncSubscriptionsParams, { added: string[]; removed: number; failed: { url: string; reason: string }[] }>("podcasts.sync_subscriptions");
+export const syncSubscriptions = action<SyncSubscriptionsParams, { added: string[]; removed: number; failed: { url: string; reason: string }[] }>(
+  "podcasts.sync_subscriptions",
+);
 /** The subscribers of a podcast who turned its notifications on, with the title they see. */
 export const notifyTargets = action<{ podcast_id: number }, NotifyTarget[]>("podcasts.notify_targets");
 /** The user's subscriptions merged into a podcast (its episode list shows theirs with it). */
@@ -432,13 +464,24 @@ export const subscribeLocal = action<{ user_id: number; feed_url: string }, AddC
 /** The user's overrides of a podcast's display fields; a new feed URL or credentials move the subscription. */
 export const updatePodcastInfo = action<
   {
-    user_id: number; podcast_id: number; feed_url?: string; username?: string | null; password?: string | null; podcast_name?: string;
-    description?: string; author?: string; artwork_url?: string; website_url?: string; podcast_index_id?: number | null;
+    user_id: number;
+    podcast_id: number;
+    feed_url?: string;
+    username?: string | null;
+    password?: string | null;
+    podcast_name?: string;
+    description?: string;
+    author?: string;
+    artwork_url?: string;
+    website_url?: string;
+    podcast_index_id?: number | null;
   },
   UpdatePodcastInfoAnswer
 >("podcasts.update_podcast_info");
 /** A podcast's own cover preference, kept on the user's subscription (404 unless subscribed). */
-export const setCoverPreference = action<{ user_id: number; podcast_id: number; use_podcast_covers: boolean }, { podcast_id: number }>("podcasts.set_cover_preference");
+export const setCoverPreference = action<{ user_id: number; podcast_id: number; use_podcast_covers: boolean }, { podcast_id: number }>(
+  "podcasts.set_cover_preference",
+);
 /** The subscribers of a podcast who have auto-download on. */
 export const autoDownloadUsers = action<{ podcast_id: number }, number[]>("podcasts.auto_download_users");
 /** Every subscription's auto-delete days (its own, else its user's default), those above 0. */

@@ -45,7 +45,12 @@ export interface QueuePreviewParams {
 
 /** get_queued_episodes: queue items ordered by queueposition (1..n). */
 export const QueuedEpisodesAnswer = Type.Object({
-  data: Type.Array(Type.Composite([Type.Omit(QueueItem, ["is_video", "queueposition", "queuedate"]), Type.Object({ queueposition: Type.Integer(), queuedate: Type.String({ format: "date-time" }) })])),
+  data: Type.Array(
+    Type.Composite([
+      Type.Omit(QueueItem, ["is_video", "queueposition", "queuedate"]),
+      Type.Object({ queueposition: Type.Integer(), queuedate: Type.String({ format: "date-time" }) }),
+    ]),
+  ),
 });
 export type QueuedEpisodesAnswer = Static<typeof QueuedEpisodesAnswer>;
 

@@ -99,7 +99,9 @@ export const StoreResult = Type.Object({
 });
 export const StoreSearchAnswer = Type.Object({ resultCount: Type.Integer(), results: Type.Array(StoreResult) });
 export const VidsiteSearchAnswer = Type.Object({
-  results: Type.Array(Type.Object({ channelId: Type.String(), name: Type.String(), description: Type.String(), thumbnailUrl: Type.String(), url: Type.String() })),
+  results: Type.Array(
+    Type.Object({ channelId: Type.String(), name: Type.String(), description: Type.String(), thumbnailUrl: Type.String(), url: Type.String() }),
+  ),
 });
 export const ProxySearchAnswer = Type.Union([DirectorySearchAnswer, StoreSearchAnswer, VidsiteSearchAnswer], {
   description: "The search service's answer for the index asked: directory (feeds), store (resultCount, results) or vidsite (channels as results)",

@@ -2,12 +2,30 @@
 import { Nullable, Type, type Static } from "./answers";
 import { EpisodeListItem } from "./episodes";
 
-export const ShareAnswer = Type.Object({ url_key: Type.String(), episode_id: Type.Integer(), share_path: Type.String(), expires_at: Nullable(Type.String()), detail: Type.String() });
+export const ShareAnswer = Type.Object({
+  url_key: Type.String(),
+  episode_id: Type.Integer(),
+  share_path: Type.String(),
+  expires_at: Nullable(Type.String()),
+  detail: Type.String(),
+});
 export type ShareAnswer = Static<typeof ShareAnswer>;
 /** episode_by_url: the shared episode as the web client's Episode reads it, and where it plays. */
 export const SharedEpisodeAnswer = Type.Object({
   episode: Type.Composite([
-    Type.Pick(EpisodeListItem, ["episodeid", "podcastid", "podcastname", "episodetitle", "episodepubdate", "episodedescription", "episodeartwork", "episodeurl", "episodeduration", "is_vidsite", "is_youtube"]),
+    Type.Pick(EpisodeListItem, [
+      "episodeid",
+      "podcastid",
+      "podcastname",
+      "episodetitle",
+      "episodepubdate",
+      "episodedescription",
+      "episodeartwork",
+      "episodeurl",
+      "episodeduration",
+      "is_vidsite",
+      "is_youtube",
+    ]),
     Type.Object({ enclosure_type: Nullable(Type.String()) }),
   ]),
   stream_url: Type.String(),
@@ -15,11 +33,10 @@ export const SharedEpisodeAnswer = Type.Object({
 });
 export type SharedEpisodeAnswer = Static<typeof SharedEpisodeAnswer>;
 
-
 /** One of the user's shared links, as PinePods' web client lists them (get_user_shared_links). */
 export const SharedLinkView = Type.Object({
   share_code: Type.String({ description: "The link's url_key: episode_by_url/{share_code}" }),
-  expiration_date: Type.String({ description: "When the link stops working (ISO 8601), or \"never\"" }),
+  expiration_date: Type.String({ description: 'When the link stops working (ISO 8601), or "never"' }),
   expires_at: Nullable(Type.String({ format: "date-time" }), { description: "The same as a date, null for never" }),
   episode_id: Type.Integer(),
   episode_title: Type.String(),

@@ -110,7 +110,9 @@ export const SyncStatisticsAnswer = Type.Object({
   server_url: Type.String(),
   sync_type: Type.String(),
   sync_enabled: Type.Boolean(),
-  server_devices: Type.Array(Type.Object({ id: Type.String(), caption: Type.String(), device_type: Type.String(), type: Type.String(), subscriptions: Type.Integer() })),
+  server_devices: Type.Array(
+    Type.Object({ id: Type.String(), caption: Type.String(), device_type: Type.String(), type: Type.String(), subscriptions: Type.Integer() }),
+  ),
   total_devices: Type.Integer(),
   server_subscriptions: Type.Array(Type.Object({ url: Type.String(), title: Nullable(Type.String()), description: Nullable(Type.String()) })),
   total_subscriptions: Type.Integer(),

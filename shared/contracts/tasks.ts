@@ -5,7 +5,13 @@
 import { action, event } from "./call";
 import { Nullable, Type, type Static } from "./answers";
 
-export const TaskStatus = Type.Union([Type.Literal("PENDING"), Type.Literal("RUNNING"), Type.Literal("DOWNLOADING"), Type.Literal("SUCCESS"), Type.Literal("FAILED")]);
+export const TaskStatus = Type.Union([
+  Type.Literal("PENDING"),
+  Type.Literal("RUNNING"),
+  Type.Literal("DOWNLOADING"),
+  Type.Literal("SUCCESS"),
+  Type.Literal("FAILED"),
+]);
 export type TaskStatus = Static<typeof TaskStatus>;
 
 /** A task as the API shows it (spec "Task" record); progress 0-100. */

@@ -179,7 +179,13 @@ export const FinalAdminAnswer = Type.Object({ final_admin: Type.Boolean() });
 export type FinalAdminAnswer = Static<typeof FinalAdminAnswer>;
 /** GET /api/data/get_user_info (admin; not in the documents): every account as PinePods' web client lists users, isadmin 0 or 1. */
 export const UserInfoAnswer = Type.Array(
-  Type.Object({ userid: Type.Integer(), fullname: Type.String(), username: Type.String(), email: Type.String(), isadmin: Type.Union([Type.Literal(0), Type.Literal(1)]) }),
+  Type.Object({
+    userid: Type.Integer(),
+    fullname: Type.String(),
+    username: Type.String(),
+    email: Type.String(),
+    isadmin: Type.Union([Type.Literal(0), Type.Literal(1)]),
+  }),
 );
 export type UserInfoAnswer = Static<typeof UserInfoAnswer>;
 

@@ -36,7 +36,14 @@ export function isVidsiteFeed(feedUrl: string | null | undefined): boolean {
 // --- Answers of the vidsite service's routes ---
 export const VidsiteChannelsAnswer = Type.Object({
   channels: Type.Array(
-    Type.Object({ channel_id: Type.String(), name: Type.String(), description: Type.String(), subscriber_count: Nullable(Type.Integer()), thumbnail: Type.String(), url: Type.String() }),
+    Type.Object({
+      channel_id: Type.String(),
+      name: Type.String(),
+      description: Type.String(),
+      subscriber_count: Nullable(Type.Integer()),
+      thumbnail: Type.String(),
+      url: Type.String(),
+    }),
   ),
 });
 export type VidsiteChannelsAnswer = Static<typeof VidsiteChannelsAnswer>;

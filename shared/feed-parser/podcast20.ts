@@ -2,7 +2,18 @@
  * Podcasting 2.0 (podcastindex.org namespace): the tags shared by channel and item, and those of each.
  */
 import { parseExplicit, parseIntOrNull, parseNumberOrNull } from "./text";
-import type { FeedAlternateEnclosure, FeedChat, FeedImage, FeedLiveItem, FeedLocation, FeedPerson, FeedRemoteItem, FeedValue, ParsedEpisode, ParsedFeed } from "./types";
+import type {
+  FeedAlternateEnclosure,
+  FeedChat,
+  FeedImage,
+  FeedLiveItem,
+  FeedLocation,
+  FeedPerson,
+  FeedRemoteItem,
+  FeedValue,
+  ParsedEpisode,
+  ParsedFeed,
+} from "./types";
 import { attr, Attrs, eachElement, Names, num, parseDateOrNull, text, textOrNull, XNode } from "./xml";
 
 /** Podcasting 2.0 tags valid at channel and item level, collected the same way for both. */
@@ -203,7 +214,8 @@ export function readChannelPodcast20(local: string, kids: XNode[], attrs: Attrs,
       return;
     case "chat": {
       const server = attr(attrs, "server");
-      if (server) feed.chat ??= { server, protocol: attr(attrs, "protocol") ?? "", account_id: attr(attrs, "accountId"), space: attr(attrs, "space") } satisfies FeedChat;
+      if (server)
+        feed.chat ??= { server, protocol: attr(attrs, "protocol") ?? "", account_id: attr(attrs, "accountId"), space: attr(attrs, "space") } satisfies FeedChat;
       return;
     }
     case "liveItem":

@@ -98,10 +98,24 @@ export function decodeText(s: string): string {
 const utf8 = new TextDecoder("utf-8");
 
 /** Windows-1252 characters of bytes 0x80-0x9F (undefined bytes keep their code point). */
-const CP1252_HIGH = "\u20ac\x81\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\x8d\u017d\x8f" +
+const CP1252_HIGH =
+  "\u20ac\x81\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\x8d\u017d\x8f" +
   "\x90\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\x9d\u017e\u0178";
 /** Labels that mean Windows-1252 (the WHATWG Encoding list: ISO-8859-1 and ASCII too, as browsers do). */
-const CP1252_LABELS = new Set(["windows-1252", "cp1252", "x-cp1252", "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "l1", "us-ascii", "ascii", "cp819", "ibm819"]);
+const CP1252_LABELS = new Set([
+  "windows-1252",
+  "cp1252",
+  "x-cp1252",
+  "iso-8859-1",
+  "iso8859-1",
+  "iso_8859-1",
+  "latin1",
+  "l1",
+  "us-ascii",
+  "ascii",
+  "cp819",
+  "ibm819",
+]);
 
 /**
  * Node 20's TextDecoder("windows-1252") decodes as ISO-8859-1 (0x93 stays U+0093 instead of a curly
@@ -185,20 +199,71 @@ export function parseNumberOrNull(s: string | null): number | null {
 
 // Zones that Date.parse does not know but real feeds use.
 const ZONES: Record<string, string> = {
-  CEST: "+0200", CET: "+0100", MESZ: "+0200", MEZ: "+0100", BST: "+0100", IST: "+0530",
-  EEST: "+0300", EET: "+0200", WEST: "+0100", WET: "+0000", MSK: "+0300", JST: "+0900",
-  KST: "+0900", HKT: "+0800", SGT: "+0800", AWST: "+0800", ACST: "+0930", ACDT: "+1030",
-  AEST: "+1000", AEDT: "+1100", NZST: "+1200", NZDT: "+1300", AKST: "-0900", AKDT: "-0800",
-  HST: "-1000", ADT: "-0300", AST: "-0400", NDT: "-0230", NST: "-0330", UTC: "+0000",
+  CEST: "+0200",
+  CET: "+0100",
+  MESZ: "+0200",
+  MEZ: "+0100",
+  BST: "+0100",
+  IST: "+0530",
+  EEST: "+0300",
+  EET: "+0200",
+  WEST: "+0100",
+  WET: "+0000",
+  MSK: "+0300",
+  JST: "+0900",
+  KST: "+0900",
+  HKT: "+0800",
+  SGT: "+0800",
+  AWST: "+0800",
+  ACST: "+0930",
+  ACDT: "+1030",
+  AEST: "+1000",
+  AEDT: "+1100",
+  NZST: "+1200",
+  NZDT: "+1300",
+  AKST: "-0900",
+  AKDT: "-0800",
+  HST: "-1000",
+  ADT: "-0300",
+  AST: "-0400",
+  NDT: "-0230",
+  NST: "-0330",
+  UTC: "+0000",
 };
 
 // German, French and Dutch month names that Date.parse rejects, mapped to English.
 const MONTHS: Record<string, string> = {
-  januar: "Jan", janvier: "Jan", januari: "Jan", jänner: "Jan", februar: "Feb", février: "Feb",
-  fevrier: "Feb", februari: "Feb", märz: "Mar", mär: "Mar", mrz: "Mar", mars: "Mar", maart: "Mar",
-  avril: "Apr", mai: "May", mei: "May", juni: "Jun", juin: "Jun", juli: "Jul", juillet: "Jul",
-  août: "Aug", aout: "Aug", augustus: "Aug", okt: "Oct", oktober: "Oct", octobre: "Oct",
-  dez: "Dec", dezember: "Dec", décembre: "Dec", decembre: "Dec", december: "Dec",
+  januar: "Jan",
+  janvier: "Jan",
+  januari: "Jan",
+  jänner: "Jan",
+  februar: "Feb",
+  février: "Feb",
+  fevrier: "Feb",
+  februari: "Feb",
+  märz: "Mar",
+  mär: "Mar",
+  mrz: "Mar",
+  mars: "Mar",
+  maart: "Mar",
+  avril: "Apr",
+  mai: "May",
+  mei: "May",
+  juni: "Jun",
+  juin: "Jun",
+  juli: "Jul",
+  juillet: "Jul",
+  août: "Aug",
+  aout: "Aug",
+  augustus: "Aug",
+  okt: "Oct",
+  oktober: "Oct",
+  octobre: "Oct",
+  dez: "Dec",
+  dezember: "Dec",
+  décembre: "Dec",
+  decembre: "Dec",
+  december: "Dec",
 };
 
 function toIso(ms: number): string | null {

@@ -40,15 +40,25 @@ export async function runClient(baseUrl: string, feedUrl: string): Promise<Clien
   ok("queue_pod", await api.POST("/api/data/queue_pod", { body: { user_id, episode_id: first.episodeid } }));
   const queue = ok("get_queued_episodes", await api.GET("/api/data/get_queued_episodes", { params: { query: { user_id } } }));
 
-  ok("record_podcast_history", await api.POST("/api/data/record_podcast_history", { body: { user_id, episode_id: second.episodeid, episode_pos: 12.5, is_vidsite: false } }));
+  ok(
+    "record_podcast_history",
+    await api.POST("/api/data/record_podcast_history", { body: { user_id, episode_id: second.episodeid, episode_pos: 12.5, is_vidsite: false } }),
+  );
   const history = ok("user_history", await api.GET("/api/data/user_history/{user_id}", { params: { path: { user_id } } }));
 
   const playlist = ok(
     "create_playlist",
     await api.POST("/api/data/create_playlist", {
       body: {
-        user_id, name: "From the SDK", include_unplayed: true, include_partially_played: true, include_played: false,
-        sort_order: "date_desc", group_by_podcast: false, icon_name: "ph-playlist", podcast_ids: [added.podcast_id],
+        user_id,
+        name: "From the SDK",
+        include_unplayed: true,
+        include_partially_played: true,
+        include_played: false,
+        sort_order: "date_desc",
+        group_by_podcast: false,
+        icon_name: "ph-playlist",
+        podcast_ids: [added.podcast_id],
       },
     }),
   );

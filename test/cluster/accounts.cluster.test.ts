@@ -42,19 +42,33 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
 
   test("MFA login across gateways; admin flag and removal reach cached keys", async () => {
     const [a, b] = [api(urlA), api(urlB)];
-    expect((await a.post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" })).status).toBe(200);
+    expect(
+      (await a.post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" })).status,
+    ).toBe(200);
     const adminKey = (await b.get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
-    const added = await a.post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: "Ivy", username: "ivy", email: "ivy@example.org", hash_pw: "ivy password" });
+    const added = await a
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ fullname: "Ivy", username: "ivy", email: "ivy@example.org", hash_pw: "ivy password" });
     const ivyId: number = added.body.user_id;
     const ivyKey = (await a.get("/api/data/get_key").set("Authorization", basic("ivy", "ivy password"))).body.retrieved_key;
 
     const secret = (await a.get(`/api/data/generate_mfa_secret/${ivyId}`).set("Api-Key", ivyKey)).body.secret;
-    expect((await b.post("/api/data/verify_temp_mfa").set("Api-Key", ivyKey).send({ user_id: ivyId, mfa_code: totp(secret) })).body).toEqual({ verified: true });
+    expect(
+      (
+        await b
+          .post("/api/data/verify_temp_mfa")
+          .set("Api-Key", ivyKey)
+          .send({ user_id: ivyId, mfa_code: totp(secret) })
+      ).body,
+    ).toEqual({ verified: true });
     const started = await a.get("/api/data/get_key").set("Authorization", basic("ivy", "ivy password"));
     expect(started.body).toMatchObject({ status: "mfa_required", mfa_required: true, retrieved_key: null });
     const finished = await b.post("/api/data/verify_mfa_and_get_key").send({ mfa_session_token: started.body.mfa_session_token, mfa_code: totp(secret) });
     expect(finished.body).toEqual({ status: "success", retrieved_key: expect.any(String), verified: true });
-    expect((await a.post("/api/data/verify_mfa_and_get_key").send({ mfa_session_token: started.body.mfa_session_token, mfa_code: totp(secret) })).body.status).toBe("invalid_session");
+    expect(
+      (await a.post("/api/data/verify_mfa_and_get_key").send({ mfa_session_token: started.body.mfa_session_token, mfa_code: totp(secret) })).body.status,
+    ).toBe("invalid_session");
     const mfaKey: string = finished.body.retrieved_key;
 
     // Both keys' lookups are cached in the auth process as a normal user's.
@@ -73,7 +87,10 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
   test("shared Redis cache: a key deleted, or an admin's rights taken away, through one gateway is refused by both within a second", async () => {
     const [a, b] = [api(urlA), api(urlB)];
     const rootKey = (await a.get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
-    const added = await a.post("/api/data/add_user").set("Api-Key", rootKey).send({ fullname: "Joe", username: "joe", email: "joe@example.org", hash_pw: "joe password" });
+    const added = await a
+      .post("/api/data/add_user")
+      .set("Api-Key", rootKey)
+      .send({ fullname: "Joe", username: "joe", email: "joe@example.org", hash_pw: "joe password" });
     const joeId: number = added.body.user_id;
     expect((await b.put("/api/data/user/set_isadmin").set("Api-Key", rootKey).send({ user_id: joeId, isadmin: true })).status).toBe(200);
     const made = await a.post("/api/data/create_api_key").set("Api-Key", rootKey).send({ user_id: 1, rssonly: false });
@@ -93,9 +110,11 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
       return true;
     };
     expect((await a.delete("/api/data/delete_api_key").set("Api-Key", rootKey).send({ api_id: made.body.api_id })).status).toBe(200);
-    for (const gw of [b, a]) expect(await refusedWithinASecond(async () => (await gw.get("/api/data/verify_key").set("Api-Key", doomed)).status === 401)).toBe(true);
+    for (const gw of [b, a])
+      expect(await refusedWithinASecond(async () => (await gw.get("/api/data/verify_key").set("Api-Key", doomed)).status === 401)).toBe(true);
     expect((await a.put("/api/data/user/set_isadmin").set("Api-Key", rootKey).send({ user_id: joeId, isadmin: false })).status).toBe(200);
-    for (const gw of [b, a]) expect(await refusedWithinASecond(async () => (await gw.post("/api/data/enable_disable_guest").set("Api-Key", joeKey)).status === 403)).toBe(true);
+    for (const gw of [b, a])
+      expect(await refusedWithinASecond(async () => (await gw.post("/api/data/enable_disable_guest").set("Api-Key", joeKey)).status === 403)).toBe(true);
     // And it stays refused: no stale lookup came back into a cache meanwhile.
     await new Promise((r) => setTimeout(r, 1500));
     for (const gw of [a, b]) {
@@ -107,7 +126,10 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
   test("shared Redis cache: rights taken away while both gateways are busy with the key stay taken away (no stale lookup cached again)", async () => {
     const [a, b] = [api(urlA), api(urlB)];
     const rootKey = (await a.get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
-    const added = await a.post("/api/data/add_user").set("Api-Key", rootKey).send({ fullname: "Kim", username: "kim", email: "kim@example.org", hash_pw: "kim password" });
+    const added = await a
+      .post("/api/data/add_user")
+      .set("Api-Key", rootKey)
+      .send({ fullname: "Kim", username: "kim", email: "kim@example.org", hash_pw: "kim password" });
     const kimId: number = added.body.user_id;
     const kimKey = (await b.get("/api/data/get_key").set("Authorization", basic("kim", "kim password"))).body.retrieved_key;
     for (let round = 0; round < 4; round++) {
@@ -130,7 +152,8 @@ describeCluster("accounts, cluster runtime (two gateways, users and auth over NA
   });
 
   test("failed logins through one gateway lock that address out through the other too; the owner's address stays open", async () => {
-    const login = (url: string, password: string, from: string) => api(url).get("/api/data/get_key").set("Authorization", basic("root", password)).set("X-Forwarded-For", from);
+    const login = (url: string, password: string, from: string) =>
+      api(url).get("/api/data/get_key").set("Authorization", basic("root", password)).set("X-Forwarded-For", from);
     for (let i = 0; i < 10; i++) expectErrorBody(await login(i % 2 ? urlA : urlB, `guess ${i}`, "198.51.100.7"), 401);
     expectErrorBody(await login(urlA, "root password", "198.51.100.7"), 429);
     expectErrorBody(await login(urlB, "root password", "198.51.100.7"), 429);

@@ -49,10 +49,18 @@ describeCluster("the auto-delete job of a killed downloads node", () => {
     peers = await clusterPeers(natsBin);
     const port = await freePort();
     env = {
-      ...peers.env, NAMESPACE: `autodel-${process.pid}-${Date.now()}`, DATA_DIR: dataDir, DOWNLOAD_DIR: downloadDir, REQUEST_TIMEOUT: "5000",
-      HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
+      ...peers.env,
+      NAMESPACE: `autodel-${process.pid}-${Date.now()}`,
+      DATA_DIR: dataDir,
+      DOWNLOAD_DIR: downloadDir,
+      REQUEST_TIMEOUT: "5000",
+      HEARTBEAT_INTERVAL: "1",
+      HEARTBEAT_TIMEOUT: "3",
+      WORKER_POLL_MS: "200",
+      REFRESH_INTERVAL: "0",
       // A pass every 3 s (fractional minutes); a lease long enough that the restarted node is up before it expires.
-      AUTO_DELETE_INTERVAL: "0.05", AUTO_DELETE_LEASE_SECONDS: String(LEASE_SECONDS),
+      AUTO_DELETE_INTERVAL: "0.05",
+      AUTO_DELETE_LEASE_SECONDS: String(LEASE_SECONDS),
     };
     procs.api = startNode({ ...env, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
     procs.core = startNode({ ...env, NODE_ID: "core" }, CORE);
@@ -92,18 +100,24 @@ describeCluster("the auto-delete job of a killed downloads node", () => {
 
     // While it is down, the download becomes ten days old (its record as the node wrote it).
     const db = new Database(path.join(dataDir, "downloads.sqlite"));
-    const changed = db.prepare("UPDATE docs SET doc = json_set(doc, '$.downloaded_at', json(?)) WHERE _id = ?").run(JSON.stringify({ $$date: Date.now() - 10 * DAY_MS }), `${id}:${episode_id}`);
+    const changed = db
+      .prepare("UPDATE docs SET doc = json_set(doc, '$.downloaded_at', json(?)) WHERE _id = ?")
+      .run(JSON.stringify({ $$date: Date.now() - 10 * DAY_MS }), `${id}:${episode_id}`);
     db.close();
     expect(changed.changes).toBe(1);
 
     procs.downloads = startNode({ ...env, NODE_ID: "downloads" }, ["downloads"]);
     // Until the download is gone: who holds the lease, and whether a downloads node answered (only the restarted one can).
     const samples: { at: number; holder: string | null; served: boolean }[] = [];
-    await until(async () => {
-      const res = await list();
-      samples.push({ at: Date.now(), holder: lease().holder, served: res.status === 200 });
-      return res.status === 200 && res.body.downloaded_episodes.length === 0;
-    }, 25_000, 200);
+    await until(
+      async () => {
+        const res = await list();
+        samples.push({ at: Date.now(), holder: lease().holder, served: res.status === 200 });
+        return res.status === 200 && res.body.downloaded_episodes.length === 0;
+      },
+      25_000,
+      200,
+    );
     const early = samples.filter((x) => x.at < dead.expires_at);
     expect(early.some((x) => x.served)).toBe(true);
     expect(early.every((x) => x.holder === dead.holder)).toBe(true);

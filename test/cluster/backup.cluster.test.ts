@@ -42,24 +42,48 @@ describeCluster("server backups, cluster runtime (gateway, backups and accounts 
     const password = "root password";
     expect((await http().post("/api/data/create_first").send({ username: "root", password, email: "root@example.org", fullname: "Root" })).status).toBe(200);
     const adminKey = (await http().get("/api/data/get_key").set("Authorization", basic("root", password))).body.retrieved_key;
-    expect((await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: "Ivy", username: "ivy", email: "ivy@example.org", hash_pw: "ivy password" })).status).toBe(200);
+    expect(
+      (
+        await http()
+          .post("/api/data/add_user")
+          .set("Api-Key", adminKey)
+          .send({ fullname: "Ivy", username: "ivy", email: "ivy@example.org", hash_pw: "ivy password" })
+      ).status,
+    ).toBe(200);
 
-    const res = await http().post("/api/data/backup_server").set("Api-Key", adminKey).set("Accept-Encoding", "identity")
-      .send({ database_pass: password }).buffer(true).parse((r, cb) => {
+    const res = await http()
+      .post("/api/data/backup_server")
+      .set("Api-Key", adminKey)
+      .set("Accept-Encoding", "identity")
+      .send({ database_pass: password })
+      .buffer(true)
+      .parse((r, cb) => {
         const chunks: Buffer[] = [];
         r.on("data", (c: Buffer) => chunks.push(c));
         r.on("end", () => cb(null, Buffer.concat(chunks)));
       });
     expect(res.status).toBe(200);
-    const lines = (res.body as Buffer).toString("utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const lines = (res.body as Buffer)
+      .toString("utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(lines[0].format).toBe("podcast-server-backup");
     expect(lines[lines.length - 1]).toEqual({ end: true, records: lines.length - 2 });
     const services = new Set(lines.slice(1, -1).map((r) => r.service));
     expect([...services].sort()).toEqual(expect.arrayContaining(["auth", "users"]));
-    expect(lines.filter((r) => r.collection === "users").map((r) => r.doc.username).sort()).toEqual(["ivy", "root"]);
+    expect(
+      lines
+        .filter((r) => r.collection === "users")
+        .map((r) => r.doc.username)
+        .sort(),
+    ).toEqual(["ivy", "root"]);
 
     fs.writeFileSync(path.join(backupDir, "cluster.jsonl"), res.body);
-    const later = await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: "Max", username: "max", email: "max@example.org", hash_pw: "max password" });
+    const later = await http()
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ fullname: "Max", username: "max", email: "max@example.org", hash_pw: "max password" });
     expect(later.status).toBe(200);
     const maxKey = (await http().get("/api/data/get_key").set("Authorization", basic("max", "max password"))).body.retrieved_key;
     expect((await http().get("/api/data/verify_key").set("Api-Key", maxKey)).status).toBe(200);

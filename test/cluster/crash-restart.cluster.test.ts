@@ -9,7 +9,10 @@ import { basic } from "../helpers/client";
 import { tempDir } from "../helpers/server";
 import { ensureBuilt, freePort, startNode, waitHealthy } from "../helpers/processes";
 
-const SERVICE_NAMES = fs.readdirSync(path.join(__dirname, "..", "..", "services")).filter((f) => f.endsWith(".service.ts")).map((f) => f.split(".")[0]);
+const SERVICE_NAMES = fs
+  .readdirSync(path.join(__dirname, "..", "..", "services"))
+  .filter((f) => f.endsWith(".service.ts"))
+  .map((f) => f.split(".")[0]);
 
 describe("restart after a crash on the embedded store", () => {
   beforeAll(() => ensureBuilt());
@@ -32,7 +35,9 @@ describe("restart after a crash on the embedded store", () => {
     const writer = async () => {
       for (;;) {
         const username = `burst${n++}`;
-        const res = await post("/api/data/add_user", { username, hash_pw: "burst-pass", email: `${username}@example.org`, fullname: username }, key).catch(() => null);
+        const res = await post("/api/data/add_user", { username, hash_pw: "burst-pass", email: `${username}@example.org`, fullname: username }, key).catch(
+          () => null,
+        );
         if (!res) return;
         if (res.status === 200) accepted.push({ id: (await res.json()).user_id, username });
       }

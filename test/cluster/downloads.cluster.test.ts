@@ -42,8 +42,16 @@ describeCluster("a download whose worker process is killed", () => {
     peers = await clusterPeers(natsBin);
     const port = await freePort();
     common = {
-      ...peers.env, NAMESPACE: `dl-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-dlc-"), DOWNLOAD_DIR: tempDir("podcast-dlc-files-"),
-      REQUEST_TIMEOUT: "5000", HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", TASK_LEASE_SECONDS: "2", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
+      ...peers.env,
+      NAMESPACE: `dl-${process.pid}-${Date.now()}`,
+      DATA_DIR: tempDir("podcast-dlc-"),
+      DOWNLOAD_DIR: tempDir("podcast-dlc-files-"),
+      REQUEST_TIMEOUT: "5000",
+      HEARTBEAT_INTERVAL: "1",
+      HEARTBEAT_TIMEOUT: "3",
+      TASK_LEASE_SECONDS: "2",
+      WORKER_POLL_MS: "200",
+      REFRESH_INTERVAL: "0",
     };
     procs.api = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
     procs.core = startNode({ ...common, NODE_ID: "core" }, STATEFUL);
@@ -61,7 +69,10 @@ describeCluster("a download whose worker process is killed", () => {
   test("the other worker takes the job over after the lease and finishes it once with the whole file", async () => {
     const users = await createUsers(url, []);
     const { id, key } = users.admin;
-    const added = await api(url).post("/api/data/add_podcast").set("Api-Key", key).send({ podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: id } });
+    const added = await api(url)
+      .post("/api/data/add_podcast")
+      .set("Api-Key", key)
+      .send({ podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: id } });
     expect(added.status).toBe(200);
     const eps = await api(url).get("/api/data/podcast_episodes").set("Api-Key", key).query({ user_id: id, podcast_id: added.body.podcast_id });
 

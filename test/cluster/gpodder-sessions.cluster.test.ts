@@ -39,7 +39,9 @@ describeCluster("sync sessions, cluster runtime (two gateways, auth and the gpod
 
   test("a session opened through one gateway works through the other; a logout through one ends it on both", async () => {
     const [a, b] = [api(urlA), api(urlB)];
-    expect((await a.post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" })).status).toBe(200);
+    expect(
+      (await a.post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" })).status,
+    ).toBe(200);
     // gPodder's client library: no credentials until the 401 challenge, then Basic once; the cookie from then on.
     const challenged = await a.get("/api/2/devices/root.json");
     expectErrorBody(challenged, 401);
@@ -53,12 +55,23 @@ describeCluster("sync sessions, cluster runtime (two gateways, auth and the gpod
     const devices = await b.get("/api/2/devices/root.json").set("Cookie", cookie);
     expect(devices.status).toBe(200);
     expect(devices.body).toContainEqual(expect.objectContaining({ id: "phone", caption: "Phone", type: "mobile" }));
-    const up = await b.post("/api/2/episodes/root.json").set("Cookie", cookie).send([{ podcast: "http://127.0.0.1:9/feed.xml", episode: "http://127.0.0.1:9/1.mp3", device: "phone", action: "download" }]);
+    const up = await b
+      .post("/api/2/episodes/root.json")
+      .set("Cookie", cookie)
+      .send([{ podcast: "http://127.0.0.1:9/feed.xml", episode: "http://127.0.0.1:9/1.mp3", device: "phone", action: "download" }]);
     expect(up.status).toBe(200);
     expect((await a.get(`/api/2/episodes/root.json?since=${up.body.timestamp - 1}`).set("Cookie", cookie)).body.actions).toHaveLength(1);
 
     // A first sync's upload (over NATS's default 1 MB message) reaches the gpodder service.
-    const many = Array.from({ length: 20_000 }, (_, i) => ({ podcast: "http://127.0.0.1:9/feed.xml", episode: `http://127.0.0.1:9/${i}.mp3`, device: "phone", action: "play", timestamp: "2024-01-31T10:00:00", position: i, total: 30_000 }));
+    const many = Array.from({ length: 20_000 }, (_, i) => ({
+      podcast: "http://127.0.0.1:9/feed.xml",
+      episode: `http://127.0.0.1:9/${i}.mp3`,
+      device: "phone",
+      action: "play",
+      timestamp: "2024-01-31T10:00:00",
+      position: i,
+      total: 30_000,
+    }));
     const bulk = await a.post("/api/2/episodes/root.json").set("Cookie", cookie).send(many);
     expect(bulk.status).toBe(200);
     expect((await b.get(`/api/2/episodes/root.json?since=${bulk.body.timestamp - 1}`).set("Cookie", cookie)).body.actions).toHaveLength(20_000);

@@ -22,9 +22,16 @@ describeCluster("a killed service process under load", () => {
     peers = await clusterPeers(natsBin);
     const port = await freePort();
     // Short timeouts so that calls to the dead node fail fast.
-    common = { ...peers.env, NAMESPACE: `kill-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-kill-"), REQUEST_TIMEOUT: "2000", HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3",
+    common = {
+      ...peers.env,
+      NAMESPACE: `kill-${process.pid}-${Date.now()}`,
+      DATA_DIR: tempDir("podcast-kill-"),
+      REQUEST_TIMEOUT: "2000",
+      HEARTBEAT_INTERVAL: "1",
+      HEARTBEAT_TIMEOUT: "3",
       // The load creates an API key per write: past the default bound of a user's keys (100) it would be refused.
-      MAX_USER_KEYS: "100000" };
+      MAX_USER_KEYS: "100000",
+    };
     procs.api = startNode({ ...common, PORT: String(port), NODE_ID: "gateway" }, ["api"]);
     procs.users = startNode({ ...common, NODE_ID: "users-1" }, ["users"]);
     procs.auth = startNode({ ...common, NODE_ID: "auth-1" }, ["auth"]);
@@ -50,7 +57,12 @@ describeCluster("a killed service process under load", () => {
       for (let n = 0; running; n++) {
         const write = n % 2 === 1;
         const res = write
-          ? await fetch(`${url}/api/data/create_api_key`, { method: "POST", headers: { "Api-Key": key, "Content-Type": "application/json" }, body: JSON.stringify({ user_id: 1, rssonly: false }), signal: AbortSignal.timeout(15_000) })
+          ? await fetch(`${url}/api/data/create_api_key`, {
+              method: "POST",
+              headers: { "Api-Key": key, "Content-Type": "application/json" },
+              body: JSON.stringify({ user_id: 1, rssonly: false }),
+              signal: AbortSignal.timeout(15_000),
+            })
           : await fetch(`${url}/api/data/verify_key`, { headers: { "Api-Key": key }, signal: AbortSignal.timeout(15_000) });
         statuses.push(res.status);
         if (res.status !== 200 && (res.status !== 503 || !write)) bad.push(`${write ? "write" : "read"}: ${res.status} ${await res.text()}`);

@@ -32,7 +32,9 @@ describeCluster("large calls and answers, cluster runtime (NATS with its default
     procs.sync = startNode({ ...common, NODE_ID: "sync-1" }, ["gpodder", "podcasts", "episodes"]);
     url = `http://127.0.0.1:${port}`;
     await waitClusterHealthy([url], procs, ["auth", "users", "gpodder", "podcasts", "episodes"]);
-    expect((await api(url).post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" })).status).toBe(200);
+    expect(
+      (await api(url).post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" })).status,
+    ).toBe(200);
     const login = await api(url).post("/api/2/auth/root/login.json").set("Authorization", basic("root", "root password"));
     cookie = String(login.headers["set-cookie"][0]).split(";")[0];
     key = (await api(url).get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
@@ -51,7 +53,15 @@ describeCluster("large calls and answers, cluster runtime (NATS with its default
   });
 
   const actions = (prefix: string) =>
-    Array.from({ length: 20_000 }, (_, i) => ({ podcast: "http://127.0.0.1:9/feed.xml", episode: `http://127.0.0.1:9/${prefix}-${i}.mp3`, action: "play", timestamp: "2024-01-31T10:00:00", started: 0, position: i, total: 30_000 }));
+    Array.from({ length: 20_000 }, (_, i) => ({
+      podcast: "http://127.0.0.1:9/feed.xml",
+      episode: `http://127.0.0.1:9/${prefix}-${i}.mp3`,
+      action: "play",
+      timestamp: "2024-01-31T10:00:00",
+      started: 0,
+      position: i,
+      total: 30_000,
+    }));
 
   test("a first sync: 20,000 episode actions up in one request and down with since=0, gPodder API and Nextcloud", async () => {
     const phone = actions("phone").map((a) => ({ ...a, device: "phone" }));
@@ -84,7 +94,7 @@ describeCluster("large calls and answers, cluster runtime (NATS with its default
   }, 60_000);
 
   test("the upload routes' errors: malformed JSON 400, a body over SYNC_MAX_BODY_SIZE 413, both as JSON", async () => {
-    const malformed = await api(url).post("/api/2/episodes/root.json").set("Cookie", cookie).set("Content-Type", "application/json").send("[{\"podcast\": ");
+    const malformed = await api(url).post("/api/2/episodes/root.json").set("Cookie", cookie).set("Content-Type", "application/json").send('[{"podcast": ');
     expectErrorBody(malformed, 400);
     const tooLarge = [{ podcast: "http://127.0.0.1:9/feed.xml", episode: "x".repeat(9 * MB), action: "play" }];
     for (const route of ["/api/2/episodes/root.json", "/index.php/apps/gpoddersync/episode_action/create"]) {

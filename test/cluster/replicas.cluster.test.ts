@@ -59,7 +59,13 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
   const addItems = (n: number) => {
     for (let i = 0; i < n; i++) {
       const k = items.length;
-      items.push({ title: `Episode ${k}`, guid: `ep-${k}`, url: `${feeds.url}/media/${k}.mp3`, date: new Date(Date.UTC(2026, 0, 1) + k * 3_600_000).toISOString(), duration: 600 + k });
+      items.push({
+        title: `Episode ${k}`,
+        guid: `ep-${k}`,
+        url: `${feeds.url}/media/${k}.mp3`,
+        date: new Date(Date.UTC(2026, 0, 1) + k * 3_600_000).toISOString(),
+        duration: 600 + k,
+      });
     }
   };
   const feedUrl = () => `${feeds.url}/shared.xml`;
@@ -87,9 +93,14 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
     addItems(20);
     const namespace = `replicas-${process.pid}-${Date.now()}`;
     const common = {
-      ...peers.env, NAMESPACE: namespace, MONGO_URI: wire.uri, SECRET_KEY: "replicas-test-secret-key-0123456789abcdef",
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "podcast-replicas-")), DOWNLOAD_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "podcast-replicas-files-")),
-      REFRESH_INTERVAL: "0", CATALOG_RECONCILE_SECONDS: "2",
+      ...peers.env,
+      NAMESPACE: namespace,
+      MONGO_URI: wire.uri,
+      SECRET_KEY: "replicas-test-secret-key-0123456789abcdef",
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "podcast-replicas-")),
+      DOWNLOAD_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "podcast-replicas-files-")),
+      REFRESH_INTERVAL: "0",
+      CATALOG_RECONCILE_SECONDS: "2",
     };
     const port = await freePort();
     urls = [`http://127.0.0.1:${port}`];
@@ -115,7 +126,11 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
   });
 
   const call = async (base: string, method: string, p: string, who: string, body?: object) => {
-    const res = await fetch(`${base}${p}`, { method, headers: { "Content-Type": "application/json", "Api-Key": users[who].key }, body: body && JSON.stringify(body) });
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: { "Content-Type": "application/json", "Api-Key": users[who].key },
+      body: body && JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
@@ -123,7 +138,9 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
 
   test("every user subscribing to one feed at once, then refreshing it at once under the player load: one podcast, each episode once", async () => {
     // Everyone adds the same feed at the same moment.
-    const added = await Promise.all(USERS.map((u, i) => call(urls[0], "POST", "/api/data/add_podcast", u, { podcast_values: { pod_feed_url: feedUrl(), user_id: users[u].id } })));
+    const added = await Promise.all(
+      USERS.map((u, i) => call(urls[0], "POST", "/api/data/add_podcast", u, { podcast_values: { pod_feed_url: feedUrl(), user_id: users[u].id } })),
+    );
     expect(added.map((r) => r.status)).toEqual(USERS.map(() => 200));
     const podcastIds = new Set(added.map((r) => r.body.podcast_id));
     expect(podcastIds.size).toBe(1);
@@ -131,7 +148,9 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
 
     let episodes: number[] = [];
     for (const end = Date.now() + 30_000; episodes.length < 20 && Date.now() < end; await sleep(200)) {
-      episodes = (await call(urls[0], "GET", `/api/data/podcast_episodes?user_id=${users.alice.id}&podcast_id=${podcast_id}`, "alice")).body.episodes.map((e: any) => e.episodeid);
+      episodes = (await call(urls[0], "GET", `/api/data/podcast_episodes?user_id=${users.alice.id}&podcast_id=${podcast_id}`, "alice")).body.episodes.map(
+        (e: any) => e.episodeid,
+      );
     }
     expect(episodes.length).toBe(20);
     const load = await startPlayerLoad({ gateways: () => urls, key: users.alice.key, userId: users.alice.id, episodes }, 4);
@@ -149,8 +168,17 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
     expect(await load.verify(urls[0])).toEqual([]);
 
     // Once the refresh jobs are done: each guid stored once, every item of the feed there.
-    await waitFor(async () => (await db().collection("tasks").countDocuments({ status: { $in: ["PENDING", "STARTED", "RUNNING", "QUEUED"] } })) === 0, 30_000);
-    const dupes = await db().collection("episodes").aggregate([{ $group: { _id: { p: "$podcast_id", g: "$guid" }, n: { $sum: 1 } } }, { $match: { n: { $gt: 1 } } }]).toArray();
+    await waitFor(
+      async () =>
+        (await db()
+          .collection("tasks")
+          .countDocuments({ status: { $in: ["PENDING", "STARTED", "RUNNING", "QUEUED"] } })) === 0,
+      30_000,
+    );
+    const dupes = await db()
+      .collection("episodes")
+      .aggregate([{ $group: { _id: { p: "$podcast_id", g: "$guid" }, n: { $sum: 1 } } }, { $match: { n: { $gt: 1 } } }])
+      .toArray();
     expect(dupes).toEqual([]);
     expect(await db().collection("episodes").countDocuments({ podcast_id })).toBe(items.length);
     expect(await db().collection("podcasts").countDocuments({})).toBe(1);
@@ -158,10 +186,18 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
     // No stale replica: each library node's catalogue, asked directly, lists what the store holds.
     const stored = (await db().collection("episodes").find({ podcast_id }).project({ _id: 1 }).toArray()).map((d) => d._id).sort();
     for (const node of ["library-1", "library-2"]) {
-      await waitFor(async () => {
-        const stats: Record<number, { total_episodes: number }> = await probe.call("episodes.user_podcast_stats", { user_id: users.bob.id, subscriptions: [{ podcast_id, feed_cutoff_days: 0 }] }, { nodeID: node });
-        return stats[podcast_id].total_episodes === stored.length;
-      }, 10_000, `${node}'s catalogue`);
+      await waitFor(
+        async () => {
+          const stats: Record<number, { total_episodes: number }> = await probe.call(
+            "episodes.user_podcast_stats",
+            { user_id: users.bob.id, subscriptions: [{ podcast_id, feed_cutoff_days: 0 }] },
+            { nodeID: node },
+          );
+          return stats[podcast_id].total_episodes === stored.length;
+        },
+        10_000,
+        `${node}'s catalogue`,
+      );
     }
 
     // A write through one gateway is in every replica's catalogue (the other re-reads it): sorted by duration
@@ -169,26 +205,46 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
     const target = episodes[3];
     expect((await call(urls[0], "POST", "/api/data/update_episode_duration", "alice", { episode_id: target, new_duration: 4321 })).status).toBe(200);
     for (const node of ["library-1", "library-2"]) {
-      await waitFor(async () => {
-        const page: any = await probe.call("episodes.podcast_episodes", { user_id: users.bob.id, podcast_id, sort_by: "duration", sort_order: "desc", limit: 1 }, { nodeID: node, meta: { user: { id: users.bob.id, isAdmin: false } } });
-        return page.episodes[0]?.episodeid === target;
-      }, 10_000, `${node}'s catalogue after the write`);
+      await waitFor(
+        async () => {
+          const page: any = await probe.call(
+            "episodes.podcast_episodes",
+            { user_id: users.bob.id, podcast_id, sort_by: "duration", sort_order: "desc", limit: 1 },
+            { nodeID: node, meta: { user: { id: users.bob.id, isAdmin: false } } },
+          );
+          return page.episodes[0]?.episodeid === target;
+        },
+        10_000,
+        `${node}'s catalogue after the write`,
+      );
     }
   }, 240_000);
 
   test("one refresh job and one download job per key, however many replicas are asked at once", async () => {
     // The jobs take 3 s (slow feed and media): every request of a burst finds the first one unfinished.
     slowMs = 3000;
-    const before = await db().collection("tasks").countDocuments({ dedupe_key: `refresh:${users.carol.id}` });
+    const before = await db()
+      .collection("tasks")
+      .countDocuments({ dedupe_key: `refresh:${users.carol.id}` });
     const refreshes = await Promise.all(Array.from({ length: 12 }, (_, i) => call(urls[0], "GET", "/api/data/refresh_pods", "carol")));
     const ids = new Set(refreshes.map((r) => r.body.task_id));
     expect(ids.size).toBe(1);
-    expect(await db().collection("tasks").countDocuments({ dedupe_key: `refresh:${users.carol.id}` })).toBe(before + 1);
+    expect(
+      await db()
+        .collection("tasks")
+        .countDocuments({ dedupe_key: `refresh:${users.carol.id}` }),
+    ).toBe(before + 1);
 
     const [ep] = await db().collection("episodes").find({}).sort({ _id: 1 }).limit(1).toArray();
-    const downloads = await Promise.all(Array.from({ length: 12 }, (_, i) => call(urls[0], "POST", "/api/data/download_podcast", "dave", { episode_id: ep._id, user_id: users.dave.id })));
+    const downloads = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(urls[0], "POST", "/api/data/download_podcast", "dave", { episode_id: ep._id, user_id: users.dave.id })),
+    );
     expect(downloads.map((r) => r.status)).toEqual(downloads.map(() => 200));
-    expect(await db().collection("tasks").countDocuments({ dedupe_key: `episode:${users.dave.id}:${ep._id}` })).toBe(1);
+    expect(
+      await db()
+        .collection("tasks")
+        .countDocuments({ dedupe_key: `episode:${users.dave.id}:${ep._id}` }),
+    ).toBe(1);
     slowMs = 0;
   }, 120_000);
 
@@ -214,7 +270,16 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
     })();
     const device = async (d: number) => {
       for (let n = 0; n < 15; n++) {
-        const action = { podcast: feedUrl(), episode: `${feeds.url}/media/${n}.mp3`, device: `phone-${d}`, action: "play", timestamp: new Date(Date.UTC(2026, 1, 1, 0, d, n)).toISOString().slice(0, 19), started: 0, position: 100 * d + n, total: 600 };
+        const action = {
+          podcast: feedUrl(),
+          episode: `${feeds.url}/media/${n}.mp3`,
+          device: `phone-${d}`,
+          action: "play",
+          timestamp: new Date(Date.UTC(2026, 1, 1, 0, d, n)).toISOString().slice(0, 19),
+          started: 0,
+          position: 100 * d + n,
+          total: 600,
+        };
         const res = await fetch(`${urls[0]}/api/2/episodes/bob.json`, { method: "POST", headers: auth, body: JSON.stringify([action]) });
         expect(res.status).toBe(200);
         uploaded.add(keyOf(action));

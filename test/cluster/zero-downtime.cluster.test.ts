@@ -120,12 +120,15 @@ describeCluster("zero downtime over NATS", () => {
     { group: "sync", url: (g: string) => `${g}/api/data/get_podsync_settings/1` },
   ];
   const readLoad = (reads = ACCOUNTS_LIBRARY_READS) =>
-    steadyLoad(() => live, async (base, i) => {
-      const read = reads[i % reads.length];
-      const res = await fetch(read.url(base), { headers: { "Api-Key": key }, signal: AbortSignal.timeout(20_000) });
-      if (res.status === 200) served.add(`${phase}:${read.group}`);
-      return res;
-    });
+    steadyLoad(
+      () => live,
+      async (base, i) => {
+        const read = reads[i % reads.length];
+        const res = await fetch(read.url(base), { headers: { "Api-Key": key }, signal: AbortSignal.timeout(20_000) });
+        if (res.status === 200) served.add(`${phase}:${read.group}`);
+        return res;
+      },
+    );
 
   beforeAll(async () => {
     const started = await startNats(natsBin!);
@@ -135,8 +138,17 @@ describeCluster("zero downtime over NATS", () => {
     providers = await startProviders();
     common = {
       STORE_API_URL: providers.url,
-      TRANSPORTER: started.url, CACHER: redis.url, NAMESPACE: `zd-${process.pid}-${Date.now()}`, DATA_DIR: tempDir("podcast-zd-"), DOWNLOAD_DIR: tempDir("podcast-zd-files-"),
-      HEARTBEAT_INTERVAL: "1", HEARTBEAT_TIMEOUT: "3", REQUEST_TIMEOUT: "5000", TASK_LEASE_SECONDS: "2", WORKER_POLL_MS: "200", REFRESH_INTERVAL: "0",
+      TRANSPORTER: started.url,
+      CACHER: redis.url,
+      NAMESPACE: `zd-${process.pid}-${Date.now()}`,
+      DATA_DIR: tempDir("podcast-zd-"),
+      DOWNLOAD_DIR: tempDir("podcast-zd-files-"),
+      HEARTBEAT_INTERVAL: "1",
+      HEARTBEAT_TIMEOUT: "3",
+      REQUEST_TIMEOUT: "5000",
+      TASK_LEASE_SECONDS: "2",
+      WORKER_POLL_MS: "200",
+      REFRESH_INTERVAL: "0",
       FEED_FETCH_PER_MINUTE: "1000000", // the steady load fetches a feed several times a second
       MAX_USER_KEYS: "100000", // and creates API keys, hundreds: past the default bound of a user's keys (100) they would be refused
     };
@@ -150,7 +162,11 @@ describeCluster("zero downtime over NATS", () => {
     live = gateways.map((g) => g.url);
     await waitClusterHealthy(live, procs, ["auth", "users", "podcasts", "episodes", "feeds", "tasks", "downloads", "search", "sync"]);
 
-    const first = await fetch(`${live[0]}/api/data/create_first`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "admin", password: "a long password", email: "a@example.org", fullname: "A" }) });
+    const first = await fetch(`${live[0]}/api/data/create_first`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "admin", password: "a long password", email: "a@example.org", fullname: "A" }),
+    });
     expect(first.status).toBe(200);
     key = (await (await fetch(`${live[0]}/api/data/get_key`, { headers: { Authorization: basic("admin", "a long password") } })).json()).retrieved_key;
   }, 90_000);
@@ -188,7 +204,11 @@ describeCluster("zero downtime over NATS", () => {
       const searchPort = name === "search" ? await freePort() : 0;
       // The standby has loaded and connected once every store service of it waits for the old node's data.
       startGroup(name, { DATA_LOCK_WAIT: "60", ...(searchPort ? { SEARCH_PORT: String(searchPort) } : {}) });
-      const waiting = () => procs[name].output().split("\n").filter((l) => l.includes("Standby: waiting")).length;
+      const waiting = () =>
+        procs[name]
+          .output()
+          .split("\n")
+          .filter((l) => l.includes("Standby: waiting")).length;
       await until(() => waiting() >= storeServices(name).length, 45_000);
       if (searchPort) {
         // The search group's gateway, like the main ones: the new pod joins the Service, then the old one leaves it.
@@ -202,7 +222,15 @@ describeCluster("zero downtime over NATS", () => {
     }
     const { statuses, failures } = await load.stop();
     // The gateways log why a request failed (error name), the clue when this fails.
-    if (failures.length) for (const g of gateways) console.error(procs[g.name].output().split("\n").filter((l) => l.includes("request failed")).join("\n"));
+    if (failures.length)
+      for (const g of gateways)
+        console.error(
+          procs[g.name]
+            .output()
+            .split("\n")
+            .filter((l) => l.includes("request failed"))
+            .join("\n"),
+        );
     expect(failures).toEqual([]);
     expect(statuses.length).toBeGreaterThan(50);
     // Each group served its own reads while it was being restarted.
@@ -213,9 +241,23 @@ describeCluster("zero downtime over NATS", () => {
     // The command of `npm run repl` after its build step, run where a node's env is set (kubectl exec): its
     // health port is taken, SERVICES, SERVICEDIR (the image sets it) and NODE_ID name the pod's own; the
     // script must clear them.
-    const command = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")).scripts.repl.split("&&").slice(1).join("&&").trim();
+    const command = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"))
+      .scripts.repl.split("&&")
+      .slice(1)
+      .join("&&")
+      .trim();
     const bin = path.join(__dirname, "..", "..", "node_modules", ".bin");
-    const env = { ...process.env, ...common, PATH: `${bin}:${process.env.PATH}`, HEALTH_PORT: String(healthPort), METRICS_PORT: String(metricsPort), SERVICES: "api", SERVICEDIR: "dist/services", NODE_ID: nodeIds.g1, LOG_LEVEL: "info" };
+    const env = {
+      ...process.env,
+      ...common,
+      PATH: `${bin}:${process.env.PATH}`,
+      HEALTH_PORT: String(healthPort),
+      METRICS_PORT: String(metricsPort),
+      SERVICES: "api",
+      SERVICEDIR: "dist/services",
+      NODE_ID: nodeIds.g1,
+      LOG_LEVEL: "info",
+    };
     const repl = spawn("sh", ["-c", command], { cwd: path.join(__dirname, "..", ".."), env, stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     repl.stdout.on("data", (d) => (out += d));
@@ -226,22 +268,34 @@ describeCluster("zero downtime over NATS", () => {
       repl.stdin.write("listener add auth.keys_removed\n");
       await until(() => text().includes("listening to event: auth.keys_removed"), 10_000);
       // Once the REPL node has seen the cluster: every group's node is listed.
-      await until(async () => {
-        repl.stdin.write("nodes\n");
-        await sleep(300);
-        return STATEFUL_GROUPS.every((g) => text().includes(`${g}-`));
-      }, 20_000, 500);
+      await until(
+        async () => {
+          repl.stdin.write("nodes\n");
+          await sleep(300);
+          return STATEFUL_GROUPS.every((g) => text().includes(`${g}-`));
+        },
+        20_000,
+        500,
+      );
       repl.stdin.write("call users.get_theme --user_id 1\n");
       await until(() => /theme: '(light|dark|auto)'/.test(text()), 10_000);
       // A key deleted broadcasts auth.keys_removed. The other nodes learn of the REPL's listener from its
       // next INFO packet (Moleculer sends it up to a second after a change): delete keys until one is seen.
       const headers = { "Api-Key": key, "Content-Type": "application/json" };
-      await until(async () => {
-        const created = await (await fetch(`${live[0]}/api/data/create_api_key`, { method: "POST", headers, body: JSON.stringify({ user_id: 1, rssonly: false }) })).json();
-        expect((await fetch(`${live[0]}/api/data/delete_api_key`, { method: "DELETE", headers, body: JSON.stringify({ api_id: created.api_id }) })).status).toBe(200);
-        await sleep(300);
-        return text().includes("Event Listener 'auth.keys_removed' received event");
-      }, 15_000, 200);
+      await until(
+        async () => {
+          const created = await (
+            await fetch(`${live[0]}/api/data/create_api_key`, { method: "POST", headers, body: JSON.stringify({ user_id: 1, rssonly: false }) })
+          ).json();
+          expect(
+            (await fetch(`${live[0]}/api/data/delete_api_key`, { method: "DELETE", headers, body: JSON.stringify({ api_id: created.api_id }) })).status,
+          ).toBe(200);
+          await sleep(300);
+          return text().includes("Event Listener 'auth.keys_removed' received event");
+        },
+        15_000,
+        200,
+      );
       // It ran no service of the pod's (at info level they would have logged their start).
       expect(text()).not.toMatch(/Service '(api|users|auth)' started/);
       expect(text()).not.toMatch(/EADDRINUSE/);
@@ -253,11 +307,20 @@ describeCluster("zero downtime over NATS", () => {
 
   test("a SIGKILLed accounts node loses no write it had accepted", async () => {
     const accepted: { api_key: string; api_id: number }[] = [];
-    const load = steadyLoad(() => live, async (base) => {
-      const res = await fetch(`${base}/api/data/create_api_key`, { method: "POST", headers: { "Api-Key": key, "Content-Type": "application/json" }, body: JSON.stringify({ user_id: 1, rssonly: false }), signal: AbortSignal.timeout(20_000) });
-      if (res.status === 200) accepted.push(await res.clone().json());
-      return res;
-    }, 2);
+    const load = steadyLoad(
+      () => live,
+      async (base) => {
+        const res = await fetch(`${base}/api/data/create_api_key`, {
+          method: "POST",
+          headers: { "Api-Key": key, "Content-Type": "application/json" },
+          body: JSON.stringify({ user_id: 1, rssonly: false }),
+          signal: AbortSignal.timeout(20_000),
+        });
+        if (res.status === 200) accepted.push(await res.clone().json());
+        return res;
+      },
+      2,
+    );
     await sleep(800);
     await procs.accounts.stop("SIGKILL");
     startGroup("accounts");
@@ -270,7 +333,11 @@ describeCluster("zero downtime over NATS", () => {
     for (const k of accepted) expect((await fetch(`${live[0]}/api/data/verify_key`, { headers: { "Api-Key": k.api_key } })).status).toBe(200);
     // live[0] has these keys in its cache of key lookups now: a key deleted through the other gateway is refused by it at once.
     const [gone] = accepted;
-    const deleted = await fetch(`${live[1]}/api/data/delete_api_key`, { method: "DELETE", headers: { "Api-Key": key, "Content-Type": "application/json" }, body: JSON.stringify({ api_id: gone.api_id }) });
+    const deleted = await fetch(`${live[1]}/api/data/delete_api_key`, {
+      method: "DELETE",
+      headers: { "Api-Key": key, "Content-Type": "application/json" },
+      body: JSON.stringify({ api_id: gone.api_id }),
+    });
     expect(deleted.status).toBe(200);
     expect((await fetch(`${live[0]}/api/data/verify_key`, { headers: { "Api-Key": gone.api_key } })).status).toBe(401);
   }, 90_000);
@@ -278,12 +345,24 @@ describeCluster("zero downtime over NATS", () => {
   test("a SIGKILLed downloads node loses no accepted job: each ends SUCCESS once after the takeover", async () => {
     // Slow media (a 64 KiB chunk every 300 ms) keeps jobs running and queued when the node dies.
     const audio = audioBytes(300_000);
-    const items = Array.from({ length: EPISODES }, (_, i) => ({ title: `e${i}`, guid: `e${i}`, url: `${media.url}/e${i}.mp3`, date: `2024-01-${String(i + 1).padStart(2, "0")}T00:00:00Z` }));
+    const items = Array.from({ length: EPISODES }, (_, i) => ({
+      title: `e${i}`,
+      guid: `e${i}`,
+      url: `${media.url}/e${i}.mp3`,
+      date: `2024-01-${String(i + 1).padStart(2, "0")}T00:00:00Z`,
+    }));
     items.forEach((it, i) => media.route(`/e${i}.mp3`, mediaRoute(audio, "audio/mpeg", 300)));
     media.route("/feed.xml", { body: rssFeed("Jobs", items) });
     const call = (base: string, method: string, p: string, body?: unknown) =>
-      fetch(`${base}${p}`, { method, headers: { "Api-Key": key, "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
-    const added = await (await call(live[0], "POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: 1 } })).json();
+      fetch(`${base}${p}`, {
+        method,
+        headers: { "Api-Key": key, "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(20_000),
+      });
+    const added = await (
+      await call(live[0], "POST", "/api/data/add_podcast", { podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: 1 } })
+    ).json();
     let episodes: number[] = [];
     await until(async () => {
       const res = await call(live[0], "GET", `/api/data/podcast_episodes?user_id=1&podcast_id=${added.podcast_id}`);
@@ -293,13 +372,17 @@ describeCluster("zero downtime over NATS", () => {
 
     // Each episode asked for in turn, again and again: a repeat answers the same task, or "already downloaded".
     const tasks = new Map<number, Set<string>>();
-    const load = steadyLoad(() => live, async (base, i) => {
-      const episode_id = episodes[i % EPISODES];
-      const res = await call(base, "POST", "/api/data/download_podcast", { episode_id, user_id: 1 });
-      const body = res.status === 200 ? await res.clone().json() : null;
-      if (body?.task_id) tasks.set(episode_id, (tasks.get(episode_id) ?? new Set()).add(body.task_id));
-      return res;
-    }, 2);
+    const load = steadyLoad(
+      () => live,
+      async (base, i) => {
+        const episode_id = episodes[i % EPISODES];
+        const res = await call(base, "POST", "/api/data/download_podcast", { episode_id, user_id: 1 });
+        const body = res.status === 200 ? await res.clone().json() : null;
+        if (body?.task_id) tasks.set(episode_id, (tasks.get(episode_id) ?? new Set()).add(body.task_id));
+        return res;
+      },
+      2,
+    );
     phase = "downloads node killed";
     // Killed with jobs queued and a file half sent: each file takes at least 1.2 s, so one asked for
     // under 0.6 s ago is still being fetched (a RUNNING task alone may not have asked yet).
@@ -402,9 +485,21 @@ describeCluster("zero downtime over NATS", () => {
     expect(metrics).toMatch(/api_request_time_bucket\{[^}]*route="\/api\/data\/get_theme\/:user_id"/);
     expect(metrics).toMatch(/moleculer_request_total\{[^}]*action="auth.resolve_key"/);
     // Node's own warnings go to stderr, which output() merges in; they are not log lines.
-    const lines = procs.g1.output().split("\n").filter((l) => l.trim() && !/^\((node:\d+|Use `node)/.test(l));
+    const lines = procs.g1
+      .output()
+      .split("\n")
+      .filter((l) => l.trim() && !/^\((node:\d+|Use `node)/.test(l));
     expect(lines.length).toBeGreaterThan(10);
-    expect(lines.filter((l) => { try { JSON.parse(l); return false; } catch { return true; } })).toEqual([]);
+    expect(
+      lines.filter((l) => {
+        try {
+          JSON.parse(l);
+          return false;
+        } catch {
+          return true;
+        }
+      }),
+    ).toEqual([]);
     expect(lines.some((l) => JSON.parse(l).msg.startsWith("request"))).toBe(true);
   });
 });

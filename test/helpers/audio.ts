@@ -55,7 +55,8 @@ export function mp3Bytes(tags: AudioTags, seconds = 2): Buffer {
   if (tags.artist) frames.push(textFrame("TPE1", tags.artist));
   if (tags.track !== undefined) frames.push(textFrame("TRCK", String(tags.track)));
   if (tags.year) frames.push(textFrame("TYER", tags.year));
-  if (tags.comment) frames.push(id3Frame("COMM", Buffer.concat([Buffer.from([0]), Buffer.from("eng", "latin1"), Buffer.from([0]), Buffer.from(tags.comment, "latin1")])));
+  if (tags.comment)
+    frames.push(id3Frame("COMM", Buffer.concat([Buffer.from([0]), Buffer.from("eng", "latin1"), Buffer.from([0]), Buffer.from(tags.comment, "latin1")])));
   if (tags.picture) {
     // encoding, MIME, 0, picture type 3 (front cover), empty description, data
     frames.push(id3Frame("APIC", Buffer.concat([Buffer.from([0]), Buffer.from(tags.picture.mime, "latin1"), Buffer.from([0, 3, 0]), tags.picture.data])));
@@ -90,7 +91,11 @@ export function wavBytes(tags: AudioTags, seconds = 1): Buffer {
   fmt.writeUInt32LE(8000, 8); // bytes per second
   fmt.writeUInt16LE(1, 12); // block align
   fmt.writeUInt16LE(8, 14); // bits per sample
-  const chunks = Buffer.concat([sub("fmt ", fmt), sub("LIST", Buffer.concat([Buffer.from("INFO", "latin1"), ...info])), sub("data", Buffer.alloc(8000 * seconds, 0x80))]);
+  const chunks = Buffer.concat([
+    sub("fmt ", fmt),
+    sub("LIST", Buffer.concat([Buffer.from("INFO", "latin1"), ...info])),
+    sub("data", Buffer.alloc(8000 * seconds, 0x80)),
+  ]);
   const riff = Buffer.alloc(12);
   riff.write("RIFF", 0, "latin1");
   riff.writeUInt32LE(chunks.length + 4, 4);

@@ -24,6 +24,10 @@ export function asUsers(target: () => { url: string; users: Record<string, { key
   const keyOf = (who: string) => target().users[who].key;
   return {
     get: (path: string, who: string, query: Record<string, unknown> = {}) => api(target().url).get(path).query(query).set("Api-Key", keyOf(who)),
-    post: (path: string, who: string, body: unknown) => api(target().url).post(path).set("Api-Key", keyOf(who)).send(body as object),
+    post: (path: string, who: string, body: unknown) =>
+      api(target().url)
+        .post(path)
+        .set("Api-Key", keyOf(who))
+        .send(body as object),
   };
 }

@@ -27,11 +27,36 @@ export function foundationScenario(target: { url: string }) {
 
   test("create_first rejects bad input with 400 and changes nothing", async () => {
     const good = { username: "Admin", password: "correct horse", email: "admin@example.org", fullname: "The Admin" };
-    expectErrorBody(await http().post("/api/data/create_first").send({ ...good, email: undefined }), 400);
-    expectErrorBody(await http().post("/api/data/create_first").send({ ...good, username: 123 }), 400);
-    expectErrorBody(await http().post("/api/data/create_first").send({ ...good, username: { $gt: "" } }), 400);
-    expectErrorBody(await http().post("/api/data/create_first").send({ ...good, email: "not-an-email" }), 400);
-    expectErrorBody(await http().post("/api/data/create_first").send({ ...good, password: "short" }), 400);
+    expectErrorBody(
+      await http()
+        .post("/api/data/create_first")
+        .send({ ...good, email: undefined }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/create_first")
+        .send({ ...good, username: 123 }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/create_first")
+        .send({ ...good, username: { $gt: "" } }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/create_first")
+        .send({ ...good, email: "not-an-email" }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/create_first")
+        .send({ ...good, password: "short" }),
+      400,
+    );
     expectErrorBody(await http().post("/api/data/create_first").set("Content-Type", "application/json").send('{"username": "x",'), 400);
     expectErrorBody(await http().post("/api/data/create_first").set("Content-Type", "application/json").send("[1,2,3]"), 400);
     const status = await http().get("/api/data/self_service_status");
@@ -44,7 +69,12 @@ export function foundationScenario(target: { url: string }) {
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ message: expect.any(String), user_id: expect.any(Number) });
     s.adminId = first.body.user_id;
-    expectErrorBody(await http().post("/api/data/create_first").send({ ...body, username: "other", email: "o@example.org" }), 409);
+    expectErrorBody(
+      await http()
+        .post("/api/data/create_first")
+        .send({ ...body, username: "other", email: "o@example.org" }),
+      409,
+    );
     const status = await http().get("/api/data/self_service_status");
     expect(status.body).toEqual({ status: false, first_admin_created: true });
   });
@@ -74,7 +104,8 @@ export function foundationScenario(target: { url: string }) {
     expect(user.body).toEqual({ status: "success", retrieved_id: s.adminId });
     const cfg = await http().get("/api/data/config").set("Api-Key", s.adminKey);
     expect(cfg.status).toBe(200);
-    for (const f of ["api_url", "proxy_url", "proxy_host", "proxy_port", "proxy_protocol", "reverse_proxy", "people_url"]) expect(typeof cfg.body[f]).toBe("string");
+    for (const f of ["api_url", "proxy_url", "proxy_host", "proxy_port", "proxy_protocol", "reverse_proxy", "people_url"])
+      expect(typeof cfg.body[f]).toBe("string");
   });
 
   test("self-service registration: 403 while off, open once an admin turns it on, 409 on duplicates", async () => {
@@ -88,9 +119,24 @@ export function foundationScenario(target: { url: string }) {
     expect(created.status).toBe(200);
     expect(created.body).toEqual({ detail: expect.any(String), user_id: expect.any(Number) });
     s.aliceId = created.body.user_id;
-    expectErrorBody(await http().post("/api/data/add_login_user").send({ ...alice, email: "other@example.org", username: "ALICE" }), 409);
-    expectErrorBody(await http().post("/api/data/add_login_user").send({ ...alice, username: "alice2" }), 409);
-    expectErrorBody(await http().post("/api/data/add_login_user").send({ ...alice, username: "bob", email: "bob@example.org", hash_pw: 42 }), 400);
+    expectErrorBody(
+      await http()
+        .post("/api/data/add_login_user")
+        .send({ ...alice, email: "other@example.org", username: "ALICE" }),
+      409,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/add_login_user")
+        .send({ ...alice, username: "alice2" }),
+      409,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/add_login_user")
+        .send({ ...alice, username: "bob", email: "bob@example.org", hash_pw: 42 }),
+      400,
+    );
     // A password hashed by the client (Argon2id, as the web and mobile clients do) is stored as is.
     const clientHash = await argon2.hash("bobs clear password", { type: argon2.argon2id });
     const bob = await http().post("/api/data/add_login_user").send({ fullname: "Bob", username: "bob", email: "bob@example.org", hash_pw: clientHash });
@@ -100,7 +146,12 @@ export function foundationScenario(target: { url: string }) {
     expect(bobKey.status).toBe(200);
     s.bobKey = bobKey.body.retrieved_key;
     await http().post("/api/data/enable_disable_self_service").set("Api-Key", s.adminKey);
-    expectErrorBody(await http().post("/api/data/add_login_user").send({ ...alice, username: "carol", email: "carol@example.org" }), 403);
+    expectErrorBody(
+      await http()
+        .post("/api/data/add_login_user")
+        .send({ ...alice, username: "carol", email: "carol@example.org" }),
+      403,
+    );
     const login = await http().get("/api/data/get_key").set("Authorization", basic("alice", "alice password"));
     expect(login.status).toBe(200);
     s.aliceKey = login.body.retrieved_key;
@@ -110,7 +161,19 @@ export function foundationScenario(target: { url: string }) {
     const own = await http().get(`/api/data/my_user_info/${s.aliceId}`).set("Api-Key", s.aliceKey);
     expect(own.status).toBe(200);
     // The spec's five fields, then the preferences PinePods' web client reads there (issue 21).
-    expect(own.body).toEqual({ userid: s.aliceId, fullname: "Alice Liddell", username: "alice", email: "alice@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en", startpage: "home", default_volume: 100 });
+    expect(own.body).toEqual({
+      userid: s.aliceId,
+      fullname: "Alice Liddell",
+      username: "alice",
+      email: "alice@example.org",
+      isadmin: 0,
+      timezone: "UTC",
+      timeformat: 24,
+      dateformat: "YYYY-MM-DD",
+      language: "en",
+      startpage: "home",
+      default_volume: 100,
+    });
     expectErrorBody(await http().get(`/api/data/my_user_info/${s.adminId}`).set("Api-Key", s.aliceKey), 403);
     expectErrorBody(await http().get(`/api/data/user_details_id/${s.bobId}`).set("Api-Key", s.aliceKey), 403);
     const byAdmin = await http().get(`/api/data/my_user_info/${s.aliceId}`).set("Api-Key", s.adminKey);
@@ -144,7 +207,10 @@ export function foundationScenario(target: { url: string }) {
     expect(made.status).toBe(200);
     const key: string = made.body.api_key;
     expect((await http().get("/api/data/get_user").set("Api-Key", key)).body.retrieved_id).toBe(s.aliceId);
-    const rss = await http().post("/api/data/create_api_key").set("Api-Key", s.aliceKey).send({ user_id: s.aliceId, rssonly: true, podcast_ids: [1, 2] });
+    const rss = await http()
+      .post("/api/data/create_api_key")
+      .set("Api-Key", s.aliceKey)
+      .send({ user_id: s.aliceId, rssonly: true, podcast_ids: [1, 2] });
     expect(rss.status).toBe(200);
     expectErrorBody(await http().get("/api/data/verify_key").set("Api-Key", rss.body.api_key), 403);
 
@@ -159,9 +225,18 @@ export function foundationScenario(target: { url: string }) {
     const all = await http().get(`/api/data/get_api_info/${s.adminId}`).set("Api-Key", s.adminKey);
     expect(all.body.api_info.some((k: any) => k.userid === s.aliceId)).toBe(true);
 
-    expectErrorBody(await http().delete("/api/data/delete_api_key").set("Api-Key", s.bobKey).send({ api_id: String(made.body.api_id) }), 403);
+    expectErrorBody(
+      await http()
+        .delete("/api/data/delete_api_key")
+        .set("Api-Key", s.bobKey)
+        .send({ api_id: String(made.body.api_id) }),
+      403,
+    );
     expectErrorBody(await http().delete("/api/data/delete_api_key").set("Api-Key", s.aliceKey).send({ api_id: "999999" }), 404);
-    const del = await http().delete("/api/data/delete_api_key").set("Api-Key", s.aliceKey).send({ api_id: String(made.body.api_id) });
+    const del = await http()
+      .delete("/api/data/delete_api_key")
+      .set("Api-Key", s.aliceKey)
+      .send({ api_id: String(made.body.api_id) });
     expect(del.status).toBe(200);
     expectErrorBody(await http().get("/api/data/verify_key").set("Api-Key", key), 401);
     expect((await http().get("/api/data/verify_key").set("Api-Key", s.aliceKey)).status).toBe(200);
@@ -177,7 +252,12 @@ export function foundationScenario(target: { url: string }) {
 
   test("at most 10 failed logins a minute per username from one address, then 429 even for the right password", async () => {
     for (let i = 0; i < 10; i++) {
-      expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("carol", `wrong ${i}`)), 401);
+      expectErrorBody(
+        await http()
+          .get("/api/data/get_key")
+          .set("Authorization", basic("carol", `wrong ${i}`)),
+        401,
+      );
     }
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("Carol", "carol password")), 429);
     // Other accounts are not affected.

@@ -122,20 +122,36 @@ export async function startGpodderPeer(username: string, password: string): Prom
       return send(res, 200, "", { "Set-Cookie": `sessionid=${sid}; HttpOnly; Path=/` });
     }
     const routes: [RegExp, string, (m: RegExpExecArray) => void][] = [
-      [/^\/api\/2\/devices\/([^/]+)\.json$/, "GET", () =>
-        send(res, 200, [...devices].map(([id, d]) => ({ id, caption: d.caption, type: d.type, subscriptions: [...current(id)].filter(([, op]) => op === "add").length })))],
-      [/^\/api\/2\/devices\/([^/]+)\/([\w.-]+)\.json$/, "POST", (mm) => {
-        const b = body ? JSON.parse(body) : {};
-        const d = devices.get(mm[2]) ?? { caption: mm[2], type: "other" };
-        devices.set(mm[2], { caption: b.caption ?? d.caption, type: b.type ?? d.type });
-        send(res, 200, {});
-      }],
+      [
+        /^\/api\/2\/devices\/([^/]+)\.json$/,
+        "GET",
+        () =>
+          send(
+            res,
+            200,
+            [...devices].map(([id, d]) => ({ id, caption: d.caption, type: d.type, subscriptions: [...current(id)].filter(([, op]) => op === "add").length })),
+          ),
+      ],
+      [
+        /^\/api\/2\/devices\/([^/]+)\/([\w.-]+)\.json$/,
+        "POST",
+        (mm) => {
+          const b = body ? JSON.parse(body) : {};
+          const d = devices.get(mm[2]) ?? { caption: mm[2], type: "other" };
+          devices.set(mm[2], { caption: b.caption ?? d.caption, type: b.type ?? d.type });
+          send(res, 200, {});
+        },
+      ],
       [/^\/api\/2\/subscriptions\/([^/]+)\/([\w.-]+)\.json$/, "GET", (mm) => subsAnswer(res, mm[2], since)],
-      [/^\/api\/2\/subscriptions\/([^/]+)\/([\w.-]+)\.json$/, "POST", (mm) => {
-        const b = JSON.parse(body);
-        if ((b.add ?? []).some((x: string) => (b.remove ?? []).includes(x))) return send(res, 400, { message: "same URL added and removed" });
-        send(res, 200, { timestamp: change(mm[2], b.add ?? [], b.remove ?? []), update_urls: [] });
-      }],
+      [
+        /^\/api\/2\/subscriptions\/([^/]+)\/([\w.-]+)\.json$/,
+        "POST",
+        (mm) => {
+          const b = JSON.parse(body);
+          if ((b.add ?? []).some((x: string) => (b.remove ?? []).includes(x))) return send(res, 400, { message: "same URL added and removed" });
+          send(res, 200, { timestamp: change(mm[2], b.add ?? [], b.remove ?? []), update_urls: [] });
+        },
+      ],
       [/^\/api\/2\/episodes\/([^/]+)\.json$/, "GET", () => actionsAnswer(res, since)],
       [/^\/api\/2\/episodes\/([^/]+)\.json$/, "POST", () => send(res, 200, { timestamp: upload(JSON.parse(body)), update_urls: [] })],
     ];

@@ -12,8 +12,16 @@ const HOUR = 3_600_000;
 
 /** The shared feed: [title, duration in seconds (0 = the feed gives none), hours before now]. */
 export const SHARED_EPISODES: [string, number, number][] = [
-  ["Tiny", 300, 1], ["Quarter", 900, 5], ["Just over", 901, 30], ["Twenty", 1200, 50], ["Half", 1800, 70],
-  ["Three quarters", 2700, 90], ["Past commute", 2701, 20], ["Hour", 3600, 2], ["Long", 5000, 200], ["Unknown", 0, 3],
+  ["Tiny", 300, 1],
+  ["Quarter", 900, 5],
+  ["Just over", 901, 30],
+  ["Twenty", 1200, 50],
+  ["Half", 1800, 70],
+  ["Three quarters", 2700, 90],
+  ["Past commute", 2701, 20],
+  ["Hour", 3600, 2],
+  ["Long", 5000, 200],
+  ["Unknown", 0, 3],
 ];
 /** Alice's own feed: enough episodes for the concurrency tests. */
 export const OWN_EPISODES = 30;
@@ -33,7 +41,16 @@ export interface Library {
 
 export function feedOf(title: string, items: [string, number, number][], base: string): string {
   const now = Date.now();
-  return rssFeed(title, items.map(([t, duration, hours], n) => ({ title: t, guid: `${base}-${n}`, url: `https://media.test/${base}/${n}.mp3`, date: new Date(now - hours * HOUR).toISOString(), duration })));
+  return rssFeed(
+    title,
+    items.map(([t, duration, hours], n) => ({
+      title: t,
+      guid: `${base}-${n}`,
+      url: `https://media.test/${base}/${n}.mp3`,
+      date: new Date(now - hours * HOUR).toISOString(),
+      duration,
+    })),
+  );
 }
 
 /** opts: the server's (a capturing logger, for one). */
@@ -58,7 +75,20 @@ export async function startLibrary(opts: Parameters<typeof startServer>[0] = {})
   const all = await get(`/api/data/return_episodes/${users.alice.id}`, "alice", { limit: 1000 });
   const ids: Record<string, number> = {};
   for (const e of all.body.episodes) ids[e.episodetitle] = e.episodeid;
-  return { server, feeds, users, shared, own: ownId, get, post, ids, stop: async () => { await server.stop(); await feeds.close(); } };
+  return {
+    server,
+    feeds,
+    users,
+    shared,
+    own: ownId,
+    get,
+    post,
+    ids,
+    stop: async () => {
+      await server.stop();
+      await feeds.close();
+    },
+  };
 }
 
 /** Writes one user's state of an episode through the episodes service (as the listening actions do). */

@@ -55,7 +55,11 @@ function narrowingFields(filter: Doc, sparseFields: Set<string>): Set<string> {
     if (value && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)) {
       const ops = Object.keys(value);
       // $ne, $nin and $exists: false match documents an index cannot bound.
-      if (ops.some((op) => ["$eq", "$in", "$gt", "$gte", "$lt", "$lte"].includes(op)) || (ops.includes("$exists") && value.$exists === true && sparseFields.has(key))) out.add(key);
+      if (
+        ops.some((op) => ["$eq", "$in", "$gt", "$gte", "$lt", "$lte"].includes(op)) ||
+        (ops.includes("$exists") && value.$exists === true && sparseFields.has(key))
+      )
+        out.add(key);
       continue;
     }
     out.add(key);

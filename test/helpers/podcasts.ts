@@ -17,10 +17,14 @@ export async function createUsers(url: string, names: string[]): Promise<Record<
   const password = "a long password";
   const first = await http().post("/api/data/create_first").send({ username: "admin", password, email: "admin@example.org", fullname: "Admin" });
   if (first.status !== 200) throw new Error(`create_first: ${first.status} ${JSON.stringify(first.body)}`);
-  const login = async (username: string) => (await http().get("/api/data/get_key").set("Authorization", basic(username, password))).body.retrieved_key as string;
+  const login = async (username: string) =>
+    (await http().get("/api/data/get_key").set("Authorization", basic(username, password))).body.retrieved_key as string;
   out.admin = { id: first.body.user_id, key: await login("admin") };
   for (const name of names) {
-    const res = await http().post("/api/data/add_user").set("Api-Key", out.admin.key).send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
+    const res = await http()
+      .post("/api/data/add_user")
+      .set("Api-Key", out.admin.key)
+      .send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
     if (res.status !== 200) throw new Error(`add_user: ${res.status} ${JSON.stringify(res.body)}`);
     out[name] = { id: res.body.user_id, key: await login(name) };
   }
@@ -30,7 +34,10 @@ export async function createUsers(url: string, names: string[]): Promise<Record<
 /** An RSS 2.0 feed built from items (duration in seconds), for tests that change a feed between refreshes or need exact values. */
 export function rssFeed(title: string, items: { title: string; guid?: string; url: string; date: string; duration?: number }[]): string {
   const body = items
-    .map((i) => `<item><title>${i.title}</title>${i.guid ? `<guid>${i.guid}</guid>` : ""}<pubDate>${new Date(i.date).toUTCString()}</pubDate>${i.duration ? `<itunes:duration>${i.duration}</itunes:duration>` : ""}<enclosure url="${i.url.replace(/&/g, "&amp;")}" length="1000" type="audio/mpeg"/></item>`)
+    .map(
+      (i) =>
+        `<item><title>${i.title}</title>${i.guid ? `<guid>${i.guid}</guid>` : ""}<pubDate>${new Date(i.date).toUTCString()}</pubDate>${i.duration ? `<itunes:duration>${i.duration}</itunes:duration>` : ""}<enclosure url="${i.url.replace(/&/g, "&amp;")}" length="1000" type="audio/mpeg"/></item>`,
+    )
     .join("\n");
   return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>${title}</title><link>https://example.test/</link><description>test feed</description>\n${body}\n</channel></rss>`;
 }
@@ -57,7 +64,13 @@ export function serveTwoEpisodeFeeds(loop: Loopback, name: string, count: number
   const feed = (n: number) => `${loop.url}/${name}-${n}.xml`;
   const episode = (n: number, e: number) => `${loop.url}/media/${name}-${n}-${e}.mp3`;
   for (let n = 0; n < count; n++) {
-    const items = [1, 2].map((e) => ({ title: `${name} ${n} episode ${e}`, guid: `${name}-${n}-${e}`, url: episode(n, e), date: `2024-0${e}-01T00:00:00Z`, duration: 3000 }));
+    const items = [1, 2].map((e) => ({
+      title: `${name} ${n} episode ${e}`,
+      guid: `${name}-${n}-${e}`,
+      url: episode(n, e),
+      date: `2024-0${e}-01T00:00:00Z`,
+      duration: 3000,
+    }));
     loop.route(`/${name}-${n}.xml`, { body: rssFeed(`${name} ${n}`, items) });
   }
   return { feed, episode };

@@ -41,7 +41,10 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
 export function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = net.connect(port, "127.0.0.1");
-    sock.once("connect", () => { sock.destroy(); resolve(true); });
+    sock.once("connect", () => {
+      sock.destroy();
+      resolve(true);
+    });
     sock.once("error", () => resolve(false));
   });
 }
@@ -72,7 +75,9 @@ function findBinary(name: string, override: string | undefined): string | null {
   const candidates = [override, `/usr/sbin/${name}`, `/usr/bin/${name}`, `/usr/local/bin/${name}`];
   try {
     candidates.push(execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim());
-  } catch { /* not on PATH */ }
+  } catch {
+    /* not on PATH */
+  }
   return candidates.find((c) => c && fs.existsSync(c)) || null;
 }
 
@@ -113,7 +118,12 @@ export function startNode(env: Record<string, string>, services?: string[], shel
   // Loopback feeds of the tests are open to normal users, as startServer does; the search gateway takes a
   // free loopback port unless a test names one (5000 may be in use on this machine).
   const childEnv: Record<string, string> = {
-    ...(process.env as Record<string, string>), LOG_LEVEL: "warn", OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32", SEARCH_PORT: "0", SEARCH_HOST: "127.0.0.1", ...env,
+    ...(process.env as Record<string, string>),
+    LOG_LEVEL: "warn",
+    OUTBOUND_ALLOW_PRIVATE: "127.0.0.1/32",
+    SEARCH_PORT: "0",
+    SEARCH_HOST: "127.0.0.1",
+    ...env,
   };
   const args = [RUNNER, "--config", path.join(ROOT, "dist", "moleculer.config.js")];
   if (services) {
@@ -131,12 +141,16 @@ export function startNode(env: Record<string, string>, services?: string[], shel
  * the services with a store that the test expects have joined.
  */
 export async function waitHealthy(url: string, timeoutMs = 30_000, services: string[] = []) {
-  await waitFor(async () => {
-    const res = await fetch(`${url}/api/health`);
-    if (res.status !== 200) return false;
-    const body = (await res.json()) as { services: string[] };
-    return services.every((s) => body.services.includes(s));
-  }, `${url}/api/health`, timeoutMs);
+  await waitFor(
+    async () => {
+      const res = await fetch(`${url}/api/health`);
+      if (res.status !== 200) return false;
+      const body = (await res.json()) as { services: string[] };
+      return services.every((s) => body.services.includes(s));
+    },
+    `${url}/api/health`,
+    timeoutMs,
+  );
 }
 
 /**
@@ -144,7 +158,9 @@ export async function waitHealthy(url: string, timeoutMs = 30_000, services: str
  * nats-server of the suite's own) and the shared cache (a redis-server of the suite's own). `env` goes
  * into every node's environment; stop() ends what was started here.
  */
-export async function clusterPeers(natsBin: string | null): Promise<{ env: { TRANSPORTER: string; CACHER: string }; redis: { url: string; port: number; proc: Proc }; stop(): Promise<void> }> {
+export async function clusterPeers(
+  natsBin: string | null,
+): Promise<{ env: { TRANSPORTER: string; CACHER: string }; redis: { url: string; port: number; proc: Proc }; stop(): Promise<void> }> {
   const nats = process.env.NATS_URL ? { url: process.env.NATS_URL, proc: null } : await startNats(natsBin!);
   const redis = await startRedis();
   return {

@@ -29,7 +29,8 @@ function misbehave(term: string, res: http.ServerResponse): boolean {
   else if (term.includes("down")) send(res, 502, "<html>Bad gateway</html>");
   else if (term.includes("broken")) send(res, 200, "{not json");
   else if (term.includes("forbidden")) send(res, 403, '{"error":"forbidden"}');
-  else if (term.includes("hang")) return true; // never answers
+  else if (term.includes("hang"))
+    return true; // never answers
   else return false;
   return true;
 }
@@ -37,7 +38,10 @@ function misbehave(term: string, res: http.ServerResponse): boolean {
 /** True when the request carries the documented signature of TEST_KEY / TEST_SECRET, made in the last 5 minutes. */
 export function validSignature(headers: http.IncomingHttpHeaders): boolean {
   const date = String(headers["x-auth-date"] ?? "");
-  const expected = crypto.createHash("sha1").update(TEST_KEY + TEST_SECRET + date).digest("hex");
+  const expected = crypto
+    .createHash("sha1")
+    .update(TEST_KEY + TEST_SECRET + date)
+    .digest("hex");
   return headers["x-auth-key"] === TEST_KEY && headers.authorization === expected && /^\d+$/.test(date) && Math.abs(Date.now() / 1000 - Number(date)) < 300;
 }
 

@@ -66,7 +66,9 @@ async function storeUri(dataDir: string): Promise<string> {
 }
 
 /** mongoUri: run on this MongoDB (a wire double of the test's own) whatever TEST_STORE says. */
-export async function startServer(opts: { dataDir?: string; services?: ServiceSchema[]; broker?: BrokerOptions; allowPrivate?: string; mongoUri?: string } = {}): Promise<TestServer> {
+export async function startServer(
+  opts: { dataDir?: string; services?: ServiceSchema[]; broker?: BrokerOptions; allowPrivate?: string; mongoUri?: string } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
   config.dataDir = dataDir;
   config.mongoUri = opts.mongoUri ?? (await storeUri(dataDir));

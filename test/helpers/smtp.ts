@@ -40,6 +40,6 @@ export async function startSmtpPeer(auth?: { user: string; password: string }): 
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", () => resolve()));
-  const port = ((smtp as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+  const port = (smtp as unknown as { server: { address(): AddressInfo } }).server.address().port;
   return { port, inbox, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
 }

@@ -132,9 +132,19 @@ const jan = (d: number, h = 12) => new Date(Date.UTC(2026, 0, d, h));
 /** Episodes (services/episodes.parts/model.ts EpisodeDoc; p20 persons as the feed parser gives them). */
 function episodes(): Doc[] {
   const ep = (_id: number, podcast_id: number, fields: Doc) => ({
-    _id, podcast_id, guid: `g${_id}`, enclosure_key: `https://m.example/${podcast_id}/${_id}.mp3`, title: `Episode ${_id}`,
-    description: null, pub_date: jan(_id), duration: 60 * _id, enclosure_url: `https://m.example/${podcast_id}/${_id}.mp3?src=feed`,
-    enclosure_type: "audio/mpeg", created_at: jan(_id, 13), p20: {}, ...fields,
+    _id,
+    podcast_id,
+    guid: `g${_id}`,
+    enclosure_key: `https://m.example/${podcast_id}/${_id}.mp3`,
+    title: `Episode ${_id}`,
+    description: null,
+    pub_date: jan(_id),
+    duration: 60 * _id,
+    enclosure_url: `https://m.example/${podcast_id}/${_id}.mp3?src=feed`,
+    enclosure_type: "audio/mpeg",
+    created_at: jan(_id, 13),
+    p20: {},
+    ...fields,
   });
   return [
     ep(1, 10, { description: "The Alpha story", p20: { persons: [{ name: "Ada Lovelace", role: "host" }] } }),
@@ -151,8 +161,16 @@ function episodes(): Doc[] {
 /** Episode states (EpisodeStateDoc): _id "<user>:<episode>", last_listened_at null until played. */
 function states(): Doc[] {
   const st = (user_id: number, episode_id: number, podcast_id: number, fields: Doc) => ({
-    _id: `${user_id}:${episode_id}`, user_id, episode_id, podcast_id, listen_duration: 0, completed: false, saved: false, saved_at: null,
-    last_listened_at: null, ...fields,
+    _id: `${user_id}:${episode_id}`,
+    user_id,
+    episode_id,
+    podcast_id,
+    listen_duration: 0,
+    completed: false,
+    saved: false,
+    saved_at: null,
+    last_listened_at: null,
+    ...fields,
   });
   return [
     st(1, 1, 10, { listen_duration: 30, last_listened_at: jan(3) }),
@@ -168,9 +186,25 @@ function states(): Doc[] {
 function tasks(): Doc[] {
   const now = jan(15);
   const t = (_id: number, fields: Doc) => ({
-    _id, task_type: "refresh_feed", user_id: 1, status: "PENDING", progress: 0, message: "Waiting for a worker", result: null, payload: {},
-    item_id: null, dedupe_key: null, open_key: null, attempts: 0, claim_seq: 0, lease_owner: null, lease_until: null,
-    run_after: now, created_at: now, updated_at: now, ...fields,
+    _id,
+    task_type: "refresh_feed",
+    user_id: 1,
+    status: "PENDING",
+    progress: 0,
+    message: "Waiting for a worker",
+    result: null,
+    payload: {},
+    item_id: null,
+    dedupe_key: null,
+    open_key: null,
+    attempts: 0,
+    claim_seq: 0,
+    lease_owner: null,
+    lease_until: null,
+    run_after: now,
+    created_at: now,
+    updated_at: now,
+    ...fields,
   });
   return [
     t(1, { dedupe_key: "feed:1", open_key: "feed:1", run_after: jan(14) }),
@@ -187,10 +221,27 @@ function tasks(): Doc[] {
 /** Podcasts (podcasts.parts PodcastDoc, the fields read here). */
 function podcasts(): Doc[] {
   return [
-    { _id: 10, feed_key: "https://f.example/a", feed_url: "https://f.example/a", username: null, password: null, title: "Alpha", podcast_index_id: 5, p20: { persons: [{ name: "Ada Lovelace" }] } },
+    {
+      _id: 10,
+      feed_key: "https://f.example/a",
+      feed_url: "https://f.example/a",
+      username: null,
+      password: null,
+      title: "Alpha",
+      podcast_index_id: 5,
+      p20: { persons: [{ name: "Ada Lovelace" }] },
+    },
     { _id: 11, feed_key: "https://f.example/b", feed_url: "https://f.example/b", username: "bob", password: "x", title: "beta", podcast_index_id: 0, p20: {} },
     { _id: 12, feed_key: "https://f.example/c", feed_url: "https://f.example/c", title: "Gamma", podcast_index_id: null },
-    { _id: 13, feed_key: "https://f.example/a#2", feed_url: "https://f.example/a", username: null, title: "alpha two", podcast_index_id: 77, p20: { persons: [] } },
+    {
+      _id: 13,
+      feed_key: "https://f.example/a#2",
+      feed_url: "https://f.example/a",
+      username: null,
+      title: "alpha two",
+      podcast_index_id: 77,
+      p20: { persons: [] },
+    },
     { _id: 14, feed_key: "https://f.example/d", feed_url: "https://f.example/d", username: null, title: "Delta", p20: { persons: [{ name: "Grace Hopper" }] } },
   ];
 }
@@ -203,23 +254,41 @@ const find = (store: ContractStore, query: Doc, more: Doc = {}) => store.find({ 
 /** The read shapes (find, findOne, count, project, projected, all): readOnly. */
 const READS: ContractCase[] = [
   {
-    name: "findOne / findById by _id: numbers and strings, 1 and \"1\" two ids",
+    name: 'findOne / findById by _id: numbers and strings, 1 and "1" two ids',
     readOnly: true,
-    docs: () => [{ _id: 1, v: "number" }, { _id: "1", v: "string" }, { _id: "server", self_service: false }, { _id: 2, v: null }],
-    run: async (s) => [await s.findOne({ _id: 1 }), await s.findOne({ _id: "1" }), await s.findById("server"), await s.findById(2), await s.findOne({ _id: 3 }), await s.findById("2")],
+    docs: () => [
+      { _id: 1, v: "number" },
+      { _id: "1", v: "string" },
+      { _id: "server", self_service: false },
+      { _id: 2, v: null },
+    ],
+    run: async (s) => [
+      await s.findOne({ _id: 1 }),
+      await s.findOne({ _id: "1" }),
+      await s.findById("server"),
+      await s.findById(2),
+      await s.findOne({ _id: 3 }),
+      await s.findById("2"),
+    ],
   },
   {
     name: "equality on unique string fields, alone and together (case-sensitive)",
     readOnly: true,
-    indexes: [{ fields: { username: 1 }, unique: true }, { fields: { email: 1 }, unique: true }],
+    indexes: [
+      { fields: { username: 1 }, unique: true },
+      { fields: { email: 1 }, unique: true },
+    ],
     docs: () => [
       { _id: 1, username: "ann", email: "ann@example.org", isadmin: true },
       { _id: 2, username: "bob", email: "bob@example.org", isadmin: false },
       { _id: 3, username: "Carl", email: "carl@example.org", isadmin: true },
     ],
     run: async (s) => [
-      await s.findOne({ username: "ann" }), await s.findOne({ username: "Ann" }), await s.findOne({ email: "bob@example.org" }),
-      await s.findOne({ email: "bob@example.org", username: "bob" }), await s.findOne({ email: "bob@example.org", username: "ann" }),
+      await s.findOne({ username: "ann" }),
+      await s.findOne({ username: "Ann" }),
+      await s.findOne({ email: "bob@example.org" }),
+      await s.findOne({ email: "bob@example.org", username: "bob" }),
+      await s.findOne({ email: "bob@example.org", username: "ann" }),
       await s.count({ query: { isadmin: true } }),
     ],
   },
@@ -229,8 +298,11 @@ const READS: ContractCase[] = [
     indexes: [{ fields: { podcast_id: 1 } }],
     docs: episodes,
     run: async (s) => [
-      await s.findOne({ podcast_id: 11, guid: "g1" }), await s.findOne({ podcast_id: 10, guid: "g1" }), byId(await find(s, { podcast_id: 10, guid: null })),
-      await s.findOne({ podcast_id: 10, enclosure_url: "https://m.example/10/2.mp3?src=feed" }), await s.findOne({ podcast_id: 12, enclosure_key: "https://m.example/12/7.mp3" }),
+      await s.findOne({ podcast_id: 11, guid: "g1" }),
+      await s.findOne({ podcast_id: 10, guid: "g1" }),
+      byId(await find(s, { podcast_id: 10, guid: null })),
+      await s.findOne({ podcast_id: 10, enclosure_url: "https://m.example/10/2.mp3?src=feed" }),
+      await s.findOne({ podcast_id: 12, enclosure_key: "https://m.example/12/7.mp3" }),
     ],
   },
   {
@@ -238,11 +310,16 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { enabled: 1 } }, { fields: { user_id: 1 } }],
     docs: () => [
-      { _id: 1, user_id: 1, enabled: true, saved: true }, { _id: 2, user_id: 1, enabled: false, saved: false },
-      { _id: 3, user_id: 2, enabled: true }, { _id: 4, user_id: 1, saved: true }, { _id: 5, user_id: 1, enabled: 1, saved: 1 },
+      { _id: 1, user_id: 1, enabled: true, saved: true },
+      { _id: 2, user_id: 1, enabled: false, saved: false },
+      { _id: 3, user_id: 2, enabled: true },
+      { _id: 4, user_id: 1, saved: true },
+      { _id: 5, user_id: 1, enabled: 1, saved: 1 },
     ],
     run: async (s) => [
-      byId(await find(s, { enabled: true })), byId(await find(s, { enabled: false })), byId(await find(s, { user_id: 1, saved: true })),
+      byId(await find(s, { enabled: true })),
+      byId(await find(s, { enabled: false })),
+      byId(await find(s, { user_id: 1, saved: true })),
       await s.count({ query: { user_id: 1, saved: true } }),
     ],
   },
@@ -251,10 +328,17 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { user_id: 1 } }],
     docs: () => [
-      { _id: 1, user_id: 1, podcast_ids: [7, 8] }, { _id: 2, user_id: 1, podcast_ids: [] }, { _id: 3, user_id: 1 },
-      { _id: 4, user_id: 2, podcast_ids: [7] }, { _id: 5, user_id: 1, podcast_ids: [9, 7, 7] },
+      { _id: 1, user_id: 1, podcast_ids: [7, 8] },
+      { _id: 2, user_id: 1, podcast_ids: [] },
+      { _id: 3, user_id: 1 },
+      { _id: 4, user_id: 2, podcast_ids: [7] },
+      { _id: 5, user_id: 1, podcast_ids: [9, 7, 7] },
     ],
-    run: async (s) => [byId(await find(s, { user_id: 1, podcast_ids: 7 })), byId(await find(s, { podcast_ids: { $in: [8, 9] } })), byId(await find(s, { user_id: 1, podcast_ids: 6 }))],
+    run: async (s) => [
+      byId(await find(s, { user_id: 1, podcast_ids: 7 })),
+      byId(await find(s, { podcast_ids: { $in: [8, 9] } })),
+      byId(await find(s, { user_id: 1, podcast_ids: 6 })),
+    ],
   },
   {
     name: "equality to null where every document has the field (as this version writes podcasts and login flows)",
@@ -263,7 +347,8 @@ const READS: ContractCase[] = [
     docs: () => podcasts().map((p) => ({ username: null, podcast_index_id: null, ...p })),
     run: async (s) => [
       byId(await find(s, { feed_url: { $in: ["https://f.example/a", "https://f.example/c", "https://f.example/d"] }, username: null })),
-      byId(await find(s, { podcast_index_id: null })), byId(await find(s, { _id: 11, username: null })),
+      byId(await find(s, { podcast_index_id: null })),
+      byId(await find(s, { _id: 11, username: null })),
     ],
   },
   {
@@ -285,8 +370,10 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { user_id: 1 } }],
     docs: () => [
-      { _id: "1:1", user_id: 1, episode_id: 1, from_sync: true }, { _id: "1:2", user_id: 1, episode_id: 2, from_sync: false },
-      { _id: "1:3", user_id: 1, episode_id: 3 }, { _id: "2:1", user_id: 2, episode_id: 1 },
+      { _id: "1:1", user_id: 1, episode_id: 1, from_sync: true },
+      { _id: "1:2", user_id: 1, episode_id: 2, from_sync: false },
+      { _id: "1:3", user_id: 1, episode_id: 3 },
+      { _id: "2:1", user_id: 2, episode_id: 1 },
     ],
     run: async (s) => byId(await find(s, { user_id: 1, from_sync: { $ne: true } })),
   },
@@ -323,7 +410,9 @@ const READS: ContractCase[] = [
     readOnly: true,
     docs: () => [{ _id: 1 }, { _id: 2 }, { _id: 3 }, { _id: "3" }, { _id: "1:4" }, { _id: "x" }],
     run: async (s) => [
-      byId(await find(s, { _id: { $in: [1, 3, 99] } })), byId(await find(s, { _id: { $in: ["3", "1:4", "nope"] } })), byId(await find(s, { _id: { $in: [3, "x"] } })),
+      byId(await find(s, { _id: { $in: [1, 3, 99] } })),
+      byId(await find(s, { _id: { $in: ["3", "1:4", "nope"] } })),
+      byId(await find(s, { _id: { $in: [3, "x"] } })),
       byId(await s.findByIds([2, "3", 4])),
     ],
   },
@@ -333,21 +422,26 @@ const READS: ContractCase[] = [
     indexes: [{ fields: { podcast_id: 1 } }],
     docs: episodes,
     run: async (s) => [
-      await find(s, { _id: { $in: [] } }), await find(s, { podcast_id: { $in: [] } }), await s.count({ query: { podcast_id: { $in: [] } } }),
+      await find(s, { _id: { $in: [] } }),
+      await find(s, { podcast_id: { $in: [] } }),
+      await s.count({ query: { podcast_id: { $in: [] } } }),
       byId(await find(s, { $or: [{ podcast_id: { $in: [] } }, { podcast_id: 13 }] })),
     ],
   },
   {
     name: "$in with more than 500 values (on _id and on a field that is not indexed)",
     readOnly: true,
-    docs: () => Array.from({ length: 700 }, (_, i) => ({ _id: i + 1, episode_id: i + 1, user_id: 1 + (i % 3), ...(i === 10 ? { episode_id: [11, 1001] } : {}) })),
+    docs: () =>
+      Array.from({ length: 700 }, (_, i) => ({ _id: i + 1, episode_id: i + 1, user_id: 1 + (i % 3), ...(i === 10 ? { episode_id: [11, 1001] } : {}) })),
     run: async (s) => {
       const ids: (number | string)[] = Array.from({ length: 650 }, (_, i) => 2 * i + 1);
       ids.push("4", "6", 10_000);
       const wanted = Array.from({ length: 520 }, (_, i) => 1000 + i);
       return [
-        byId(await s.project({ _id: { $in: ids } }, ["user_id"])), await s.count({ query: { _id: { $in: ids } } }),
-        byId(await find(s, { episode_id: { $in: wanted } })), byId(await find(s, { user_id: 2, episode_id: { $in: [...wanted, 5, 8] } })),
+        byId(await s.project({ _id: { $in: ids } }, ["user_id"])),
+        await s.count({ query: { _id: { $in: ids } } }),
+        byId(await find(s, { episode_id: { $in: wanted } })),
+        byId(await find(s, { user_id: 2, episode_id: { $in: [...wanted, 5, 8] } })),
       ];
     },
   },
@@ -367,13 +461,18 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { user_id: 1 } }],
     docs: () => [
-      { _id: "1:1", user_id: 1, episode_id: 1, downloaded_at: jan(1) }, { _id: "1:2", user_id: 1, episode_id: 2, downloaded_at: jan(5) },
-      { _id: "1:3", user_id: 1, episode_id: 3, downloaded_at: null }, { _id: "1:4", user_id: 1, episode_id: 4 },
-      { _id: "2:5", user_id: 2, episode_id: 5, downloaded_at: jan(9) }, { _id: "1:6", user_id: 1, episode_id: 6, downloaded_at: jan(3, 0) },
+      { _id: "1:1", user_id: 1, episode_id: 1, downloaded_at: jan(1) },
+      { _id: "1:2", user_id: 1, episode_id: 2, downloaded_at: jan(5) },
+      { _id: "1:3", user_id: 1, episode_id: 3, downloaded_at: null },
+      { _id: "1:4", user_id: 1, episode_id: 4 },
+      { _id: "2:5", user_id: 2, episode_id: 5, downloaded_at: jan(9) },
+      { _id: "1:6", user_id: 1, episode_id: 6, downloaded_at: jan(3, 0) },
     ],
     run: async (s) => [
-      byId(await find(s, { user_id: 1, downloaded_at: { $gt: jan(2) } })), await s.count({ query: { user_id: 1, downloaded_at: { $gt: jan(3, 0) } } }),
-      await s.count({ query: { downloaded_at: { $gte: jan(3, 0) } } }), byId(await find(s, { downloaded_at: { $lte: jan(3, 0) } })),
+      byId(await find(s, { user_id: 1, downloaded_at: { $gt: jan(2) } })),
+      await s.count({ query: { user_id: 1, downloaded_at: { $gt: jan(3, 0) } } }),
+      await s.count({ query: { downloaded_at: { $gte: jan(3, 0) } } }),
+      byId(await find(s, { downloaded_at: { $lte: jan(3, 0) } })),
     ],
   },
   {
@@ -383,7 +482,13 @@ const READS: ContractCase[] = [
     docs: tasks,
     run: async (s) => {
       const now = jan(15, 12);
-      const query = { task_type: { $in: ["refresh_feed", "download_episode"] }, $or: [{ status: "PENDING", run_after: { $lt: now } }, { status: { $in: ["RUNNING", "DOWNLOADING"] }, lease_until: { $lt: now } }] };
+      const query = {
+        task_type: { $in: ["refresh_feed", "download_episode"] },
+        $or: [
+          { status: "PENDING", run_after: { $lt: now } },
+          { status: { $in: ["RUNNING", "DOWNLOADING"] }, lease_until: { $lt: now } },
+        ],
+      };
       return [await s.find({ query, sort: ["run_after", "_id"], limit: 10 }), await s.find({ query, sort: ["run_after", "_id"], limit: 2 })];
     },
   },
@@ -393,15 +498,29 @@ const READS: ContractCase[] = [
     indexes: [{ fields: { rkey: 1 } }],
     docs: () => {
       const rkey = (u: number, seq: number) => `${String(u).padStart(10, "0")}:${String(seq).padStart(12, "0")}`;
-      return [1, 2, 3, 9, 10, 11].flatMap((seq) => [1, 2].map((u) => ({
-        _id: `${u}:${seq}`, rkey: rkey(u, seq), user_id: u, episode: `https://m.example/${seq % 3}.mp3`, action: seq % 2 ? "play" : "download", podcast: "https://f.example/a",
-      })));
+      return [1, 2, 3, 9, 10, 11].flatMap((seq) =>
+        [1, 2].map((u) => ({
+          _id: `${u}:${seq}`,
+          rkey: rkey(u, seq),
+          user_id: u,
+          episode: `https://m.example/${seq % 3}.mp3`,
+          action: seq % 2 ? "play" : "download",
+          podcast: "https://f.example/a",
+        })),
+      );
     },
     run: async (s) => {
-      const range = (u: number, since: number, until: number) => ({ rkey: { $gt: `${String(u).padStart(10, "0")}:${String(since).padStart(12, "0")}`, $lte: `${String(u).padStart(10, "0")}:${String(until).padStart(12, "0")}` } });
+      const range = (u: number, since: number, until: number) => ({
+        rkey: {
+          $gt: `${String(u).padStart(10, "0")}:${String(since).padStart(12, "0")}`,
+          $lte: `${String(u).padStart(10, "0")}:${String(until).padStart(12, "0")}`,
+        },
+      });
       return [
-        byId(await s.project(range(1, 2, 10), ["url", "episode"])), byId(await find(s, { ...range(2, 0, 9), episode: { $in: ["https://m.example/0.mp3"] } })),
-        byId(await find(s, { ...range(1, 0, 11), action: "play" })), byId(await find(s, { ...range(1, 0, 11), podcast: { $in: ["https://f.example/a"] }, action: "play" })),
+        byId(await s.project(range(1, 2, 10), ["url", "episode"])),
+        byId(await find(s, { ...range(2, 0, 9), episode: { $in: ["https://m.example/0.mp3"] } })),
+        byId(await find(s, { ...range(1, 0, 11), action: "play" })),
+        byId(await find(s, { ...range(1, 0, 11), podcast: { $in: ["https://f.example/a"] }, action: "play" })),
       ];
     },
   },
@@ -415,13 +534,16 @@ const READS: ContractCase[] = [
     name: "$exists: false, alone and in an $or with null and $lt",
     readOnly: true,
     docs: () => [
-      { _id: 1, username: "a" }, { _id: 2, username: "b", mfa_last_step: null, write_holder: null, write_until: new Date(0) },
-      { _id: 3, username: "c", mfa_last_step: 5, scheduled_at: jan(1) }, { _id: 4, username: "d", mfa_last_step: 10, scheduled_at: jan(20) },
+      { _id: 1, username: "a" },
+      { _id: 2, username: "b", mfa_last_step: null, write_holder: null, write_until: new Date(0) },
+      { _id: 3, username: "c", mfa_last_step: 5, scheduled_at: jan(1) },
+      { _id: 4, username: "d", mfa_last_step: 10, scheduled_at: jan(20) },
       { _id: 5, username: "e", scheduled_at: null },
     ],
     run: async (s) => [
       byId(await find(s, { $or: [{ mfa_last_step: { $exists: false } }, { mfa_last_step: null }, { mfa_last_step: { $lt: 7 } }] })),
-      byId(await find(s, { _id: 1, write_until: { $exists: false } })), byId(await find(s, { _id: 2, write_until: { $exists: false } })),
+      byId(await find(s, { _id: 1, write_until: { $exists: false } })),
+      byId(await find(s, { _id: 2, write_until: { $exists: false } })),
       byId(await find(s, { $or: [{ scheduled_at: { $lt: jan(10) } }, { scheduled_at: { $exists: false } }] })),
       byId(await find(s, { write_until: { $exists: true } })),
     ],
@@ -431,10 +553,14 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { user_id: 1 } }, { fields: { library: 1 } }],
     docs: () => [
-      { _id: "1:a", user_id: 1, library: "pending", next_try: null }, { _id: "1:b", user_id: 1, library: "failed", next_try: jan(1) },
-      { _id: "1:c", user_id: 1, library: "failed", next_try: jan(20) }, { _id: "1:d", user_id: 1, library: "failed" },
-      { _id: "1:e", user_id: 1, library: "applied", next_try: null }, { _id: "2:a", user_id: 2, library: "failed", next_try: jan(2) },
-      { _id: "1:f", user_id: 1, library: "failed", next_try: jan(10, 12) }, { _id: "1:g", user_id: 1, library: "failed", next_try: [jan(1)] },
+      { _id: "1:a", user_id: 1, library: "pending", next_try: null },
+      { _id: "1:b", user_id: 1, library: "failed", next_try: jan(1) },
+      { _id: "1:c", user_id: 1, library: "failed", next_try: jan(20) },
+      { _id: "1:d", user_id: 1, library: "failed" },
+      { _id: "1:e", user_id: 1, library: "applied", next_try: null },
+      { _id: "2:a", user_id: 2, library: "failed", next_try: jan(2) },
+      { _id: "1:f", user_id: 1, library: "failed", next_try: jan(10, 12) },
+      { _id: "1:g", user_id: 1, library: "failed", next_try: [jan(1)] },
       { _id: "1:h", user_id: 1, library: "failed", next_try: "2024-01-01T00:00:00.000Z" },
     ],
     run: async (s) => {
@@ -442,7 +568,8 @@ const READS: ContractCase[] = [
       return [
         byId(await find(s, { user_id: 1, library: { $in: ["pending", "failed"] }, $or: notWaiting(jan(10, 12)) })),
         byId(await find(s, { library: { $in: ["pending", "failed"] }, $or: notWaiting(jan(1)) })),
-        byId(await find(s, { next_try: { $gt: jan(1), $lt: jan(20) } })), byId(await find(s, { next_try: { $gte: jan(1) } })),
+        byId(await find(s, { next_try: { $gt: jan(1), $lt: jan(20) } })),
+        byId(await find(s, { next_try: { $gte: jan(1) } })),
       ];
     },
   },
@@ -450,12 +577,17 @@ const READS: ContractCase[] = [
     name: "$regex (a RegExp with flag i) on a dotted path into an array of subdocuments (hosts.name)",
     readOnly: true,
     docs: () => [
-      { _id: 1, hosts: [{ name: "Ada Lovelace", role: "host" }, { name: "Grace Hopper" }] }, { _id: 2, hosts: [] }, { _id: 3 },
-      { _id: 4, hosts: [{ name: "ADA LOVELACE" }] }, { _id: 5, hosts: [{ name: null }, { role: "guest" }] }, { _id: 6, hosts: [{ name: "Ada Lovelace Jr." }] },
+      { _id: 1, hosts: [{ name: "Ada Lovelace", role: "host" }, { name: "Grace Hopper" }] },
+      { _id: 2, hosts: [] },
+      { _id: 3 },
+      { _id: 4, hosts: [{ name: "ADA LOVELACE" }] },
+      { _id: 5, hosts: [{ name: null }, { role: "guest" }] },
+      { _id: 6, hosts: [{ name: "Ada Lovelace Jr." }] },
       { _id: 7, hosts: { name: "Grace Hopper" } },
     ],
     run: async (s) => [
-      byId(await find(s, { "hosts.name": { $regex: /^(Ada Lovelace|Grace Hopper)$/i } })), byId(await find(s, { "hosts.name": { $regex: /^(nobody)$/i } })),
+      byId(await find(s, { "hosts.name": { $regex: /^(Ada Lovelace|Grace Hopper)$/i } })),
+      byId(await find(s, { "hosts.name": { $regex: /^(nobody)$/i } })),
       byId(await find(s, { _id: { $in: [1, 2, 3, 4, 5, 6, 7] }, "hosts.name": /lovelace/i })),
     ],
   },
@@ -484,7 +616,10 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { podcast_id: 1 } }],
     docs: episodes,
-    run: async (s) => [byId(await s.project({ podcast_id: { $in: [10, 11, 13] }, description: { $regex: /alpha/i } }, ["podcast_id"])), byId(await s.project({ description: { $regex: /^beta$/ } }, ["podcast_id"]))],
+    run: async (s) => [
+      byId(await s.project({ podcast_id: { $in: [10, 11, 13] }, description: { $regex: /alpha/i } }, ["podcast_id"])),
+      byId(await s.project({ description: { $regex: /^beta$/ } }, ["podcast_id"])),
+    ],
   },
   {
     name: "visible episodes: $or of per-podcast clauses with a pub_date cutoff, sort -pub_date,-_id with a limit; and pub_date,_id after a date",
@@ -494,7 +629,8 @@ const READS: ContractCase[] = [
     run: async (s) => {
       const query = { $or: [{ podcast_id: { $in: [10, 12] } }, { podcast_id: 11, pub_date: { $gt: jan(3) } }, { podcast_id: 13, pub_date: { $gt: jan(30) } }] };
       return [
-        (await s.find({ query, sort: ["-pub_date", "-_id"], limit: 4 })).map((d: Doc) => d._id), await s.find({ query, sort: ["-pub_date", "-_id"] }),
+        (await s.find({ query, sort: ["-pub_date", "-_id"], limit: 4 })).map((d: Doc) => d._id),
+        await s.find({ query, sort: ["-pub_date", "-_id"] }),
         await s.find({ query: { podcast_id: { $in: [10, 11] }, pub_date: { $gt: jan(2) } }, sort: ["pub_date", "_id"], limit: 50 }),
         await s.findOne({ podcast_id: { $in: [12] }, enclosure_url: "https://m.example/12/7.mp3?src=feed", title: "Episode 7" }),
       ];
@@ -505,12 +641,16 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { key: 1 }, unique: true }, { fields: { user_id: 1 } }],
     docs: () => [
-      { _id: 1, user_id: 1, key: "1:ada lovelace", name: "Ada Lovelace", peopledb_id: 501 }, { _id: 2, user_id: 1, key: "1:grace", name: "Grace", peopledb_id: null },
-      { _id: 3, user_id: 2, key: "2:ada lovelace", name: "Ada Lovelace", peopledb_id: 501 }, { _id: 4, user_id: 1, key: "1:x", name: "X" },
+      { _id: 1, user_id: 1, key: "1:ada lovelace", name: "Ada Lovelace", peopledb_id: 501 },
+      { _id: 2, user_id: 1, key: "1:grace", name: "Grace", peopledb_id: null },
+      { _id: 3, user_id: 2, key: "2:ada lovelace", name: "Ada Lovelace", peopledb_id: 501 },
+      { _id: 4, user_id: 1, key: "1:x", name: "X" },
     ],
     run: async (s) => [
-      await s.findOne({ user_id: 1, $or: [{ _id: 501 }, { peopledb_id: 501 }] }), await s.findOne({ user_id: 2, $or: [{ _id: 4 }, { peopledb_id: 4 }] }),
-      await s.findOne({ user_id: 1, $or: [{ _id: 9 }, { peopledb_id: 9 }, { key: "1:grace" }] }), await s.findOne({ user_id: 1, $or: [{ _id: 4 }, { peopledb_id: 4 }] }),
+      await s.findOne({ user_id: 1, $or: [{ _id: 501 }, { peopledb_id: 501 }] }),
+      await s.findOne({ user_id: 2, $or: [{ _id: 4 }, { peopledb_id: 4 }] }),
+      await s.findOne({ user_id: 1, $or: [{ _id: 9 }, { peopledb_id: 9 }, { key: "1:grace" }] }),
+      await s.findOne({ user_id: 1, $or: [{ _id: 4 }, { peopledb_id: 4 }] }),
     ],
   },
   {
@@ -520,7 +660,7 @@ const READS: ContractCase[] = [
     run: async (s) => [byId(await s.find({ query: {} })), byId(await s.find({})), await s.count({}), await s.count({ query: {} })],
   },
   {
-    name: "sort -pub_date,-_id (nulls, equal dates) and its string form \"-pub_date -_id\", ascending too",
+    name: 'sort -pub_date,-_id (nulls, equal dates) and its string form "-pub_date -_id", ascending too',
     readOnly: true,
     indexes: [{ fields: { podcast_id: 1 } }],
     docs: episodes,
@@ -539,17 +679,29 @@ const READS: ContractCase[] = [
       delete docs[5].pub_date; // _id 6: no pub_date at all; _id 2 has null
       return docs;
     },
-    run: async (s) => [(await s.find({ query: {}, sort: ["-pub_date", "-_id"] })).map((d: Doc) => d._id), (await s.find({ query: {}, sort: ["pub_date", "_id"] })).map((d: Doc) => d._id)],
+    run: async (s) => [
+      (await s.find({ query: {}, sort: ["-pub_date", "-_id"] })).map((d: Doc) => d._id),
+      (await s.find({ query: {}, sort: ["pub_date", "_id"] })).map((d: Doc) => d._id),
+    ],
     differs:
       "MongoDB sorts a missing field as null (the next key decides between them); NeDB, and so the embedded store, puts missing before null " +
-      "(test/unit/sqlite-store.test.ts holds it to NeDB's order for [\"-at\", \"-_id\"]). Episodes always carry pub_date (null when the feed " +
+      '(test/unit/sqlite-store.test.ts holds it to NeDB\'s order for ["-at", "-_id"]). Episodes always carry pub_date (null when the feed ' +
       "gives none), so the catalogue's order is the same; only documents lacking a sorted field differ.",
   },
   {
     name: "sort name,_id and title,_id on strings (case, accents, digits, equal names)",
     readOnly: true,
-    docs: () => ["beta", "Alpha", "alpha", "Émile", "emile", "Zed", "10 things", "9 lives", "alpha", "ångström", "Ada"].map((name, i) => ({ _id: i + 1, user_id: 1, name, title: name })),
-    run: async (s) => [(await s.find({ query: { user_id: 1 }, sort: ["name", "_id"] })).map((d: Doc) => d._id), (await s.find({ query: {}, sort: ["-title", "_id"] })).map((d: Doc) => d._id)],
+    docs: () =>
+      ["beta", "Alpha", "alpha", "Émile", "emile", "Zed", "10 things", "9 lives", "alpha", "ångström", "Ada"].map((name, i) => ({
+        _id: i + 1,
+        user_id: 1,
+        name,
+        title: name,
+      })),
+    run: async (s) => [
+      (await s.find({ query: { user_id: 1 }, sort: ["name", "_id"] })).map((d: Doc) => d._id),
+      (await s.find({ query: {}, sort: ["-title", "_id"] })).map((d: Doc) => d._id),
+    ],
   },
   {
     name: "sort name,_id on strings beyond the Basic Multilingual Plane (emoji) and just below it (U+FB01)",
@@ -581,8 +733,10 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { user_id: 1 } }],
     docs: () => [
-      { _id: "1:phone", user_id: 1, device_id: "phone", created_at: jan(2) }, { _id: "1:laptop", user_id: 1, device_id: "laptop", created_at: jan(2) },
-      { _id: "1:tv", user_id: 1, device_id: "tv", created_at: jan(1) }, { _id: "1:alpha", user_id: 1, device_id: "alpha", created_at: jan(3) },
+      { _id: "1:phone", user_id: 1, device_id: "phone", created_at: jan(2) },
+      { _id: "1:laptop", user_id: 1, device_id: "laptop", created_at: jan(2) },
+      { _id: "1:tv", user_id: 1, device_id: "tv", created_at: jan(1) },
+      { _id: "1:alpha", user_id: 1, device_id: "alpha", created_at: jan(3) },
     ],
     run: async (s) => (await s.find({ query: { user_id: 1 }, sort: ["created_at"] })).map((d: Doc) => d._id),
     differs:
@@ -595,17 +749,30 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { user_id: 1 } }],
     docs: () => [
-      { _id: 1, user_id: 1, is_system: false, is_default: false }, { _id: 2, user_id: 1, is_system: true, is_default: true },
-      { _id: 3, user_id: 1, is_system: true, is_default: false }, { _id: 4, user_id: 1, is_system: false }, { _id: 5, user_id: 2, is_system: true },
+      { _id: 1, user_id: 1, is_system: false, is_default: false },
+      { _id: 2, user_id: 1, is_system: true, is_default: true },
+      { _id: 3, user_id: 1, is_system: true, is_default: false },
+      { _id: 4, user_id: 1, is_system: false },
+      { _id: 5, user_id: 2, is_system: true },
     ],
-    run: async (s) => [(await s.find({ query: { user_id: 1 }, sort: ["-is_system", "_id"] })).map((d: Doc) => d._id), (await s.find({ query: { user_id: 1 }, sort: ["-is_default", "_id"] })).map((d: Doc) => d._id)],
+    run: async (s) => [
+      (await s.find({ query: { user_id: 1 }, sort: ["-is_system", "_id"] })).map((d: Doc) => d._id),
+      (await s.find({ query: { user_id: 1 }, sort: ["-is_default", "_id"] })).map((d: Doc) => d._id),
+    ],
   },
   {
     name: "sort on _id (numbers and strings), -_id with a limit, podcast_id",
     readOnly: true,
-    docs: () => [{ _id: 3, podcast_id: 2 }, { _id: 11, podcast_id: 1 }, { _id: 2, podcast_id: 3 }, { _id: "b", podcast_id: 5 }, { _id: "a", podcast_id: 4 }],
+    docs: () => [
+      { _id: 3, podcast_id: 2 },
+      { _id: 11, podcast_id: 1 },
+      { _id: 2, podcast_id: 3 },
+      { _id: "b", podcast_id: 5 },
+      { _id: "a", podcast_id: 4 },
+    ],
     run: async (s) => [
-      (await s.find({ query: {}, sort: ["_id"] })).map((d: Doc) => d._id), (await s.find({ query: {}, sort: ["-_id"], limit: 3 })).map((d: Doc) => d._id),
+      (await s.find({ query: {}, sort: ["_id"] })).map((d: Doc) => d._id),
+      (await s.find({ query: {}, sort: ["-_id"], limit: 3 })).map((d: Doc) => d._id),
       (await s.find({ query: {}, sort: ["podcast_id"] })).map((d: Doc) => d._id),
     ],
   },
@@ -614,8 +781,10 @@ const READS: ContractCase[] = [
     readOnly: true,
     docs: episodes,
     run: async (s) => [
-      (await s.find({ query: {}, sort: ["_id"], offset: 2, limit: 3 })).map((d: Doc) => d._id), (await s.find({ query: {}, sort: ["_id"], offset: 6 })).map((d: Doc) => d._id),
-      (await s.find({ query: {}, sort: ["_id"], offset: 20, limit: 5 })).map((d: Doc) => d._id), await s.count({ query: {}, offset: 2, limit: 3 }),
+      (await s.find({ query: {}, sort: ["_id"], offset: 2, limit: 3 })).map((d: Doc) => d._id),
+      (await s.find({ query: {}, sort: ["_id"], offset: 6 })).map((d: Doc) => d._id),
+      (await s.find({ query: {}, sort: ["_id"], offset: 20, limit: 5 })).map((d: Doc) => d._id),
+      await s.count({ query: {}, offset: 2, limit: 3 }),
     ],
   },
   {
@@ -628,8 +797,10 @@ const READS: ContractCase[] = [
       return docs;
     },
     run: async (s) => [
-      byId(await s.project({}, ["user_id", "episode_id", "podcast_id", "listen_duration", "completed"])), byId(await s.project({}, ["podcast_id"])),
-      byId(await s.project({ user_id: 1, saved: true }, ["episode_id", "saved_at"])), byId(await s.project({ user_id: 1, podcast_id: { $in: [10] } }, ["episode_id", "last_listened_at"])),
+      byId(await s.project({}, ["user_id", "episode_id", "podcast_id", "listen_duration", "completed"])),
+      byId(await s.project({}, ["podcast_id"])),
+      byId(await s.project({ user_id: 1, saved: true }, ["episode_id", "saved_at"])),
+      byId(await s.project({ user_id: 1, podcast_id: { $in: [10] } }, ["episode_id", "last_listened_at"])),
     ],
   },
   {
@@ -658,14 +829,23 @@ const READS: ContractCase[] = [
     readOnly: true,
     indexes: [{ fields: { user_id: 1 } }],
     docs: states,
-    run: async (s) => [await s.count({ query: { user_id: 1 } }), await s.count({ query: { user_id: 1, saved: true } }), await s.count({ query: { episode_id: { $in: [1, 7] } } }), await s.count({ query: { user_id: 3 } })],
+    run: async (s) => [
+      await s.count({ query: { user_id: 1 } }),
+      await s.count({ query: { user_id: 1, saved: true } }),
+      await s.count({ query: { episode_id: { $in: [1, 7] } } }),
+      await s.count({ query: { user_id: 3 } }),
+    ],
   },
   {
     name: "findOne when several documents match (stored_file: any user's download of an episode)",
     readOnly: true,
     indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }],
     // Inserted as they happen: user 2 downloaded the episode before user 1.
-    docs: () => [{ _id: "2:5", user_id: 2, episode_id: 5, file: "p/5.mp3" }, { _id: "1:5", user_id: 1, episode_id: 5, file: "p/5.mp3" }, { _id: "1:6", user_id: 1, episode_id: 6, file: "p/6.mp3" }],
+    docs: () => [
+      { _id: "2:5", user_id: 2, episode_id: 5, file: "p/5.mp3" },
+      { _id: "1:5", user_id: 1, episode_id: 5, file: "p/5.mp3" },
+      { _id: "1:6", user_id: 1, episode_id: 6, file: "p/6.mp3" },
+    ],
     run: async (s) => [(await s.findOne({ episode_id: 5 }))._id, (await s.findOne({ episode_id: 6 }))._id],
     differs:
       "Which of several matches findOne answers is the store's choice: the embedded store takes the lowest _id of its index, MongoDB the first " +
@@ -675,7 +855,10 @@ const READS: ContractCase[] = [
     name: "a TTL index: a document past its expiry date",
     readOnly: true,
     indexes: [{ fields: { expires_at: 1 }, expireAfterSeconds: 0 }],
-    docs: () => [{ _id: "gone", user_id: 1, expires_at: new Date(Date.now() - 3_600_000) }, { _id: "live", user_id: 1, expires_at: new Date(Date.now() + 3_600_000) }],
+    docs: () => [
+      { _id: "gone", user_id: 1, expires_at: new Date(Date.now() - 3_600_000) },
+      { _id: "live", user_id: 1, expires_at: new Date(Date.now() + 3_600_000) },
+    ],
     run: async (s) => [(await s.find({ query: { user_id: 1 } })).map((d: Doc) => d._id).sort(), await s.count({ query: {} })],
     differs:
       "The embedded store drops an expired document when a read meets it; MongoDB's TTL monitor deletes it within about a minute (the wire double never). " +
@@ -692,20 +875,42 @@ const WRITES: ContractCase[] = [
     name: "updateMany answers the matched count: 1 when the $set changes nothing, 0 when nothing matches, n for many",
     readOnly: false,
     indexes: [{ fields: { user_id: 1 } }],
-    docs: () => [{ _id: 1, user_id: 1, enabled: true }, { _id: 2, user_id: 1, enabled: false }, { _id: 3, user_id: 2, enabled: true }],
-    run: async (s) => [
-      await s.updateMany({ _id: 1 }, { $set: { enabled: true } }), await s.updateMany({ _id: 9 }, { $set: { enabled: true } }),
-      await s.updateMany({ user_id: 1 }, { $set: { enabled: true } }), await s.updateMany({ user_id: 1 }, { $set: { enabled: true } }), await everything(s),
+    docs: () => [
+      { _id: 1, user_id: 1, enabled: true },
+      { _id: 2, user_id: 1, enabled: false },
+      { _id: 3, user_id: 2, enabled: true },
     ],
-    expected: [1, 0, 2, 2, [{ _id: 1, user_id: 1, enabled: true }, { _id: 2, user_id: 1, enabled: true }, { _id: 3, user_id: 2, enabled: true }]],
+    run: async (s) => [
+      await s.updateMany({ _id: 1 }, { $set: { enabled: true } }),
+      await s.updateMany({ _id: 9 }, { $set: { enabled: true } }),
+      await s.updateMany({ user_id: 1 }, { $set: { enabled: true } }),
+      await s.updateMany({ user_id: 1 }, { $set: { enabled: true } }),
+      await everything(s),
+    ],
+    expected: [
+      1,
+      0,
+      2,
+      2,
+      [
+        { _id: 1, user_id: 1, enabled: true },
+        { _id: 2, user_id: 1, enabled: true },
+        { _id: 3, user_id: 2, enabled: true },
+      ],
+    ],
   },
   {
     name: "$set of Dates, nulls, arrays and objects; other fields kept; updateById answers the document after",
     readOnly: false,
     docs: () => [{ _id: 7, user_id: 1, last_status: "failed", last_error: "boom", remote_feeds: ["a"], kept: { deep: [1, { x: jan(1) }] } }],
     run: async (s) => [
-      await s.updateMany({ _id: 7 }, { $set: { last_sync: jan(5), last_status: "success", last_error: null, last_result: { added: 1, removed: [] }, remote_feeds: [] } }),
-      await s.updateById(7, { $set: { device_id: "phone", subs_since: 0 } }), await s.updateById(8, { $set: { device_id: "phone" } }), await everything(s),
+      await s.updateMany(
+        { _id: 7 },
+        { $set: { last_sync: jan(5), last_status: "success", last_error: null, last_result: { added: 1, removed: [] }, remote_feeds: [] } },
+      ),
+      await s.updateById(7, { $set: { device_id: "phone", subs_since: 0 } }),
+      await s.updateById(8, { $set: { device_id: "phone" } }),
+      await everything(s),
     ],
   },
   {
@@ -722,7 +927,8 @@ const WRITES: ContractCase[] = [
       const set = { status: "RUNNING", lease_owner: "w#1", lease_until: jan(15, 13), updated_at: jan(15) };
       return [
         await s.updateMany({ _id: 1, claim_seq: 0 }, { $set: set, $inc: { claim_seq: 1, attempts: 1 } }),
-        await s.updateMany({ _id: 1, claim_seq: 0 }, { $set: set, $inc: { claim_seq: 1, attempts: 1 } }), await s.findById(1),
+        await s.updateMany({ _id: 1, claim_seq: 0 }, { $set: set, $inc: { claim_seq: 1, attempts: 1 } }),
+        await s.findById(1),
         await s.updateMany({ _id: 2, lease_owner: "w1#1", status: { $in: ["PENDING", "RUNNING", "DOWNLOADING"] } }, { $set: { progress: 50 } }),
         await s.updateMany({ _id: 3, lease_owner: "w1#1", status: { $in: ["PENDING", "RUNNING", "DOWNLOADING"] } }, { $set: { progress: 50 } }),
       ];
@@ -731,10 +937,16 @@ const WRITES: ContractCase[] = [
   {
     name: "$inc: on an existing and a missing field, several fields at once; upsert with $inc of a computed field",
     readOnly: false,
-    docs: () => [{ _id: "s1", attempts: 1 }, { _id: "stats", search: 3 }],
+    docs: () => [
+      { _id: "s1", attempts: 1 },
+      { _id: "stats", search: 3 },
+    ],
     run: async (s) => [
-      await s.updateMany({ _id: "s1" }, { $inc: { attempts: 1 } }), await s.increment("stats", { search: 2, vidsite: 1 }),
-      await s.upsertOne(42, { $inc: { listen_seconds: 60 } }), await s.upsertOne(42, { $inc: { listen_seconds: 60, played: 1 } }), await everything(s),
+      await s.updateMany({ _id: "s1" }, { $inc: { attempts: 1 } }),
+      await s.increment("stats", { search: 2, vidsite: 1 }),
+      await s.upsertOne(42, { $inc: { listen_seconds: 60 } }),
+      await s.upsertOne(42, { $inc: { listen_seconds: 60, played: 1 } }),
+      await everything(s),
     ],
   },
   {
@@ -742,9 +954,12 @@ const WRITES: ContractCase[] = [
     readOnly: false,
     docs: () => [{ _id: 5, clock: 10, issued: 10, write_holder: "t1", write_until: jan(2) }],
     run: async (s) => [
-      await s.upsertOne(6, { $max: { clock: 3 } }), await s.upsertOne(6, { $max: { clock: 2 } }), await s.upsertOne(6, { $max: { clock: 7 } }),
+      await s.upsertOne(6, { $max: { clock: 3 } }),
+      await s.upsertOne(6, { $max: { clock: 2 } }),
+      await s.upsertOne(6, { $max: { clock: 7 } }),
       await s.updateMany({ _id: 5, write_holder: "t1" }, { $max: { clock: 12 }, $set: { write_holder: null, write_until: new Date(0) } }),
-      await s.upsertOne("tasks", { $max: { seq: 40 }, $set: { note: "restored" } }), await s.upsertOne("tasks", { $max: { seq: 30 } }),
+      await s.upsertOne("tasks", { $max: { seq: 40 }, $set: { note: "restored" } }),
+      await s.upsertOne("tasks", { $max: { seq: 30 } }),
       await everything(s),
     ],
   },
@@ -756,14 +971,20 @@ const WRITES: ContractCase[] = [
       await s.updateMany({ _id: 1 }, { $addToSet: { episode_ids: 5 }, $pull: { excluded_ids: 5 }, $set: { updated_at: jan(2) } }),
       await s.updateMany({ _id: 1 }, { $addToSet: { episode_ids: 2 }, $set: { updated_at: jan(3) } }),
       await s.updateMany({ _id: 1 }, { $pull: { episode_ids: 1 }, $addToSet: { excluded_ids: 1 }, $set: { updated_at: jan(4) } }),
-      await s.updateMany({ _id: 1 }, { $addToSet: { podcast_ids: 10 } }), await s.updateMany({ _id: 1 }, { $addToSet: { new_list: 1 } }), await everything(s),
+      await s.updateMany({ _id: 1 }, { $addToSet: { podcast_ids: 10 } }),
+      await s.updateMany({ _id: 1 }, { $addToSet: { new_list: 1 } }),
+      await everything(s),
     ],
   },
   {
     name: "$pull of a value from the array field the query found it by",
     readOnly: false,
     indexes: [{ fields: { user_id: 1 } }],
-    docs: () => [{ _id: 1, user_id: 1, podcast_ids: [7, 8, 7] }, { _id: 2, user_id: 1, podcast_ids: [8] }, { _id: 3, user_id: 2, podcast_ids: [7] }],
+    docs: () => [
+      { _id: 1, user_id: 1, podcast_ids: [7, 8, 7] },
+      { _id: 2, user_id: 1, podcast_ids: [8] },
+      { _id: 3, user_id: 2, podcast_ids: [7] },
+    ],
     run: async (s) => [await s.updateMany({ user_id: 1, podcast_ids: 7 }, { $pull: { podcast_ids: 7 } }), await everything(s)],
   },
   {
@@ -774,14 +995,23 @@ const WRITES: ContractCase[] = [
       { _id: 1, user_id: 1, podcast_ids: [10, 11], episode_ids: [1, 2, 3], excluded_ids: [3, 4] },
       { _id: 2, user_id: 1, podcast_ids: [], episode_ids: [], excluded_ids: [] },
     ],
-    run: async (s) => [await s.updateMany({ user_id: 1 }, { $pull: { podcast_ids: 10, episode_ids: { $in: [2, 3] }, excluded_ids: { $in: [2, 3] } } }), await everything(s)],
+    run: async (s) => [
+      await s.updateMany({ user_id: 1 }, { $pull: { podcast_ids: 10, episode_ids: { $in: [2, 3] }, excluded_ids: { $in: [2, 3] } } }),
+      await everything(s),
+    ],
   },
   {
     name: "$pull on a document that lacks one of the arrays (a document of an older version)",
     readOnly: false,
     indexes: [{ fields: { user_id: 1 } }],
-    docs: () => [{ _id: 1, user_id: 1, podcast_ids: [10, 11], episode_ids: [1, 2, 3] }, { _id: 2, user_id: 1, podcast_ids: [10], episode_ids: [2], excluded_ids: [2] }],
-    run: async (s) => [await outcome(() => s.updateMany({ user_id: 1 }, { $pull: { podcast_ids: 10, episode_ids: { $in: [2] }, excluded_ids: { $in: [2] } } })), await everything(s)],
+    docs: () => [
+      { _id: 1, user_id: 1, podcast_ids: [10, 11], episode_ids: [1, 2, 3] },
+      { _id: 2, user_id: 1, podcast_ids: [10], episode_ids: [2], excluded_ids: [2] },
+    ],
+    run: async (s) => [
+      await outcome(() => s.updateMany({ user_id: 1 }, { $pull: { podcast_ids: 10, episode_ids: { $in: [2] }, excluded_ids: { $in: [2] } } })),
+      await everything(s),
+    ],
   },
   {
     name: "removeMany by $in + $lt on a Date, by fields, by _id $in, removeById, then everything: answers how many went",
@@ -789,28 +1019,45 @@ const WRITES: ContractCase[] = [
     indexes: [{ fields: { user_id: 1 } }, { fields: { status: 1 } }],
     docs: tasks,
     run: async (s) => [
-      await s.removeMany({ status: { $in: ["SUCCESS", "FAILED"] }, updated_at: { $lt: jan(10) } }), await s.removeMany({ user_id: 2, status: "PENDING" }),
-      await s.removeMany({ _id: { $in: [1, 2, 99] } }), await s.removeById(3), await s.removeById(3), await everything(s), await s.removeMany({}), await s.count({}),
+      await s.removeMany({ status: { $in: ["SUCCESS", "FAILED"] }, updated_at: { $lt: jan(10) } }),
+      await s.removeMany({ user_id: 2, status: "PENDING" }),
+      await s.removeMany({ _id: { $in: [1, 2, 99] } }),
+      await s.removeById(3),
+      await s.removeById(3),
+      await everything(s),
+      await s.removeMany({}),
+      await s.count({}),
     ],
   },
   {
     name: "upsertOne $set: creates the document with the _id, then modifies it",
     readOnly: false,
     run: async (s) => [
-      await s.upsertOne("schedule", { $set: { cron_schedule: "0 3 * * *", enabled: true, updated_at: jan(1) } }), await s.findById("schedule"),
-      await s.upsertOne("schedule", { $set: { enabled: false, updated_at: jan(2) } }), await s.upsertOne("1:5", { $set: { user_id: 1, episode_id: 5, last_listened_at: jan(3) } }),
+      await s.upsertOne("schedule", { $set: { cron_schedule: "0 3 * * *", enabled: true, updated_at: jan(1) } }),
+      await s.findById("schedule"),
+      await s.upsertOne("schedule", { $set: { enabled: false, updated_at: jan(2) } }),
+      await s.upsertOne("1:5", { $set: { user_id: 1, episode_id: 5, last_listened_at: jan(3) } }),
       await everything(s),
     ],
     expected: [
-      undefined, { _id: "schedule", cron_schedule: "0 3 * * *", enabled: true, updated_at: jan(1) }, undefined, undefined,
-      [{ _id: "1:5", user_id: 1, episode_id: 5, last_listened_at: jan(3) }, { _id: "schedule", cron_schedule: "0 3 * * *", enabled: false, updated_at: jan(2) }],
+      undefined,
+      { _id: "schedule", cron_schedule: "0 3 * * *", enabled: true, updated_at: jan(1) },
+      undefined,
+      undefined,
+      [
+        { _id: "1:5", user_id: 1, episode_id: 5, last_listened_at: jan(3) },
+        { _id: "schedule", cron_schedule: "0 3 * * *", enabled: false, updated_at: jan(2) },
+      ],
     ],
   },
   {
     name: "replaceOne: inserts, then replaces the whole document (fields not in the replacement go)",
     readOnly: false,
     run: async (s) => [
-      await s.replaceOne({ _id: 1, a: 1, b: { c: [jan(1)] } }), await s.findById(1), await s.replaceOne({ _id: 1, d: "x" }), await everything(s),
+      await s.replaceOne({ _id: 1, a: 1, b: { c: [jan(1)] } }),
+      await s.findById(1),
+      await s.replaceOne({ _id: 1, d: "x" }),
+      await everything(s),
     ],
   },
   {
@@ -818,7 +1065,10 @@ const WRITES: ContractCase[] = [
     readOnly: false,
     run: async (s) => {
       const one = await s.insert({ name: "no id", at: jan(1) });
-      const many = await s.insertMany([{ _id: 1, n: 1 }, { _id: "two", n: 2 }]);
+      const many = await s.insertMany([
+        { _id: 1, n: 1 },
+        { _id: "two", n: 2 },
+      ]);
       return [typeof one._id === "string" && /^[A-Za-z0-9]{16}$/.test(one._id), { ...one, _id: "<generated>" }, many, await s.count({})];
     },
   },
@@ -835,8 +1085,11 @@ const WRITES: ContractCase[] = [
     readOnly: false,
     docs: () => [{ _id: 1, a: 1, b: "keep" }],
     run: async (s) => [
-      await s.insert({ _id: 2, a: undefined, c: 3 }), await s.updateMany({ _id: 1 }, { $set: { b: undefined, d: 4 } }), await everything(s),
-      await s.count({ query: { a: null } }), await s.count({ query: { b: { $exists: true } } }),
+      await s.insert({ _id: 2, a: undefined, c: 3 }),
+      await s.updateMany({ _id: 1 }, { $set: { b: undefined, d: 4 } }),
+      await everything(s),
+      await s.count({ query: { a: null } }),
+      await s.count({ query: { b: { $exists: true } } }),
     ],
     differs:
       "The driver writes an undefined value as null (its ignoreUndefined is off); the embedded store serializes to JSON, which drops it, and a " +
@@ -846,8 +1099,21 @@ const WRITES: ContractCase[] = [
   {
     name: "nextId: increment from a missing document gives seq 1, then 2",
     readOnly: false,
-    run: async (s) => [await s.increment("tasks", { seq: 1 }), await s.increment("tasks", { seq: 1 }), await s.increment("other", { seq: 5 }), await everything(s)],
-    expected: [{ _id: "tasks", seq: 1 }, { _id: "tasks", seq: 2 }, { _id: "other", seq: 5 }, [{ _id: "other", seq: 5 }, { _id: "tasks", seq: 2 }]],
+    run: async (s) => [
+      await s.increment("tasks", { seq: 1 }),
+      await s.increment("tasks", { seq: 1 }),
+      await s.increment("other", { seq: 5 }),
+      await everything(s),
+    ],
+    expected: [
+      { _id: "tasks", seq: 1 },
+      { _id: "tasks", seq: 2 },
+      { _id: "other", seq: 5 },
+      [
+        { _id: "other", seq: 5 },
+        { _id: "tasks", seq: 2 },
+      ],
+    ],
   },
   {
     name: "nextId: 50 increments fired at once never answer the same value",
@@ -882,7 +1148,10 @@ const WRITES: ContractCase[] = [
       steps.push(old, await takeLease(s, 9, "t1", 60, { renew: false, fields }), await takeLease(s, 9, "t1", 60, { renew: false, fields }));
       return { steps, doc };
     },
-    expected: { steps: [true, false, true, false, true, 1, true, false], doc: { _id: "feed-refresh-scheduler", holder: null, expires_at: new Date(0).toISOString(), last_run_at: null } },
+    expected: {
+      steps: [true, false, true, false, true, 1, true, false],
+      doc: { _id: "feed-refresh-scheduler", holder: null, expires_at: new Date(0).toISOString(), last_run_at: null },
+    },
   },
   {
     name: "leases: ten holders racing for a free lease, exactly one wins",
@@ -900,10 +1169,22 @@ const WRITES: ContractCase[] = [
     readOnly: false,
     docs: () => tasks().slice(0, 1),
     run: async (s) => {
-      const won = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-        s.updateMany({ _id: 1, claim_seq: 0 }, { $set: { status: "RUNNING", lease_owner: `w${i}#1`, updated_at: jan(15) }, $inc: { claim_seq: 1, attempts: 1 } })));
+      const won = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          s.updateMany(
+            { _id: 1, claim_seq: 0 },
+            { $set: { status: "RUNNING", lease_owner: `w${i}#1`, updated_at: jan(15) }, $inc: { claim_seq: 1, attempts: 1 } },
+          ),
+        ),
+      );
       const doc = await s.findById(1);
-      return { winners: won.filter((n: number) => n === 1).length, losers: won.filter((n: number) => n === 0).length, ownerIsWinner: doc.lease_owner === `w${won.indexOf(1)}#1`, claim_seq: doc.claim_seq, attempts: doc.attempts };
+      return {
+        winners: won.filter((n: number) => n === 1).length,
+        losers: won.filter((n: number) => n === 0).length,
+        ownerIsWinner: doc.lease_owner === `w${won.indexOf(1)}#1`,
+        claim_seq: doc.claim_seq,
+        attempts: doc.attempts,
+      };
     },
     expected: { winners: 1, losers: 19, ownerIsWinner: true, claim_seq: 1, attempts: 1 },
   },
@@ -912,7 +1193,9 @@ const WRITES: ContractCase[] = [
     readOnly: false,
     docs: () => [{ _id: 7, version: 3, items: [{ episode_id: 1, position: 0 }] }],
     run: async (s) => {
-      const won = await Promise.all(Array.from({ length: 20 }, (_, i) => s.updateMany({ _id: 7, version: 3 }, { $set: { items: [{ episode_id: 100 + i, position: 0 }], version: 4 } })));
+      const won = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => s.updateMany({ _id: 7, version: 3 }, { $set: { items: [{ episode_id: 100 + i, position: 0 }], version: 4 } })),
+      );
       const doc = await s.findById(7);
       return { winners: won.filter((n: number) => n === 1).length, itemsOfWinner: doc.items[0].episode_id === 100 + won.indexOf(1), version: doc.version };
     },
@@ -921,50 +1204,127 @@ const WRITES: ContractCase[] = [
   {
     name: "mfa step compare-and-set: { _id, $or: [$exists false, null, $lt] } accepts a step once",
     readOnly: false,
-    docs: () => [{ _id: 1, username: "a" }, { _id: 2, username: "b", mfa_last_step: null }],
+    docs: () => [
+      { _id: 1, username: "a" },
+      { _id: 2, username: "b", mfa_last_step: null },
+    ],
     run: async (s) => {
-      const accept = (id: number, step: number) => s.updateMany({ _id: id, $or: [{ mfa_last_step: { $exists: false } }, { mfa_last_step: null }, { mfa_last_step: { $lt: step } }] }, { $set: { mfa_last_step: step } });
-      return [await accept(1, 100), await accept(1, 100), await accept(1, 99), await accept(1, 101), await accept(2, 5), await accept(2, 5), await everything(s)];
+      const accept = (id: number, step: number) =>
+        s.updateMany(
+          { _id: id, $or: [{ mfa_last_step: { $exists: false } }, { mfa_last_step: null }, { mfa_last_step: { $lt: step } }] },
+          { $set: { mfa_last_step: step } },
+        );
+      return [
+        await accept(1, 100),
+        await accept(1, 100),
+        await accept(1, 99),
+        await accept(1, 101),
+        await accept(2, 5),
+        await accept(2, 5),
+        await everything(s),
+      ];
     },
   },
   {
     name: "unique index on one field: insert, updateMany and upsert into a taken value are duplicate-key errors; a duplicate _id too",
     readOnly: false,
-    indexes: [{ fields: { username: 1 }, unique: true }, { fields: { email: 1 }, unique: true }],
-    docs: () => [{ _id: 1, username: "ann", email: "ann@example.org" }, { _id: 2, username: "bob", email: "bob@example.org" }],
+    indexes: [
+      { fields: { username: 1 }, unique: true },
+      { fields: { email: 1 }, unique: true },
+    ],
+    docs: () => [
+      { _id: 1, username: "ann", email: "ann@example.org" },
+      { _id: 2, username: "bob", email: "bob@example.org" },
+    ],
     run: async (s) => [
-      await outcome(() => s.insert({ _id: 3, username: "ann", email: "other@example.org" }), () => "ok"),
-      await outcome(() => s.insert({ _id: 3, username: "carl", email: "carl@example.org" }), () => "ok"),
-      await outcome(() => s.insert({ _id: 3, username: "dora", email: "dora@example.org" }), () => "ok"),
+      await outcome(
+        () => s.insert({ _id: 3, username: "ann", email: "other@example.org" }),
+        () => "ok",
+      ),
+      await outcome(
+        () => s.insert({ _id: 3, username: "carl", email: "carl@example.org" }),
+        () => "ok",
+      ),
+      await outcome(
+        () => s.insert({ _id: 3, username: "dora", email: "dora@example.org" }),
+        () => "ok",
+      ),
       await outcome(() => s.updateMany({ _id: 2 }, { $set: { email: "ann@example.org" } })),
-      await outcome(() => s.upsertOne(4, { $set: { username: "bob", email: "x@example.org" } }), () => "ok"),
-      await outcome(() => s.upsertOne(2, { $set: { username: "bobby" } }), () => "ok"),
+      await outcome(
+        () => s.upsertOne(4, { $set: { username: "bob", email: "x@example.org" } }),
+        () => "ok",
+      ),
+      await outcome(
+        () => s.upsertOne(2, { $set: { username: "bobby" } }),
+        () => "ok",
+      ),
       await everything(s),
     ],
     expected: [
-      DUP, "ok", DUP, DUP, DUP, "ok",
-      [{ _id: 1, username: "ann", email: "ann@example.org" }, { _id: 2, username: "bobby", email: "bob@example.org" }, { _id: 3, username: "carl", email: "carl@example.org" }],
+      DUP,
+      "ok",
+      DUP,
+      DUP,
+      DUP,
+      "ok",
+      [
+        { _id: 1, username: "ann", email: "ann@example.org" },
+        { _id: 2, username: "bobby", email: "bob@example.org" },
+        { _id: 3, username: "carl", email: "carl@example.org" },
+      ],
     ],
   },
   {
-    name: "compound unique { podcast_id, guid } with partial { guid: { $type: \"string\" } }: null and missing guids never collide",
+    name: 'compound unique { podcast_id, guid } with partial { guid: { $type: "string" } }: null and missing guids never collide',
     readOnly: false,
     indexes: [{ fields: { podcast_id: 1 } }, { fields: { podcast_id: 1, guid: 1 }, unique: true, partial: { guid: { $type: "string" } } }],
     run: async (s) => {
-      const ins = (doc: Doc) => outcome(() => s.insert(doc), () => "ok");
+      const ins = (doc: Doc) =>
+        outcome(
+          () => s.insert(doc),
+          () => "ok",
+        );
       return [
-        await ins({ _id: 1, podcast_id: 10, guid: "g1" }), await ins({ _id: 2, podcast_id: 10, guid: "g1" }), await ins({ _id: 3, podcast_id: 11, guid: "g1" }),
-        await ins({ _id: 4, podcast_id: 10, guid: null }), await ins({ _id: 5, podcast_id: 10, guid: null }), await ins({ _id: 6, podcast_id: 10 }), await ins({ _id: 7, podcast_id: 10 }),
-        await outcome(() => s.updateMany({ _id: 4 }, { $set: { guid: "g1" } })), await outcome(() => s.updateMany({ _id: 4 }, { $set: { guid: "g4" } })),
-        await outcome(() => s.upsertOne(8, { $set: { podcast_id: 11, guid: "g1" } }), () => "ok"), await outcome(() => s.upsertOne(8, { $set: { podcast_id: 11, guid: null } }), () => "ok"),
+        await ins({ _id: 1, podcast_id: 10, guid: "g1" }),
+        await ins({ _id: 2, podcast_id: 10, guid: "g1" }),
+        await ins({ _id: 3, podcast_id: 11, guid: "g1" }),
+        await ins({ _id: 4, podcast_id: 10, guid: null }),
+        await ins({ _id: 5, podcast_id: 10, guid: null }),
+        await ins({ _id: 6, podcast_id: 10 }),
+        await ins({ _id: 7, podcast_id: 10 }),
+        await outcome(() => s.updateMany({ _id: 4 }, { $set: { guid: "g1" } })),
+        await outcome(() => s.updateMany({ _id: 4 }, { $set: { guid: "g4" } })),
+        await outcome(
+          () => s.upsertOne(8, { $set: { podcast_id: 11, guid: "g1" } }),
+          () => "ok",
+        ),
+        await outcome(
+          () => s.upsertOne(8, { $set: { podcast_id: 11, guid: null } }),
+          () => "ok",
+        ),
         await everything(s),
       ];
     },
     expected: [
-      "ok", DUP, "ok", "ok", "ok", "ok", "ok", DUP, 1, DUP, "ok",
+      "ok",
+      DUP,
+      "ok",
+      "ok",
+      "ok",
+      "ok",
+      "ok",
+      DUP,
+      1,
+      DUP,
+      "ok",
       [
-        { _id: 1, podcast_id: 10, guid: "g1" }, { _id: 3, podcast_id: 11, guid: "g1" }, { _id: 4, podcast_id: 10, guid: "g4" }, { _id: 5, podcast_id: 10, guid: null },
-        { _id: 6, podcast_id: 10 }, { _id: 7, podcast_id: 10 }, { _id: 8, podcast_id: 11, guid: null },
+        { _id: 1, podcast_id: 10, guid: "g1" },
+        { _id: 3, podcast_id: 11, guid: "g1" },
+        { _id: 4, podcast_id: 10, guid: "g4" },
+        { _id: 5, podcast_id: 10, guid: null },
+        { _id: 6, podcast_id: 10 },
+        { _id: 7, podcast_id: 10 },
+        { _id: 8, podcast_id: 11, guid: null },
       ],
     ],
   },
@@ -973,17 +1333,39 @@ const WRITES: ContractCase[] = [
     readOnly: false,
     indexes: [{ fields: { open_key: 1 }, unique: true, partial: { open_key: { $type: "string" } } }],
     run: async (s) => {
-      const ins = (doc: Doc) => outcome(() => s.insert(doc), () => "ok");
+      const ins = (doc: Doc) =>
+        outcome(
+          () => s.insert(doc),
+          () => "ok",
+        );
       return [
-        await ins({ _id: 1, open_key: "feed:1", status: "PENDING" }), await ins({ _id: 2, open_key: "feed:1", status: "PENDING" }), await ins({ _id: 3, open_key: null }),
-        await ins({ _id: 4, open_key: null }), await ins({ _id: 5 }),
+        await ins({ _id: 1, open_key: "feed:1", status: "PENDING" }),
+        await ins({ _id: 2, open_key: "feed:1", status: "PENDING" }),
+        await ins({ _id: 3, open_key: null }),
+        await ins({ _id: 4, open_key: null }),
+        await ins({ _id: 5 }),
         await s.updateMany({ _id: 1, open_key: "feed:1", status: { $in: ["SUCCESS", "FAILED"] } }, { $set: { open_key: null } }),
-        await s.updateMany({ _id: 1 }, { $set: { status: "SUCCESS", open_key: null } }), await ins({ _id: 2, open_key: "feed:1", status: "PENDING" }), await everything(s),
+        await s.updateMany({ _id: 1 }, { $set: { status: "SUCCESS", open_key: null } }),
+        await ins({ _id: 2, open_key: "feed:1", status: "PENDING" }),
+        await everything(s),
       ];
     },
     expected: [
-      "ok", DUP, "ok", "ok", "ok", 0, 1, "ok",
-      [{ _id: 1, open_key: null, status: "SUCCESS" }, { _id: 2, open_key: "feed:1", status: "PENDING" }, { _id: 3, open_key: null }, { _id: 4, open_key: null }, { _id: 5 }],
+      "ok",
+      DUP,
+      "ok",
+      "ok",
+      "ok",
+      0,
+      1,
+      "ok",
+      [
+        { _id: 1, open_key: null, status: "SUCCESS" },
+        { _id: 2, open_key: "feed:1", status: "PENDING" },
+        { _id: 3, open_key: null },
+        { _id: 4, open_key: null },
+        { _id: 5 },
+      ],
     ],
   },
   {
@@ -991,16 +1373,31 @@ const WRITES: ContractCase[] = [
     readOnly: false,
     indexes: [{ fields: { user_id: 1 } }, { fields: { system_key: 1 }, unique: true, sparse: true }],
     run: async (s) => {
-      const ins = (doc: Doc) => outcome(() => s.insert(doc), () => "ok");
+      const ins = (doc: Doc) =>
+        outcome(
+          () => s.insert(doc),
+          () => "ok",
+        );
       return [
-        await ins({ _id: 1, user_id: 1, is_system: false }), await ins({ _id: 2, user_id: 1, is_system: false }),
-        await ins({ _id: 3, user_id: 1, is_system: true, system_key: "1:saved" }), await ins({ _id: 4, user_id: 1, is_system: true, system_key: "1:saved" }),
-        await outcome(() => s.updateMany({ _id: 2 }, { $set: { system_key: "1:saved" } })), await everything(s),
+        await ins({ _id: 1, user_id: 1, is_system: false }),
+        await ins({ _id: 2, user_id: 1, is_system: false }),
+        await ins({ _id: 3, user_id: 1, is_system: true, system_key: "1:saved" }),
+        await ins({ _id: 4, user_id: 1, is_system: true, system_key: "1:saved" }),
+        await outcome(() => s.updateMany({ _id: 2 }, { $set: { system_key: "1:saved" } })),
+        await everything(s),
       ];
     },
     expected: [
-      "ok", "ok", "ok", DUP, DUP,
-      [{ _id: 1, user_id: 1, is_system: false }, { _id: 2, user_id: 1, is_system: false }, { _id: 3, user_id: 1, is_system: true, system_key: "1:saved" }],
+      "ok",
+      "ok",
+      "ok",
+      DUP,
+      DUP,
+      [
+        { _id: 1, user_id: 1, is_system: false },
+        { _id: 2, user_id: 1, is_system: false },
+        { _id: 3, user_id: 1, is_system: true, system_key: "1:saved" },
+      ],
     ],
   },
 ];

@@ -17,7 +17,8 @@ const AXE_SOURCE = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8
 const SCREENSHOT_DIR = path.join(__dirname, "..", "..", "docs", "screenshots");
 
 export function assertWebBuilt(): void {
-  if (!fs.existsSync(path.join(config.webDir, "index.html"))) throw new Error(`The web app is not built in ${config.webDir}: run npm run build (npm test does)`);
+  if (!fs.existsSync(path.join(config.webDir, "index.html")))
+    throw new Error(`The web app is not built in ${config.webDir}: run npm run build (npm test does)`);
 }
 
 export interface WebSession {
@@ -57,7 +58,8 @@ export async function startBrowser(): Promise<WebBrowser> {
       });
       page.on("console", (msg) => {
         // A refused request logs its status too (a 4xx the page shows in words is no fault of the page).
-        if (msg.type() === "error" && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) problems.push(`console: ${msg.text()}`);
+        if (msg.type() === "error" && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text()))
+          problems.push(`console: ${msg.text()}`);
       });
       page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
       if (opts.session) {
@@ -77,7 +79,9 @@ export async function axeViolations(page: Page): Promise<string[]> {
     const r = await (window as any).axe.run(document, { resultTypes: ["violations"] });
     return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => ({ target: n.target })) }));
   });
-  return result.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return result
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
 /** With SCREENSHOTS=1 (`npm run screenshots`): the page as docs/screenshots/<name>.png, for the README. */

@@ -22,14 +22,19 @@ describe("accounts: profile, settings and administration", () => {
   /** A fresh account per area, so no test depends on another's changes. */
   async function newUser(name: string): Promise<{ id: number; key: string; password: string }> {
     const password = `${name} password`;
-    const res = await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
+    const res = await http()
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
     expect(res.status).toBe(200);
     return { id: res.body.user_id, key: await login(name, password), password };
   }
 
   beforeAll(async () => {
     server = await startServer();
-    const first = await http().post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" });
+    const first = await http()
+      .post("/api/data/create_first")
+      .send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" });
     adminId = first.body.user_id;
     adminKey = await login("root", "root password");
   });
@@ -58,7 +63,19 @@ describe("accounts: profile, settings and administration", () => {
     // Setting one's own current values again is not a duplicate.
     expect((await http().put("/api/data/user/set_username").set("Api-Key", u.key).send({ user_id: u.id, new_username: "piap" })).status).toBe(200);
 
-    expect((await info()).body).toEqual({ userid: u.id, fullname: "Pia Patel", username: "piap", email: "pia.p@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en", startpage: "home", default_volume: 100 });
+    expect((await info()).body).toEqual({
+      userid: u.id,
+      fullname: "Pia Patel",
+      username: "piap",
+      email: "pia.p@example.org",
+      isadmin: 0,
+      timezone: "UTC",
+      timeformat: 24,
+      dateformat: "YYYY-MM-DD",
+      language: "en",
+      startpage: "home",
+      default_volume: 100,
+    });
     expect((await http().get("/api/data/get_key").set("Authorization", basic("PIAP", u.password))).status).toBe(200);
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("pia", u.password)), 401);
   });
@@ -67,9 +84,15 @@ describe("accounts: profile, settings and administration", () => {
     const u = await newUser("rosa");
     const other = await newUser("sam");
     expectErrorBody(await http().put(`/api/data/set_password/${u.id}`).set("Api-Key", u.key).send({ hash_pw: "new rosa password" }), 400);
-    expectErrorBody(await http().put(`/api/data/set_password/${u.id}`).set("Api-Key", u.key).send({ hash_pw: "new rosa password", current_password: "wrong password" }), 403);
+    expectErrorBody(
+      await http().put(`/api/data/set_password/${u.id}`).set("Api-Key", u.key).send({ hash_pw: "new rosa password", current_password: "wrong password" }),
+      403,
+    );
     expectErrorBody(await http().put(`/api/data/set_password/${u.id}`).set("Api-Key", u.key).send({ hash_pw: "short", old_password: u.password }), 400);
-    expectErrorBody(await http().put(`/api/data/set_password/${other.id}`).set("Api-Key", u.key).send({ hash_pw: "new sam password", current_password: u.password }), 403);
+    expectErrorBody(
+      await http().put(`/api/data/set_password/${other.id}`).set("Api-Key", u.key).send({ hash_pw: "new sam password", current_password: u.password }),
+      403,
+    );
     const changed = await http().put(`/api/data/set_password/${u.id}`).set("Api-Key", u.key).send({ hash_pw: "new rosa password", old_password: u.password });
     expect(changed.status).toBe(200);
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("rosa", u.password)), 401);
@@ -79,7 +102,10 @@ describe("accounts: profile, settings and administration", () => {
     expect((await http().get("/api/data/get_key").set("Authorization", basic("sam", "reset by admin"))).status).toBe(200);
     // A client-side Argon2id hash is stored as is and verified against the clear password.
     const clientHash = "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$RdescudvJCsgt3ub+b+dWRWJTmaaJObG";
-    expect((await http().put(`/api/data/set_password/${other.id}`).set("Api-Key", other.key).send({ hash_pw: clientHash, current_password: "reset by admin" })).status).toBe(200);
+    expect(
+      (await http().put(`/api/data/set_password/${other.id}`).set("Api-Key", other.key).send({ hash_pw: clientHash, current_password: "reset by admin" }))
+        .status,
+    ).toBe(200);
     expectErrorBody(await http().get("/api/data/get_key").set("Authorization", basic("sam", "reset by admin")), 401);
   });
 
@@ -110,10 +136,34 @@ describe("accounts: profile, settings and administration", () => {
     expect((await http().get(`/api/data/first_login_done/${u.id}`).set("Api-Key", u.key)).body).toEqual({ FirstLogin: true });
 
     const setup = { user_id: u.id, timezone: "Europe/Berlin", hour_pref: 12, date_format: "MDY" };
-    expectErrorBody(await http().post("/api/data/setup_time_info").set("Api-Key", u.key).send({ ...setup, timezone: "Mars/Olympus" }), 400);
-    expectErrorBody(await http().post("/api/data/setup_time_info").set("Api-Key", u.key).send({ ...setup, hour_pref: 13 }), 400);
-    expectErrorBody(await http().post("/api/data/setup_time_info").set("Api-Key", u.key).send({ ...setup, date_format: "YY.MM" }), 400);
-    expectErrorBody(await http().post("/api/data/setup_time_info").set("Api-Key", u.key).send({ ...setup, user_id: other.id }), 403);
+    expectErrorBody(
+      await http()
+        .post("/api/data/setup_time_info")
+        .set("Api-Key", u.key)
+        .send({ ...setup, timezone: "Mars/Olympus" }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/setup_time_info")
+        .set("Api-Key", u.key)
+        .send({ ...setup, hour_pref: 13 }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/setup_time_info")
+        .set("Api-Key", u.key)
+        .send({ ...setup, date_format: "YY.MM" }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/setup_time_info")
+        .set("Api-Key", u.key)
+        .send({ ...setup, user_id: other.id }),
+      403,
+    );
     expect((await http().get(`/api/data/first_login_done/${u.id}`).set("Api-Key", u.key)).body).toEqual({ FirstLogin: true });
     const done = await http().post("/api/data/setup_time_info").set("Api-Key", u.key).send(setup);
     expect(done.status).toBe(200);
@@ -132,7 +182,10 @@ describe("accounts: profile, settings and administration", () => {
       expectErrorBody(await http().put("/api/data/update_date_format").set("Api-Key", u.key).send({ user_id: u.id, date_format: bad }), 400);
     }
     for (const format of ["DD/MM/YYYY", "YYYY-MM-DD", "MM/DD/YYYY"]) {
-      expect((await http().put("/api/data/update_date_format").set("Api-Key", u.key).send({ user_id: u.id, date_format: format })).body).toEqual({ success: true, message: expect.any(String) });
+      expect((await http().put("/api/data/update_date_format").set("Api-Key", u.key).send({ user_id: u.id, date_format: format })).body).toEqual({
+        success: true,
+        message: expect.any(String),
+      });
       expect((await timeInfo()).date_format).toBe(format);
     }
 
@@ -154,7 +207,10 @@ describe("accounts: profile, settings and administration", () => {
       expectErrorBody(await http().put("/api/data/update_auto_complete_seconds").set("Api-Key", u.key).send({ user_id: u.id, seconds: bad }), 400);
     }
     for (const good of [300, 0, 45]) {
-      expect((await http().put("/api/data/update_auto_complete_seconds").set("Api-Key", u.key).send({ user_id: u.id, seconds: good })).body).toEqual({ success: true, message: expect.any(String) });
+      expect((await http().put("/api/data/update_auto_complete_seconds").set("Api-Key", u.key).send({ user_id: u.id, seconds: good })).body).toEqual({
+        success: true,
+        message: expect.any(String),
+      });
       expect(await seconds()).toEqual({ auto_complete_seconds: good });
     }
     expectErrorBody(await http().put("/api/data/update_auto_complete_seconds").set("Api-Key", u.key).send({ user_id: other.id, seconds: 10 }), 403);
@@ -166,7 +222,9 @@ describe("accounts: profile, settings and administration", () => {
       expectErrorBody(await http().post("/api/data/user/set_playback_speed").set("Api-Key", u.key).send({ user_id: u.id, playback_speed: bad }), 400);
     }
     for (const good of [0.5, 3.0, 1.25]) {
-      expect((await http().post("/api/data/user/set_playback_speed").set("Api-Key", u.key).send({ user_id: u.id, playback_speed: good })).body).toEqual({ detail: expect.any(String) });
+      expect((await http().post("/api/data/user/set_playback_speed").set("Api-Key", u.key).send({ user_id: u.id, playback_speed: good })).body).toEqual({
+        detail: expect.any(String),
+      });
       expect(await speed()).toEqual({ playback_speed: good });
     }
     expectErrorBody(await http().post("/api/data/user/set_playback_speed").set("Api-Key", u.key).send({ user_id: other.id, playback_speed: 2 }), 403);
@@ -175,12 +233,18 @@ describe("accounts: profile, settings and administration", () => {
     // podcast_id (optional in the spec): the speed for one of the user's podcasts, 404 for one they do not have.
     const feeds = await startLoopback({ "/minimal.xml": { body: fixture("minimal_itunes_3items.xml") } });
     try {
-      const added = await http().post("/api/data/add_podcast").set("Api-Key", u.key).send({ podcast_values: { pod_feed_url: `${feeds.url}/minimal.xml`, user_id: u.id } });
+      const added = await http()
+        .post("/api/data/add_podcast")
+        .set("Api-Key", u.key)
+        .send({ podcast_values: { pod_feed_url: `${feeds.url}/minimal.xml`, user_id: u.id } });
       expect(added.status).toBe(200);
       const forPodcast = await http().post("/api/data/get_playback_speed").set("Api-Key", u.key).send({ user_id: u.id, podcast_id: added.body.podcast_id });
       expect(forPodcast.status).toBe(200);
       expect(forPodcast.body).toEqual({ playback_speed: 1.25 });
-      expectErrorBody(await http().post("/api/data/get_playback_speed").set("Api-Key", other.key).send({ user_id: other.id, podcast_id: added.body.podcast_id }), 404);
+      expectErrorBody(
+        await http().post("/api/data/get_playback_speed").set("Api-Key", other.key).send({ user_id: other.id, podcast_id: added.body.podcast_id }),
+        404,
+      );
       expectErrorBody(await http().post("/api/data/get_playback_speed").set("Api-Key", u.key).send({ user_id: u.id, podcast_id: "x" }), 400);
     } finally {
       await feeds.close();
@@ -192,21 +256,45 @@ describe("accounts: profile, settings and administration", () => {
     const other = await newUser("abel");
     const pref = async () => (await http().get("/api/data/user/get_podcast_cover_preference").set("Api-Key", u.key)).body;
     expect(await pref()).toEqual({ use_podcast_covers: false });
-    expectErrorBody(await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", u.key).send({ user_id: u.id, use_podcast_covers: "maybe" }), 400);
-    expectErrorBody(await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", u.key).send({ user_id: other.id, use_podcast_covers: true }), 403);
-    expect((await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", u.key).send({ user_id: u.id, use_podcast_covers: true })).status).toBe(200);
+    expectErrorBody(
+      await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", u.key).send({ user_id: u.id, use_podcast_covers: "maybe" }),
+      400,
+    );
+    expectErrorBody(
+      await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", u.key).send({ user_id: other.id, use_podcast_covers: true }),
+      403,
+    );
+    expect(
+      (await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", u.key).send({ user_id: u.id, use_podcast_covers: true })).status,
+    ).toBe(200);
     expect(await pref()).toEqual({ use_podcast_covers: true });
     expect((await http().get("/api/data/user/get_podcast_cover_preference").set("Api-Key", other.key)).body).toEqual({ use_podcast_covers: false });
 
     // With a podcast_id the preference is that podcast's own: 404 unless subscribed, then shown in its details.
     const feeds = await startLoopback({ "/minimal.xml": { body: fixture("minimal_itunes_3items.xml") } });
     try {
-      const added = await http().post("/api/data/add_podcast").set("Api-Key", u.key).send({ podcast_values: { pod_feed_url: `${feeds.url}/minimal.xml`, user_id: u.id } });
+      const added = await http()
+        .post("/api/data/add_podcast")
+        .set("Api-Key", u.key)
+        .send({ podcast_values: { pod_feed_url: `${feeds.url}/minimal.xml`, user_id: u.id } });
       const podcast_id = added.body.podcast_id;
       const details = async () => (await http().get("/api/data/get_podcast_details").query({ user_id: u.id, podcast_id }).set("Api-Key", u.key)).body.podcast;
       expect((await details()).use_podcast_covers).toBeNull();
-      expectErrorBody(await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", other.key).send({ user_id: other.id, podcast_id, use_podcast_covers: false }), 404);
-      expect((await http().post("/api/data/user/set_global_podcast_cover_preference").set("Api-Key", u.key).send({ user_id: u.id, podcast_id, use_podcast_covers: false })).status).toBe(200);
+      expectErrorBody(
+        await http()
+          .post("/api/data/user/set_global_podcast_cover_preference")
+          .set("Api-Key", other.key)
+          .send({ user_id: other.id, podcast_id, use_podcast_covers: false }),
+        404,
+      );
+      expect(
+        (
+          await http()
+            .post("/api/data/user/set_global_podcast_cover_preference")
+            .set("Api-Key", u.key)
+            .send({ user_id: u.id, podcast_id, use_podcast_covers: false })
+        ).status,
+      ).toBe(200);
       expect((await details()).use_podcast_covers).toBe(false);
       expect(await pref()).toEqual({ use_podcast_covers: true }); // the global one is unchanged
     } finally {
@@ -224,7 +312,27 @@ describe("accounts: profile, settings and administration", () => {
   test("custom themes: every colour field required, list own only, delete own only", async () => {
     const u = await newUser("bea");
     const other = await newUser("cole");
-    const fields = ["background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color", "border_color", "accent_color", "prog_bar_color", "error_color", "bonus_color", "secondary_background", "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color"];
+    const fields = [
+      "background_color",
+      "button_color",
+      "container_button_color",
+      "button_text_color",
+      "text_color",
+      "text_secondary_color",
+      "border_color",
+      "accent_color",
+      "prog_bar_color",
+      "error_color",
+      "bonus_color",
+      "secondary_background",
+      "container_background",
+      "standout_color",
+      "hover_color",
+      "link_color",
+      "thumb_color",
+      "unfilled_color",
+      "check_box_color",
+    ];
     const theme: Record<string, any> = { user_id: u.id, name: "Night Owl" };
     fields.forEach((f, i) => (theme[f] = i % 2 ? "#1a2b3c" : "rgb(10, 20, 30)"));
 
@@ -232,15 +340,36 @@ describe("accounts: profile, settings and administration", () => {
       const { [f]: _dropped, ...missing } = theme;
       expectErrorBody(await http().post("/api/data/user/custom_themes").set("Api-Key", u.key).send(missing), 400);
     }
-    expectErrorBody(await http().post("/api/data/user/custom_themes").set("Api-Key", u.key).send({ ...theme, accent_color: "url(javascript:x)" }), 400);
-    expectErrorBody(await http().post("/api/data/user/custom_themes").set("Api-Key", u.key).send({ ...theme, name: "" }), 400);
-    expectErrorBody(await http().post("/api/data/user/custom_themes").set("Api-Key", u.key).send({ ...theme, user_id: other.id }), 403);
+    expectErrorBody(
+      await http()
+        .post("/api/data/user/custom_themes")
+        .set("Api-Key", u.key)
+        .send({ ...theme, accent_color: "url(javascript:x)" }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/user/custom_themes")
+        .set("Api-Key", u.key)
+        .send({ ...theme, name: "" }),
+      400,
+    );
+    expectErrorBody(
+      await http()
+        .post("/api/data/user/custom_themes")
+        .set("Api-Key", u.key)
+        .send({ ...theme, user_id: other.id }),
+      403,
+    );
 
     const made = await http().post("/api/data/user/custom_themes").set("Api-Key", u.key).send(theme);
     expect(made.status).toBe(200);
     // Shaped as the web client reads it: { theme: CustomTheme } with themeid.
     expect(made.body).toEqual({ message: expect.any(String), theme: expect.objectContaining({ themeid: expect.any(Number), name: theme.name }) });
-    const theirs = await http().post("/api/data/user/custom_themes").set("Api-Key", other.key).send({ ...theme, user_id: other.id, name: "Theirs" });
+    const theirs = await http()
+      .post("/api/data/user/custom_themes")
+      .set("Api-Key", other.key)
+      .send({ ...theme, user_id: other.id, name: "Theirs" });
 
     const list = await http().get(`/api/data/user/custom_themes/${u.id}`).set("Api-Key", u.key);
     expect(list.status).toBe(200);
@@ -249,9 +378,17 @@ describe("accounts: profile, settings and administration", () => {
     expect(list.body.themes[0]).toMatchObject({ ...expected, themeid: made.body.theme.themeid });
     expectErrorBody(await http().get(`/api/data/user/custom_themes/${other.id}`).set("Api-Key", u.key), 403);
 
-    expectErrorBody(await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: other.id, theme_id: theirs.body.theme.themeid }), 403);
-    expectErrorBody(await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: u.id, theme_id: theirs.body.theme.themeid }), 404);
-    expect((await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: u.id, theme_id: made.body.theme.themeid })).status).toBe(200);
+    expectErrorBody(
+      await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: other.id, theme_id: theirs.body.theme.themeid }),
+      403,
+    );
+    expectErrorBody(
+      await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: u.id, theme_id: theirs.body.theme.themeid }),
+      404,
+    );
+    expect((await http().delete("/api/data/user/custom_themes").set("Api-Key", u.key).send({ user_id: u.id, theme_id: made.body.theme.themeid })).status).toBe(
+      200,
+    );
     expect((await http().get(`/api/data/user/custom_themes/${u.id}`).set("Api-Key", u.key)).body).toEqual({ themes: [] });
     expect((await http().get(`/api/data/user/custom_themes/${other.id}`).set("Api-Key", other.key)).body.themes).toHaveLength(1);
   });
@@ -283,7 +420,28 @@ describe("accounts: profile, settings and administration", () => {
     const extra = await http().post("/api/data/create_api_key").set("Api-Key", u.key).send({ user_id: u.id, rssonly: false });
     expect(extra.status).toBe(200);
     const theme: Record<string, any> = { user_id: u.id, name: "Mine" };
-    for (const f of ["background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color", "border_color", "accent_color", "prog_bar_color", "error_color", "bonus_color", "secondary_background", "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color"]) theme[f] = "#abc";
+    for (const f of [
+      "background_color",
+      "button_color",
+      "container_button_color",
+      "button_text_color",
+      "text_color",
+      "text_secondary_color",
+      "border_color",
+      "accent_color",
+      "prog_bar_color",
+      "error_color",
+      "bonus_color",
+      "secondary_background",
+      "container_background",
+      "standout_color",
+      "hover_color",
+      "link_color",
+      "thumb_color",
+      "unfilled_color",
+      "check_box_color",
+    ])
+      theme[f] = "#abc";
     expect((await http().post("/api/data/user/custom_themes").set("Api-Key", u.key).send(theme)).status).toBe(200);
     expect((await http().get("/api/data/verify_key").set("Api-Key", extra.body.api_key)).status).toBe(200);
 

@@ -34,7 +34,13 @@ describe("admin: RSS feeds switch and download metadata settings", () => {
 
   test("download metadata settings: defaults, written whole by an admin, read back; others 403, no key 401, bad values 400", async () => {
     const path = "/api/data/download_metadata_settings";
-    expect((await lib.get(path, "admin")).body).toEqual({ folder_cover: false, episode_cover: false, metadata_sidecar: false, metadata_format: "both", metadata_subfolder: true });
+    expect((await lib.get(path, "admin")).body).toEqual({
+      folder_cover: false,
+      episode_cover: false,
+      metadata_sidecar: false,
+      metadata_format: "both",
+      metadata_subfolder: true,
+    });
     const next = { folder_cover: true, episode_cover: false, metadata_sidecar: true, metadata_format: "json", metadata_subfolder: false };
     expect((await lib.post(path, "admin", next)).body).toEqual({ success: true });
     expect((await lib.get(path, "admin")).body).toEqual(next);

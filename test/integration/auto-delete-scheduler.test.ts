@@ -63,7 +63,8 @@ describe("auto-delete of completed downloads over two replicas", () => {
     // One downloads store and one lease store, as with MONGO_URI.
     dlB.adapter = dlA.adapter;
     dlB.stores = dlA.stores;
-    user_id = ((await a.call("users.create_first", { fullname: "Ann", username: "ann", email: "ann@example.org", password: "a long password" })) as any).user_id;
+    user_id = ((await a.call("users.create_first", { fullname: "Ann", username: "ann", email: "ann@example.org", password: "a long password" })) as any)
+      .user_id;
     podcast_id = ((await a.call("podcasts.add_custom_podcast", { feed_url: `${loop.url}/one.xml`, user_id })) as any).podcast_id;
     other_podcast = ((await a.call("podcasts.add_custom_podcast", { feed_url: `${loop.url}/two.xml`, user_id })) as any).podcast_id;
     const items: any = await a.call("episodes.podcast_episodes", { user_id, podcast_id });

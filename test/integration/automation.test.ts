@@ -52,7 +52,9 @@ describe("per podcast automation and preferences", () => {
     expect((await lib.post("/api/data/user/set_auto_download_delete_days", "alice", { user_id: uid("alice"), days: 14 })).status).toBe(200);
     expect((await days("alice", { user_id: uid("alice") })).body).toEqual({ days: 14, customized: false });
     expect((await days("alice", pod("alice"))).body).toEqual({ days: 14, customized: false });
-    expect((await lib.post("/api/data/podcast/set_auto_download_delete_days", "alice", { ...pod("alice"), days: 3 })).body).toMatchObject({ detail: expect.any(String) });
+    expect((await lib.post("/api/data/podcast/set_auto_download_delete_days", "alice", { ...pod("alice"), days: 3 })).body).toMatchObject({
+      detail: expect.any(String),
+    });
     expect((await days("alice", pod("alice"))).body).toEqual({ days: 3, customized: true });
     expect((await days("alice", pod("alice", lib.own))).body).toEqual({ days: 14, customized: false });
     expect((await lib.post("/api/data/clear_podcast_auto_download_delete_days", "alice", pod("alice"))).body).toEqual({ message: expect.any(String) });
@@ -61,13 +63,16 @@ describe("per podcast automation and preferences", () => {
   });
 
   test("skip times read back; the podcast index id set by hand is the user's", async () => {
-    const unmatched = async (who: string) => (await lib.post("/api/data/get_unmatched_podcasts", who, { user_id: uid(who) })).body.podcasts.map((p: any) => p.podcast_id);
+    const unmatched = async (who: string) =>
+      (await lib.post("/api/data/get_unmatched_podcasts", who, { user_id: uid(who) })).body.podcasts.map((p: any) => p.podcast_id);
     expect((await lib.post("/api/data/get_auto_skip_times", "alice", pod("alice"))).body).toEqual({ start_skip: 0, end_skip: 0 });
     await lib.post("/api/data/adjust_skip_times", "alice", { ...pod("alice"), start_skip: 30, end_skip: 45 });
     expect((await lib.post("/api/data/get_auto_skip_times", "alice", pod("alice"))).body).toEqual({ start_skip: 30, end_skip: 45 });
 
     expect(await unmatched("alice")).toEqual([lib.shared, lib.own]);
-    expect((await lib.post("/api/data/update_podcast_index_id", "alice", { ...pod("alice"), podcast_index_id: 920666 })).body).toMatchObject({ detail: expect.any(String) });
+    expect((await lib.post("/api/data/update_podcast_index_id", "alice", { ...pod("alice"), podcast_index_id: 920666 })).body).toMatchObject({
+      detail: expect.any(String),
+    });
     expect(await unmatched("alice")).toEqual([lib.own]);
     expect(await unmatched("bob")).toEqual([lib.shared]);
     expectErrorBody(await lib.post("/api/data/update_podcast_index_id", "alice", { ...pod("alice"), podcast_index_id: "x" }), 400);
@@ -97,7 +102,13 @@ describe("per podcast automation and preferences", () => {
     expect((await lib.post("/api/data/collection_add_ui", "bob", { user_id: u, mode: "submenu" })).status).toBe(200);
     expect((await lib.get("/api/data/collection_add_ui", "bob", { user_id: u })).body).toEqual({ collection_add_ui: "submenu" });
 
-    expect((await lib.get(`/api/data/my_user_info/${u}`, "bob")).body).toMatchObject({ userid: u, language: "de", startpage: "queue", default_volume: 35, timezone: "UTC" });
+    expect((await lib.get(`/api/data/my_user_info/${u}`, "bob")).body).toMatchObject({
+      userid: u,
+      language: "de",
+      startpage: "queue",
+      default_volume: 35,
+      timezone: "UTC",
+    });
   });
 
   test("authorization: no key 401, another user's ids 403, the owner 200", async () => {

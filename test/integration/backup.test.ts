@@ -29,7 +29,10 @@ function bytes(res: any, cb: (err: Error | null, body: Buffer) => void) {
 
 function lines(file: Buffer): any[] {
   const text = file[0] === 0x1f && file[1] === 0x8b ? zlib.gunzipSync(file).toString("utf8") : file.toString("utf8");
-  return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 function runRestore(file: string, dataDir: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -89,13 +92,34 @@ describe("server backups", () => {
     lib = await startLibrary();
     const a = as(lib.server.url, "alice");
     const b = as(lib.server.url, "bob");
-    for (const t of ["Tiny", "Hour", "Long"]) expect((await a.post("/api/data/queue_pod", { user_id: uid("alice"), episode_id: lib.ids[t], is_vidsite: false })).status).toBe(200);
+    for (const t of ["Tiny", "Hour", "Long"])
+      expect((await a.post("/api/data/queue_pod", { user_id: uid("alice"), episode_id: lib.ids[t], is_vidsite: false })).status).toBe(200);
     expect((await b.post("/api/data/queue_pod", { user_id: uid("bob"), episode_id: lib.ids.Quarter, is_vidsite: false })).status).toBe(200);
-    for (const t of ["Half", "Twenty"]) expect((await a.post("/api/data/record_podcast_history", { user_id: uid("alice"), episode_id: lib.ids[t], episode_pos: 120, is_vidsite: false })).status).toBe(200);
+    for (const t of ["Half", "Twenty"])
+      expect(
+        (await a.post("/api/data/record_podcast_history", { user_id: uid("alice"), episode_id: lib.ids[t], episode_pos: 120, is_vidsite: false })).status,
+      ).toBe(200);
     expect((await a.post("/api/data/save_episode", { user_id: uid("alice"), episode_id: lib.ids.Hour, is_vidsite: false })).status).toBe(200);
-    const playlist = { user_id: uid("alice"), name: "Short ones", include_unplayed: true, include_partially_played: true, include_played: true, sort_order: "date_desc", group_by_podcast: false, icon_name: "ph-list", max_duration: 1000 };
+    const playlist = {
+      user_id: uid("alice"),
+      name: "Short ones",
+      include_unplayed: true,
+      include_partially_played: true,
+      include_played: true,
+      sort_order: "date_desc",
+      group_by_podcast: false,
+      icon_name: "ph-list",
+      max_duration: 1000,
+    };
     expect((await a.post("/api/data/create_playlist", playlist)).status).toBe(200);
-    expect((await api(lib.server.url).put("/api/data/user/set_theme").set("Api-Key", users().bob.key).send({ user_id: uid("bob"), new_theme: "dark" })).status).toBe(200);
+    expect(
+      (
+        await api(lib.server.url)
+          .put("/api/data/user/set_theme")
+          .set("Api-Key", users().bob.key)
+          .send({ user_id: uid("bob"), new_theme: "dark" })
+      ).status,
+    ).toBe(200);
     expect((await b.post("/api/data/user/set_playback_speed", { user_id: uid("bob"), playback_speed: 1.5 })).status).toBe(200);
   });
   afterAll(async () => {
@@ -109,12 +133,26 @@ describe("server backups", () => {
     expect(unmatched.status).toBe(200);
     expect(unmatched.body.podcasts.map((p: any) => p.podcast_id).sort()).toEqual([lib.shared, lib.own].sort());
     expect(Object.keys(unmatched.body.podcasts[0]).sort()).toEqual(["artwork_url", "author", "description", "feed_url", "podcast_id", "podcast_name"]);
-    expect((await a.post("/api/data/ignore_podcast_index_id", { user_id: uid("alice"), podcast_id: lib.own, ignore: true })).body).toEqual({ detail: "Podcast index ID requirement ignored", message: "Podcast index ID requirement ignored" });
-    expect((await a.post("/api/data/get_unmatched_podcasts", { user_id: uid("alice") })).body.podcasts.map((p: any) => p.podcast_name)).toEqual(["Shared Show"]);
-    expect((await a.post("/api/data/get_ignored_podcasts", { user_id: uid("alice") })).body.podcasts.map((p: any) => p.podcast_name)).toEqual(["Alpha Own Show"]);
+    expect((await a.post("/api/data/ignore_podcast_index_id", { user_id: uid("alice"), podcast_id: lib.own, ignore: true })).body).toEqual({
+      detail: "Podcast index ID requirement ignored",
+      message: "Podcast index ID requirement ignored",
+    });
+    expect((await a.post("/api/data/get_unmatched_podcasts", { user_id: uid("alice") })).body.podcasts.map((p: any) => p.podcast_name)).toEqual([
+      "Shared Show",
+    ]);
+    expect((await a.post("/api/data/get_ignored_podcasts", { user_id: uid("alice") })).body.podcasts.map((p: any) => p.podcast_name)).toEqual([
+      "Alpha Own Show",
+    ]);
     // Per user: bob's subscription of the shared feed is his own matter; a podcast with an index id is matched.
     expect((await as(lib.server.url, "bob").post("/api/data/get_ignored_podcasts", { user_id: uid("bob") })).body).toEqual({ podcasts: [] });
-    expect((await api(lib.server.url).put("/api/data/update_podcast_info").set("Api-Key", users().bob.key).send({ user_id: uid("bob"), podcast_id: lib.shared, podcast_index_id: 4242 })).status).toBe(200);
+    expect(
+      (
+        await api(lib.server.url)
+          .put("/api/data/update_podcast_info")
+          .set("Api-Key", users().bob.key)
+          .send({ user_id: uid("bob"), podcast_id: lib.shared, podcast_index_id: 4242 })
+      ).status,
+    ).toBe(200);
     expect((await as(lib.server.url, "bob").post("/api/data/get_unmatched_podcasts", { user_id: uid("bob") })).body).toEqual({ podcasts: [] });
     expectErrorBody(await as(lib.server.url, "bob").post("/api/data/get_unmatched_podcasts", { user_id: uid("alice") }), 403);
     expectErrorBody(await a.post("/api/data/ignore_podcast_index_id", { user_id: uid("alice"), podcast_id: 999999, ignore: true }), 404);
@@ -130,7 +168,8 @@ describe("server backups", () => {
     config.loginMaxFailures = 2;
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await raw(lib, "post", "/api/data/backup_server", users().admin.key).send({ database_pass: `guess ${i}` })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await raw(lib, "post", "/api/data/backup_server", users().admin.key).send({ database_pass: `guess ${i}` })).status);
       expect(statuses).toContain(429);
     } finally {
       config.loginMaxFailures = limit;
@@ -157,11 +196,15 @@ describe("server backups", () => {
     expect(all[all.length - 1]).toEqual({ end: true, records: all.length - 2 });
     const records = all.slice(1, -1);
     const collections = new Set(records.map((r) => `${r.service}.${r.collection}`));
-    expect([...collections]).toEqual(expect.arrayContaining(["users.users", "users.counters", "podcasts.podcasts", "podcasts.subscriptions", "podcasts.counters", "playlists.counters"]));
+    expect([...collections]).toEqual(
+      expect.arrayContaining(["users.users", "users.counters", "podcasts.podcasts", "podcasts.subscriptions", "podcasts.counters", "playlists.counters"]),
+    );
     expect([...collections].some((c) => c.startsWith("auth."))).toBe(true);
     // The counters come along, so that ids made after a restore cannot collide.
     const userIds = records.filter((r) => r.collection === "users").map((r) => r.doc._id);
-    expect(Math.max(...records.filter((r) => r.service === "users" && r.collection === "counters").map((r) => r.doc.seq))).toBeGreaterThanOrEqual(Math.max(...userIds));
+    expect(Math.max(...records.filter((r) => r.service === "users" && r.collection === "counters").map((r) => r.doc.seq))).toBeGreaterThanOrEqual(
+      Math.max(...userIds),
+    );
     // Secrets stay as they are at rest: password hashes, key hashes; never a clear key.
     const admin = records.find((r) => r.collection === "users" && r.doc.username === "admin").doc;
     expect(admin.hashed_pw).toMatch(/^\$argon2id\$/);
@@ -196,11 +239,23 @@ describe("server backups", () => {
     expect(login.status).toBe(200);
     // New records get ids past the restored ones.
     const maxUser = Math.max(...records.filter((r) => r.collection === "users").map((r) => r.doc._id));
-    const carol = await api(restored.url).post("/api/data/add_user").set("Api-Key", users().admin.key).send({ fullname: "Carol", username: "carol", email: "carol@example.org", hash_pw: PASSWORD });
+    const carol = await api(restored.url)
+      .post("/api/data/add_user")
+      .set("Api-Key", users().admin.key)
+      .send({ fullname: "Carol", username: "carol", email: "carol@example.org", hash_pw: PASSWORD });
     expect(carol.status).toBe(200);
     expect(carol.body.user_id).toBeGreaterThan(maxUser);
     const playlists = (before["alice.playlists"] as any).playlists.map((p: any) => p.playlist_id);
-    const created = await as(restored.url, "alice").post("/api/data/create_playlist", { user_id: uid("alice"), name: "After restore", include_unplayed: true, include_partially_played: true, include_played: true, sort_order: "date_desc", group_by_podcast: false, icon_name: "ph-list" });
+    const created = await as(restored.url, "alice").post("/api/data/create_playlist", {
+      user_id: uid("alice"),
+      name: "After restore",
+      include_unplayed: true,
+      include_partially_played: true,
+      include_played: true,
+      sort_order: "date_desc",
+      group_by_podcast: false,
+      icon_name: "ph-list",
+    });
     expect(created.status).toBe(200);
     expect(created.body.playlist_id).toBeGreaterThan(Math.max(...playlists));
   });
@@ -217,15 +272,28 @@ describe("server backups", () => {
     await until(async () => (await listed()).some((f) => f.filename.startsWith("scheduled_backup_")), 15_000);
     await admin.post("/api/data/schedule_backup", { user_id: uid("admin"), cron_schedule: "* * * * * *", enabled: false });
     const schedule = (await admin.post("/api/data/get_scheduled_backup", { user_id: uid("admin") })).body;
-    expect(schedule).toMatchObject({ schedule: "* * * * * *", enabled: false, last_run: expect.any(String), last_file: expect.stringMatching(/^scheduled_backup_.*\.jsonl\.gz$/) });
+    expect(schedule).toMatchObject({
+      schedule: "* * * * * *",
+      enabled: false,
+      last_run: expect.any(String),
+      last_file: expect.stringMatching(/^scheduled_backup_.*\.jsonl\.gz$/),
+    });
     await until(async () => !!(await listed()).find((f) => f.filename === schedule.last_file), 5_000);
     const file = (await listed()).find((f) => f.filename === schedule.last_file);
-    expect(file).toEqual({ filename: schedule.last_file, size: fs.statSync(path.join(config.backupDir, schedule.last_file)).size, modified: expect.any(Number), modified_at: expect.any(String) });
+    expect(file).toEqual({
+      filename: schedule.last_file,
+      size: fs.statSync(path.join(config.backupDir, schedule.last_file)).size,
+      modified: expect.any(Number),
+      modified_at: expect.any(String),
+    });
     expect(lines(fs.readFileSync(path.join(config.backupDir, file.filename)))[0].format).toBe("podcast-server-backup");
 
     // restore_backup_file replaces all data with the file's: Carol (created after the restore, before the schedule) stays, a later user goes.
     const before = await snapshot(url);
-    const dave = await api(url).post("/api/data/add_user").set("Api-Key", users().admin.key).send({ fullname: "Dave", username: "dave", email: "dave@example.org", hash_pw: PASSWORD });
+    const dave = await api(url)
+      .post("/api/data/add_user")
+      .set("Api-Key", users().admin.key)
+      .send({ fullname: "Dave", username: "dave", email: "dave@example.org", hash_pw: PASSWORD });
     expect(dave.status).toBe(200);
     const daveKey = (await api(url).get("/api/data/get_key").set("Authorization", basic("dave", PASSWORD))).body.retrieved_key;
     expect((await api(url).get("/api/data/verify_key").set("Api-Key", daveKey)).status).toBe(200); // now in the gateway's key cache
@@ -249,7 +317,10 @@ describe("server backups", () => {
     expectErrorBody(await admin.post("/api/data/delete_backup_file", { backup_filename: "missing.jsonl" }), 404);
     expectErrorBody(await as(url, "alice").post("/api/data/delete_backup_file", { backup_filename: file.filename }), 403);
     const content = zlib.gunzipSync(fs.readFileSync(path.join(config.backupDir, file.filename))).toString("utf8");
-    expect((await admin.post("/api/data/delete_backup_file", { backup_filename: file.filename })).body).toEqual({ detail: "Backup file deleted", backup_filename: file.filename });
+    expect((await admin.post("/api/data/delete_backup_file", { backup_filename: file.filename })).body).toEqual({
+      detail: "Backup file deleted",
+      backup_filename: file.filename,
+    });
     expect((await listed()).map((f) => f.filename)).not.toContain(file.filename);
     // A cut file is refused before anything changes.
     const cut = path.join(config.backupDir, "cut.jsonl");
@@ -266,7 +337,10 @@ describe("server backups", () => {
       const req = api(url).post("/api/data/restore_server").set("Api-Key", users()[who].key);
       return file ? req.attach(field, file, "server.jsonl") : req.field("database_pass", PASSWORD);
     };
-    const erin = await api(url).post("/api/data/add_user").set("Api-Key", users().admin.key).send({ fullname: "Erin", username: "erin", email: "erin@example.org", hash_pw: PASSWORD });
+    const erin = await api(url)
+      .post("/api/data/add_user")
+      .set("Api-Key", users().admin.key)
+      .send({ fullname: "Erin", username: "erin", email: "erin@example.org", hash_pw: PASSWORD });
     expect(erin.status).toBe(200);
     expectErrorBody(await upload("alice", original!.file), 403);
     expectErrorBody(await upload("admin", original!.file, "other"), 400);
@@ -294,7 +368,15 @@ describe("server backups", () => {
     // A store whose export breaks half-way: the backup fails after some bytes are written.
     const broken = server.broker.createService({
       name: "zz_broken",
-      actions: { backup_export: () => Readable.from((async function* () { yield Buffer.from('{"collection":"x"}\n'); throw new Error("disk gone"); })()) },
+      actions: {
+        backup_export: () =>
+          Readable.from(
+            (async function* () {
+              yield Buffer.from('{"collection":"x"}\n');
+              throw new Error("disk gone");
+            })(),
+          ),
+      },
     });
     await server.broker.waitForServices("zz_broken");
     const before = await listed();

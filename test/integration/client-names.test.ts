@@ -54,17 +54,41 @@ describe("PinePods' clients' names", () => {
   });
 
   test("the layer: the clients' words read in params, added beside the neutral ones in answers, never overwriting", () => {
-    const params: Record<string, unknown> = { gpodder_url: "u", podsync_username: "documented", gpodder_username: "client", nested: [{ nextcloud_url: "n" }], other: 1 };
+    const params: Record<string, unknown> = {
+      gpodder_url: "u",
+      podsync_username: "documented",
+      gpodder_username: "client",
+      nested: [{ nextcloud_url: "n" }],
+      other: 1,
+    };
     toNeutralNames(params);
     expect(params).toEqual({ podsync_username: "documented", nested: [{ cloudsync_url: "n" }], other: 1, podsync_url: "u" });
 
-    const answer = { sync_type: "gpodder", podsync_enabled: true, data: { podsyncurl: "u" }, items: [{ is_vidsite: true, x: 1 }], PodsyncUrl: "v", notifb_url: null, is_youtube: false, is_vidsite: true };
+    const answer = {
+      sync_type: "gpodder",
+      podsync_enabled: true,
+      data: { podsyncurl: "u" },
+      items: [{ is_vidsite: true, x: 1 }],
+      PodsyncUrl: "v",
+      notifb_url: null,
+      is_youtube: false,
+      is_vidsite: true,
+    };
     const shown = withClientNames(answer);
     // Order and values as sent (JSON.stringify keeps key order): each twin right after its key; a client key already there stays.
     expect(JSON.stringify(shown)).toBe(
       JSON.stringify({
-        sync_type: "gpodder", podsync_enabled: true, gpodder_enabled: true, data: { podsyncurl: "u", gpodderurl: "u" }, items: [{ is_vidsite: true, is_youtube: true, x: 1 }],
-        PodsyncUrl: "v", GpodderUrl: "v", notifb_url: null, gotify_url: null, is_youtube: false, is_vidsite: true,
+        sync_type: "gpodder",
+        podsync_enabled: true,
+        gpodder_enabled: true,
+        data: { podsyncurl: "u", gpodderurl: "u" },
+        items: [{ is_vidsite: true, is_youtube: true, x: 1 }],
+        PodsyncUrl: "v",
+        GpodderUrl: "v",
+        notifb_url: null,
+        gotify_url: null,
+        is_youtube: false,
+        is_vidsite: true,
       }),
     );
     expect(answer).not.toHaveProperty("gpodder_enabled"); // the action's answer (perhaps a cached one) is not changed
@@ -89,27 +113,54 @@ describe("PinePods' clients' names", () => {
     const test = doc.paths["/api/gpodder/test-connection"].get.parameters.map((p: any) => p.name);
     expect(test).toEqual(expect.arrayContaining(["podsync_url", "gpodder_url", "gpodder_username", "gpodder_password"]));
     // The documented route itself is unchanged.
-    expect(Object.keys(doc.paths["/api/data/podsync/status"].get.responses["200"].content["application/json"].schema.properties)).not.toContain("gpodder_enabled");
+    expect(Object.keys(doc.paths["/api/data/podsync/status"].get.responses["200"].content["application/json"].schema.properties)).not.toContain(
+      "gpodder_enabled",
+    );
   });
 
   test("the gPodder page over this server's own sync server: status, real devices, default, statistics, sync, the switch", async () => {
     const phone = (path: string) => http().post(path).set("Authorization", basic("alice", PASSWORD));
-    lib.feeds.route("/phone.xml", { body: rssFeed("Phone Show", [{ title: "From the phone", guid: "phone-1", url: "https://media.test/phone/1.mp3", date: new Date().toISOString(), duration: 60 }]) });
+    lib.feeds.route("/phone.xml", {
+      body: rssFeed("Phone Show", [
+        { title: "From the phone", guid: "phone-1", url: "https://media.test/phone/1.mp3", date: new Date().toISOString(), duration: 60 },
+      ]),
+    });
     const phoneFeed = lib.feeds.url + "/phone.xml";
 
     const status = reads(await get("/api/data/gpodder/status", "alice"), "GpodderApiStatusResponse");
-    expect(status).toMatchObject({ sync_type: "gpodder", podsync_enabled: true, gpodder_enabled: true, external_enabled: false, external_url: null, api_url: lib.server.url });
+    expect(status).toMatchObject({
+      sync_type: "gpodder",
+      podsync_enabled: true,
+      gpodder_enabled: true,
+      external_enabled: false,
+      external_url: null,
+      api_url: lib.server.url,
+    });
     twinAfter(status, "podsync_enabled");
     expect(reads(await get(`/api/gpodder/devices/${uid()}`, "alice"), "Vec<GpodderDevice>")).toEqual([]);
     expectErrorBody(await get("/api/gpodder/default_device", "alice"), 404);
     expect(reads(await get(`/api/data/check_gpodder_settings/${uid()}`, "alice"), "NextcloudCheckResponse")).toEqual({ data: false });
     // No account elsewhere: the page shows "Not currently syncing" for an empty gpodderurl.
-    expect(reads(await get(`/api/data/get_gpodder_settings/${uid()}`, "alice"), "NextcloudGetResponse").data).toEqual({ podsyncurl: "", gpodderurl: "", podsynctoken: "", gpoddertoken: "" });
+    expect(reads(await get(`/api/data/get_gpodder_settings/${uid()}`, "alice"), "NextcloudGetResponse").data).toEqual({
+      podsyncurl: "",
+      gpodderurl: "",
+      podsynctoken: "",
+      gpoddertoken: "",
+    });
 
     // A phone configures itself, subscribes and plays, through the gPodder API.
     expect((await phone("/api/2/devices/alice/phone.json").send({ caption: "My phone", type: "mobile" })).status).toBe(200);
     expect((await phone("/api/2/subscriptions/alice/phone.json").send({ add: [phoneFeed], remove: [] })).status).toBe(200);
-    const played = { podcast: lib.feeds.url + "/shared.xml", episode: "https://media.test/shared/1.mp3", device: "phone", action: "play", timestamp: "2024-01-01T10:00:00", started: 0, position: 120, total: 900 };
+    const played = {
+      podcast: lib.feeds.url + "/shared.xml",
+      episode: "https://media.test/shared/1.mp3",
+      device: "phone",
+      action: "play",
+      timestamp: "2024-01-01T10:00:00",
+      started: 0,
+      position: 120,
+      total: 900,
+    };
     expect((await phone("/api/2/episodes/alice.json").send([played])).status).toBe(200);
 
     // The page's devices are the gPodder API's.
@@ -124,7 +175,10 @@ describe("PinePods' clients' names", () => {
     expect(reads(made, "GpodderDevice")).toMatchObject({ id: "desk", name: "Desk", type: "desktop", is_default: false, is_remote: false });
     const listed = (await http().get("/api/2/devices/alice.json").set("Authorization", basic("alice", PASSWORD))).body;
     expect(listed.map((d: any) => d.id)).toEqual([...devices.map((d: any) => d.id), "desk"]);
-    expectErrorBody(await post("/api/gpodder/devices", "alice", { user_id: uid(), device_name: "bad name/..", device_type: "desktop", device_caption: null }), 400);
+    expectErrorBody(
+      await post("/api/gpodder/devices", "alice", { user_id: uid(), device_name: "bad name/..", device_type: "desktop", device_caption: null }),
+      400,
+    );
 
     expect(reads(await post("/api/gpodder/set_default/desk", "alice"), "ApiResponse<()>").success).toBe(true);
     expect(reads(await get("/api/gpodder/default_device", "alice"), "GpodderDevice")).toMatchObject({ id: "desk", is_default: true });
@@ -132,7 +186,13 @@ describe("PinePods' clients' names", () => {
 
     // Statistics count the records: the devices, the feeds they follow (alice's two and the phone's), the actions.
     const stats = reads(await get("/api/gpodder/gpodder_statistics", "alice"), "GpodderStatistics");
-    expect(stats).toMatchObject({ server_url: lib.server.url, sync_type: "gpodder", sync_enabled: true, total_devices: devices.length + 1, total_subscriptions: 3 });
+    expect(stats).toMatchObject({
+      server_url: lib.server.url,
+      sync_type: "gpodder",
+      sync_enabled: true,
+      total_devices: devices.length + 1,
+      total_subscriptions: 3,
+    });
     expect(stats.server_subscriptions.map((s: any) => s.url)).toContain(phoneFeed);
     expect(stats.recent_episode_actions).toContainEqual(expect.objectContaining({ device: "phone", action: "play", position: 120 }));
 
@@ -147,7 +207,10 @@ describe("PinePods' clients' names", () => {
     expect(off).toMatchObject({ sync_type: "None", gpodder_enabled: false, api_url: null });
     expect((await http().get("/api/2/devices/alice.json").set("Authorization", basic("alice", PASSWORD))).status).toBe(403);
     expectErrorBody(await get(`/api/gpodder/devices/${uid()}`, "alice"), 404);
-    expect(reads(await post("/api/data/gpodder/toggle", "alice", { enabled: true }), "GpodderApiStatusResponse")).toMatchObject({ sync_type: "gpodder", gpodder_enabled: true });
+    expect(reads(await post("/api/data/gpodder/toggle", "alice", { enabled: true }), "GpodderApiStatusResponse")).toMatchObject({
+      sync_type: "gpodder",
+      gpodder_enabled: true,
+    });
     expect((await get(`/api/gpodder/devices/${uid()}`, "alice")).body.map((d: any) => d.id)).toEqual(listed.map((d: any) => d.id));
 
     // The statistics page of the same account: no sync address (no account elsewhere).
@@ -166,7 +229,10 @@ describe("PinePods' clients' names", () => {
     const account = { user_id: uid("admin"), ...login };
     expect(reads(await post("/api/data/verify_gpodder_auth", "admin", login), "GpodderCheckResponse").status).toBe("success");
     // As the page tests the form before saving: the account in the query.
-    expect(reads(await get("/api/gpodder/test-connection", "admin", account), "ApiResponse<Value>")).toMatchObject({ success: true, message: expect.any(String) });
+    expect(reads(await get("/api/gpodder/test-connection", "admin", account), "ApiResponse<Value>")).toMatchObject({
+      success: true,
+      message: expect.any(String),
+    });
     expectErrorBody(await get("/api/gpodder/test-connection", "admin", { ...account, gpodder_password: "wrong" }), 401);
     expectErrorBody(await get("/api/gpodder/test-connection", "admin", { user_id: uid("admin"), gpodder_url: lib.server.url }), 400);
     reads(await post("/api/data/add_gpodder_server", "admin", account), "NextcloudAuthResponse");
@@ -174,13 +240,25 @@ describe("PinePods' clients' names", () => {
     const settings = reads(await get(`/api/data/get_gpodder_settings/${uid("admin")}`, "admin"), "NextcloudGetResponse");
     expect(settings.data).toEqual({ podsyncurl: lib.server.url, gpodderurl: lib.server.url, podsynctoken: "", gpoddertoken: "" });
     expect(JSON.stringify(settings)).not.toContain(PASSWORD);
-    expect(reads(await get("/api/data/gpodder/status", "admin"), "GpodderApiStatusResponse")).toMatchObject({ sync_type: "both", external_enabled: true, external_url: lib.server.url });
+    expect(reads(await get("/api/data/gpodder/status", "admin"), "GpodderApiStatusResponse")).toMatchObject({
+      sync_type: "both",
+      external_enabled: true,
+      external_url: lib.server.url,
+    });
     const stats = reads(await get("/api/data/get_stats", "admin", { user_id: uid("admin") }), "UserStats");
     expect(stats).toMatchObject({ GpodderUrl: lib.server.url, Pod_Sync_Type: "gpodder" });
     expect(JSON.stringify(stats)).not.toContain(PASSWORD);
 
-    expect(reads(await post("/api/gpodder/sync", "admin", { user_id: uid("admin"), device_id: null, device_name: null, is_remote: true }), "ApiResponse<()>").success).toBe(true);
-    const made = await post("/api/gpodder/devices", "admin", { user_id: uid("admin"), device_name: "admin-laptop", device_type: "laptop", device_caption: "Laptop" });
+    expect(
+      reads(await post("/api/gpodder/sync", "admin", { user_id: uid("admin"), device_id: null, device_name: null, is_remote: true }), "ApiResponse<()>")
+        .success,
+    ).toBe(true);
+    const made = await post("/api/gpodder/devices", "admin", {
+      user_id: uid("admin"),
+      device_name: "admin-laptop",
+      device_type: "laptop",
+      device_caption: "Laptop",
+    });
     expect(reads(made, "GpodderDevice")).toMatchObject({ id: "admin-laptop", is_remote: true });
     const devices = reads(await get(`/api/gpodder/devices/${uid("admin")}`, "admin"), "Vec<GpodderDevice>");
     expect(devices.every((d: any) => d.is_remote)).toBe(true);
@@ -188,7 +266,10 @@ describe("PinePods' clients' names", () => {
     // A remote device is set with its name and is_remote in the query.
     reads(await post("/api/gpodder/set_default/admin-laptop?device_name=Laptop&is_remote=true", "admin"), "ApiResponse<()>");
     expect(reads(await get("/api/gpodder/default_device", "admin"), "GpodderDevice")).toMatchObject({ id: "admin-laptop", is_default: true });
-    expect(reads(await get("/api/gpodder/gpodder_statistics", "admin"), "GpodderStatistics")).toMatchObject({ server_url: lib.server.url, connection_status: "connected" });
+    expect(reads(await get("/api/gpodder/gpodder_statistics", "admin"), "GpodderStatistics")).toMatchObject({
+      server_url: lib.server.url,
+      connection_status: "connected",
+    });
     reads(await del("/api/data/remove_podcast_sync", "admin", { user_id: uid("admin") }), "RemoveSyncResponse");
     expect(reads(await get(`/api/data/check_gpodder_settings/${uid("admin")}`, "admin"), "NextcloudCheckResponse")).toEqual({ data: false });
   });
@@ -205,13 +286,18 @@ describe("PinePods' clients' names", () => {
     const page = await api(started.login).get("");
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1];
     const cookie = String(page.headers["set-cookie"][0]).split(";")[0];
-    expect((await api(started.login).post("").type("form").set("Cookie", cookie).send({ user: "admin", password: PASSWORD, csrf })).text).toContain("Access granted");
+    expect((await api(started.login).post("").type("form").set("Cookie", cookie).send({ user: "admin", password: PASSWORD, csrf })).text).toContain(
+      "Access granted",
+    );
 
-    for (const until = Date.now() + 15_000; !(await get(`/api/data/check_gpodder_settings/${user_id}`, "admin")).body.data; ) {
+    for (const until = Date.now() + 15_000; !(await get(`/api/data/check_gpodder_settings/${user_id}`, "admin")).body.data;) {
       if (Date.now() > until) throw new Error("the Nextcloud account was not stored");
       await new Promise((r) => setTimeout(r, CLIENT_POLL_MS));
     }
-    expect(reads(await get(`/api/data/get_gpodder_settings/${user_id}`, "admin"), "NextcloudGetResponse").data).toMatchObject({ gpodderurl: lib.server.url, gpoddertoken: "" });
+    expect(reads(await get(`/api/data/get_gpodder_settings/${user_id}`, "admin"), "NextcloudGetResponse").data).toMatchObject({
+      gpodderurl: lib.server.url,
+      gpoddertoken: "",
+    });
     expect((await get(`/api/data/get_podsync_settings/${user_id}`, "admin")).body).toMatchObject({ sync_type: "nextcloud", username: "admin" });
     reads(await del("/api/data/remove_podcast_sync", "admin", { user_id }), "RemoveSyncResponse");
     expectErrorBody(await post("/api/data/initiate_nextcloud_login", "admin", { user_id, nextcloud_url: "not a url" }), 400);
@@ -229,7 +315,15 @@ describe("PinePods' clients' names", () => {
     // The videos as the client's Episode (every field of it has a default: the names must be the client's to show anything).
     const videos = reads(await get("/api/data/youtube_episodes", "alice", { user_id: uid(), podcast_id }), "PodcastEpisodesResponse").episodes;
     expect(videos).toHaveLength(15);
-    expect(videos[0]).toMatchObject({ episodeid: videos[0].episode_id, podcastid: podcast_id, podcastname: "PinchflatTestChannel", episodetitle: "Channel video 0", episodeduration: 3725, is_vidsite: true, is_youtube: true });
+    expect(videos[0]).toMatchObject({
+      episodeid: videos[0].episode_id,
+      podcastid: podcast_id,
+      podcastname: "PinchflatTestChannel",
+      episodetitle: "Channel video 0",
+      episodeduration: 3725,
+      is_vidsite: true,
+      is_youtube: true,
+    });
     expect(videos[0].episodeurl).toBe(videos[0].episode_url);
     twinAfter(videos[0], "is_vidsite");
     expectErrorBody(await get("/api/data/youtube_episodes", "bob", { user_id: uid("bob"), podcast_id }), 404);
@@ -242,16 +336,28 @@ describe("PinePods' clients' names", () => {
     expect(details).toMatchObject({ podcastid: podcast_id, is_vidsite: true, is_youtube: true, isyoutubechannel: true });
     const shared = reads(await get("/api/data/get_podcast_details", "alice", { user_id: uid(), podcast_id: lib.shared }), "PodcastDetailsResponse").details;
     expect(shared).toMatchObject({ is_youtube: false, isyoutubechannel: false });
-    const dynamic = await get("/api/data/get_podcast_details_dynamic", "alice", { user_id: uid(), podcast_title: "PinchflatTestChannel", podcast_url: CHANNEL_URL, podcast_index_id: 0, added: true, display_only: false });
+    const dynamic = await get("/api/data/get_podcast_details_dynamic", "alice", {
+      user_id: uid(),
+      podcast_title: "PinchflatTestChannel",
+      podcast_url: CHANNEL_URL,
+      podcast_index_id: 0,
+      added: true,
+      display_only: false,
+    });
     expect(reads(dynamic, "ClickedFeedURL")).toMatchObject({ podcastid: podcast_id, is_vidsite: true, is_youtube: true });
     const episodes = (await get("/api/data/podcast_episodes", "alice", { user_id: uid(), podcast_id })).body.episodes;
     expect(episodes.every((e: any) => e.is_vidsite && e.is_youtube)).toBe(true);
 
     // A video heard and queued: the queue and the home page (HomeOverview: HomePodcast requires is_youtube).
     const video = videos[1].episodeid;
-    expect((await post("/api/data/record_podcast_history", "alice", { episode_id: video, episode_pos: 60, user_id: uid(), is_youtube: true })).status).toBe(200);
+    expect((await post("/api/data/record_podcast_history", "alice", { episode_id: video, episode_pos: 60, user_id: uid(), is_youtube: true })).status).toBe(
+      200,
+    );
     expect((await post("/api/data/queue_pod", "alice", { episode_id: video, user_id: uid(), is_youtube: true })).status).toBe(200);
-    expect((await get("/api/data/get_queued_episodes", "alice", { user_id: uid() })).body.data.find((e: any) => e.episodeid === video)).toMatchObject({ is_vidsite: true, is_youtube: true });
+    expect((await get("/api/data/get_queued_episodes", "alice", { user_id: uid() })).body.data.find((e: any) => e.episodeid === video)).toMatchObject({
+      is_vidsite: true,
+      is_youtube: true,
+    });
     const home = reads(await get("/api/data/home_overview", "alice", { user_id: uid() }), "HomeOverview");
     expect(home.top_podcasts.find((p: any) => p.podcastid === podcast_id)).toMatchObject({ is_vidsite: true, is_youtube: true });
     expect(home.in_progress_episodes.find((e: any) => e.episodeid === video)).toMatchObject({ is_youtube: true });
@@ -270,15 +376,44 @@ describe("PinePods' clients' names", () => {
       req.on("data", (c) => received.push(String(c)));
       req.on("end", () => res.end("{}"));
     });
-    const none = { ntfy_topic: null, ntfy_server_url: null, ntfy_username: null, ntfy_password: null, ntfy_access_token: null, gotify_url: null, gotify_token: null, http_url: null, http_token: null, http_method: null };
+    const none = {
+      ntfy_topic: null,
+      ntfy_server_url: null,
+      ntfy_username: null,
+      ntfy_password: null,
+      ntfy_access_token: null,
+      gotify_url: null,
+      gotify_token: null,
+      http_url: null,
+      http_token: null,
+      http_method: null,
+    };
     const ntfy = { ...none, ntfy_topic: "new-episodes", ntfy_server_url: lib.feeds.url };
-    reads(await http().put("/api/data/user/notification_settings").set("Api-Key", lib.users.alice.key).send({ user_id: uid(), platform: "ntfy", enabled: true, ...ntfy }), "DetailResponse");
+    reads(
+      await http()
+        .put("/api/data/user/notification_settings")
+        .set("Api-Key", lib.users.alice.key)
+        .send({ user_id: uid(), platform: "ntfy", enabled: true, ...ntfy }),
+      "DetailResponse",
+    );
     const gotify = { ...none, gotify_url: lib.feeds.url + "/gotify", gotify_token: "a gotify token" };
-    reads(await http().put("/api/data/user/notification_settings").set("Api-Key", lib.users.alice.key).send({ user_id: uid(), platform: "gotify", enabled: false, ...gotify }), "DetailResponse");
+    reads(
+      await http()
+        .put("/api/data/user/notification_settings")
+        .set("Api-Key", lib.users.alice.key)
+        .send({ user_id: uid(), platform: "gotify", enabled: false, ...gotify }),
+      "DetailResponse",
+    );
 
     const { settings } = reads(await get("/api/data/user/notification_settings", "alice", { user_id: uid() }), "NotificationSettingsResponse");
     const byPlatform = Object.fromEntries(settings.map((s: any) => [s.platform, s]));
-    expect(byPlatform.ntfy).toMatchObject({ enabled: true, notifa_topic: "new-episodes", ntfy_topic: "new-episodes", notifa_server_url: lib.feeds.url, ntfy_server_url: lib.feeds.url });
+    expect(byPlatform.ntfy).toMatchObject({
+      enabled: true,
+      notifa_topic: "new-episodes",
+      ntfy_topic: "new-episodes",
+      notifa_server_url: lib.feeds.url,
+      ntfy_server_url: lib.feeds.url,
+    });
     twinAfter(byPlatform.ntfy, "notifa_topic");
     expect(byPlatform.gotify).toMatchObject({ enabled: false, notifb_url: gotify.gotify_url, gotify_url: gotify.gotify_url });
     expect(JSON.stringify(settings)).not.toContain("a gotify token");

@@ -16,7 +16,10 @@ const SDK = path.join(ROOT, "test", "client-sdk");
 
 test("web/src/api-schema.d.ts is generated from docs/openapi.json (npm run openapi)", () => {
   const out = path.join(tempDir("sdk-"), "api.d.ts");
-  execFileSync(process.execPath, [path.join(ROOT, "node_modules", "openapi-typescript", "bin", "cli.js"), path.join(ROOT, "docs", "openapi.json"), "-o", out], { cwd: ROOT, stdio: "pipe" });
+  execFileSync(process.execPath, [path.join(ROOT, "node_modules", "openapi-typescript", "bin", "cli.js"), path.join(ROOT, "docs", "openapi.json"), "-o", out], {
+    cwd: ROOT,
+    stdio: "pipe",
+  });
   expect(fs.readFileSync(out, "utf8")).toBe(fs.readFileSync(path.join(ROOT, "web", "src", "api-schema.d.ts"), "utf8"));
 });
 
@@ -31,7 +34,13 @@ describe("against a server", () => {
   let feeds: Loopback;
   beforeAll(async () => {
     const now = Date.now();
-    const items = ["Third", "Second", "First"].map((title, n) => ({ title, guid: `sdk-${title}`, url: `https://media.test/sdk/${n}.mp3`, date: new Date(now - n * 3_600_000).toISOString(), duration: 600 }));
+    const items = ["Third", "Second", "First"].map((title, n) => ({
+      title,
+      guid: `sdk-${title}`,
+      url: `https://media.test/sdk/${n}.mp3`,
+      date: new Date(now - n * 3_600_000).toISOString(),
+      duration: 600,
+    }));
     feeds = await startLoopback({ "/sdk.xml": { body: rssFeed("SDK Show", items), headers: { "Content-Type": "application/rss+xml" } } });
     server = await startServer();
   });

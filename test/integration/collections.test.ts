@@ -15,15 +15,24 @@ describe("collections", () => {
     expect(res.status).toBe(200);
     return res.body.collections as any[];
   };
-  const create = (who: string, body: object) => lib.post("/api/data/collections/create", who, { user_id: uid(who), description: null, icon: null, auto_add_categories: null, backfill: null, ...body });
+  const create = (who: string, body: object) =>
+    lib.post("/api/data/collections/create", who, { user_id: uid(who), description: null, icon: null, auto_add_categories: null, backfill: null, ...body });
   const change = (who: string, collection_id: number, what: "add_episode" | "remove_episode", episode_id: number) =>
     lib.post(`/api/data/collections/${collection_id}/${what}`, who, { user_id: uid(who), episode_id, is_youtube: false });
   const page = async (who: string, collection_id: number, query: Record<string, unknown> = {}) => {
-    const res = await lib.get(`/api/data/collections/${collection_id}/episodes`, who, { limit: 50, offset: 0, sort_by: "date", sort_order: "desc", filter: "all", ...query });
+    const res = await lib.get(`/api/data/collections/${collection_id}/episodes`, who, {
+      limit: 50,
+      offset: 0,
+      sort_by: "date",
+      sort_order: "desc",
+      filter: "all",
+      ...query,
+    });
     expect(res.status).toBe(200);
     return res.body as { saved_episodes: any[]; total: number };
   };
-  const titles = async (who: string, collection_id: number, query: Record<string, unknown> = {}) => (await page(who, collection_id, query)).saved_episodes.map((e) => e.episodetitle);
+  const titles = async (who: string, collection_id: number, query: Record<string, unknown> = {}) =>
+    (await page(who, collection_id, query)).saved_episodes.map((e) => e.episodetitle);
   const patch = (who: string, collection_id: number, body: object) => raw(lib, "patch", `/api/data/collections/${collection_id}`, key(who)).send(body);
 
   beforeAll(async () => {
@@ -62,11 +71,20 @@ describe("collections", () => {
     const second = await page("alice", cid, { limit: 2, offset: 2 });
     expect(second).toMatchObject({ total: 4 });
     expect(second.saved_episodes.map((e) => e.episodetitle)).toEqual(["Own 03", "Long"]);
-    expect(second.saved_episodes[0]).toMatchObject({ episodeid: lib.ids["Own 03"], podcastname: "Alpha Own Show", completed: false, saved: false, queued: false, downloaded: false });
+    expect(second.saved_episodes[0]).toMatchObject({
+      episodeid: lib.ids["Own 03"],
+      podcastname: "Alpha Own Show",
+      completed: false,
+      saved: false,
+      queued: false,
+      downloaded: false,
+    });
 
     await lib.post("/api/data/mark_episode_completed", "alice", { user_id: uid("alice"), episode_id: lib.ids.Long });
     expect(await titles("alice", cid, { filter: "completed" })).toEqual(["Long"]);
-    expect((await lib.get(`/api/data/episode_collections/${uid("alice")}/${lib.ids.Long}`, "alice", { is_youtube: false })).body).toEqual({ collection_ids: [cid] });
+    expect((await lib.get(`/api/data/episode_collections/${uid("alice")}/${lib.ids.Long}`, "alice", { is_youtube: false })).body).toEqual({
+      collection_ids: [cid],
+    });
 
     expect((await change("alice", cid, "remove_episode", lib.ids.Long)).status).toBe(200);
     expect(await titles("alice", cid)).toEqual(["Tiny", "Hour", "Own 03"]);
@@ -126,12 +144,21 @@ describe("collections", () => {
       expectErrorBody(await send("bob"), 403);
       expect([path, (await send("alice")).status]).toEqual([path, 200]);
     }
-    expectErrorBody(await lib.post(`/api/data/collections/${cid}/add_episode`, "alice", { user_id: uid("alice"), episode_id: lib.ids.Tiny, is_youtube: false }), 404); // deleted
+    expectErrorBody(
+      await lib.post(`/api/data/collections/${cid}/add_episode`, "alice", { user_id: uid("alice"), episode_id: lib.ids.Tiny, is_youtube: false }),
+      404,
+    ); // deleted
     // bob naming himself is still refused another user's collection
     const kept = (await create("alice", { name: "Private" })).body.collection_id;
-    expectErrorBody(await lib.post(`/api/data/collections/${kept}/add_episode`, "bob", { user_id: uid("bob"), episode_id: lib.ids.Tiny, is_youtube: false }), 403);
+    expectErrorBody(
+      await lib.post(`/api/data/collections/${kept}/add_episode`, "bob", { user_id: uid("bob"), episode_id: lib.ids.Tiny, is_youtube: false }),
+      403,
+    );
     const bobs = (await create("bob", { name: "Bob's" })).body.collection_id;
-    expectErrorBody(await lib.post(`/api/data/collections/${bobs}/add_episode`, "alice", { user_id: uid("alice"), episode_id: lib.ids.Tiny, is_youtube: false }), 403);
+    expectErrorBody(
+      await lib.post(`/api/data/collections/${bobs}/add_episode`, "alice", { user_id: uid("alice"), episode_id: lib.ids.Tiny, is_youtube: false }),
+      403,
+    );
   });
 
   test("a removed subscription leaves every collection; a deleted user's collections go", async () => {

@@ -24,7 +24,13 @@ describe("download metadata files", () => {
   const source = mp3Bytes({ title: "As Published", artist: "Someone Else", comment: "old" }, 2);
   const { get, post } = asUsers(() => ({ url: server.url, users: u }));
   const folder = () => path.join(config.downloadDir, "Sidecar Show");
-  const files = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => !f.startsWith(".")).sort() : []);
+  const files = (dir: string) =>
+    fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((f) => !f.startsWith("."))
+          .sort()
+      : [];
   const settings = (s: object) => post("/api/data/download_metadata_settings", "admin", s);
   const download = async (title: string) => {
     const res = await post("/api/data/download_podcast", "alice", { episode_id: ep[title], user_id: u.alice.id });
@@ -42,10 +48,12 @@ describe("download metadata files", () => {
       "/show.png": { headers: { "Content-Type": "image/png" }, body: pngBytes([10, 20, 30]) },
       "/one.png": { headers: { "Content-Type": "image/png" }, body: pngBytes([200, 30, 30]) },
     });
-    const item = (t: string, img: string) => `<item><title>${t} = "quoted" &amp; more</title><guid>${t}</guid><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate>${img}` +
+    const item = (t: string, img: string) =>
+      `<item><title>${t} = "quoted" &amp; more</title><guid>${t}</guid><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate>${img}` +
       `<enclosure url="${media.url}/${t}.mp3" length="1" type="audio/mpeg"/></item>`;
     media.route("/feed.xml", {
-      body: `<?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Sidecar Show</title>` +
+      body:
+        `<?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Sidecar Show</title>` +
         `<itunes:image href="${media.url}/show.png"/>${item("one", `<itunes:image href="${media.url}/one.png"/>`)}${item("two", "")}` +
         `${item("three", `<itunes:image href="${media.url}/one.png"/><description>About three</description>`)}</channel></rss>`,
     });
@@ -67,7 +75,9 @@ describe("download metadata files", () => {
   });
 
   test("covers and json + xml metadata in metadata/; deleting the download removes its files", async () => {
-    expect((await settings({ folder_cover: true, episode_cover: true, metadata_sidecar: true, metadata_format: "both", metadata_subfolder: true })).status).toBe(200);
+    expect(
+      (await settings({ folder_cover: true, episode_cover: true, metadata_sidecar: true, metadata_format: "both", metadata_subfolder: true })).status,
+    ).toBe(200);
     await download("one");
     const [mp3] = files(folder()).filter((f) => f.endsWith(".mp3"));
     const base = mp3.replace(/\.mp3$/, "");
@@ -91,11 +101,17 @@ describe("download metadata files", () => {
     const base = mp3.replace(/\.mp3$/, "");
     expect(files(folder())).toEqual(expect.arrayContaining([`${base}.cover.png`, `${base}.ffmetadata`]));
     expect(fs.readFileSync(path.join(folder(), `${base}.cover.png`))).toEqual(pngBytes([10, 20, 30]));
-    expect(fs.readFileSync(path.join(folder(), `${base}.ffmetadata`), "utf8")).toBe(';FFMETADATA1\ntitle=two \\= "quoted" & more\nalbum=Sidecar Show\nartist=Sidecar Show\ndate=2024-01-01\ngenre=Podcast\n');
+    expect(fs.readFileSync(path.join(folder(), `${base}.ffmetadata`), "utf8")).toBe(
+      ';FFMETADATA1\ntitle=two \\= "quoted" & more\nalbum=Sidecar Show\nartist=Sidecar Show\ndate=2024-01-01\ngenre=Podcast\n',
+    );
   });
 
   describe("the ID3 tag of a downloaded MP3", () => {
-    const mp3 = () => path.join(folder(), files(folder()).find((f) => f.startsWith("three ") && f.endsWith(".mp3"))!);
+    const mp3 = () =>
+      path.join(
+        folder(),
+        files(folder()).find((f) => f.startsWith("three ") && f.endsWith(".mp3"))!,
+      );
     const off = { folder_cover: false, episode_cover: false, metadata_sidecar: false, metadata_format: "json", metadata_subfolder: false };
     afterEach(async () => {
       expect((await post("/api/data/delete_episode", "alice", { episode_id: ep.three, user_id: u.alice.id })).status).toBe(200);
@@ -117,7 +133,11 @@ describe("download metadata files", () => {
       expect(Buffer.from(common.picture![0].data).equals(pngBytes([200, 30, 30]))).toBe(true);
       expect(common.picture![0].format).toBe("image/png");
       // music-metadata splits ID3v2.3 TXXX values at "/", so the URL is read back with node-id3.
-      expect(Object.values(native).flat().some((t) => t.id === "TXXX:EPISODE_URL")).toBe(true);
+      expect(
+        Object.values(native)
+          .flat()
+          .some((t) => t.id === "TXXX:EPISODE_URL"),
+      ).toBe(true);
       expect(NodeID3.read(mp3()).userDefinedText).toEqual([{ description: "EPISODE_URL", value: `${media.url}/three.mp3` }]);
       expect(format.duration).toBeCloseTo(2, 0);
       // The audio after the old tag is kept as it was.

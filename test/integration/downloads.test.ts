@@ -44,7 +44,12 @@ describe("downloads, tasks and media", () => {
         res.write(audio.subarray(0, 1000), () => res.destroy());
       },
     });
-    const items = ["ep1", "ep2", "page", "gone", "cut"].map((t, i) => ({ title: t, guid: t, url: `${media.url}/${t}.mp3`, date: `2024-01-0${i + 1}T00:00:00Z` }));
+    const items = ["ep1", "ep2", "page", "gone", "cut"].map((t, i) => ({
+      title: t,
+      guid: t,
+      url: `${media.url}/${t}.mp3`,
+      date: `2024-01-0${i + 1}T00:00:00Z`,
+    }));
     media.route("/feed.xml", { headers: { "Content-Type": "application/rss+xml" }, body: rssFeed("Media Show", items) });
     server = await startServer();
     u = await createUsers(server.url, ["alice", "bob"]);
@@ -67,7 +72,14 @@ describe("downloads, tasks and media", () => {
     expect(messages[0]).toMatchObject({ event: "initial", tasks: [] });
 
     const task = await download("alice", "ep1");
-    expect(task).toMatchObject({ status: "SUCCESS", progress: 100, task_type: "download_episode", user_id: u.alice.id, episode_title: "ep1", podcast_name: "Media Show" });
+    expect(task).toMatchObject({
+      status: "SUCCESS",
+      progress: 100,
+      task_type: "download_episode",
+      user_id: u.alice.id,
+      episode_title: "ep1",
+      podcast_name: "Media Show",
+    });
     await until(() => messages.some((m) => m.task?.status === "SUCCESS"), 15_000);
     const seen = messages.filter((m) => m.event === "update" && m.task.id === task.id).map((m) => m.task.status);
     expect(seen[0]).toBe("PENDING");
@@ -77,8 +89,16 @@ describe("downloads, tasks and media", () => {
 
     const [item] = await list("alice");
     expect(item).toMatchObject({
-      episodeid: ep.ep1, podcastid: podcastId, podcastname: "Media Show", episodetitle: "ep1", episodeurl: `${media.url}/ep1.mp3`,
-      websiteurl: "https://example.test/", podcastindexid: null, listenduration: null, completed: false, is_vidsite: false,
+      episodeid: ep.ep1,
+      podcastid: podcastId,
+      podcastname: "Media Show",
+      episodetitle: "ep1",
+      episodeurl: `${media.url}/ep1.mp3`,
+      websiteurl: "https://example.test/",
+      podcastindexid: null,
+      listenduration: null,
+      completed: false,
+      is_vidsite: false,
     });
     expect(item.downloadedlocation).toBe(path.join(config.downloadDir, "Media Show", `ep1 (${ep.ep1}).mp3`));
     expect(fs.readFileSync(item.downloadedlocation).equals(audio)).toBe(true);
@@ -166,7 +186,9 @@ describe("downloads, tasks and media", () => {
     expect(res.body).toMatchObject({ processed_count: 2, failed_count: null, message: expect.stringMatching(/Queued 1 downloads; 1 already downloaded/) });
     await until(async () => (await list("alice")).length === 2, 15_000);
     const summary = await get(`/api/data/podcast_download_summary/${u.alice.id}`, "alice");
-    expect(summary.body.podcasts).toEqual([expect.objectContaining({ podcastid: podcastId, podcastname: "Media Show", episode_count: 2, total_size: SIZE + other.length })]);
+    expect(summary.body.podcasts).toEqual([
+      expect.objectContaining({ podcastid: podcastId, podcastname: "Media Show", episode_count: 2, total_size: SIZE + other.length }),
+    ]);
     const paged = await get(`/api/data/podcast_downloads_paged/${u.alice.id}/${podcastId}`, "alice", { limit: 1, sort_by: "title", sort_order: "asc" });
     expect(paged.body.total).toBe(2);
     expect(paged.body.episodes.map((e: any) => e.episodetitle)).toEqual(["ep1"]);
@@ -179,7 +201,9 @@ describe("downloads, tasks and media", () => {
 
   test("delete removes the file (metadata kept); bulk delete counts what it removed", async () => {
     const item = (await list("alice")).find((i: any) => i.episodeid === ep.ep2);
-    expect((await post("/api/data/delete_episode", "alice", { episode_id: ep.ep2, user_id: u.alice.id })).body).toEqual({ detail: "Downloaded episode deleted" });
+    expect((await post("/api/data/delete_episode", "alice", { episode_id: ep.ep2, user_id: u.alice.id })).body).toEqual({
+      detail: "Downloaded episode deleted",
+    });
     expect(fs.existsSync(item.downloadedlocation)).toBe(false);
     expectErrorBody(await post("/api/data/delete_episode", "alice", { episode_id: ep.ep2, user_id: u.alice.id }), 404);
     const eps = await get("/api/data/podcast_episodes", "alice", { user_id: u.alice.id, podcast_id: podcastId });
@@ -191,10 +215,18 @@ describe("downloads, tasks and media", () => {
 
   test("a whole podcast's download is a download_all_episodes task, as both PinePods clients name it; one stored under the old name still runs", async () => {
     // Queued as a server before this change stored it (a data folder upgraded with the job pending).
-    const before: any = await server.broker.call("tasks.create", { tasks: [{
-      task_type: "download_podcast", user_id: u.alice.id, item_id: podcastId, podcast_name: "Media Show",
-      payload: { podcast_id: podcastId, episode_ids: [ep.ep1], rights: "user" }, dedupe_key: `podcast:${u.alice.id}:${podcastId}`,
-    }] });
+    const before: any = await server.broker.call("tasks.create", {
+      tasks: [
+        {
+          task_type: "download_podcast",
+          user_id: u.alice.id,
+          item_id: podcastId,
+          podcast_name: "Media Show",
+          payload: { podcast_id: podcastId, episode_ids: [ep.ep1], rights: "user" },
+          dedupe_key: `podcast:${u.alice.id}:${podcastId}`,
+        },
+      ],
+    });
     expect(await waitForTask(server.url, u.alice.key, before.created[0].id)).toMatchObject({ status: "SUCCESS", task_type: "download_podcast" });
     expect((await list("alice")).map((d: any) => d.episodeid)).toEqual([ep.ep1]);
     const all = await post("/api/data/download_all_podcast", "alice", { podcast_id: podcastId, user_id: u.alice.id });
@@ -212,13 +244,23 @@ describe("downloads, tasks and media", () => {
       await post("/api/data/save_episode", "alice", { ...mine, episode_id: ep[t] });
       await post("/api/data/record_podcast_history", "alice", { ...mine, episode_id: ep[t], episode_pos: 5 });
     }
-    const playlist = (await post("/api/data/create_playlist", "alice", {
-      user_id: a, name: "All media", podcast_ids: [podcastId], include_unplayed: true, include_partially_played: true, include_played: true,
-      sort_order: "date_desc", group_by_podcast: false, icon_name: "ph-list",
-    })).body.playlist_id;
+    const playlist = (
+      await post("/api/data/create_playlist", "alice", {
+        user_id: a,
+        name: "All media",
+        podcast_ids: [podcastId],
+        include_unplayed: true,
+        include_partially_played: true,
+        include_played: true,
+        sort_order: "date_desc",
+        group_by_podcast: false,
+        icon_name: "ph-list",
+      })
+    ).body.playlist_id;
     /** episodeid -> downloaded, per list. */
     const flags = async () => {
-      const byId = (items: any[], key = "episodeid") => Object.fromEntries(items.filter((i) => i[key] === ep.ep1 || i[key] === ep.ep2).map((i) => [i[key], i.downloaded]));
+      const byId = (items: any[], key = "episodeid") =>
+        Object.fromEntries(items.filter((i) => i[key] === ep.ep1 || i[key] === ep.ep2).map((i) => [i[key], i.downloaded]));
       const [queue, saved, history, episodes, latest, inPlaylist, search, meta, stats] = await Promise.all([
         get("/api/data/get_queued_episodes", "alice", { user_id: a }),
         get(`/api/data/saved_episode_list/${a}`, "alice"),
@@ -231,14 +273,28 @@ describe("downloads, tasks and media", () => {
         get("/api/data/get_stats", "alice", { user_id: a }),
       ]);
       return {
-        queue: byId(queue.body.data), saved: byId(saved.body.saved_episodes), history: byId(history.body.data), episodes: byId(episodes.body.episodes),
-        latest: byId(latest.body.episodes), playlist: byId(inPlaylist.body.episodes), search: byId(search.body.data, "episode_id"),
-        metadata: meta.body.episode.is_downloaded, stats: stats.body.episodes_downloaded,
+        queue: byId(queue.body.data),
+        saved: byId(saved.body.saved_episodes),
+        history: byId(history.body.data),
+        episodes: byId(episodes.body.episodes),
+        latest: byId(latest.body.episodes),
+        playlist: byId(inPlaylist.body.episodes),
+        search: byId(search.body.data, "episode_id"),
+        metadata: meta.body.episode.is_downloaded,
+        stats: stats.body.episodes_downloaded,
       };
     };
     const lists = (e1: boolean) => ({ [ep.ep1]: e1, [ep.ep2]: false });
     const everywhere = (e1: boolean) => ({
-      queue: lists(e1), saved: lists(e1), history: lists(e1), episodes: lists(e1), latest: lists(e1), playlist: lists(e1), search: lists(e1), metadata: e1, stats: e1 ? 1 : 0,
+      queue: lists(e1),
+      saved: lists(e1),
+      history: lists(e1),
+      episodes: lists(e1),
+      latest: lists(e1),
+      playlist: lists(e1),
+      search: lists(e1),
+      metadata: e1,
+      stats: e1 ? 1 : 0,
     });
     expect(await flags()).toEqual(everywhere(false));
     expect(await download("alice", "ep1")).toMatchObject({ status: "SUCCESS" });
@@ -249,7 +305,12 @@ describe("downloads, tasks and media", () => {
 
   test("auto-download: new episodes of a podcast with auto_download on are downloaded for that subscriber", async () => {
     expect((await post("/api/data/enable_auto_download", "alice", { podcast_id: podcastId, user_id: u.alice.id, auto_download: true })).status).toBe(200);
-    const items = ["ep1", "ep2", "page", "gone", "cut", "fresh"].map((t, i) => ({ title: t, guid: t, url: `${media.url}/${t === "fresh" ? "ep2" : t}.mp3`, date: `2024-01-0${i + 1}T00:00:00Z` }));
+    const items = ["ep1", "ep2", "page", "gone", "cut", "fresh"].map((t, i) => ({
+      title: t,
+      guid: t,
+      url: `${media.url}/${t === "fresh" ? "ep2" : t}.mp3`,
+      date: `2024-01-0${i + 1}T00:00:00Z`,
+    }));
     media.route("/feed.xml", { headers: { "Content-Type": "application/rss+xml" }, body: rssFeed("Media Show", items) });
     // The refresh itself is a job: its figures come back with its task_id.
     const refresh = await get("/api/data/refresh_pods", "alice");
@@ -361,9 +422,18 @@ describe("a job survives a restart of the server", () => {
     let server = await startServer({ dataDir });
     const users = await createUsers(server.url, []);
     const key = users.admin.key;
-    const added = await api(server.url).post("/api/data/add_podcast").set("Api-Key", key).send({ podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: users.admin.id } });
-    const eps = await api(server.url).get("/api/data/podcast_episodes").set("Api-Key", key).query({ user_id: users.admin.id, podcast_id: added.body.podcast_id });
-    const res = await api(server.url).post("/api/data/download_podcast").set("Api-Key", key).send({ episode_id: eps.body.episodes[0].episodeid, user_id: users.admin.id });
+    const added = await api(server.url)
+      .post("/api/data/add_podcast")
+      .set("Api-Key", key)
+      .send({ podcast_values: { pod_feed_url: `${media.url}/feed.xml`, user_id: users.admin.id } });
+    const eps = await api(server.url)
+      .get("/api/data/podcast_episodes")
+      .set("Api-Key", key)
+      .query({ user_id: users.admin.id, podcast_id: added.body.podcast_id });
+    const res = await api(server.url)
+      .post("/api/data/download_podcast")
+      .set("Api-Key", key)
+      .send({ episode_id: eps.body.episodes[0].episodeid, user_id: users.admin.id });
     await until(() => fs.existsSync(path.join(config.downloadDir, "Restart Show")), 15_000);
     await server.stop();
 

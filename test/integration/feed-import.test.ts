@@ -15,7 +15,14 @@ import { ALL_SERVICES, startServer, tempDir, TestServer } from "../helpers/serve
 
 const NPR = fixture("npr_planet_money_355items_large.xml");
 const created: any[] = [];
-const Probe: ServiceSchema = { name: "probe", events: { "episodes.created"(ctx: any) { created.push(ctx.params); } } };
+const Probe: ServiceSchema = {
+  name: "probe",
+  events: {
+    "episodes.created"(ctx: any) {
+      created.push(ctx.params);
+    },
+  },
+};
 
 /** Serves the feed to the request numbers in `serve` (1-based) at once; the others wait for `release`. */
 function gatedFeed(serve: (n: number) => boolean) {
@@ -35,7 +42,10 @@ const userTasks = async (url: string, who: { id: number; key: string }) =>
 const episodeTotal = async (url: string, who: { id: number; key: string }, podcast_id: number) =>
   (await api(url).get("/api/data/podcast_episodes").set("Api-Key", who.key).query({ user_id: who.id, podcast_id, limit: 1 })).body.total as number;
 const addNpr = (url: string, feeds: Loopback, who: { id: number; key: string }) =>
-  api(url).post("/api/data/add_podcast").set("Api-Key", who.key).send({ podcast_values: { pod_feed_url: `${feeds.url}/npr.xml`, user_id: who.id } });
+  api(url)
+    .post("/api/data/add_podcast")
+    .set("Api-Key", who.key)
+    .send({ podcast_values: { pod_feed_url: `${feeds.url}/npr.xml`, user_id: who.id } });
 
 beforeAll(() => {
   Object.assign(config, { refreshInterval: 0, addPodcastSyncEpisodes: 30, workerPollMs: 100, taskLeaseSeconds: 2 });
@@ -66,7 +76,13 @@ describe("import of a new feed's older episodes", () => {
     const podcast_id = res.body.podcast_id;
     expect(await episodeTotal(server.url, alice, podcast_id)).toBe(30);
     const [task] = await userTasks(server.url, alice);
-    expect(task).toMatchObject({ task_type: "import_feed", user_id: alice.id, item_id: podcast_id, podcast_name: "Planet Money", status: expect.stringMatching(/^(PENDING|RUNNING)$/) });
+    expect(task).toMatchObject({
+      task_type: "import_feed",
+      user_id: alice.id,
+      item_id: podcast_id,
+      podcast_name: "Planet Money",
+      status: expect.stringMatching(/^(PENDING|RUNNING)$/),
+    });
 
     feed.release();
     const done = await waitForTask(server.url, alice.key, task.id);

@@ -45,8 +45,14 @@ const SyncGate = {
 };
 
 const item = (podcast: string, n: number) => ({
-  guid: `${podcast}-guid-${n}`, title: `${podcast} episode ${n}`, description: `About ${n}`, pub_date: new Date(Date.UTC(2024, 0, n)).toISOString(),
-  duration: 600, enclosure_url: `https://media.test/${podcast}/${n}.mp3`, enclosure_type: "audio/mpeg", enclosure_length: 1000,
+  guid: `${podcast}-guid-${n}`,
+  title: `${podcast} episode ${n}`,
+  description: `About ${n}`,
+  pub_date: new Date(Date.UTC(2024, 0, n)).toISOString(),
+  duration: 600,
+  enclosure_url: `https://media.test/${podcast}/${n}.mp3`,
+  enclosure_type: "audio/mpeg",
+  enclosure_length: 1000,
 });
 
 /** The stored episodes of a podcast, straight from the store. */
@@ -89,7 +95,10 @@ describe("overlapping feed syncs of one podcast", () => {
     const sync = () => server.broker.call("episodes.sync_episodes", { podcast_id, episodes: items, announce: true }) as Promise<any>;
     const [a, b] = await Promise.all([sync(), sync()]);
     const docs = await stored(server, podcast_id);
-    expectOnePerGuid(docs, items.map((i) => i.guid));
+    expectOnePerGuid(
+      docs,
+      items.map((i) => i.guid),
+    );
     expectDisjoint([a.created_ids, b.created_ids]);
     expect([...a.created_ids, ...b.created_ids].sort((x: number, y: number) => x - y)).toEqual(docs.map((d) => d._id).sort((x, y) => x - y));
     expect(a.total).toBe(5);
@@ -119,7 +128,10 @@ describe("overlapping feed syncs of one podcast", () => {
 
   test("a re-guided episode and another sync's new episode of that guid at once: one episode, no error", async () => {
     // Changed episodes before the re-guided one delay its write past the other sync's insert, or not.
-    for (const [podcast_id, before] of [[9003, 0], [9004, 8]] as const) {
+    for (const [podcast_id, before] of [
+      [9003, 0],
+      [9004, 8],
+    ] as const) {
       const others = Array.from({ length: before }, (_, i) => item("busy", i + 1));
       await server.broker.call("episodes.sync_episodes", { podcast_id, episodes: [...others, item("old", 1)] });
       // The feed gave episode 1 a new guid (matched by its enclosure); another sync saw it with another enclosure and title.
@@ -134,10 +146,17 @@ describe("overlapping feed syncs of one podcast", () => {
 
   test("a real feed refresh twice at once stores each new episode once", async () => {
     const entries = (n: number) =>
-      Array.from({ length: n }, (_, i) => ({ title: `Race ${i + 1}`, guid: `race-${i + 1}`, url: `${feeds.url}/media/race-${i + 1}.mp3`, date: `2024-02-${String(i + 1).padStart(2, "0")}T10:00:00Z` }));
+      Array.from({ length: n }, (_, i) => ({
+        title: `Race ${i + 1}`,
+        guid: `race-${i + 1}`,
+        url: `${feeds.url}/media/race-${i + 1}.mp3`,
+        date: `2024-02-${String(i + 1).padStart(2, "0")}T10:00:00Z`,
+      }));
     let body = rssFeed("Race", entries(1));
     feeds.route("/race.xml", (_req, res) => void res.end(body));
-    const add = await post("/api/data/add_podcast", "alice", { podcast_values: { pod_feed_url: `${feeds.url}/race.xml`, user_id: u.alice.id, pod_title: "Race" } });
+    const add = await post("/api/data/add_podcast", "alice", {
+      podcast_values: { pod_feed_url: `${feeds.url}/race.xml`, user_id: u.alice.id, pod_title: "Race" },
+    });
     expect(add.status).toBe(200);
     const podcast_id: number = add.body.podcast_id;
     expect((await stored(server, podcast_id)).map((d) => d.guid)).toEqual(["race-1"]);
@@ -150,7 +169,10 @@ describe("overlapping feed syncs of one podcast", () => {
     const [a, b] = await Promise.all([refresh(), refresh()]).finally(() => (gate.armed = 0));
     expect([a.status, b.status]).toEqual(["updated", "updated"]);
     const docs = await stored(server, podcast_id);
-    expectOnePerGuid(docs, entries(12).map((e) => e.guid));
+    expectOnePerGuid(
+      docs,
+      entries(12).map((e) => e.guid),
+    );
     expect(a.new_episodes + b.new_episodes).toBe(11);
     const announced = created.filter((e) => e.podcast_id === podcast_id).flatMap((e) => e.episode_ids);
     expect(announced).toHaveLength(11);
@@ -167,7 +189,10 @@ describe("a data directory that already holds duplicate episodes", () => {
     const mongoUri = wire ? wire.uri("older_version") : "";
     config.mongoUri = mongoUri;
     // The collections as an older version left them: no unique index, the same guid stored twice.
-    const Old: ServiceSchema = { name: "episodes", mixins: [DbMixin({ name: "episodes", indexes: [{ fields: { podcast_id: 1 } }] }, [{ name: "episode_states" }, { name: "listen_counters" }])] };
+    const Old: ServiceSchema = {
+      name: "episodes",
+      mixins: [DbMixin({ name: "episodes", indexes: [{ fields: { podcast_id: 1 } }] }, [{ name: "episode_states" }, { name: "listen_counters" }])],
+    };
     const old = new ServiceBroker({ logger: false });
     const svc: any = old.createService(Old);
     await old.start();
@@ -175,7 +200,15 @@ describe("a data directory that already holds duplicate episodes", () => {
     const ep = (_id: number, podcast_id: number, guid: string) => ({ _id, ...item("dup", _id), guid, podcast_id, pub_date: now, created_at: now, p20: {} });
     await svc.adapter.insertMany([ep(1, 1, "a"), ep(2, 1, "a"), ep(3, 1, "a"), ep(4, 1, "b"), ep(5, 2, "a"), ep(6, 2, "a")]);
     const state = (user_id: number, episode_id: number, podcast_id: number, extra: object = {}) => ({
-      _id: `${user_id}:${episode_id}`, user_id, episode_id, podcast_id, listen_duration: 0, completed: false, saved: false, last_listened_at: null, ...extra,
+      _id: `${user_id}:${episode_id}`,
+      user_id,
+      episode_id,
+      podcast_id,
+      listen_duration: 0,
+      completed: false,
+      saved: false,
+      last_listened_at: null,
+      ...extra,
     });
     await svc.stores.episode_states.insertMany([
       state(10, 1, 1, { listen_duration: 5 }), // kept as it is
@@ -191,18 +224,30 @@ describe("a data directory that already holds duplicate episodes", () => {
     try {
       const episodes: any = server.broker.getLocalService("episodes");
       const docs: any[] = await episodes.adapter.find({ query: {} });
-      expect(docs.map((d) => [d._id, d.podcast_id, d.guid]).sort((x, y) => x[0] - y[0])).toEqual([[1, 1, "a"], [4, 1, "b"], [5, 2, "a"]]);
+      expect(docs.map((d) => [d._id, d.podcast_id, d.guid]).sort((x, y) => x[0] - y[0])).toEqual([
+        [1, 1, "a"],
+        [4, 1, "b"],
+        [5, 2, "a"],
+      ]);
       const states: any[] = await episodes.stores.episode_states.find({ query: {} });
       const byId = Object.fromEntries(states.map((s) => [s._id, s]));
       expect(Object.keys(byId).sort()).toEqual(["10:1", "11:1", "12:4", "12:5"]);
       expect(byId["10:1"].listen_duration).toBe(5);
       expect(byId["11:1"]).toMatchObject({ episode_id: 1, listen_duration: 7 });
       expect(byId["12:5"]).toMatchObject({ episode_id: 5, saved: true });
-      expect(episodes.catalog.podcast(1).map((r: any) => r._id).sort()).toEqual([1, 4]);
+      expect(
+        episodes.catalog
+          .podcast(1)
+          .map((r: any) => r._id)
+          .sort(),
+      ).toEqual([1, 4]);
       // The index guards from now on: a sync of the same guid matches episode 1.
       const res: any = await server.broker.call("episodes.sync_episodes", { podcast_id: 1, episodes: [{ ...item("dup", 1), guid: "a" }] });
       expect(res.created_ids).toEqual([]);
-      const refused = await episodes.adapter.insert(ep(7, 1, "a")).then(() => null, (err: unknown) => err);
+      const refused = await episodes.adapter.insert(ep(7, 1, "a")).then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(isDuplicateKeyError(refused)).toBe(true);
     } finally {
       await server.stop();

@@ -65,7 +65,8 @@ describe("feed refresh scheduler over two replicas", () => {
   });
 
   test("only one replica holds the lease, however often both tick", async () => {
-    for (let i = 0; i < 5; i++) await Promise.all([feedsA.refreshJob.claimLease(), feedsB.refreshJob.claimLease(), feedsA.refreshJob.tick(), feedsB.refreshJob.tick()]);
+    for (let i = 0; i < 5; i++)
+      await Promise.all([feedsA.refreshJob.claimLease(), feedsB.refreshJob.claimLease(), feedsA.refreshJob.tick(), feedsB.refreshJob.tick()]);
     const results = await Promise.all([feedsA.refreshJob.claimLease(), feedsB.refreshJob.claimLease()]);
     expect(results.filter(Boolean)).toHaveLength(1);
     const lease = await feedsA.adapter.findOne({ _id: "feed-refresh-scheduler" });

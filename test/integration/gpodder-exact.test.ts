@@ -18,7 +18,10 @@ const sorted = (list: string[]) => [...list].sort();
 
 /** A feed with everything gpodder.net's podcast object shows, and episodes of unknown duration. */
 function richFeed(base: string): string {
-  const items = [1, 2].map((e) => `<item><title>Rich ${e}</title><guid>rich-${e}</guid><pubDate>${new Date(`2024-0${e}-01T00:00:00Z`).toUTCString()}</pubDate><enclosure url="${base}/media/rich-${e}.mp3" length="1000" type="audio/mpeg"/></item>`);
+  const items = [1, 2].map(
+    (e) =>
+      `<item><title>Rich ${e}</title><guid>rich-${e}</guid><pubDate>${new Date(`2024-0${e}-01T00:00:00Z`).toUTCString()}</pubDate><enclosure url="${base}/media/rich-${e}.mp3" length="1000" type="audio/mpeg"/></item>`,
+  );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Rich Show</title><link>https://rich.example/</link><description>All about rich feeds</description><itunes:author>Ann Author</itunes:author><itunes:image href="https://rich.example/logo.jpg"/>\n${items.join("\n")}\n</channel></rss>`;
 }
 
@@ -99,7 +102,10 @@ describe("sync server answers as gPodder's documentation gives them", () => {
     expect([sorted(removed.add), sorted(removed.remove)]).toEqual([sorted([feed(0), feed(2)]), sorted([feed(1), feed(3), feed(4)])]);
     expect((await post("/api/data/add_podcast", "alice", { podcast_values: { pod_feed_url: feed(3), user_id: u.alice.id } })).status).toBe(200);
     await until(async () => (await sync("/api/2/subscriptions/alice/tablet.json?since=0")).body.add.includes(feed(3)), 10_000, 50);
-    const [readded, since] = await gpo([["pull_subscriptions", "tablet", 0], ["pull_subscriptions", "tablet", removed.since]]);
+    const [readded, since] = await gpo([
+      ["pull_subscriptions", "tablet", 0],
+      ["pull_subscriptions", "tablet", removed.since],
+    ]);
     expect([sorted(readded.add), sorted(readded.remove)]).toEqual([sorted([feed(0), feed(2), feed(3)]), sorted([feed(1), feed(4)])]);
     expect([since.add, since.remove]).toEqual([[feed(3)], []]);
   });
@@ -112,11 +118,33 @@ describe("sync server answers as gPodder's documentation gives them", () => {
     const res = await sync("/subscriptions/alice.json");
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^application\/json/);
-    const plain = (n: number) => ({ url: feed(n), title: `feed ${n}`, author: "", description: "test feed", subscribers: 1, logo_url: null, scaled_logo_url: null, website: "https://example.test/", mygpo_link: "" });
+    const plain = (n: number) => ({
+      url: feed(n),
+      title: `feed ${n}`,
+      author: "",
+      description: "test feed",
+      subscribers: 1,
+      logo_url: null,
+      scaled_logo_url: null,
+      website: "https://example.test/",
+      mygpo_link: "",
+    });
     expect([...res.body].sort((a: any, b: any) => (a.url < b.url ? -1 : 1))).toEqual(
       [
-        plain(0), plain(2), plain(3),
-        { url: rich(), title: "Rich Show", author: "Ann Author", description: "All about rich feeds", subscribers: 2, logo_url: "https://rich.example/logo.jpg", scaled_logo_url: "https://rich.example/logo.jpg", website: "https://rich.example/", mygpo_link: "" },
+        plain(0),
+        plain(2),
+        plain(3),
+        {
+          url: rich(),
+          title: "Rich Show",
+          author: "Ann Author",
+          description: "All about rich feeds",
+          subscribers: 2,
+          logo_url: "https://rich.example/logo.jpg",
+          scaled_logo_url: "https://rich.example/logo.jpg",
+          website: "https://rich.example/",
+          mygpo_link: "",
+        },
         // Not subscribed here (it cannot be fetched): blanks.
         { url: missing(), title: "", author: "", description: "", subscribers: 0, logo_url: null, scaled_logo_url: null, website: "", mygpo_link: "" },
       ].sort((a, b) => (a.url < b.url ? -1 : 1)),
@@ -134,16 +162,35 @@ describe("sync server answers as gPodder's documentation gives them", () => {
 
   test("a position recorded here is a play action with the episode's guid, started 0 and total; a completion is played to its end", async () => {
     const since = (await sync("/api/2/episodes/alice.json")).body.timestamp;
-    expect((await post("/api/data/record_listen_duration", "alice", { episode_id: await episodeId(feed(0), episodeUrl(0, 1)), user_id: u.alice.id, listen_duration: 420 })).status).toBe(200);
+    expect(
+      (
+        await post("/api/data/record_listen_duration", "alice", {
+          episode_id: await episodeId(feed(0), episodeUrl(0, 1)),
+          user_id: u.alice.id,
+          listen_duration: 420,
+        })
+      ).status,
+    ).toBe(200);
     // As gPodder's client library reads it (it has no guid), and as the API answers it.
-    const read = { podcast: feed(0), episode: episodeUrl(0, 1), device: "podcast-server", action: "play", timestamp: expect.stringMatching(API_TIME), started: 0, position: 420, total: 3000 };
+    const read = {
+      podcast: feed(0),
+      episode: episodeUrl(0, 1),
+      device: "podcast-server",
+      action: "play",
+      timestamp: expect.stringMatching(API_TIME),
+      started: 0,
+      position: 420,
+      total: 3000,
+    };
     const played = { ...read, guid: "feed-0-1" };
     expect(await actionsAfter(since)).toEqual([played]);
     const [got] = await gpo([["download_episode_actions", since]]);
     expect(got.actions).toEqual([read]);
     // The Nextcloud app's form: upper case, no device (toEqual: an undefined key is an absent one), the same numbers and guid.
     expect((await sync(`/index.php/apps/gpoddersync/episode_action?since=${since}`)).body.actions).toEqual([{ ...played, device: undefined, action: "PLAY" }]);
-    expect((await post("/api/data/mark_episode_completed", "alice", { episode_id: await episodeId(feed(0), episodeUrl(0, 1)), user_id: u.alice.id })).status).toBe(200);
+    expect(
+      (await post("/api/data/mark_episode_completed", "alice", { episode_id: await episodeId(feed(0), episodeUrl(0, 1)), user_id: u.alice.id })).status,
+    ).toBe(200);
     expect(await actionsAfter(got.since)).toEqual([{ ...played, position: 3000, total: 3000 }]);
     expect((await gpo([["download_episode_actions", got.since]]))[0].actions).toEqual([{ ...read, position: 3000, total: 3000 }]);
   });
@@ -152,29 +199,62 @@ describe("sync server answers as gPodder's documentation gives them", () => {
     const since = (await sync("/api/2/episodes/alice.json")).body.timestamp;
     const episode_id = await episodeId(rich(), richEpisode(1));
     await post("/api/data/record_listen_duration", "alice", { episode_id, user_id: u.alice.id, listen_duration: 100 });
-    const position = { podcast: rich(), episode: richEpisode(1), guid: "rich-1", device: "podcast-server", action: "play", timestamp: expect.stringMatching(API_TIME), position: 100 };
+    const position = {
+      podcast: rich(),
+      episode: richEpisode(1),
+      guid: "rich-1",
+      device: "podcast-server",
+      action: "play",
+      timestamp: expect.stringMatching(API_TIME),
+      position: 100,
+    };
     expect(await actionsAfter(since)).toEqual([position]);
     const next = (await sync("/api/2/episodes/alice.json")).body.timestamp;
     await post("/api/data/mark_episode_completed", "alice", { episode_id, user_id: u.alice.id });
     expect(await actionsAfter(next)).toEqual([{ ...position, started: 0, total: 100 }]);
     const [got] = await gpo([["download_episode_actions", since]]);
-    expect(got.actions.map((a: any) => [a.started, a.position, a.total])).toEqual([[undefined, 100, undefined], [0, 100, 100]]);
+    expect(got.actions.map((a: any) => [a.started, a.position, a.total])).toEqual([
+      [undefined, 100, undefined],
+      [0, 100, 100],
+    ]);
   });
 
   test("a user's first sync receives the library's positions and completions with guids", async () => {
     const added = await post("/api/data/add_podcast", "bob", { podcast_values: { pod_feed_url: feed(5), user_id: u.bob.id } });
     expect(added.status).toBe(200);
-    await post("/api/data/record_listen_duration", "bob", { episode_id: await episodeId(feed(5), episodeUrl(5, 1), "bob"), user_id: u.bob.id, listen_duration: 600 });
+    await post("/api/data/record_listen_duration", "bob", {
+      episode_id: await episodeId(feed(5), episodeUrl(5, 1), "bob"),
+      user_id: u.bob.id,
+      listen_duration: 600,
+    });
     // Listened to, then completed (seeding sends what was listened to: a completion alone has no time here).
     const second = await episodeId(feed(5), episodeUrl(5, 2), "bob");
     await post("/api/data/record_listen_duration", "bob", { episode_id: second, user_id: u.bob.id, listen_duration: 2000 });
     await post("/api/data/mark_episode_completed", "bob", { episode_id: second, user_id: u.bob.id });
-    const [subs, got] = await gpo([["pull_subscriptions", "phone", 0], ["download_episode_actions", 0]], "bob");
+    const [subs, got] = await gpo(
+      [
+        ["pull_subscriptions", "phone", 0],
+        ["download_episode_actions", 0],
+      ],
+      "bob",
+    );
     expect([sorted(subs.add), subs.remove]).toEqual([sorted([feed(5), rich()]), []]);
-    const seeded = (e: number, position: number) => ({ podcast: feed(5), episode: episodeUrl(5, e), device: "podcast-server", action: "play", timestamp: expect.stringMatching(API_TIME), started: 0, position, total: 3000 });
+    const seeded = (e: number, position: number) => ({
+      podcast: feed(5),
+      episode: episodeUrl(5, e),
+      device: "podcast-server",
+      action: "play",
+      timestamp: expect.stringMatching(API_TIME),
+      started: 0,
+      position,
+      total: 3000,
+    });
     const byEpisode = (a: any, b: any) => (a.episode < b.episode ? -1 : 1);
     expect([...got.actions].sort(byEpisode)).toEqual([seeded(1, 600), seeded(2, 3000)]);
     await login("bob");
-    expect((await actionsAfter(0, 2, "bob")).sort(byEpisode)).toEqual([{ ...seeded(1, 600), guid: "feed-5-1" }, { ...seeded(2, 3000), guid: "feed-5-2" }]);
+    expect((await actionsAfter(0, 2, "bob")).sort(byEpisode)).toEqual([
+      { ...seeded(1, 600), guid: "feed-5-1" },
+      { ...seeded(2, 3000), guid: "feed-5-2" },
+    ]);
   });
 });

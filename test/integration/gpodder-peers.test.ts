@@ -24,10 +24,20 @@ describe("server to server: podsync and cloudsync of a second instance against t
   const episodeUrl = (n: number, e: number) => `${feeds.url}/media/peer-${n}-${e}.mp3`;
   const as = (server: () => TestServer, users: () => Record<string, { id: number; key: string }>) => ({
     get: (p: string, who: string, query: Record<string, unknown> = {}) => api(server().url).get(p).query(query).set("Api-Key", users()[who].key),
-    post: (p: string, who: string, body: unknown) => api(server().url).post(p).set("Api-Key", users()[who].key).send(body as object),
+    post: (p: string, who: string, body: unknown) =>
+      api(server().url)
+        .post(p)
+        .set("Api-Key", users()[who].key)
+        .send(body as object),
   });
-  const a = as(() => first, () => one);
-  const b = as(() => second, () => two);
+  const a = as(
+    () => first,
+    () => one,
+  );
+  const b = as(
+    () => second,
+    () => two,
+  );
   const library = (server: TestServer, user: { id: number; key: string }) => libraryFeeds(server.url, user);
   const position = (server: TestServer, user: { id: number; key: string }, n: number, e: number) => episodeByUrl(server.url, user, feed(n), episodeUrl(n, e));
 
@@ -50,11 +60,16 @@ describe("server to server: podsync and cloudsync of a second instance against t
     // Here (first): feed 0, and a phone's play of it. There (second): feed 1.
     await a.post("/api/data/add_podcast", "alice", { podcast_values: { pod_feed_url: feed(0), user_id: one.alice.id } });
     const now = new Date().toISOString().slice(0, 19);
-    await api(first.url).post("/api/2/episodes/alice.json").set("Authorization", basic("alice", PASSWORD)).send([{ podcast: feed(0), episode: episodeUrl(0, 1), device: "phone", action: "play", timestamp: now, started: 0, position: 1200, total: 3000 }]);
+    await api(first.url)
+      .post("/api/2/episodes/alice.json")
+      .set("Authorization", basic("alice", PASSWORD))
+      .send([{ podcast: feed(0), episode: episodeUrl(0, 1), device: "phone", action: "play", timestamp: now, started: 0, position: 1200, total: 3000 }]);
     await until(async () => (await position(first, one.alice, 0, 1))?.listenduration === 1200, 10_000, 100);
     await b.post("/api/data/add_podcast", "alice", { podcast_values: { pod_feed_url: feed(1), user_id: two.alice.id } });
 
-    expect((await b.post("/api/data/add_podsync_server", "alice", { podsync_url: first.url, podsync_username: "alice", podsync_password: PASSWORD })).status).toBe(200);
+    expect(
+      (await b.post("/api/data/add_podsync_server", "alice", { podsync_url: first.url, podsync_username: "alice", podsync_password: PASSWORD })).status,
+    ).toBe(200);
     const synced = await b.post("/api/podsync/sync", "alice", {});
     expect(synced.status).toBe(200);
     expect(synced.body).toMatchObject({ success: true, subscriptions_added_here: 1, subscriptions_uploaded: 1 });
@@ -81,7 +96,12 @@ describe("server to server: podsync and cloudsync of a second instance against t
     const cookie = String(page.headers["set-cookie"][0]).split(";")[0];
     const granted = await api(start.body.login_url).post("").type("form").set("Cookie", cookie).send({ user: "bob", password: PASSWORD, csrf });
     expect(granted.status).toBe(200);
-    const added = await b.post("/api/data/add_cloudsync_server", "bob", { user_id: two.bob.id, token: start.body.token, poll_endpoint: start.body.poll_endpoint, cloudsync_url: first.url });
+    const added = await b.post("/api/data/add_cloudsync_server", "bob", {
+      user_id: two.bob.id,
+      token: start.body.token,
+      poll_endpoint: start.body.poll_endpoint,
+      cloudsync_url: first.url,
+    });
     expect(added.body.status).toBe("connected");
 
     const synced = await b.get("/api/data/refresh_cloudsync_subscriptions", "bob");

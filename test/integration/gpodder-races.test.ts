@@ -30,7 +30,21 @@ function random(seed: number): () => number {
   };
 }
 
-const STORE_METHODS = ["find", "findOne", "findById", "findByIds", "count", "project", "insert", "insertMany", "updateMany", "updateById", "upsertOne", "increment", "removeMany"];
+const STORE_METHODS = [
+  "find",
+  "findOne",
+  "findById",
+  "findByIds",
+  "count",
+  "project",
+  "insert",
+  "insertMany",
+  "updateMany",
+  "updateById",
+  "upsertOne",
+  "increment",
+  "removeMany",
+];
 
 /**
  * Every store call of the service waits 0-3 turns of the event loop before and after it runs, and one in
@@ -69,7 +83,10 @@ function simulateProcesses(svc: any, count: number): () => void {
   svc.serial = (user_id: number, fn: () => Promise<unknown>) => {
     const queue = queues[next++ % count];
     const run = (queue.get(user_id) ?? Promise.resolve()).then(fn, fn);
-    queue.set(user_id, run.catch(() => undefined));
+    queue.set(
+      user_id,
+      run.catch(() => undefined),
+    );
     return run;
   };
   return () => {
@@ -84,7 +101,11 @@ describe("sync server: several writers of one user at once", () => {
   let session = "";
   const sync = {
     get: (p: string) => api(server.url).get(p).set("Cookie", session),
-    post: (p: string, body: unknown) => api(server.url).post(p).set("Cookie", session).send(body as object),
+    post: (p: string, body: unknown) =>
+      api(server.url)
+        .post(p)
+        .set("Cookie", session)
+        .send(body as object),
   };
   const episodesSince = async (since: number) => {
     const res = await sync.get(`/api/2/episodes/alice.json?since=${since}`);
@@ -142,10 +163,12 @@ describe("sync server: several writers of one user at once", () => {
       for (const url of subs.body.add) r.feeds.add(url);
       r.timestamps.feeds.push(subs.body.timestamp);
     };
-    const reading = Promise.all(readers.map(async (r) => {
-      while (writing) await poll(r);
-      await poll(r);
-    }));
+    const reading = Promise.all(
+      readers.map(async (r) => {
+        while (writing) await poll(r);
+        await poll(r);
+      }),
+    );
 
     const now = new Date().toISOString().slice(0, 19);
     const device = async (name: string, rounds: number) => {
@@ -154,7 +177,10 @@ describe("sync server: several writers of one user at once", () => {
         const upload = `${name}-${r}`;
         if (r % 2 === 0) {
           const actions = [0, 1, 2].map((k) => ({
-            podcast: `${FEEDS}/${name}.xml`, episode: `${FEEDS}/media/${upload}-${k}.mp3`, device: name, timestamp: now,
+            podcast: `${FEEDS}/${name}.xml`,
+            episode: `${FEEDS}/media/${upload}-${k}.mp3`,
+            device: name,
+            timestamp: now,
             ...(k === 0 ? { action: "play", started: 0, position: 10 * r + k, total: 3000 } : { action: k === 1 ? "download" : "new" }),
           }));
           const res = await sync.post("/api/2/episodes/alice.json", actions);
@@ -180,7 +206,16 @@ describe("sync server: several writers of one user at once", () => {
     const nextcloud = async (rounds: number) => {
       for (let r = 0; r < rounds; r++) {
         const upload = `nextcloud-${r}`;
-        const actions = [0, 1].map((k) => ({ podcast: `${FEEDS}/nc.xml`, episode: `${FEEDS}/media/${upload}-${k}.mp3`, guid: `${upload}-${k}`, action: "PLAY", timestamp: now, started: 0, position: 60 + k, total: 3000 }));
+        const actions = [0, 1].map((k) => ({
+          podcast: `${FEEDS}/nc.xml`,
+          episode: `${FEEDS}/media/${upload}-${k}.mp3`,
+          guid: `${upload}-${k}`,
+          action: "PLAY",
+          timestamp: now,
+          started: 0,
+          position: 60 + k,
+          total: 3000,
+        }));
         const res = await sync.post("/index.php/apps/gpoddersync/episode_action/create", actions);
         expect(res.status).toBe(200);
         uploadTimestamps.push(res.body.timestamp);
@@ -231,7 +266,9 @@ describe("sync server: several writers of one user at once", () => {
   test("a user's record from before the write lease (no lease fields) gets one at its first write", async () => {
     await gpodder.adapter.updateMany({ _id: alice.id }, { $unset: { write_holder: true, write_until: true, issued: true } });
     const before = (await episodesSince(0)).timestamp;
-    const up = await sync.post("/api/2/episodes/alice.json", [{ podcast: `${FEEDS}/old.xml`, episode: `${FEEDS}/media/old-1.mp3`, device: "phone-1", action: "download" }]);
+    const up = await sync.post("/api/2/episodes/alice.json", [
+      { podcast: `${FEEDS}/old.xml`, episode: `${FEEDS}/media/old-1.mp3`, device: "phone-1", action: "download" },
+    ]);
     expect(up.status).toBe(200);
     expect(up.body.timestamp).toBeGreaterThan(before);
     expect((await episodesSince(before)).actions.map((a) => a.episode)).toEqual([`${FEEDS}/media/old-1.mp3`]);
@@ -241,7 +278,9 @@ describe("sync server: several writers of one user at once", () => {
   test("a writer that died holding the lease holds the user's writes up only until it expires; a lease that does not come in time is a 503, not a wait without end", async () => {
     const expires = Date.now() + 1500;
     await gpodder.adapter.updateMany({ _id: alice.id }, { $set: { write_holder: "killed-pod", write_until: new Date(expires) } });
-    const up = await sync.post("/api/2/episodes/alice.json", [{ podcast: `${FEEDS}/dead.xml`, episode: `${FEEDS}/media/dead-1.mp3`, device: "phone-1", action: "download" }]);
+    const up = await sync.post("/api/2/episodes/alice.json", [
+      { podcast: `${FEEDS}/dead.xml`, episode: `${FEEDS}/media/dead-1.mp3`, device: "phone-1", action: "download" },
+    ]);
     expect(up.status).toBe(200);
     expect(Date.now()).toBeGreaterThanOrEqual(expires);
     expect((await episodesSince(up.body.timestamp - 1)).actions.map((a) => a.episode)).toEqual([`${FEEDS}/media/dead-1.mp3`]);
@@ -251,7 +290,9 @@ describe("sync server: several writers of one user at once", () => {
     try {
       await gpodder.adapter.updateMany({ _id: alice.id }, { $set: { write_holder: "stuck-pod", write_until: new Date(Date.now() + 60_000) } });
       const started = Date.now();
-      const refused = await sync.post("/api/2/episodes/alice.json", [{ podcast: `${FEEDS}/dead.xml`, episode: `${FEEDS}/media/dead-2.mp3`, device: "phone-1", action: "download" }]);
+      const refused = await sync.post("/api/2/episodes/alice.json", [
+        { podcast: `${FEEDS}/dead.xml`, episode: `${FEEDS}/media/dead-2.mp3`, device: "phone-1", action: "download" },
+      ]);
       expect(refused.status).toBe(503);
       expect(Date.now() - started).toBeLessThan(5_000);
       // Reads do not wait for the lease.
@@ -273,7 +314,10 @@ describe("sync server: several writers of one user at once", () => {
       await gpodder.adapter.updateMany({ _id: alice.id }, { $set: { write_until: new Date(Date.now() - 1) } });
       expect(await takeLease(gpodder.adapter, alice.id, "other-pod", 10, { renew: false, fields: LEASE })).toBe(true);
       taken = (await gpodder.incrementDoc(gpodder.adapter, alice.id, { issued: 1 })).issued;
-      const published = await gpodder.adapter.updateMany({ _id: alice.id, write_holder: "other-pod" }, { $max: { clock: taken }, $set: { write_holder: null, write_until: new Date(0) } });
+      const published = await gpodder.adapter.updateMany(
+        { _id: alice.id, write_holder: "other-pod" },
+        { $max: { clock: taken }, $set: { write_holder: null, write_until: new Date(0) } },
+      );
       expect(published).toBe(1);
       // A reader now reads up to the other process's value: this write's actions are not stored yet.
       const read = await episodesSince(start);
@@ -281,7 +325,9 @@ describe("sync server: several writers of one user at once", () => {
       readerAt = read.timestamp;
       return actions.insertMany(docs);
     };
-    const up = await sync.post("/api/2/episodes/alice.json", [{ podcast: `${FEEDS}/slow.xml`, episode: `${FEEDS}/media/slow-1.mp3`, device: "phone-2", action: "play", position: 5, started: 0, total: 100 }]);
+    const up = await sync.post("/api/2/episodes/alice.json", [
+      { podcast: `${FEEDS}/slow.xml`, episode: `${FEEDS}/media/slow-1.mp3`, device: "phone-2", action: "play", position: 5, started: 0, total: 100 },
+    ]);
     expect(up.status).toBe(200);
     expect(readerAt).toBe(taken);
     expect(up.body.timestamp).toBeGreaterThan(taken);

@@ -29,7 +29,11 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
   const sessions: Record<string, string> = {};
   const sync = {
     get: (p: string, who = "alice") => api(server.url).get(p).set("Cookie", sessions[who]),
-    post: (p: string, body: unknown, who = "alice") => api(server.url).post(p).set("Cookie", sessions[who]).send(body as object),
+    post: (p: string, body: unknown, who = "alice") =>
+      api(server.url)
+        .post(p)
+        .set("Cookie", sessions[who])
+        .send(body as object),
   };
   const library = (who = "alice") => libraryFeeds(server.url, u[who]);
   const episodeOf = (n: number, e: number, who = "alice") => episodeByUrl(server.url, u[who], feed(n), episodeUrl(n, e));
@@ -80,21 +84,52 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expect((await post("/api/data/record_listen_duration", "alice", { episode_id: ep.episodeid, user_id: u.alice.id, listen_duration: 420 })).status).toBe(200);
     await until(async () => (await sync.get(`/api/2/episodes/alice.json?since=${since}`)).body.actions.length > 0, 10_000, 50);
     const res = await sync.get(`/api/2/episodes/alice.json?since=${since}`);
-    expect(res.body.actions).toEqual([{ podcast: feed(0), episode: episodeUrl(0, 2), guid: "feed-0-2", device: "podcast-server", action: "play", timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/), started: 0, position: 420, total: 3000 }]);
+    expect(res.body.actions).toEqual([
+      {
+        podcast: feed(0),
+        episode: episodeUrl(0, 2),
+        guid: "feed-0-2",
+        device: "podcast-server",
+        action: "play",
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+        started: 0,
+        position: 420,
+        total: 3000,
+      },
+    ]);
     // Completed here: played to its end.
     await post("/api/data/mark_episode_completed", "alice", { episode_id: ep.episodeid, user_id: u.alice.id });
     await until(async () => (await sync.get(`/api/2/episodes/alice.json?since=${res.body.timestamp}`)).body.actions.length > 0, 10_000, 50);
-    expect((await sync.get(`/api/2/episodes/alice.json?since=${res.body.timestamp}`)).body.actions).toMatchObject([{ episode: episodeUrl(0, 2), position: 3000, total: 3000 }]);
+    expect((await sync.get(`/api/2/episodes/alice.json?since=${res.body.timestamp}`)).body.actions).toMatchObject([
+      { episode: episodeUrl(0, 2), position: 3000, total: 3000 },
+    ]);
   });
 
   test("a device's updates: added podcasts and new episodes with data from the catalogue here, each episode's status its newest action; mygpoclient parses them", async () => {
     const res = await sync.get("/api/2/updates/alice/phone.json?since=0&include_actions=true");
     expect(res.status).toBe(200);
-    expect(res.body.add).toContainEqual({ url: feed(0), title: "feed 0", description: expect.any(String), website: expect.any(String), logo_url: null, subscribers: 1, subscribers_last_week: 1, mygpo_link: "" });
+    expect(res.body.add).toContainEqual({
+      url: feed(0),
+      title: "feed 0",
+      description: expect.any(String),
+      website: expect.any(String),
+      logo_url: null,
+      subscribers: 1,
+      subscribers_last_week: 1,
+      mygpo_link: "",
+    });
     const played = res.body.updates.find((e: any) => e.url === episodeUrl(0, 2));
     expect(played).toEqual({
-      title: "feed 0 episode 2", url: episodeUrl(0, 2), podcast_title: "feed 0", podcast_url: feed(0), description: expect.any(String), website: expect.any(String), mygpo_link: "",
-      released: "2024-02-01T00:00:00", status: "play", action: expect.objectContaining({ podcast: feed(0), episode: episodeUrl(0, 2), action: "play", position: 3000 }),
+      title: "feed 0 episode 2",
+      url: episodeUrl(0, 2),
+      podcast_title: "feed 0",
+      podcast_url: feed(0),
+      description: expect.any(String),
+      website: expect.any(String),
+      mygpo_link: "",
+      released: "2024-02-01T00:00:00",
+      status: "play",
+      action: expect.objectContaining({ podcast: feed(0), episode: episodeUrl(0, 2), action: "play", position: 3000 }),
     });
     expect(res.body.updates.find((e: any) => e.url === episodeUrl(0, 1))).toMatchObject({ status: "new", podcast_title: "feed 0" });
     expect(res.body.updates.find((e: any) => e.url === episodeUrl(0, 1)).action).toBeUndefined();
@@ -102,7 +137,8 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expect((await sync.get(`/api/2/updates/alice/phone.json?since=${res.body.timestamp}`)).body).toMatchObject({ add: [], remove: [], updates: [] });
     expect((await sync.get("/api/2/updates/alice/phone.json?since=0")).body.updates.every((e: any) => e.action === undefined)).toBe(true);
     // gPodder's client library reads the podcasts and episodes of the answer with its own classes.
-    const parse = "import json, sys\nfrom mygpoclient import public, simple\nd = json.load(sys.stdin)\nprint(len([simple.Podcast.from_dict(p) for p in d['add']]), len([public.Episode.from_dict(e) for e in d['updates']]))";
+    const parse =
+      "import json, sys\nfrom mygpoclient import public, simple\nd = json.load(sys.stdin)\nprint(len([simple.Podcast.from_dict(p) for p in d['add']]), len([public.Episode.from_dict(e) for e in d['updates']]))";
     const parsed = spawnSync(pythonWithMygpoclient(), ["-c", parse], { input: JSON.stringify(res.body), encoding: "utf8" });
     expect(parsed.stderr).toBe("");
     expect(parsed.stdout.trim()).toBe(`${res.body.add.length} ${res.body.updates.length}`);
@@ -110,19 +146,36 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
 
   test("a play from a phone sets the position here (newest timestamp wins) and does not come back as the server's", async () => {
     const now = new Date().toISOString().slice(0, 19);
-    const up = await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "play", timestamp: now, started: 0, position: 1200, total: 3000 }]);
+    const up = await sync.post("/api/2/episodes/alice.json", [
+      { podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "play", timestamp: now, started: 0, position: 1200, total: 3000 },
+    ]);
     expect(up.status).toBe(200);
     expect(up.body).toEqual({ timestamp: expect.any(Number), update_urls: [] });
     await until(async () => (await episodeOf(4, 1))?.listenduration === 1200, 10_000, 50);
     // An older play uploaded late does not win; matched by guid when the URL is unknown.
-    await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: "http://elsewhere.example/x.mp3", guid: "feed-4-1", action: "PLAY", timestamp: "2020-01-01T00:00:00", position: 5, total: 3000 }]);
-    await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: "http://elsewhere.example/y.mp3", guid: "feed-4-2", action: "play", timestamp: now, position: 77, total: 3000 }]);
+    await sync.post("/api/2/episodes/alice.json", [
+      {
+        podcast: feed(4),
+        episode: "http://elsewhere.example/x.mp3",
+        guid: "feed-4-1",
+        action: "PLAY",
+        timestamp: "2020-01-01T00:00:00",
+        position: 5,
+        total: 3000,
+      },
+    ]);
+    await sync.post("/api/2/episodes/alice.json", [
+      { podcast: feed(4), episode: "http://elsewhere.example/y.mp3", guid: "feed-4-2", action: "play", timestamp: now, position: 77, total: 3000 },
+    ]);
     await until(async () => (await episodeOf(4, 2))?.listenduration === 77, 10_000, 50);
     expect((await episodeOf(4, 1)).listenduration).toBe(1200);
     const after = await sync.get(`/api/2/episodes/alice.json?since=${up.body.timestamp}`);
     expect(after.body.actions.filter((a: any) => a.device === "podcast-server")).toEqual([]);
     // download, delete and new are kept and relayed only.
-    const kept = await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "download", timestamp: now }, { podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "new" }]);
+    const kept = await sync.post("/api/2/episodes/alice.json", [
+      { podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "download", timestamp: now },
+      { podcast: feed(4), episode: episodeUrl(4, 1), device: "phone", action: "new" },
+    ]);
     const relayed = await sync.get(`/api/2/episodes/alice.json?since=${kept.body.timestamp - 1}&device=phone`);
     expect(relayed.body.actions.map((a: any) => a.action)).toEqual(["download", "new"]);
     expect((await episodeOf(4, 1)).listenduration).toBe(1200);
@@ -145,7 +198,11 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expect(change).toEqual({ add: [feed(5)], remove: [], timestamp: expect.any(Number) });
     await post("/api/data/remove_podcast_id", "alice", { user_id: u.alice.id, podcast_id: added.body.podcast_id });
     await until(async () => (await sync.get(`/api/2/subscriptions/alice/phone.json?since=${change.timestamp}`)).body.remove.length > 0, 10_000, 50);
-    expect((await sync.get(`/api/2/subscriptions/alice/phone.json?since=${change.timestamp}`)).body).toEqual({ add: [], remove: [feed(5)], timestamp: expect.any(Number) });
+    expect((await sync.get(`/api/2/subscriptions/alice/phone.json?since=${change.timestamp}`)).body).toEqual({
+      add: [],
+      remove: [feed(5)],
+      timestamp: expect.any(Number),
+    });
   });
 
   test("a feed that cannot be fetched yet is kept in the devices' lists, reported, and subscribed once it can be", async () => {
@@ -153,10 +210,14 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     const up = await sync.post("/api/2/subscriptions/alice/phone.json", { add: [missing], remove: [] });
     expect(up.status).toBe(200);
     let report: any;
-    await until(async () => {
-      report = (await sync.get("/api/2/updates/alice/phone.json?since=0")).body;
-      return report.not_applied.some((f: any) => f.url === missing && f.library === "failed");
-    }, 10_000, 50);
+    await until(
+      async () => {
+        report = (await sync.get("/api/2/updates/alice/phone.json?since=0")).body;
+        return report.not_applied.some((f: any) => f.url === missing && f.library === "failed");
+      },
+      10_000,
+      50,
+    );
     expect(report.not_applied.find((f: any) => f.url === missing).last_error).toEqual(expect.any(String));
     expect((await sync.get("/subscriptions/alice/laptop.json")).body).toContain(missing);
     feeds.route("/later.xml", { body: rssFeed("Later", [{ title: "Later 1", url: `${feeds.url}/media/later-1.mp3`, date: "2024-03-01T00:00:00Z" }]) });
@@ -173,8 +234,26 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     const later = await sync.get(`/index.php/apps/gpoddersync/subscriptions?since=${first.body.timestamp}`);
     expect(later.body).toMatchObject({ add: [feed(6)], remove: [feed(0)] });
     const actions = [
-      { podcast: feed(6), episode: episodeUrl(6, 1), guid: "feed-6-1", action: "PLAY", timestamp: "2024-01-31T10:00:00", started: 10, position: 600, total: 3000 },
-      { podcast: feed(6), episode: episodeUrl(6, 2), guid: "feed-6-2", action: "Download", timestamp: "2024-01-31T10:00:00", started: -1, position: -1, total: -1 },
+      {
+        podcast: feed(6),
+        episode: episodeUrl(6, 1),
+        guid: "feed-6-1",
+        action: "PLAY",
+        timestamp: "2024-01-31T10:00:00",
+        started: 10,
+        position: 600,
+        total: 3000,
+      },
+      {
+        podcast: feed(6),
+        episode: episodeUrl(6, 2),
+        guid: "feed-6-2",
+        action: "Download",
+        timestamp: "2024-01-31T10:00:00",
+        started: -1,
+        position: -1,
+        total: -1,
+      },
     ];
     const up = await sync.post("/index.php/apps/gpoddersync/episode_action/create", actions);
     expect(up.status).toBe(200);
@@ -200,7 +279,12 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "laptop", "tablet"]] });
     await sync.post("/api/2/sync-devices/alice.json", { "stop-synchronize": ["phone"] });
     const two = await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "desk"]] });
-    expect(two.body.synchronized.map((g: string[]) => [...g].sort())).toEqual(expect.arrayContaining([["laptop", "tablet"], ["desk", "phone"]]));
+    expect(two.body.synchronized.map((g: string[]) => [...g].sort())).toEqual(
+      expect.arrayContaining([
+        ["laptop", "tablet"],
+        ["desk", "phone"],
+      ]),
+    );
     expect(two.body.synchronized).toHaveLength(2);
     expectErrorBody(await sync.post("/api/2/sync-devices/alice.json", { synchronize: [["phone", "nope"]] }), 400);
   });
@@ -222,7 +306,11 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     await sync.post("/api/2/subscriptions/bob/phone.json", { add: [feed(7)], remove: [] }, "bob");
     await sync.post("/api/2/episodes/bob.json", [{ podcast: feed(7), episode: episodeUrl(7, 1), action: "download" }], "bob");
     const gpodder: any = server.broker.getLocalService("gpodder");
-    const count = async () => (await Promise.all([gpodder.stores.gpodder_devices, gpodder.stores.gpodder_feeds, gpodder.stores.gpodder_actions].map((s: any) => s.count({})))).reduce((x: number, y: number) => x + y, 0);
+    const count = async () =>
+      (await Promise.all([gpodder.stores.gpodder_devices, gpodder.stores.gpodder_feeds, gpodder.stores.gpodder_actions].map((s: any) => s.count({})))).reduce(
+        (x: number, y: number) => x + y,
+        0,
+      );
     const before = await count();
     expect((await api(server.url).delete(`/api/data/user/delete/${u.bob.id}`).set("Api-Key", u.admin.key)).status).toBe(200);
     await until(async () => (await count()) === before - 3, 10_000, 50);
@@ -231,9 +319,19 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
 
   test("bad input is a 4xx and stores nothing; another user's path is refused", async () => {
     const before = (await sync.get("/api/2/episodes/alice.json")).body;
-    const malformed = await api(server.url).post("/api/2/episodes/alice.json").set("Cookie", sessions.alice).set("Content-Type", "application/json").send("[{\"podcast\": ");
+    const malformed = await api(server.url)
+      .post("/api/2/episodes/alice.json")
+      .set("Cookie", sessions.alice)
+      .set("Content-Type", "application/json")
+      .send('[{"podcast": ');
     expectErrorBody(malformed, 400);
-    expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: episodeUrl(4, 1), action: "play" }, { episode: episodeUrl(4, 1), action: "play" }]), 400);
+    expectErrorBody(
+      await sync.post("/api/2/episodes/alice.json", [
+        { podcast: feed(4), episode: episodeUrl(4, 1), action: "play" },
+        { episode: episodeUrl(4, 1), action: "play" },
+      ]),
+      400,
+    );
     expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), action: "play" }]), 400);
     expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: "ftp://example.org/feed", episode: "x", action: "play" }]), 400);
     expectErrorBody(await sync.post("/api/2/episodes/alice.json", [{ podcast: feed(4), episode: "x", action: "jump" }]), 400);
@@ -246,8 +344,15 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
     expect([config.maxBodySize, config.syncMaxBodySize]).toEqual(["1mb", "32mb"]); // the defaults, which the sizes below exceed
     const MB = 1024 * 1024;
     const tooLarge = [{ podcast: feed(4), episode: "x".repeat(32 * MB), action: "play" }];
-    for (const route of ["/api/2/episodes/alice.json", "/index.php/apps/gpoddersync/episode_action/create"]) expectErrorBody(await sync.post(route, tooLarge), 413);
-    expectErrorBody(await api(server.url).put("/subscriptions/alice/phone.txt").set("Cookie", sessions.alice).send("x".repeat(33 * MB)), 413);
+    for (const route of ["/api/2/episodes/alice.json", "/index.php/apps/gpoddersync/episode_action/create"])
+      expectErrorBody(await sync.post(route, tooLarge), 413);
+    expectErrorBody(
+      await api(server.url)
+        .put("/subscriptions/alice/phone.txt")
+        .set("Cookie", sessions.alice)
+        .send("x".repeat(33 * MB)),
+      413,
+    );
     // Other routes keep MAX_BODY_SIZE.
     expectErrorBody(await sync.post("/api/2/devices/alice/phone.json", { caption: "x".repeat(MB) }), 413);
     expect((await sync.get("/api/2/episodes/alice.json")).body).toEqual(before);

@@ -40,7 +40,7 @@ describe("health with the shared Redis cache (the cacher CACHER=redis://... depl
       expect((await api(server.url).get("/api/health")).body).toMatchObject({ status: "healthy", database: true, redis: true });
       const key = await createAdmin(server.url);
       expect((await api(server.url).get("/api/data/verify_key").set("Api-Key", key)).status).toBe(200);
-      const cached = async () => (await server.broker.cacher!.getCacheKeys?.() ?? []).length;
+      const cached = async () => ((await server.broker.cacher!.getCacheKeys?.()) ?? []).length;
       expect(await cached()).toBeGreaterThan(0);
 
       await redis.proc.stop();
@@ -77,7 +77,13 @@ describe("request logs", () => {
       broker: {
         logger: {
           type: "Console",
-          options: { level: "debug", formatter: (_type: string, args: any[]) => { lines.push(JSON.stringify(args)); return []; } },
+          options: {
+            level: "debug",
+            formatter: (_type: string, args: any[]) => {
+              lines.push(JSON.stringify(args));
+              return [];
+            },
+          },
         },
       } as any,
     });
@@ -89,7 +95,9 @@ describe("request logs", () => {
     await api(server.url).post("/api/data/create_first").send({ username: "logadmin", password, email: "l@example.org", fullname: "L" });
     const key = (await api(server.url).get("/api/data/get_key").set("Authorization", basic("logadmin", password))).body.retrieved_key;
     expect(key).toEqual(expect.any(String));
-    await api(server.url).get("/api/data/get_key").set("Authorization", basic("logadmin", "wrong-" + password));
+    await api(server.url)
+      .get("/api/data/get_key")
+      .set("Authorization", basic("logadmin", "wrong-" + password));
     await api(server.url).get(`/api/data/verify_key?api_key=${key}`).set("Api-Key", key);
     await api(server.url).post("/api/data/create_api_key").set("Api-Key", key).send({ user_id: 1, rssonly: false });
     // Routes that take the key in the query or body.

@@ -42,7 +42,14 @@ describe("image proxy", () => {
       expect(res.body.message).toMatch(/This address is not allowed/);
     };
     await refused(target);
-    for (const url of ["http://10.1.2.3/a.png", "http://192.168.0.1/a.png", "http://169.254.169.254/latest/meta-data", "http://[::1]/a.png", "http://[::ffff:127.0.0.1]/a.png"]) await refused(url);
+    for (const url of [
+      "http://10.1.2.3/a.png",
+      "http://192.168.0.1/a.png",
+      "http://169.254.169.254/latest/meta-data",
+      "http://[::1]/a.png",
+      "http://[::ffff:127.0.0.1]/a.png",
+    ])
+      await refused(url);
     expect(hits("/img.png")).toBe(0);
   });
 

@@ -34,9 +34,20 @@ describe("listening", () => {
     expect(list.status).toBe(200);
     expect(list.body.total).toBe(1);
     expect(list.body.saved_episodes[0]).toEqual({
-      episodetitle: "Quarter", podcastname: "Shared Show", episodeartwork: "", episodeurl: "https://media.test/shared/1.mp3",
-      episodepubdate: expect.any(String), episodeduration: 900, listenduration: 0, episodeid: ep,
-      completed: false, saved: true, queued: false, downloaded: false, is_vidsite: false, is_youtube: false,
+      episodetitle: "Quarter",
+      podcastname: "Shared Show",
+      episodeartwork: "",
+      episodeurl: "https://media.test/shared/1.mp3",
+      episodepubdate: expect.any(String),
+      episodeduration: 900,
+      listenduration: 0,
+      episodeid: ep,
+      completed: false,
+      saved: true,
+      queued: false,
+      downloaded: false,
+      is_vidsite: false,
+      is_youtube: false,
     });
     expect((await saved("bob")).body).toEqual({ saved_episodes: [], total: 0 });
     expect((await episodeOf("alice", "Quarter")).saved).toBe(true);
@@ -67,7 +78,12 @@ describe("listening", () => {
   test("history and progress: newest first, paging, search; per user", async () => {
     const order = ["Hour", "Tiny", "Unknown"];
     for (const [n, t] of order.entries()) {
-      const res = await lib.post("/api/data/record_podcast_history", "alice", { episode_id: lib.ids[t], user_id: uid("alice"), episode_pos: 10 + n, is_vidsite: false });
+      const res = await lib.post("/api/data/record_podcast_history", "alice", {
+        episode_id: lib.ids[t],
+        user_id: uid("alice"),
+        episode_pos: 10 + n,
+        is_vidsite: false,
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ detail: "History recorded successfully." });
       await new Promise((r) => setTimeout(r, 5)); // distinct listen dates
@@ -77,9 +93,20 @@ describe("listening", () => {
     expect(res.body.data.map((h: any) => h.episodename)).toEqual(["Unknown", "Tiny", "Hour"]);
     expect(res.body.total).toBe(3);
     expect(res.body.data[1]).toEqual({
-      episodeid: lib.ids["Tiny"], podcastname: "Shared Show", episodename: "Tiny", episodeartwork: "", episodeurl: "https://media.test/shared/0.mp3",
-      episodepubdate: expect.any(String), episodeduration: 300, listenduration: 11, completed: false, listendate: expect.any(String), downloaded: false, is_vidsite: false,
-      is_youtube: false, episodetitle: "Tiny",
+      episodeid: lib.ids["Tiny"],
+      podcastname: "Shared Show",
+      episodename: "Tiny",
+      episodeartwork: "",
+      episodeurl: "https://media.test/shared/0.mp3",
+      episodepubdate: expect.any(String),
+      episodeduration: 300,
+      listenduration: 11,
+      completed: false,
+      listendate: expect.any(String),
+      downloaded: false,
+      is_vidsite: false,
+      is_youtube: false,
+      episodetitle: "Tiny",
     });
     const page = await history("alice", { limit: 1, offset: 1 });
     expect(page.body.data.map((h: any) => h.episodename)).toEqual(["Tiny"]);
@@ -136,7 +163,10 @@ describe("listening", () => {
   test("auto_complete_episodes completes the caller's episodes already within auto_complete_seconds of the end", async () => {
     await lib.post("/api/data/record_podcast_history", "bob", { episode_id: lib.ids["Hour"], user_id: uid("bob"), episode_pos: 3541, is_vidsite: false });
     await lib.post("/api/data/record_podcast_history", "bob", { episode_id: lib.ids["Long"], user_id: uid("bob"), episode_pos: 4000, is_vidsite: false });
-    expect((await lib.get("/api/data/auto_complete_episodes", "bob")).body).toEqual({ detail: "Auto-complete is disabled (auto_complete_seconds is 0).", completed_count: 0 });
+    expect((await lib.get("/api/data/auto_complete_episodes", "bob")).body).toEqual({
+      detail: "Auto-complete is disabled (auto_complete_seconds is 0).",
+      completed_count: 0,
+    });
     await put("/api/data/update_auto_complete_seconds", "bob", { user_id: uid("bob"), seconds: 60 });
     const res = await lib.get("/api/data/auto_complete_episodes", "bob");
     expect(res.body).toEqual({ detail: "1 episode auto-completed.", completed_count: 1 });
@@ -167,9 +197,16 @@ describe("listening", () => {
     const item = (await saved("bob", { search: "commute" })).body.saved_episodes[0];
     expect(item.queued).toBe(true);
 
-    expect((await lib.post("/api/data/bulk_save_episodes", "bob", { episode_ids: [], user_id: uid("bob") })).body).toEqual({ message: "0 episodes saved", processed_count: 0, failed_count: 0 });
+    expect((await lib.post("/api/data/bulk_save_episodes", "bob", { episode_ids: [], user_id: uid("bob") })).body).toEqual({
+      message: "0 episodes saved",
+      processed_count: 0,
+      failed_count: 0,
+    });
     expectErrorBody(await lib.post("/api/data/bulk_save_episodes", "bob", { episode_ids: "1,2", user_id: uid("bob") }), 400);
-    expectErrorBody(await lib.post("/api/data/bulk_save_episodes", "bob", { episode_ids: Array.from({ length: 1001 }, (_, i) => i + 1), user_id: uid("bob") }), 400);
+    expectErrorBody(
+      await lib.post("/api/data/bulk_save_episodes", "bob", { episode_ids: Array.from({ length: 1001 }, (_, i) => i + 1), user_id: uid("bob") }),
+      400,
+    );
   });
 
   test("another feed's episode is a 404 indistinguishable from a missing one", async () => {
@@ -188,7 +225,10 @@ describe("listening", () => {
     const speed = async (body: object = a) => (await lib.post("/api/data/get_playback_speed", "alice", body)).body.playback_speed;
     await lib.post("/api/data/user/set_playback_speed", "alice", { user_id: uid("alice"), playback_speed: 1.2 });
     expect(await speed()).toBe(1.2);
-    expect((await lib.post("/api/data/podcast/set_playback_speed", "alice", { ...a, playback_speed: 1.5 })).body).toEqual({ detail: "Podcast playback speed updated", message: "Podcast playback speed updated" });
+    expect((await lib.post("/api/data/podcast/set_playback_speed", "alice", { ...a, playback_speed: 1.5 })).body).toEqual({
+      detail: "Podcast playback speed updated",
+      message: "Podcast playback speed updated",
+    });
     expect(await speed()).toBe(1.5);
     expect(await speed({ user_id: uid("alice") })).toBe(1.2);
     expect((await lib.post("/api/data/get_playback_speed", "bob", { user_id: uid("bob"), podcast_id: lib.shared })).body.playback_speed).toBe(1);
@@ -199,12 +239,24 @@ describe("listening", () => {
     expect(await speed()).toBe(1.2);
     expect((await lib.post("/api/data/adjust_skip_times", "alice", { ...a, start_skip: 30 })).status).toBe(200);
     expect((await lib.post("/api/data/adjust_skip_times", "alice", { ...a, end_skip: 15 })).status).toBe(200);
-    expect((await lib.post("/api/data/get_play_episode_details", "alice", a)).body).toEqual({ playback_speed: 1.2, start_skip: 30, end_skip: 15, playback_speed_customized: false });
-    expect((await lib.post("/api/data/get_play_episode_details", "bob", { user_id: uid("bob"), podcast_id: lib.shared })).body).toEqual({ playback_speed: 1, start_skip: 0, end_skip: 0, playback_speed_customized: false });
+    expect((await lib.post("/api/data/get_play_episode_details", "alice", a)).body).toEqual({
+      playback_speed: 1.2,
+      start_skip: 30,
+      end_skip: 15,
+      playback_speed_customized: false,
+    });
+    expect((await lib.post("/api/data/get_play_episode_details", "bob", { user_id: uid("bob"), podcast_id: lib.shared })).body).toEqual({
+      playback_speed: 1,
+      start_skip: 0,
+      end_skip: 0,
+      playback_speed_customized: false,
+    });
     expect((await lib.post("/api/data/get_auto_play_next_status", "alice", a)).body).toEqual({ auto_play_next: false });
     expect((await lib.post("/api/data/enable_auto_play_next", "alice", { ...a, auto_play_next: true })).status).toBe(200);
     expect((await lib.post("/api/data/get_auto_play_next_status", "alice", a)).body).toEqual({ auto_play_next: true });
-    expect((await lib.post("/api/data/get_auto_play_next_status", "bob", { user_id: uid("bob"), podcast_id: lib.shared })).body).toEqual({ auto_play_next: false });
+    expect((await lib.post("/api/data/get_auto_play_next_status", "bob", { user_id: uid("bob"), podcast_id: lib.shared })).body).toEqual({
+      auto_play_next: false,
+    });
     expect((await lib.post("/api/data/podcast/favorite_status", "alice", a)).body).toEqual({ is_favorite: false });
     expect((await lib.post("/api/data/podcast/notification_status", "alice", a)).body).toEqual({ enabled: false });
     // Bad values are 400s; a podcast the caller is not subscribed to is a 404.
@@ -227,23 +279,47 @@ describe("listening", () => {
   test("get_episode_metadata: the episode with the caller's state", async () => {
     const res = await lib.post("/api/data/get_episode_metadata", "alice", { episode_id: lib.ids["Half"], user_id: uid("alice"), person_episode: false });
     expect(res.status).toBe(200);
-    expect(res.body.episode).toMatchObject({ episodeid: lib.ids["Half"], episodetitle: "Half", podcastname: "Shared Show", episodeduration: 1800, completed: true, is_saved: false, listenduration: 100 });
+    expect(res.body.episode).toMatchObject({
+      episodeid: lib.ids["Half"],
+      episodetitle: "Half",
+      podcastname: "Shared Show",
+      episodeduration: 1800,
+      completed: true,
+      is_saved: false,
+      listenduration: 100,
+    });
   });
 
   test("stats, extended stats and home overview count the caller's listening only", async () => {
-    for (let i = 0; i < 3; i++) expect((await put(`/api/data/increment_listen_time/${uid("bob")}`, "bob")).body).toEqual({ detail: "Listen time incremented." });
+    for (let i = 0; i < 3; i++)
+      expect((await put(`/api/data/increment_listen_time/${uid("bob")}`, "bob")).body).toEqual({ detail: "Listen time incremented." });
     expect((await put(`/api/data/increment_played/${uid("bob")}`, "bob")).status).toBe(200);
     const stats = await lib.get("/api/data/get_stats", "bob", { user_id: uid("bob") });
     expect(stats.status).toBe(200);
     // bob's history: Hour at 3541 s and Long at 4000 s (more than the 180 s the counter saw).
     const documented = {
-      total_listen_time: 7541, episodes_played: 2, episodes_completed: 4, podcasts_subscribed: 1, episodes_downloaded: 0,
-      episodes_saved: 5, episodes_queued: 2, avg_listen_time_per_episode: 3771, most_listened_podcast: "Shared Show",
-      listening_streak_days: 1, last_activity: expect.any(String),
+      total_listen_time: 7541,
+      episodes_played: 2,
+      episodes_completed: 4,
+      podcasts_subscribed: 1,
+      episodes_downloaded: 0,
+      episodes_saved: 5,
+      episodes_queued: 2,
+      avg_listen_time_per_episode: 3771,
+      most_listened_podcast: "Shared Show",
+      listening_streak_days: 1,
+      last_activity: expect.any(String),
     };
     // Then the same figures by PinePods' clients' names (TimeListened in minutes).
     expect(stats.body).toEqual({
-      ...documented, UserCreated: expect.any(String), PodcastsPlayed: 2, TimeListened: 125, PodcastsAdded: 1, EpisodesSaved: 5, EpisodesDownloaded: 0, Pod_Sync_Type: "None",
+      ...documented,
+      UserCreated: expect.any(String),
+      PodcastsPlayed: 2,
+      TimeListened: 125,
+      PodcastsAdded: 1,
+      EpisodesSaved: 5,
+      EpisodesDownloaded: 0,
+      Pod_Sync_Type: "None",
       GpodderUrl: "",
     });
     const fresh = await lib.get("/api/data/get_stats", "admin", { user_id: uid("admin") });
@@ -251,7 +327,16 @@ describe("listening", () => {
     const ext = await lib.get("/api/data/get_extended_stats", "bob", { user_id: uid("bob") });
     expect(ext.body).toMatchObject({ ...documented, timezone: "UTC", completion_rate: 80 });
     expect(ext.body.top_podcasts).toEqual([
-      { podcast_id: lib.shared, podcast_name: "Shared Show", listen_time: 7541, episodes_listened: 2, podcastid: lib.shared, podcastname: "Shared Show", artworkurl: "", total_seconds: 7541 },
+      {
+        podcast_id: lib.shared,
+        podcast_name: "Shared Show",
+        listen_time: 7541,
+        episodes_listened: 2,
+        podcastid: lib.shared,
+        podcastname: "Shared Show",
+        artworkurl: "",
+        total_seconds: 7541,
+      },
     ]);
     // The web client's figures (ExtendedUserStats): the longest episode heard, the badge by hours, downloads, the streak, listens per weekday.
     expect(ext.body).toMatchObject({ listening_badge: "Casual Listener", total_downloaded_bytes: 0, total_downloaded_formatted: "0 B", current_streak: 1 });
@@ -268,27 +353,61 @@ describe("listening", () => {
     const recommended = home.body.recommended_episodes.map((e: any) => e.episode_title);
     expect(recommended).not.toContain("Hour");
     expect(recommended).not.toContain("Tiny"); // completed by bob
-    expect(home.body.recommended_episodes[0]).toEqual({ episode_id: expect.any(Number), episode_title: expect.any(String), podcast_name: "Shared Show", reason: "New from one of your most listened podcasts" });
+    expect(home.body.recommended_episodes[0]).toEqual({
+      episode_id: expect.any(Number),
+      episode_title: expect.any(String),
+      podcast_name: "Shared Show",
+      reason: "New from one of your most listened podcasts",
+    });
   });
 
   test("search_data: podcasts then episodes of the caller's subscriptions, filter, categories, paging", async () => {
-    const search = (who: string, body: object, query: object = {}) => api(lib.server.url).post("/api/data/search_data").query(query).set("Api-Key", lib.users[who].key).send({ user_id: uid(who), ...body });
+    const search = (who: string, body: object, query: object = {}) =>
+      api(lib.server.url)
+        .post("/api/data/search_data")
+        .query(query)
+        .set("Api-Key", lib.users[who].key)
+        .send({ user_id: uid(who), ...body });
     const alpha = await search("alice", { search_term: "alpha" });
     expect(alpha.status).toBe(200);
     expect(alpha.body).toEqual({
       total: 1,
-      data: [{
-        type: "podcast", podcast_id: lib.own, podcast_name: "Alpha Own Show", author: "", description: "test feed", artwork_url: null, categories: {},
-        podcastid: lib.own, podcastname: "Alpha Own Show", artworkurl: "", feedurl: lib.feeds.url + "/own.xml", websiteurl: expect.any(String), explicit: 0, episodecount: 30,
-      }],
+      data: [
+        {
+          type: "podcast",
+          podcast_id: lib.own,
+          podcast_name: "Alpha Own Show",
+          author: "",
+          description: "test feed",
+          artwork_url: null,
+          categories: {},
+          podcastid: lib.own,
+          podcastname: "Alpha Own Show",
+          artworkurl: "",
+          feedurl: lib.feeds.url + "/own.xml",
+          websiteurl: expect.any(String),
+          explicit: 0,
+          episodecount: 30,
+        },
+      ],
     });
     // "own": the podcast "Alpha Own Show", its 30 episodes and the shared "Unknown"; episodes newest first.
     const own = await search("alice", { search_term: "own" });
     expect(own.body.total).toBe(32);
     expect(own.body.data.slice(0, 3).map((d: any) => [d.type, d.podcast_name, d.episode_title])).toEqual([
-      ["podcast", "Alpha Own Show", undefined], ["episode", "Shared Show", "Unknown"], ["episode", "Alpha Own Show", "Own 00"],
+      ["podcast", "Alpha Own Show", undefined],
+      ["episode", "Shared Show", "Unknown"],
+      ["episode", "Alpha Own Show", "Own 00"],
     ]);
-    expect(own.body.data[1]).toMatchObject({ episode_id: lib.ids["Unknown"], podcast_id: lib.shared, episodeid: lib.ids["Unknown"], episodeduration: 0, completed: false, saved: false, queued: false });
+    expect(own.body.data[1]).toMatchObject({
+      episode_id: lib.ids["Unknown"],
+      podcast_id: lib.shared,
+      episodeid: lib.ids["Unknown"],
+      episodeduration: 0,
+      completed: false,
+      saved: false,
+      queued: false,
+    });
     expect((await search("bob", { search_term: "own" })).body.data.map((d: any) => d.episode_title)).toEqual(["Unknown"]); // not alice's own feed
     const page = await search("alice", { search_term: "own" }, { offset: 1, limit: 2 });
     expect(page.body.data.map((d: any) => d.episode_title)).toEqual(["Unknown", "Own 00"]);
@@ -324,7 +443,8 @@ describe("listening", () => {
     const before = await count();
     const own = Array.from({ length: 20 }, (_, n) => lib.ids[`Own ${String(n).padStart(2, "0")}`]);
     await lib.post("/api/data/bulk_save_episodes", "alice", { episode_ids: own, user_id: uid("alice") });
-    for (const episode_id of own) await lib.post("/api/data/record_podcast_history", "alice", { episode_id, user_id: uid("alice"), episode_pos: 60, is_vidsite: false });
+    for (const episode_id of own)
+      await lib.post("/api/data/record_podcast_history", "alice", { episode_id, user_id: uid("alice"), episode_pos: 60, is_vidsite: false });
     expect((await saved("alice")).body.total).toBeGreaterThanOrEqual(20);
     expect(await count()).toEqual(before);
   });
@@ -373,7 +493,9 @@ describe("listening", () => {
       (who) => ({ method: "post", path: "/api/data/search_data", body: { user_id: who, search_term: "shared" } }),
     ];
     const send = (r: Req, key: string | null) => {
-      let req = api(lib.server.url)[r.method](r.path).query(r.query ?? {});
+      let req = api(lib.server.url)
+        [r.method](r.path)
+        .query(r.query ?? {});
       if (key !== null) req = req.set("Api-Key", key);
       return r.body ? req.send(r.body) : req;
     };
@@ -390,7 +512,10 @@ describe("listening", () => {
       check(`${label} bob's user_id`, await send(build(other), lib.users.alice.key), 403);
       check(`${label} owner`, await send(mine, lib.users.alice.key), 200);
     }
-    for (const r of [{ method: "get", path: "/api/data/auto_complete_episodes" }, { method: "get", path: "/api/data/get_service_version" }] as Req[]) {
+    for (const r of [
+      { method: "get", path: "/api/data/auto_complete_episodes" },
+      { method: "get", path: "/api/data/get_service_version" },
+    ] as Req[]) {
       check(`${r.path} without key`, await send(r, null), 401);
       check(`${r.path} bad key`, await send(r, "not-a-key"), 401);
       check(`${r.path} key`, await send(r, lib.users.alice.key), 200);

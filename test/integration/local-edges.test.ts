@@ -23,15 +23,20 @@ describe("local podcasts at the edges", () => {
   let u: Record<string, { id: number; key: string }>;
   const lines: string[] = [];
   const { get, post } = asUsers(() => ({ url: server.url, users: u }));
-  const addLocal = (who: string, directory_path: string, podcast_name: string) => post("/api/data/add_local_podcast", who, { user_id: u[who].id, directory_path, podcast_name });
-  const episodes = async (who: string, podcast_id: number) => (await get("/api/data/podcast_episodes", who, { user_id: u[who].id, podcast_id })).body.episodes as any[];
+  const addLocal = (who: string, directory_path: string, podcast_name: string) =>
+    post("/api/data/add_local_podcast", who, { user_id: u[who].id, directory_path, podcast_name });
+  const episodes = async (who: string, podcast_id: number) =>
+    (await get("/api/data/podcast_episodes", who, { user_id: u[who].id, podcast_id })).body.episodes as any[];
   /** A GET (or HEAD) whose body is kept as bytes, whatever its type. */
   const bytes = (url: string, range?: string) => {
-    const req = api(url).get("").buffer(true).parse((res, cb) => {
-      const parts: Buffer[] = [];
-      res.on("data", (c: Buffer) => parts.push(c));
-      res.on("end", () => cb(null, Buffer.concat(parts)));
-    });
+    const req = api(url)
+      .get("")
+      .buffer(true)
+      .parse((res, cb) => {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => cb(null, Buffer.concat(parts)));
+      });
     return range ? req.set("Range", range) : req;
   };
   const one = mp3Bytes({ title: "Show one", track: 1 }, 2);
@@ -57,7 +62,9 @@ describe("local podcasts at the edges", () => {
     fs.writeFileSync(path.join(outside, "secret.mp3"), mp3Bytes({ title: "Secret" }, 1));
     fs.symlinkSync(outside, path.join(media, "Book", "linked"));
     Object.assign(config, { localMediaDir: media, refreshInterval: 0, workerPollMs: 100 });
-    peer = await startLoopback({ "/feed.xml": { body: rssFeed("A feed", [{ title: "Remote", guid: "r1", url: "https://media.example/r.mp3", date: "2024-03-01T00:00:00Z" }]) } });
+    peer = await startLoopback({
+      "/feed.xml": { body: rssFeed("A feed", [{ title: "Remote", guid: "r1", url: "https://media.example/r.mp3", date: "2024-03-01T00:00:00Z" }]) },
+    });
     server = await startServer({ broker: capturingLogger(lines) });
     u = await createUsers(server.url, ["alice", "bob"]);
     showId = (await addLocal("alice", "Show", "My show")).body.podcast_id;

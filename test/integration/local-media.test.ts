@@ -25,7 +25,8 @@ describe("local media folders", () => {
   const list = (p?: string, who = "admin") => get("/api/data/list_local_directories", who, p === undefined ? {} : { path: p });
   const addLocal = (who: string, directory_path: string, podcast_name = "Local show", extra: Record<string, unknown> = {}) =>
     post("/api/data/add_local_podcast", who, { user_id: u[who].id, directory_path, podcast_name, ...extra });
-  const episodes = async (who: string, podcast_id: number) => (await get("/api/data/podcast_episodes", who, { user_id: u[who].id, podcast_id })).body.episodes as any[];
+  const episodes = async (who: string, podcast_id: number) =>
+    (await get("/api/data/podcast_episodes", who, { user_id: u[who].id, podcast_id })).body.episodes as any[];
   const pods = async (who: string) => (await get(`/api/data/return_pods/${u[who].id}`, who)).body.pods as any[];
   const refresh = (who: string, podcast_id: number) => post("/api/data/refresh_local_podcast", who, { user_id: u[who].id, podcast_id });
   const upload = (who: string, fields: Record<string, unknown>, file: Buffer, contentType = "image/png") => {
@@ -34,11 +35,15 @@ describe("local media folders", () => {
     return req.attach("file", file, { filename: "cover.png", contentType });
   };
   /** The path part of a local artwork URL (artwork_url is relative without API_URL). */
-  const fetchImage = (url: string) => api(server.url).get(url).buffer(true).parse((res, cb) => {
-    const parts: Buffer[] = [];
-    res.on("data", (c: Buffer) => parts.push(c));
-    res.on("end", () => cb(null, Buffer.concat(parts)));
-  });
+  const fetchImage = (url: string) =>
+    api(server.url)
+      .get(url)
+      .buffer(true)
+      .parse((res, cb) => {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => cb(null, Buffer.concat(parts)));
+      });
   const showA = { second: mp3Bytes({ title: "Second part", artist: "Host A", track: 2, year: "2021", comment: "The second one" }, 3) };
   const red = pngBytes([200, 30, 30]);
   const blue = pngBytes([30, 30, 200]);
@@ -76,7 +81,13 @@ describe("local media folders", () => {
   test("admins list the folders with their audio file counts; links are not listed", async () => {
     const top = await list();
     expect(top.status).toBe(200);
-    expect(top.body.directories.map((d: any) => [d.name, d.audio_files])).toEqual([["Links", 1], ["Show A", 2], ["Show B", 0], ["Show C", 1], ["Waves", 2]]);
+    expect(top.body.directories.map((d: any) => [d.name, d.audio_files])).toEqual([
+      ["Links", 1],
+      ["Show A", 2],
+      ["Show B", 0],
+      ["Show C", 1],
+      ["Waves", 2],
+    ]);
     expect((await list("Show A")).body.directories).toEqual([{ name: "Season 1", path: path.join("Show A", "Season 1"), audio_files: 0, audio_count: 0 }]);
   });
 
@@ -107,9 +118,27 @@ describe("local media folders", () => {
   });
 
   test("detect_local_cover finds a cover file, else an embedded picture; links to files outside are not covers", async () => {
-    expect((await get("/api/data/detect_local_cover", "alice", { path: "Show A" })).body).toEqual({ path: "Show A", cover_found: true, source: "file", file: "folder.png", content_type: "image/png" });
-    expect((await get("/api/data/detect_local_cover", "alice", { path: "Show C" })).body).toEqual({ path: "Show C", cover_found: true, source: "embedded", file: "only.mp3", content_type: "image/png" });
-    expect((await get("/api/data/detect_local_cover", "alice", { path: "Waves" })).body).toEqual({ path: "Waves", cover_found: false, source: null, file: null, content_type: null });
+    expect((await get("/api/data/detect_local_cover", "alice", { path: "Show A" })).body).toEqual({
+      path: "Show A",
+      cover_found: true,
+      source: "file",
+      file: "folder.png",
+      content_type: "image/png",
+    });
+    expect((await get("/api/data/detect_local_cover", "alice", { path: "Show C" })).body).toEqual({
+      path: "Show C",
+      cover_found: true,
+      source: "embedded",
+      file: "only.mp3",
+      content_type: "image/png",
+    });
+    expect((await get("/api/data/detect_local_cover", "alice", { path: "Waves" })).body).toEqual({
+      path: "Waves",
+      cover_found: false,
+      source: null,
+      file: null,
+      content_type: null,
+    });
     expect((await get("/api/data/detect_local_cover", "alice", { path: "Links" })).body.cover_found).toBe(false);
   });
 
@@ -160,11 +189,15 @@ describe("local media folders", () => {
     test("episodes stream through the stream route with Range and HEAD; the queue lists them", async () => {
       const id = byTitle["Second part"].episodeid;
       const stream = (range?: string) => {
-        const req = api(server.url).get(`/api/data/stream/${id}`).query({ api_key: u.alice.key, user_id: u.alice.id }).buffer(true).parse((res, cb) => {
-          const parts: Buffer[] = [];
-          res.on("data", (c: Buffer) => parts.push(c));
-          res.on("end", () => cb(null, Buffer.concat(parts)));
-        });
+        const req = api(server.url)
+          .get(`/api/data/stream/${id}`)
+          .query({ api_key: u.alice.key, user_id: u.alice.id })
+          .buffer(true)
+          .parse((res, cb) => {
+            const parts: Buffer[] = [];
+            res.on("data", (c: Buffer) => parts.push(c));
+            res.on("end", () => cb(null, Buffer.concat(parts)));
+          });
         return range ? req.set("Range", range) : req;
       };
       const whole = await stream();
@@ -228,7 +261,10 @@ describe("local media folders", () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ success: true, new_episodes: 1 });
       const after = await episodes("alice", podcastId);
-      expect(after.map((e) => [e.episodetitle, e.episodeduration])).toEqual([["Third part", 1], ["First part, fixed", 4]]);
+      expect(after.map((e) => [e.episodetitle, e.episodeduration])).toEqual([
+        ["Third part", 1],
+        ["First part, fixed", 4],
+      ]);
       expect(after[1].episodeid).toBe(id); // the same episode, changed
       // The removed file's episode left the queue with it.
       expect((await get("/api/data/get_queued_episodes", "alice", { user_id: u.alice.id })).body.data).toEqual([]);
@@ -243,7 +279,9 @@ describe("local media folders", () => {
       expectErrorBody(await post("/api/data/refresh_local_podcast", "alice", { user_id: u.bob.id, podcast_id: podcastId }), 403);
       expectErrorBody(await refresh("alice", 99999), 404);
       expect((await refresh("admin", other.body.podcast_id)).status).toBe(200);
-      const peer = await startLoopback({ "/feed.xml": { body: rssFeed("A feed", [{ title: "One", url: "https://media.example/one.mp3", date: "2024-03-01T00:00:00Z" }]) } });
+      const peer = await startLoopback({
+        "/feed.xml": { body: rssFeed("A feed", [{ title: "One", url: "https://media.example/one.mp3", date: "2024-03-01T00:00:00Z" }]) },
+      });
       try {
         const feed = await post("/api/data/add_custom_podcast", "alice", { feed_url: `${peer.url}/feed.xml`, user_id: u.alice.id });
         expectErrorBody(await refresh("alice", feed.body.podcast_id), 400);
@@ -257,7 +295,10 @@ describe("local media folders", () => {
   test("files are sorted by date without track numbers; links inside a folder are neither episodes nor streamed", async () => {
     const waves = (await pods("admin")).find((p) => p.title === "Admin waves");
     const waveList = await episodes("admin", waves.podcast_id);
-    expect(waveList.map((e) => [e.episodetitle, e.episodeduration])).toEqual([["b", 1], ["Wave one", 2]]);
+    expect(waveList.map((e) => [e.episodetitle, e.episodeduration])).toEqual([
+      ["b", 1],
+      ["Wave one", 2],
+    ]);
     expect(waveList[1].episodepubdate).toMatch(/^2020-01-01/);
     const links = await addLocal("alice", "Links", "Links");
     const eps = await episodes("alice", links.body.podcast_id);

@@ -75,7 +75,13 @@ describe("Nextcloud Login Flow v2", () => {
     expect(flow.login).toMatch(new RegExp(`^${server.url}/index.php/login/v2/flow/[A-Za-z0-9_-]{43}$`));
     expectErrorBody(await poll(flow), 404);
 
-    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const context = await browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     try {
       const page = await context.newPage();
       const requests: string[] = [];
@@ -165,7 +171,10 @@ describe("Nextcloud Login Flow v2", () => {
   test("MFA on: the page wants the code; a wrong code is refused, the current one grants access", async () => {
     const u = await newUser("tess");
     const gen = await http().get(`/api/data/generate_mfa_secret/${u.id}`).set("Api-Key", u.key);
-    await http().post("/api/data/verify_temp_mfa").set("Api-Key", u.key).send({ user_id: u.id, mfa_code: totp(gen.body.secret) });
+    await http()
+      .post("/api/data/verify_temp_mfa")
+      .set("Api-Key", u.key)
+      .send({ user_id: u.id, mfa_code: totp(gen.body.secret) });
     const flow = await startFlow();
     const { csrf, cookie } = await openPage(flow.login);
     const form = { csrf, user: "tess", password: u.password };
@@ -190,7 +199,8 @@ describe("Nextcloud Login Flow v2", () => {
     const flow = await startFlow();
     const { csrf, cookie } = await openPage(flow.login);
     const from = "198.51.100.60";
-    for (let i = 0; i < config.loginMaxFailures; i++) expect((await submit(flow.login, { csrf, user: "ugo", password: `guess ${i}` }, cookie, from)).status).toBe(401);
+    for (let i = 0; i < config.loginMaxFailures; i++)
+      expect((await submit(flow.login, { csrf, user: "ugo", password: `guess ${i}` }, cookie, from)).status).toBe(401);
     const limited = await submit(flow.login, { csrf, user: "ugo", password: u.password }, cookie, from);
     expect(limited.status).toBe(429);
     expect(limited.headers["content-type"]).toBe("text/html; charset=utf-8");

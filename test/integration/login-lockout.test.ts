@@ -19,7 +19,10 @@ describe("login lockout per client address", () => {
     return from ? req.set("X-Forwarded-For", from) : req;
   };
   const addUser = (username: string) =>
-    api(server.url).post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: username, username, email: `${username}@example.org`, hash_pw: `${username} password` });
+    api(server.url)
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ fullname: username, username, email: `${username}@example.org`, hash_pw: `${username} password` });
 
   beforeAll(async () => {
     untrust = trustLoopbackProxy();

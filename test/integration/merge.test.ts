@@ -19,11 +19,19 @@ describe("merged podcasts", () => {
     peer = await startLoopback({
       "/a.xml": { body: fixture("all_things_chemical_4items.xml") },
       "/b.xml": { body: fixture("minimal_itunes_3items.xml") },
-      "/c.xml": { body: rssFeed("C", [{ title: "c1", guid: "c1", url: "https://m.example/c1.mp3", date: "2024-01-01T00:00:00Z" }, { title: "c2", guid: "c2", url: "https://m.example/c2.mp3", date: "2024-01-02T00:00:00Z" }]) },
+      "/c.xml": {
+        body: rssFeed("C", [
+          { title: "c1", guid: "c1", url: "https://m.example/c1.mp3", date: "2024-01-01T00:00:00Z" },
+          { title: "c2", guid: "c2", url: "https://m.example/c2.mp3", date: "2024-01-02T00:00:00Z" },
+        ]),
+      },
     });
     server = await startServer();
     u = await createUsers(server.url, ["alice", "bob"]);
-    for (const [who, names] of [["alice", ["a", "b", "c"]], ["bob", ["a", "b"]]] as const) {
+    for (const [who, names] of [
+      ["alice", ["a", "b", "c"]],
+      ["bob", ["a", "b"]],
+    ] as const) {
       for (const n of names) p[n] = (await post("/api/data/add_custom_podcast", who, { feed_url: `${peer.url}/${n}.xml`, user_id: u[who].id })).body.podcast_id;
     }
   });

@@ -27,7 +27,12 @@ const packetSizes = {
   },
 };
 const options = (nodeID: string): BrokerOptions => ({
-  ...brokerConfig, namespace, transporter: "Fake", nodeID, logger: false, middlewares: [...brokerConfig.middlewares!, packetSizes as any],
+  ...brokerConfig,
+  namespace,
+  transporter: "Fake",
+  nodeID,
+  logger: false,
+  middlewares: [...brokerConfig.middlewares!, packetSizes as any],
 });
 
 /** 20,000 episode-action-like items with non-ASCII text, a phone's first sync: ~2 MB of JSON. */
@@ -103,7 +108,11 @@ test("large params reach the action whole, past its param validation, in packets
   expect(Object.keys(meta).filter((k) => k.startsWith("$"))).toEqual([]);
   // The validator checks the joined params: the last item's field is named.
   const bad = [...items.slice(0, -1), { n: "x" }];
-  await expect(front.call("bulk.count", { items: bad })).rejects.toMatchObject({ name: "ValidationError", code: 422, data: [expect.objectContaining({ field: "items[19999].n" })] });
+  await expect(front.call("bulk.count", { items: bad })).rejects.toMatchObject({
+    name: "ValidationError",
+    code: 422,
+    data: [expect.objectContaining({ field: "items[19999].n" })],
+  });
 });
 
 test("large answers (JSON, text, a Buffer) and values large both ways come back whole", async () => {
@@ -161,7 +170,8 @@ describe("the gateway's answer check on a large answer from another node", () =>
         login_flow_start: {
           params: { n: { type: "number", convert: true }, broken: { type: "boolean", convert: true, optional: true } },
           response: Type.Array(Type.Object({ n: Type.Integer(), title: Type.String(), url: Type.String() })),
-          handler: (ctx: Context<{ n: number; broken?: boolean }>) => (ctx.params.broken ? [...items.slice(0, ctx.params.n - 1), { n: "last" }] : items.slice(0, ctx.params.n)),
+          handler: (ctx: Context<{ n: number; broken?: boolean }>) =>
+            ctx.params.broken ? [...items.slice(0, ctx.params.n - 1), { n: "last" }] : items.slice(0, ctx.params.n),
         },
       },
     });

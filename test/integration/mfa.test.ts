@@ -14,7 +14,10 @@ describe("MFA (TOTP) set-up and login", () => {
 
   async function newUser(name: string) {
     const password = `${name} password`;
-    const res = await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
+    const res = await http()
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ fullname: name, username: name, email: `${name}@example.org`, hash_pw: password });
     expect(res.status).toBe(200);
     const login = await http().get("/api/data/get_key").set("Authorization", basic(name, password));
     return { id: res.body.user_id as number, key: login.body.retrieved_key as string, password };
@@ -24,7 +27,10 @@ describe("MFA (TOTP) set-up and login", () => {
   async function enableMfa(u: { id: number; key: string }): Promise<string> {
     const gen = await http().get(`/api/data/generate_mfa_secret/${u.id}`).set("Api-Key", u.key);
     expect(gen.status).toBe(200);
-    const ok = await http().post("/api/data/verify_temp_mfa").set("Api-Key", u.key).send({ user_id: u.id, mfa_code: totp(gen.body.secret) });
+    const ok = await http()
+      .post("/api/data/verify_temp_mfa")
+      .set("Api-Key", u.key)
+      .send({ user_id: u.id, mfa_code: totp(gen.body.secret) });
     expect(ok.body).toEqual({ verified: true });
     return gen.body.secret;
   }
@@ -78,21 +84,49 @@ describe("MFA (TOTP) set-up and login", () => {
     }
     expect((await http().get(`/api/data/check_mfa_enabled/${u.id}`).set("Api-Key", u.key)).body).toEqual({ mfa_enabled: false });
     expect((await startLogin("mia", u.password)).status).toBe("success");
-    expectErrorBody(await http().post("/api/data/verify_temp_mfa").set("Api-Key", u.key).send({ user_id: other.id, mfa_code: totp(secret) }), 403);
+    expectErrorBody(
+      await http()
+        .post("/api/data/verify_temp_mfa")
+        .set("Api-Key", u.key)
+        .send({ user_id: other.id, mfa_code: totp(secret) }),
+      403,
+    );
 
-    const ok = await http().post("/api/data/verify_temp_mfa").set("Api-Key", u.key).send({ user_id: u.id, mfa_code: totp(secret) });
+    const ok = await http()
+      .post("/api/data/verify_temp_mfa")
+      .set("Api-Key", u.key)
+      .send({ user_id: u.id, mfa_code: totp(secret) });
     expect(ok.body).toEqual({ verified: true });
     expect((await http().get(`/api/data/check_mfa_enabled/${u.id}`).set("Api-Key", u.key)).body).toEqual({ mfa_enabled: true });
     expectErrorBody(await http().get(`/api/data/check_mfa_enabled/${u.id}`).set("Api-Key", other.key), 403);
 
-    for (const path of [`/api/data/my_user_info/${u.id}`, `/api/data/user_details_id/${u.id}`, `/api/data/check_mfa_enabled/${u.id}`, `/api/data/get_time_info?user_id=${u.id}`]) {
+    for (const path of [
+      `/api/data/my_user_info/${u.id}`,
+      `/api/data/user_details_id/${u.id}`,
+      `/api/data/check_mfa_enabled/${u.id}`,
+      `/api/data/get_time_info?user_id=${u.id}`,
+    ]) {
       const res = await http().get(path).set("Api-Key", u.key);
       expect(res.status).toBe(200);
       expect(JSON.stringify(res.body)).not.toContain(secret);
     }
 
-    expect((await http().post("/api/data/verify_mfa").set("Api-Key", u.key).send({ user_id: u.id, mfa_code: totp(secret) })).body).toEqual({ verified: true });
-    expect((await http().post("/api/data/verify_mfa").set("Api-Key", u.key).send({ user_id: u.id, mfa_code: otherCode(totp(secret)) })).body).toEqual({ verified: false });
+    expect(
+      (
+        await http()
+          .post("/api/data/verify_mfa")
+          .set("Api-Key", u.key)
+          .send({ user_id: u.id, mfa_code: totp(secret) })
+      ).body,
+    ).toEqual({ verified: true });
+    expect(
+      (
+        await http()
+          .post("/api/data/verify_mfa")
+          .set("Api-Key", u.key)
+          .send({ user_id: u.id, mfa_code: otherCode(totp(secret)) })
+      ).body,
+    ).toEqual({ verified: false });
     expectErrorBody(await http().post("/api/data/verify_mfa").set("Api-Key", u.key).send({ user_id: u.id }), 400);
     expectErrorBody(await http().post("/api/data/verify_mfa").set("Api-Key", other.key).send({ user_id: other.id, mfa_code: "123456" }), 400);
   });
@@ -102,7 +136,13 @@ describe("MFA (TOTP) set-up and login", () => {
     const secret = await enableMfa(u);
     const midStep = (Math.floor(Date.now() / 30_000) + 2) * 30_000 + 15_000;
     freezeClock(midStep);
-    const check = async (steps: number) => (await http().post("/api/data/verify_mfa").set("Api-Key", u.key).send({ user_id: u.id, mfa_code: totp(secret, midStep, steps) })).body.verified;
+    const check = async (steps: number) =>
+      (
+        await http()
+          .post("/api/data/verify_mfa")
+          .set("Api-Key", u.key)
+          .send({ user_id: u.id, mfa_code: totp(secret, midStep, steps) })
+      ).body.verified;
     expect(await check(-1)).toBe(true);
     expect(await check(0)).toBe(true);
     expect(await check(1)).toBe(true);
@@ -123,7 +163,12 @@ describe("MFA (TOTP) set-up and login", () => {
     const token: string = first.mfa_session_token;
 
     expectErrorBody(await http().post("/api/data/verify_mfa_and_get_key").send({ mfa_session_token: token }), 400);
-    expectErrorBody(await http().post("/api/data/verify_mfa_and_get_key").send({ mfa_code: totp(secret) }), 400);
+    expectErrorBody(
+      await http()
+        .post("/api/data/verify_mfa_and_get_key")
+        .send({ mfa_code: totp(secret) }),
+      400,
+    );
     expectErrorBody(await http().post("/api/data/verify_mfa_and_get_key").send({}), 400);
 
     const wrong = await finishLogin(token, otherCode(totp(secret)));
@@ -171,7 +216,8 @@ describe("MFA (TOTP) set-up and login", () => {
       // A guesser who has the password: two sessions of five wrong codes are its ten failures.
       for (let s = 0; s < 2; s++) {
         const token = (await getKey(attacker)).body.mfa_session_token;
-        for (let i = 0; i < 5; i++) expect((await finishLogin(token, otherCode(totp(secret))).set("X-Forwarded-For", attacker)).body.status).toBe("invalid_code");
+        for (let i = 0; i < 5; i++)
+          expect((await finishLogin(token, otherCode(totp(secret))).set("X-Forwarded-For", attacker)).body.status).toBe("invalid_code");
       }
       expectErrorBody(await getKey(attacker), 429);
       const ownerToken = (await getKey("203.0.113.5")).body.mfa_session_token;

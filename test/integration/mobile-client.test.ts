@@ -28,7 +28,9 @@ const DART_TYPES: Record<Cast, (v: unknown) => boolean> = {
 };
 /** A Dart read: the value must have the cast's type unless it is null or absent (the app gives a default then). */
 function dartMismatches(obj: Record<string, unknown>, casts: Record<string, Cast>): string[] {
-  return Object.entries(casts).filter(([k, cast]) => obj[k] != null && !DART_TYPES[cast](obj[k])).map(([k, cast]) => `${k}: ${JSON.stringify(obj[k])} is not ${cast}`);
+  return Object.entries(casts)
+    .filter(([k, cast]) => obj[k] != null && !DART_TYPES[cast](obj[k]))
+    .map(([k, cast]) => `${k}: ${JSON.stringify(obj[k])} is not ${cast}`);
 }
 /** Keys the app reads without a default (`as int`, a required field): each must be there, not null. */
 function missing(obj: Record<string, unknown>, keys: string[]): string[] {
@@ -39,51 +41,149 @@ const MOBILE_AGENT = "PinePods Mobile/1.0";
 
 /** PinepodsEpisode (entities/pinepods_episode.dart and the list readers of pinepods_service.dart). */
 const EPISODE: Record<string, Cast> = {
-  podcastname: "String", episodetitle: "String", episodepubdate: "String", episodedescription: "String", episodeartwork: "String",
-  episodeurl: "String", episodeduration: "int", listenduration: "int", episodeid: "int", completed: "bool", saved: "bool",
-  queued: "bool", downloaded: "bool", is_youtube: "bool", podcastid: "int", listendate: "String", savedate: "String",
+  podcastname: "String",
+  episodetitle: "String",
+  episodepubdate: "String",
+  episodedescription: "String",
+  episodeartwork: "String",
+  episodeurl: "String",
+  episodeduration: "int",
+  listenduration: "int",
+  episodeid: "int",
+  completed: "bool",
+  saved: "bool",
+  queued: "bool",
+  downloaded: "bool",
+  is_youtube: "bool",
+  podcastid: "int",
+  listendate: "String",
+  savedate: "String",
 };
 /** PodcastDetailsData.fromJson (pinepods_service.dart). */
 const DYNAMIC_DETAILS: Record<string, Cast> = {
-  podcastid: "int", podcastname: "String", feedurl: "String", description: "String", author: "String", artworkurl: "String",
-  explicit: "bool", episodecount: "int", categories: "Map<String,String>", websiteurl: "String", podcastindexid: "int", is_youtube: "bool",
+  podcastid: "int",
+  podcastname: "String",
+  feedurl: "String",
+  description: "String",
+  author: "String",
+  artworkurl: "String",
+  explicit: "bool",
+  episodecount: "int",
+  categories: "Map<String,String>",
+  websiteurl: "String",
+  podcastindexid: "int",
+  is_youtube: "bool",
 };
 
 /** The Podcast getUserPodcasts and getUserPodcastsWithCategories build of a return_pods item. */
 const PODCAST: Record<string, Cast> = {
-  podcastid: "int", podcastname: "String", description: "String", artworkurl: "String", feedurl: "String", websiteurl: "String",
-  author: "String", is_favorite: "bool", episodecount: "int",
+  podcastid: "int",
+  podcastname: "String",
+  description: "String",
+  artworkurl: "String",
+  feedurl: "String",
+  websiteurl: "String",
+  author: "String",
+  is_favorite: "bool",
+  episodecount: "int",
 };
 /** PlaylistData.fromJson and Playlist.fromJson (pinepods_service.dart, entities/home_data.dart). */
 const PLAYLIST: Record<string, Cast> = {
-  playlist_id: "int", user_id: "int", name: "String", description: "String", is_system_playlist: "bool", podcast_ids: "List<int>",
-  include_unplayed: "bool", include_partially_played: "bool", include_played: "bool", min_duration: "int", max_duration: "int",
-  sort_order: "String", group_by_podcast: "bool", max_episodes: "int", last_updated: "String", created: "String", episode_count: "int", icon_name: "String",
+  playlist_id: "int",
+  user_id: "int",
+  name: "String",
+  description: "String",
+  is_system_playlist: "bool",
+  podcast_ids: "List<int>",
+  include_unplayed: "bool",
+  include_partially_played: "bool",
+  include_played: "bool",
+  min_duration: "int",
+  max_duration: "int",
+  sort_order: "String",
+  group_by_podcast: "bool",
+  max_episodes: "int",
+  last_updated: "String",
+  created: "String",
+  episode_count: "int",
+  icon_name: "String",
 };
 /** PinepodsPodcast.fromJson (entities/pinepods_search.dart): a directory feed of proxy_search. */
 const DIRECTORY_FEED: Record<string, Cast> = {
-  id: "int", title: "String", url: "String", originalUrl: "String", link: "String", description: "String", author: "String", ownerName: "String",
-  image: "String", artwork: "String", lastUpdateTime: "int", categories: "Map<String,String>", explicit: "bool", episodeCount: "int",
+  id: "int",
+  title: "String",
+  url: "String",
+  originalUrl: "String",
+  link: "String",
+  description: "String",
+  author: "String",
+  ownerName: "String",
+  image: "String",
+  artwork: "String",
+  lastUpdateTime: "int",
+  categories: "Map<String,String>",
+  explicit: "bool",
+  episodeCount: "int",
 };
 /** PinepodsITunesPodcast.fromJson: a store result of proxy_search. */
 const STORE_RESULT: Record<string, Cast> = {
-  wrapperType: "String", kind: "String", collectionId: "int", trackId: "int", artistName: "String", trackName: "String", collectionViewUrl: "String",
-  feedUrl: "String", artworkUrl100: "String", releaseDate: "String", genres: "List<String>", collectionExplicitness: "String", trackCount: "int",
+  wrapperType: "String",
+  kind: "String",
+  collectionId: "int",
+  trackId: "int",
+  artistName: "String",
+  trackName: "String",
+  collectionViewUrl: "String",
+  feedUrl: "String",
+  artworkUrl100: "String",
+  releaseDate: "String",
+  genres: "List<String>",
+  collectionExplicitness: "String",
+  trackCount: "int",
 };
 /** UserStats.fromJson (entities/user_stats.dart). */
 const USER_STATS: Record<string, Cast> = {
-  UserCreated: "String", PodcastsPlayed: "int", TimeListened: "int", PodcastsAdded: "int", EpisodesSaved: "int", EpisodesDownloaded: "int",
-  GpodderUrl: "String", Pod_Sync_Type: "String",
+  UserCreated: "String",
+  PodcastsPlayed: "int",
+  TimeListened: "int",
+  PodcastsAdded: "int",
+  EpisodesSaved: "int",
+  EpisodesDownloaded: "int",
+  GpodderUrl: "String",
+  Pod_Sync_Type: "String",
 };
 /** HomeEpisode.fromJson and HomePodcast.fromJson (entities/home_data.dart). */
 const HOME_EPISODE: Record<string, Cast> = {
-  episodeid: "int", podcastid: "int", episodetitle: "String", episodedescription: "String", episodeurl: "String", episodeartwork: "String",
-  episodepubdate: "String", episodeduration: "int", completed: "bool", podcastname: "String", is_youtube: "bool", listenduration: "int",
-  saved: "bool", queued: "bool", downloaded: "bool",
+  episodeid: "int",
+  podcastid: "int",
+  episodetitle: "String",
+  episodedescription: "String",
+  episodeurl: "String",
+  episodeartwork: "String",
+  episodepubdate: "String",
+  episodeduration: "int",
+  completed: "bool",
+  podcastname: "String",
+  is_youtube: "bool",
+  listenduration: "int",
+  saved: "bool",
+  queued: "bool",
+  downloaded: "bool",
 };
 const HOME_PODCAST: Record<string, Cast> = {
-  podcastid: "int", podcastname: "String", podcastindexid: "int", artworkurl: "String", author: "String", description: "String", episodecount: "int",
-  feedurl: "String", websiteurl: "String", explicit: "bool", is_youtube: "bool", play_count: "int", total_listen_time: "int",
+  podcastid: "int",
+  podcastname: "String",
+  podcastindexid: "int",
+  artworkurl: "String",
+  author: "String",
+  description: "String",
+  episodecount: "int",
+  feedurl: "String",
+  websiteurl: "String",
+  explicit: "bool",
+  is_youtube: "bool",
+  play_count: "int",
+  total_listen_time: "int",
 };
 
 describe("PinePods mobile app reading this server's answers", () => {
@@ -151,7 +251,14 @@ describe("PinePods mobile app reading this server's answers", () => {
   });
 
   test("podcast list: return_pods read as getUserPodcasts and getUserPodcastsWithCategories build their Podcast", async () => {
-    expect((await http().put("/api/data/podcast/toggle_favorite").set("Api-Key", lib.users.alice.key).send({ user_id: uid(), podcast_id: lib.shared, is_favorite: true })).status).toBe(200);
+    expect(
+      (
+        await http()
+          .put("/api/data/podcast/toggle_favorite")
+          .set("Api-Key", lib.users.alice.key)
+          .send({ user_id: uid(), podcast_id: lib.shared, is_favorite: true })
+      ).status,
+    ).toBe(200);
     const res = await lib.get(`/api/data/return_pods/${uid()}`, "alice");
     expect(res.status).toBe(200);
     const pods: Record<string, any>[] = res.body.pods;
@@ -163,31 +270,55 @@ describe("PinePods mobile app reading this server's answers", () => {
       // The documents' names stay, first, and tell the same.
       const keys = Object.keys(pod);
       expect(keys.indexOf("podcast_id")).toBeLessThan(keys.indexOf("podcastid"));
-      expect(pod).toMatchObject({ podcastid: pod.podcast_id, podcastname: pod.title, feedurl: pod.feed_url, artworkurl: pod.artwork_url, websiteurl: pod.website_url, episodecount: pod.episode_count });
+      expect(pod).toMatchObject({
+        podcastid: pod.podcast_id,
+        podcastname: pod.title,
+        feedurl: pod.feed_url,
+        artworkurl: pod.artwork_url,
+        websiteurl: pod.website_url,
+        episodecount: pod.episode_count,
+      });
       // categories: the documents' array, which the categories variant reads as no categories (neither Map nor String).
       expect(Array.isArray(pod.categories)).toBe(true);
       // The web client's Podcast: explicit a bool, podcastindexid an integer (its i32 refuses null).
       expect(dartMismatches(pod, { explicit: "bool", podcastindexid: "int" })).toEqual([]);
       expect(missing(pod, ["explicit", "podcastindexid"])).toEqual([]);
     }
-    expect(pods.find((p) => p.podcastid === lib.shared)).toMatchObject({ podcastname: "Shared Show", feedurl: lib.feeds.url + "/shared.xml", is_favorite: true, episodecount: 10 });
+    expect(pods.find((p) => p.podcastid === lib.shared)).toMatchObject({
+      podcastname: "Shared Show",
+      feedurl: lib.feeds.url + "/shared.xml",
+      is_favorite: true,
+      episodecount: 10,
+    });
     expect(pods.find((p) => p.podcastid === lib.own)).toMatchObject({ podcastname: "Alpha Own Show", is_favorite: false });
   });
 
   test("podcast page: get_podcast_id's podcast_id (podcast_tile) and get_podcast_details' details (podcast_nav)", async () => {
-    const found = await lib.get("/api/data/get_podcast_id", "alice", { user_id: uid(), podcast_feed: lib.feeds.url + "/shared.xml", podcast_title: "Shared Show" });
+    const found = await lib.get("/api/data/get_podcast_id", "alice", {
+      user_id: uid(),
+      podcast_feed: lib.feeds.url + "/shared.xml",
+      podcast_title: "Shared Show",
+    });
     expect(found.status).toBe(200);
     expect(found.body).toEqual({ episodes: lib.shared, podcast_id: lib.shared });
     const res = await lib.get("/api/data/get_podcast_details", "alice", { podcast_id: lib.shared, user_id: uid() });
     expect(res.status).toBe(200);
     expect(res.body.podcast).toMatchObject({ podcast_id: lib.shared, title: "Shared Show" });
     const details = res.body.details;
-    expect(details).toMatchObject({ podcastid: lib.shared, podcastname: "Shared Show", feedurl: lib.feeds.url + "/shared.xml", episodecount: 10, explicit: false, userid: uid() });
+    expect(details).toMatchObject({
+      podcastid: lib.shared,
+      podcastname: "Shared Show",
+      feedurl: lib.feeds.url + "/shared.xml",
+      episodecount: 10,
+      explicit: false,
+      userid: uid(),
+    });
     expect(dartMismatches(details, { ...DYNAMIC_DETAILS, userid: "int" })).toEqual([]);
   });
 
   test("play: get_podcast_id_from_ep/{id} as playPinepodsEpisode asks it (no user_id), then that podcast's play details", async () => {
-    const ask = (episode: number | string, who = "alice") => http().get(`/api/data/get_podcast_id_from_ep/${episode}`).set("Api-Key", lib.users[who].key).set("Content-Type", "application/json");
+    const ask = (episode: number | string, who = "alice") =>
+      http().get(`/api/data/get_podcast_id_from_ep/${episode}`).set("Api-Key", lib.users[who].key).set("Content-Type", "application/json");
     const res = await ask(lib.ids["Hour"]);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ podcast_id: lib.shared });
@@ -204,9 +335,22 @@ describe("PinePods mobile app reading this server's answers", () => {
 
   test("playlists: made from the app's form (sort order newest_first, podcast_ids []), listed, read, deleted with POST", async () => {
     const form = {
-      user_id: uid(), name: "Phone list", description: null, podcast_ids: [], include_unplayed: true, include_partially_played: true, include_played: false,
-      min_duration: null, max_duration: null, sort_order: "newest_first", group_by_podcast: false, max_episodes: null, icon_name: "ph-playlist",
-      play_progress_min: null, play_progress_max: null, time_filter_hours: null,
+      user_id: uid(),
+      name: "Phone list",
+      description: null,
+      podcast_ids: [],
+      include_unplayed: true,
+      include_partially_played: true,
+      include_played: false,
+      min_duration: null,
+      max_duration: null,
+      sort_order: "newest_first",
+      group_by_podcast: false,
+      max_episodes: null,
+      icon_name: "ph-playlist",
+      play_progress_min: null,
+      play_progress_max: null,
+      time_filter_hours: null,
     };
     expect((await lib.post("/api/data/create_playlist", "alice", form)).status).toBe(200);
     const list = async () => (await lib.get("/api/data/get_playlists", "alice", { user_id: uid() })).body.playlists as Record<string, any>[];
@@ -221,7 +365,11 @@ describe("PinePods mobile app reading this server's answers", () => {
     expect(dates).toEqual([...dates].sort().reverse());
 
     // The form's other orders.
-    for (const [sent, stored] of [["oldest_first", "date_asc"], ["shortest_first", "duration_asc"], ["longest_first", "duration_desc"]]) {
+    for (const [sent, stored] of [
+      ["oldest_first", "date_asc"],
+      ["shortest_first", "duration_asc"],
+      ["longest_first", "duration_desc"],
+    ]) {
       const made = await lib.post("/api/data/create_playlist", "alice", { ...form, name: sent, sort_order: sent });
       expect((await list()).find((p) => p.playlist_id === made.body.playlist_id)).toMatchObject({ sort_order: stored });
       expect((await lib.post("/api/data/delete_playlist", "alice", { user_id: uid(), playlist_id: made.body.playlist_id })).status).toBe(200);
@@ -285,8 +433,12 @@ describe("PinePods mobile app reading this server's answers", () => {
     const s = stats.body;
     expect(Object.keys(s)[0]).toBe("total_listen_time");
     expect(s).toMatchObject({
-      PodcastsAdded: 2, PodcastsPlayed: s.episodes_played, TimeListened: Math.floor(s.total_listen_time / 60), EpisodesSaved: s.episodes_saved,
-      EpisodesDownloaded: s.episodes_downloaded, Pod_Sync_Type: "None",
+      PodcastsAdded: 2,
+      PodcastsPlayed: s.episodes_played,
+      TimeListened: Math.floor(s.total_listen_time / 60),
+      EpisodesSaved: s.episodes_saved,
+      EpisodesDownloaded: s.episodes_downloaded,
+      Pod_Sync_Type: "None",
     });
     expect(s.TimeListened).toBeGreaterThanOrEqual(2);
     expect(Date.now() - new Date(s.UserCreated).getTime()).toBeLessThan(3_600_000);
@@ -294,9 +446,28 @@ describe("PinePods mobile app reading this server's answers", () => {
     const home = await lib.get("/api/data/home_overview", "alice", { user_id: uid() });
     expect(home.status).toBe(200);
     const h = home.body;
-    expect(dartMismatches(h, { recent_episodes: "List", in_progress_episodes: "List", queue_preview: "List", top_podcasts: "List", saved_count: "int", downloaded_count: "int", queue_count: "int", weekly_stats: "Map" })).toEqual([]);
+    expect(
+      dartMismatches(h, {
+        recent_episodes: "List",
+        in_progress_episodes: "List",
+        queue_preview: "List",
+        top_podcasts: "List",
+        saved_count: "int",
+        downloaded_count: "int",
+        queue_count: "int",
+        weekly_stats: "Map",
+      }),
+    ).toEqual([]);
     for (const e of [...h.recent_episodes, ...h.in_progress_episodes, ...h.queue_preview]) expect(dartMismatches(e, HOME_EPISODE)).toEqual([]);
-    expect(h.recent_episodes[0]).toMatchObject({ episode_id: ep, episode_title: "Half", episodeid: ep, episodetitle: "Half", podcastid: lib.shared, podcastname: "Shared Show", listenduration: 120 });
+    expect(h.recent_episodes[0]).toMatchObject({
+      episode_id: ep,
+      episode_title: "Half",
+      episodeid: ep,
+      episodetitle: "Half",
+      podcastid: lib.shared,
+      podcastname: "Shared Show",
+      listenduration: 120,
+    });
     expect(h.in_progress_episodes.map((e: { episodeid: number }) => e.episodeid)).toContain(ep);
     expect(h.top_podcasts[0]).toMatchObject({ podcastid: lib.shared, podcastname: "Shared Show" });
     for (const p of h.top_podcasts) expect(dartMismatches(p, HOME_PODCAST)).toEqual([]);
@@ -324,7 +495,15 @@ describe("PinePods mobile app reading this server's answers", () => {
       expect((await lib.get(`/api/data/get_theme/${uid()}`, "alice")).body).toEqual({ theme });
     }
     expectErrorBody(await put("/api/data/user/set_theme", { user_id: uid(), new_theme: "nordic" }), 400);
-    const formats = [["EUR", "DD/MM/YYYY"], ["USA", "MM/DD/YYYY"], ["JIS", "YYYY-MM-DD"], ["JUL", "YYYY-MM-DD"], ["MDY", "MM/DD/YYYY"], ["DMY", "DD/MM/YYYY"], ["ISO", "YYYY-MM-DD"]];
+    const formats = [
+      ["EUR", "DD/MM/YYYY"],
+      ["USA", "MM/DD/YYYY"],
+      ["JIS", "YYYY-MM-DD"],
+      ["JUL", "YYYY-MM-DD"],
+      ["MDY", "MM/DD/YYYY"],
+      ["DMY", "DD/MM/YYYY"],
+      ["ISO", "YYYY-MM-DD"],
+    ];
     for (const [code, stored] of formats) {
       expect((await put("/api/data/update_date_format", { user_id: uid(), date_format: code })).status).toBe(200);
       expect((await lib.get("/api/data/get_time_info", "alice", { user_id: uid() })).body.date_format).toBe(stored);
@@ -343,8 +522,10 @@ describe("PinePods mobile app reading this server's answers", () => {
     const lists = {
       return_episodes: (await lib.get(`/api/data/return_episodes/${uid()}`, "alice", { limit: 50, offset: 0 })).body.episodes,
       queue: (await lib.get("/api/data/get_queued_episodes", "alice", { user_id: uid() })).body.data,
-      saved: (await lib.get(`/api/data/saved_episode_list/${uid()}`, "alice", { limit: 50, offset: 0, sort_by: "date", sort_order: "desc", filter: "all" })).body.saved_episodes,
-      history: (await lib.get(`/api/data/user_history/${uid()}`, "alice", { limit: 50, offset: 0, sort_by: "date", sort_order: "desc", filter: "all" })).body.data,
+      saved: (await lib.get(`/api/data/saved_episode_list/${uid()}`, "alice", { limit: 50, offset: 0, sort_by: "date", sort_order: "desc", filter: "all" }))
+        .body.saved_episodes,
+      history: (await lib.get(`/api/data/user_history/${uid()}`, "alice", { limit: 50, offset: 0, sort_by: "date", sort_order: "desc", filter: "all" })).body
+        .data,
       podcast_episodes: (await lib.get("/api/data/podcast_episodes", "alice", { user_id: uid(), podcast_id: lib.shared })).body.episodes,
     };
     for (const [name, items] of Object.entries(lists)) {
@@ -363,7 +544,12 @@ describe("PinePods mobile app reading this server's answers", () => {
     // getEpisodeMetadata reads is_saved, is_queued, is_downloaded (the web client takes them as aliases of saved, queued, downloaded).
     expect(res.body.episode).toMatchObject({ episodeid: ep, podcastid: lib.shared, is_saved: true, is_queued: true, is_downloaded: false });
     expect(dartMismatches(res.body.episode, EPISODE)).toEqual([]);
-    const other = await lib.post("/api/data/get_episode_metadata", "alice", { episode_id: lib.ids["Long"], user_id: uid(), person_episode: false, is_youtube: false });
+    const other = await lib.post("/api/data/get_episode_metadata", "alice", {
+      episode_id: lib.ids["Long"],
+      user_id: uid(),
+      person_episode: false,
+      is_youtube: false,
+    });
     expect(other.body.episode).toMatchObject({ is_saved: false, is_queued: false, is_downloaded: false });
   });
 
@@ -377,13 +563,27 @@ describe("PinePods mobile app reading this server's answers", () => {
   });
 
   test("get_podcast_details_dynamic: a feed without artwork or author, subscribed or not; categories as a map", async () => {
-    lib.feeds.route("/bare.xml", { body: rssFeed("Bare Show", [{ title: "One", guid: "bare-1", url: "https://media.test/bare/1.mp3", date: new Date().toISOString(), duration: 60 }]) });
-    const q = { user_id: uid(), podcast_title: "Shared Show", podcast_url: lib.feeds.url + "/shared.xml", podcast_index_id: 0, added: true, display_only: false };
+    lib.feeds.route("/bare.xml", {
+      body: rssFeed("Bare Show", [{ title: "One", guid: "bare-1", url: "https://media.test/bare/1.mp3", date: new Date().toISOString(), duration: 60 }]),
+    });
+    const q = {
+      user_id: uid(),
+      podcast_title: "Shared Show",
+      podcast_url: lib.feeds.url + "/shared.xml",
+      podcast_index_id: 0,
+      added: true,
+      display_only: false,
+    };
     const known = await lib.get("/api/data/get_podcast_details_dynamic", "alice", q);
     expect(known.status).toBe(200);
     expect(known.body).toMatchObject({ podcastid: lib.shared, podcastname: "Shared Show", author: "", artworkurl: "", categories: {} });
     expect(dartMismatches(known.body, DYNAMIC_DETAILS)).toEqual([]);
-    const fetched = await lib.get("/api/data/get_podcast_details_dynamic", "alice", { ...q, podcast_title: "Bare Show", podcast_url: lib.feeds.url + "/bare.xml", added: false });
+    const fetched = await lib.get("/api/data/get_podcast_details_dynamic", "alice", {
+      ...q,
+      podcast_title: "Bare Show",
+      podcast_url: lib.feeds.url + "/bare.xml",
+      added: false,
+    });
     expect(fetched.status).toBe(200);
     expect(fetched.body).toMatchObject({ podcastid: 0, podcastname: "Bare Show", author: "", artworkurl: "", episodecount: 1 });
     expect(dartMismatches(fetched.body, DYNAMIC_DETAILS)).toEqual([]);
@@ -397,7 +597,21 @@ describe("PinePods mobile app reading this server's answers", () => {
     expect(dartMismatches(next.body, EPISODE)).toEqual([]);
     const playlists = await lib.get("/api/data/get_playlists", "alice", { user_id: uid() });
     const playlist = playlists.body.playlists[0];
-    expect(dartMismatches(playlist, { playlist_id: "int", user_id: "int", name: "String", description: "String", min_duration: "int", max_duration: "int", max_episodes: "int", episode_count: "int", icon_name: "String", created: "String", last_updated: "String" })).toEqual([]);
+    expect(
+      dartMismatches(playlist, {
+        playlist_id: "int",
+        user_id: "int",
+        name: "String",
+        description: "String",
+        min_duration: "int",
+        max_duration: "int",
+        max_episodes: "int",
+        episode_count: "int",
+        icon_name: "String",
+        created: "String",
+        last_updated: "String",
+      }),
+    ).toEqual([]);
     const page = await lib.get("/api/data/get_playlist_episodes", "alice", { user_id: uid(), playlist_id: playlist.playlist_id, limit: 50, offset: 0 });
     expect(page.status).toBe(200);
     expect(episodesOf(page.body.episodes)).toEqual([]);

@@ -78,15 +78,46 @@ describe("push notifications", () => {
     expect((await api(server.url).get("/api/data/user/notification_settings").set("Api-Key", "bad").query({ user_id: u.alice.id })).status).toBe(401);
 
     const saved = await put("/api/data/user/notification_settings", "alice", {
-      user_id: u.alice.id, platform: "notifa", enabled: true, notifa_topic: "alice-news", notifa_server_url: `${receiver.url}/ntfy`, notifa_access_token: NTFY_TOKEN,
+      user_id: u.alice.id,
+      platform: "notifa",
+      enabled: true,
+      notifa_topic: "alice-news",
+      notifa_server_url: `${receiver.url}/ntfy`,
+      notifa_access_token: NTFY_TOKEN,
     });
     expect(saved.status).toBe(200);
-    expect((await put("/api/data/user/notification_settings", "bob", { user_id: u.bob.id, platform: "gotify", enabled: true, notifb_url: `${receiver.url}/gotify`, notifb_token: GOTIFY_TOKEN })).status).toBe(200);
-    expect((await put("/api/data/user/notification_settings", "bob", { user_id: u.bob.id, platform: "http", enabled: true, http_url: `${receiver.url}/hook`, http_token: HOOK_TOKEN, http_method: "post" })).status).toBe(200);
-    expect((await put("/api/data/user/notification_settings", "carol", { user_id: u.carol.id, platform: "http", enabled: true, http_url: `${receiver.url}/hook` })).status).toBe(200);
+    expect(
+      (
+        await put("/api/data/user/notification_settings", "bob", {
+          user_id: u.bob.id,
+          platform: "gotify",
+          enabled: true,
+          notifb_url: `${receiver.url}/gotify`,
+          notifb_token: GOTIFY_TOKEN,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await put("/api/data/user/notification_settings", "bob", {
+          user_id: u.bob.id,
+          platform: "http",
+          enabled: true,
+          http_url: `${receiver.url}/hook`,
+          http_token: HOOK_TOKEN,
+          http_method: "post",
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await put("/api/data/user/notification_settings", "carol", { user_id: u.carol.id, platform: "http", enabled: true, http_url: `${receiver.url}/hook` }))
+        .status,
+    ).toBe(200);
 
     const mine = await get("/api/data/user/notification_settings", "alice", { user_id: u.alice.id });
-    expect(mine.body.settings).toEqual([expect.objectContaining({ platform: "ntfy", enabled: true, notifa_topic: "alice-news", notifa_access_token_set: true, notifa_password_set: false })]);
+    expect(mine.body.settings).toEqual([
+      expect.objectContaining({ platform: "ntfy", enabled: true, notifa_topic: "alice-news", notifa_access_token_set: true, notifa_password_set: false }),
+    ]);
     expect(JSON.stringify(mine.body)).not.toContain(NTFY_TOKEN);
     expectErrorBody(await get("/api/data/user/notification_settings", "alice", { user_id: u.bob.id }), 403);
   });
@@ -107,7 +138,12 @@ describe("push notifications", () => {
     expectErrorBody(await post("/api/data/user/test_notification", "carol", { user_id: u.carol.id, platform: "gotify" }), 400);
 
     // The outbound address policy: cloud metadata addresses are refused for everyone, admins included.
-    await put("/api/data/user/notification_settings", "admin", { user_id: u.admin.id, platform: "http", enabled: true, http_url: "http://169.254.169.254/latest/meta-data" });
+    await put("/api/data/user/notification_settings", "admin", {
+      user_id: u.admin.id,
+      platform: "http",
+      enabled: true,
+      http_url: "http://169.254.169.254/latest/meta-data",
+    });
     const refused = await post("/api/data/user/test_notification", "admin", { user_id: u.admin.id, platform: "http" });
     expectErrorBody(refused, 400);
     expect(refused.body.message).toMatch(/not allowed/);
@@ -115,7 +151,9 @@ describe("push notifications", () => {
 
   test("a new episode: one message per endpoint of each subscriber with notifications on, none for the others", async () => {
     expectErrorBody(await post("/api/data/podcast/toggle_notifications", "alice", { user_id: u.bob.id, podcast_id: podcastId, enabled: true }), 403);
-    expect((await post("/api/data/podcast/toggle_notifications", "alice", { user_id: u.alice.id, podcast_id: podcastId, enabled: true })).body.enabled).toBe(true);
+    expect((await post("/api/data/podcast/toggle_notifications", "alice", { user_id: u.alice.id, podcast_id: podcastId, enabled: true })).body.enabled).toBe(
+      true,
+    );
     // The web client toggles with PUT.
     expect((await put("/api/data/podcast/toggle_notifications", "bob", { user_id: u.bob.id, podcast_id: podcastId })).body.enabled).toBe(true);
     expect((await post("/api/data/podcast/notification_status", "carol", { user_id: u.carol.id, podcast_id: podcastId })).body.enabled).toBe(false);
@@ -138,8 +176,13 @@ describe("push notifications", () => {
     const hook = got.find((g) => g.path === "/hook")!;
     expect(hook.headers.authorization).toBe(`Bearer ${HOOK_TOKEN}`);
     expect(JSON.parse(hook.body)).toMatchObject({
-      event: "episode.new", user_id: u.bob.id, podcast_id: podcastId, podcast_title: "The Show", episode_title: "Episode 2",
-      episode_url: `${feeds.url}/media/2.mp3`, pub_date: "2024-01-02T00:00:00.000Z",
+      event: "episode.new",
+      user_id: u.bob.id,
+      podcast_id: podcastId,
+      podcast_title: "The Show",
+      episode_title: "Episode 2",
+      episode_url: `${feeds.url}/media/2.mp3`,
+      pub_date: "2024-01-02T00:00:00.000Z",
     });
   });
 

@@ -107,10 +107,16 @@ describe("OIDC login through a loopback OpenID provider", () => {
     });
     handler = provider.callback();
 
-    await api(server.url).post("/api/data/create_first").send({ username: "admin", password: "admin password 1", email: "admin@example.org", fullname: "Admin" }).expect(200);
+    await api(server.url)
+      .post("/api/data/create_first")
+      .send({ username: "admin", password: "admin password 1", email: "admin@example.org", fullname: "Admin" })
+      .expect(200);
     adminKey = (await api(server.url).get("/api/data/get_key").set("Authorization", basic("admin", "admin password 1")).expect(200)).body.retrieved_key;
-    await api(server.url).post("/api/data/add_user").set("Api-Key", adminKey)
-      .send({ username: "plainuser", hash_pw: "plain password 1", email: "plain@example.org", fullname: "Plain" }).expect(200);
+    await api(server.url)
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ username: "plainuser", hash_pw: "plain password 1", email: "plain@example.org", fullname: "Plain" })
+      .expect(200);
     userKey = (await api(server.url).get("/api/data/get_key").set("Authorization", basic("plainuser", "plain password 1")).expect(200)).body.retrieved_key;
   });
 
@@ -175,7 +181,13 @@ describe("OIDC login through a loopback OpenID provider", () => {
     const record = providerRecord(GOOD_CLIENT, GOOD_CLIENT.client_secret);
     const { button_color: _omitted, ...incomplete } = record;
     expectErrorBody(await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey).send(incomplete), 400);
-    expectErrorBody(await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey).send({ ...record, token_url: "not a url" }), 400);
+    expectErrorBody(
+      await api(server.url)
+        .post("/api/data/add_oidc_provider")
+        .set("Api-Key", adminKey)
+        .send({ ...record, token_url: "not a url" }),
+      400,
+    );
     expectErrorBody(await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", userKey).send(record), 403);
     expectErrorBody(await api(server.url).post("/api/data/add_oidc_provider").send(record), 401);
     config.oidcAllowHttp = false;
@@ -189,8 +201,16 @@ describe("OIDC login through a loopback OpenID provider", () => {
     goodProviderId = added.body.provider_id;
     expect(goodProviderId).toEqual(expect.any(Number));
     expectErrorBody(await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey).send(record), 409);
-    const bad = await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey)
-      .send({ ...providerRecord(MISCONFIGURED_CLIENT, "not-the-secret-the-provider-knows"), icon_svg: null, roles_claim: null, user_role: null, admin_role: null })
+    const bad = await api(server.url)
+      .post("/api/data/add_oidc_provider")
+      .set("Api-Key", adminKey)
+      .send({
+        ...providerRecord(MISCONFIGURED_CLIENT, "not-the-secret-the-provider-knows"),
+        icon_svg: null,
+        roles_claim: null,
+        user_role: null,
+        admin_role: null,
+      })
       .expect(200);
     badProviderId = bad.body.provider_id;
   });
@@ -198,19 +218,35 @@ describe("OIDC login through a loopback OpenID provider", () => {
   test("providers are listed for admins and publicly, never with the client secret", async () => {
     const listed = await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", adminKey).expect(200);
     expect(listed.body.providers.map((p: any) => p.provider_id)).toEqual([goodProviderId, badProviderId]);
-    expect(listed.body.providers[0]).toMatchObject({ provider_name: `Test IdP ${GOOD_CLIENT.client_id}`, client_id: GOOD_CLIENT.client_id, roles_claim: "groups", admin_role: "podcast-admins" });
+    expect(listed.body.providers[0]).toMatchObject({
+      provider_name: `Test IdP ${GOOD_CLIENT.client_id}`,
+      client_id: GOOD_CLIENT.client_id,
+      roles_claim: "groups",
+      admin_role: "podcast-admins",
+    });
     expectErrorBody(await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", userKey), 403);
 
     const pub = await api(server.url).get("/api/data/public_oidc_providers").expect(200);
     expect(pub.body.disable_standard_login).toBe(false);
     expect(pub.body.providers).toHaveLength(2);
     const [first, second] = pub.body.providers;
-    expect(first).toMatchObject({ id: goodProviderId, name: `Test IdP ${GOOD_CLIENT.client_id}`, button_text: "Log in with Test IdP", button_color: "#224488", button_text_color: "#ffffff" });
+    expect(first).toMatchObject({
+      id: goodProviderId,
+      name: `Test IdP ${GOOD_CLIENT.client_id}`,
+      button_text: "Log in with Test IdP",
+      button_color: "#224488",
+      button_text_color: "#ffffff",
+    });
     expect(first.icon_url).toMatch(/^data:image\/svg\+xml;base64,/);
     expect(second.icon_url).toBeNull();
     const loginUrl = new URL(first.login_url);
     expect(`${loginUrl.origin}${loginUrl.pathname}`).toBe(`${issuer}/auth`);
-    expect(Object.fromEntries(loginUrl.searchParams)).toMatchObject({ client_id: GOOD_CLIENT.client_id, redirect_uri: callbackUrl, response_type: "code", scope: "openid email profile groups" });
+    expect(Object.fromEntries(loginUrl.searchParams)).toMatchObject({
+      client_id: GOOD_CLIENT.client_id,
+      redirect_uri: callbackUrl,
+      response_type: "code",
+      scope: "openid email profile groups",
+    });
 
     for (const body of [JSON.stringify(listed.body), JSON.stringify(pub.body)]) {
       expect(body).not.toContain(GOOD_CLIENT.client_secret);
@@ -224,8 +260,14 @@ describe("OIDC login through a loopback OpenID provider", () => {
     expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ client_id: GOOD_CLIENT.client_id }), 400);
     expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state, client_id: "nobody-registered-this" }), 400);
     // The key must not be sent to someone else's site.
-    expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state, client_id: GOOD_CLIENT.client_id, origin_url: "https://evil.example/steal" }), 400);
-    expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state, client_id: GOOD_CLIENT.client_id, origin_url: "//evil.example/steal" }), 400);
+    expectErrorBody(
+      await api(server.url).post("/api/auth/store_state").send({ state, client_id: GOOD_CLIENT.client_id, origin_url: "https://evil.example/steal" }),
+      400,
+    );
+    expectErrorBody(
+      await api(server.url).post("/api/auth/store_state").send({ state, client_id: GOOD_CLIENT.client_id, origin_url: "//evil.example/steal" }),
+      400,
+    );
     expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state, client_id: GOOD_CLIENT.client_id, code_verifier: "short" }), 400);
     await api(server.url).post("/api/auth/store_state").send({ state, client_id: GOOD_CLIENT.client_id, origin_url: "/relative/page" }).expect(200);
     expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state, client_id: GOOD_CLIENT.client_id }), 409);
@@ -240,8 +282,11 @@ describe("OIDC login through a loopback OpenID provider", () => {
     config.oidcRedirectUri = callbackUrl;
     let res: Response;
     try {
-      await api(server.url).post("/api/auth/store_state").set("Host", "evil.example")
-        .send({ state, client_id: GOOD_CLIENT.client_id, origin_url: "http://evil.example/steal", code_verifier: verifier }).expect(200);
+      await api(server.url)
+        .post("/api/auth/store_state")
+        .set("Host", "evil.example")
+        .send({ state, client_id: GOOD_CLIENT.client_id, origin_url: "http://evil.example/steal", code_verifier: verifier })
+        .expect(200);
       const loginUrl = `${listing.body.providers[0].login_url}&state=${state}&code_challenge=${challenge}&code_challenge_method=S256`;
       res = await callback(await atProvider(loginUrl, "alice"));
     } finally {
@@ -255,7 +300,19 @@ describe("OIDC login through a loopback OpenID provider", () => {
     const first = await login("alice");
     expect(`${first.location.origin}${first.location.pathname}`).toBe(`${server.url}/app/home`);
     const info = await api(server.url).get(`/api/data/my_user_info/${first.userId}`).set("Api-Key", first.key).expect(200);
-    expect(info.body).toEqual({ userid: first.userId, fullname: "Alice Liddell", username: "alice", email: "alice@example.org", isadmin: 0, timezone: "UTC", timeformat: 24, dateformat: "YYYY-MM-DD", language: "en", startpage: "home", default_volume: 100 });
+    expect(info.body).toEqual({
+      userid: first.userId,
+      fullname: "Alice Liddell",
+      username: "alice",
+      email: "alice@example.org",
+      isadmin: 0,
+      timezone: "UTC",
+      timeformat: 24,
+      dateformat: "YYYY-MM-DD",
+      language: "en",
+      startpage: "home",
+      default_volume: 100,
+    });
     await api(server.url).get("/api/data/verify_key").set("Api-Key", first.key).expect(200);
 
     const second = await login("alice", "/player?tab=queue");
@@ -264,14 +321,20 @@ describe("OIDC login through a loopback OpenID provider", () => {
     expect(second.location.pathname).toBe("/player");
     expect(second.location.searchParams.get("tab")).toBe("queue");
     // No second account: the next account created gets the very next id.
-    const next = await api(server.url).post("/api/data/add_user").set("Api-Key", adminKey)
-      .send({ username: "after-alice", hash_pw: "after alice pw 1", email: "after@example.org", fullname: "After" }).expect(200);
+    const next = await api(server.url)
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ username: "after-alice", hash_pw: "after alice pw 1", email: "after@example.org", fullname: "After" })
+      .expect(200);
     expect(next.body.user_id).toBe(first.userId + 1);
   });
 
   test("a login is linked by email to an account made before, case-insensitively", async () => {
-    const made = await api(server.url).post("/api/data/add_user").set("Api-Key", adminKey)
-      .send({ username: "carol", hash_pw: "carol password 1", email: "carol@example.org", fullname: "Carol" }).expect(200);
+    const made = await api(server.url)
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ username: "carol", hash_pw: "carol password 1", email: "carol@example.org", fullname: "Carol" })
+      .expect(200);
     const { userId } = await login("carol-sso");
     expect(userId).toBe(made.body.user_id);
     // The local password still works beside the OIDC login.
@@ -295,9 +358,13 @@ describe("OIDC login through a loopback OpenID provider", () => {
   });
 
   test("the admin role promotes an existing account, and its older keys get the rights at once", async () => {
-    const made = await api(server.url).post("/api/data/add_user").set("Api-Key", adminKey)
-      .send({ username: "promoted", hash_pw: "promoted password 1", email: "promoted@example.org", fullname: "Promoted" }).expect(200);
-    const oldKey = (await api(server.url).get("/api/data/get_key").set("Authorization", basic("promoted", "promoted password 1")).expect(200)).body.retrieved_key;
+    const made = await api(server.url)
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ username: "promoted", hash_pw: "promoted password 1", email: "promoted@example.org", fullname: "Promoted" })
+      .expect(200);
+    const oldKey = (await api(server.url).get("/api/data/get_key").set("Authorization", basic("promoted", "promoted password 1")).expect(200)).body
+      .retrieved_key;
     expectErrorBody(await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", oldKey), 403);
     const { userId } = await login("promoted");
     expect(userId).toBe(made.body.user_id);
@@ -352,14 +419,18 @@ describe("OIDC login through a loopback OpenID provider", () => {
   test("admins remove providers", async () => {
     expectErrorBody(await api(server.url).delete("/api/data/remove_oidc_provider").set("Api-Key", userKey).send({ provider_id: badProviderId }), 403);
     // The web client posts the bare id as the whole JSON body.
-    const bare = (body: string) => api(server.url).post("/api/data/remove_oidc_provider").set("Api-Key", adminKey).set("Content-Type", "application/json").send(body);
-    expectErrorBody(await bare("\"x\""), 400);
+    const bare = (body: string) =>
+      api(server.url).post("/api/data/remove_oidc_provider").set("Api-Key", adminKey).set("Content-Type", "application/json").send(body);
+    expectErrorBody(await bare('"x"'), 400);
     await bare(String(badProviderId)).expect(200);
     expectErrorBody(await bare(String(badProviderId)), 404);
     expectErrorBody(await api(server.url).delete("/api/data/remove_oidc_provider").set("Api-Key", adminKey).send({ provider_id: badProviderId }), 404);
     const listed = await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", adminKey).expect(200);
     expect(listed.body.providers.map((p: any) => p.provider_id)).toEqual([goodProviderId]);
-    expectErrorBody(await api(server.url).post("/api/auth/store_state").send({ state: "state-of-a-removed-provider", client_id: MISCONFIGURED_CLIENT.client_id }), 400);
+    expectErrorBody(
+      await api(server.url).post("/api/auth/store_state").send({ state: "state-of-a-removed-provider", client_id: MISCONFIGURED_CLIENT.client_id }),
+      400,
+    );
   });
 
   test("a token or userinfo endpoint on a link-local / metadata address is refused when saved, and at login before anything is fetched", async () => {
@@ -368,7 +439,9 @@ describe("OIDC login through a loopback OpenID provider", () => {
     const listed = async () => (await api(server.url).get("/api/data/list_oidc_providers").set("Api-Key", adminKey).expect(200)).body.providers.length;
     const before = await listed();
     for (const endpoint of [{ token_url: `${metadata}/token` }, { user_info_url: `${metadata}/userinfo` }, { token_url: "http://[fe80::1]/token" }]) {
-      const refused = await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey)
+      const refused = await api(server.url)
+        .post("/api/data/add_oidc_provider")
+        .set("Api-Key", adminKey)
         .send({ ...providerRecord(GUARDED_CLIENT, GUARDED_CLIENT.client_secret), ...endpoint });
       expectErrorBody(refused, 400);
       expect(refused.body.message).toMatch(new RegExp(`^${Object.keys(endpoint)[0]}: This address is not allowed: link-local, cloud metadata`));
@@ -379,8 +452,11 @@ describe("OIDC login through a loopback OpenID provider", () => {
      * the save-time check existed (or a name whose DNS later points there), so written to the store directly.
      */
     const loginWith = async (endpoint: { token_url: string } | { user_info_url: string }) => {
-      const added = await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey)
-        .send(providerRecord(GUARDED_CLIENT, GUARDED_CLIENT.client_secret)).expect(200);
+      const added = await api(server.url)
+        .post("/api/data/add_oidc_provider")
+        .set("Api-Key", adminKey)
+        .send(providerRecord(GUARDED_CLIENT, GUARDED_CLIENT.client_secret))
+        .expect(200);
       await (server.broker.getLocalService("oidc") as any).adapter.updateById(added.body.provider_id, { $set: endpoint });
       try {
         const { url } = await startLogin(GUARDED_CLIENT.client_id);

@@ -63,7 +63,11 @@ test("summaries and descriptions come from the API documents", () => {
   const op = doc.paths["/api/data/get_theme/{user_id}"].get;
   expect(op.summary).toBe("Get theme");
   expect(op.description).toContain("theme:string");
-  expect(op.responses["200"].content["application/json"].schema).toMatchObject({ type: "object", required: ["theme"], properties: { theme: { type: "string" } } });
+  expect(op.responses["200"].content["application/json"].schema).toMatchObject({
+    type: "object",
+    required: ["theme"],
+    properties: { theme: { type: "string" } },
+  });
 });
 
 test("a route the API documents do not describe has the route table's summary; an answer by format lists each media type; an empty body has no content", () => {
@@ -71,7 +75,10 @@ test("a route the API documents do not describe has the route table's summary; a
   expect(simple.summary).toBe(routes["GET /subscriptions/{username}.{format}"].summary);
   expect(simple.summary).toContain("gPodder simple API");
   expect(Object.keys(simple.responses["200"].content)).toEqual(["application/json", "text/x-opml", "text/plain"]);
-  expect(simple.responses["200"].content["application/json"].schema).toMatchObject({ type: "array", items: { type: "object", required: expect.arrayContaining(["url", "title", "description", "website", "logo_url", "subscribers"]) } });
+  expect(simple.responses["200"].content["application/json"].schema).toMatchObject({
+    type: "array",
+    items: { type: "object", required: expect.arrayContaining(["url", "title", "description", "website", "logo_url", "subscribers"]) },
+  });
   expect(simple.responses["200"].content["text/x-opml"].schema).toMatchObject({ type: "string" });
   const device = doc.paths["/api/2/devices/{username}/{deviceid}.json"].post;
   expect(device.responses["200"]).toEqual({ description: expect.any(String) });
@@ -110,9 +117,15 @@ test("error responses carry the JSON error body; admin routes list 403", () => {
 test("fastest-validator rules in every form become JSON Schema", () => {
   expect(ruleToSchema("string|optional|max:5")).toEqual({ schema: { type: "string", maxLength: 5 }, optional: true });
   expect(ruleToSchema({ type: "array", items: "number", min: 1 }).schema).toEqual({ type: "array", items: { type: "number" }, minItems: 1 });
-  expect(ruleToSchema({ type: "string", pattern: /^a+$/, nullable: true, default: "a" })).toEqual({ schema: { anyOf: [{ type: "string", pattern: "^a+$" }, { type: "null" }], default: "a" }, optional: true });
+  expect(ruleToSchema({ type: "string", pattern: /^a+$/, nullable: true, default: "a" })).toEqual({
+    schema: { anyOf: [{ type: "string", pattern: "^a+$" }, { type: "null" }], default: "a" },
+    optional: true,
+  });
   expect(ruleToSchema({ type: "object", props: { a: "boolean" } }).schema).toEqual({ type: "object", properties: { a: { type: "boolean" } }, required: ["a"] });
-  expect(ruleToSchema([{ type: "number" }, { type: "string", optional: true }])).toEqual({ schema: { anyOf: [{ type: "number" }, { type: "string" }] }, optional: true });
+  expect(ruleToSchema([{ type: "number" }, { type: "string", optional: true }])).toEqual({
+    schema: { anyOf: [{ type: "number" }, { type: "string" }] },
+    optional: true,
+  });
 });
 
 test("GET /api/docs is Swagger UI served from this server (no CDN); other file names answer 404 JSON", async () => {

@@ -57,14 +57,19 @@ describe("OPML import and export", () => {
     expect(started).toMatchObject({ success: true, total: 31, rejected: [] });
     expect(task.result).toMatchObject({ imported: 28, skipped: 1 });
     expect(task.result.failed).toHaveLength(2);
-    expect(task.result.failed).toEqual(expect.arrayContaining([
-      { url: `${feeds.url}/f/www.alternativlos.org/ogg.rss`, reason: expect.stringMatching(/404/) },
-      { url: `${feeds.url}/f/chaosradio.ccc.de/chaosradio-latest.rss`, reason: expect.any(String) },
-    ]));
+    expect(task.result.failed).toEqual(
+      expect.arrayContaining([
+        { url: `${feeds.url}/f/www.alternativlos.org/ogg.rss`, reason: expect.stringMatching(/404/) },
+        { url: `${feeds.url}/f/chaosradio.ccc.de/chaosradio-latest.rss`, reason: expect.any(String) },
+      ]),
+    );
     const progress = await get(`/api/data/import_progress/${u.alice.id}`, "alice");
     expect(progress.status).toBe(200);
     expect(progress.body).toMatchObject({ current: 31, total: 31, status: "SUCCESS", imported: 28, skipped: 1, current_podcast: expect.any(String) });
-    expect(progress.body.failed.map((f: any) => f.url).sort()).toEqual([`${feeds.url}/f/chaosradio.ccc.de/chaosradio-latest.rss`, `${feeds.url}/f/www.alternativlos.org/ogg.rss`]);
+    expect(progress.body.failed.map((f: any) => f.url).sort()).toEqual([
+      `${feeds.url}/f/chaosradio.ccc.de/chaosradio-latest.rss`,
+      `${feeds.url}/f/www.alternativlos.org/ogg.rss`,
+    ]);
     expect(await library("alice")).toHaveLength(29);
   });
 

@@ -35,12 +35,15 @@ describe("outbound URL policy", () => {
     feeds = await startLoopback({ "/feed.xml": FEED, "/shared.xml": FEED });
     inRange = await startLoopback({ "/feed.xml": FEED }, "127.0.0.3");
     outOfRange = await startLoopback({ "/feed.xml": FEED }, "127.0.0.4");
-    redirector = await startLoopback({
-      "/to-loopback": { status: 302, headers: { Location: `${feeds.url}/feed.xml` } },
-      "/to-decimal": { status: 302, headers: { Location: `http://2130706433:${feeds.port}/feed.xml` } },
-      "/to-mapped": { status: 302, headers: { Location: `http://[::ffff:127.0.0.1]:${feeds.port}/feed.xml` } },
-      "/to-metadata": { status: 302, headers: { Location: "http://169.254.169.254/latest/meta-data/" } },
-    }, "127.0.0.2");
+    redirector = await startLoopback(
+      {
+        "/to-loopback": { status: 302, headers: { Location: `${feeds.url}/feed.xml` } },
+        "/to-decimal": { status: 302, headers: { Location: `http://2130706433:${feeds.port}/feed.xml` } },
+        "/to-mapped": { status: 302, headers: { Location: `http://[::ffff:127.0.0.1]:${feeds.port}/feed.xml` } },
+        "/to-metadata": { status: 302, headers: { Location: "http://169.254.169.254/latest/meta-data/" } },
+      },
+      "127.0.0.2",
+    );
     server = await startServer({ allowPrivate: "false" });
     u = await createUsers(server.url, ["alice"]);
   });
@@ -94,7 +97,13 @@ describe("outbound URL policy", () => {
     expectRefused(await get("/api/data/fetch_podcast_feed", "alice", { podcast_feed: url }), /admins only/);
     expectRefused(await get("/api/data/fetch_podcast_feed", "admin", { podcast_feed: forbiddenUrls[0] }), /always refused/);
     expectRefused(
-      await get("/api/data/get_podcast_details_dynamic", "alice", { user_id: u.alice.id, podcast_title: "x", podcast_url: url, podcast_index_id: 0, added: false }),
+      await get("/api/data/get_podcast_details_dynamic", "alice", {
+        user_id: u.alice.id,
+        podcast_title: "x",
+        podcast_url: url,
+        podcast_index_id: 0,
+        added: false,
+      }),
       /admins only/,
     );
     expect(feeds.requests).toHaveLength(0);
@@ -131,7 +140,10 @@ describe("outbound URL policy", () => {
     expectRefused(await addPodcast("alice", forbiddenUrls[0]), /always refused/);
     // Moving the subscription to another feed URL is checked the same way.
     const podcast_id = (await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods[0].podcast_id;
-    const moved = await api(server.url).put("/api/data/update_podcast_info").set("Api-Key", u.alice.key).send({ user_id: u.alice.id, podcast_id, feed_url: `${outOfRange.url}/feed.xml` });
+    const moved = await api(server.url)
+      .put("/api/data/update_podcast_info")
+      .set("Api-Key", u.alice.key)
+      .send({ user_id: u.alice.id, podcast_id, feed_url: `${outOfRange.url}/feed.xml` });
     expectRefused(moved, /admins only/);
     expect(outOfRange.requests).toHaveLength(0);
     expect(await pods("alice")).toEqual([`${inRange.url}/feed.xml`]);

@@ -50,8 +50,13 @@ describe("Podcasting 2.0 data", () => {
     const res = await get("/api/data/fetch_podcasting_2_data", "alice", { episode_id: ep["3"], user_id: u.alice.id });
     expect(res.status).toBe(200);
     expect(res.body.chapters[0]).toEqual({ start_time: 0, startTime: 0, end_time: null, title: "Intro", img: null, url: null, toc: true });
-    expect(res.body.chapters.find((c: any) => c.title === "Namespace")).toMatchObject({ start_time: 410, url: "https://github.com/Podcastindex-org/podcast-namespace" });
-    expect(res.body.transcripts).toEqual(expect.arrayContaining([expect.objectContaining({ url: `${peer.url}/ex/episode1/transcript.vtt`, type: "text/vtt", language: "es" })]));
+    expect(res.body.chapters.find((c: any) => c.title === "Namespace")).toMatchObject({
+      start_time: 410,
+      url: "https://github.com/Podcastindex-org/podcast-namespace",
+    });
+    expect(res.body.transcripts).toEqual(
+      expect.arrayContaining([expect.objectContaining({ url: `${peer.url}/ex/episode1/transcript.vtt`, type: "text/vtt", language: "es" })]),
+    );
     expect(res.body.people.map((p: any) => p.name)).toEqual(["Adam Curry", "Dave Jones", "Becky Smith"]);
     expect(res.body.soundbites).toEqual([{ start_time: 33.833, duration: 60, title: null }]);
     expect(res.body.location[0]).toMatchObject({ name: "Birmingham Civil Rights Museum", country: "US" });

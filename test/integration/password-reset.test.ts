@@ -63,7 +63,10 @@ describe("mail settings and password reset by mail", () => {
     server = await startServer();
     await http().post("/api/data/create_first").send({ username: "root", password: "root password", email: "root@example.org", fullname: "Root" });
     adminKey = (await http().get("/api/data/get_key").set("Authorization", basic("root", "root password"))).body.retrieved_key;
-    await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: "Nora", username: "nora", email: "nora@example.org", hash_pw: "nora password" });
+    await http()
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ fullname: "Nora", username: "nora", email: "nora@example.org", hash_pw: "nora password" });
     userKey = (await http().get("/api/data/get_key").set("Authorization", basic("nora", "nora password"))).body.retrieved_key;
   });
   afterAll(async () => {
@@ -82,8 +85,21 @@ describe("mail settings and password reset by mail", () => {
     expect(empty.body).toMatchObject({ Emailsettingsid: expect.any(Number), ServerName: "", Password: "" });
     expectErrorBody(await http().post("/api/data/send_test_email").set("Api-Key", adminKey).send({ to_email: "x@example.org" }), 400);
 
-    for (const bad of [{ server_port: 70000 }, { server_port: "port" }, { from_email: "nobody" }, { encryption: "rot13" }, { send_mode: "pigeon" }, { server_name: "" }]) {
-      expectErrorBody(await http().post("/api/data/save_email_settings").set("Api-Key", adminKey).send({ email_settings: settings(bad) }), 400);
+    for (const bad of [
+      { server_port: 70000 },
+      { server_port: "port" },
+      { from_email: "nobody" },
+      { encryption: "rot13" },
+      { send_mode: "pigeon" },
+      { server_name: "" },
+    ]) {
+      expectErrorBody(
+        await http()
+          .post("/api/data/save_email_settings")
+          .set("Api-Key", adminKey)
+          .send({ email_settings: settings(bad) }),
+        400,
+      );
     }
     expectErrorBody(await http().post("/api/data/save_email_settings").set("Api-Key", adminKey).send(settings()), 400);
 
@@ -104,15 +120,28 @@ describe("mail settings and password reset by mail", () => {
     expect(JSON.stringify(got.body)).not.toContain(SMTP_PASSWORD);
 
     // Saving the form again without the password keeps the stored one: the test mail still authenticates.
-    expect((await http().post("/api/data/save_email_settings").set("Api-Key", adminKey).send({ email_settings: settings({ email_password: "" }) })).status).toBe(200);
-    const sent = await http().post("/api/data/send_test_email").set("Api-Key", adminKey).send({ to_email: "admin-inbox@example.org", message: "Hello from the test" });
+    expect(
+      (
+        await http()
+          .post("/api/data/save_email_settings")
+          .set("Api-Key", adminKey)
+          .send({ email_settings: settings({ email_password: "" }) })
+      ).status,
+    ).toBe(200);
+    const sent = await http()
+      .post("/api/data/send_test_email")
+      .set("Api-Key", adminKey)
+      .send({ to_email: "admin-inbox@example.org", message: "Hello from the test" });
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ email_status: expect.any(String) });
     const mail = await waitForMail("admin-inbox@example.org", /test/i);
     expect(mail.body).toContain("Hello from the test");
 
     // Settings given in the body are tried without being saved: a wrong password fails with the SMTP server's refusal.
-    const refused = await http().post("/api/data/send_test_email").set("Api-Key", adminKey).send({ ...settings({ email_password: "wrong" }), to_email: "admin-inbox@example.org" });
+    const refused = await http()
+      .post("/api/data/send_test_email")
+      .set("Api-Key", adminKey)
+      .send({ ...settings({ email_password: "wrong" }), to_email: "admin-inbox@example.org" });
     expectErrorBody(refused, 400);
     expect(refused.body.message).not.toContain("wrong");
     expect((await http().post("/api/data/send_test_email").set("Api-Key", adminKey).send({ to_email: "admin-inbox@example.org" })).status).toBe(200);
@@ -122,7 +151,10 @@ describe("mail settings and password reset by mail", () => {
     const before = smtp.inbox.length;
     expectErrorBody(await http().post("/api/data/reset_password_create_code").send({ email: "nora@example.org" }), 400);
     expectErrorBody(await http().post("/api/data/reset_password_create_code").send({ username: "nora" }), 400);
-    for (const probe of [{ email: "nobody@example.org", username: "nobody" }, { email: "nora@example.org", username: "root" }]) {
+    for (const probe of [
+      { email: "nobody@example.org", username: "nobody" },
+      { email: "nora@example.org", username: "root" },
+    ]) {
       const res = await http().post("/api/data/reset_password_create_code").send(probe);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ code_created: true });
@@ -153,11 +185,17 @@ describe("mail settings and password reset by mail", () => {
   });
 
   test("reset-code guesses lock out the guesser's address only; the mailed code still works from another", async () => {
-    await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: "Pia", username: "pia", email: "pia@example.org", hash_pw: "pia password" });
+    await http()
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ fullname: "Pia", username: "pia", email: "pia@example.org", hash_pw: "pia password" });
     const untrust = trustLoopbackProxy();
     try {
       const reset = (code: string, from: string) =>
-        http().post("/api/data/verify_and_reset_password").set("X-Forwarded-For", from).send({ reset_code: code, email: "pia@example.org", new_password: "pia new password" });
+        http()
+          .post("/api/data/verify_and_reset_password")
+          .set("X-Forwarded-For", from)
+          .send({ reset_code: code, email: "pia@example.org", new_password: "pia new password" });
       await http().post("/api/data/reset_password_create_code").set("X-Forwarded-For", "203.0.113.5").send({ email: "pia@example.org", username: "pia" });
       const code = /Reset code: ([A-Z0-9]{5}-[A-Z0-9]{5})/.exec((await waitForMail("pia@example.org", /reset/i)).body)![1];
       for (let i = 0; i < 10; i++) expectErrorBody(await reset(`AAAAA-AAAA${i}`, "198.51.100.7"), 400);
@@ -171,14 +209,20 @@ describe("mail settings and password reset by mail", () => {
   });
 
   test("a reset code expires after 15 minutes", async () => {
-    await http().post("/api/data/add_user").set("Api-Key", adminKey).send({ fullname: "Otto", username: "otto", email: "otto@example.org", hash_pw: "otto password" });
+    await http()
+      .post("/api/data/add_user")
+      .set("Api-Key", adminKey)
+      .send({ fullname: "Otto", username: "otto", email: "otto@example.org", hash_pw: "otto password" });
     const t0 = Date.now();
     freezeClock(t0);
     await http().post("/api/data/reset_password_create_code").send({ email: "otto@example.org", username: "otto" });
     const mail = await waitForMail("otto@example.org", /reset/i);
     const code = /Reset code: ([A-Z0-9]{5}-[A-Z0-9]{5})/.exec(mail.body)![1];
     jest.setSystemTime(t0 + 15 * 60_000 + 1_000);
-    expectErrorBody(await http().post("/api/data/verify_and_reset_password").send({ reset_code: code, email: "otto@example.org", new_password: "too late password" }), 400);
+    expectErrorBody(
+      await http().post("/api/data/verify_and_reset_password").send({ reset_code: code, email: "otto@example.org", new_password: "too late password" }),
+      400,
+    );
     expect((await http().get("/api/data/get_key").set("Authorization", basic("otto", "otto password"))).status).toBe(200);
   });
 });

@@ -58,7 +58,10 @@ describe("podcast people", () => {
   });
 
   test("refresh_hosts (admin): the hosts of every subscribed podcast with a directory id", async () => {
-    const add = await post("/api/data/add_podcast", "alice", { podcast_values: { pod_feed_url: `${feeds.url}/feed.xml`, user_id: u.alice.id }, podcast_index_id: 75075 });
+    const add = await post("/api/data/add_podcast", "alice", {
+      podcast_values: { pod_feed_url: `${feeds.url}/feed.xml`, user_id: u.alice.id },
+      podcast_index_id: 75075,
+    });
     expect(add.status).toBe(200);
     expect((await get("/api/data/refresh_hosts", "alice")).status).toBe(403);
     const res = await get("/api/data/refresh_hosts", "admin");

@@ -5,15 +5,37 @@
 import { expectErrorBody } from "../helpers/client";
 import { countCalls, eventually, Library, raw, setState, startLibrary } from "../helpers/library";
 
-const SORT_ORDERS = ["date_asc", "date_desc", "duration_asc", "duration_desc", "listen_progress", "completion", "title_asc", "title_desc", "podcast_asc", "podcast_desc", "random"];
+const SORT_ORDERS = [
+  "date_asc",
+  "date_desc",
+  "duration_asc",
+  "duration_desc",
+  "listen_progress",
+  "completion",
+  "title_asc",
+  "title_desc",
+  "podcast_asc",
+  "podcast_desc",
+  "random",
+];
 const SYSTEM = ["Quick Listens", "Longform", "Currently Listening", "Fresh Releases", "Weekend Marathon", "Commuter Mix"];
 
-interface Ep { episodeid: number; podcastid: number; podcastname: string; episodetitle: string; episodepubdate: string; episodeduration: number; listenduration: number | null; completed: boolean }
+interface Ep {
+  episodeid: number;
+  podcastid: number;
+  podcastname: string;
+  episodetitle: string;
+  episodepubdate: string;
+  episodeduration: number;
+  listenduration: number | null;
+  completed: boolean;
+}
 
 /** The playlist rules of the spec, written out plainly: what each filter field keeps and how each order sorts. */
 function expected(eps: Ep[], pl: any): number[] {
   const now = Date.now();
-  const played = (e: Ep) => e.completed || (e.episodeduration > 0 && !!e.listenduration && (e.listenduration >= 0.9 * e.episodeduration || e.episodeduration - e.listenduration <= 30));
+  const played = (e: Ep) =>
+    e.completed || (e.episodeduration > 0 && !!e.listenduration && (e.listenduration >= 0.9 * e.episodeduration || e.episodeduration - e.listenduration <= 30));
   const progress = (e: Ep) => (e.completed ? 100 : e.episodeduration > 0 ? Math.min(100, ((e.listenduration ?? 0) / e.episodeduration) * 100) : 0);
   const kept = eps.filter((e) => {
     const partial = !played(e) && (e.listenduration ?? 0) > 0;
@@ -49,7 +71,14 @@ describe("smart playlists", () => {
   let lib: Library;
   let eps: Ep[];
   const uid = (who: string) => lib.users[who].id;
-  const base = { include_unplayed: true, include_partially_played: true, include_played: true, sort_order: "date_desc", group_by_podcast: false, icon_name: "ph-list" };
+  const base = {
+    include_unplayed: true,
+    include_partially_played: true,
+    include_played: true,
+    sort_order: "date_desc",
+    group_by_podcast: false,
+    icon_name: "ph-list",
+  };
   const create = (who: string, fields: object) => lib.post("/api/data/create_playlist", who, { user_id: uid(who), name: "Mine", ...base, ...fields });
   const playlists = async (who: string) => {
     const res = await lib.get("/api/data/get_playlists", who, { user_id: uid(who) });
@@ -67,8 +96,14 @@ describe("smart playlists", () => {
   beforeAll(async () => {
     lib = await startLibrary();
     const states: [string, { listen_duration?: number; completed?: boolean }][] = [
-      ["Twenty", { listen_duration: 100 }], ["Half", { listen_duration: 1780 }], ["Long", { listen_duration: 4600 }], ["Tiny", { listen_duration: 10 }],
-      ["Three quarters", { completed: true }], ["Hour", { listen_duration: 1800 }], ["Own 00", { listen_duration: 300 }], ["Own 05", { completed: true }],
+      ["Twenty", { listen_duration: 100 }],
+      ["Half", { listen_duration: 1780 }],
+      ["Long", { listen_duration: 4600 }],
+      ["Tiny", { listen_duration: 10 }],
+      ["Three quarters", { completed: true }],
+      ["Hour", { listen_duration: 1800 }],
+      ["Own 00", { listen_duration: 300 }],
+      ["Own 05", { completed: true }],
       ["Own 07", { listen_duration: 700 }],
     ];
     for (const [title, st] of states) await setState(lib, "alice", lib.ids[title], st);
@@ -159,7 +194,8 @@ describe("smart playlists", () => {
     expect(await ids("alice", body.playlist_id)).toEqual(all);
     expect(all).not.toEqual([...all].sort((a, b) => a - b));
     const pages = [];
-    for (let offset = 0; offset < all.length; offset += 7) pages.push(...(await content("alice", body.playlist_id, { limit: 7, offset })).episodes.map((e: any) => e.episodeid));
+    for (let offset = 0; offset < all.length; offset += 7)
+      pages.push(...(await content("alice", body.playlist_id, { limit: 7, offset })).episodes.map((e: any) => e.episodeid));
     expect(pages).toEqual(all);
   });
 
@@ -176,7 +212,8 @@ describe("smart playlists", () => {
     expect(items[3]).toMatchObject({ queued: true, queueposition: 1 });
     expect(items[0]).toMatchObject({ queued: false, queueposition: null, downloaded: false });
 
-    const next = (episode_id: number) => lib.post("/api/data/get_next_playlist_episode", "alice", { user_id: uid("alice"), playlist_id: body.playlist_id, episode_id });
+    const next = (episode_id: number) =>
+      lib.post("/api/data/get_next_playlist_episode", "alice", { user_id: uid("alice"), playlist_id: body.playlist_id, episode_id });
     const second = await next(all[0]);
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ episodeid: all[1], is_video: false, queued: false, episodetitle: expect.any(String), podcastname: "Shared Show" });
@@ -188,12 +225,20 @@ describe("smart playlists", () => {
 
   test("update_playlist (PATCH) changes what it is sent; bad values are 400", async () => {
     const { body } = await create("alice", { name: "Short", max_duration: 1200 });
-    const patch = (fields: object) => raw(lib, "patch", "/api/data/update_playlist", lib.users.alice.key).send({ user_id: uid("alice"), playlist_id: body.playlist_id, ...fields });
+    const patch = (fields: object) =>
+      raw(lib, "patch", "/api/data/update_playlist", lib.users.alice.key).send({ user_id: uid("alice"), playlist_id: body.playlist_id, ...fields });
     expect((await patch({ max_duration: 600, sort_order: "duration_asc" })).body).toEqual({ detail: "Playlist updated" });
     const info = (await content("alice", body.playlist_id)).playlist_info;
     expect(info).toMatchObject({ name: "Short", max_duration: 600, sort_order: "duration_asc", include_played: true });
     expect(await ids("alice", body.playlist_id)).toEqual(expected(eps, { ...base, max_duration: 600, sort_order: "duration_asc" }));
-    for (const bad of [{ sort_order: "newest" }, { min_duration: 700 }, { play_progress_min: 101 }, { max_episodes: 0 }, { name: "" }, { podcast_ids: ["x"] }]) {
+    for (const bad of [
+      { sort_order: "newest" },
+      { min_duration: 700 },
+      { play_progress_min: 101 },
+      { max_episodes: 0 },
+      { name: "" },
+      { podcast_ids: ["x"] },
+    ]) {
       expectErrorBody(await patch(bad), 400);
     }
     expect((await patch({ max_duration: null })).status).toBe(200);
@@ -204,13 +249,20 @@ describe("smart playlists", () => {
     expectErrorBody(await raw(lib, "delete", "/api/data/delete_playlist", lib.users.alice.key).send({ user_id: uid("alice") }), 400);
     expectErrorBody(await lib.post("/api/data/get_next_playlist_episode", "alice", { user_id: uid("alice"), playlist_id: body.playlist_id }), 400);
     expectErrorBody(await lib.get("/api/data/get_playlist_episodes", "alice", { user_id: uid("alice"), playlist_id: 999999 }), 404);
-    for (const bad of [{ sort_order: "newest" }, { name: undefined }, { include_played: undefined }, { play_progress_min: 50, play_progress_max: 10 }, { time_filter_hours: -1 }]) {
+    for (const bad of [
+      { sort_order: "newest" },
+      { name: undefined },
+      { include_played: undefined },
+      { play_progress_min: 50, play_progress_max: 10 },
+      { time_filter_hours: -1 },
+    ]) {
       expectErrorBody(await create("alice", bad), 400);
     }
   });
 
   test("delete_playlist: own 200 then 404, system 403, another user's 403", async () => {
-    const del = (who: string, user_id: number, playlist_id: number) => raw(lib, "delete", "/api/data/delete_playlist", lib.users[who].key).send({ user_id, playlist_id });
+    const del = (who: string, user_id: number, playlist_id: number) =>
+      raw(lib, "delete", "/api/data/delete_playlist", lib.users[who].key).send({ user_id, playlist_id });
     const { body } = await create("alice", { name: "Gone soon" });
     expectErrorBody(await del("bob", uid("bob"), body.playlist_id), 403);
     expectErrorBody(await del("bob", uid("alice"), body.playlist_id), 403);
@@ -236,7 +288,12 @@ describe("smart playlists", () => {
       ["patch", "/api/data/update_playlist", { user_id: a, playlist_id: p, name: "Private" }, { user_id: uid("bob"), playlist_id: p, name: "Taken" }],
       ["get", `/api/data/get_playlists?user_id=${a}`, {}, {}],
       ["get", `/api/data/get_playlist_episodes?user_id=${a}&playlist_id=${p}`, {}, {}],
-      ["post", "/api/data/get_next_playlist_episode", { user_id: a, playlist_id: p, episode_id: lib.ids.Hour }, { user_id: uid("bob"), playlist_id: p, episode_id: lib.ids.Hour }],
+      [
+        "post",
+        "/api/data/get_next_playlist_episode",
+        { user_id: a, playlist_id: p, episode_id: lib.ids.Hour },
+        { user_id: uid("bob"), playlist_id: p, episode_id: lib.ids.Hour },
+      ],
       ["delete", "/api/data/delete_playlist", { user_id: a, playlist_id: 999999 }, { user_id: uid("bob"), playlist_id: p }],
     ];
     for (const [method, path, body, bobsOwnId] of calls) {

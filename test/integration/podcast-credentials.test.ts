@@ -36,7 +36,16 @@ describe("credentials inside a feed URL", () => {
     });
     server = await startServer({
       broker: {
-        logger: { type: "Console", options: { level: "debug", formatter: (_type: string, args: any[]) => { logs.push(JSON.stringify(args)); return []; } } },
+        logger: {
+          type: "Console",
+          options: {
+            level: "debug",
+            formatter: (_type: string, args: any[]) => {
+              logs.push(JSON.stringify(args));
+              return [];
+            },
+          },
+        },
       } as any,
     });
     u = await createUsers(server.url, ["fay", "gus"]);
@@ -57,8 +66,20 @@ describe("credentials inside a feed URL", () => {
       await get(`/api/data/return_pods/${u.fay.id}`, "fay"),
       await get(`/api/data/return_pods_extra/${u.fay.id}`, "fay"),
       await get("/api/data/get_podcast_details", "fay", { user_id: u.fay.id, podcast_id }),
-      await get("/api/data/get_podcast_details_dynamic", "fay", { user_id: u.fay.id, podcast_title: "x", podcast_url: withCreds, podcast_index_id: 0, added: true }),
-      await get("/api/data/get_podcast_details_dynamic", "gus", { user_id: u.gus.id, podcast_title: "x", podcast_url: withCreds, podcast_index_id: 0, added: false }),
+      await get("/api/data/get_podcast_details_dynamic", "fay", {
+        user_id: u.fay.id,
+        podcast_title: "x",
+        podcast_url: withCreds,
+        podcast_index_id: 0,
+        added: true,
+      }),
+      await get("/api/data/get_podcast_details_dynamic", "gus", {
+        user_id: u.gus.id,
+        podcast_title: "x",
+        podcast_url: withCreds,
+        podcast_index_id: 0,
+        added: false,
+      }),
     ];
     for (const res of answers) {
       expect(res.status).toBe(200);
@@ -70,7 +91,10 @@ describe("credentials inside a feed URL", () => {
 
     // Lookups by the URL as shown, or as first given.
     for (const podcast_feed of [clean, withCreds]) {
-      expect((await get("/api/data/get_podcast_id", "fay", { user_id: u.fay.id, podcast_feed, podcast_title: answers[0].body.pods[0].title })).body).toEqual({ episodes: podcast_id, podcast_id });
+      expect((await get("/api/data/get_podcast_id", "fay", { user_id: u.fay.id, podcast_feed, podcast_title: answers[0].body.pods[0].title })).body).toEqual({
+        episodes: podcast_id,
+        podcast_id,
+      });
     }
     // The same feed and credentials given apart are the same record.
     const custom = await post("/api/data/add_custom_podcast", "gus", { feed_url: clean, user_id: u.gus.id, username: "me@example.org", password: "s3cr:et" });
@@ -88,7 +112,9 @@ describe("credentials inside a feed URL", () => {
     const url = `${feeds.url}/tokened.xml?auth=t0ken-in-query`;
     const added = await post("/api/data/add_podcast", "gus", { podcast_values: { pod_feed_url: url, user_id: u.gus.id } });
     expect(added.status).toBe(200);
-    const missing = await post("/api/data/add_podcast", "gus", { podcast_values: { pod_feed_url: `${feeds.url}/gone.xml?auth=t0ken-in-query`, user_id: u.gus.id } });
+    const missing = await post("/api/data/add_podcast", "gus", {
+      podcast_values: { pod_feed_url: `${feeds.url}/gone.xml?auth=t0ken-in-query`, user_id: u.gus.id },
+    });
     expect(missing.status).toBe(400);
     expect(missing.text).not.toContain("t0ken");
     expect(logs.join("\n")).not.toContain("t0ken");

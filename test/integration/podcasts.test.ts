@@ -15,8 +15,12 @@ const events: { created: any[]; removed: any[] } = { created: [], removed: [] };
 const Probe: ServiceSchema = {
   name: "probe",
   events: {
-    "episodes.created"(ctx: any) { events.created.push(ctx.params); },
-    "subscriptions.removed"(ctx: any) { events.removed.push(ctx.params); },
+    "episodes.created"(ctx: any) {
+      events.created.push(ctx.params);
+    },
+    "subscriptions.removed"(ctx: any) {
+      events.removed.push(ctx.params);
+    },
   },
 };
 
@@ -60,12 +64,38 @@ describe("podcasts and subscriptions", () => {
     const pod = pods.body.pods[0];
     expect(Object.keys(pod).sort()).toEqual(
       [
-        "podcast_id", "title", "description", "artwork_url", "feed_url", "website_url", "author", "categories", "last_episode_date", "episode_count", "subscribed_date", "is_vidsite",
+        "podcast_id",
+        "title",
+        "description",
+        "artwork_url",
+        "feed_url",
+        "website_url",
+        "author",
+        "categories",
+        "last_episode_date",
+        "episode_count",
+        "subscribed_date",
+        "is_vidsite",
         // the same podcast by the names PinePods' clients read (test/integration/mobile-client.test.ts)
-        "is_youtube", "podcastid", "podcastname", "artworkurl", "feedurl", "websiteurl", "episodecount", "explicit", "podcastindexid", "is_favorite",
+        "is_youtube",
+        "podcastid",
+        "podcastname",
+        "artworkurl",
+        "feedurl",
+        "websiteurl",
+        "episodecount",
+        "explicit",
+        "podcastindexid",
+        "is_favorite",
       ].sort(),
     );
-    expect(pod).toMatchObject({ podcast_id: res.body.podcast_id, title: "All Things Chemical", feed_url: feeds.url + "/chemical.xml", episode_count: 4, last_episode_date: "2018-11-29T10:30:00.000Z" });
+    expect(pod).toMatchObject({
+      podcast_id: res.body.podcast_id,
+      title: "All Things Chemical",
+      feed_url: feeds.url + "/chemical.xml",
+      episode_count: 4,
+      last_episode_date: "2018-11-29T10:30:00.000Z",
+    });
     expect(Array.isArray(pod.categories)).toBe(true);
     const eps = await get("/api/data/podcast_episodes", "alice", { user_id: u.alice.id, podcast_id: pod.podcast_id });
     expect(eps.body.total).toBe(4);
@@ -120,7 +150,10 @@ describe("podcasts and subscriptions", () => {
     expectErrorBody(await post("/api/data/remove_podcast_id", "bob", q), 404);
     expectErrorBody(await post("/api/data/get_auto_download_status", "bob", q), 404);
     expectErrorBody(await get("/api/data/get_podcast_id_from_ep_id", "bob", { user_id: u.bob.id, episode_id: mine.body.first_episode_id }), 404);
-    expectErrorBody(await post("/api/data/update_episode_duration", "bob", { episode_id: mine.body.first_episode_id, new_duration: 5, is_vidsite: false }), 404);
+    expectErrorBody(
+      await post("/api/data/update_episode_duration", "bob", { episode_id: mine.body.first_episode_id, new_duration: 5, is_vidsite: false }),
+      404,
+    );
     // An admin reads any podcast.
     const asAdmin = await get("/api/data/get_podcast_details", "admin", { user_id: u.admin.id, podcast_id: mine.body.podcast_id });
     expect(asAdmin.status).toBe(200);
@@ -133,8 +166,14 @@ describe("podcasts and subscriptions", () => {
     expect(dates[0]).toBeGreaterThanOrEqual(dates[1]);
     const extra = await get(`/api/data/return_pods_extra/${u.alice.id}`, "alice");
     expect(extra.body.pods[1]).toMatchObject({
-      title: "All Things Chemical", total_episodes: 4, unplayed_episodes: 4, last_played: null, total_listen_time: 0,
-      auto_download: false, notifications_enabled: false, feed_cutoff_days: 0,
+      title: "All Things Chemical",
+      total_episodes: 4,
+      unplayed_episodes: 4,
+      last_played: null,
+      total_listen_time: 0,
+      auto_download: false,
+      notifications_enabled: false,
+      feed_cutoff_days: 0,
     });
   });
 
@@ -167,7 +206,13 @@ describe("podcasts and subscriptions", () => {
     expect(details.body.podcast).toMatchObject({ podcast_id: q.podcast_id, title: "Planet Money", total_episodes: 355, auto_download: false });
     expect(details.body.recent_episodes.length).toBeGreaterThan(0);
     expect(details.body.recent_episodes.length).toBeLessThan(355);
-    expect(details.body.recent_episodes[0]).toMatchObject({ episode_id: res.body.first_episode_id, title: "#980: The Fed Fights The Virus", is_played: false, is_saved: false, progress: 0 });
+    expect(details.body.recent_episodes[0]).toMatchObject({
+      episode_id: res.body.first_episode_id,
+      title: "#980: The Fed Fights The Virus",
+      is_played: false,
+      is_saved: false,
+      progress: 0,
+    });
     const pods = await get(`/api/data/return_pods/${u.alice.id}`, "alice");
     expect(pods.body.pods[0]).toMatchObject({ title: "Planet Money", episode_count: 355 });
   });
@@ -194,17 +239,30 @@ describe("podcasts and subscriptions", () => {
   test("lookups: check_podcast, get_podcast_id, episode lookups by name, url and id", async () => {
     const feed = feeds.url + "/chemical.xml";
     const chem = (await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods.find((p: any) => p.title === "All Things Chemical").podcast_id;
-    expect((await get("/api/data/check_podcast", "alice", { user_id: u.alice.id, podcast_name: "All Things Chemical", podcast_url: feed })).body).toEqual({ exists: true });
-    expect((await get("/api/data/check_podcast", "alice", { user_id: u.alice.id, podcast_name: "all things chemical", podcast_url: feed })).body).toEqual({ exists: false });
-    expect((await get("/api/data/get_podcast_id", "alice", { user_id: u.alice.id, podcast_feed: feed, podcast_title: "All Things Chemical" })).body).toEqual({ episodes: chem, podcast_id: chem });
+    expect((await get("/api/data/check_podcast", "alice", { user_id: u.alice.id, podcast_name: "All Things Chemical", podcast_url: feed })).body).toEqual({
+      exists: true,
+    });
+    expect((await get("/api/data/check_podcast", "alice", { user_id: u.alice.id, podcast_name: "all things chemical", podcast_url: feed })).body).toEqual({
+      exists: false,
+    });
+    expect((await get("/api/data/get_podcast_id", "alice", { user_id: u.alice.id, podcast_feed: feed, podcast_title: "All Things Chemical" })).body).toEqual({
+      episodes: chem,
+      podcast_id: chem,
+    });
     expectErrorBody(await get("/api/data/get_podcast_id", "alice", { user_id: u.alice.id, podcast_feed: feed, podcast_title: "Nope" }), 404);
     const url = "https://traffic.libsyn.com/secure/allthingschemical/ep3_final_96.mp3?dest-id=814653";
     const title = "Confidential Business Information under TSCA";
-    expect((await get(`/api/data/check_episode_in_db/${u.alice.id}`, "alice", { episode_title: title, episode_url: url })).body).toEqual({ episode_in_db: true });
-    expect((await get(`/api/data/check_episode_in_db/${u.alice.id}`, "alice", { episode_title: "other", episode_url: url })).body).toEqual({ episode_in_db: false });
+    expect((await get(`/api/data/check_episode_in_db/${u.alice.id}`, "alice", { episode_title: title, episode_url: url })).body).toEqual({
+      episode_in_db: true,
+    });
+    expect((await get(`/api/data/check_episode_in_db/${u.alice.id}`, "alice", { episode_title: "other", episode_url: url })).body).toEqual({
+      episode_in_db: false,
+    });
     const byName = await get("/api/data/get_podcast_id_from_ep_name", "alice", { user_id: u.alice.id, episode_name: title, episode_url: url });
     expect(byName.body).toEqual({ podcast_id: chem, episode_id: expect.any(Number) });
-    expect((await get("/api/data/get_podcast_id_from_ep_id", "alice", { user_id: u.alice.id, episode_id: byName.body.episode_id })).body).toEqual({ podcast_id: chem });
+    expect((await get("/api/data/get_podcast_id_from_ep_id", "alice", { user_id: u.alice.id, episode_id: byName.body.episode_id })).body).toEqual({
+      podcast_id: chem,
+    });
     expect((await get("/api/data/get_episode_id_ep_name", "alice", { user_id: u.alice.id, episode_url: url })).text).toBe(String(byName.body.episode_id));
     expectErrorBody(await get("/api/data/get_podcast_id_from_ep_id", "alice", { user_id: u.alice.id, episode_id: 999999 }), 404);
     const dur = await post("/api/data/update_episode_duration", "alice", { episode_id: byName.body.episode_id, new_duration: 1234, is_vidsite: false });
@@ -233,7 +291,10 @@ describe("podcasts and subscriptions", () => {
     expect((await post("/api/data/enable_auto_download", "alice", { ...q, auto_download: true })).status).toBe(200);
     expect((await post("/api/data/get_auto_download_status", "alice", q)).body).toEqual({ auto_download: true });
     expectErrorBody(await post("/api/data/get_auto_download_status", "alice", { ...q, podcast_id: 999999 }), 404);
-    const upd = await http().put("/api/data/update_podcast_info").set("Api-Key", u.alice.key).send({ ...q, podcast_name: "My Chemistry" });
+    const upd = await http()
+      .put("/api/data/update_podcast_info")
+      .set("Api-Key", u.alice.key)
+      .send({ ...q, podcast_name: "My Chemistry" });
     expect(upd.body).toMatchObject({ success: true, message: expect.any(String) });
     const mine = (await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods.find((p: any) => p.podcast_id === chem);
     const bobs = (await get(`/api/data/return_pods/${u.bob.id}`, "bob")).body.pods.find((p: any) => p.podcast_id === chem);
@@ -251,7 +312,12 @@ describe("podcasts and subscriptions", () => {
       res.end(fixture("handmade_atom_2entries.xml"));
     });
     expectErrorBody(await post("/api/data/add_custom_podcast", "bob", { feed_url: feeds.url + "/private.xml", user_id: u.bob.id }), 400);
-    const res = await post("/api/data/add_custom_podcast", "bob", { feed_url: feeds.url + "/private.xml", user_id: u.bob.id, username: "carol", password: secret });
+    const res = await post("/api/data/add_custom_podcast", "bob", {
+      feed_url: feeds.url + "/private.xml",
+      user_id: u.bob.id,
+      username: "carol",
+      password: secret,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, podcast_id: expect.any(Number) });
     const pods = await get(`/api/data/return_pods_extra/${u.bob.id}`, "bob");
@@ -313,7 +379,9 @@ describe("podcasts and subscriptions", () => {
     await get("/api/data/refresh_pods", "bob"); // settles the basic-auth feed's first refresh too
     events.created.length = 0;
     // The stores' files and their write-ahead logs: a write changes a log's size or time (a rewind after a checkpoint keeps the size).
-    const files = ["podcasts", "episodes", "episode_states", "subscriptions"].flatMap((f) => [`${f}.sqlite`, `${f}.sqlite-wal`]).map((f) => path.join(server.dataDir, f));
+    const files = ["podcasts", "episodes", "episode_states", "subscriptions"]
+      .flatMap((f) => [`${f}.sqlite`, `${f}.sqlite-wal`])
+      .map((f) => path.join(server.dataDir, f));
     const sizes = () => files.map((f) => [fs.statSync(f).size, fs.statSync(f).mtimeMs]);
     const before = sizes();
     const seen = feeds.requests.length;
@@ -351,7 +419,12 @@ describe("podcasts and subscriptions", () => {
     const res = await get("/api/data/fetch_podcast_feed", "bob", { podcast_feed: feeds.url + "/minimal.xml" });
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(res.body.episodes.length);
-    expect(res.body.episodes[0]).toMatchObject({ feedurl: feeds.url + "/minimal.xml", episodetitle: expect.any(String), episodeurl: expect.any(String), episodeduration: expect.any(Number) });
+    expect(res.body.episodes[0]).toMatchObject({
+      feedurl: feeds.url + "/minimal.xml",
+      episodetitle: expect.any(String),
+      episodeurl: expect.any(String),
+      episodeduration: expect.any(Number),
+    });
     expectErrorBody(await get("/api/data/fetch_podcast_feed", "bob", { podcast_feed: feeds.url + "/missing.xml" }), 400);
     await get("/api/data/fetch_podcast_feed", "bob", { podcast_feed: feeds.url + "/minimal.xml" });
     expectErrorBody(await get("/api/data/fetch_podcast_feed", "bob", { podcast_feed: feeds.url + "/minimal.xml" }), 429);
@@ -392,7 +465,9 @@ describe("podcasts and subscriptions", () => {
     const made = await post("/api/data/add_user", "admin", { fullname: "Carol", username: "carol", email: "carol@example.org", hash_pw: "carol password" });
     const login = await http().get("/api/data/get_key").set("Authorization", basic("carol", "carol password"));
     const carol = { id: made.body.user_id as number, key: login.body.retrieved_key as string };
-    const added = await http().post("/api/data/add_podcast").set("Api-Key", carol.key)
+    const added = await http()
+      .post("/api/data/add_podcast")
+      .set("Api-Key", carol.key)
       .send({ podcast_values: { pod_feed_url: feeds.url + "/chemical.xml", user_id: carol.id } });
     expect(added.status).toBe(200);
     // A user's views are kept between calls while neither store is written (the same answer), and read again after a write (below);

@@ -14,7 +14,8 @@ describe("queue", () => {
   };
   const ids = async (who: string) => (await queueOf(who)).map((e) => e.episodeid);
   const queue = (who: string, episode_id: number) => lib.post("/api/data/queue_pod", who, { user_id: lib.users[who].id, episode_id, is_vidsite: false });
-  const unqueue = (who: string, episode_id: number) => lib.post("/api/data/remove_queued_pod", who, { user_id: lib.users[who].id, episode_id, is_vidsite: false });
+  const unqueue = (who: string, episode_id: number) =>
+    lib.post("/api/data/remove_queued_pod", who, { user_id: lib.users[who].id, episode_id, is_vidsite: false });
   const reorder = (who: string, episode_ids: unknown) => lib.post(`/api/data/reorder_queue?user_id=${lib.users[who].id}`, who, { episode_ids });
   const clear = (who: string) => lib.post("/api/data/clear_queue", who, { user_id: lib.users[who].id });
   const own = (n: number) => lib.ids[`Own ${String(n).padStart(2, "0")}`];
@@ -33,21 +34,60 @@ describe("queue", () => {
     for (const e of [a, b, c, d]) expect((await queue("alice", e)).body).toEqual({ data: "Episode added to queue" });
     expect((await queue("alice", b)).body).toEqual({ data: "Episode already in queue" });
     let q = await queueOf("alice");
-    expect(q.map((e) => [e.episodeid, e.queueposition])).toEqual([[a, 1], [b, 2], [c, 3], [d, 4]]);
-    expect(q[0]).toMatchObject({ episodetitle: "Tiny", podcastname: "Shared Show", episodeduration: 300, queued: true, saved: false, completed: false, downloaded: false, is_vidsite: false, listenduration: null });
+    expect(q.map((e) => [e.episodeid, e.queueposition])).toEqual([
+      [a, 1],
+      [b, 2],
+      [c, 3],
+      [d, 4],
+    ]);
+    expect(q[0]).toMatchObject({
+      episodetitle: "Tiny",
+      podcastname: "Shared Show",
+      episodeduration: 300,
+      queued: true,
+      saved: false,
+      completed: false,
+      downloaded: false,
+      is_vidsite: false,
+      listenduration: null,
+    });
     expect(Object.keys(q[0]).sort()).toEqual([
-      "completed", "downloaded", "episodeartwork", "episodedescription", "episodeduration", "episodeid", "episodepubdate", "episodetitle",
-      "episodeurl", "is_vidsite", "is_youtube", "listenduration", "podcastid", "podcastname", "queued", "queuedate", "queueposition", "saved",
+      "completed",
+      "downloaded",
+      "episodeartwork",
+      "episodedescription",
+      "episodeduration",
+      "episodeid",
+      "episodepubdate",
+      "episodetitle",
+      "episodeurl",
+      "is_vidsite",
+      "is_youtube",
+      "listenduration",
+      "podcastid",
+      "podcastname",
+      "queued",
+      "queuedate",
+      "queueposition",
+      "saved",
     ]);
     expect(new Date(q[0].queuedate).getTime()).toBeGreaterThan(Date.now() - 60_000);
 
     expect((await unqueue("alice", b)).body).toEqual({ data: "Episode removed from queue" });
-    expect((await queueOf("alice")).map((e) => [e.episodeid, e.queueposition])).toEqual([[a, 1], [c, 2], [d, 3]]);
+    expect((await queueOf("alice")).map((e) => [e.episodeid, e.queueposition])).toEqual([
+      [a, 1],
+      [c, 2],
+      [d, 3],
+    ]);
     expect((await reorder("alice", [d, a, c])).body).toEqual({ message: "Queue reordered" });
     await queue("alice", b);
     await unqueue("alice", a);
     q = await queueOf("alice");
-    expect(q.map((e) => [e.episodeid, e.queueposition])).toEqual([[d, 1], [c, 2], [b, 3]]);
+    expect(q.map((e) => [e.episodeid, e.queueposition])).toEqual([
+      [d, 1],
+      [c, 2],
+      [b, 3],
+    ]);
     expect(await ids("bob")).toEqual([]); // alice's queue is hers
   });
 
@@ -112,7 +152,12 @@ describe("queue", () => {
     const q = await queueOf("alice");
     expect(q.map((e) => e.queueposition)).toEqual(Array.from({ length: 20 }, (_, n) => n + 1));
     expect(q.slice(0, 5).map((e) => e.episodeid)).toEqual(keep);
-    expect(q.slice(5).map((e) => e.episodeid).sort((x, y) => x - y)).toEqual([...adds].sort((x, y) => x - y));
+    expect(
+      q
+        .slice(5)
+        .map((e) => e.episodeid)
+        .sort((x, y) => x - y),
+    ).toEqual([...adds].sort((x, y) => x - y));
 
     // The same episode 20 times at once is queued once.
     await clear("alice");
@@ -123,7 +168,10 @@ describe("queue", () => {
 
   test("queue.bulk_add appends the visible episodes in order and names the rest", async () => {
     await queue("alice", lib.ids.Tiny);
-    const res = await lib.server.broker.call("queue.bulk_add", { user_id: lib.users.bob.id, episode_ids: [lib.ids.Hour, lib.ids.Tiny, own(3), 999999, lib.ids.Hour] });
+    const res = await lib.server.broker.call("queue.bulk_add", {
+      user_id: lib.users.bob.id,
+      episode_ids: [lib.ids.Hour, lib.ids.Tiny, own(3), 999999, lib.ids.Hour],
+    });
     expect(res).toEqual({ added: [lib.ids.Hour, lib.ids.Tiny], already_queued: [], failed: [own(3), 999999] });
     const again = await lib.server.broker.call("queue.bulk_add", { user_id: lib.users.bob.id, episode_ids: [lib.ids.Long, lib.ids.Tiny] });
     expect(again).toEqual({ added: [lib.ids.Long], already_queued: [lib.ids.Tiny], failed: [] });
@@ -155,7 +203,12 @@ describe("queue", () => {
   test("leaving a podcast removes its queue items and closes the gaps; user.removed removes the queue", async () => {
     for (const e of [own(0), lib.ids.Tiny, own(1), lib.ids.Hour]) await queue("alice", e);
     expect((await lib.post("/api/data/remove_podcast_id", "alice", { user_id: lib.users.alice.id, podcast_id: lib.own })).status).toBe(200);
-    await eventually(async () => expect((await queueOf("alice")).map((e) => [e.episodeid, e.queueposition])).toEqual([[lib.ids.Tiny, 1], [lib.ids.Hour, 2]]));
+    await eventually(async () =>
+      expect((await queueOf("alice")).map((e) => [e.episodeid, e.queueposition])).toEqual([
+        [lib.ids.Tiny, 1],
+        [lib.ids.Hour, 2],
+      ]),
+    );
 
     await queue("bob", lib.ids.Long);
     const queues: any = lib.server.broker.getLocalService("queue");

@@ -17,17 +17,31 @@ const SHOWS = ["sci1", "sci2", "sci3", "sci4", "com1", "com2", "com3", "com4", "
 function feed(show: string): string {
   const category = CATEGORY[show.replace(/\d+$/, "")];
   const person = show === "arts1" ? `<podcast:person role="host">Grace Hopper</podcast:person>` : "";
-  const items = [0, 1, 2].map((n) => `<item><title>${show} episode ${n}</title><guid>${show}-${n}</guid><pubDate>${new Date(Date.now() - (n + 1) * 86_400_000).toUTCString()}</pubDate>` +
-    `<itunes:duration>1200</itunes:duration><enclosure url="https://media.test/${show}/${n}.mp3" length="1" type="audio/mpeg"/></item>`).join("\n");
-  return `<?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:podcast="https://podcastindex.org/namespace/1.0">` +
-    `<channel><title>${show}</title><itunes:category text="${category}"/>${person}\n${items}\n</channel></rss>`;
+  const items = [0, 1, 2]
+    .map(
+      (n) =>
+        `<item><title>${show} episode ${n}</title><guid>${show}-${n}</guid><pubDate>${new Date(Date.now() - (n + 1) * 86_400_000).toUTCString()}</pubDate>` +
+        `<itunes:duration>1200</itunes:duration><enclosure url="https://media.test/${show}/${n}.mp3" length="1" type="audio/mpeg"/></item>`,
+    )
+    .join("\n");
+  return (
+    `<?xml version="1.0"?><rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:podcast="https://podcastindex.org/namespace/1.0">` +
+    `<channel><title>${show}</title><itunes:category text="${category}"/>${person}\n${items}\n</channel></rss>`
+  );
 }
 
 /** Who follows what: three taste groups, and tara who has two science podcasts. */
 const LIBRARY: Record<string, string[]> = {
-  s1: ["sci1", "sci2", "sci3", "sci4"], s2: ["sci1", "sci2", "sci3", "sci4"], s3: ["sci1", "sci3", "sci4"],
-  c1: ["com1", "com2", "com3", "com4"], c2: ["com1", "com2", "com3"], c3: ["com1", "com2", "com4"], c4: ["com1", "com3"],
-  h1: ["his1", "his2", "his3", "com1"], h2: ["his1", "his2", "his3"], a1: ["arts1"],
+  s1: ["sci1", "sci2", "sci3", "sci4"],
+  s2: ["sci1", "sci2", "sci3", "sci4"],
+  s3: ["sci1", "sci3", "sci4"],
+  c1: ["com1", "com2", "com3", "com4"],
+  c2: ["com1", "com2", "com3"],
+  c3: ["com1", "com2", "com4"],
+  c4: ["com1", "com3"],
+  h1: ["his1", "his2", "his3", "com1"],
+  h2: ["his1", "his2", "his3"],
+  a1: ["arts1"],
   tara: ["sci1", "sci2"],
   newbie: [],
 };
@@ -82,14 +96,24 @@ describe("recommendations on a generated library", () => {
     expect(titles(list)).not.toContain("sci2");
     const rank = (t: string) => titles(list).indexOf(t);
     for (const other of ["com1", "com2", "his1"]) if (rank(other) >= 0) expect(rank(other)).toBeGreaterThan(rank("arts1"));
-    expect(list[0]).toMatchObject({ podcast_id: pods.sci4, feedurl: `${feeds.url}/sci4.xml`, categories: { 1: "Science" }, podcastindexid: null, reason: expect.any(String) });
+    expect(list[0]).toMatchObject({
+      podcast_id: pods.sci4,
+      feedurl: `${feeds.url}/sci4.xml`,
+      categories: { 1: "Science" },
+      podcastindexid: null,
+      reason: expect.any(String),
+    });
     expect(list[0].score).toBeGreaterThan(list[1].score);
     expect(list.find((r) => r.title === "arts1").reason).toMatch(/Grace Hopper/);
     for (let i = 1; i < list.length; i++) expect(list[i - 1].score).toBeGreaterThanOrEqual(list[i].score);
   });
 
   test("a comedy listener gets comedy first; a user without podcasts gets the most followed", async () => {
-    expect(titles(await recommended("c4")).slice(0, 2).sort()).toEqual(["com2", "com4"]);
+    expect(
+      titles(await recommended("c4"))
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(["com2", "com4"]);
     const cold = await recommended("newbie", { limit: 3 });
     // Followed and heard: sci4 (three listeners, each finished three episodes), com1 (five), sci1 (four, two finished one).
     expect(titles(cold)).toEqual(["sci4", "com1", "sci1"]);
@@ -103,7 +127,10 @@ describe("recommendations on a generated library", () => {
     expect(list.length).toBe(10);
     // Played by all three science listeners (sci4, recommended), then by two of them (sci1, tara's own).
     expect(list.slice(0, 4).map((e) => [e.episodetitle, e.is_subscribed])).toEqual([
-      ["sci4 episode 0", false], ["sci4 episode 1", false], ["sci4 episode 2", false], ["sci1 episode 2", true],
+      ["sci4 episode 0", false],
+      ["sci4 episode 1", false],
+      ["sci4 episode 2", false],
+      ["sci1 episode 2", true],
     ]);
     expect(list[0].reason).toBe("Played by listeners like you");
     expect(list.every((e) => !e.podcastname.startsWith("com") && !e.podcastname.startsWith("his"))).toBe(true);

@@ -16,7 +16,9 @@ test("every GET route's action declares whether it is safe to repeat (idempotent
     const actions = new Map<string, any>(
       server.broker.registry.getActionList({ onlyLocal: true, skipInternal: true, withEndpoints: false }).map((a: any) => [a.name, a.action]),
     );
-    const gets = Object.entries(routes).filter(([route]) => route.startsWith("GET ")).map(([route, def]) => ({ route, action: def.action }));
+    const gets = Object.entries(routes)
+      .filter(([route]) => route.startsWith("GET "))
+      .map(([route, def]) => ({ route, action: def.action }));
     expect(gets.length).toBeGreaterThan(50);
     const undeclared = gets.filter(({ action }) => typeof actions.get(action)?.idempotent !== "boolean");
     expect(undeclared).toEqual([]);
@@ -38,13 +40,25 @@ describe("a call on a node that dies under it", () => {
 
   /** Two replicas of a service whose actions hang on the first node until it is declared dead. */
   const replica = async (nodeID: string) => {
-    const broker = new ServiceBroker({ ...brokerConfig, namespace, nodeID, transporter: "Fake", logger: false, metrics: { enabled: false }, heartbeatInterval: 5, heartbeatTimeout: 15 });
+    const broker = new ServiceBroker({
+      ...brokerConfig,
+      namespace,
+      nodeID,
+      transporter: "Fake",
+      logger: false,
+      metrics: { enabled: false },
+      heartbeatInterval: 5,
+      heartbeatTimeout: 15,
+    });
     const work = (kind: "read" | "write") => async () => {
       ran[kind].push(nodeID);
       if (nodeID === "replica-1") await new Promise<void>((r) => (release = r));
       return { by: nodeID };
     };
-    broker.createService({ name: "store", actions: { read: { idempotent: true, handler: work("read") }, write: { idempotent: false, handler: work("write") } } });
+    broker.createService({
+      name: "store",
+      actions: { read: { idempotent: true, handler: work("read") }, write: { idempotent: false, handler: work("write") } },
+    });
     brokers.push(broker);
     await broker.start();
     return broker;
@@ -58,13 +72,24 @@ describe("a call on a node that dies under it", () => {
   });
 
   const callWhileReplicaDies = async (action: string) => {
-    const caller = new ServiceBroker({ ...brokerConfig, namespace, nodeID: "caller", transporter: "Fake", logger: false, metrics: { enabled: false }, registry: { strategy: "RoundRobin", preferLocal: true } });
+    const caller = new ServiceBroker({
+      ...brokerConfig,
+      namespace,
+      nodeID: "caller",
+      transporter: "Fake",
+      logger: false,
+      metrics: { enabled: false },
+      registry: { strategy: "RoundRobin", preferLocal: true },
+    });
     brokers.push(caller);
     await caller.start();
     await replica("replica-1");
     await caller.waitForServices("store");
     // Only replica-1 known yet: the call goes there; replica-2 joins while it hangs.
-    const answer = caller.call(action).then((r) => ({ ok: r }), (err) => ({ err }));
+    const answer = caller.call(action).then(
+      (r) => ({ ok: r }),
+      (err) => ({ err }),
+    );
     await new Promise((r) => setTimeout(r, 100));
     await replica("replica-2");
     await until(() => caller.registry.getActionEndpoints("store.read")!.count() === 2, 5_000);

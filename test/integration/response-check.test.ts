@@ -13,7 +13,10 @@ import { api } from "../helpers/client";
 import { startServer, TestServer } from "../helpers/server";
 
 const serviceCheck = (ApiService.actions as any).service_check;
-const brokenGateway = { ...ApiService, actions: { ...ApiService.actions, service_check: { ...serviceCheck, handler: () => ({ status_code: "200", service_instance: true }) } } };
+const brokenGateway = {
+  ...ApiService,
+  actions: { ...ApiService.actions, service_check: { ...serviceCheck, handler: () => ({ status_code: "200", service_instance: true }) } },
+};
 
 let server: TestServer;
 let remote: ServiceBroker;
@@ -21,7 +24,10 @@ beforeAll(async () => {
   // Two nodes on moleculer's in-process transporter: the gateway here, a users service over there.
   server = await startServer({ services: [brokenGateway], broker: { transporter: "Fake", nodeID: "gateway-node" } });
   remote = new ServiceBroker({ transporter: "Fake", nodeID: "users-node", logger: false });
-  remote.createService({ name: "users", actions: { get_available_languages: { params: {}, response: LanguagesAnswer, handler: () => ({ languages: "en" }) } } });
+  remote.createService({
+    name: "users",
+    actions: { get_available_languages: { params: {}, response: LanguagesAnswer, handler: () => ({ languages: "en" }) } },
+  });
   // POST /index.php/login/v2?case= (auth none) stands in for a route answering in the media type the request names.
   const listOrText = ByMediaType("A list", { "application/json": Type.Array(Type.String()), "text/plain": Type.String() });
   const cases: Record<string, [string, unknown]> = {

@@ -14,12 +14,23 @@ let feeds: Loopback;
 let users: Record<string, { id: number; key: string }>;
 
 beforeAll(async () => {
-  const routes = Object.fromEntries(TITLES.map((title, i) => [`/f${i}.xml`, { body: rssFeed(title, [{ title: `${title} 1`, url: `https://media.test/${i}.mp3`, date: new Date().toISOString() }]), headers: { "Content-Type": "application/rss+xml" } }]));
+  const routes = Object.fromEntries(
+    TITLES.map((title, i) => [
+      `/f${i}.xml`,
+      {
+        body: rssFeed(title, [{ title: `${title} 1`, url: `https://media.test/${i}.mp3`, date: new Date().toISOString() }]),
+        headers: { "Content-Type": "application/rss+xml" },
+      },
+    ]),
+  );
   feeds = await startLoopback(routes);
   server = await startServer();
   users = await createUsers(server.url, ["ann", "ben"]);
   for (let i = 0; i < TITLES.length; i++) {
-    const res = await api(server.url).post("/api/data/add_podcast").set("Api-Key", users.ann.key).send({ podcast_values: { pod_feed_url: `${feeds.url}/f${i}.xml`, user_id: users.ann.id } });
+    const res = await api(server.url)
+      .post("/api/data/add_podcast")
+      .set("Api-Key", users.ann.key)
+      .send({ podcast_values: { pod_feed_url: `${feeds.url}/f${i}.xml`, user_id: users.ann.id } });
     expect(res.status).toBe(200);
   }
 });
@@ -28,7 +39,8 @@ afterAll(async () => {
   await feeds.close();
 });
 
-const pods = (query: Record<string, string | number>, key = users.ann.key, user = users.ann.id) => api(server.url).get(`/api/data/return_pods/${user}`).query(query).set("Api-Key", key);
+const pods = (query: Record<string, string | number>, key = users.ann.key, user = users.ann.id) =>
+  api(server.url).get(`/api/data/return_pods/${user}`).query(query).set("Api-Key", key);
 
 test("pages by title, case-insensitively; total counts what matched", async () => {
   const first = await pods({ limit: 3, offset: 0 });

@@ -13,14 +13,41 @@ const SKIP = new Set(["GET /api/auth/callback"]);
 const PAGES = new Set(["GET /index.php/login/v2/flow/{flow}", "POST /index.php/login/v2/flow/{flow}"]);
 
 const BAD_VALUES: unknown[] = ["abc", -1, 99999999999, { $gt: "" }, [1, "x"], null, true, "", "x".repeat(5000)];
-const FIELDS = ["user_id", "podcast_id", "episode_id", "api_id", "theme_id", "provider_id", "podcast_values", "feed_url", "rssonly", "seconds", "playback_speed", "new_theme", "timezone", "hour_pref", "date_format", "mfa_code", "email", "username", "hash_pw", "podcast_ids", "feed_cutoff_days", "limit", "offset", "since"];
+const FIELDS = [
+  "user_id",
+  "podcast_id",
+  "episode_id",
+  "api_id",
+  "theme_id",
+  "provider_id",
+  "podcast_values",
+  "feed_url",
+  "rssonly",
+  "seconds",
+  "playback_speed",
+  "new_theme",
+  "timezone",
+  "hour_pref",
+  "date_format",
+  "mfa_code",
+  "email",
+  "username",
+  "hash_pw",
+  "podcast_ids",
+  "feed_cutoff_days",
+  "limit",
+  "offset",
+  "since",
+];
 
 describe("no input makes the server answer 500", () => {
   let server: TestServer;
   let adminKey: string;
   beforeAll(async () => {
     server = await startServer();
-    await api(server.url).post("/api/data/create_first").send({ username: "admin", password: "a long password", email: "admin@example.org", fullname: "Admin" });
+    await api(server.url)
+      .post("/api/data/create_first")
+      .send({ username: "admin", password: "a long password", email: "admin@example.org", fullname: "Admin" });
     adminKey = (await api(server.url).get("/api/data/get_key").set("Authorization", basic("admin", "a long password"))).body.retrieved_key;
   });
   afterAll(() => server.stop());

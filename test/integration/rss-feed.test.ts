@@ -25,7 +25,12 @@ describe("the user's RSS feed", () => {
   beforeAll(async () => {
     Object.assign(config, { refreshInterval: 0 });
     peer = await startLoopback({ "/ep.mp3": mediaRoute(audio), "/minimal.xml": { body: fixture("minimal_itunes_3items.xml") } });
-    const items = ["one", "two", "three & four"].map((t, i) => ({ title: t, guid: `g${i}`, url: `${peer.url}/ep.mp3?n=${i}`, date: `2024-02-0${i + 1}T00:00:00Z` }));
+    const items = ["one", "two", "three & four"].map((t, i) => ({
+      title: t,
+      guid: `g${i}`,
+      url: `${peer.url}/ep.mp3?n=${i}`,
+      date: `2024-02-0${i + 1}T00:00:00Z`,
+    }));
     peer.route("/media.xml", { headers: { "Content-Type": "application/rss+xml" }, body: rssFeed("Media <Show>", items) });
     server = await startServer();
     u = await createUsers(server.url, ["alice", "bob"]);

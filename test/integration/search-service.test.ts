@@ -56,7 +56,14 @@ describe("search service (SEARCH_PORT gateway)", () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: "true", count: 1, query: "batman university", description: expect.any(String) });
       const [feed] = res.body.feeds;
-      expect(feed).toMatchObject({ id: 75075, title: "Batman University", url: expect.any(String), storeId: 1441923632, lastUpdateTime: expect.any(Number), dead: 0 });
+      expect(feed).toMatchObject({
+        id: 75075,
+        title: "Batman University",
+        url: expect.any(String),
+        storeId: 1441923632,
+        lastUpdateTime: expect.any(Number),
+        dead: 0,
+      });
       expect(feed).not.toHaveProperty("itunesId");
     }
     const sent = peer.requests.find((r) => r.url.startsWith("/api/1.0/search/byterm"))!;
@@ -82,7 +89,12 @@ describe("search service (SEARCH_PORT gateway)", () => {
     const res = await get("/api/search").query({ query: "batman", index: "itunes" });
     expect(res.status).toBe(200);
     expect(res.body.resultCount).toBe(1);
-    expect(res.body.results[0]).toMatchObject({ collectionId: 1441923632, feedUrl: expect.any(String), genreIds: expect.arrayContaining([expect.any(String)]), collectionPrice: 0 });
+    expect(res.body.results[0]).toMatchObject({
+      collectionId: 1441923632,
+      feedUrl: expect.any(String),
+      genreIds: expect.arrayContaining([expect.any(String)]),
+      collectionPrice: 0,
+    });
     await get("/api/search").query({ query: "batman", index: "store" }).expect(200);
     const sent = peer.requests.filter((r) => r.url.startsWith("/search?"));
     expect(sent).toHaveLength(1);
@@ -101,7 +113,13 @@ describe("search service (SEARCH_PORT gateway)", () => {
     const res = await get("/api/search").query({ query: "pinchflat", index: "youtube" });
     expect(res.status).toBe(200);
     expect(res.body.results.map((c: any) => c.channelId)).toEqual(["UCEABC123", "UCxyz0000000000000000002", "UCxyz0000000000000000003"]);
-    expect(res.body.results[0]).toEqual({ channelId: "UCEABC123", name: "PinchflatTestChannel", description: "", thumbnailUrl: expect.stringMatching(/^https:/), url: "https://www.youtube.com/channel/UCEABC123" });
+    expect(res.body.results[0]).toEqual({
+      channelId: "UCEABC123",
+      name: "PinchflatTestChannel",
+      description: "",
+      thumbnailUrl: expect.stringMatching(/^https:/),
+      url: "https://www.youtube.com/channel/UCEABC123",
+    });
     await get("/api/search").query({ query: "pinchflat", index: "vidsite" }).expect(200);
     expect(toolRuns()).toBe(before + 1);
     const many = await get("/api/search").query({ query: "many", index: "vidsite" });
@@ -115,7 +133,9 @@ describe("search service (SEARCH_PORT gateway)", () => {
       const before = toolLines().length;
       const answers = await Promise.all(["one", "two", "three"].map((q) => get("/api/search").query({ query: `queued ${q}`, index: "vidsite" })));
       expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
-      const lines = toolLines().slice(before).map((l) => (l === "exit" ? "exit" : "start"));
+      const lines = toolLines()
+        .slice(before)
+        .map((l) => (l === "exit" ? "exit" : "start"));
       expect(lines).toEqual(["start", "exit", "start", "exit", "start", "exit"]);
     } finally {
       config.ytdlpConcurrency = saved.ytdlpConcurrency;
@@ -137,12 +157,25 @@ describe("search service (SEARCH_PORT gateway)", () => {
   test("channel details: at most 15 recent videos, PT#M#S durations, null counts; 404 for a missing or empty channel", async () => {
     const res = await get("/api/vidsite/channel").query({ id: "UCEABC123" });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ channelId: "UCEABC123", name: "PinchflatTestChannel", description: "This is a test file for Pinchflat", subscriberCount: null, videoCount: null, url: expect.any(String), thumbnailUrl: expect.any(String) });
+    expect(res.body).toMatchObject({
+      channelId: "UCEABC123",
+      name: "PinchflatTestChannel",
+      description: "This is a test file for Pinchflat",
+      subscriberCount: null,
+      videoCount: null,
+      url: expect.any(String),
+      thumbnailUrl: expect.any(String),
+    });
     expect(res.body.recentVideos).toHaveLength(15);
     expect(res.body.recentVideos.slice(0, 3).map((v: any) => v.duration)).toEqual(["PT62M5S", "PT1M1S", "PT0M0S"]);
     expect(res.body.recentVideos[0]).toEqual({
-      id: "chv00000000a", title: "Channel video 0", description: "Description of video 0", url: "https://www.youtube.com/watch?v=chv00000000a",
-      thumbnail: expect.stringMatching(/^https:\/\/i\.ytimg\.com\//), publishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/), duration: "PT62M5S",
+      id: "chv00000000a",
+      title: "Channel video 0",
+      description: "Description of video 0",
+      url: "https://www.youtube.com/watch?v=chv00000000a",
+      thumbnail: expect.stringMatching(/^https:\/\/i\.ytimg\.com\//),
+      publishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/),
+      duration: "PT62M5S",
     });
     // A day without a time (upload_date) is midnight UTC.
     expect(res.body.recentVideos[1].publishedAt).toMatch(/T00:00:00\.000Z$/);
@@ -155,7 +188,13 @@ describe("search service (SEARCH_PORT gateway)", () => {
   });
 
   test("bad input: 400 in plain text", async () => {
-    for (const query of [{ index: "store" }, { query: "x", index: "nope" }, { query: "x", search_type: "guest" }, { query: "x", index: "store", search_type: "person" }, { query: ["a", "b"] }]) {
+    for (const query of [
+      { index: "store" },
+      { query: "x", index: "nope" },
+      { query: "x", search_type: "guest" },
+      { query: "x", index: "store", search_type: "person" },
+      { query: ["a", "b"] },
+    ]) {
       const res = await get("/api/search").query(query);
       expect(res.status).toBe(400);
       expect(res.headers["content-type"]).toMatch(/^text\/plain/);
@@ -219,7 +258,11 @@ describe("search service (SEARCH_PORT gateway)", () => {
   });
 
   test("CORS: any origin, preflight answered", async () => {
-    const pre = await request(server.searchUrl).options("/api/search").set("Origin", "https://client.example").set("Access-Control-Request-Method", "GET").set("Access-Control-Request-Headers", "content-type");
+    const pre = await request(server.searchUrl)
+      .options("/api/search")
+      .set("Origin", "https://client.example")
+      .set("Access-Control-Request-Method", "GET")
+      .set("Access-Control-Request-Headers", "content-type");
     expect(pre.status).toBe(204);
     expect(pre.headers["access-control-allow-origin"]).toBe("*");
     expect(pre.headers["access-control-allow-methods"]).toContain("GET");

@@ -28,7 +28,9 @@ describe("share_episode under concurrency", () => {
 
   test("shares of one episode at once give one link", async () => {
     const meta = { user: { id: u.alice.id, isAdmin: false, keyId: 0, rssOnly: false, podcastIds: null } };
-    const answers: any[] = await Promise.all(Array.from({ length: 10 }, () => server.broker.call("sharing.share_episode", { episode_id: episodeId }, { meta })));
+    const answers: any[] = await Promise.all(
+      Array.from({ length: 10 }, () => server.broker.call("sharing.share_episode", { episode_id: episodeId }, { meta })),
+    );
     expect(new Set(answers.map((a) => a.url_key)).size).toBe(1);
     const links: any[] = await (server.broker.getLocalService("sharing") as any).adapter.find({ query: { user_id: u.alice.id, episode_id: episodeId } });
     expect(links).toHaveLength(1);

@@ -11,7 +11,8 @@ describe("the user's shared links", () => {
   let lib: Library;
   const uid = (who: string) => lib.users[who].id;
   const key = (who: string) => lib.users[who].key;
-  const share = async (who: string, episode: string, body: object = {}) => (await lib.post(`/api/data/share_episode/${lib.ids[episode]}`, who, body)).body.url_key as string;
+  const share = async (who: string, episode: string, body: object = {}) =>
+    (await lib.post(`/api/data/share_episode/${lib.ids[episode]}`, who, body)).body.url_key as string;
   const links = async (who: string) => {
     const res = await lib.get(`/api/data/get_user_shared_links/${uid(who)}`, who);
     expect(res.status).toBe(200);
@@ -30,7 +31,14 @@ describe("the user's shared links", () => {
     await share("bob", "Half", { expires_in_days: 2 });
     const listed = await links("alice");
     expect(listed.map((l) => l.share_code)).toEqual([week, forever]); // soonest expiry first, never last
-    expect(listed[1]).toEqual({ share_code: forever, expiration_date: "never", expires_at: null, episode_id: lib.ids.Tiny, episode_title: "Tiny", podcast_name: "Shared Show" });
+    expect(listed[1]).toEqual({
+      share_code: forever,
+      expiration_date: "never",
+      expires_at: null,
+      episode_id: lib.ids.Tiny,
+      episode_title: "Tiny",
+      podcast_name: "Shared Show",
+    });
     const expiry = Date.parse(listed[0].expiration_date);
     expect(Math.abs(expiry - (Date.now() + 7 * DAY_MS))).toBeLessThan(60_000);
 

@@ -18,7 +18,9 @@ describe("shared episode links", () => {
   beforeAll(async () => {
     Object.assign(config, { refreshInterval: 0 });
     peer = await startLoopback({});
-    peer.route("/feed.xml", { body: rssFeed("Shared Show", [{ title: "The <one>", guid: "g1", url: "https://media.example/one.mp3?token=x", date: "2024-03-01T00:00:00Z" }]) });
+    peer.route("/feed.xml", {
+      body: rssFeed("Shared Show", [{ title: "The <one>", guid: "g1", url: "https://media.example/one.mp3?token=x", date: "2024-03-01T00:00:00Z" }]),
+    });
     server = await startServer();
     u = await createUsers(server.url, ["alice", "bob"]);
     const added = await post("/api/data/add_custom_podcast", "alice", { feed_url: `${peer.url}/feed.xml`, user_id: u.alice.id });
@@ -37,7 +39,12 @@ describe("shared episode links", () => {
     expect((await post(`/api/data/share_episode/${episodeId}`, "alice", {})).body.url_key).toBe(shared.body.url_key);
     const read = await byUrl(shared.body.url_key);
     expect(read.status).toBe(200);
-    expect(read.body.episode).toMatchObject({ episodeid: episodeId, episodetitle: "The <one>", podcastname: "Shared Show", episodeurl: "https://media.example/one.mp3?token=x" });
+    expect(read.body.episode).toMatchObject({
+      episodeid: episodeId,
+      episodetitle: "The <one>",
+      podcastname: "Shared Show",
+      episodeurl: "https://media.example/one.mp3?token=x",
+    });
     expect(read.body.stream_url).toBe("https://media.example/one.mp3?token=x");
     expect(read.body.episode).not.toHaveProperty("listenduration");
   });

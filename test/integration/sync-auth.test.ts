@@ -127,12 +127,21 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     expectErrorBody(await http().get(`/api/data/get_api_info/${u.id}`).set("Api-Key", app.app_password), 403);
 
     const info = await http().get(`/api/data/get_api_info/${u.id}`).set("Api-Key", u.key);
-    expect(info.body.api_info).toContainEqual(expect.objectContaining({ apikeyid: app.api_id, kind: "app", name: "Phone", lastfourdigits: app.app_password.slice(-4) }));
+    expect(info.body.api_info).toContainEqual(
+      expect.objectContaining({ apikeyid: app.api_id, kind: "app", name: "Phone", lastfourdigits: app.app_password.slice(-4) }),
+    );
 
     // MFA on: the account password no longer opens the sync routes (and its sessions end); app passwords do.
     const passwordSession = sessionOf(await login("kate", { basic: ["kate", u.password] }));
     const gen = await http().get(`/api/data/generate_mfa_secret/${u.id}`).set("Api-Key", u.key);
-    expect((await http().post("/api/data/verify_temp_mfa").set("Api-Key", u.key).send({ user_id: u.id, mfa_code: totp(gen.body.secret) })).body).toEqual({ verified: true });
+    expect(
+      (
+        await http()
+          .post("/api/data/verify_temp_mfa")
+          .set("Api-Key", u.key)
+          .send({ user_id: u.id, mfa_code: totp(gen.body.secret) })
+      ).body,
+    ).toEqual({ verified: true });
     expectChallenge(await login("kate", { cookie: passwordSession }));
     const refused = await login("kate", { basic: ["kate", u.password] });
     expectChallenge(refused);
@@ -159,7 +168,10 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
     const u = await newUser("mona");
     const cookie = sessionOf(await login("mona", { basic: ["mona", u.password] }));
     expect((await login("mona", { cookie })).status).toBe(200); // cached in the gateway now
-    const changed = await http().put(`/api/data/set_password/${u.id}`).set("Api-Key", u.key).send({ hash_pw: "mona new password", current_password: u.password });
+    const changed = await http()
+      .put(`/api/data/set_password/${u.id}`)
+      .set("Api-Key", u.key)
+      .send({ hash_pw: "mona new password", current_password: u.password });
     expect(changed.status).toBe(200);
     expectChallenge(await login("mona", { cookie }));
     expectChallenge(await login("mona", { basic: ["mona", u.password] }));
@@ -182,7 +194,11 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
       expectErrorBody(res, 403);
       expect(res.headers["set-cookie"]).toBeUndefined();
       expectErrorBody(await http().get("/subscriptions/nora.txt").set("Authorization", basic("nora", u.password)), 403);
-      const upload = await http().put("/subscriptions/nora/phone.txt").set("Authorization", basic("nora", u.password)).type("text").send("https://example.org/feed.xml\n");
+      const upload = await http()
+        .put("/subscriptions/nora/phone.txt")
+        .set("Authorization", basic("nora", u.password))
+        .type("text")
+        .send("https://example.org/feed.xml\n");
       expectErrorBody(upload, 403);
     } finally {
       config.syncServerEnabled = before;
@@ -211,7 +227,13 @@ describe("sync credentials (gPodder login.json / logout.json)", () => {
       expectErrorBody(res, 403);
       expect(res.headers["set-cookie"]).toBeUndefined();
     }
-    expectErrorBody(await http().post("/index.php/apps/gpoddersync/subscription_change/create").set("Cookie", cookie).send({ add: ["https://example.org/feed.xml"], remove: [] }), 403);
+    expectErrorBody(
+      await http()
+        .post("/index.php/apps/gpoddersync/subscription_change/create")
+        .set("Cookie", cookie)
+        .send({ add: ["https://example.org/feed.xml"], remove: [] }),
+      403,
+    );
     expect((await http().get("/index.php/apps/gpoddersync/subscriptions").set("Cookie", cookie)).status).toBe(403);
     // Other accounts are not affected.
     expect((await login("pia", { basic: ["pia", other.password] })).status).toBe(200);

@@ -42,7 +42,12 @@ describe("podsync: a gPodder v2 server", () => {
     feeds = await startLoopback();
     for (const name of ["one", "two", "three"]) {
       for (const n of [1, 2]) feeds.route(`/media/${name}-${n}.mp3`, mediaRoute(audioBytes(20_000)));
-      feeds.route(`/${name}.xml`, { body: rssFeed(`Feed ${name}`, [1, 2].map((n) => ({ title: `${name} ${n}`, guid: `${name}-${n}`, url: episodeUrl(name, n), date: `2024-0${n}-01T00:00:00Z` }))) });
+      feeds.route(`/${name}.xml`, {
+        body: rssFeed(
+          `Feed ${name}`,
+          [1, 2].map((n) => ({ title: `${name} ${n}`, guid: `${name}-${n}`, url: episodeUrl(name, n), date: `2024-0${n}-01T00:00:00Z` })),
+        ),
+      });
     }
     peer = await startGpodderPeer(REMOTE_USER, REMOTE_PASSWORD);
     account.podsync_url = peer.url;
@@ -76,7 +81,8 @@ describe("podsync: a gPodder v2 server", () => {
     expectErrorBody(await get(`/api/podsync/devices/${u.bob.id}`, "alice"), 403);
     expect((await get(`/api/data/get_podsync_settings/${u.alice.id}`, "alice")).status).toBe(200);
     // Nothing set up: no account elsewhere, and this server's own sync server switched off for alice.
-    const ownSyncServer = (on: boolean) => api(server.url).put("/api/data/user/sync_server").set("Api-Key", u.alice.key).send({ user_id: u.alice.id, sync_server: on });
+    const ownSyncServer = (on: boolean) =>
+      api(server.url).put("/api/data/user/sync_server").set("Api-Key", u.alice.key).send({ user_id: u.alice.id, sync_server: on });
     await ownSyncServer(false);
     expectErrorBody(await post("/api/podsync/sync", "alice", {}), 404);
     await ownSyncServer(true);
@@ -87,7 +93,13 @@ describe("podsync: a gPodder v2 server", () => {
     const settings = await get(`/api/data/get_podsync_settings/${u.alice.id}`, "alice");
     expect(settings.body).toMatchObject({ sync_type: "gpodder", enabled: true, server_url: peer.url, username: REMOTE_USER, device_id: DEVICE });
     expect(JSON.stringify(settings.body)).not.toContain(REMOTE_PASSWORD);
-    const stored = fs.readFileSync(path.join(server.dataDir, fs.readdirSync(server.dataDir).find((f) => f.startsWith("sync_accounts"))!), "utf8");
+    const stored = fs.readFileSync(
+      path.join(
+        server.dataDir,
+        fs.readdirSync(server.dataDir).find((f) => f.startsWith("sync_accounts"))!,
+      ),
+      "utf8",
+    );
     expect(stored).not.toContain(REMOTE_PASSWORD);
 
     // Here: feed one. There (this server's device): feed two.
@@ -105,28 +117,59 @@ describe("podsync: a gPodder v2 server", () => {
     expect((await post("/api/podsync/sync", "alice", {})).body).toMatchObject({ subscriptions_removed_here: 1, subscriptions_uploaded: 1 });
     expect(await myFeeds("alice")).toEqual([feed("one"), feed("three")]);
     expect(peer.subscriptions(DEVICE).sort()).toEqual([feed("one"), feed("three")]);
-    expect((await post("/api/podsync/sync", "alice", {})).body).toMatchObject({ subscriptions_added_here: 0, subscriptions_removed_here: 0, subscriptions_uploaded: 0, subscriptions_removed_there: 0 });
+    expect((await post("/api/podsync/sync", "alice", {})).body).toMatchObject({
+      subscriptions_added_here: 0,
+      subscriptions_removed_here: 0,
+      subscriptions_uploaded: 0,
+      subscriptions_removed_there: 0,
+    });
   });
 
   test("play positions: 1200 s there resumes here, and the reverse; the newest wins", async () => {
-    peer.upload([{ podcast: feed("one"), episode: episodeUrl("one", 1), device: "phone", action: "play", timestamp: new Date().toISOString().slice(0, 19), started: 0, position: 1200, total: 3000 }]);
+    peer.upload([
+      {
+        podcast: feed("one"),
+        episode: episodeUrl("one", 1),
+        device: "phone",
+        action: "play",
+        timestamp: new Date().toISOString().slice(0, 19),
+        started: 0,
+        position: 1200,
+        total: 3000,
+      },
+    ]);
     await post("/api/podsync/sync", "alice", {});
     expect(await positionOf("alice", "one", 1)).toBe(1200);
 
     // Played here (the local player records the position) to 300 s: uploaded as a UTC play action.
     const pods = (await get(`/api/data/return_pods/${u.alice.id}`, "alice")).body.pods;
     const three = pods.find((p: any) => p.feed_url === feed("three"));
-    const ep = (await get("/api/data/podcast_episodes", "alice", { user_id: u.alice.id, podcast_id: three.podcast_id })).body.episodes.find((e: any) => e.episodeurl === episodeUrl("three", 2));
+    const ep = (await get("/api/data/podcast_episodes", "alice", { user_id: u.alice.id, podcast_id: three.podcast_id })).body.episodes.find(
+      (e: any) => e.episodeurl === episodeUrl("three", 2),
+    );
     await server.broker.call("episodes.update_state", { user_id: u.alice.id, episode_id: ep.episodeid, listen_duration: 300 });
     const res = await post("/api/podsync/sync", "alice", {});
     expect(res.body.actions_uploaded).toBe(1);
     const sent = peer.actions().filter((a) => a.device === DEVICE);
-    expect(sent).toEqual([{ podcast: feed("three"), episode: episodeUrl("three", 2), device: DEVICE, action: "play", timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/), started: 0, position: 300, total: 0 }]);
+    expect(sent).toEqual([
+      {
+        podcast: feed("three"),
+        episode: episodeUrl("three", 2),
+        device: DEVICE,
+        action: "play",
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+        started: 0,
+        position: 300,
+        total: 0,
+      },
+    ]);
     // The upload is not sent again, and the server's own action does not come back as a change.
     expect((await post("/api/podsync/sync", "alice", {})).body).toMatchObject({ actions_uploaded: 0, positions_applied: 0 });
 
     // An older action from another device does not overwrite the newer local position.
-    peer.upload([{ podcast: feed("three"), episode: episodeUrl("three", 2), device: "phone", action: "play", timestamp: "2020-01-01T00:00:00", position: 5, total: 3000 }]);
+    peer.upload([
+      { podcast: feed("three"), episode: episodeUrl("three", 2), device: "phone", action: "play", timestamp: "2020-01-01T00:00:00", position: 5, total: 3000 },
+    ]);
     await post("/api/podsync/sync", "alice", {});
     expect(await positionOf("alice", "three", 2)).toBe(300);
   });
@@ -141,7 +184,14 @@ describe("podsync: a gPodder v2 server", () => {
     expectErrorBody(await post("/api/podsync/set_default/no-such-device", "alice", {}), 404);
 
     const stats = (await get("/api/podsync/podsync_statistics", "alice")).body;
-    expect(stats).toMatchObject({ server_url: peer.url, sync_type: "gpodder", sync_enabled: true, total_devices: 2, total_subscriptions: 2, connection_status: "connected" });
+    expect(stats).toMatchObject({
+      server_url: peer.url,
+      sync_type: "gpodder",
+      sync_enabled: true,
+      total_devices: 2,
+      total_subscriptions: 2,
+      connection_status: "connected",
+    });
     expect(stats.total_episode_actions).toBeGreaterThanOrEqual(3);
     expect(stats.recent_episode_actions.length).toBeGreaterThan(0);
     expect(stats.last_sync_timestamp).toEqual(expect.any(String));
@@ -169,7 +219,8 @@ describe("podsync: a gPodder v2 server", () => {
       const eps = (await get("/api/data/podcast_episodes", "alice", { user_id: u.alice.id, podcast_id: pod.podcast_id })).body.episodes;
       return eps.find((e: any) => e.episodeurl === episodeUrl(feedName, n)).episodeid as number;
     };
-    const downloaded = async () => (await get("/api/data/download_episode_list", "alice", { user_id: u.alice.id })).body.downloaded_episodes.map((e: any) => e.episodeurl).sort();
+    const downloaded = async () =>
+      (await get("/api/data/download_episode_list", "alice", { user_id: u.alice.id })).body.downloaded_episodes.map((e: any) => e.episodeurl).sort();
     const mine = () => peer.actions().filter((a) => a.device === DEVICE && a.action !== "play");
     const syncTask = async () => {
       const res = await post("/api/podsync/sync", "alice", {});
@@ -234,7 +285,12 @@ describe("podsync: a gPodder v2 server", () => {
     config.syncWaitMs = 300;
     try {
       const held = await post("/api/podsync/sync", "alice", {});
-      expect(held.body).toEqual({ success: true, detail: "The sync continues in the background", message: "The sync continues in the background", task_id: expect.any(String) });
+      expect(held.body).toEqual({
+        success: true,
+        detail: "The sync continues in the background",
+        message: "The sync continues in the background",
+        task_id: expect.any(String),
+      });
       expect((await get(`/api/tasks/${held.body.task_id}`, "alice")).body.status).not.toBe("SUCCESS");
       await sync.adapter.updateMany({ _id: u.alice.id }, { $set: { lease_until: new Date(Date.now() - 1000) } }); // and died
       expect(await waitForTask(server.url, u.alice.key, held.body.task_id)).toMatchObject({ status: "SUCCESS", task_type: "sync" });

@@ -15,7 +15,8 @@ describe("tasks.create under concurrency", () => {
   let tasks: any;
   const create = (list: object[]) => server.broker.call("tasks.create", { tasks: list }) as Promise<CreateTasksResult>;
   const job = (dedupe_key: string | null, task_type = TYPE) => ({ task_type, user_id: 1, payload: {}, dedupe_key });
-  const openOf = async (key: string) => (await tasks.adapter.find({ query: { dedupe_key: key } })).filter((d: any) => ["PENDING", "RUNNING", "DOWNLOADING"].includes(d.status));
+  const openOf = async (key: string) =>
+    (await tasks.adapter.find({ query: { dedupe_key: key } })).filter((d: any) => ["PENDING", "RUNNING", "DOWNLOADING"].includes(d.status));
 
   beforeAll(async () => {
     server = await startServer({ services: [TasksService] });
@@ -82,8 +83,25 @@ describe("tasks.create under concurrency", () => {
   test("jobs stored by an older version: an open one without open_key still dedupes, a finished one still holding its key frees it", async () => {
     const now = new Date();
     const legacy = (_id: number, status: string, extra: object) => ({
-      _id, task_type: TYPE, user_id: 1, status, progress: 0, message: "", result: null, payload: {}, item_id: null, episode_title: null, podcast_name: null,
-      attempts: 0, claim_seq: 0, lease_owner: null, lease_until: null, run_after: new Date(now.getTime() + 3_600_000), created_at: now, updated_at: now, ...extra,
+      _id,
+      task_type: TYPE,
+      user_id: 1,
+      status,
+      progress: 0,
+      message: "",
+      result: null,
+      payload: {},
+      item_id: null,
+      episode_title: null,
+      podcast_name: null,
+      attempts: 0,
+      claim_seq: 0,
+      lease_owner: null,
+      lease_until: null,
+      run_after: new Date(now.getTime() + 3_600_000),
+      created_at: now,
+      updated_at: now,
+      ...extra,
     });
     await tasks.adapter.insert(legacy(900001, "PENDING", { dedupe_key: "legacy-open" }));
     await tasks.adapter.insert(legacy(900002, "SUCCESS", { dedupe_key: "legacy-stale", open_key: "legacy-stale" }));

@@ -33,7 +33,8 @@ describe("feeds from hosting platforms the parser was not tuned on", () => {
   let feeds: Loopback;
   let u: Record<string, { id: number; key: string }>;
   const { get, post } = asUsers(() => ({ url: server.url, users: u }));
-  const add = (who: string, feedPath: string) => post("/api/data/add_podcast", who, { podcast_values: { pod_feed_url: feeds.url + feedPath, user_id: u[who].id } });
+  const add = (who: string, feedPath: string) =>
+    post("/api/data/add_podcast", who, { podcast_values: { pod_feed_url: feeds.url + feedPath, user_id: u[who].id } });
 
   const libsynArt = "https://ssl-static.libsyn.com/p/assets/2/5/8/0/2580a1b3c4d5/GardenShed_3000.jpg";
   const anchorArt = "https://d3t3ozftmdmh3i.cloudfront.net/staging/podcast_uploaded_nologo/40112233/40112233-1700000000000-abc123def456.jpg";
@@ -41,73 +42,213 @@ describe("feeds from hosting platforms the parser was not tuned on", () => {
   const wpArt = "https://vintageradio.example/wp-content/uploads/powerpress/vrw_cover_1400.jpg";
   const expected = (): Expected[] => [
     {
-      route: "/libsyn/rss", file: "unseen_libsyn_style.xml", contentType: "application/rss+xml; charset=UTF-8",
-      title: "The Garden Shed", author: "Garden Shed Media", artwork: libsynArt, explicit: false, categories: ["Leisure", "Home & Garden", "Education"],
+      route: "/libsyn/rss",
+      file: "unseen_libsyn_style.xml",
+      contentType: "application/rss+xml; charset=UTF-8",
+      title: "The Garden Shed",
+      author: "Garden Shed Media",
+      artwork: libsynArt,
+      explicit: false,
+      categories: ["Leisure", "Home & Garden", "Education"],
       episodes: [
-        { title: 'Ep. 42 – Slugs, Beer Traps & "Organic" Pellets', duration: 3641, pub: "2024-03-12T10:00:00.000Z", url: "https://traffic.libsyn.com/secure/thegardenshed/GS042_final.mp3?dest-id=1234567", artwork: "https://ssl-static.libsyn.com/p/assets/e/4/2/ep42_3000.jpg", description: /^<p>Do beer traps <em>actually<\/em> work\?/ },
-        { title: "Bonus: Listener Mailbag (Uncut)", duration: 1335, pub: "2024-03-08T16:30:00.000Z", url: "https://traffic.libsyn.com/secure/thegardenshed/GS_Bonus_Mailbag.mp3?dest-id=1234567", artwork: libsynArt },
-        { title: "Ep. 41 – Seed Potatoes and Chitting", duration: 2643, pub: "2024-03-05T10:00:00.000Z", url: "https://traffic.libsyn.com/secure/thegardenshed/GS041.mp3?dest-id=1234567", artwork: libsynArt },
+        {
+          title: 'Ep. 42 – Slugs, Beer Traps & "Organic" Pellets',
+          duration: 3641,
+          pub: "2024-03-12T10:00:00.000Z",
+          url: "https://traffic.libsyn.com/secure/thegardenshed/GS042_final.mp3?dest-id=1234567",
+          artwork: "https://ssl-static.libsyn.com/p/assets/e/4/2/ep42_3000.jpg",
+          description: /^<p>Do beer traps <em>actually<\/em> work\?/,
+        },
+        {
+          title: "Bonus: Listener Mailbag (Uncut)",
+          duration: 1335,
+          pub: "2024-03-08T16:30:00.000Z",
+          url: "https://traffic.libsyn.com/secure/thegardenshed/GS_Bonus_Mailbag.mp3?dest-id=1234567",
+          artwork: libsynArt,
+        },
+        {
+          title: "Ep. 41 – Seed Potatoes and Chitting",
+          duration: 2643,
+          pub: "2024-03-05T10:00:00.000Z",
+          url: "https://traffic.libsyn.com/secure/thegardenshed/GS041.mp3?dest-id=1234567",
+          artwork: libsynArt,
+        },
       ],
     },
     {
-      route: "/anchor/podcast/rss", file: "unseen_anchor_style.xml",
-      title: "Midnight Snack Theories", author: "Jo & Sam", artwork: anchorArt, explicit: false, categories: ["Arts", "Food"],
+      route: "/anchor/podcast/rss",
+      file: "unseen_anchor_style.xml",
+      title: "Midnight Snack Theories",
+      author: "Jo & Sam",
+      artwork: anchorArt,
+      explicit: false,
+      categories: ["Arts", "Food"],
       episodes: [
-        { title: "Is cereal a soup? (feat. our moms)", duration: 2382, pub: "2024-03-14T06:00:00.000Z", url: "https://anchor.fm/s/f00dcafe/podcast/play/84512345/https%3A%2F%2Fd3ctxlq1ktw2nl.cloudfront.net%2Fstaging%2F2024-2-14%2F371234567-44100-2-a1b2c3d4e5f6.mp3", artwork: "https://d3t3ozftmdmh3i.cloudfront.net/staging/podcast_uploaded_episode/40112233/40112233-1710396000000-ep-cereal.jpg", description: /Spoiler: we don&#39;t\./ },
-        { title: "Why does toast always land butter-side down?", duration: 1811, pub: "2024-02-29T06:00:00.000Z", url: "https://anchor.fm/s/f00dcafe/podcast/play/83900001/https%3A%2F%2Fd3ctxlq1ktw2nl.cloudfront.net%2Fstaging%2F2024-1-29%2F369999999-44100-2-f6e5d4c3b2a1.m4a", artwork: anchorArt },
+        {
+          title: "Is cereal a soup? (feat. our moms)",
+          duration: 2382,
+          pub: "2024-03-14T06:00:00.000Z",
+          url: "https://anchor.fm/s/f00dcafe/podcast/play/84512345/https%3A%2F%2Fd3ctxlq1ktw2nl.cloudfront.net%2Fstaging%2F2024-2-14%2F371234567-44100-2-a1b2c3d4e5f6.mp3",
+          artwork: "https://d3t3ozftmdmh3i.cloudfront.net/staging/podcast_uploaded_episode/40112233/40112233-1710396000000-ep-cereal.jpg",
+          description: /Spoiler: we don&#39;t\./,
+        },
+        {
+          title: "Why does toast always land butter-side down?",
+          duration: 1811,
+          pub: "2024-02-29T06:00:00.000Z",
+          url: "https://anchor.fm/s/f00dcafe/podcast/play/83900001/https%3A%2F%2Fd3ctxlq1ktw2nl.cloudfront.net%2Fstaging%2F2024-1-29%2F369999999-44100-2-f6e5d4c3b2a1.m4a",
+          artwork: anchorArt,
+        },
       ],
     },
     {
-      route: "/2201234.rss", file: "unseen_buzzsprout_style.xml",
-      title: "Small Town Code", author: "Riley Okafor", artwork: buzzArt, explicit: false, categories: ["Technology", "Society & Culture", "Places & Travel"],
+      route: "/2201234.rss",
+      file: "unseen_buzzsprout_style.xml",
+      title: "Small Town Code",
+      author: "Riley Okafor",
+      artwork: buzzArt,
+      explicit: false,
+      categories: ["Technology", "Society & Culture", "Places & Travel"],
       episodes: [
-        { title: "The Bakery That Went Offline-First", duration: 2750, pub: "2024-03-11T16:00:00.000Z", url: "https://www.buzzsprout.com/2201234/14612345-the-bakery-that-went-offline-first.mp3", artwork: buzzArt },
-        { title: "Trailer: Season 2", duration: 95, pub: "2024-02-01T13:00:00.000Z", url: "https://www.buzzsprout.com/2201234/14400001-trailer-season-2.mp3", artwork: buzzArt },
+        {
+          title: "The Bakery That Went Offline-First",
+          duration: 2750,
+          pub: "2024-03-11T16:00:00.000Z",
+          url: "https://www.buzzsprout.com/2201234/14612345-the-bakery-that-went-offline-first.mp3",
+          artwork: buzzArt,
+        },
+        {
+          title: "Trailer: Season 2",
+          duration: 95,
+          pub: "2024-02-01T13:00:00.000Z",
+          url: "https://www.buzzsprout.com/2201234/14400001-trailer-season-2.mp3",
+          artwork: buzzArt,
+        },
       ],
     },
     {
       // Served under /feed/podcast/ like WordPress: the relative enclosure and image resolve against it.
-      route: "/feed/podcast/", file: "unseen_powerpress_style.xml",
-      title: "Vintage Radio Workbench – Podcast", author: "Vintage Radio Workbench", artwork: wpArt, explicit: false, categories: ["Leisure", "Hobbies"],
+      route: "/feed/podcast/",
+      file: "unseen_powerpress_style.xml",
+      title: "Vintage Radio Workbench – Podcast",
+      author: "Vintage Radio Workbench",
+      artwork: wpArt,
+      explicit: false,
+      categories: ["Leisure", "Hobbies"],
       episodes: [
-        { title: "Bush DAC90A: the “Toaster” lives again", duration: 3840, pub: "2024-03-09T19:22:38.000Z", url: "https://media.blubrry.com/vintageradio/p/vintageradio.example/wp-content/uploads/2024/03/VRW_058_DAC90A.mp3?awCollectionId=vrw&awEpisodeId=1187", artwork: wpArt, description: /model=dac90a&amp;rev=2/ },
-        { title: "Workshop Q&A: isolation transformers", duration: 2300, pub: "2024-02-24T10:00:00.000Z", url: "https://vintageradio.example/wp-content/uploads/2024/02/VRW_057_QA.mp3", artwork: wpArt },
-        { title: "Minisode: my soldering iron tip", duration: 300, pub: "2024-02-17T10:00:00.000Z", url: `${feeds.url}/wp-content/uploads/2024/02/VRW_056_minisode.mp3`, artwork: `${feeds.url}/wp-content/uploads/2024/02/minisode.jpg` },
+        {
+          title: "Bush DAC90A: the “Toaster” lives again",
+          duration: 3840,
+          pub: "2024-03-09T19:22:38.000Z",
+          url: "https://media.blubrry.com/vintageradio/p/vintageradio.example/wp-content/uploads/2024/03/VRW_058_DAC90A.mp3?awCollectionId=vrw&awEpisodeId=1187",
+          artwork: wpArt,
+          description: /model=dac90a&amp;rev=2/,
+        },
+        {
+          title: "Workshop Q&A: isolation transformers",
+          duration: 2300,
+          pub: "2024-02-24T10:00:00.000Z",
+          url: "https://vintageradio.example/wp-content/uploads/2024/02/VRW_057_QA.mp3",
+          artwork: wpArt,
+        },
+        {
+          title: "Minisode: my soldering iron tip",
+          duration: 300,
+          pub: "2024-02-17T10:00:00.000Z",
+          url: `${feeds.url}/wp-content/uploads/2024/02/VRW_056_minisode.mp3`,
+          artwork: `${feeds.url}/wp-content/uploads/2024/02/minisode.jpg`,
+        },
       ],
     },
     {
       // PST and EST zone names, RFC 3339, no seconds, a missing pubDate, no guid anywhere, an item without enclosure.
-      route: "/council.rss", file: "unseen_mixed_dates_no_guid.xml",
-      title: "City Council Minutes (Audio)", author: null, artwork: "http://council.example.gov/images/seal.png", explicit: false,
+      route: "/council.rss",
+      file: "unseen_mixed_dates_no_guid.xml",
+      title: "City Council Minutes (Audio)",
+      author: null,
+      artwork: "http://council.example.gov/images/seal.png",
+      explicit: false,
       episodes: [
         { title: "Agenda posted: March 12 session", duration: 0, pub: "2024-03-08T17:15:00.000Z", url: "" },
         { title: "Work Session – March 6", duration: 70, pub: "2024-03-06T19:30:00.000Z", url: "http://council.example.gov/audio/2024-03-06-work.mp3" },
-        { title: "Special Session – March 5 (evening)", duration: 2850, pub: "2024-03-05T20:00:00.000Z", url: "http://council.example.gov/audio/2024-03-05-special.mp3" },
-        { title: "Regular Session – March 5", duration: 9067, pub: "2024-03-05T16:00:00.000Z", url: "http://council.example.gov/audio/2024-03-05-regular.mp3", artwork: "http://council.example.gov/images/seal.png" },
+        {
+          title: "Special Session – March 5 (evening)",
+          duration: 2850,
+          pub: "2024-03-05T20:00:00.000Z",
+          url: "http://council.example.gov/audio/2024-03-05-special.mp3",
+        },
+        {
+          title: "Regular Session – March 5",
+          duration: 9067,
+          pub: "2024-03-05T16:00:00.000Z",
+          url: "http://council.example.gov/audio/2024-03-05-regular.mp3",
+          artwork: "http://council.example.gov/images/seal.png",
+        },
       ],
     },
     {
-      route: "/atom.xml", file: "unseen_atom_enclosures.xml", contentType: "application/atom+xml",
-      title: "Hörspiel-Werkstatt", author: "Werkstatt-Kollektiv", artwork: "https://hoerspiel.example/logo.png", explicit: false, categories: ["Fiction"],
+      route: "/atom.xml",
+      file: "unseen_atom_enclosures.xml",
+      contentType: "application/atom+xml",
+      title: "Hörspiel-Werkstatt",
+      author: "Werkstatt-Kollektiv",
+      artwork: "https://hoerspiel.example/logo.png",
+      explicit: false,
+      categories: ["Fiction"],
       episodes: [
-        { title: "Der Leuchtturm & die Möwe", duration: 754, pub: "2024-03-10T17:00:00.000Z", url: "https://cdn.hoerspiel.example/folge7.ogg?token=a1b2&dl=1", artwork: "https://hoerspiel.example/logo.png", description: /<b>Sturm<\/b>/ },
+        {
+          title: "Der Leuchtturm & die Möwe",
+          duration: 754,
+          pub: "2024-03-10T17:00:00.000Z",
+          url: "https://cdn.hoerspiel.example/folge7.ogg?token=a1b2&dl=1",
+          artwork: "https://hoerspiel.example/logo.png",
+          description: /<b>Sturm<\/b>/,
+        },
         { title: "Folge 6: Nebel", duration: 587, pub: "2024-02-25T17:00:00.000Z", url: "https://cdn.hoerspiel.example/folge6.mp3" },
       ],
     },
     {
-      route: "/stadtfunk.xml", file: "unseen_latin1_umlauts.xml", contentType: "application/rss+xml; charset=ISO-8859-1",
-      title: "Grüße aus Köln - Der Stadtfunk", author: "Bürgerfunk Köln e.V.", artwork: "https://stadtfunk-koeln.example/bilder/cover.jpg", explicit: false, categories: ["Society & Culture"],
+      route: "/stadtfunk.xml",
+      file: "unseen_latin1_umlauts.xml",
+      contentType: "application/rss+xml; charset=ISO-8859-1",
+      title: "Grüße aus Köln - Der Stadtfunk",
+      author: "Bürgerfunk Köln e.V.",
+      artwork: "https://stadtfunk-koeln.example/bilder/cover.jpg",
+      explicit: false,
+      categories: ["Society & Culture"],
       episodes: [
-        { title: "Folge 12: Die Hohenzollernbrücke - Schlösser über dem Rhein", duration: 1875, pub: "2024-03-02T09:00:00.000Z", url: "https://stadtfunk-koeln.example/audio/folge12.mp3", description: /Frau Müller .* 5 €\.$/ },
-        { title: "Folge 11: Straßenbahn-Linie 18 - Ein Tag im Führerstand", duration: 1743, pub: "2024-02-17T09:00:00.000Z", url: "https://stadtfunk-koeln.example/audio/folge11.mp3" },
+        {
+          title: "Folge 12: Die Hohenzollernbrücke - Schlösser über dem Rhein",
+          duration: 1875,
+          pub: "2024-03-02T09:00:00.000Z",
+          url: "https://stadtfunk-koeln.example/audio/folge12.mp3",
+          description: /Frau Müller .* 5 €\.$/,
+        },
+        {
+          title: "Folge 11: Straßenbahn-Linie 18 - Ein Tag im Führerstand",
+          duration: 1743,
+          pub: "2024-02-17T09:00:00.000Z",
+          url: "https://stadtfunk-koeln.example/audio/folge11.mp3",
+        },
       ],
     },
     {
       // Windows-1252 bytes, no encoding declared anywhere; a 250 KB show-notes body.
-      route: "/grind.xml", file: "unseen_win1252_huge_description.xml", contentType: "text/xml",
-      title: "The “Daily” Grind", author: null, artwork: "https://dailygrind.example/art.jpg", explicit: true,
+      route: "/grind.xml",
+      file: "unseen_win1252_huge_description.xml",
+      contentType: "text/xml",
+      title: "The “Daily” Grind",
+      author: null,
+      artwork: "https://dailygrind.example/art.jpg",
+      explicit: true,
       episodes: [
-        { title: "Don’t call it a “latte”", duration: 899, pub: "2024-03-08T07:00:00.000Z", url: "https://dailygrind.example/ep/2024-03-08.mp3", description: /“the great café debate” – whether a flat white is just a small latte… It’s not\./ },
+        {
+          title: "Don’t call it a “latte”",
+          duration: 899,
+          pub: "2024-03-08T07:00:00.000Z",
+          url: "https://dailygrind.example/ep/2024-03-08.mp3",
+          description: /“the great café debate” – whether a flat white is just a small latte… It’s not\./,
+        },
         { title: "Espresso – the short story", duration: 541, pub: "2024-03-07T07:00:00.000Z", url: "https://dailygrind.example/ep/2024-03-07.mp3" },
       ],
     },
@@ -136,7 +277,15 @@ describe("feeds from hosting platforms the parser was not tuned on", () => {
 
       const details = await get("/api/data/get_podcast_details", "dana", { user_id: u.dana.id, podcast_id });
       expect(details.status).toBe(200);
-      expect(details.body.podcast).toMatchObject({ podcast_id, title: f.title, author: f.author, artwork_url: f.artwork, explicit: f.explicit, total_episodes: total, feed_url: feeds.url + f.route });
+      expect(details.body.podcast).toMatchObject({
+        podcast_id,
+        title: f.title,
+        author: f.author,
+        artwork_url: f.artwork,
+        explicit: f.explicit,
+        total_episodes: total,
+        feed_url: feeds.url + f.route,
+      });
       if (f.categories) expect(details.body.podcast.categories).toEqual(f.categories);
       expect(details.body.recent_episodes).toHaveLength(total);
       expect(res.body.first_episode_id).toBe(details.body.recent_episodes[0].episode_id);
@@ -146,8 +295,13 @@ describe("feeds from hosting platforms the parser was not tuned on", () => {
       expect({ feed: f.file, total: list.body.total }).toEqual({ feed: f.file, total });
       for (const [i, want] of f.episodes.entries()) {
         const ep = list.body.episodes[i];
-        expect({ feed: f.file, title: ep.episodetitle, duration: ep.episodeduration, pub: ep.episodepubdate, url: ep.episodeurl })
-          .toEqual({ feed: f.file, title: want.title, duration: want.duration, pub: want.pub ?? "", url: want.url });
+        expect({ feed: f.file, title: ep.episodetitle, duration: ep.episodeduration, pub: ep.episodepubdate, url: ep.episodeurl }).toEqual({
+          feed: f.file,
+          title: want.title,
+          duration: want.duration,
+          pub: want.pub ?? "",
+          url: want.url,
+        });
         expect(ep.podcastname).toBe(f.title);
         if (want.artwork) expect(ep.episodeartwork).toBe(want.artwork);
         if (want.description) expect(ep.episodedescription).toMatch(want.description);
@@ -210,9 +364,16 @@ describe("feeds from hosting platforms the parser was not tuned on", () => {
     const after = await get("/api/data/podcast_episodes", "erin", q);
     expect(after.body.total).toBe(4);
     expect(after.body.episodes.map((e: any) => e.episodetitle)).toEqual([
-      "Ep. 43 – Rhubarb Forcing", 'Ep. 42 – Slugs, Beer Traps & "Organic" Pellets', "Bonus: Listener Mailbag (Uncut)", "Ep. 41 – Seed Potatoes and Chitting",
+      "Ep. 43 – Rhubarb Forcing",
+      'Ep. 42 – Slugs, Beer Traps & "Organic" Pellets',
+      "Bonus: Listener Mailbag (Uncut)",
+      "Ep. 41 – Seed Potatoes and Chitting",
     ]);
-    expect(after.body.episodes[0]).toMatchObject({ episodeduration: 2440, episodepubdate: "2024-03-19T10:00:00.000Z", episodeartwork: "https://ssl-static.libsyn.com/p/assets/2/5/8/0/2580a1b3c4d5/GardenShed_3000.jpg" });
+    expect(after.body.episodes[0]).toMatchObject({
+      episodeduration: 2440,
+      episodepubdate: "2024-03-19T10:00:00.000Z",
+      episodeartwork: "https://ssl-static.libsyn.com/p/assets/2/5/8/0/2580a1b3c4d5/GardenShed_3000.jpg",
+    });
     // The older episodes kept their ids.
     expect(after.body.episodes.slice(1).map((e: any) => e.episodeid)).toEqual(before.body.episodes.map((e: any) => e.episodeid));
     const pod = (await get(`/api/data/return_pods/${u.erin.id}`, "erin")).body.pods[0];

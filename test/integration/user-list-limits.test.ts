@@ -8,7 +8,27 @@ import { api, expectErrorBody } from "../helpers/client";
 import { createUsers } from "../helpers/podcasts";
 import { startServer, TestServer } from "../helpers/server";
 
-const THEME_FIELDS = ["background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color", "border_color", "accent_color", "prog_bar_color", "error_color", "bonus_color", "secondary_background", "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color"];
+const THEME_FIELDS = [
+  "background_color",
+  "button_color",
+  "container_button_color",
+  "button_text_color",
+  "text_color",
+  "text_secondary_color",
+  "border_color",
+  "accent_color",
+  "prog_bar_color",
+  "error_color",
+  "bonus_color",
+  "secondary_background",
+  "container_background",
+  "standout_color",
+  "hover_color",
+  "link_color",
+  "thumb_color",
+  "unfilled_color",
+  "check_box_color",
+];
 
 let server: TestServer;
 let users: Record<string, { id: number; key: string }>;
@@ -31,10 +51,20 @@ test("API keys and app passwords: the limit's next one is a 409, each kind count
   const refused = await create();
   expectErrorBody(refused, 409);
   expect(refused.body.message).toMatch(/3 API keys/);
-  for (let i = 0; i < 3; i++) expect((await api(server.url).post("/api/data/create_app_password").set("Api-Key", key).send({ user_id: id, name: `app ${i}` })).status).toBe(200);
+  for (let i = 0; i < 3; i++)
+    expect(
+      (
+        await api(server.url)
+          .post("/api/data/create_app_password")
+          .set("Api-Key", key)
+          .send({ user_id: id, name: `app ${i}` })
+      ).status,
+    ).toBe(200);
   expectErrorBody(await api(server.url).post("/api/data/create_app_password").set("Api-Key", key).send({ user_id: id, name: "one more" }), 409);
   // The sign-ins' login keys are not among them.
-  expect((await api(server.url).get(`/api/data/get_api_info/${id}`).set("Api-Key", key)).body.api_info.filter((k: { kind: string }) => k.kind === "user")).toHaveLength(3);
+  expect(
+    (await api(server.url).get(`/api/data/get_api_info/${id}`).set("Api-Key", key)).body.api_info.filter((k: { kind: string }) => k.kind === "user"),
+  ).toHaveLength(3);
   expect((await api(server.url).delete("/api/data/delete_api_key").set("Api-Key", key).send({ api_id: created[0] })).status).toBe(200);
   expect((await create()).status).toBe(200);
 });
@@ -61,7 +91,12 @@ test("custom themes: the limit's next one is a 409; a deletion makes room", asyn
   const refused = await create("three");
   expectErrorBody(refused, 409);
   expect(refused.body.message).toMatch(/2 custom themes/);
-  expect((await api(server.url).get(`/api/data/user/custom_themes/${id}`).set("Api-Key", key)).body.themes.map((t: { name: string }) => t.name)).toEqual(["one", "two"]);
-  expect((await api(server.url).delete("/api/data/user/custom_themes").set("Api-Key", key).send({ user_id: id, theme_id: first.body.theme.themeid })).status).toBe(200);
+  expect((await api(server.url).get(`/api/data/user/custom_themes/${id}`).set("Api-Key", key)).body.themes.map((t: { name: string }) => t.name)).toEqual([
+    "one",
+    "two",
+  ]);
+  expect(
+    (await api(server.url).delete("/api/data/user/custom_themes").set("Api-Key", key).send({ user_id: id, theme_id: first.body.theme.themeid })).status,
+  ).toBe(200);
   expect((await create("three")).status).toBe(200);
 });

@@ -16,8 +16,7 @@ describe("video channels", () => {
   let u: Record<string, { id: number; key: string }>;
   const saved = { ...config };
   const { get, post } = asUsers(() => ({ url: server.url, users: u }));
-  const subscribe = (who: string, query: Record<string, unknown>) =>
-    post(`/api/data/vidsite/subscribe?${new URLSearchParams(query as any)}`, who, {});
+  const subscribe = (who: string, query: Record<string, unknown>) => post(`/api/data/vidsite/subscribe?${new URLSearchParams(query as any)}`, who, {});
 
   beforeAll(async () => {
     config.refreshInterval = 0; // the refresh below is started by hand
@@ -35,7 +34,14 @@ describe("video channels", () => {
     const res = await get("/api/data/search_vidsite_channels", "alice", { query: "pinchflat", user_id: u.alice.id });
     expect(res.status).toBe(200);
     expect(res.body.channels).toHaveLength(3);
-    expect(res.body.channels[0]).toEqual({ channel_id: "UCEABC123", name: "PinchflatTestChannel", description: "", subscriber_count: null, thumbnail: expect.any(String), url: CHANNEL_URL });
+    expect(res.body.channels[0]).toEqual({
+      channel_id: "UCEABC123",
+      name: "PinchflatTestChannel",
+      description: "",
+      subscriber_count: null,
+      thumbnail: expect.any(String),
+      url: CHANNEL_URL,
+    });
     const two = await get("/api/data/search_vidsite_channels", "alice", { query: "many", user_id: u.alice.id, max_results: 2 });
     expect(two.body.channels).toHaveLength(2);
     expect((await get("/api/data/search_vidsite_channels", "alice", { query: "many", user_id: u.alice.id })).body.channels).toHaveLength(5);
@@ -50,7 +56,8 @@ describe("video channels", () => {
     const podcast_id = res.body.podcast_id;
     expect((await subscribe("alice", { channel_id: "UCEABC123", user_id: u.alice.id })).status).toBe(409);
 
-    const check = (who: string) => get("/api/data/check_vidsite_channel", who, { user_id: u[who].id, channel_name: "PinchflatTestChannel", channel_url: CHANNEL_URL });
+    const check = (who: string) =>
+      get("/api/data/check_vidsite_channel", who, { user_id: u[who].id, channel_name: "PinchflatTestChannel", channel_url: CHANNEL_URL });
     expect((await check("alice")).body).toEqual({ exists: true });
     expect((await check("bob")).body).toEqual({ exists: false });
 
@@ -63,13 +70,35 @@ describe("video channels", () => {
     expect(eps.body.episodes).toHaveLength(15);
     const [video] = eps.body.episodes;
     expect(video).toMatchObject({
-      episode_id: expect.any(Number), episode_title: "Channel video 0", episode_description: "Description of video 0",
-      episode_url: "https://www.youtube.com/embed/chv00000000a", episode_artwork: expect.stringMatching(/^https:/),
-      episode_duration: 3725, episode_pubdate: expect.any(String), listened: false, completed: false,
+      episode_id: expect.any(Number),
+      episode_title: "Channel video 0",
+      episode_description: "Description of video 0",
+      episode_url: "https://www.youtube.com/embed/chv00000000a",
+      episode_artwork: expect.stringMatching(/^https:/),
+      episode_duration: 3725,
+      episode_pubdate: expect.any(String),
+      listened: false,
+      completed: false,
     });
     // The documents' fields first, then the list item PinePods' web client reads a video as.
-    expect(Object.keys(video).slice(0, 8)).toEqual(["episode_id", "episode_title", "episode_description", "episode_url", "episode_artwork", "episode_duration", "episode_pubdate", "listened"]);
-    expect(video).toMatchObject({ episodeid: video.episode_id, podcastid: podcast_id, episodetitle: "Channel video 0", episodeduration: 3725, is_vidsite: true, is_youtube: true });
+    expect(Object.keys(video).slice(0, 8)).toEqual([
+      "episode_id",
+      "episode_title",
+      "episode_description",
+      "episode_url",
+      "episode_artwork",
+      "episode_duration",
+      "episode_pubdate",
+      "listened",
+    ]);
+    expect(video).toMatchObject({
+      episodeid: video.episode_id,
+      podcastid: podcast_id,
+      episodetitle: "Channel video 0",
+      episodeduration: 3725,
+      is_vidsite: true,
+      is_youtube: true,
+    });
     const list = await get("/api/data/podcast_episodes", "alice", { user_id: u.alice.id, podcast_id });
     expect(list.body.episodes.every((e: any) => e.is_vidsite === true)).toBe(true);
     expect((await get("/api/data/vidsite_episodes", "bob", { user_id: u.bob.id, podcast_id })).status).toBe(404);
@@ -92,7 +121,8 @@ describe("video channels", () => {
     expect((await subscribe("bob", { channel_id: "-rf", user_id: u.bob.id })).status).toBe(400);
     expect((await subscribe("bob", { channel_id: "UCnotfound", user_id: u.bob.id })).status).toBe(404);
     expect((await subscribe("bob", { channel_id: "UCEABC123", user_id: u.alice.id })).status).toBe(403);
-    const remove = (who: string) => post("/api/data/remove_vidsite_channel", who, { user_id: u[who].id, channel_name: "PinchflatTestChannel", channel_url: CHANNEL_URL });
+    const remove = (who: string) =>
+      post("/api/data/remove_vidsite_channel", who, { user_id: u[who].id, channel_name: "PinchflatTestChannel", channel_url: CHANNEL_URL });
     expect((await remove("bob")).status).toBe(404);
     const res = await remove("alice");
     expect([res.status, res.body]).toEqual([200, { success: true }]);

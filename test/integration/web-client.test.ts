@@ -23,15 +23,35 @@ import { serdeErrors as serdeRead, type Struct, type Ty, WEB_STRUCTS as S } from
 const DART: Record<string, Struct> = {
   // services/pinepods/oidc_service.dart OidcProvider.fromJson
   OidcProvider: {
-    provider_id: "i32", provider_name: "String", client_id: "String", authorization_url: "String", scope: "String", button_color: "Option<String>",
-    button_text: "Option<String>", button_text_color: "Option<String>", icon_svg: "Option<String>",
+    provider_id: "i32",
+    provider_name: "String",
+    client_id: "String",
+    authorization_url: "String",
+    scope: "String",
+    button_color: "Option<String>",
+    button_text: "Option<String>",
+    button_text_color: "Option<String>",
+    icon_svg: "Option<String>",
   },
   // pinepods_service.dart SearchEpisodeResult.fromJson
   SearchEpisodeResult: Object.fromEntries([
     ...["podcastid", "episodecount", "userid", "episodeid", "episodeduration", "listenduration"].map((k) => [k, "Option<i32>"]),
-    ...["podcastname", "artworkurl", "author", "description", "feedurl", "websiteurl", "episodetitle", "episodedescription", "episodepubdate", "episodeartwork", "episodeurl"].map((k) => [k, "Option<String>"]),
+    ...[
+      "podcastname",
+      "artworkurl",
+      "author",
+      "description",
+      "feedurl",
+      "websiteurl",
+      "episodetitle",
+      "episodedescription",
+      "episodepubdate",
+      "episodeartwork",
+      "episodeurl",
+    ].map((k) => [k, "Option<String>"]),
     ...["completed", "saved", "queued", "downloaded", "is_youtube"].map((k) => [k, "Option<bool>"]),
-    ["explicit", "Option<i32>"], ["categories", "Option<Value>"],
+    ["explicit", "Option<i32>"],
+    ["categories", "Option<Value>"],
   ]),
   // pinepods_service.dart getEpisodeMetadata
   EpisodeMetadata: Object.fromEntries([
@@ -75,13 +95,20 @@ describe("PinePods' web client reading this server's answers", () => {
     expect(serdeErrors({ podcastname: null }, "Episode")).toEqual(["answer.podcastname: invalid type null, expected String"]);
     expect(serdeErrors({ podcastid: 1.5 }, "Episode")).toEqual(["answer.podcastid: invalid type 1.5, expected i32"]);
     expect(serdeErrors({}, "CheckYouTubeChannelResponse")).toEqual(["answer: missing field `exists`"]);
-    expect(serdeErrors({ podsync_enabled: true, sync_type: "None", external_enabled: false }, "GpodderApiStatusResponse")).toEqual(["answer: missing field `gpodder_enabled`"]);
+    expect(serdeErrors({ podsync_enabled: true, sync_type: "None", external_enabled: false }, "GpodderApiStatusResponse")).toEqual([
+      "answer: missing field `gpodder_enabled`",
+    ]);
     expect(serdeErrors({ title: "t", url: null }, "Chapter")).toEqual(["answer: missing field `startTime`"]);
     expect(serdeErrors([{ episodeid: 1, description: "d" }], "Vec<Episode>")).toEqual([]);
   });
 
   test("search_data: every entry reads as the client's Episode (and the app's SearchEpisodeResult); the web client's filters", async () => {
-    const search = (body: object, query: object) => http().post("/api/data/search_data").query(query).set("Api-Key", key("alice")).send({ user_id: uid(), ...body });
+    const search = (body: object, query: object) =>
+      http()
+        .post("/api/data/search_data")
+        .query(query)
+        .set("Api-Key", key("alice"))
+        .send({ user_id: uid(), ...body });
     await lib.post("/api/data/add_category", "alice", { user_id: uid(), podcast_id: lib.shared, category: "Science" });
     const ep = lib.ids["Quarter"];
     await lib.post("/api/data/save_episode", "alice", { episode_id: ep, user_id: uid(), is_youtube: false });
@@ -93,12 +120,25 @@ describe("PinePods' web client reading this server's answers", () => {
     expect([all.data.length, all.total]).toEqual([20, 42]); // 2 podcasts, then 40 episodes
     for (const entry of all.data) expect(dartErrors(entry, "SearchEpisodeResult")).toEqual([]);
     const podcast = all.data.find((d: any) => d.type === "podcast" && d.podcast_id === lib.shared);
-    expect(podcast).toMatchObject({ podcastid: lib.shared, podcastname: "Shared Show", categories: { "1": "Science" }, explicit: 0, feedurl: lib.feeds.url + "/shared.xml" });
+    expect(podcast).toMatchObject({
+      podcastid: lib.shared,
+      podcastname: "Shared Show",
+      categories: { "1": "Science" },
+      explicit: 0,
+      feedurl: lib.feeds.url + "/shared.xml",
+    });
     const byCategory = reads(await search({ search_term: "", categories: ["Science"] }, { limit: 50, offset: 0, filter: "all" }), "SearchPage");
     expect(byCategory.data.filter((d: any) => d.type === "episode").every((d: any) => d.podcastid === lib.shared)).toBe(true);
 
     const quarter = reads(await search({ search_term: "quarter" }, { limit: 20, offset: 0, filter: "all" }), "SearchPage");
-    expect(quarter.data.find((d: any) => d.episodeid === ep)).toMatchObject({ episodetitle: "Quarter", podcastname: "Shared Show", episodeduration: 900, saved: true, queued: true, downloaded: false });
+    expect(quarter.data.find((d: any) => d.episodeid === ep)).toMatchObject({
+      episodetitle: "Quarter",
+      podcastname: "Shared Show",
+      episodeduration: 900,
+      saved: true,
+      queued: true,
+      downloaded: false,
+    });
 
     const chip = async (filter: string) => reads(await search({ search_term: "" }, { limit: 100, offset: 0, filter }), "SearchPage");
     const saved = await chip("saved");
@@ -127,9 +167,23 @@ describe("PinePods' web client reading this server's answers", () => {
 
   test("public_oidc_providers: the documents' id, name, icon_url, login_url and both clients' names; update_oidc_provider", async () => {
     const provider = {
-      provider_name: "Test IdP", client_id: "web-client-test", client_secret: "a client secret", authorization_url: "http://127.0.0.1:9/auth", token_url: "http://127.0.0.1:9/token",
-      user_info_url: "http://127.0.0.1:9/userinfo", button_text: "Log in with Test IdP", scope: "openid email", button_color: "#224488", button_text_color: "#ffffff",
-      icon_svg: "<svg/>", name_claim: "name", email_claim: "email", username_claim: "preferred_username", roles_claim: "", user_role: "", admin_role: "",
+      provider_name: "Test IdP",
+      client_id: "web-client-test",
+      client_secret: "a client secret",
+      authorization_url: "http://127.0.0.1:9/auth",
+      token_url: "http://127.0.0.1:9/token",
+      user_info_url: "http://127.0.0.1:9/userinfo",
+      button_text: "Log in with Test IdP",
+      scope: "openid email",
+      button_color: "#224488",
+      button_text_color: "#ffffff",
+      icon_svg: "<svg/>",
+      name_claim: "name",
+      email_claim: "email",
+      username_claim: "preferred_username",
+      roles_claim: "",
+      user_role: "",
+      admin_role: "",
     };
     const added = await lib.post("/api/data/add_oidc_provider", "admin", provider);
     expect(added.status).toBe(200);
@@ -138,7 +192,14 @@ describe("PinePods' web client reading this server's answers", () => {
 
     const listing = reads(await http().get("/api/data/public_oidc_providers"), "PublicOIDCProvidersResponse");
     const entry = listing.providers.find((p: any) => p.provider_id === id);
-    expect(entry).toMatchObject({ id, name: "Test IdP", provider_name: "Test IdP", authorization_url: provider.authorization_url, icon_svg: "<svg/>", client_id: provider.client_id });
+    expect(entry).toMatchObject({
+      id,
+      name: "Test IdP",
+      provider_name: "Test IdP",
+      authorization_url: provider.authorization_url,
+      icon_svg: "<svg/>",
+      client_id: provider.client_id,
+    });
     expect(entry.icon_url).toMatch(/^data:image\/svg\+xml;base64,/);
     expect(entry.login_url).toMatch(/^http:\/\/127\.0\.0\.1:9\/auth\?/);
     expect(dartErrors(entry, "OidcProvider")).toEqual([]);
@@ -161,13 +222,19 @@ describe("PinePods' web client reading this server's answers", () => {
     expectErrorBody(await put(`/api/data/update_oidc_provider/${other.body.provider_id}`, "admin", edited), 409);
     // As the client removes one: the bare id as the whole JSON body.
     for (const p of [id, other.body.provider_id]) {
-      expect((await http().post("/api/data/remove_oidc_provider").set("Api-Key", key("admin")).set("Content-Type", "application/json").send(String(p))).status).toBe(200);
+      expect(
+        (await http().post("/api/data/remove_oidc_provider").set("Api-Key", key("admin")).set("Content-Type", "application/json").send(String(p))).status,
+      ).toBe(200);
     }
   });
 
   test("get_user_info (admin), restore_status (no key)", async () => {
     const users = reads(await lib.get("/api/data/get_user_info", "admin"), "Vec<SettingsUser>");
-    expect(users.map((u: any) => [u.username, u.isadmin])).toEqual([["admin", 1], ["alice", 0], ["bob", 0]]);
+    expect(users.map((u: any) => [u.username, u.isadmin])).toEqual([
+      ["admin", 1],
+      ["alice", 0],
+      ["bob", 0],
+    ]);
     expect(JSON.stringify(users)).not.toMatch(/hashed|argon|mfa/i);
     expectErrorBody(await lib.get("/api/data/get_user_info", "alice"), 403);
 
@@ -189,7 +256,9 @@ describe("PinePods' web client reading this server's answers", () => {
     expect(reads(await lib.get(`/api/data/check_mfa_enabled/${uid("bob")}`, "bob"), "CheckMfaEnabledResponse")).toEqual({ mfa_enabled: true });
     const login = await http().get("/api/data/get_key").set("Authorization", basic("bob", "a long password"));
     expect(login.body).toMatchObject({ status: "mfa_required", mfa_required: true });
-    expect(reads(await lib.post("/api/data/verify_mfa", "bob", { user_id: uid("bob"), mfa_code: totp(secret) }), "VerifyMFAResponse")).toEqual({ verified: true });
+    expect(reads(await lib.post("/api/data/verify_mfa", "bob", { user_id: uid("bob"), mfa_code: totp(secret) }), "VerifyMFAResponse")).toEqual({
+      verified: true,
+    });
     expect(logs.join("\n")).not.toContain(secret);
     expect(reads(await del("/api/data/delete_mfa", "bob", { user_id: uid("bob") }), "DeleteMFAResponse").deleted).toBe(true);
 
@@ -213,7 +282,10 @@ describe("PinePods' web client reading this server's answers", () => {
     reads(await lib.post("/api/data/mark_episode_completed", "alice", { episode_id: ep, user_id: uid(), is_youtube: false }), "DetailOnly");
     reads(await lib.post("/api/data/mark_episode_uncompleted", "alice", { episode_id: ep, user_id: uid(), is_youtube: false }), "DetailOnly");
     reads(await lib.post("/api/data/update_episode_duration", "alice", { episode_id: ep, new_duration: 300, is_youtube: false }), "DetailOnly");
-    reads(await lib.post("/api/data/record_listen_duration", "alice", { episode_id: ep, user_id: uid(), listen_duration: 10, is_youtube: false }), "RecordListenDurationResponse");
+    reads(
+      await lib.post("/api/data/record_listen_duration", "alice", { episode_id: ep, user_id: uid(), listen_duration: 10, is_youtube: false }),
+      "RecordListenDurationResponse",
+    );
     const { url_key } = reads(await lib.post(`/api/data/share_episode/${ep}`, "alice", {}), "ShareLinkResponse");
     reads(await http().get(`/api/data/episode_by_url/${url_key}`), "EpisodeAnswer");
 
@@ -223,14 +295,29 @@ describe("PinePods' web client reading this server's answers", () => {
     expect(feed.episodes.length).toBe(10);
     reads(await lib.get("/api/data/fetch_podcasting_2_data", "alice", { episode_id: ep, user_id: uid() }), "Podcasting2Data");
     reads(await lib.get("/api/data/fetch_podcasting_2_pod_data", "alice", { podcast_id: lib.shared, user_id: uid() }), "Podcasting2PodData");
-    const episodeId = await lib.get("/api/data/get_episode_id_ep_name", "alice", { user_id: uid(), episode_url: "https://media.test/shared/0.mp3", episode_title: "Tiny", is_youtube: false });
+    const episodeId = await lib.get("/api/data/get_episode_id_ep_name", "alice", {
+      user_id: uid(),
+      episode_url: "https://media.test/shared/0.mp3",
+      episode_title: "Tiny",
+      is_youtube: false,
+    });
     expect(episodeId.text.trim()).toBe(String(ep)); // the client parses the text as an i32
 
-    const custom = await lib.post("/api/data/add_custom_podcast", "bob", { feed_url: lib.feeds.url + "/own.xml", user_id: uid("bob"), username: null, password: null, youtube_channel: false, feed_cutoff: null });
+    const custom = await lib.post("/api/data/add_custom_podcast", "bob", {
+      feed_url: lib.feeds.url + "/own.xml",
+      user_id: uid("bob"),
+      username: null,
+      password: null,
+      youtube_channel: false,
+      feed_cutoff: null,
+    });
     expect(reads(custom, "AddCustomPodcastResponse").data.feedurl).toBe(lib.feeds.url + "/own.xml");
 
     const playlists = reads(await lib.get("/api/data/get_playlists", "alice", { user_id: uid() }), "PlaylistResponse");
-    reads(await lib.get("/api/data/get_playlist_episodes", "alice", { user_id: uid(), playlist_id: playlists.playlists[0].playlist_id, limit: 20, offset: 0 }), "PlaylistFeedPage");
+    reads(
+      await lib.get("/api/data/get_playlist_episodes", "alice", { user_id: uid(), playlist_id: playlists.playlists[0].playlist_id, limit: 20, offset: 0 }),
+      "PlaylistFeedPage",
+    );
     reads(await lib.get("/api/data/get_extended_stats", "alice", { user_id: uid() }), "ExtendedUserStats");
     reads(await lib.post("/api/data/get_unmatched_podcasts", "alice", { user_id: uid() }), "PodcastsOfUnmatched");
     reads(await lib.post("/api/data/get_ignored_podcasts", "alice", { user_id: uid() }), "PodcastsOfUnmatched");
@@ -243,11 +330,32 @@ describe("PinePods' web client reading this server's answers", () => {
 
     const created = reads(await lib.post("/api/data/create_api_key", "alice", { user_id: uid(), rssonly: false, podcast_ids: null }), "CreateAPIKeyResponse");
     const info = reads(await lib.get(`/api/data/get_api_info/${uid()}`, "alice"), "APIInfoResponse");
-    const made = info.api_info.find((k: any) => created.api_key.endsWith(k.lastfourdigits) && k.apikeyid !== info.api_info[0].apikeyid) ?? info.api_info[info.api_info.length - 1];
+    const made =
+      info.api_info.find((k: any) => created.api_key.endsWith(k.lastfourdigits) && k.apikeyid !== info.api_info[0].apikeyid) ??
+      info.api_info[info.api_info.length - 1];
     reads(await del("/api/data/delete_api_key", "alice", { api_id: String(made.apikeyid), user_id: uid() }), "DeleteAPIKeyResponse");
 
-    const colors = ["background_color", "button_color", "container_button_color", "button_text_color", "text_color", "text_secondary_color", "border_color", "accent_color", "prog_bar_color",
-      "error_color", "bonus_color", "secondary_background", "container_background", "standout_color", "hover_color", "link_color", "thumb_color", "unfilled_color", "check_box_color"];
+    const colors = [
+      "background_color",
+      "button_color",
+      "container_button_color",
+      "button_text_color",
+      "text_color",
+      "text_secondary_color",
+      "border_color",
+      "accent_color",
+      "prog_bar_color",
+      "error_color",
+      "bonus_color",
+      "secondary_background",
+      "container_background",
+      "standout_color",
+      "hover_color",
+      "link_color",
+      "thumb_color",
+      "unfilled_color",
+      "check_box_color",
+    ];
     const theme = { user_id: uid(), name: "Web theme", ...Object.fromEntries(colors.map((c) => [c, "#123456"])) };
     reads(await lib.post("/api/data/user/custom_themes", "alice", theme), "CreateCustomThemeResponse");
     reads(await lib.get(`/api/data/user/custom_themes/${uid()}`, "alice"), "GetCustomThemesResponse");
@@ -259,7 +367,10 @@ describe("PinePods' web client reading this server's answers", () => {
     reads(await lib.post("/api/data/user/test_notification", "alice", { user_id: uid(), platform: "http" }), "DetailResponse");
 
     // Admin pages.
-    const added = reads(await lib.post("/api/data/add_user", "admin", { fullname: "Carol", username: "carol", email: "carol@example.org", hash_pw: "a long password" }), "AddUserResponse");
+    const added = reads(
+      await lib.post("/api/data/add_user", "admin", { fullname: "Carol", username: "carol", email: "carol@example.org", hash_pw: "a long password" }),
+      "AddUserResponse",
+    );
     reads(await put("/api/data/user/set_isadmin", "admin", { user_id: added.user_id, isadmin: false }), "DetailResponse");
     reads(await lib.get(`/api/data/user/final_admin/${uid("admin")}`, "admin"), "FinalAdminResponse");
     reads(await del(`/api/data/user/delete/${added.user_id}`, "admin", {}), "DeleteUserResponse");
@@ -267,7 +378,10 @@ describe("PinePods' web client reading this server's answers", () => {
       reads(await lib.post("/api/data/enable_disable_downloads", "admin", {}), "SuccessResponse");
       reads(await lib.post("/api/data/enable_disable_self_service", "admin", {}), "SuccessResponse");
     }
-    for (const res of [await lib.post("/api/data/get_scheduled_backup", "admin", { user_id: uid("admin") }), await lib.post("/api/data/list_backup_files", "admin", { user_id: uid("admin") })]) {
+    for (const res of [
+      await lib.post("/api/data/get_scheduled_backup", "admin", { user_id: uid("admin") }),
+      await lib.post("/api/data/list_backup_files", "admin", { user_id: uid("admin") }),
+    ]) {
       expect([res.status, res.headers["content-type"]]).toEqual([200, expect.stringMatching(/json/)]);
     }
     const media = tempDir("web-client-media-");
@@ -275,7 +389,9 @@ describe("PinePods' web client reading this server's answers", () => {
     const mediaBefore = config.localMediaDir;
     config.localMediaDir = media;
     try {
-      expect(reads(await lib.get("/api/data/list_local_directories", "admin", { path: "" }), "LocalDirListing").directories).toEqual([expect.objectContaining({ name: "A show", audio_count: 0 })]);
+      expect(reads(await lib.get("/api/data/list_local_directories", "admin", { path: "" }), "LocalDirListing").directories).toEqual([
+        expect.objectContaining({ name: "A show", audio_count: 0 }),
+      ]);
     } finally {
       config.localMediaDir = mediaBefore;
     }

@@ -13,7 +13,12 @@ describe("aliasIndexMixin", () => {
       server: false,
       routes: [
         { path: "/api", aliases: { "GET openapi.json": "x.openapi", "GET docs/:file": "x.file" } },
-        { path: "/", mappingPolicy: "restrict", autoAliases: false, aliases: { ...toAliases(routes), "GET /files/*": "x.any", "GET /:anything/detail": "x.detail" } },
+        {
+          path: "/",
+          mappingPolicy: "restrict",
+          autoAliases: false,
+          aliases: { ...toAliases(routes), "GET /files/*": "x.any", "GET /:anything/detail": "x.detail" },
+        },
       ],
     },
   });
@@ -38,7 +43,12 @@ describe("aliasIndexMixin", () => {
     for (const url of urls) {
       for (const method of ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"]) {
         const [ours, theirs] = [gateway.resolveAlias(url, method), scan.call(gateway, url, method)];
-        expect([method, url, ours && ours.alias.fullPath, ours && ours.params]).toEqual([method, url, theirs && theirs.alias.fullPath, theirs && theirs.params]);
+        expect([method, url, ours && ours.alias.fullPath, ours && ours.params]).toEqual([
+          method,
+          url,
+          theirs && theirs.alias.fullPath,
+          theirs && theirs.params,
+        ]);
         compared++;
       }
     }

@@ -61,7 +61,10 @@ describe("service boundaries", () => {
   test("a service's modules sit in services/<name>.parts/, never in a folder named like a service", () => {
     // moleculer-runner resolves SERVICES=users to the folder services/users when one exists, so a pod
     // choosing its services by name would load that folder (no *.service file there) instead of users.service.
-    const folders = fs.readdirSync(SERVICES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = fs
+      .readdirSync(SERVICES, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders.filter((d) => !d.endsWith(".parts"))).toEqual([]);
   });
 });

@@ -18,8 +18,14 @@ describe("episodes catalogue against missed broadcasts and late answers", () => 
   afterEach(() => broker.stop());
 
   const item = (guid: string, title: string) => ({
-    guid, title, description: `About ${title}`, pub_date: new Date(Date.UTC(2026, 0, 1)).toISOString(), duration: 600,
-    enclosure_url: `https://media.test/${guid}.mp3`, enclosure_type: "audio/mpeg", enclosure_length: 1000,
+    guid,
+    title,
+    description: `About ${title}`,
+    pub_date: new Date(Date.UTC(2026, 0, 1)).toISOString(),
+    duration: 600,
+    enclosure_url: `https://media.test/${guid}.mp3`,
+    enclosure_type: "audio/mpeg",
+    enclosure_length: 1000,
   });
   const sync = (podcast_id: number, episodes: object[]) => broker.call("episodes.sync_episodes", { podcast_id, episodes });
   /** What another replica does on a write: the document, then the next change mark; its broadcast is up to the test. */
@@ -81,11 +87,19 @@ describe("episodes catalogue against missed broadcasts and late answers", () => 
     expect(svc.catalogMark).toBe(m1);
     await fromReplica({ episode_ids: [9102], mark: m2 });
     expect(svc.catalogMark).toBe(m3);
-    expect(svc.catalog.podcast(2).map((r: any) => r._id).sort()).toEqual([9101, 9102, 9103]);
+    expect(
+      svc.catalog
+        .podcast(2)
+        .map((r: any) => r._id)
+        .sort(),
+    ).toEqual([9101, 9102, 9103]);
   });
 
   test("changes that land during a slow load are in the catalogue once it is loaded", async () => {
-    await sync(1, Array.from({ length: 40 }, (_, i) => item(`e${i}`, `Episode ${i}`)));
+    await sync(
+      1,
+      Array.from({ length: 40 }, (_, i) => item(`e${i}`, `Episode ${i}`)),
+    );
     slowLoad(5);
     const loading = svc.loadCatalog();
     await sleep(30);

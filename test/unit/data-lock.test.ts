@@ -19,7 +19,9 @@ const timed = async (fn: () => Promise<unknown>) => {
   await fn();
   return Date.now() - start;
 };
-const fail = (err: Error) => { throw err; };
+const fail = (err: Error) => {
+  throw err;
+};
 
 describe("lockDataDir", () => {
   test("a second taker is refused with the holder named while the holder refreshes; free again after release", async () => {
@@ -29,7 +31,9 @@ describe("lockDataDir", () => {
     await expect(lockDataDir(dir, "users.service", fail)).rejects.toThrow(`is in use by ${os.hostname()} pid ${process.pid}`);
     expect(Date.now() - start).toBeLessThan(4_000);
     await release();
-    await (await lockDataDir(dir, "users.service", fail))();
+    await (
+      await lockDataDir(dir, "users.service", fail)
+    )();
   });
 
   test("a standby waits while the holder refreshes and takes the lock soon after its release", async () => {
@@ -43,7 +47,9 @@ describe("lockDataDir", () => {
     expect(waits).toEqual([`${os.hostname()} pid ${process.pid}`]);
     const releasedAt = Date.now();
     await release();
-    await (await standby)();
+    await (
+      await standby
+    )();
     expect(takenAt - releasedAt).toBeLessThan(1_500);
   });
 

@@ -87,7 +87,9 @@ describe("db mixin on the embedded store", () => {
     expect(await to.nextId("items")).toBe(3); // continues after the restored ids
     await b.call("saved.backup_import", { lines: lines.filter((l) => JSON.parse(l).collection === "counters") });
     expect(await to.nextId("items")).toBe(4); // an older counter does not move it back
-    await expect(b.call("saved.backup_import", { lines: [JSON.stringify({ service: "other", collection: "items", doc: { _id: 9 } })] })).rejects.toThrow(/not for a collection/);
+    await expect(b.call("saved.backup_import", { lines: [JSON.stringify({ service: "other", collection: "items", doc: { _id: 9 } })] })).rejects.toThrow(
+      /not for a collection/,
+    );
     await b.stop();
   });
 });

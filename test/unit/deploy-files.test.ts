@@ -26,7 +26,11 @@ const k8s: any[] = parseAllDocuments(read("k8s/podcast-server.yaml")).map((d) =>
 function withoutLabels(node: any): any {
   if (Array.isArray(node)) return node.map(withoutLabels);
   if (!node || typeof node !== "object") return node;
-  return Object.fromEntries(Object.entries(node).filter(([k, v]) => !(k === "$schema" || (k === "id" && typeof v === "string"))).map(([k, v]) => [k, withoutLabels(v)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => !(k === "$schema" || (k === "id" && typeof v === "string")))
+      .map(([k, v]) => [k, withoutLabels(v)]),
+  );
 }
 // Compose's own formats, as docker compose reads them: durations ("1m30s"), published ports and
 // exposed ports ("8040:8040", "127.0.0.1:80:80/tcp", 3000-3005), subnets ("10.0.0.0/24").
@@ -47,7 +51,10 @@ test("the files on disk are what `npm run deploy-files` writes from the service 
 });
 
 test("every services/*.service.ts is in exactly one service group", () => {
-  const files = fs.readdirSync(path.join(ROOT, "services")).filter((f) => f.endsWith(".service.ts")).map((f) => f.replace(".service.ts", ""));
+  const files = fs
+    .readdirSync(path.join(ROOT, "services"))
+    .filter((f) => f.endsWith(".service.ts"))
+    .map((f) => f.replace(".service.ts", ""));
   const grouped = serviceGroups.flatMap((g) => g.services);
   expect(new Set(grouped).size).toBe(grouped.length);
   expect(files.filter((f) => !grouped.includes(f))).toEqual([]);
@@ -89,7 +96,11 @@ describe("docker-compose.yml", () => {
     expect(compose.services.mongo.image).toMatch(/^mongo:/);
     expect(compose.services.mongo.volumes[0]).toMatch(/:\/data\/db$/);
     for (const name of ["nats", "mongo", "redis", ...serviceGroups.map((g) => g.name)]) {
-      expect({ name, healthcheck: !!compose.services[name]?.healthcheck, restart: compose.services[name]?.restart }).toEqual({ name, healthcheck: true, restart: "unless-stopped" });
+      expect({ name, healthcheck: !!compose.services[name]?.healthcheck, restart: compose.services[name]?.restart }).toEqual({
+        name,
+        healthcheck: true,
+        restart: "unless-stopped",
+      });
     }
   });
 
@@ -103,10 +114,22 @@ describe("docker-compose.yml", () => {
       const backups = g.services.includes("backups");
       const media = g.services.includes("local");
       const volumes = [
-        ...(files ? [`downloads:${DOWNLOAD_DIR}`] : []), ...(backups ? [`backups:${BACKUP_DIR}`] : []), ...(media ? [`\${LOCAL_MEDIA_HOST_DIR:-./media}:${LOCAL_MEDIA_DIR}:ro`] : []),
+        ...(files ? [`downloads:${DOWNLOAD_DIR}`] : []),
+        ...(backups ? [`backups:${BACKUP_DIR}`] : []),
+        ...(media ? [`\${LOCAL_MEDIA_HOST_DIR:-./media}:${LOCAL_MEDIA_DIR}:ro`] : []),
       ];
-      expect({ name: g.name, volumes: c.volumes, dir: c.environment.DOWNLOAD_DIR, backupDir: c.environment.BACKUP_DIR, mediaDir: c.environment.LOCAL_MEDIA_DIR }).toEqual({
-        name: g.name, volumes: volumes.length ? volumes : undefined, dir: files ? DOWNLOAD_DIR : undefined, backupDir: backups ? BACKUP_DIR : undefined, mediaDir: media ? LOCAL_MEDIA_DIR : undefined,
+      expect({
+        name: g.name,
+        volumes: c.volumes,
+        dir: c.environment.DOWNLOAD_DIR,
+        backupDir: c.environment.BACKUP_DIR,
+        mediaDir: c.environment.LOCAL_MEDIA_DIR,
+      }).toEqual({
+        name: g.name,
+        volumes: volumes.length ? volumes : undefined,
+        dir: files ? DOWNLOAD_DIR : undefined,
+        backupDir: backups ? BACKUP_DIR : undefined,
+        mediaDir: media ? LOCAL_MEDIA_DIR : undefined,
       });
     }
     expect(compose.volumes).toHaveProperty("downloads");
@@ -120,7 +143,13 @@ describe("k8s/podcast-server.yaml", () => {
     const script = path.join(ROOT, "test", "helpers", "k8s-validate.mjs");
     const errors = JSON.parse(execFileSync(process.execPath, [script], { cwd: ROOT, input: JSON.stringify(k8s), encoding: "utf8" }));
     expect(errors).toEqual([]);
-    const broken = JSON.parse(execFileSync(process.execPath, [script], { cwd: ROOT, input: JSON.stringify([{ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x" }, spec: { replicas: "two" } }]), encoding: "utf8" }));
+    const broken = JSON.parse(
+      execFileSync(process.execPath, [script], {
+        cwd: ROOT,
+        input: JSON.stringify([{ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "x" }, spec: { replicas: "two" } }]),
+        encoding: "utf8",
+      }),
+    );
     expect(broken).toHaveLength(1);
   });
 

@@ -16,7 +16,7 @@ const newestFirst = (a: CatalogRow, b: CatalogRow) => b.pub - a.pub || b._id - a
 
 function random(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe("catalogue index", () => {
@@ -59,14 +59,22 @@ describe("catalogue search filter", () => {
     const text = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join("");
     const index = new CatalogIndex();
     // The rows keep no description: the service hands each one to the filter as it reads it from the store.
-    const rows = Array.from({ length: 60 }, (_, i) => Object.assign(toRow({ _id: i + 1, podcast_id: 1 + (i % 6), title: text(20), pub_date: null, duration: 0, enclosure_type: null }), { description: rnd() < 0.2 ? null : text(60) }));
+    const rows = Array.from({ length: 60 }, (_, i) =>
+      Object.assign(toRow({ _id: i + 1, podcast_id: 1 + (i % 6), title: text(20), pub_date: null, duration: 0, enclosure_type: null }), {
+        description: rnd() < 0.2 ? null : text(60),
+      }),
+    );
     index.upsert(rows.slice(0, 30));
     expect(index.mayContain(1, "abc")).toBe(true); // no filter yet: nothing is ruled out
     index.startGrams(); // from the titles it holds; descriptions and later rows are added to it
     for (const r of rows.slice(0, 30)) index.addText(r.podcast_id, r.description);
     index.upsert(rows.slice(30));
     for (const r of rows.slice(30)) index.addText(r.podcast_id, r.description);
-    const flip = (s: string) => s.split("").map((c) => (rnd() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join("");
+    const flip = (s: string) =>
+      s
+        .split("")
+        .map((c) => (rnd() < 0.5 ? c.toUpperCase() : c.toLowerCase()))
+        .join("");
     let ruledOut = 0;
     for (let n = 0; n < 3000; n++) {
       const from = rows[Math.floor(rnd() * rows.length)];
@@ -93,7 +101,16 @@ describe("state cache", () => {
     const reads: number[] = [];
     const states = (user_id: number, n: number) => async () => {
       reads.push(user_id);
-      return Array.from({ length: n }, (_, i) => ({ _id: `${user_id}:${i + 1}`, user_id, episode_id: i + 1, podcast_id: 1, listen_duration: 0, completed: false, saved: false, last_listened_at: null }));
+      return Array.from({ length: n }, (_, i) => ({
+        _id: `${user_id}:${i + 1}`,
+        user_id,
+        episode_id: i + 1,
+        podcast_id: 1,
+        listen_duration: 0,
+        completed: false,
+        saved: false,
+        last_listened_at: null,
+      }));
     };
     await cache.get(1, states(1, 2));
     await cache.get(2, states(2, 2));
@@ -114,8 +131,14 @@ describe("episodes service indexes against its store", () => {
   afterEach(() => broker.stop());
 
   const item = (guid: string, title: string, daysAgo: number | null, duration = 600) => ({
-    guid, title, description: `About ${title}`, pub_date: daysAgo === null ? null : new Date(Date.now() - daysAgo * DAY).toISOString(), duration,
-    enclosure_url: `https://media.test/${guid}.mp3`, enclosure_type: "audio/mpeg", enclosure_length: 1000,
+    guid,
+    title,
+    description: `About ${title}`,
+    pub_date: daysAgo === null ? null : new Date(Date.now() - daysAgo * DAY).toISOString(),
+    duration,
+    enclosure_url: `https://media.test/${guid}.mp3`,
+    enclosure_type: "audio/mpeg",
+    enclosure_length: 1000,
   });
   /** The broadcast of another episodes replica, as this node's handler receives it. */
   const fromReplica = (event: string, params: object) => (EpisodesService.events as any)[event].handler.call(svc, { params, nodeID: "another-node" });
@@ -125,7 +148,10 @@ describe("episodes service indexes against its store", () => {
     const stored: any[] = await svc.adapter.find({ query: {} });
     expect(svc.catalog.size).toBe(stored.length);
     for (const podcast_id of [1, 2]) {
-      const fromStore: CatalogRow[] = stored.filter((e) => e.podcast_id === podcast_id).map(toRow).sort(newestFirst);
+      const fromStore: CatalogRow[] = stored
+        .filter((e) => e.podcast_id === podcast_id)
+        .map(toRow)
+        .sort(newestFirst);
       expect(svc.catalog.podcast(podcast_id).map(fields)).toEqual(fromStore.map(fields));
     }
   }
@@ -154,15 +180,30 @@ describe("episodes service indexes against its store", () => {
     await expectCatalogMatchesStore();
     // A restore writes the stores directly, then announces it: the catalogue starts again from the store.
     await svc.adapter.removeMany({ podcast_id: 1 });
-    await svc.adapter.insert({ _id: 999, podcast_id: 2, title: "Restored", description: null, pub_date: new Date(), duration: 5, enclosure_type: null, guid: "r" });
+    await svc.adapter.insert({
+      _id: 999,
+      podcast_id: 2,
+      title: "Restored",
+      description: null,
+      pub_date: new Date(),
+      duration: 5,
+      enclosure_type: null,
+      guid: "r",
+    });
     await broker.emit("backup.restored", {});
     await expectCatalogMatchesStore();
     expect(svc.catalog.podcast(1)).toEqual([]);
   });
 
   test("a user's cached states and history follow writes, concurrent loads and removals", async () => {
-    await sync(1, [1, 2, 3, 4, 5, 6].map((n) => item(`p1-${n}`, `P1 ${n}`, n)));
-    await sync(2, [1, 2, 3].map((n) => item(`p2-${n}`, `P2 ${n}`, n)));
+    await sync(
+      1,
+      [1, 2, 3, 4, 5, 6].map((n) => item(`p1-${n}`, `P1 ${n}`, n)),
+    );
+    await sync(
+      2,
+      [1, 2, 3].map((n) => item(`p2-${n}`, `P2 ${n}`, n)),
+    );
     const ids: number[] = (await svc.adapter.find({ query: {}, sort: ["_id"] })).map((e: any) => e._id);
     const write = (user_id: number, episode_id: number, fields: object) => broker.call("episodes.update_state", { user_id, episode_id, ...fields });
 

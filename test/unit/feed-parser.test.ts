@@ -4,7 +4,10 @@ import { FeedParseError, parseFeed, ParsedFeed } from "../../shared/feed-parser"
 import { decodeBytes, decodeEntities, parseDate, parseDuration, parseExplicit } from "../../shared/feed-parser/text";
 
 const DIR = path.join(__dirname, "../fixtures/feeds");
-const FIXTURES = fs.readdirSync(DIR).filter((f) => /\.(xml|rss)$/.test(f)).sort();
+const FIXTURES = fs
+  .readdirSync(DIR)
+  .filter((f) => /\.(xml|rss)$/.test(f))
+  .sort();
 const cache = new Map<string, ParsedFeed>();
 
 function load(name: string): ParsedFeed {
@@ -145,12 +148,31 @@ describe("feed parser: field values", () => {
       locations: [{ name: "Austin, TX", geo: "geo:30.2672,97.7431", osm: "R113314", rel: "creator", country: "US" }],
       podping: true,
       chat: { server: "example.com", protocol: "matrix", account_id: "@bob:example.com", space: "#general:example.com" },
-      blocks: [{ id: null, blocked: true }, { id: "google", blocked: false }, { id: "amazon", blocked: false }],
+      blocks: [
+        { id: null, blocked: true },
+        { id: "google", blocked: false },
+        { id: "amazon", blocked: false },
+      ],
     });
     expect(feed.values[0]).toMatchObject({ type: "lightning", method: "keysend", suggested: "0.00000005000" });
-    expect(feed.values[0].recipients.map((r) => [r.name, r.split])).toEqual([["podcaster", 99], ["hosting company", 1]]);
-    expect(feed.trailers[0]).toMatchObject({ url: "https://example.org/trailers/teaser", title: "Coming April 1st, 2021", length: 12345678, pub_date: "2021-04-01T13:00:00.000Z" });
-    expect(feed.images[1]).toEqual({ url: "https://example.com/images/show/pci_avatar-massive_1200x630.webp", width: 1200, height: 630, purpose: "social", type: "image/webp", alt: "image description for accesibility and bots" });
+    expect(feed.values[0].recipients.map((r) => [r.name, r.split])).toEqual([
+      ["podcaster", 99],
+      ["hosting company", 1],
+    ]);
+    expect(feed.trailers[0]).toMatchObject({
+      url: "https://example.org/trailers/teaser",
+      title: "Coming April 1st, 2021",
+      length: 12345678,
+      pub_date: "2021-04-01T13:00:00.000Z",
+    });
+    expect(feed.images[1]).toEqual({
+      url: "https://example.com/images/show/pci_avatar-massive_1200x630.webp",
+      width: 1200,
+      height: 630,
+      purpose: "social",
+      type: "image/webp",
+      alt: "image description for accesibility and bots",
+    });
     expect(feed.podroll.map((r) => r.feed_guid)).toEqual(["917393e3-1b1e-5cef-ace4-edaa54e1f810", "396d9ae0-da7e-5557-b894-b606231fa3ea"]);
     expect(feed.publisher).toMatchObject({ feed_guid: "000000a0-aaa5-bbbf-b765-6333d449661a", medium: "publisher" });
     expect(feed.live_items[0]).toMatchObject({ status: "live", start: "2021-09-26T13:30:00.000Z", title: "Podcasting 2.0 Live Show" });
@@ -195,10 +217,18 @@ describe("feed parser: field values", () => {
   test("reads value blocks with custom keys and persons with groups (S.O.M.)", () => {
     const feed = load("som_p20_value_person.xml");
     expect(feed.values[0].recipients[0]).toEqual({
-      name: "Jake Hider", type: "node", address: "030a58b8653d32b99200a2334cfe913e51dc7d155aa0116c176657a4f1722677a3",
-      split: 95, fee: false, custom_key: "696969", custom_value: "DpG3zzMtEjPCzRiHZ5qu",
+      name: "Jake Hider",
+      type: "node",
+      address: "030a58b8653d32b99200a2334cfe913e51dc7d155aa0116c176657a4f1722677a3",
+      split: 95,
+      fee: false,
+      custom_key: "696969",
+      custom_value: "DpG3zzMtEjPCzRiHZ5qu",
     });
-    expect(feed.persons.map((p) => [p.name, p.role, p.group])).toEqual([["Jake Hider", "guitar", "band"], ["SLIEK Media", "content manager", "administration"]]);
+    expect(feed.persons.map((p) => [p.name, p.role, p.group])).toEqual([
+      ["Jake Hider", "guitar", "band"],
+      ["SLIEK Media", "content manager", "administration"],
+    ]);
     expect(feed.images[0].width).toBe(2500);
   });
 
@@ -252,9 +282,7 @@ describe("feed parser: real-world oddities (handmade fixtures)", () => {
   test("reads durations, dates, descriptions, guids and images with their fallbacks", () => {
     const eps = feed().episodes;
     expect(eps.map((e) => e.duration)).toEqual([3600, 3570, 3723, 91, null, null]);
-    expect(eps.map((e) => e.pub_date)).toEqual([
-      "2003-06-10T04:00:00.000Z", "2014-03-04T09:30:00.000Z", "2014-03-04T00:00:00.000Z", null, null, null,
-    ]);
+    expect(eps.map((e) => e.pub_date)).toEqual(["2003-06-10T04:00:00.000Z", "2014-03-04T09:30:00.000Z", "2014-03-04T00:00:00.000Z", null, null, null]);
     expect(eps.map((e) => e.description)).toEqual(["plain <b>escaped</b> text", "only a summary", "<p>rich</p>", null, null, null]);
     expect(eps.map((e) => e.guid)).toEqual(["ep-1", "https://example.test/2.mp3", "ep-3", "https://example.test/4Four", "ep-5", "ep-6"]);
     expect(eps[0]).toMatchObject({ enclosure_url: "https://example.test/1.mp3?x=1&y=2", enclosure_length: 12345 });
@@ -285,19 +313,37 @@ describe("feed parser: real-world oddities (handmade fixtures)", () => {
 
   test("reads Atom 1.0", () => {
     const atom = load("handmade_atom_2entries.xml");
-    expect(atom).toMatchObject({ format: "atom", title: "Atom Cast", description: "An Atom podcast", link: "https://example.test/atom", author: "Ann Atom", image: "https://example.test/logo.png" });
+    expect(atom).toMatchObject({
+      format: "atom",
+      title: "Atom Cast",
+      description: "An Atom podcast",
+      link: "https://example.test/atom",
+      author: "Ann Atom",
+      image: "https://example.test/logo.png",
+    });
     expect(atom.episodes[0]).toMatchObject({
-      guid: "urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a", title: "Entry & one", description: "<p>Long</p>",
-      pub_date: "2024-04-30T06:00:00.000Z", enclosure_url: "https://example.test/atom/1.mp3", enclosure_length: 2048, duration: 600,
+      guid: "urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a",
+      title: "Entry & one",
+      description: "<p>Long</p>",
+      pub_date: "2024-04-30T06:00:00.000Z",
+      enclosure_url: "https://example.test/atom/1.mp3",
+      enclosure_length: 2048,
+      duration: 600,
     });
     expect(atom.episodes[1]).toMatchObject({ pub_date: "2024-05-02T08:00:00.000Z", enclosure_url: null });
     expect(atom.episodes[1].description).toContain("<p>XHTML</p>");
   });
 
   test("decodes a truly Latin-1 feed declared as such, and UTF-16 with a BOM", () => {
-    const latin1 = Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?><rss version="2.0"><channel><title>Gr\u00fc\u00dfe</title></channel></rss>', "latin1");
+    const latin1 = Buffer.from(
+      '<?xml version="1.0" encoding="ISO-8859-1"?><rss version="2.0"><channel><title>Gr\u00fc\u00dfe</title></channel></rss>',
+      "latin1",
+    );
     expect(parseFeed(latin1).title).toBe("Grüße");
-    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<?xml version="1.0" encoding="UTF-16"?><rss version="2.0"><channel><title>Ωmega</title></channel></rss>', "utf16le")]);
+    const utf16 = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('<?xml version="1.0" encoding="UTF-16"?><rss version="2.0"><channel><title>Ωmega</title></channel></rss>', "utf16le"),
+    ]);
     expect(parseFeed(utf16).title).toBe("Ωmega");
   });
 });
@@ -316,7 +362,7 @@ describe("feed parser: not a feed", () => {
     ["RSS without a channel", '<rss version="2.0"></rss>', /without <channel>/],
     ["a truncated feed", good.slice(0, Math.floor(good.length / 2)), /truncated|malformed/],
     ["a feed cut inside a tag", good.slice(0, good.indexOf("<item>") + 3), /truncated|malformed/],
-    ["an unclosed CDATA", '<rss><channel><title><![CDATA[x</title></channel></rss>', /malformed/],
+    ["an unclosed CDATA", "<rss><channel><title><![CDATA[x</title></channel></rss>", /malformed/],
   ])("rejects %s with FeedParseError", (_label, input, reason) => {
     expectNotAFeed(input as string | Buffer, reason);
   });
@@ -406,7 +452,9 @@ describe("Windows-1252 bytes and relative URLs", () => {
       ["https://example.org/media/1.mp3", "https://example.org/feed/podcast/ep/1", "https://example.org/cover.jpg"],
       ["https://cdn.example.org/2.mp3", null, "https://example.org/cover.jpg"],
     ]);
-    const atom = parseFeed(`<feed xmlns="http://www.w3.org/2005/Atom"><title type="html">A &amp;amp; B</title><entry><title type="html">&lt;b&gt;C&lt;/b&gt; &amp;amp; D</title><id>x</id></entry></feed>`);
+    const atom = parseFeed(
+      `<feed xmlns="http://www.w3.org/2005/Atom"><title type="html">A &amp;amp; B</title><entry><title type="html">&lt;b&gt;C&lt;/b&gt; &amp;amp; D</title><id>x</id></entry></feed>`,
+    );
     expect([atom.title, atom.episodes[0].title]).toEqual(["A & B", "C & D"]);
   });
 });

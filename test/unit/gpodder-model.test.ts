@@ -20,7 +20,9 @@ describe("gPodder feed URLs", () => {
 
   test("an upload's rewrites are listed; a non-http URL or one feed added and removed is a 400", () => {
     expect(sanitizeChanges([" http://a.org/x ", "http://a.org/y"], ["http://a.org/z"])).toEqual({
-      add: ["http://a.org/x", "http://a.org/y"], remove: ["http://a.org/z"], update_urls: [[" http://a.org/x ", "http://a.org/x"]],
+      add: ["http://a.org/x", "http://a.org/y"],
+      remove: ["http://a.org/z"],
+      update_urls: [[" http://a.org/x ", "http://a.org/x"]],
     });
     expect(() => sanitizeChanges(["http://a.org/x"], ["HTTP://A.org/x"])).toThrow(/added and removed/);
     expect(() => sanitizeChanges(["ftp://a.org/x"], [])).toThrow(/http\(s\)/);
@@ -43,15 +45,44 @@ describe("episode actions", () => {
   test("normalised: action in lower case, -1 as absent, play numbers only on plays, the default device", () => {
     const { actions, update_urls } = normaliseActions(
       [
-        { podcast: "HTTP://A.org/feed", episode: "http://a.org/1.mp3", guid: "g1", action: "PLAY", timestamp: "2024-01-31T10:00:00", started: -1, position: 120, total: 3000 },
+        {
+          podcast: "HTTP://A.org/feed",
+          episode: "http://a.org/1.mp3",
+          guid: "g1",
+          action: "PLAY",
+          timestamp: "2024-01-31T10:00:00",
+          started: -1,
+          position: 120,
+          total: 3000,
+        },
         { podcast: "http://a.org/feed", episode: "http://a.org/2.mp3", action: "Download", position: 5 },
       ],
       "nextcloud",
       now,
     );
     expect(actions).toEqual([
-      { podcast: "http://a.org/feed", episode: "http://a.org/1.mp3", guid: "g1", device: "nextcloud", action: "play", timestamp: "2024-01-31T10:00:00", started: null, position: 120, total: 3000 },
-      { podcast: "http://a.org/feed", episode: "http://a.org/2.mp3", guid: null, device: "nextcloud", action: "download", timestamp: "2024-02-01T12:00:00", started: null, position: null, total: null },
+      {
+        podcast: "http://a.org/feed",
+        episode: "http://a.org/1.mp3",
+        guid: "g1",
+        device: "nextcloud",
+        action: "play",
+        timestamp: "2024-01-31T10:00:00",
+        started: null,
+        position: 120,
+        total: 3000,
+      },
+      {
+        podcast: "http://a.org/feed",
+        episode: "http://a.org/2.mp3",
+        guid: null,
+        device: "nextcloud",
+        action: "download",
+        timestamp: "2024-02-01T12:00:00",
+        started: null,
+        position: null,
+        total: null,
+      },
     ]);
     expect(update_urls).toEqual([["HTTP://A.org/feed", "http://a.org/feed"]]);
   });

@@ -33,7 +33,7 @@ async function failure(url: string, opts?: Partial<FetchOptions>): Promise<Outbo
   return err as OutboundHttpError;
 }
 
-const FEED = "<rss version=\"2.0\"><channel><title>T</title></channel></rss>".repeat(50);
+const FEED = '<rss version="2.0"><channel><title>T</title></channel></rss>'.repeat(50);
 
 describe("fetchUrl", () => {
   test("200: body, validators, content type and the service's User-Agent", async () => {
@@ -42,8 +42,14 @@ describe("fetchUrl", () => {
     });
     const r = await get(`${p.url}/feed.xml`, { accept: "application/rss+xml" });
     expect(r).toEqual({
-      status: 200, notModified: false, body: Buffer.from(FEED), finalUrl: `${p.url}/feed.xml`,
-      etag: '"v1"', lastModified: "Wed, 01 Jan 2025 00:00:00 GMT", contentType: "application/rss+xml", setCookie: [],
+      status: 200,
+      notModified: false,
+      body: Buffer.from(FEED),
+      finalUrl: `${p.url}/feed.xml`,
+      etag: '"v1"',
+      lastModified: "Wed, 01 Jan 2025 00:00:00 GMT",
+      contentType: "application/rss+xml",
+      setCookie: [],
     });
     expect(p.requests[0].headers["user-agent"]).toBe(`${config.serviceName}/${config.version}`);
     expect(p.requests[0].headers["accept"]).toBe("application/rss+xml");
@@ -177,7 +183,16 @@ describe("fetchUrl", () => {
 
     const byDate = await get(`${p.url}/feed`, { lastModified: first.lastModified });
     // The 304 carries no validators: the ones sent are handed back so the caller keeps them.
-    expect(byDate).toEqual({ status: 304, notModified: true, body: null, finalUrl: `${p.url}/feed`, etag: null, lastModified, contentType: null, setCookie: [] });
+    expect(byDate).toEqual({
+      status: 304,
+      notModified: true,
+      body: null,
+      finalUrl: `${p.url}/feed`,
+      etag: null,
+      lastModified,
+      contentType: null,
+      setCookie: [],
+    });
     expect(p.requests[2].headers["if-modified-since"]).toBe(lastModified);
     expect(p.requests[2].headers["if-none-match"]).toBeUndefined();
   });
@@ -300,13 +315,56 @@ describe("URLs", () => {
   });
 });
 
-
 describe("outbound URL policy", () => {
-  const FORBIDDEN = ["169.254.169.254", "169.254.170.2", "0.0.0.0", "0.1.2.3", "100.100.100.200", "192.0.0.192", "224.0.0.1", "239.255.255.250",
-    "240.0.0.1", "255.255.255.255", "192.0.2.1", "::", "fe80::1", "fd00:ec2::254", "fd00:ec2::253", "ff02::1", "2001:db8::1", "2001:0:4136:e378::1",
-    "::ffff:169.254.169.254", "::ffff:a9fe:a9fe", "64:ff9b::a9fe:a9fe", "::a9fe:a9fe", "2002:a9fe:a9fe::1", "::ffff:0:7f00:1"];
-  const PRIVATE = ["127.0.0.1", "127.1.2.3", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "100.64.0.1", "100.100.100.201", "100.127.255.255", "198.18.0.1",
-    "::1", "fc00::1", "fd12:3456::1", "fec0::1", "::ffff:10.0.0.1", "::ffff:7f00:1", "0:0:0:0:0:ffff:127.0.0.1", "64:ff9b::7f00:1", "::7f00:1", "64:ff9b:1::a00:1", "2002:a00:1::1"];
+  const FORBIDDEN = [
+    "169.254.169.254",
+    "169.254.170.2",
+    "0.0.0.0",
+    "0.1.2.3",
+    "100.100.100.200",
+    "192.0.0.192",
+    "224.0.0.1",
+    "239.255.255.250",
+    "240.0.0.1",
+    "255.255.255.255",
+    "192.0.2.1",
+    "::",
+    "fe80::1",
+    "fd00:ec2::254",
+    "fd00:ec2::253",
+    "ff02::1",
+    "2001:db8::1",
+    "2001:0:4136:e378::1",
+    "::ffff:169.254.169.254",
+    "::ffff:a9fe:a9fe",
+    "64:ff9b::a9fe:a9fe",
+    "::a9fe:a9fe",
+    "2002:a9fe:a9fe::1",
+    "::ffff:0:7f00:1",
+  ];
+  const PRIVATE = [
+    "127.0.0.1",
+    "127.1.2.3",
+    "10.0.0.1",
+    "172.16.0.1",
+    "172.31.255.255",
+    "192.168.1.1",
+    "100.64.0.1",
+    "100.100.100.201",
+    "100.127.255.255",
+    "198.18.0.1",
+    "::1",
+    "fc00::1",
+    "fd12:3456::1",
+    "fec0::1",
+    "::ffff:10.0.0.1",
+    "::ffff:7f00:1",
+    "0:0:0:0:0:ffff:127.0.0.1",
+    "64:ff9b::7f00:1",
+    "::7f00:1",
+    "64:ff9b:1::a00:1",
+    "2002:a00:1::1",
+  ];
   const PUBLIC = ["8.8.8.8", "172.32.0.1", "100.128.0.1", "192.169.0.1", "2001:4860:4860::8888", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"];
 
   test("address classes, IPv4 carried in IPv6 (mapped, NAT64, compatible, 6to4) judged as that IPv4", () => {
@@ -329,7 +387,13 @@ describe("outbound URL policy", () => {
     for (const a of PUBLIC) expect([a, addressRefusal(a, "user", "false")]).toEqual([a, null]);
     const list = "10.1.2.0/24, 127.0.0.2, fd12::/16";
     expect(["10.1.2.3", "::ffff:10.1.2.3", "127.0.0.2", "fd12:3456::1"].map((a) => addressRefusal(a, "user", list))).toEqual([null, null, null, null]);
-    expect(["10.1.3.1", "127.0.0.1", "127.0.0.3", "fd13::1", "::1"].map((a) => addressRefusal(a, "user", list) !== null)).toEqual([true, true, true, true, true]);
+    expect(["10.1.3.1", "127.0.0.1", "127.0.0.3", "fd13::1", "::1"].map((a) => addressRefusal(a, "user", list) !== null)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 
   test("a malformed operator list is a clear error", () => {
@@ -364,18 +428,25 @@ describe("outbound URL policy", () => {
     const c = await failure(`${closed.url}/`, { rights: "user" });
     expect(b.message.replace(String(open.port), "PORT")).toBe(c.message.replace(String(closed.port), "PORT"));
     expect(a.message).toBe(b.message.replace(`127.0.0.1`, "10.0.0.1"));
-    expect([a, b, c].map((e) => [e.kind, e.status])).toEqual([["blocked_address", undefined], ["blocked_address", undefined], ["blocked_address", undefined]]);
+    expect([a, b, c].map((e) => [e.kind, e.status])).toEqual([
+      ["blocked_address", undefined],
+      ["blocked_address", undefined],
+      ["blocked_address", undefined],
+    ]);
   });
 
   test("every redirect hop is checked: an allowed host redirecting to loopback or metadata is refused", async () => {
     // 127.0.0.2 stands for a host the operator allows; 127.0.0.1 and 169.254.169.254 stay refused.
     const inside = await peer({ "/secret": { body: "secret" } });
-    const allowed = await peer({
-      "/ok": { body: "img" },
-      "/to-loopback": { status: 302, headers: { Location: `${inside.url}/secret` } },
-      "/to-decimal": { status: 302, headers: { Location: `http://2130706433:${inside.port}/secret` } },
-      "/to-metadata": { status: 302, headers: { Location: "http://169.254.169.254/latest/meta-data/" } },
-    }, "127.0.0.2");
+    const allowed = await peer(
+      {
+        "/ok": { body: "img" },
+        "/to-loopback": { status: 302, headers: { Location: `${inside.url}/secret` } },
+        "/to-decimal": { status: 302, headers: { Location: `http://2130706433:${inside.port}/secret` } },
+        "/to-metadata": { status: 302, headers: { Location: "http://169.254.169.254/latest/meta-data/" } },
+      },
+      "127.0.0.2",
+    );
     config.outboundAllowPrivate = "127.0.0.2/32, fd00::/8";
     expect((await get(`${allowed.url}/ok`, { rights: "user" })).body!.toString()).toBe("img");
     expect(await failure(`${allowed.url}/to-loopback`, { rights: "user" })).toMatchObject({ kind: "blocked_address", url: `${inside.url}/secret` });
@@ -390,7 +461,11 @@ describe("outbound URL policy", () => {
   test("DNS answers are checked, and the connection goes to the checked address (no second lookup to rebind)", async () => {
     const allowed = await peer({ "/": { body: "checked" } }, "127.0.0.2");
     config.outboundAllowPrivate = "127.0.0.2/32";
-    const answers: Record<string, string[]> = { "feed.rebind.test": ["127.0.0.2"], "evil.rebind.test": ["127.0.0.2", "169.254.169.254"], "inside.rebind.test": ["10.0.0.7"] };
+    const answers: Record<string, string[]> = {
+      "feed.rebind.test": ["127.0.0.2"],
+      "evil.rebind.test": ["127.0.0.2", "169.254.169.254"],
+      "inside.rebind.test": ["10.0.0.7"],
+    };
     const lookup = jest.spyOn(dns.promises, "lookup").mockImplementation((async (host: string) => {
       if (!answers[host]) throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
       return answers[host].map((address) => ({ address, family: 4 }));

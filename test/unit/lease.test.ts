@@ -9,7 +9,7 @@ describe("shared/lease on the embedded store", () => {
   beforeAll(async () => {
     config.dataDir = ":memory:";
     broker = new ServiceBroker({ logger: false });
-    store = (broker.createService({ name: "leases", mixins: [DbMixin({ name: "leases" })] }) as any);
+    store = broker.createService({ name: "leases", mixins: [DbMixin({ name: "leases" })] }) as any;
     await broker.start();
     store = store.adapter;
   });

@@ -11,8 +11,13 @@ describe("LeasedJob", () => {
     let fail = true;
     const runs: Date[] = [];
     const job = new LeasedJob(service, {
-      leaseId: "job", name: "test job", store: () => store as any, leaseSeconds: () => 30, beatMs: () => 0,
-      ensure: "start", beatAtStart: false,
+      leaseId: "job",
+      name: "test job",
+      store: () => store as any,
+      leaseSeconds: () => 30,
+      beatMs: () => 0,
+      ensure: "start",
+      beatAtStart: false,
       claim: rhythmInLease((last) => !last),
       run: async (_s, now) => {
         runs.push(now);

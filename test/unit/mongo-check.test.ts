@@ -35,7 +35,19 @@ async function helloOnly(hello: Record<string, unknown>): Promise<{ uri: string;
       while (buffered.length >= 4 && buffered.length >= buffered.readInt32LE(0)) {
         const msg = buffered.subarray(0, buffered.readInt32LE(0));
         buffered = buffered.subarray(msg.length);
-        const body = Buffer.from(BSON.serialize({ ismaster: true, helloOk: true, isWritablePrimary: true, maxBsonObjectSize: 16 * 1024 * 1024, maxMessageSizeBytes: 48_000_000, maxWriteBatchSize: 100_000, localTime: new Date(), ...hello, ok: 1 }));
+        const body = Buffer.from(
+          BSON.serialize({
+            ismaster: true,
+            helloOk: true,
+            isWritablePrimary: true,
+            maxBsonObjectSize: 16 * 1024 * 1024,
+            maxMessageSizeBytes: 48_000_000,
+            maxWriteBatchSize: 100_000,
+            localTime: new Date(),
+            ...hello,
+            ok: 1,
+          }),
+        );
         const opCode = msg.readInt32LE(12);
         const head = Buffer.alloc(opCode === 2004 ? 36 : 21);
         head.writeInt32LE(head.length + body.length, 0);
@@ -70,7 +82,13 @@ describe("scripts/mongo-check.ts", () => {
     let before: Map<string, string> | null = null;
     let during: Map<string, string> | null = null;
     let queries: ReturnType<MongoWire["queries"]> = [];
-    const serverCollections = () => new Map(wire.collections(db).filter((c) => !c.startsWith("contract_check_")).map((c) => [c, JSON.stringify(wire.docs(db, c))]));
+    const serverCollections = () =>
+      new Map(
+        wire
+          .collections(db)
+          .filter((c) => !c.startsWith("contract_check_"))
+          .map((c) => [c, JSON.stringify(wire.docs(db, c))]),
+      );
     const code = await main({
       uri: wire.uri(db),
       logger: false,
@@ -145,7 +163,9 @@ describe("scripts/mongo-check.ts", () => {
   test("wireVersionProblem: the driver's range (MIN/MAX_SUPPORTED_WIRE_VERSION) against hello's wire versions", () => {
     expect(wireVersionProblem({ minWireVersion: 0, maxWireVersion: 21 }, "7.0.0")).toBeNull();
     expect(wireVersionProblem({ minWireVersion: 0, maxWireVersion: 9 }, "4.4.29")).toBeNull();
-    expect(wireVersionProblem({ minWireVersion: 0, maxWireVersion: 8 }, "4.2.25")).toBe("MongoDB 4.2.25 (wire version 8) is older than the driver 7.9.0 speaks MongoDB 4.4 to 9.0 (wire versions 9-29)");
+    expect(wireVersionProblem({ minWireVersion: 0, maxWireVersion: 8 }, "4.2.25")).toBe(
+      "MongoDB 4.2.25 (wire version 8) is older than the driver 7.9.0 speaks MongoDB 4.4 to 9.0 (wire versions 9-29)",
+    );
     expect(wireVersionProblem({ minWireVersion: 30, maxWireVersion: 30 }, "10.0.0")).toMatch(/^MongoDB 10\.0\.0 \(wire versions from 30\) is newer than/);
   });
 });

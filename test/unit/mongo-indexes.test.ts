@@ -9,10 +9,19 @@ import { startMongoWire } from "../helpers/mongo-wire";
 import { startServer } from "../helpers/server";
 
 function fakeWire(queries: QueryLogEntry[], indexes: Record<string, IndexInfo[]>): MongoWire {
-  return { queries: () => queries, indexes: (_db: string, coll: string) => [{ key: { _id: 1 }, name: "_id_" }, ...(indexes[coll] ?? [])] } as unknown as MongoWire;
+  return {
+    queries: () => queries,
+    indexes: (_db: string, coll: string) => [{ key: { _id: 1 }, name: "_id_" }, ...(indexes[coll] ?? [])],
+  } as unknown as MongoWire;
 }
 const q = (coll: string, filter: object, sort?: object): QueryLogEntry => ({ db: "d", coll, op: "find", filter, ...(sort ? { sort } : {}) });
-const idx = (key: Record<string, number>, extra: Partial<IndexInfo> = {}): IndexInfo => ({ key, name: Object.entries(key).map(([k, v]) => `${k}_${v}`).join("_"), ...extra });
+const idx = (key: Record<string, number>, extra: Partial<IndexInfo> = {}): IndexInfo => ({
+  key,
+  name: Object.entries(key)
+    .map(([k, v]) => `${k}_${v}`)
+    .join("_"),
+  ...extra,
+});
 
 describe("the index check", () => {
   const persons = q("episodes", { $or: [{ "p20.persons.name": /^(ann|bo)$/i }, { podcast_id: { $in: [1, 2] } }] });
@@ -40,9 +49,9 @@ test("the services create every index the queries at size need, in MONGO_URI's d
   const server = await startServer({ mongoUri: wire.uri("podcasts") });
   try {
     const keys = (coll: string) => wire.indexes("podcasts", coll).map((i) => JSON.stringify(i.key));
-    expect(keys("episodes")).toEqual(expect.arrayContaining([
-      '{"podcast_id":1}', '{"podcast_id":1,"pub_date":-1,"_id":-1}', '{"podcast_id":1,"guid":1}', '{"p20.persons.name":1}',
-    ]));
+    expect(keys("episodes")).toEqual(
+      expect.arrayContaining(['{"podcast_id":1}', '{"podcast_id":1,"pub_date":-1,"_id":-1}', '{"podcast_id":1,"guid":1}', '{"p20.persons.name":1}']),
+    );
     expect(keys("episode_states")).toEqual(expect.arrayContaining(['{"user_id":1}', '{"podcast_id":1}', '{"episode_id":1}']));
     expect(keys("tasks")).toEqual(expect.arrayContaining(['{"open_key":1}']));
     const guard = wire.indexes("podcasts", "episodes").find((i) => i.name === "podcast_id_1_guid_1")!;

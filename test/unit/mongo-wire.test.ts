@@ -78,7 +78,7 @@ describe("mongo-wire: writes", () => {
     const dup = await c.insertOne({ _id: "a" as any, n: 2 }).catch((e) => e);
     expect(dup).toBeInstanceOf(MongoServerError);
     expect(dup.code).toBe(11000);
-    expect(dup.message).toContain("E11000 duplicate key error collection: podcasts.ins index: _id_ dup key: { _id: \"a\" }");
+    expect(dup.message).toContain('E11000 duplicate key error collection: podcasts.ins index: _id_ dup key: { _id: "a" }');
 
     // Ordered: stops at the first error.
     const ordered = await c.insertMany([{ _id: "b" }, { _id: "a" }, { _id: "c" }] as any[]).catch((e) => e);
@@ -102,7 +102,11 @@ describe("mongo-wire: writes", () => {
     expect(await codeOf(c.createIndex({ user: 1, feed: 1 }, { unique: true, sparse: true }))).toBe(86);
     expect(await codeOf(c.createIndex({ user: 1, feed: 1 }, { name: "other", unique: true }))).toBe(85);
 
-    await c.insertMany([{ user: "u1", feed: "f1" }, { user: "u1", feed: "f2" }, { user: "u2", feed: "f1" }]);
+    await c.insertMany([
+      { user: "u1", feed: "f1" },
+      { user: "u1", feed: "f2" },
+      { user: "u2", feed: "f1" },
+    ]);
     const dup = await c.insertOne({ user: "u1", feed: "f1", extra: true }).catch((e) => e);
     expect(dup.code).toBe(11000);
     expect(dup.message).toContain('index: user_1_feed_1 dup key: { user: "u1", feed: "f1" }');
@@ -139,16 +143,31 @@ describe("mongo-wire: writes", () => {
   });
 
   test("updateOne / updateMany with $set, $inc, $push, $pull, $addToSet, $max, $unset", async () => {
-    interface UpdDoc { _id: number; n?: number; tags?: string[]; best?: number; gone?: boolean; title?: string; items?: { k: string; v: number }[] }
+    interface UpdDoc {
+      _id: number;
+      n?: number;
+      tags?: string[];
+      best?: number;
+      gone?: boolean;
+      title?: string;
+      items?: { k: string; v: number }[];
+    }
     const c = db.collection<UpdDoc>("upd");
     await c.insertMany([
       { _id: 1, n: 1, tags: ["a", "b"], best: 5, gone: true },
       { _id: 2, n: 2, tags: ["b"], best: 1 },
       { _id: 3, n: 3, tags: [], best: 9 },
     ]);
-    let r = await c.updateOne({ _id: 1 }, {
-      $set: { title: "T" }, $inc: { n: 10 }, $push: { tags: { $each: ["c", "d"] } }, $max: { best: 7 }, $unset: { gone: "" },
-    });
+    let r = await c.updateOne(
+      { _id: 1 },
+      {
+        $set: { title: "T" },
+        $inc: { n: 10 },
+        $push: { tags: { $each: ["c", "d"] } },
+        $max: { best: 7 },
+        $unset: { gone: "" },
+      },
+    );
     expect(r).toMatchObject({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
     expect(await c.findOne({ _id: 1 })).toEqual({ _id: 1, n: 11, tags: ["a", "b", "c", "d"], best: 7, title: "T" });
 
@@ -164,10 +183,19 @@ describe("mongo-wire: writes", () => {
     expect(r).toMatchObject({ matchedCount: 0, modifiedCount: 0, upsertedId: null });
 
     // The positional operator and arrayFilters.
-    await c.insertOne({ _id: 4, items: [{ k: "a", v: 1 }, { k: "b", v: 2 }] });
+    await c.insertOne({
+      _id: 4,
+      items: [
+        { k: "a", v: 1 },
+        { k: "b", v: 2 },
+      ],
+    });
     await c.updateOne({ _id: 4, "items.k": "b" }, { $inc: { "items.$.v": 5 } });
     await c.updateOne({ _id: 4 }, { $set: { "items.$[e].v": 0 } }, { arrayFilters: [{ "e.k": "a" }] });
-    expect((await c.findOne({ _id: 4 }))?.items).toEqual([{ k: "a", v: 0 }, { k: "b", v: 7 }]);
+    expect((await c.findOne({ _id: 4 }))?.items).toEqual([
+      { k: "a", v: 0 },
+      { k: "b", v: 7 },
+    ]);
 
     // An update may not change _id; an unknown operator is FailedToParse (9).
     expect(await codeOf(c.updateOne({ _id: 4 }, { $set: { _id: 5 } }))).toBe(66);
@@ -224,13 +252,20 @@ describe("mongo-wire: writes", () => {
     await c.replaceOne({ _id: "r2" } as any, { d: 4 }, { upsert: true });
     expect(await c.findOne({ _id: "r2" } as any)).toEqual({ _id: "r2", d: 4 });
     // bulkWrite of replaceOne upserts (what the store's saveMany sends).
-    const bulk = await c.bulkWrite([
-      { replaceOne: { filter: { _id: "r1" }, replacement: { _id: "r1", e: 5 }, upsert: true } },
-      { replaceOne: { filter: { _id: "r3" }, replacement: { _id: "r3", f: 6 }, upsert: true } },
-    ] as any[], { ordered: true });
+    const bulk = await c.bulkWrite(
+      [
+        { replaceOne: { filter: { _id: "r1" }, replacement: { _id: "r1", e: 5 }, upsert: true } },
+        { replaceOne: { filter: { _id: "r3" }, replacement: { _id: "r3", f: 6 }, upsert: true } },
+      ] as any[],
+      { ordered: true },
+    );
     expect(bulk.matchedCount).toBe(1);
     expect(bulk.upsertedCount).toBe(1);
-    expect(await c.find({}, { sort: { _id: 1 } }).toArray()).toEqual([{ _id: "r1", e: 5 }, { _id: "r2", d: 4 }, { _id: "r3", f: 6 }]);
+    expect(await c.find({}, { sort: { _id: 1 } }).toArray()).toEqual([
+      { _id: "r1", e: 5 },
+      { _id: "r2", d: 4 },
+      { _id: "r3", f: 6 },
+    ]);
   });
 
   test("deleteOne / deleteMany", async () => {
@@ -256,8 +291,16 @@ describe("mongo-wire: writes", () => {
     expect(meta.value).toEqual({ _id: "other", a: 1 });
     expect(meta.lastErrorObject).toEqual({ n: 1, updatedExisting: false, upserted: "other" });
 
-    await c.insertMany([{ q: 1, rank: 3 }, { q: 1, rank: 1 }, { q: 1, rank: 2 }]);
-    const first = await c.findOneAndUpdate({ q: 1 }, { $set: { taken: true } }, { sort: { rank: 1 }, returnDocument: "after", projection: { _id: 0, rank: 1, taken: 1 } });
+    await c.insertMany([
+      { q: 1, rank: 3 },
+      { q: 1, rank: 1 },
+      { q: 1, rank: 2 },
+    ]);
+    const first = await c.findOneAndUpdate(
+      { q: 1 },
+      { $set: { taken: true } },
+      { sort: { rank: 1 }, returnDocument: "after", projection: { _id: 0, rank: 1, taken: 1 } },
+    );
     expect(first).toEqual({ rank: 1, taken: true });
     const removed = await c.findOneAndDelete({ q: 1 }, { sort: { rank: -1 } });
     expect(removed?.rank).toBe(3);
@@ -277,7 +320,12 @@ describe("mongo-wire: reads", () => {
     await db.collection("pods").insertMany(hosts as any[]);
   });
   const ids = async (filter: object, opts: object = {}) =>
-    (await db.collection("pods").find(filter, { sort: { _id: 1 }, ...opts }).toArray()).map((d) => d._id);
+    (
+      await db
+        .collection("pods")
+        .find(filter, { sort: { _id: 1 }, ...opts })
+        .toArray()
+    ).map((d) => d._id);
 
   test("find with filter, sort, skip, limit, projection", async () => {
     const c = db.collection("pods");
@@ -287,7 +335,9 @@ describe("mongo-wire: reads", () => {
     expect((await c.find({}).sort({ n: 1 }).toArray()).map((d) => d._id)).toEqual([5, 2, 3, 1, 4]);
     expect((await c.find({}).sort({ pub: -1 }).skip(1).limit(2).toArray()).map((d) => d._id)).toEqual([4, 1]);
     expect(await c.find({ _id: 2 } as any, { projection: { name: 1 } }).toArray()).toEqual([{ _id: 2, name: "beta" }]);
-    expect(await c.find({ _id: 2 } as any, { projection: { _id: 0, name: 1, "hosts.name": 1 } }).toArray()).toEqual([{ name: "beta", hosts: [{ name: "Cid" }] }]);
+    expect(await c.find({ _id: 2 } as any, { projection: { _id: 0, name: 1, "hosts.name": 1 } }).toArray()).toEqual([
+      { name: "beta", hosts: [{ name: "Cid" }] },
+    ]);
     expect(await c.find({ _id: 3 } as any, { projection: { hosts: 0, tags: 0, pub: 0 } }).toArray()).toEqual([{ _id: 3, name: "Gamma", n: 3, lang: null }]);
     expect(await c.findOne({}, { sort: { name: 1 } })).toMatchObject({ _id: 1 }); // "Alpha" < "Epsilon" < "Gamma" < "beta"
     // Compound sort.
@@ -329,7 +379,11 @@ describe("mongo-wire: reads", () => {
     expect((await c.distinct("tags")).sort()).toEqual(["misc", "news", "tech"]);
     expect((await c.distinct("hosts.name", { n: { $gt: 1 } })).sort()).toEqual(["Ann", "Bob"]);
     const byTag = await c.aggregate([{ $unwind: "$tags" }, { $group: { _id: "$tags", count: { $sum: 1 } } }, { $sort: { count: -1, _id: 1 } }]).toArray();
-    expect(byTag).toEqual([{ _id: "news", count: 2 }, { _id: "tech", count: 2 }, { _id: "misc", count: 1 }]);
+    expect(byTag).toEqual([
+      { _id: "news", count: 2 },
+      { _id: "tech", count: 2 },
+      { _id: "misc", count: 1 },
+    ]);
   });
 
   test("a cursor over 5,000 documents in batches of 100 (find + getMore)", async () => {
@@ -413,7 +467,13 @@ describe("mongo-wire: namespaces, indexes and instrumentation", () => {
       await d.collection("podcasts").estimatedDocumentCount();
       expect(w.queries()).toEqual([
         { db: "library", coll: "episodes", op: "find", filter: { podcast: "p1" }, sort: { guid: -1 } },
-        { db: "library", coll: "episodes", op: "aggregate", filter: { podcast: "p1" }, pipeline: [{ $match: { podcast: "p1" } }, { $group: { _id: 1, n: { $sum: 1 } } }] },
+        {
+          db: "library",
+          coll: "episodes",
+          op: "aggregate",
+          filter: { podcast: "p1" },
+          pipeline: [{ $match: { podcast: "p1" } }, { $group: { _id: 1, n: { $sum: 1 } } }],
+        },
         { db: "library", coll: "podcasts", op: "update", filter: { _id: "p1" } },
         { db: "library", coll: "podcasts", op: "delete", filter: { title: "none" } },
         { db: "library", coll: "podcasts", op: "findAndModify", filter: { _id: "p1" } },

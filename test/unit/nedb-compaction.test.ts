@@ -16,8 +16,13 @@ async function fill(file: string): Promise<any> {
   await db.loadDatabaseAsync();
   await db.ensureIndexAsync({ fieldName: "podcast_id" });
   const docs = Array.from({ length: 3000 }, (_, i) => ({
-    _id: i + 1, podcast_id: i % 7, title: `Épisode ${i} — ünïcode`, description: "x".repeat(800),
-    pub_date: new Date(1_700_000_000_000 + i * 1000), p20: { tags: [i, "a"] }, season: null,
+    _id: i + 1,
+    podcast_id: i % 7,
+    title: `Épisode ${i} — ünïcode`,
+    description: "x".repeat(800),
+    pub_date: new Date(1_700_000_000_000 + i * 1000),
+    p20: { tags: [i, "a"] },
+    season: null,
   }));
   await db.insertAsync(docs);
   await db.removeAsync({ _id: { $in: [5, 6, 7] } }, { multi: true });

@@ -45,7 +45,7 @@ describe("OPML", () => {
 
   test("what buildOpml writes reads back the same", () => {
     const feeds = [
-      { title: "A & <B> \"quoted\"", feed_url: "https://x.example/?a=1&b=2", website_url: "https://x.example/" },
+      { title: 'A & <B> "quoted"', feed_url: "https://x.example/?a=1&b=2", website_url: "https://x.example/" },
       { title: "Ünïcödé", feed_url: "http://y.example/feed", website_url: null },
     ];
     const xml = buildOpml("Subscriptions", feeds);

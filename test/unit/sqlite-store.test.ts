@@ -12,7 +12,7 @@ const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirna
 
 function random(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 const WORDS = ["alpha", "Beta", "gamma", "ÉCLAIR", "éclair", "7", "x.y", "a+b"];
@@ -57,7 +57,12 @@ const QUERIES: any[] = [
   { at: null },
   { at: { $gt: new Date(Date.UTC(2026, 0, 15)) } },
   { "nested.k": "gamma" },
-  { $or: [{ podcast_id: 1, n: { $gt: 5 } }, { podcast_id: 4, at: { $gt: new Date(Date.UTC(2026, 0, 10)) } }] },
+  {
+    $or: [
+      { podcast_id: 1, n: { $gt: 5 } },
+      { podcast_id: 4, at: { $gt: new Date(Date.UTC(2026, 0, 10)) } },
+    ],
+  },
   { $or: [{ podcast_id: 1 }, { title: /beta/i }] },
   { podcast_id: { $in: [2, 5] }, title: { $regex: /éclair/i } },
 ];
@@ -93,7 +98,11 @@ describe("SQLite store: the query subset as NeDB answers it", () => {
     for (const query of QUERIES.filter((q) => !Object.keys(q).some((k) => k.includes(".")))) {
       expect([query, byId(store.project(query, ["title", "at"]))]).toEqual([query, byId(await nedb.findAsync(query, { title: 1, at: 1 }))]);
     }
-    const expected = await nedb.findAsync({ podcast_id: { $in: [1, 2] } }).sort({ at: -1, _id: -1 }).skip(5).limit(20);
+    const expected = await nedb
+      .findAsync({ podcast_id: { $in: [1, 2] } })
+      .sort({ at: -1, _id: -1 })
+      .skip(5)
+      .limit(20);
     expect(ids(await store.find({ query: { podcast_id: { $in: [1, 2] } }, sort: ["-at", "-_id"], offset: 5, limit: 20 }))).toEqual(ids(expected));
   });
 
@@ -120,16 +129,27 @@ describe("SQLite store: the query subset as NeDB answers it", () => {
     store.ensureIndex({ fields: { email: 1 }, unique: true });
     await store.insert({ _id: "u1", email: "a@x" });
     await expect(store.insert({ _id: "u2", email: "a@x" })).rejects.toMatchObject({ errorType: "uniqueViolated" });
-    await expect(store.insertMany([{ _id: "u3", email: "b@x" }, { _id: "u1", email: "c@x" }])).rejects.toMatchObject({ errorType: "uniqueViolated" });
+    await expect(
+      store.insertMany([
+        { _id: "u3", email: "b@x" },
+        { _id: "u1", email: "c@x" },
+      ]),
+    ).rejects.toMatchObject({ errorType: "uniqueViolated" });
     expect(await store.findById("u3")).toBeNull();
     await expect(store.updateMany({ _id: "u1" }, { $set: { email: "a@x" } })).resolves.toBe(1);
   });
 
   test("projections keep null fields and leave absent ones out, narrowed or not", async () => {
-    await store.insertMany([{ _id: "p1", a: null, b: 1, c: [1, 2] }, { _id: "p2", b: 2 }]);
+    await store.insertMany([
+      { _id: "p1", a: null, b: 1, c: [1, 2] },
+      { _id: "p2", b: 2 },
+    ]);
     expect(store.project({ _id: { $in: ["p1", "p2"] } }, ["a", "c"])).toEqual([{ _id: "p1", a: null, c: [1, 2] }, { _id: "p2" }]);
     expect(store.project({ b: 2 }, ["a"])).toEqual([{ _id: "p2" }]);
-    expect([...store.projected(["a", "b"])].filter((d) => String(d._id).startsWith("p"))).toEqual([{ _id: "p1", a: null, b: 1 }, { _id: "p2", b: 2 }]);
+    expect([...store.projected(["a", "b"])].filter((d) => String(d._id).startsWith("p"))).toEqual([
+      { _id: "p1", a: null, b: 1 },
+      { _id: "p2", b: 2 },
+    ]);
   });
 
   test("the change mark moves with every write, not with reads, and differs on another connection", async () => {

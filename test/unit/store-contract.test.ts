@@ -146,8 +146,25 @@ describe("store contract: the same operations answer the same on the embedded st
 describe("backups across stores: all() + encodeRecord, decodeLine + putAll", () => {
   /** Documents as the services store them: Dates (also nested), subdocuments, arrays, numbers, strings, null. */
   const DOCS = () => [
-    { _id: 1, title: "Épisode 1 — «quotes» \"and\" \\ slashes", pub_date: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), duration: 3600, explicit: false, season: null, p20: { persons: [{ name: "Ada", role: "host" }], chapters: { url: "https://c.example/1.json", type: "application/json" } } },
-    { _id: 2, podcast_id: 10, negative: -12.5, big: 2 ** 40, tiny: 1e-7, zero: 0, tags: ["a", "b", ""], nested: { at: [new Date(0), new Date(Date.UTC(1999, 11, 31))], deep: { deeper: { n: [1, [2, 3]] } } } },
+    {
+      _id: 1,
+      title: 'Épisode 1 — «quotes» "and" \\ slashes',
+      pub_date: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678)),
+      duration: 3600,
+      explicit: false,
+      season: null,
+      p20: { persons: [{ name: "Ada", role: "host" }], chapters: { url: "https://c.example/1.json", type: "application/json" } },
+    },
+    {
+      _id: 2,
+      podcast_id: 10,
+      negative: -12.5,
+      big: 2 ** 40,
+      tiny: 1e-7,
+      zero: 0,
+      tags: ["a", "b", ""],
+      nested: { at: [new Date(0), new Date(Date.UTC(1999, 11, 31))], deep: { deeper: { n: [1, [2, 3]] } } },
+    },
     { _id: "1:2", user_id: 1, episode_id: 2, last_listened_at: null, saved_at: new Date(Date.UTC(2026, 5, 1)), completed: true, empty: {}, none: [] },
     { _id: "counters-x", seq: 2147483647, emoji: "🎧 x", multiline: "a\nb\tc" },
     { _id: "server", self_service: false, guest: true },
@@ -168,7 +185,9 @@ describe("backups across stores: all() + encodeRecord, decodeLine + putAll", () 
       await sqlite.insertMany(DOCS());
       await importLines(mongo, await exportLines(sqlite));
       expect(await everything(mongo)).toEqual(await everything(sqlite));
-      expect(await everything(mongo)).toEqual(normal([...DOCS()].sort((a: any, b: any) => (typeof a._id === typeof b._id ? (a._id < b._id ? -1 : 1) : typeof a._id === "number" ? -1 : 1))));
+      expect(await everything(mongo)).toEqual(
+        normal([...DOCS()].sort((a: any, b: any) => (typeof a._id === typeof b._id ? (a._id < b._id ? -1 : 1) : typeof a._id === "number" ? -1 : 1))),
+      );
       // and the Dates are Dates again, not strings or {$date} objects
       expect((await mongo.findById(2))!.nested.at[1]).toBeInstanceOf(Date);
     });
@@ -193,4 +212,3 @@ describe("backups across stores: all() + encodeRecord, decodeLine + putAll", () 
     });
   });
 });
-

@@ -44,9 +44,20 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => idp.listen(0, "127.0.0.1", resolve));
   issuer = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: [{ ...OIDC_CLIENT, redirect_uris: [`${server.url}/api/auth/callback`], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "client_secret_post" }],
+    clients: [
+      {
+        ...OIDC_CLIENT,
+        redirect_uris: [`${server.url}/api/auth/callback`],
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "client_secret_post",
+      },
+    ],
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "preferred_username"] },
-    findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, email: `${id}@example.org`, email_verified: true, name: `${id} from SSO`, preferred_username: id }) }),
+    findAccount: async (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: async () => ({ sub: id, email: `${id}@example.org`, email_verified: true, name: `${id} from SSO`, preferred_username: id }),
+    }),
     features: { devInteractions: { enabled: true } },
     pkce: { required: () => true },
     cookies: { keys: ["loopback-test-cookie-key"] },
@@ -255,7 +266,11 @@ test('Settings: "Phones and apps" shows the address, makes an app password, list
   await status(page, "App password for Kasts on the laptop");
   const appPassword = (await page.getByRole("status").locator("code.secret").textContent())!.trim();
   // The app password opens the sync routes, as an app would use it.
-  await api(server.url).post("/api/2/devices/root/laptop.json").set("Authorization", basic("root", appPassword)).send({ caption: "Kasts laptop", type: "laptop" }).expect(200);
+  await api(server.url)
+    .post("/api/2/devices/root/laptop.json")
+    .set("Authorization", basic("root", appPassword))
+    .send({ caption: "Kasts laptop", type: "laptop" })
+    .expect(200);
   expect((await api(server.url).get("/api/data/get_user").set("Api-Key", appPassword)).status).toBe(403);
   await page.getByRole("button", { name: `Delete key ending in ${appPassword.slice(-4)}` }).waitFor();
 
@@ -307,8 +322,21 @@ test("self-service on: the sign-in page links to Create account, which makes the
 });
 
 test("forgot password: the code arrives by mail and sets a new password", async () => {
-  await api(server.url).post("/api/data/save_email_settings").set("Api-Key", adminKey)
-    .send({ email_settings: { server_name: "127.0.0.1", server_port: smtp.port, from_email: "podcasts@example.org", send_mode: "SMTP", encryption: "none", auth_required: false, email_username: "", email_password: "" } })
+  await api(server.url)
+    .post("/api/data/save_email_settings")
+    .set("Api-Key", adminKey)
+    .send({
+      email_settings: {
+        server_name: "127.0.0.1",
+        server_port: smtp.port,
+        from_email: "podcasts@example.org",
+        send_mode: "SMTP",
+        encryption: "none",
+        auth_required: false,
+        email_username: "",
+        email_password: "",
+      },
+    })
     .expect(200);
   const w = await web.open(server.url);
   const { page } = w;
@@ -344,11 +372,22 @@ test("forgot password: the code arrives by mail and sets a new password", async 
 });
 
 test("OIDC: the provider's button stores a state and goes to the provider; back at /oidc-done the person is signed in", async () => {
-  await api(server.url).post("/api/data/add_oidc_provider").set("Api-Key", adminKey).send({
-    provider_name: "Test IdP", ...OIDC_CLIENT, authorization_url: `${issuer}/auth`, token_url: `${issuer}/token`, user_info_url: `${issuer}/me`,
-    button_text: "Log in with Test IdP", scope: "openid email profile", button_color: "#224488", button_text_color: "#ffffff",
-    icon_svg: '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
-  }).expect(200);
+  await api(server.url)
+    .post("/api/data/add_oidc_provider")
+    .set("Api-Key", adminKey)
+    .send({
+      provider_name: "Test IdP",
+      ...OIDC_CLIENT,
+      authorization_url: `${issuer}/auth`,
+      token_url: `${issuer}/token`,
+      user_info_url: `${issuer}/me`,
+      button_text: "Log in with Test IdP",
+      scope: "openid email profile",
+      button_color: "#224488",
+      button_text_color: "#ffffff",
+      icon_svg: '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>',
+    })
+    .expect(200);
   const w = await web.open(server.url);
   const { page } = w;
   await page.goto(server.url + "/sign-in?next=%2Fsettings%2Fkeys");

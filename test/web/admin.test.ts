@@ -22,7 +22,8 @@ let bob: TestAccount;
 const backupDirBefore = config.backupDir;
 
 const get = (path: string) => api(server.url).get(path).set("Api-Key", adminKey);
-const visible = (page: Page, role: Parameters<Page["getByRole"]>[0], name: string) => page.getByRole(role, { name, exact: true }).waitFor({ state: "visible", timeout: 10_000 });
+const visible = (page: Page, role: Parameters<Page["getByRole"]>[0], name: string) =>
+  page.getByRole(role, { name, exact: true }).waitFor({ state: "visible", timeout: 10_000 });
 const status = (page: Page, text: string) => page.getByRole("status").filter({ hasText: text }).waitFor({ timeout: 10_000 });
 
 beforeAll(async () => {
@@ -119,15 +120,22 @@ test("sign-in: self-service registration switches on and off; an OIDC provider i
   await page.getByRole("button", { name: "Add a provider" }).click();
   const form = page.getByRole("form", { name: "Add provider" });
   const fields: [string, string][] = [
-    ["Provider name", "Example ID"], ["Client ID", "podcasts-web"], ["Client secret", "very secret"],
-    ["Authorization URL", "https://127.0.0.1/authorize"], ["Token URL", "https://127.0.0.1/token"], ["User info URL", "https://127.0.0.1/userinfo"], ["Button text", "Sign in with Example ID"],
+    ["Provider name", "Example ID"],
+    ["Client ID", "podcasts-web"],
+    ["Client secret", "very secret"],
+    ["Authorization URL", "https://127.0.0.1/authorize"],
+    ["Token URL", "https://127.0.0.1/token"],
+    ["User info URL", "https://127.0.0.1/userinfo"],
+    ["Button text", "Sign in with Example ID"],
   ];
   for (const [label, value] of fields) await form.getByLabel(label, { exact: true }).fill(value);
   await form.getByRole("button", { name: "Add provider" }).click();
   await status(page, "Added Example ID.");
   await visible(page, "heading", "Example ID");
   const listed = (await get("/api/data/list_oidc_providers")).body.providers;
-  expect(listed).toEqual([expect.objectContaining({ provider_name: "Example ID", client_id: "podcasts-web", scope: "openid email profile", button_text: "Sign in with Example ID" })]);
+  expect(listed).toEqual([
+    expect.objectContaining({ provider_name: "Example ID", client_id: "podcasts-web", scope: "openid email profile", button_text: "Sign in with Example ID" }),
+  ]);
 
   expect(await axeViolations(page)).toEqual([]);
   await page.getByRole("button", { name: "Remove Example ID" }).click();
@@ -153,7 +161,15 @@ test("mail: settings saved and read back (the password never shown), and a test 
   await form.getByLabel("SMTP password").fill("smtp secret");
   await form.getByRole("button", { name: "Save mail settings" }).click();
   await status(page, "Mail settings saved.");
-  expect((await get("/api/data/get_email_settings")).body).toMatchObject({ ServerName: "127.0.0.1", ServerPort: smtp.port, FromEmail: "podcasts@example.org", Encryption: "none", AuthRequired: 1, Username: "mailer", Password: "" });
+  expect((await get("/api/data/get_email_settings")).body).toMatchObject({
+    ServerName: "127.0.0.1",
+    ServerPort: smtp.port,
+    FromEmail: "podcasts@example.org",
+    Encryption: "none",
+    AuthRequired: 1,
+    Username: "mailer",
+    Password: "",
+  });
 
   // Read back into the page: the password field stays empty, and the test mail signs in with the saved one.
   await page.reload();

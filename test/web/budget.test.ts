@@ -10,5 +10,6 @@ test("the first load's JS and CSS are at most 150 KB gzipped; the pages' code lo
   expect(first.reduce((s, f) => s + f.gzip, 0)).toBeLessThanOrEqual(FIRST_LOAD_BUDGET_GZ);
   // Each page of the router is a chunk of its own, none of them in the first load.
   const later = onDemand(config.webDir).map((f) => f.file);
-  for (const page of ["podcasts", "episode", "settings", "admin", "queue"]) expect(later.some((f) => new RegExp(`assets/${page}-[\\w-]+\\.js$`).test(f))).toBe(true);
+  for (const page of ["podcasts", "episode", "settings", "admin", "queue"])
+    expect(later.some((f) => new RegExp(`assets/${page}-[\\w-]+\\.js$`).test(f))).toBe(true);
 });

@@ -27,8 +27,21 @@ const HOSTILE = [
   "<p>After</p>",
 ].join("");
 
-const CHAPTERS = JSON.stringify({ version: "1.2.0", chapters: [{ startTime: 0, title: "Opening" }, { startTime: 30, title: "The middle part" }, { startTime: 60, title: "Closing words" }] });
-const TRANSCRIPT = JSON.stringify({ version: "1.0.0", segments: [{ speaker: "Host", startTime: 0.5, endTime: 2, body: "Welcome to the show." }, { startTime: 31, endTime: 33, body: "Now the middle." }] });
+const CHAPTERS = JSON.stringify({
+  version: "1.2.0",
+  chapters: [
+    { startTime: 0, title: "Opening" },
+    { startTime: 30, title: "The middle part" },
+    { startTime: 60, title: "Closing words" },
+  ],
+});
+const TRANSCRIPT = JSON.stringify({
+  version: "1.0.0",
+  segments: [
+    { speaker: "Host", startTime: 0.5, endTime: 2, body: "Welcome to the show." },
+    { startTime: 31, endTime: 33, body: "Now the middle." },
+  ],
+});
 
 function feed(base: string): string {
   const item = (n: number, title: string, description: string, extra = "") =>
@@ -112,12 +125,22 @@ test("an episode's page: facts, sanitized notes, chapters, transcript; each butt
   expect((await metadata("Chaptered")).completed).toBe(true);
   await button("Download").click();
   await main(page).getByText("Downloading in the background.").waitFor();
-  await until(async () => (await get("/api/data/download_episode_list", { user_id: session.user_id })).body.downloaded_episodes.some((e: any) => e.episodeid === ep.Chaptered), 20_000, 100);
+  await until(
+    async () =>
+      (await get("/api/data/download_episode_list", { user_id: session.user_id })).body.downloaded_episodes.some((e: any) => e.episodeid === ep.Chaptered),
+    20_000,
+    100,
+  );
 
   // After a reload the labels say what the server has; each toggles back.
   await page.reload();
   await button("Delete download").waitFor();
-  for (const [now, next] of [["Remove from queue", "Add to queue"], ["Unsave", "Save"], ["Mark as unplayed", "Mark as played"], ["Delete download", "Download"]]) {
+  for (const [now, next] of [
+    ["Remove from queue", "Add to queue"],
+    ["Unsave", "Save"],
+    ["Mark as unplayed", "Mark as played"],
+    ["Delete download", "Download"],
+  ]) {
     await button(now).click();
     await button(next).waitFor();
   }
@@ -153,7 +176,9 @@ test("a hostile feed's show notes: nothing runs, nothing is embedded, harmless t
   expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
   expect(await page.locator("iframe, script:not([src]), object, embed, .notes form, .notes input, .notes svg, .notes style").count()).toBe(0);
   const inNotes = await page.locator(".notes").evaluate((el) => ({
-    handlers: [...el.querySelectorAll("*")].flatMap((n) => [...n.attributes].map((a) => a.name)).filter((a) => a.startsWith("on") || a === "style" || a === "class"),
+    handlers: [...el.querySelectorAll("*")]
+      .flatMap((n) => [...n.attributes].map((a) => a.name))
+      .filter((a) => a.startsWith("on") || a === "style" || a === "class"),
     hrefs: [...el.querySelectorAll("[href]")].map((n) => n.getAttribute("href")),
     srcs: [...el.querySelectorAll("[src]")].map((n) => n.getAttribute("src")),
   }));

@@ -36,7 +36,13 @@ ${items}
 /** The directory provider's recorded answer, pointing at a feed of the loopback peer. */
 function directoryAnswer(base: string): string {
   const data = JSON.parse(providerFixture("podcastindex_search_byterm_q-batman-university.json"));
-  data.feeds = data.feeds.map((f: any) => ({ ...f, url: `${base}/directory.xml`, originalUrl: `${base}/directory.xml`, image: `${base}/art.png`, artwork: `${base}/art.png` }));
+  data.feeds = data.feeds.map((f: any) => ({
+    ...f,
+    url: `${base}/directory.xml`,
+    originalUrl: `${base}/directory.xml`,
+    image: `${base}/art.png`,
+    artwork: `${base}/art.png`,
+  }));
   return JSON.stringify(data);
 }
 
@@ -102,13 +108,18 @@ test("Podcasts: a feed added by its URL shows in the grid with its artwork throu
   // The same feed again: the server's words, not a blank page.
   await page.getByLabel("Feed URL").fill(`${peer.url}/show.xml`);
   await page.getByRole("button", { name: "Add podcast" }).click();
-  await page.getByRole("alert").filter({ hasText: /already subscribed/i }).waitFor();
+  await page
+    .getByRole("alert")
+    .filter({ hasText: /already subscribed/i })
+    .waitFor();
   await expectClean(page, problems);
   await context.close();
 
   const desk = await web.open(server.url, { session, viewport: DESKTOP });
   await desk.page.goto(server.url + "/podcasts");
-  await main(desk.page).getByRole("link", { name: /Big Show/ }).waitFor();
+  await main(desk.page)
+    .getByRole("link", { name: /Big Show/ })
+    .waitFor();
   await screenshot(desk.page, "podcasts-desktop");
   expect(desk.problems).toEqual([]);
   await desk.context.close();
@@ -147,7 +158,11 @@ test("a podcast's settings are saved on the server as they change", async () => 
   await page.goto(`${server.url}/podcast/${bigId}`);
   const settings = page.getByRole("region", { name: "Settings" });
   await settings.getByLabel("Skip intro (seconds)").waitFor();
-  const saved = (what: string) => settings.getByRole("status").filter({ hasText: `${what} saved.` }).waitFor();
+  const saved = (what: string) =>
+    settings
+      .getByRole("status")
+      .filter({ hasText: `${what} saved.` })
+      .waitFor();
 
   await settings.getByLabel("Auto-download").check();
   await saved("Auto-download");
@@ -165,7 +180,12 @@ test("a podcast's settings are saved on the server as they change", async () => 
   const body = { user_id: userId(), podcast_id: bigId };
   expect((await post("/api/data/get_auto_download_status", body)).body.auto_download).toBe(true);
   expect((await post("/api/data/podcast/notification_status", body)).body.enabled).toBe(true);
-  expect((await post("/api/data/get_play_episode_details", body)).body).toMatchObject({ playback_speed: 1.5, start_skip: 30, end_skip: 15, playback_speed_customized: true });
+  expect((await post("/api/data/get_play_episode_details", body)).body).toMatchObject({
+    playback_speed: 1.5,
+    start_skip: 30,
+    end_skip: 15,
+    playback_speed_customized: true,
+  });
 
   // A reload shows what the server has; "Default" clears the podcast's own speed.
   await page.reload();
@@ -216,7 +236,9 @@ test("Unsubscribe (after a confirmation) and Subscribe again", async () => {
 test("Home: an episode in progress under Continue, and the newest episodes paged", async () => {
   const eps = (await get("/api/data/podcast_episodes", { user_id: userId(), podcast_id: bigId, limit: 3 })).body.episodes;
   const started = eps[1];
-  expect((await post("/api/data/record_podcast_history", { episode_id: started.episodeid, user_id: userId(), episode_pos: 120, is_vidsite: false })).status).toBe(200);
+  expect(
+    (await post("/api/data/record_podcast_history", { episode_id: started.episodeid, user_id: userId(), episode_pos: 120, is_vidsite: false })).status,
+  ).toBe(200);
   const { page, context, problems } = await web.open(server.url, { session });
   await page.goto(server.url + "/");
   const cont = page.getByRole("region", { name: "Continue" });
@@ -241,7 +263,9 @@ test("Home: an episode in progress under Continue, and the newest episodes paged
 test("OPML: Export OPML downloads the subscriptions; Import subscribes to the feeds of a file", async () => {
   const { page, context, problems } = await web.open(server.url, { session });
   await page.goto(server.url + "/podcasts");
-  await main(page).getByRole("link", { name: /Big Show/ }).waitFor();
+  await main(page)
+    .getByRole("link", { name: /Big Show/ })
+    .waitFor();
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export OPML" }).click()]);
   expect(download.suggestedFilename()).toBe("podcasts.opml");
   const exported = fs.readFileSync((await download.path())!, "utf8");
@@ -255,8 +279,12 @@ test("OPML: Export OPML downloads the subscriptions; Import subscribes to the fe
   await page.getByRole("button", { name: "Import", exact: true }).click();
   await page.getByText("Import finished: 2 added, 1 already there.").waitFor({ timeout: 20_000 });
   expect((await feedUrls()).sort()).toEqual([`${peer.url}/a.xml`, `${peer.url}/b.xml`, `${peer.url}/show.xml`]);
-  await main(page).getByRole("link", { name: /Imported A/ }).waitFor();
-  await main(page).getByRole("link", { name: /Imported B/ }).waitFor();
+  await main(page)
+    .getByRole("link", { name: /Imported A/ })
+    .waitFor();
+  await main(page)
+    .getByRole("link", { name: /Imported B/ })
+    .waitFor();
 
   // No file chosen: said in words.
   await page.getByRole("button", { name: "Import", exact: true }).click();

@@ -32,7 +32,13 @@ beforeAll(async () => {
   Object.assign(config, { refreshInterval: 0, downloadDir: tempDir("podcast-web-dl-"), workerPollMs: 100 });
   loop = await startLoopback();
   const short = mediaRoute(wavBytes({ title: "short" }, 1), "audio/wav");
-  const items = TITLES.map((title, i) => ({ title, guid: `g${i}`, url: `${loop.url}/e${i}.wav`, date: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(), duration: 600 }));
+  const items = TITLES.map((title, i) => ({
+    title,
+    guid: `g${i}`,
+    url: `${loop.url}/e${i}.wav`,
+    date: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+    duration: 600,
+  }));
   for (let i = 0; i < TITLES.length; i++) loop.route(`/e${i}.wav`, short);
   // 480 KB in 64 KB pieces 600 ms apart: a few seconds of download, so that progress shows on the way.
   loop.route("/slow.wav", mediaRoute(wavBytes({ title: SLOW }, 60), "audio/wav", 600));
@@ -102,7 +108,8 @@ test("the queue: in the server's order, reordered with the keyboard and by dragg
 });
 
 test("saved: what the server has saved, and one removed", async () => {
-  for (const t of ["Episode 04", "Episode 05"]) expect((await post("/api/data/save_episode", { episode_id: ep[t], user_id: session.user_id, is_vidsite: false })).status).toBe(200);
+  for (const t of ["Episode 04", "Episode 05"])
+    expect((await post("/api/data/save_episode", { episode_id: ep[t], user_id: session.user_id, is_vidsite: false })).status).toBe(200);
   const w = await opened("/saved");
   const { page } = w;
   await page.getByRole("button", { name: "Remove from saved Episode 04" }).waitFor();
@@ -116,7 +123,8 @@ test("saved: what the server has saved, and one removed", async () => {
 });
 
 test("history: the server's history a page at a time, and a search", async () => {
-  for (const t of TITLES.slice(0, 27)) expect((await post("/api/data/record_listen_duration", { episode_id: ep[t], user_id: session.user_id, listen_duration: 30 })).status).toBe(200);
+  for (const t of TITLES.slice(0, 27))
+    expect((await post("/api/data/record_listen_duration", { episode_id: ep[t], user_id: session.user_id, listen_duration: 30 })).status).toBe(200);
   const server_history = (await get(`/api/data/user_history/${session.user_id}`, { limit: 25 })).body;
   expect(server_history.total).toBe(27);
   const w = await opened("/history");
@@ -171,12 +179,19 @@ test("downloads: a task's progress arrives over the WebSocket, the file is liste
   const bar = page.getByRole("progressbar", { name: `Progress of ${SLOW}` });
   await bar.waitFor();
   // Part way: the page shows a value between start and end, which only the socket's updates bring.
-  await until(async () => {
-    const v = await bar.evaluate((p: HTMLProgressElement) => p.value).catch(() => 0);
-    return v > 0 && v < 100;
-  }, 15_000, 50);
+  await until(
+    async () => {
+      const v = await bar.evaluate((p: HTMLProgressElement) => p.value).catch(() => 0);
+      return v > 0 && v < 100;
+    },
+    15_000,
+    50,
+  );
   await page.getByText(/^Downloading: \d+%$/).waitFor();
-  await page.getByRole("region", { name: "Tasks" }).getByText(/^Downloaded/).waitFor({ timeout: 20_000 });
+  await page
+    .getByRole("region", { name: "Tasks" })
+    .getByText(/^Downloaded/)
+    .waitFor({ timeout: 20_000 });
   expect(await bar.evaluate((p: HTMLProgressElement) => p.value)).toBe(100);
 
   // The downloaded file is listed (read again when the task finished).

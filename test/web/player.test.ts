@@ -30,11 +30,12 @@ const EPISODES = [
 ];
 
 function feed(url: string): string {
-  const items = EPISODES.map((e, i) =>
-    `<item><title>${e.title}</title><guid>${e.key}</guid><pubDate>${new Date(Date.UTC(2024, 0, 10 - i)).toUTCString()}</pubDate>` +
-    `<itunes:duration>${e.seconds}</itunes:duration><enclosure url="${url}/${e.key}.wav" length="${8000 * e.seconds}" type="${e.type ?? "audio/wav"}"/>` +
-    (e.chapters ? `<podcast:chapters url="${url}/${e.key}-chapters.json" type="application/json+chapters"/>` : "") +
-    `</item>`,
+  const items = EPISODES.map(
+    (e, i) =>
+      `<item><title>${e.title}</title><guid>${e.key}</guid><pubDate>${new Date(Date.UTC(2024, 0, 10 - i)).toUTCString()}</pubDate>` +
+      `<itunes:duration>${e.seconds}</itunes:duration><enclosure url="${url}/${e.key}.wav" length="${8000 * e.seconds}" type="${e.type ?? "audio/wav"}"/>` +
+      (e.chapters ? `<podcast:chapters url="${url}/${e.key}-chapters.json" type="application/json+chapters"/>` : "") +
+      `</item>`,
   ).join("\n");
   return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel><title>Player Show</title><link>https://example.test/</link><description>test feed</description>\n${items}\n</channel></rss>`;
 }
@@ -47,7 +48,17 @@ const queueIds = async () => (await get("/api/data/get_queued_episodes", { user_
 beforeAll(async () => {
   loop = await startLoopback();
   for (const e of EPISODES) loop.route(`/${e.key}.wav`, mediaRoute(wavBytes({ title: e.title }, e.seconds), "audio/wav"));
-  loop.route("/long-chapters.json", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ version: "1.2.0", chapters: [{ startTime: 0, title: "Welcome" }, { startTime: 20, title: "The main part" }, { startTime: 45, title: "Goodbye" }] }) });
+  loop.route("/long-chapters.json", {
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      version: "1.2.0",
+      chapters: [
+        { startTime: 0, title: "Welcome" },
+        { startTime: 20, title: "The main part" },
+        { startTime: 45, title: "Goodbye" },
+      ],
+    }),
+  });
   loop.route("/feed.xml", { headers: { "Content-Type": "application/rss+xml" }, body: feed(loop.url) });
   server = await startServer();
   web = await startBrowser();
@@ -89,7 +100,12 @@ test("an episode plays from the server's position, writes it back while playing,
   await player(page).getByLabel("Playback speed").selectOption("2");
   expect(await audio(page).evaluate((a: HTMLAudioElement) => a.playbackRate)).toBe(2);
   // ... and it is the person's default speed on the server from now on.
-  await until(async () => (await api(server.url).post("/api/data/get_playback_speed").set("Api-Key", session.key).send({ user_id: session.user_id })).body.playback_speed === 2, 10_000, 100);
+  await until(
+    async () =>
+      (await api(server.url).post("/api/data/get_playback_speed").set("Api-Key", session.key).send({ user_id: session.user_id })).body.playback_speed === 2,
+    10_000,
+    100,
+  );
   // The system's media controls know the episode.
   expect(await page.evaluate(() => [navigator.mediaSession.metadata?.title, navigator.mediaSession.metadata?.artist])).toEqual(["Long talk", "Player Show"]);
 
@@ -171,7 +187,11 @@ test("at the end the episode is marked played, leaves the queue, and the next qu
   await page.getByRole("button", { name: "Play Video clip" }).click();
   await expectText(player(page), "Video clip");
   await player(page).getByRole("button", { name: "Pause" }).waitFor({ timeout: 10_000 });
-  expect(await player(page).locator("video").evaluate((v: HTMLVideoElement, id) => [v.paused, v.src.includes(`/api/data/stream/${id}?`)], ep.video)).toEqual([false, true]);
+  expect(
+    await player(page)
+      .locator("video")
+      .evaluate((v: HTMLVideoElement, id) => [v.paused, v.src.includes(`/api/data/stream/${id}?`)], ep.video),
+  ).toEqual([false, true]);
   expect(await audio(page).count()).toBe(0);
   expect(await axeViolations(page)).toEqual([]);
   expect(w.problems).toEqual([]);

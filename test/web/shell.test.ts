@@ -87,16 +87,37 @@ async function expectVisible(locator: { isVisible(): Promise<boolean>; waitFor(o
 
 test("every page, in the light theme on a phone and the dark one on a desktop: no serious axe violation, nothing from another origin", async () => {
   const me = (await api(server.url).get("/api/data/get_user").set("Api-Key", adminKey)).body.retrieved_id;
-  const pages = ["/", "/podcasts", "/queue", "/saved", "/history", "/downloads", "/playlists", "/search", "/settings", "/settings/keys", "/settings/phones", "/admin", "/no-such-page"];
+  const pages = [
+    "/",
+    "/podcasts",
+    "/queue",
+    "/saved",
+    "/history",
+    "/downloads",
+    "/playlists",
+    "/search",
+    "/settings",
+    "/settings/keys",
+    "/settings/phones",
+    "/admin",
+    "/no-such-page",
+  ];
   // Each theme once at each size: phone and light, desktop and dark (the other two pairs add time, not cases).
-  for (const [viewport, colorScheme] of [[PHONE, "light"], [DESKTOP, "dark"]] as const) {
+  for (const [viewport, colorScheme] of [
+    [PHONE, "light"],
+    [DESKTOP, "dark"],
+  ] as const) {
     const { page, context, problems } = await web.open(server.url, { viewport, session: { key: adminKey, user_id: me, username: "root", is_admin: true } });
     await page.emulateMedia({ colorScheme });
     for (const path of pages) {
       await page.goto(server.url + path);
-      await page.locator("h1").first().waitFor({ timeout: 10_000 }).catch(async (err) => {
-        throw new Error(`${path}: no heading (${err.message.split("\n")[0]}); main holds: ${await page.locator("body").innerText()}`);
-      });
+      await page
+        .locator("h1")
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .catch(async (err) => {
+          throw new Error(`${path}: no heading (${err.message.split("\n")[0]}); main holds: ${await page.locator("body").innerText()}`);
+        });
       await page.waitForLoadState("networkidle");
       const violations = await axeViolations(page);
       expect({ path, colorScheme, width: viewport.width, violations }).toEqual({ path, colorScheme, width: viewport.width, violations: [] });

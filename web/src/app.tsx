@@ -31,10 +31,16 @@ const ForgotPassword = lazy(() => import("./pages/forgot-password"));
 const OidcDone = lazy(() => import("./pages/oidc-done"));
 const NotFound = lazy(() => import("./pages/not-found"));
 
-
 const NAV: [string, string][] = [
-  ["/", "Home"], ["/podcasts", "Podcasts"], ["/queue", "Queue"], ["/saved", "Saved"], ["/history", "History"],
-  ["/downloads", "Downloads"], ["/playlists", "Playlists"], ["/search", "Search"], ["/settings", "Settings"],
+  ["/", "Home"],
+  ["/podcasts", "Podcasts"],
+  ["/queue", "Queue"],
+  ["/saved", "Saved"],
+  ["/history", "History"],
+  ["/downloads", "Downloads"],
+  ["/playlists", "Playlists"],
+  ["/search", "Search"],
+  ["/settings", "Settings"],
 ];
 
 function isCurrent(path: string, href: string): boolean {
@@ -117,30 +123,32 @@ function Shell() {
             {failed ? <PageFailed message={failed} /> : null}
             {/* A new router at sign-in and sign-out: the old one would keep showing the previous page (which
                 needs a session) while the next page's code loads. */}
-            {!failed && <Router key={signedIn ? "in" : "out"}>
-              <Route path="/" component={Home} />
-              <Route path="/home" component={Home} />
-              <Route path="/podcasts" component={Podcasts} />
-              <Route path="/podcast/:id" component={Podcast} />
-              <Route path="/episode/:id" component={Episode} />
-              <Route path="/queue" component={Queue} />
-              <Route path="/saved" component={Saved} />
-              <Route path="/history" component={History} />
-              <Route path="/downloads" component={Downloads} />
-              <Route path="/playlists" component={Playlists} />
-              <Route path="/playlists/:id" component={Playlists} />
-              <Route path="/search" component={Search} />
-              <Route path="/settings" component={Settings} />
-              <Route path="/settings/:section" component={Settings} />
-              <Route path="/admin" component={Admin} />
-              <Route path="/admin/:section" component={Admin} />
-              <Route path="/sign-in" component={SignIn} />
-              <Route path="/first-run" component={FirstRun} />
-              <Route path="/create-account" component={CreateAccount} />
-              <Route path="/forgot-password" component={ForgotPassword} />
-              <Route path="/oidc-done" component={OidcDone} />
-              <Route default component={NotFound} />
-            </Router>}
+            {!failed && (
+              <Router key={signedIn ? "in" : "out"}>
+                <Route path="/" component={Home} />
+                <Route path="/home" component={Home} />
+                <Route path="/podcasts" component={Podcasts} />
+                <Route path="/podcast/:id" component={Podcast} />
+                <Route path="/episode/:id" component={Episode} />
+                <Route path="/queue" component={Queue} />
+                <Route path="/saved" component={Saved} />
+                <Route path="/history" component={History} />
+                <Route path="/downloads" component={Downloads} />
+                <Route path="/playlists" component={Playlists} />
+                <Route path="/playlists/:id" component={Playlists} />
+                <Route path="/search" component={Search} />
+                <Route path="/settings" component={Settings} />
+                <Route path="/settings/:section" component={Settings} />
+                <Route path="/admin" component={Admin} />
+                <Route path="/admin/:section" component={Admin} />
+                <Route path="/sign-in" component={SignIn} />
+                <Route path="/first-run" component={FirstRun} />
+                <Route path="/create-account" component={CreateAccount} />
+                <Route path="/forgot-password" component={ForgotPassword} />
+                <Route path="/oidc-done" component={OidcDone} />
+                <Route default component={NotFound} />
+              </Router>
+            )}
           </ErrorBoundary>
         </main>
       </div>

@@ -12,7 +12,6 @@ import { close, mediaRef, open, seek, setSpeed, skip, SKIP_BACK, SKIP_FORWARD, t
 import { bindLeaving, bindMediaSession, onKey, setMediaMetadata, setPositionState } from "./player/integration";
 import { storedEpisode, storeEpisode } from "./player/persist";
 
-
 /** Starts what a page asks for (playTurn), restores the episode of before a reload, and wires the page's keys. */
 function useEngine(section: { current: HTMLElement | null }) {
   useEffect(() => {

@@ -10,7 +10,19 @@ import type { Doc } from "./types";
 import { canon, isPlainObject, wireCopy } from "./values";
 
 /** Fields of a create command that are not options of the collection. */
-const NOT_COLLECTION_OPTIONS = ["create", "$db", "lsid", "$clusterTime", "writeConcern", "comment", "$readPreference", "apiVersion", "apiStrict", "apiDeprecationErrors", "maxTimeMS"];
+const NOT_COLLECTION_OPTIONS = [
+  "create",
+  "$db",
+  "lsid",
+  "$clusterTime",
+  "writeConcern",
+  "comment",
+  "$readPreference",
+  "apiVersion",
+  "apiStrict",
+  "apiDeprecationErrors",
+  "maxTimeMS",
+];
 
 function listDatabases(ctx: Ctx): Doc {
   const { store, body } = ctx;
@@ -22,13 +34,16 @@ function listDatabases(ctx: Ctx): Doc {
 function listCollections(ctx: Ctx): Doc {
   const { store, db, body } = ctx;
   const infos = store.collObjects(db).map((c) =>
-    body.nameOnly ? { name: c.name, type: "collection" } : {
-      name: c.name,
-      type: "collection",
-      options: wireCopy(c.options),
-      info: { readOnly: false },
-      idIndex: { v: 2, key: { _id: 1 }, name: "_id_" },
-    });
+    body.nameOnly
+      ? { name: c.name, type: "collection" }
+      : {
+          name: c.name,
+          type: "collection",
+          options: wireCopy(c.options),
+          info: { readOnly: false },
+          idIndex: { v: 2, key: { _id: 1 }, name: "_id_" },
+        },
+  );
   const filter: Doc = body.filter ?? {};
   return store.cursorAnswer(`${db}.$cmd.listCollections`, runFind(infos, filter), body.cursor?.batchSize);
 }
@@ -105,7 +120,11 @@ function listIndexes(ctx: Ctx): Doc {
   const name = collName(ctx, "listIndexes");
   const coll = store.coll(db, name);
   if (!coll) throw notFound(`ns does not exist: ${db}.${name}`);
-  return store.cursorAnswer(`${db}.${name}`, coll.indexes.map((ix) => wireCopy(ix)), ctx.body.cursor?.batchSize);
+  return store.cursorAnswer(
+    `${db}.${name}`,
+    coll.indexes.map((ix) => wireCopy(ix)),
+    ctx.body.cursor?.batchSize,
+  );
 }
 
 function dropIndexes(ctx: Ctx): Doc {

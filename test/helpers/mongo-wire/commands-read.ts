@@ -16,7 +16,12 @@ function find(ctx: Ctx): Doc {
   const coll = store.coll(db, name);
   const limit = toNumber(body.limit, 0);
   const docs = runFind(coll?.all() ?? [], filter, {
-    sort, skip: toNumber(body.skip, 0), limit, projection: body.projection, collation: body.collation, variables: body.let,
+    sort,
+    skip: toNumber(body.skip, 0),
+    limit,
+    projection: body.projection,
+    collation: body.collation,
+    variables: body.let,
   });
   return store.cursorAnswer(`${db}.${name}`, docs, body.batchSize, body.singleBatch === true || limit < 0);
 }
@@ -83,7 +88,9 @@ function aggregate(ctx: Ctx): Doc {
   const first = pipeline[0];
   const sortStage = pipeline.find((s) => s && "$sort" in s);
   store.record({
-    db, coll: name, op: "aggregate",
+    db,
+    coll: name,
+    op: "aggregate",
     filter: first && "$match" in first ? first.$match : {},
     ...(sortStage ? { sort: sortStage.$sort } : {}),
     pipeline,

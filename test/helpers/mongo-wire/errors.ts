@@ -2,7 +2,12 @@
 import type { Doc } from "./types";
 
 export class CommandError extends Error {
-  constructor(readonly code: number, readonly codeName: string, message: string, readonly extra: Doc = {}) {
+  constructor(
+    readonly code: number,
+    readonly codeName: string,
+    message: string,
+    readonly extra: Doc = {},
+  ) {
     super(message);
   }
 }

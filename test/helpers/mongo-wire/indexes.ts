@@ -27,7 +27,8 @@ function indexOptionsKey(ix: Doc): string {
 
 /** An index definition from one spec of a createIndexes command. */
 export function parseIndexSpec(spec: Doc): IndexDef {
-  if (!isPlainObject(spec) || !isPlainObject(spec.key) || !Object.keys(spec.key).length) throw new CommandError(67, "CannotCreateIndex", "index key pattern must be a non-empty object");
+  if (!isPlainObject(spec) || !isPlainObject(spec.key) || !Object.keys(spec.key).length)
+    throw new CommandError(67, "CannotCreateIndex", "index key pattern must be a non-empty object");
   if (typeof spec.name !== "string" || !spec.name) throw new CommandError(9, "FailedToParse", "index name must be a non-empty string");
   const ix: IndexDef = { v: 2, key: spec.key, name: spec.name };
   for (const [k, v] of Object.entries(spec)) if (!["v", "key", "name", "ns", "background"].includes(k)) ix[k] = v;
@@ -39,12 +40,18 @@ export function indexExists(indexes: IndexDef[], ix: IndexDef): boolean {
   const sameName = indexes.find((x) => x.name === ix.name);
   if (sameName) {
     if (indexOptionsKey(sameName) === indexOptionsKey(ix)) return true;
-    throw new CommandError(86, "IndexKeySpecsConflict",
-      `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${showValue(ix)}, existing index: ${showValue(sameName)}`);
+    throw new CommandError(
+      86,
+      "IndexKeySpecsConflict",
+      `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${showValue(ix)}, existing index: ${showValue(sameName)}`,
+    );
   }
-  const sameKey = indexes.find((x) => canon(x.key) === canon(ix.key)
-    && canon(x.partialFilterExpression ?? null) === canon(ix.partialFilterExpression ?? null)
-    && canon(x.collation ?? null) === canon(ix.collation ?? null));
+  const sameKey = indexes.find(
+    (x) =>
+      canon(x.key) === canon(ix.key) &&
+      canon(x.partialFilterExpression ?? null) === canon(ix.partialFilterExpression ?? null) &&
+      canon(x.collation ?? null) === canon(ix.collation ?? null),
+  );
   if (sameKey) throw new CommandError(85, "IndexOptionsConflict", `Index already exists with a different name: ${sameKey.name}`);
   return false;
 }
@@ -149,9 +156,10 @@ export class IndexSet {
     const keyValue: Doc = {};
     fields.forEach((f, i) => (keyValue[f] = c.values[i] === EMPTY_ARRAY ? null : (c.values[i] ?? null)));
     const shown = "{ " + fields.map((f, i) => `${f}: ${showValue(c.values[i])}`).join(", ") + " }";
-    return new CommandError(11000, "DuplicateKey",
-      `${prefix}E11000 duplicate key error collection: ${this.ns} index: ${c.index.name} dup key: ${shown}`,
-      { keyPattern: { ...c.index.key }, keyValue });
+    return new CommandError(11000, "DuplicateKey", `${prefix}E11000 duplicate key error collection: ${this.ns} index: ${c.index.name} dup key: ${shown}`, {
+      keyPattern: { ...c.index.key },
+      keyValue,
+    });
   }
 
   /** Adds `ix`, building its entries over `docs` (canon(_id) -> document); an existing duplicate fails the build. */

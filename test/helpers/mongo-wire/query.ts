@@ -45,8 +45,21 @@ export function project(doc: Doc, projection: Doc | undefined): Doc {
 }
 
 const UPDATE_OPERATORS = new Set([
-  "$set", "$unset", "$inc", "$mul", "$rename", "$min", "$max", "$currentDate", "$addToSet", "$pop", "$pull",
-  "$pullAll", "$push", "$bit", "$setOnInsert",
+  "$set",
+  "$unset",
+  "$inc",
+  "$mul",
+  "$rename",
+  "$min",
+  "$max",
+  "$currentDate",
+  "$addToSet",
+  "$pop",
+  "$pull",
+  "$pullAll",
+  "$push",
+  "$bit",
+  "$setOnInsert",
 ]);
 
 export function checkUpdate(u: unknown): void {
@@ -55,8 +68,7 @@ export function checkUpdate(u: unknown): void {
   if (!isOperatorDoc(u)) return;
   for (const k of Object.keys(u)) {
     if (!UPDATE_OPERATORS.has(k)) {
-      throw new CommandError(9, "FailedToParse",
-        `Unknown modifier: ${k}. Expected a valid update modifier or pipeline-style update specified as an array`);
+      throw new CommandError(9, "FailedToParse", `Unknown modifier: ${k}. Expected a valid update modifier or pipeline-style update specified as an array`);
     }
   }
 }
@@ -118,8 +130,7 @@ function applyUpdateUnchecked(doc: Doc, u: any, condition: Doc, arrayFilters: Do
   return idFirst(next);
 }
 
-const immutableId = () =>
-  new CommandError(66, "ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
+const immutableId = () => new CommandError(66, "ImmutableField", "Performing an update on the path '_id' would modify the immutable field '_id'");
 
 /** The equality fields of a query (as MongoDB seeds an upserted document with them). */
 function equalityFields(q: Doc, into: Doc): Doc {

@@ -83,7 +83,12 @@ class WireServer {
     const name = Object.keys(query)[0] ?? "";
     let answer: Doc;
     if (!fullName.endsWith(".$cmd") || !HANDSHAKE.has(name)) {
-      answer = { ok: 0, errmsg: `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade.`, code: 352, codeName: "UnsupportedOpQueryCommand" };
+      answer = {
+        ok: 0,
+        errmsg: `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade.`,
+        code: 352,
+        codeName: "UnsupportedOpQueryCommand",
+      };
     } else {
       answer = runCommand(this.store, conn, request.db, query);
     }

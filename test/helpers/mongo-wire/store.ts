@@ -18,7 +18,11 @@ export class Coll {
   readonly docs = new Map<string, Doc>();
   private readonly keys: IndexSet;
 
-  constructor(readonly db: string, readonly name: string, readonly options: Doc = {}) {
+  constructor(
+    readonly db: string,
+    readonly name: string,
+    readonly options: Doc = {},
+  ) {
     this.keys = new IndexSet(`${db}.${name}`);
   }
 
@@ -100,7 +104,10 @@ export class Store {
 
   /** The databases that hold a collection. */
   databases(): string[] {
-    return Array.from(this.dbs).filter(([, colls]) => colls.size > 0).map(([name]) => name).sort();
+    return Array.from(this.dbs)
+      .filter(([, colls]) => colls.size > 0)
+      .map(([name]) => name)
+      .sort();
   }
 
   collections(db: string): string[] {

@@ -55,7 +55,13 @@ export function canon(v: unknown): string {
     default:
       return o._bsontype + ":" + String(o);
   }
-  return "{" + Object.keys(o).map((k) => JSON.stringify(k) + ":" + canon(o[k])).join(",") + "}";
+  return (
+    "{" +
+    Object.keys(o)
+      .map((k) => JSON.stringify(k) + ":" + canon(o[k]))
+      .join(",") +
+    "}"
+  );
 }
 
 /** Deep copy of plain objects, arrays and Dates; other BSON values (ObjectId, Binary, ...) are immutable here. */
@@ -127,7 +133,14 @@ export function showValue(v: unknown): string {
   if (v instanceof RegExp) return String(v);
   if (v instanceof ObjectId) return `ObjectId('${v.toHexString()}')`;
   if (Array.isArray(v)) return "[ " + v.map(showValue).join(", ") + " ]";
-  if (isPlainObject(v)) return "{ " + Object.keys(v).map((k) => `${k}: ${showValue(v[k])}`).join(", ") + " }";
+  if (isPlainObject(v))
+    return (
+      "{ " +
+      Object.keys(v)
+        .map((k) => `${k}: ${showValue(v[k])}`)
+        .join(", ") +
+      " }"
+    );
   return String(v);
 }
 

@@ -8,7 +8,8 @@ import { api, ok } from "../api";
 import { ErrorNote, FormEnd, Loading, Outcome, shortDate, useAction, useLoad } from "../ui";
 import { Confirm, size } from "./admin-kit";
 
-const REPLACES_ALL = "A restore replaces all data of this server (every account, subscription, history and setting) with the backup's. Whatever changed since the backup is lost, and everyone may have to sign in again.";
+const REPLACES_ALL =
+  "A restore replaces all data of this server (every account, subscription, history and setting) with the backup's. Whatever changed since the backup is lost, and everyone may have to sign in again.";
 
 export function BackupsSection() {
   const files = useLoad(() => ok(api.POST("/api/data/list_backup_files", { body: {} })), []);
@@ -56,10 +57,19 @@ function DownloadBackup() {
     <section aria-labelledby="download-h">
       <h2 id="download-h">Download a backup</h2>
       <form class="stack" aria-labelledby="download-h" onSubmit={submit}>
-        <p class="muted">Everything on this server in one file: accounts, subscriptions, history, settings. Keep it somewhere safe: it holds everyone's data.</p>
+        <p class="muted">
+          Everything on this server in one file: accounts, subscriptions, history, settings. Keep it somewhere safe: it holds everyone's data.
+        </p>
         <label>
           Your password
-          <input type="password" value={password} required autoComplete="current-password" aria-describedby="backup-pw-hint" onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            type="password"
+            value={password}
+            required
+            autoComplete="current-password"
+            aria-describedby="backup-pw-hint"
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
         </label>
         <p class="muted hint" id="backup-pw-hint">
           Or the server's backup password (BACKUP_PASSWORD), if one is set.
@@ -127,7 +137,9 @@ function BackupFiles({ files, error, loading, reload }: { files?: BackupFile[]; 
                 </div>
                 {asking?.file === f.filename && (
                   <Confirm
-                    question={asking.what === "restore" ? `Restore ${f.filename}? ${REPLACES_ALL}` : `Delete ${f.filename} from the server? This cannot be undone.`}
+                    question={
+                      asking.what === "restore" ? `Restore ${f.filename}? ${REPLACES_ALL}` : `Delete ${f.filename} from the server? This cannot be undone.`
+                    }
                     yes={asking.what === "restore" ? `Yes, restore ${f.filename}` : `Yes, delete ${f.filename}`}
                     busy={form.busy}
                     onYes={() => void act(f.filename, asking.what)}
@@ -174,7 +186,12 @@ function RestoreUpload() {
         </p>
         <label>
           Backup file
-          <input type="file" accept=".jsonl,.gz,application/gzip,application/octet-stream" required onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+          <input
+            type="file"
+            accept=".jsonl,.gz,application/gzip,application/octet-stream"
+            required
+            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+          />
         </label>
         <label class="check">
           <input type="checkbox" checked={sure} required onChange={(e) => setSure(e.currentTarget.checked)} />I understand that this replaces all data

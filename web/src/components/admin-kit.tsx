@@ -8,7 +8,19 @@ import { errorText } from "../api";
 import { ErrorNote, Outcome, useAction } from "../ui";
 
 /** The "are you sure" step: focus moves here so keyboard and screen reader users meet the question. */
-export function Confirm({ question, yes, onYes, onNo, busy }: { question: ComponentChildren; yes: string; onYes: () => void; onNo: () => void; busy?: boolean }) {
+export function Confirm({
+  question,
+  yes,
+  onYes,
+  onNo,
+  busy,
+}: {
+  question: ComponentChildren;
+  yes: string;
+  onYes: () => void;
+  onNo: () => void;
+  busy?: boolean;
+}) {
   const ref = useRef<HTMLParagraphElement>(null);
   useEffect(() => ref.current?.focus(), []);
   return (
@@ -32,7 +44,19 @@ export function Confirm({ question, yes, onYes, onNo, busy }: { question: Compon
  * A server-wide switch whose API only toggles: the state is read again right before flipping, so a page
  * that shows an old state never flips the wrong way.
  */
-export function Switch({ label, hint, read, flip, said }: { label: string; hint?: ComponentChildren; read: () => Promise<boolean>; flip: () => Promise<boolean>; said: (on: boolean) => string }) {
+export function Switch({
+  label,
+  hint,
+  read,
+  flip,
+  said,
+}: {
+  label: string;
+  hint?: ComponentChildren;
+  read: () => Promise<boolean>;
+  flip: () => Promise<boolean>;
+  said: (on: boolean) => string;
+}) {
   const [on, setOn] = useState<boolean | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const form = useAction();

@@ -49,12 +49,19 @@ function MailSettings({ initial, configured }: { initial: MailForm; configured: 
   const [to, setTo] = useState("");
   const save = useAction();
   const test = useAction();
-  const text = (key: keyof MailForm) => ({ value: v[key] as string, onInput: (e: { currentTarget: HTMLInputElement }) => setV({ ...v, [key]: e.currentTarget.value }) });
+  const text = (key: keyof MailForm) => ({
+    value: v[key] as string,
+    onInput: (e: { currentTarget: HTMLInputElement }) => setV({ ...v, [key]: e.currentTarget.value }),
+  });
 
   // The test goes to the admin's own address unless they type another.
   useEffect(() => {
     const id = session.value?.user_id;
-    if (id) ok(api.GET("/api/data/my_user_info/{user_id}", { params: { path: { user_id: id } } })).then((me) => setTo((t) => t || me.email), () => undefined);
+    if (id)
+      ok(api.GET("/api/data/my_user_info/{user_id}", { params: { path: { user_id: id } } })).then(
+        (me) => setTo((t) => t || me.email),
+        () => undefined,
+      );
   }, []);
 
   const settings = () => ({

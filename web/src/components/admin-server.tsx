@@ -105,7 +105,12 @@ function Upkeep() {
       <h2 id="upkeep-h">Upkeep</h2>
       <p class="muted">The server does these by itself; start one now when something looks stale.</p>
       <div class="actions">
-        <button type="button" class="secondary" disabled={form.busy} onClick={job(async () => (await ok(api.POST("/api/init/startup_tasks", { body: {} }))).detail)}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={form.busy}
+          onClick={job(async () => (await ok(api.POST("/api/init/startup_tasks", { body: {} }))).detail)}
+        >
           Resume unfinished tasks
         </button>
         <button type="button" class="secondary" disabled={form.busy} onClick={job(async () => (await ok(api.GET("/api/data/update_playlists"))).detail)}>

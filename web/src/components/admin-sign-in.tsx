@@ -86,7 +86,13 @@ function ProviderRow({ provider: p, list, reload }: { provider: Provider; list: 
         </p>
         <p class="meta muted addr">{p.authorization_url}</p>
         <div class="actions">
-          <button type="button" class="secondary" aria-label={`Change ${p.provider_name}`} aria-expanded={mode === "edit"} onClick={() => setMode(mode === "edit" ? "view" : "edit")}>
+          <button
+            type="button"
+            class="secondary"
+            aria-label={`Change ${p.provider_name}`}
+            aria-expanded={mode === "edit"}
+            onClick={() => setMode(mode === "edit" ? "view" : "edit")}
+          >
             Change
           </button>
           <button type="button" class="danger" aria-label={`Remove ${p.provider_name}`} onClick={() => setMode("remove")}>
@@ -143,13 +149,31 @@ function ProviderForm({ provider, onDone, onCancel }: { provider?: Provider; onD
   const submit = async (e: Event) => {
     e.preventDefault();
     const record = {
-      provider_name: v.provider_name.trim(), client_id: v.client_id.trim(), authorization_url: v.authorization_url.trim(), token_url: v.token_url.trim(),
-      user_info_url: v.user_info_url.trim(), button_text: v.button_text.trim(), scope: v.scope.trim(), button_color: v.button_color, button_text_color: v.button_text_color,
-      name_claim: opt(v.name_claim), email_claim: opt(v.email_claim), username_claim: opt(v.username_claim), roles_claim: opt(v.roles_claim), user_role: opt(v.user_role), admin_role: opt(v.admin_role),
+      provider_name: v.provider_name.trim(),
+      client_id: v.client_id.trim(),
+      authorization_url: v.authorization_url.trim(),
+      token_url: v.token_url.trim(),
+      user_info_url: v.user_info_url.trim(),
+      button_text: v.button_text.trim(),
+      scope: v.scope.trim(),
+      button_color: v.button_color,
+      button_text_color: v.button_text_color,
+      name_claim: opt(v.name_claim),
+      email_claim: opt(v.email_claim),
+      username_claim: opt(v.username_claim),
+      roles_claim: opt(v.roles_claim),
+      user_role: opt(v.user_role),
+      admin_role: opt(v.admin_role),
     };
     // The form closes when it succeeds: the list says what happened.
     const done = await form.run(async () => {
-      if (provider) await ok(api.PUT("/api/data/update_oidc_provider/{provider_id}", { params: { path: { provider_id: provider.provider_id } }, body: { ...record, client_secret: v.client_secret || null } }));
+      if (provider)
+        await ok(
+          api.PUT("/api/data/update_oidc_provider/{provider_id}", {
+            params: { path: { provider_id: provider.provider_id } },
+            body: { ...record, client_secret: v.client_secret || null },
+          }),
+        );
       else await ok(api.POST("/api/data/add_oidc_provider", { body: { ...record, client_secret: v.client_secret } }));
     });
     if (done) onDone(provider ? `Saved ${record.provider_name}.` : `Added ${record.provider_name}.`);
@@ -169,7 +193,13 @@ function ProviderForm({ provider, onDone, onCancel }: { provider?: Provider; onD
         return (
           <label key={key}>
             {label}
-            {type === "password" ? <input type="password" {...common} /> : type === "url" ? <input type="url" {...common} /> : <input type="text" {...common} />}
+            {type === "password" ? (
+              <input type="password" {...common} />
+            ) : type === "url" ? (
+              <input type="url" {...common} />
+            ) : (
+              <input type="text" {...common} />
+            )}
           </label>
         );
       })}

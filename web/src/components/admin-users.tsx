@@ -100,7 +100,13 @@ function UserRow({ user, list, reload }: { user: User; list: Action; reload: () 
             <input type="checkbox" checked={admin} disabled={self || list.busy} onChange={(e) => void setAdmin(e.currentTarget.checked)} />
             Admin rights<span class="visually-hidden"> {name}</span>
           </label>
-          <button type="button" class="secondary" aria-label={`Edit ${name}`} aria-expanded={mode === "edit"} onClick={() => setMode(mode === "edit" ? "view" : "edit")}>
+          <button
+            type="button"
+            class="secondary"
+            aria-label={`Edit ${name}`}
+            aria-expanded={mode === "edit"}
+            onClick={() => setMode(mode === "edit" ? "view" : "edit")}
+          >
             Edit
           </button>
           {!self && (
@@ -200,13 +206,18 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
   const empty = { username: "", fullname: "", email: "", password: "" };
   const [v, setV] = useState(empty);
   const form = useAction();
-  const field = (key: keyof typeof empty) => ({ value: v[key], onInput: (e: { currentTarget: HTMLInputElement }) => setV({ ...v, [key]: e.currentTarget.value }) });
+  const field = (key: keyof typeof empty) => ({
+    value: v[key],
+    onInput: (e: { currentTarget: HTMLInputElement }) => setV({ ...v, [key]: e.currentTarget.value }),
+  });
 
   const add = async (e: Event) => {
     e.preventDefault();
     const username = v.username.trim().toLowerCase();
     const done = await form.run(async () => {
-      await ok(api.POST("/api/data/add_user", { body: { username: v.username.trim(), fullname: v.fullname.trim(), email: v.email.trim(), hash_pw: v.password } }));
+      await ok(
+        api.POST("/api/data/add_user", { body: { username: v.username.trim(), fullname: v.fullname.trim(), email: v.email.trim(), hash_pw: v.password } }),
+      );
       return `Added ${username}. They can sign in with this username and password now.`;
     });
     if (done) {

@@ -25,7 +25,10 @@ function search(query: string, index: string) {
 
 /** Directory descriptions are often HTML: shown as text, tags dropped, shortened. */
 function plain(text: string | null | undefined): string {
-  const t = (text ?? "").replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").trim();
+  const t = (text ?? "")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return t.length > 240 ? `${t.slice(0, 239)}…` : t;
 }
 
@@ -33,12 +36,28 @@ function readAnswer(a: Answer): Found[] {
   if ("feeds" in a) {
     return a.feeds
       .filter((f) => f.url)
-      .map((f) => ({ key: `d${f.id}`, title: f.title || f.url!, feed_url: f.url!, author: f.author || f.ownerName || "", description: plain(f.description), artwork: f.artwork || f.image || null, index_id: f.id || null }));
+      .map((f) => ({
+        key: `d${f.id}`,
+        title: f.title || f.url!,
+        feed_url: f.url!,
+        author: f.author || f.ownerName || "",
+        description: plain(f.description),
+        artwork: f.artwork || f.image || null,
+        index_id: f.id || null,
+      }));
   }
   if ("resultCount" in a) {
     return a.results
       .filter((r) => r.feedUrl)
-      .map((r, i) => ({ key: `s${r.collectionId ?? i}`, title: r.trackName || r.feedUrl!, feed_url: r.feedUrl!, author: r.artistName || "", description: "", artwork: r.artworkUrl100 || null, index_id: null }));
+      .map((r, i) => ({
+        key: `s${r.collectionId ?? i}`,
+        title: r.trackName || r.feedUrl!,
+        feed_url: r.feedUrl!,
+        author: r.artistName || "",
+        description: "",
+        artwork: r.artworkUrl100 || null,
+        index_id: null,
+      }));
   }
   return [];
 }
@@ -53,7 +72,14 @@ function Result({ found: f, n }: { found: Found; n: number }) {
       const res = await ok(
         api.POST("/api/data/add_podcast", {
           body: {
-            podcast_values: { pod_feed_url: f.feed_url, user_id: me().user_id, pod_title: f.title, pod_author: f.author || undefined, pod_artwork: f.artwork ?? undefined, pod_description: f.description || undefined },
+            podcast_values: {
+              pod_feed_url: f.feed_url,
+              user_id: me().user_id,
+              pod_title: f.title,
+              pod_author: f.author || undefined,
+              pod_artwork: f.artwork ?? undefined,
+              pod_description: f.description || undefined,
+            },
             podcast_index_id: f.index_id,
           },
         }),
@@ -87,7 +113,12 @@ function Result({ found: f, n }: { found: Found; n: number }) {
 export function DirectorySearch() {
   const [query, setQuery] = useState("");
   const [index, setIndex] = useState("podcast_index");
-  const [state, setState] = useState<{ loading: boolean; error: string | null; results: Found[] | null; asked: string }>({ loading: false, error: null, results: null, asked: "" });
+  const [state, setState] = useState<{ loading: boolean; error: string | null; results: Found[] | null; asked: string }>({
+    loading: false,
+    error: null,
+    results: null,
+    asked: "",
+  });
   const submit = async (ev: Event) => {
     ev.preventDefault();
     const q = query.trim();

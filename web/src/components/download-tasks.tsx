@@ -68,7 +68,10 @@ export function useTaskSocket(user_id: number, key: string, onUpdate: (task: Tas
 
   const all = [...tasks.values()];
   const running = all.filter((t) => t.status !== "SUCCESS" && t.status !== "FAILED");
-  const done = all.filter((t) => t.status === "SUCCESS" || t.status === "FAILED").sort((a, b) => b.updated_at.localeCompare(a.updated_at)).slice(0, SHOWN);
+  const done = all
+    .filter((t) => t.status === "SUCCESS" || t.status === "FAILED")
+    .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
+    .slice(0, SHOWN);
   return { tasks: [...running.sort((a, b) => a.created_at.localeCompare(b.created_at)), ...done], live };
 }
 

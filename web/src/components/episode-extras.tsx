@@ -10,7 +10,10 @@ import { playEpisode, type EpisodeRow } from "./episode-item";
 
 export function Chapters({ episode }: { episode: EpisodeRow }) {
   const user_id = me().user_id;
-  const p20 = useLoad(() => ok(api.GET("/api/data/fetch_podcasting_2_data", { params: { query: { episode_id: episode.episodeid, user_id } } })), [episode.episodeid, user_id]);
+  const p20 = useLoad(
+    () => ok(api.GET("/api/data/fetch_podcasting_2_data", { params: { query: { episode_id: episode.episodeid, user_id } } })),
+    [episode.episodeid, user_id],
+  );
   const chapters = (p20.data?.chapters ?? []).filter((c) => c.toc !== false);
   if (p20.error) return <ErrorNote error={`The chapters could not be loaded: ${p20.error}`} />;
   if (!chapters.length) return p20.data?.chapters_error ? <p class="muted">The chapters could not be read: {p20.data.chapters_error}</p> : null;

@@ -38,7 +38,7 @@ export function playEpisode(e: EpisodeRow, seek?: number): void {
     podcast_title: e.podcastname,
     artwork: e.episodeartwork || null,
     is_video: !!e.is_vidsite,
-    position: e.completed ? 0 : e.listenduration ?? null,
+    position: e.completed ? 0 : (e.listenduration ?? null),
     ...(seek !== undefined ? { seek } : {}),
   });
 }
@@ -53,9 +53,7 @@ export function EpisodeItem({ episode: e, showPodcast = true, children }: { epis
         <h3>
           <a href={`/episode/${e.episodeid}`}>{e.episodetitle}</a>
         </h3>
-        {showPodcast && (
-          <p class="muted episode-podcast">{e.podcastid ? <a href={`/podcast/${e.podcastid}`}>{e.podcastname}</a> : e.podcastname}</p>
-        )}
+        {showPodcast && <p class="muted episode-podcast">{e.podcastid ? <a href={`/podcast/${e.podcastid}`}>{e.podcastname}</a> : e.podcastname}</p>}
         {facts.length > 0 && <p class="muted episode-facts">{facts.join(" · ")}</p>}
       </div>
       <div class="episode-actions">
@@ -69,7 +67,21 @@ export function EpisodeItem({ episode: e, showPodcast = true, children }: { epis
 }
 
 /** The "Load more" line under a paged list: how many of how many, and the button while there are more. */
-export function LoadMore({ shown, total, what, loading, hasMore, more }: { shown: number; total: number; what: string; loading: boolean; hasMore: boolean; more: () => void }) {
+export function LoadMore({
+  shown,
+  total,
+  what,
+  loading,
+  hasMore,
+  more,
+}: {
+  shown: number;
+  total: number;
+  what: string;
+  loading: boolean;
+  hasMore: boolean;
+  more: () => void;
+}) {
   return (
     <div class="load-more">
       <p class="muted" role="status">

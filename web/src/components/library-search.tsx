@@ -48,7 +48,11 @@ export function LibrarySearch() {
               <EpisodeItem key={`e${r.episode_id}`} episode={r} />
             ) : (
               <li key={`p${r.podcast_id}`} class="card">
-                {r.artwork_url ? <img class="art" src={imageUrl(r.artwork_url)} alt="" loading="lazy" width={64} height={64} /> : <span class="art" aria-hidden="true" />}
+                {r.artwork_url ? (
+                  <img class="art" src={imageUrl(r.artwork_url)} alt="" loading="lazy" width={64} height={64} />
+                ) : (
+                  <span class="art" aria-hidden="true" />
+                )}
                 <div class="body">
                   <h3>
                     <a href={`/podcast/${r.podcast_id}`}>{r.podcast_name}</a>

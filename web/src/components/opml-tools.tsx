@@ -24,7 +24,12 @@ export function OpmlTools({ onImported }: { onImported: () => void }) {
       if (!alive.current) return;
       const p = await ok(api.GET("/api/data/import_progress/{user_id}", { params: { path: { user_id } } }));
       if (!RUNNING.includes(p.status)) {
-        const failed = p.failed.length ? `, ${p.failed.length} failed (${p.failed.map((f) => f.url).slice(0, 5).join(", ")})` : "";
+        const failed = p.failed.length
+          ? `, ${p.failed.length} failed (${p.failed
+              .map((f) => f.url)
+              .slice(0, 5)
+              .join(", ")})`
+          : "";
         setStatus(`Import finished: ${p.imported} added, ${p.skipped} already there${failed}.`);
         onImported();
         return;
@@ -77,9 +82,7 @@ export function OpmlTools({ onImported }: { onImported: () => void }) {
           <input ref={file} type="file" accept=".opml,.xml,text/x-opml,text/xml,application/xml" />
         </label>
         <div class="actions">
-          <button type="submit">
-            Import
-          </button>
+          <button type="submit">Import</button>
           <button type="button" class="secondary" onClick={() => void doExport()}>
             Export OPML
           </button>

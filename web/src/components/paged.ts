@@ -21,7 +21,12 @@ export interface Paged<T> {
 }
 
 export function usePaged<T>(load: (offset: number, limit: number) => Promise<Page<T>>, limit: number, deps: unknown[]): Paged<T> {
-  const [state, setState] = useState<{ items: T[]; total: number; loading: boolean; error: string | null }>({ items: [], total: 0, loading: true, error: null });
+  const [state, setState] = useState<{ items: T[]; total: number; loading: boolean; error: string | null }>({
+    items: [],
+    total: 0,
+    loading: true,
+    error: null,
+  });
   const turn = useRef(0);
   const fetchAt = (offset: number, mine: number, keep: T[]) => {
     setState((s) => ({ ...s, loading: true, error: null }));

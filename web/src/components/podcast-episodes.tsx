@@ -17,7 +17,11 @@ export function PodcastEpisodes({ podcastId }: { podcastId: number }) {
   const search = useDebounced(typed.trim(), 300);
   const paged = usePaged(
     async (offset, limit) => {
-      const r = await ok(api.GET("/api/data/podcast_episodes", { params: { query: { user_id, podcast_id: podcastId, limit, offset, sort_by: "pub_date", sort_order: "desc", ...(search ? { search } : {}) } } }));
+      const r = await ok(
+        api.GET("/api/data/podcast_episodes", {
+          params: { query: { user_id, podcast_id: podcastId, limit, offset, sort_by: "pub_date", sort_order: "desc", ...(search ? { search } : {}) } },
+        }),
+      );
       return { items: r.episodes, total: r.total };
     },
     PAGE,

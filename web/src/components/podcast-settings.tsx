@@ -10,13 +10,15 @@ import { api, ok } from "../api";
 import { me } from "../session";
 import { ErrorNote, Loading, Outcome, SpeedOptions, useAction, useLoad } from "../ui";
 
-
 export function PodcastSettings({ podcastId }: { podcastId: number }) {
   const user_id = me().user_id;
   const play = useLoad(() => ok(api.POST("/api/data/get_play_episode_details", { body: { user_id, podcast_id: podcastId } })), [user_id, podcastId]);
   const switches = useLoad(async () => {
     const body = { user_id, podcast_id: podcastId };
-    const [auto, notify] = await Promise.all([ok(api.POST("/api/data/get_auto_download_status", { body })), ok(api.POST("/api/data/podcast/notification_status", { body }))]);
+    const [auto, notify] = await Promise.all([
+      ok(api.POST("/api/data/get_auto_download_status", { body })),
+      ok(api.POST("/api/data/podcast/notification_status", { body })),
+    ]);
     return { auto: auto.auto_download, notify: notify.enabled };
   }, [user_id, podcastId]);
   const [auto, setAuto] = useState<boolean | null>(null);
@@ -99,11 +101,27 @@ export function PodcastSettings({ podcastId }: { podcastId: number }) {
             </label>
             <label>
               Skip intro (seconds)
-              <input type="number" min={0} max={3600} step={1} inputMode="numeric" defaultValue={String(d.start_skip)} onChange={(e) => onSkip("start_skip", e.currentTarget.value)} />
+              <input
+                type="number"
+                min={0}
+                max={3600}
+                step={1}
+                inputMode="numeric"
+                defaultValue={String(d.start_skip)}
+                onChange={(e) => onSkip("start_skip", e.currentTarget.value)}
+              />
             </label>
             <label>
               Skip outro (seconds)
-              <input type="number" min={0} max={3600} step={1} inputMode="numeric" defaultValue={String(d.end_skip)} onChange={(e) => onSkip("end_skip", e.currentTarget.value)} />
+              <input
+                type="number"
+                min={0}
+                max={3600}
+                step={1}
+                inputMode="numeric"
+                defaultValue={String(d.end_skip)}
+                onChange={(e) => onSkip("end_skip", e.currentTarget.value)}
+              />
             </label>
           </div>
         )}

@@ -42,7 +42,14 @@ export function AccountSection() {
 }
 
 /** One value with its own Save button: a change of the name never sends the e-mail along. */
-function OneField(props: { label: string; initial: string; type?: "email" | "text"; autocomplete: string; save: (v: string) => Promise<unknown>; saved: string }) {
+function OneField(props: {
+  label: string;
+  initial: string;
+  type?: "email" | "text";
+  autocomplete: string;
+  save: (v: string) => Promise<unknown>;
+  saved: string;
+}) {
   const [value, setValue] = useState(props.initial);
   const action = useAction();
   const submit = (e: Event) => {
@@ -52,7 +59,12 @@ function OneField(props: { label: string; initial: string; type?: "email" | "tex
       return props.saved;
     });
   };
-  const input = { autocomplete: props.autocomplete, required: true, value, onInput: (e: { currentTarget: HTMLInputElement }) => setValue(e.currentTarget.value) };
+  const input = {
+    autocomplete: props.autocomplete,
+    required: true,
+    value,
+    onInput: (e: { currentTarget: HTMLInputElement }) => setValue(e.currentTarget.value),
+  };
   return (
     <form class="stack card-form" onSubmit={submit}>
       <label>
@@ -88,7 +100,14 @@ function PasswordForm() {
       </label>
       <label>
         New password
-        <input type="password" autocomplete="new-password" aria-describedby="account-password-hint" required value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+        <input
+          type="password"
+          autocomplete="new-password"
+          aria-describedby="account-password-hint"
+          required
+          value={next}
+          onInput={(e) => setNext(e.currentTarget.value)}
+        />
       </label>
       <p id="account-password-hint" class="muted hint">
         At least 8 characters.

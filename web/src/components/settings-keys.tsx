@@ -86,7 +86,16 @@ function NewSecret({ label, secret, note }: Secret) {
       </p>
       <p>{note}</p>
       {navigator.clipboard && (
-        <button type="button" class="secondary" onClick={() => void navigator.clipboard.writeText(secret).then(() => setCopied(true), () => undefined)}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            void navigator.clipboard.writeText(secret).then(
+              () => setCopied(true),
+              () => undefined,
+            )
+          }
+        >
           {copied ? "Copied" : "Copy"}
         </button>
       )}
@@ -134,8 +143,8 @@ export function KeysSection() {
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">API keys</h2>
       <p>
-        A key lets a script or another app use this server as you (header <code>Api-Key</code>). Every sign-in in a browser is a key too; deleting it
-        signs that browser out.
+        A key lets a script or another app use this server as you (header <code>Api-Key</code>). Every sign-in in a browser is a key too; deleting it signs that
+        browser out.
       </p>
       <SecretForm submit="Create API key" make={make}>
         <label class="check">

@@ -32,7 +32,13 @@ export function MfaSection() {
               ? "Signing in asks for a code from your authenticator app after the password."
               : "With it on, signing in also asks for a code from an authenticator app on your phone."}
           </p>
-          {on ? <TurnOff onDone={() => changed("Two-factor authentication is off.")} /> : <TurnOn onDone={() => changed("Two-factor authentication is on. Apps that synced with your password need an app password now (Phones and apps).")} />}
+          {on ? (
+            <TurnOff onDone={() => changed("Two-factor authentication is off.")} />
+          ) : (
+            <TurnOn
+              onDone={() => changed("Two-factor authentication is on. Apps that synced with your password need an app password now (Phones and apps).")}
+            />
+          )}
         </>
       )}
       <Outcome of={outcome} />
@@ -85,7 +91,15 @@ function TurnOn({ onDone }: { onDone: () => void }) {
       <form class="stack" onSubmit={submit}>
         <label>
           Code from the app
-          <input inputMode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+          <input
+            inputMode="numeric"
+            autocomplete="one-time-code"
+            pattern="[0-9 ]{6,7}"
+            maxLength={7}
+            required
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
         </label>
         <FormEnd of={verify} submit="Turn on">
           <button type="button" class="secondary" onClick={() => setSetup(null)}>

@@ -86,7 +86,9 @@ function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved:
   const [method, setMethod] = useState(saved?.http_method ?? "POST");
   // Read by the fields' names; every value of the answer is a string, a flag or null.
   const was: Record<string, string | boolean | null> | undefined = saved;
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(spec.fields.map((f) => [f.key, f.stored ? "" : String(was?.[f.key] ?? "")])));
+  const [values, setValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(spec.fields.map((f) => [f.key, f.stored ? "" : String(was?.[f.key] ?? "")])),
+  );
   const save = useAction();
   const test = useAction();
   const submit = (e: Event) => {

@@ -26,12 +26,12 @@ export function PhonesSection() {
       <ul class="steps">
         <li>
           <strong>gPodder sync</strong> (AntennaPod: Settings → Synchronization → gpodder.net; gPodder: Preferences → gpodder.net; Kasts: Settings →
-          Synchronization → gpodder.net with a custom server): type the address above, no path, your username <code>{username}</code> and your password or
-          an app password, then choose or create a device.
+          Synchronization → gpodder.net with a custom server): type the address above, no path, your username <code>{username}</code> and your password or an
+          app password, then choose or create a device.
         </li>
         <li>
-          <strong>Nextcloud sync</strong> (AntennaPod's "Nextcloud" option and other apps of the gpoddersync app): type only the address above. The app
-          opens this server's sign-in page in your browser; sign in there and press "Grant access". The app gets an app password of its own.
+          <strong>Nextcloud sync</strong> (AntennaPod's "Nextcloud" option and other apps of the gpoddersync app): type only the address above. The app opens
+          this server's sign-in page in your browser; sign in there and press "Grant access". The app gets an app password of its own.
         </li>
       </ul>
       {mfa.data?.mfa_enabled && (

@@ -13,7 +13,33 @@ const purify = DOMPurify(window);
 
 const CONFIG: Config = {
   USE_PROFILES: { html: true },
-  FORBID_TAGS: ["iframe", "frame", "frameset", "script", "style", "link", "meta", "base", "form", "input", "button", "select", "textarea", "object", "embed", "applet", "audio", "video", "source", "track", "picture", "svg", "math", "template", "dialog"],
+  FORBID_TAGS: [
+    "iframe",
+    "frame",
+    "frameset",
+    "script",
+    "style",
+    "link",
+    "meta",
+    "base",
+    "form",
+    "input",
+    "button",
+    "select",
+    "textarea",
+    "object",
+    "embed",
+    "applet",
+    "audio",
+    "video",
+    "source",
+    "track",
+    "picture",
+    "svg",
+    "math",
+    "template",
+    "dialog",
+  ],
   // class and id could borrow the app's own styles (a fixed overlay) or clobber globals.
   FORBID_ATTR: ["style", "class", "id", "name", "srcset", "sizes", "formaction", "action", "target", "ping", "background", "poster"],
   // DOMPurify tests every attribute that is not URI-safe against this (width="100" too): values without a
@@ -54,8 +80,10 @@ function quiet(html: string): string {
   // No pattern here can cross a "<" or nest quantifiers over the same text: linear on hostile input.
   return html
     .replace(/<style\b[^<>]*>[\s\S]*?(?:<\/style\s*>|$)/gi, "")
-    .replace(/<([a-zA-Z][^\s/<>]*)((?:\s+[^\s/<>"'=]+(?:\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s<>"']*))?|\s*\/)*)\s*>/g, (_tag, name: string, attrs: string) =>
-      `<${name}${attrs.replace(/(\s|\/)([^\s/<>"'=]+)(\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s<>"']*))?/g, (attr, sep: string, n: string) => (/^(?:on|style$)/i.test(n) ? sep : attr))}>`,
+    .replace(
+      /<([a-zA-Z][^\s/<>]*)((?:\s+[^\s/<>"'=]+(?:\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s<>"']*))?|\s*\/)*)\s*>/g,
+      (_tag, name: string, attrs: string) =>
+        `<${name}${attrs.replace(/(\s|\/)([^\s/<>"'=]+)(\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s<>"']*))?/g, (attr, sep: string, n: string) => (/^(?:on|style$)/i.test(n) ? sep : attr))}>`,
     );
 }
 

@@ -101,7 +101,15 @@ export function UsernameField({ value, set }: { value: string; set: (value: stri
   return (
     <label>
       Username
-      <input name="username" autocomplete="username" autocapitalize="none" spellcheck={false} required value={value} onInput={(e) => set(e.currentTarget.value)} />
+      <input
+        name="username"
+        autocomplete="username"
+        autocapitalize="none"
+        spellcheck={false}
+        required
+        value={value}
+        onInput={(e) => set(e.currentTarget.value)}
+      />
     </label>
   );
 }
@@ -117,7 +125,11 @@ export interface NewAccount {
 export function AccountForm({ name, submit, create }: { name: string; submit: string; create: (a: NewAccount) => Promise<unknown> }) {
   const [a, setA] = useState<NewAccount>({ username: "", password: "", email: "", fullname: "" });
   const action = useAction();
-  const field = (k: keyof NewAccount) => ({ value: a[k], required: true, onInput: (e: { currentTarget: HTMLInputElement }) => setA({ ...a, [k]: e.currentTarget.value }) });
+  const field = (k: keyof NewAccount) => ({
+    value: a[k],
+    required: true,
+    onInput: (e: { currentTarget: HTMLInputElement }) => setA({ ...a, [k]: e.currentTarget.value }),
+  });
   const onSubmit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
@@ -132,7 +144,16 @@ export function AccountForm({ name, submit, create }: { name: string; submit: st
     <form class="stack" onSubmit={onSubmit} aria-label={name}>
       <label>
         Username
-        <input name="username" autocomplete="username" autocapitalize="none" spellcheck={false} maxLength={64} pattern="[^\s:]+" title="No spaces or colons" {...field("username")} />
+        <input
+          name="username"
+          autocomplete="username"
+          autocapitalize="none"
+          spellcheck={false}
+          maxLength={64}
+          pattern="[^\s:]+"
+          title="No spaces or colons"
+          {...field("username")}
+        />
       </label>
       <label>
         Password

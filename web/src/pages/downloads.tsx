@@ -29,7 +29,11 @@ export default function Downloads() {
   const podcasts = usePaged(
     async (offset, limit) => {
       // The summary has no total: one more than a page tells whether there is more.
-      const r = await ok(api.GET("/api/data/podcast_download_summary/{user_id}", { params: { path: { user_id }, query: { offset, limit: limit + 1, sort_by: "latest_download", sort_order: "desc" } } }));
+      const r = await ok(
+        api.GET("/api/data/podcast_download_summary/{user_id}", {
+          params: { path: { user_id }, query: { offset, limit: limit + 1, sort_by: "latest_download", sort_order: "desc" } },
+        }),
+      );
       return { items: r.podcasts.slice(0, limit), total: offset + r.podcasts.length };
     },
     PODCASTS_PAGE,
@@ -70,7 +74,11 @@ function DownloadedPodcast({ podcast: p, version }: { podcast: Summary; version:
   const { user_id } = me();
   const list = usePaged(
     async (offset, limit) => {
-      const r = await ok(api.GET("/api/data/podcast_downloads_paged/{user_id}/{podcast_id}", { params: { path: { user_id, podcast_id: p.podcastid }, query: { offset, limit, sort_by: "downloaded_at", sort_order: "desc" } } }));
+      const r = await ok(
+        api.GET("/api/data/podcast_downloads_paged/{user_id}/{podcast_id}", {
+          params: { path: { user_id, podcast_id: p.podcastid }, query: { offset, limit, sort_by: "downloaded_at", sort_order: "desc" } },
+        }),
+      );
       return { items: r.episodes, total: r.total };
     },
     EPISODES_PAGE,
@@ -119,7 +127,9 @@ function DownloadedPodcast({ podcast: p, version }: { podcast: Summary; version:
               </EpisodeItem>
             ))}
           </ul>
-          {list.hasMore && <LoadMore shown={shown.length} total={list.total - deleted.size} what="episodes" loading={list.loading} hasMore={list.hasMore} more={list.more} />}
+          {list.hasMore && (
+            <LoadMore shown={shown.length} total={list.total - deleted.size} what="episodes" loading={list.loading} hasMore={list.hasMore} more={list.more} />
+          )}
         </>
       )}
     </section>

@@ -23,7 +23,10 @@ export default function Episode({ params }: { params: { id: string } }) {
   const user_id = me().user_id;
   const valid = Number.isInteger(episode_id) && episode_id > 0;
   const meta = useLoad(
-    () => (valid ? ok(api.POST("/api/data/get_episode_metadata", { body: { episode_id, user_id } })) : Promise.reject(new Error("There is no episode at this address."))),
+    () =>
+      valid
+        ? ok(api.POST("/api/data/get_episode_metadata", { body: { episode_id, user_id } }))
+        : Promise.reject(new Error("There is no episode at this address.")),
     [episode_id, user_id],
   );
   const e = meta.data?.episode;
@@ -74,9 +77,7 @@ export default function Episode({ params }: { params: { id: string } }) {
           <p>
             <a href={`/podcast/${e.podcastid}`}>{e.podcastname}</a>
           </p>
-          <p class="muted">
-            {[shortDate(e.episodepubdate), e.episodeduration ? duration(e.episodeduration) : "", left].filter(Boolean).join(" · ")}
-          </p>
+          <p class="muted">{[shortDate(e.episodepubdate), e.episodeduration ? duration(e.episodeduration) : "", left].filter(Boolean).join(" · ")}</p>
         </div>
       </div>
       <div class="actions episode-buttons">
@@ -109,9 +110,7 @@ export default function Episode({ params }: { params: { id: string } }) {
           type="button"
           class="secondary"
           onClick={() =>
-            state.downloaded
-              ? toggle("downloaded", "The downloaded file was deleted.", () => ok(api.POST("/api/data/delete_episode", { body })))
-              : download()
+            state.downloaded ? toggle("downloaded", "The downloaded file was deleted.", () => ok(api.POST("/api/data/delete_episode", { body }))) : download()
           }
         >
           {state.downloaded ? "Delete download" : "Download"}

@@ -78,11 +78,28 @@ function SetPassword({ email, setEmail, codeInput }: { email: string; setEmail: 
         </label>
         <label>
           Reset code
-          <input ref={codeInput} name="code" autocomplete="one-time-code" autocapitalize="characters" spellcheck={false} required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+          <input
+            ref={codeInput}
+            name="code"
+            autocomplete="one-time-code"
+            autocapitalize="characters"
+            spellcheck={false}
+            required
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
         </label>
         <label>
           New password
-          <input name="new-password" type="password" autocomplete="new-password" aria-describedby="reset-password-hint" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            name="new-password"
+            type="password"
+            autocomplete="new-password"
+            aria-describedby="reset-password-hint"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
         </label>
         <p id="reset-password-hint" class="muted hint">
           At least 8 characters.

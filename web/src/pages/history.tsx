@@ -16,7 +16,9 @@ export default function History() {
   const search = useDebounced(text.trim(), 300);
   const list = usePaged(
     async (offset, limit) => {
-      const r = await ok(api.GET("/api/data/user_history/{user_id}", { params: { path: { user_id }, query: { offset, limit, ...(search ? { search } : {}) } } }));
+      const r = await ok(
+        api.GET("/api/data/user_history/{user_id}", { params: { path: { user_id }, query: { offset, limit, ...(search ? { search } : {}) } } }),
+      );
       return { items: r.data, total: r.total };
     },
     PAGE,

@@ -17,7 +17,10 @@ export default function Podcast({ params }: { params: { id: string } }) {
   const user_id = me().user_id;
   const valid = Number.isInteger(podcast_id) && podcast_id > 0;
   const details = useLoad(
-    () => (valid ? ok(api.GET("/api/data/get_podcast_details", { params: { query: { user_id, podcast_id } } })) : Promise.reject(new Error("There is no podcast at this address."))),
+    () =>
+      valid
+        ? ok(api.GET("/api/data/get_podcast_details", { params: { query: { user_id, podcast_id } } }))
+        : Promise.reject(new Error("There is no podcast at this address.")),
     [user_id, podcast_id],
   );
   const [subscribed, setSubscribed] = useState<boolean | null>(null);
@@ -54,7 +57,11 @@ export default function Podcast({ params }: { params: { id: string } }) {
     });
   const subscribe = () =>
     change.run(async () => {
-      const res = await ok(api.POST("/api/data/add_podcast", { body: { podcast_values: { pod_feed_url: p.feed_url, user_id, pod_title: p.title, pod_artwork: p.artwork_url ?? undefined } } }));
+      const res = await ok(
+        api.POST("/api/data/add_podcast", {
+          body: { podcast_values: { pod_feed_url: p.feed_url, user_id, pod_title: p.title, pod_artwork: p.artwork_url ?? undefined } },
+        }),
+      );
       setSubscribed(true);
       setMoveFocus(true);
       // The same feed keeps its podcast id; should it not, the page follows.

@@ -34,12 +34,18 @@ function AddPodcast({ onAdded }: { onAdded: () => void }) {
       <form class="stack add-podcast" onSubmit={submit}>
         <label>
           Feed URL
-          <input type="url" required inputMode="url" autoComplete="off" placeholder="https://example.com/feed.xml" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+          <input
+            type="url"
+            required
+            inputMode="url"
+            autoComplete="off"
+            placeholder="https://example.com/feed.xml"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
         </label>
         <div class="actions">
-          <button type="submit">
-            {add.busy ? "Adding…" : "Add podcast"}
-          </button>
+          <button type="submit">{add.busy ? "Adding…" : "Add podcast"}</button>
         </div>
       </form>
       <Outcome
@@ -62,7 +68,9 @@ export default function Podcasts() {
   const search = useDebounced(filter.trim());
   const pods = usePaged(
     async (offset, limit) => {
-      const res = await ok(api.GET("/api/data/return_pods/{user_id}", { params: { path: { user_id }, query: { limit, offset, ...(search ? { search } : {}) } } }));
+      const res = await ok(
+        api.GET("/api/data/return_pods/{user_id}", { params: { path: { user_id }, query: { limit, offset, ...(search ? { search } : {}) } } }),
+      );
       return { items: res.pods, total: res.total };
     },
     STEP,
@@ -91,11 +99,7 @@ export default function Podcasts() {
         {librarySize > STEP / 2 && (
           <label class="filter">
             Filter subscriptions
-            <input
-              type="search"
-              value={filter}
-              onInput={(e) => setFilter(e.currentTarget.value)}
-            />
+            <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
           </label>
         )}
         {visible.length > 0 && (
@@ -103,7 +107,11 @@ export default function Podcasts() {
             {visible.map((p) => (
               <li key={p.podcast_id}>
                 <a class="podcast-tile" href={`/podcast/${p.podcast_id}`}>
-                  {p.artwork_url ? <img src={imageUrl(p.artwork_url)} alt="" loading="lazy" width={160} height={160} /> : <span class="art tile-art" aria-hidden="true" />}
+                  {p.artwork_url ? (
+                    <img src={imageUrl(p.artwork_url)} alt="" loading="lazy" width={160} height={160} />
+                  ) : (
+                    <span class="art tile-art" aria-hidden="true" />
+                  )}
                   <span class="tile-title">{p.title}</span>
                   <span class="muted tile-meta">{p.episode_count.toLocaleString()} episodes</span>
                 </a>

@@ -100,7 +100,8 @@ export default function Queue() {
       ) : items.length ? (
         <>
           <p class="muted">
-            {items.length} {items.length === 1 ? "episode" : "episodes"}, {duration(total)} left to hear. Drag an episode, or use “Move up” and “Move down”, to change the order.
+            {items.length} {items.length === 1 ? "episode" : "episodes"}, {duration(total)} left to hear. Drag an episode, or use “Move up” and “Move down”, to
+            change the order.
           </p>
           <ol class="list">
             {items.map((e, i) => (

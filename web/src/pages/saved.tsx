@@ -59,7 +59,14 @@ export default function Saved() {
               </EpisodeItem>
             ))}
           </ul>
-          <LoadMore shown={shown.length} total={list.total - removed.size} what="saved episodes" loading={list.loading} hasMore={list.hasMore} more={list.more} />
+          <LoadMore
+            shown={shown.length}
+            total={list.total - removed.size}
+            what="saved episodes"
+            loading={list.loading}
+            hasMore={list.hasMore}
+            more={list.more}
+          />
         </>
       )}
     </>

@@ -37,7 +37,12 @@ export default function SignIn() {
       ok(api.GET("/api/data/self_service_status")),
       ok(api.GET("/api/data/public_oidc_providers")).catch(() => ({ providers: [], disable_standard_login: false })),
     ]);
-    return { selfService: self.status, firstRun: !self.first_admin_created, providers: oidc.providers as Provider[], passwordOff: oidc.disable_standard_login && oidc.providers.length > 0 };
+    return {
+      selfService: self.status,
+      firstRun: !self.first_admin_created,
+      providers: oidc.providers as Provider[],
+      passwordOff: oidc.disable_standard_login && oidc.providers.length > 0,
+    };
   }, []);
 
   if (mfa) return <MfaStep token={mfa.token} userId={mfa.user_id} next={next} onRestart={() => setMfa(null)} />;
@@ -119,7 +124,17 @@ function MfaStep({ token, userId, next, onRestart }: { token: string; userId: nu
       <form class="stack" onSubmit={submit}>
         <label>
           Two-factor code
-          <input ref={input} name="code" inputMode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+          <input
+            ref={input}
+            name="code"
+            inputMode="numeric"
+            autocomplete="one-time-code"
+            pattern="[0-9 ]{6,7}"
+            maxLength={7}
+            required
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
         </label>
         <Outcome of={action} />
         <div class="actions">

@@ -80,34 +80,44 @@ function tick(): void {
 }
 
 const listeners: [string, () => void][] = [
-  ["play", () => {
-    view.playing.value = true;
-    clearInterval(timer);
-    timer = setInterval(tick, REPORT_EVERY_MS);
-    if (!countedPlay) {
-      countedPlay = true;
-      count("/api/data/increment_played/{user_id}");
-    }
-  }],
-  ["pause", () => {
-    view.playing.value = false;
-    clearInterval(timer);
-    // A pause at the very end is the ended event's to report.
-    if (el && !el.ended) void report();
-  }],
+  [
+    "play",
+    () => {
+      view.playing.value = true;
+      clearInterval(timer);
+      timer = setInterval(tick, REPORT_EVERY_MS);
+      if (!countedPlay) {
+        countedPlay = true;
+        count("/api/data/increment_played/{user_id}");
+      }
+    },
+  ],
+  [
+    "pause",
+    () => {
+      view.playing.value = false;
+      clearInterval(timer);
+      // A pause at the very end is the ended event's to report.
+      if (el && !el.ended) void report();
+    },
+  ],
   ["timeupdate", () => onTime()],
   ["durationchange", () => syncDuration()],
   ["loadedmetadata", () => syncDuration()],
   ["ratechange", () => el && (view.speed.value = el.playbackRate)],
   ["seeked", () => onSeeked()],
   ["ended", () => void finished()],
-  ["error", () => {
-    if (!el?.error || !current) return;
-    view.playing.value = false;
-    view.error.value = el.error.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED
-      ? "This episode cannot be played here: the server cannot reach its file, or the browser cannot play its format."
-      : "Playback stopped: the episode's file could not be read. Try again.";
-  }],
+  [
+    "error",
+    () => {
+      if (!el?.error || !current) return;
+      view.playing.value = false;
+      view.error.value =
+        el.error.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED
+          ? "This episode cannot be played here: the server cannot reach its file, or the browser cannot play its format."
+          : "Playback stopped: the episode's file could not be read. Try again.";
+    },
+  ],
 ];
 
 function attach(node: HTMLMediaElement | null): void {
@@ -181,10 +191,12 @@ export async function report(keepalive = false): Promise<void> {
   lastSent = { episode_id: current.episode_id, position };
   heard.set(current.episode_id, position);
   try {
-    await ok(api.POST("/api/data/record_listen_duration", {
-      body: { episode_id: current.episode_id, user_id: s.user_id, listen_duration: Math.round(position * 10) / 10, is_vidsite: current.is_vidsite },
-      keepalive,
-    }));
+    await ok(
+      api.POST("/api/data/record_listen_duration", {
+        body: { episode_id: current.episode_id, user_id: s.user_id, listen_duration: Math.round(position * 10) / 10, is_vidsite: current.is_vidsite },
+        keepalive,
+      }),
+    );
     if (view.error.value?.startsWith("Your place")) view.error.value = null;
   } catch (err) {
     // Sent again at the next chance.
@@ -283,10 +295,15 @@ export async function open(np: NowPlaying, autoplay: boolean): Promise<void> {
       ok(api.POST("/api/data/get_episode_metadata", { body: { episode_id: np.episode_id, user_id: s.user_id } })),
       autoComplete?.user_id === s.user_id
         ? Promise.resolve(autoComplete.seconds)
-        : ok(api.GET("/api/data/get_auto_complete_seconds/{user_id}", { params: { path: { user_id: s.user_id } } })).then((a) => a.auto_complete_seconds, () => 0),
+        : ok(api.GET("/api/data/get_auto_complete_seconds/{user_id}", { params: { path: { user_id: s.user_id } } })).then(
+            (a) => a.auto_complete_seconds,
+            () => 0,
+          ),
     ]);
     autoComplete = { user_id: s.user_id, seconds };
-    const details = await ok(api.POST("/api/data/get_play_episode_details", { body: { podcast_id: meta.podcastid, user_id: s.user_id, is_vidsite: meta.is_vidsite } })).catch(() => null);
+    const details = await ok(
+      api.POST("/api/data/get_play_episode_details", { body: { podcast_id: meta.podcastid, user_id: s.user_id, is_vidsite: meta.is_vidsite } }),
+    ).catch(() => null);
     if (mine !== turn) return;
     const duration = meta.episodeduration;
     let start = np.seek ?? heard.get(np.episode_id) ?? np.position ?? meta.listenduration ?? 0;
@@ -338,7 +355,9 @@ async function loadChapters(episode_id: number, user_id: number, mine: number): 
   try {
     const data = await ok(api.GET("/api/data/fetch_podcasting_2_data", { params: { query: { episode_id, user_id } } }));
     if (mine !== turn) return;
-    view.chapters.value = data.chapters.filter((c) => Number.isFinite(c.start_time)).map((c) => ({ title: c.title || "Untitled chapter", start: c.start_time }));
+    view.chapters.value = data.chapters
+      .filter((c) => Number.isFinite(c.start_time))
+      .map((c) => ({ title: c.title || "Untitled chapter", start: c.start_time }));
   } catch {
     // Chapters are extra: an episode without them plays the same.
   }
@@ -395,5 +414,8 @@ export function setSpeed(speed: number): void {
   view.speed.value = speed;
   if (el) el.defaultPlaybackRate = el.playbackRate = speed;
   const s = user();
-  if (s) void ok(api.POST("/api/data/user/set_playback_speed", { body: { user_id: s.user_id, playback_speed: speed } })).catch((err) => (view.error.value = `The speed was not saved: ${errorText(err)}`));
+  if (s)
+    void ok(api.POST("/api/data/user/set_playback_speed", { body: { user_id: s.user_id, playback_speed: speed } })).catch(
+      (err) => (view.error.value = `The speed was not saved: ${errorText(err)}`),
+    );
 }

@@ -67,7 +67,8 @@ export function setPositionState(): void {
 }
 
 /** Where a key means something else: typing, choosing, sliding, or (for space) pressing a control. */
-const OWN_KEYS = "input, textarea, select, [contenteditable=''], [contenteditable='true'], [role='slider'], [role='textbox'], [role='combobox'], [role='listbox'], [role='spinbutton']";
+const OWN_KEYS =
+  "input, textarea, select, [contenteditable=''], [contenteditable='true'], [role='slider'], [role='textbox'], [role='combobox'], [role='listbox'], [role='spinbutton']";
 const SPACE_PRESSES = "button, a[href], summary, [role='button'], [role='link'], [role='checkbox'], [role='menuitem'], [role='tab']";
 
 export function onKey(e: KeyboardEvent): void {

@@ -22,7 +22,14 @@ export function storedEpisode(user_id: number): NowPlaying | null {
     const s = JSON.parse(localStorage.getItem(STORAGE) ?? "null") as { user_id?: number; episode?: Partial<NowPlaying> | null } | null;
     const ep = s?.episode;
     if (s?.user_id !== user_id || !ep || typeof ep.episode_id !== "number" || !Number.isInteger(ep.episode_id) || typeof ep.title !== "string") return null;
-    return { episode_id: ep.episode_id, title: ep.title, podcast_title: String(ep.podcast_title ?? ""), artwork: ep.artwork ?? null, is_video: !!ep.is_video, position: null };
+    return {
+      episode_id: ep.episode_id,
+      title: ep.title,
+      podcast_title: String(ep.podcast_title ?? ""),
+      artwork: ep.artwork ?? null,
+      is_video: !!ep.is_video,
+      position: null,
+    };
   } catch {
     return null;
   }
