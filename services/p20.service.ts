@@ -107,12 +107,12 @@ const P20Service: ServiceSchema<Record<string, never>, P20This> = {
           locked: p.locked ?? null,
           locked_owner: p.locked_owner ?? null,
           // funding's description and a recipient's split as text: as the web client reads them. A recipient without a
-          // name attribute has name null, which the answer's schema (a string) leaves out: passed on as the feed has it.
+          // name attribute (the namespace makes it optional) gets "", as the answer's schema has a string.
           funding: (p.funding ?? []).map((f: FeedFunding) => ({ ...f, description: f.text ?? "" })),
           people: p.persons ?? [],
           value: (p.values ?? []).map((v: FeedValue) => ({
             ...v,
-            recipients: (v.recipients ?? []).map((r: FeedValueRecipient) => ({ ...r, split: String(r.split) }) as AnswerRecipient),
+            recipients: (v.recipients ?? []).map((r: FeedValueRecipient): AnswerRecipient => ({ ...r, name: r.name ?? "", split: String(r.split) })),
           })),
           podroll: records(p.podroll ?? []),
           location: records(p.locations ?? []),

@@ -79,6 +79,19 @@ describe("Podcasting 2.0 data", () => {
     expect(res.body.location[0]).toMatchObject({ name: "Austin, TX" });
   });
 
+  test("a value recipient without a name attribute answers an empty name, as the answer's schema has a string", async () => {
+    const feed = fixture("podcast_namespace_official_example.xml")
+      .replace(/https:\/\/example\.com\//g, `${peer.url}/ex/`)
+      .replace(/<podcast:valueRecipient name="[^"]*"/, "<podcast:valueRecipient");
+    expect(feed).toContain("<podcast:valueRecipient type=");
+    peer.route("/noname.xml", { body: feed.replace("y0ur-gu1d-g035-h3r3", "n0-n4m3-gu1d") });
+    const added = await post("/api/data/add_custom_podcast", "alice", { feed_url: `${peer.url}/noname.xml`, user_id: u.alice.id });
+    const res = await get("/api/data/fetch_podcasting_2_pod_data", "alice", { podcast_id: added.body.podcast_id, user_id: u.alice.id });
+    expect(res.status).toBe(200);
+    expect(res.body.value[0].recipients[0]).toMatchObject({ name: "", split: expect.any(String) });
+    expect(res.body.value[0].recipients[1].name).toEqual(expect.any(String));
+  });
+
   test.each([
     ["/t/a.srt", "srt", { start: 0.179, speaker: "Travis" }],
     ["/t/a.vtt", "vtt", { start: 0, speaker: "Sarah" }],
