@@ -35,6 +35,8 @@ export interface LoadReport {
   writeErrors: number;
   /** When each of them answered (Date.now()). */
   writeErrorsAt: number[];
+  /** Each of them: when it started and answered, the operation, whether it is safe to repeat, the status (0: no answer) and why. */
+  writeErrorLog: { started: number; at: number; op: string; repeatSafe: boolean; status: number; detail: string }[];
   readLatencies: number[];
   writeLatencies: number[];
 }
@@ -64,7 +66,16 @@ export function percentile(values: number[], p: number): number {
 export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Promise<PlayerLoad> {
   const { key, userId: u, episodes } = setup;
   const ledger: Ledger = { keysBefore: 0, keysAcked: new Set(), keysUnsure: 0, positionAcked: new Map(), positionsUnsure: new Map(), queuedAcked: new Set() };
-  const report: LoadReport = { requests: 0, readFailures: [], writeFailures: [], writeErrors: 0, writeErrorsAt: [], readLatencies: [], writeLatencies: [] };
+  const report: LoadReport = {
+    requests: 0,
+    readFailures: [],
+    writeFailures: [],
+    writeErrors: 0,
+    writeErrorsAt: [],
+    writeErrorLog: [],
+    readLatencies: [],
+    writeLatencies: [],
+  };
   const headers = { "Api-Key": key, "Content-Type": "application/json" };
   const get = (path: string) => (base: string) => fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(60_000) });
   const post = (path: string, body: object, base: string) =>
@@ -156,13 +167,13 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
       }
       report.requests++;
       (op.write ? report.writeLatencies : report.readLatencies).push(Date.now() - started);
-      record(op, c, n, status, detail);
+      record(op, c, n, status, detail, started);
       await new Promise((r) => setTimeout(r, THINK_MS));
     }
   };
 
   /** The ledger of a write: acknowledged (200) or unsure (503: the node may have applied it before dying). */
-  const record = (op: Op, c: number, n: number, status: number, detail: string) => {
+  const record = (op: Op, c: number, n: number, status: number, detail: string, started: number) => {
     if (!op.write) {
       if (status !== 200) report.readFailures.push(`${op.name}: ${status} ${detail}`.slice(0, 300));
       return;
@@ -171,6 +182,7 @@ export async function startPlayerLoad(setup: LoadSetup, clients = CLIENTS): Prom
     if (status !== 200) {
       report.writeErrors++;
       report.writeErrorsAt.push(Date.now());
+      report.writeErrorLog.push({ started, at: Date.now(), op: op.name, repeatSafe: op.repeatSafe, status, detail: detail.slice(0, 200) });
     }
     const acked = status === 200;
     if (op.name === "create_api_key" && !acked) ledger.keysUnsure++;
