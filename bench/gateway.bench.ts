@@ -163,7 +163,6 @@ function bareServer(port: number, key: string, queueFile: string) {
       episodes.find({ _id: { $in: doc.items.map((i) => i.episode_id) } }, (err2: Error | null, docs: StoredEpisode[]) => {
         if (err2) return send(500, { error: "internal" });
         // The rest of each document without _id and user_id, by a rest pattern: this is (a)'s measured path, kept as it was.
-        // eslint-disable-next-line @typescript-eslint/no-unused-vars -- user_id is named only to leave it out of the rest
         const byId = new Map(docs.map(({ _id, user_id: _u, ...e }) => [_id, e] as const));
         send(200, {
           data: doc.items.map((i, n) => ({ ...byId.get(i.episode_id), queueposition: n + 1, queuedate: i.queued_at, queued: true, downloaded: false })),

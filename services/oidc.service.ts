@@ -295,13 +295,11 @@ const OidcService: ServiceSchema<Record<string, never>, OidcThis> = {
       async handler(this: OidcThis): Promise<Static<typeof OidcProvidersAnswer>> {
         const docs: OidcProviderDoc[] = await this.adapter.find({ query: {}, sort: ["_id"] });
         return {
-          providers: docs.map(({ _id, created_at, ...doc }) => {
-            // The client secret never leaves the server.
-            const rest: Partial<typeof doc> = { ...doc };
-            delete rest.client_secret;
+          // The client secret never leaves the server.
+          providers: docs.map(({ _id, client_secret: _secret, created_at, ...rest }) => {
             return {
               provider_id: _id,
-              ...(rest as Omit<typeof doc, "client_secret">),
+              ...rest,
               enabled: true,
               initialized_from_env: false,
               created_at: new Date(created_at).toISOString(),

@@ -300,12 +300,8 @@ const PlaylistsService: ServiceSchema<Record<string, never>, PlaylistsThis> = {
         const p: PlaylistDoc = await this.ownPlaylist(user_id, playlist_id);
         const [res]: SelectionResult[] = await this.select(ctx, user_id, [p], { offset, limit });
         const queued = await this.queuePositions(ctx, user_id, res.episodes);
-        const episodes = res.episodes.map((sel) => {
-          // is_video serves the selection's filters; this answer has no such field.
-          const e: Partial<SelectedEpisode> = { ...sel };
-          delete e.is_video;
-          return this.withQueue(e as Omit<SelectedEpisode, "is_video">, queued);
-        });
+        // is_video serves the selection's filters; this answer has no such field.
+        const episodes = res.episodes.map(({ is_video: _video, ...e }) => this.withQueue(e, queued));
         return { playlist_info: view(p, res.total), episodes, total: res.total };
       },
     },

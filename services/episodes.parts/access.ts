@@ -21,9 +21,8 @@ import type { EpisodesThis, HistoryItem, StateTarget } from "./this";
 
 /** A queue item as the saved and collection lists answer it: without the description, podcast id, queue place and is_video. */
 export function savedListItem(q: QueueItem): Omit<QueueItem, "episodedescription" | "podcastid" | "queueposition" | "queuedate" | "is_video"> {
-  const item: Partial<QueueItem> = { ...q };
-  for (const k of ["episodedescription", "podcastid", "queueposition", "queuedate", "is_video"] as const) delete item[k];
-  return item as Omit<QueueItem, "episodedescription" | "podcastid" | "queueposition" | "queuedate" | "is_video">;
+  const { episodedescription: _d, podcastid: _p, queueposition: _q, queuedate: _qd, is_video: _v, ...item } = q;
+  return item;
 }
 
 export const accessMethods = {

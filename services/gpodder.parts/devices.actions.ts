@@ -23,11 +23,7 @@ export const deviceActions: ServiceActionsSchema = {
     async handler(this: GpodderThis, ctx: Ctx<{ username: string }>): Promise<GpodderDevice[]> {
       const user_id: number = await this.caller(ctx);
       // The sync API's devices without is_default (which only the web's list shows).
-      return (await this.ownDevices(user_id)).map((own: OwnSyncDevice) => {
-        const d: Partial<OwnSyncDevice> = { ...own };
-        delete d.is_default;
-        return d as GpodderDevice;
-      });
+      return (await this.ownDevices(user_id)).map(({ is_default: _default, ...d }: OwnSyncDevice) => d);
     },
   },
   /** POST /api/2/devices/{username}/{deviceid}.json: creates the device, or changes only the keys given. Answers 200 with no body. */

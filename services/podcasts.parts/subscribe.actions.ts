@@ -307,9 +307,8 @@ export const subscribeMethods: ServiceMethods = {
     const ordered = newestFirst(parsed.episodes);
     const recent = ordered.slice(0, config.addPodcastSyncEpisodes);
     // The channel without its episodes (synced apart).
-    const channel: Partial<typeof parsed> = { ...parsed };
-    delete channel.episodes;
-    const meta = { ...fetched, feed: channel as Omit<typeof parsed, "episodes"> };
+    const { episodes: _all, ...channel } = parsed;
+    const meta = { ...fetched, feed: channel };
     const first: SyncResult = await syncEpisodes(ctx, { podcast_id: pod._id, episodes: recent, announce: false });
     if (ordered.length > recent.length) {
       await this.applyFeed(pod._id, meta, first, false);

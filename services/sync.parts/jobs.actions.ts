@@ -45,9 +45,8 @@ export const jobMethods: ServiceMethods = {
     const done: TaskRecord | null = await this.waitForTask(ctx, task_id, config.syncWaitMs);
     if (done?.status === "SUCCESS") {
       // The task's result without its own message (the answer's message is this one).
-      const summary: Partial<SyncSummary & { message: string }> = { ...(done.result as SyncSummary & { message: string }) };
-      delete summary.message;
-      return { success: true, detail: "Sync complete", message: "Sync complete", task_id, ...(summary as SyncSummary) };
+      const { message: _message, ...summary } = done.result as SyncSummary & { message: string };
+      return { success: true, detail: "Sync complete", message: "Sync complete", task_id, ...summary };
     }
     if (done) {
       const s: SyncSettingsDoc | null = await this.adapter.findOne({ _id: user_id });
