@@ -9,6 +9,11 @@ export default tseslint.config(
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     // `const { secret: _secret, ...rest } = doc` leaves fields out of an answer without copying and deleting.
-    rules: { "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true }] },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { ignoreRestSiblings: true }],
+      // An async method without an await is how synchronous work (the embedded store) answers a Promise interface:
+      // a throw becomes a rejection. The rule would have each such method wrap its body instead.
+      "@typescript-eslint/require-await": "off",
+    },
   },
 );

@@ -439,7 +439,6 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
           httpsAgent: pool.https,
           // Must stay an async function: axios takes a lookup for promise-returning only when it is one
           // (helpers/callbackify.js, utils.isAsyncFn); any other function is called Node's callback way.
-          // eslint-disable-next-line @typescript-eslint/require-await -- axios tells the two kinds of lookup apart by `async`
           lookup: async () => pinned,
         });
       } catch (caught) {

@@ -136,14 +136,6 @@ function isConstraint(err: unknown): boolean {
   return typeof code === "string" && code.startsWith("SQLITE_CONSTRAINT");
 }
 
-/**
- * Synchronous store work as an async method gives its answer: the work runs now, and a throw (a unique-index
- * violation, a closed database) becomes a rejection, which callers meet with .catch and `rejects`.
- */
-function promised<T>(work: () => T): Promise<T> {
-  return new Promise<T>((resolve) => resolve(work()));
-}
-
 /** Connections opened in this process (SqliteAdapter.changeMark). */
 let connections = 0;
 
@@ -253,10 +245,8 @@ export class SqliteAdapter {
   }
 
   /** Answers when the store does (GET /api/health). */
-  ping(): Promise<void> {
-    return promised(() => {
-      this.stmt("SELECT 1").get();
-    });
+  async ping(): Promise<void> {
+    this.stmt("SELECT 1").get();
   }
 
   private stmt(sql: string): Database.Statement {
@@ -324,23 +314,21 @@ export class SqliteAdapter {
     return offset || limit !== undefined ? docs.slice(offset, limit === undefined ? undefined : offset + limit) : docs;
   }
 
-  find(filters: Filters = {}): Promise<Doc[]> {
-    return promised(() => {
-      if (filters.search) throw new Error("Text search is not supported by the embedded store");
-      return this.sorted(this.matching(filters.query ?? {}), filters);
-    });
+  async find(filters: Filters = {}): Promise<Doc[]> {
+    if (filters.search) throw new Error("Text search is not supported by the embedded store");
+    return this.sorted(this.matching(filters.query ?? {}), filters);
   }
 
-  findOne(query: Query): Promise<Doc | null> {
-    return promised(() => this.matching(query)[0] ?? null);
+  async findOne(query: Query): Promise<Doc | null> {
+    return this.matching(query)[0] ?? null;
   }
 
   async findById(_id: unknown): Promise<Doc | null> {
     return this.findOne({ _id });
   }
 
-  findByIds(ids: unknown[]): Promise<Doc[]> {
-    return promised(() => this.matching({ _id: { $in: ids } }));
+  async findByIds(ids: unknown[]): Promise<Doc[]> {
+    return this.matching({ _id: { $in: ids } });
   }
 
   async count(filters: Filters = {}): Promise<number> {
@@ -457,21 +445,17 @@ export class SqliteAdapter {
   }
 
   /** The document as stored (prepare made it a copy of the caller's: nothing else holds it). */
-  insert(doc: Doc): Promise<Doc> {
-    return promised(() => {
-      const prepared = this.prepare(doc);
-      this.insertPrepared([prepared]);
-      return prepared;
-    });
+  async insert(doc: Doc): Promise<Doc> {
+    const prepared = this.prepare(doc);
+    this.insertPrepared([prepared]);
+    return prepared;
   }
 
   /** All or none, as NeDB inserts an array. */
-  insertMany(docs: Doc[]): Promise<Doc[]> {
-    return promised(() => {
-      const prepared = docs.map((d) => this.prepare(d));
-      this.insertPrepared(prepared);
-      return prepared;
-    });
+  async insertMany(docs: Doc[]): Promise<Doc[]> {
+    const prepared = docs.map((d) => this.prepare(d));
+    this.insertPrepared(prepared);
+    return prepared;
   }
 
   /**
@@ -512,40 +496,34 @@ export class SqliteAdapter {
   }
 
   /** Like NeDB's (and so moleculer-db's memory adapter's): how many documents matched. */
-  updateMany(query: Query, update: Update): Promise<number> {
-    return promised(() => this.update(query, update, { multi: true }).length);
+  async updateMany(query: Query, update: Update): Promise<number> {
+    return this.update(query, update, { multi: true }).length;
   }
 
-  updateById(_id: unknown, update: Update): Promise<Doc | null> {
-    return promised(() => this.update({ _id }, update)[0] ?? null);
+  async updateById(_id: unknown, update: Update): Promise<Doc | null> {
+    return this.update({ _id }, update)[0] ?? null;
   }
 
   /** Applies a modifier to the document with this _id, creating it when missing: one atomic write. */
-  upsertOne(_id: unknown, update: Update): Promise<void> {
-    return promised(() => {
-      this.update({ _id }, update, { upsert: true });
-    });
+  async upsertOne(_id: unknown, update: Update): Promise<void> {
+    this.update({ _id }, update, { upsert: true });
   }
 
   /** One atomic $inc on the document _id (created when missing); the document after it. */
-  increment(_id: unknown, inc: Record<string, number>): Promise<Doc> {
-    return promised(() => this.update({ _id }, { $inc: inc }, { upsert: true })[0]);
+  async increment(_id: unknown, inc: Record<string, number>): Promise<Doc> {
+    return this.update({ _id }, { $inc: inc }, { upsert: true })[0];
   }
 
   /** Writes this document over the one with its _id, or inserts it. */
-  replaceOne(doc: Doc): Promise<void> {
-    return promised(() => {
-      this.update({ _id: doc._id }, doc, { upsert: true });
-    });
+  async replaceOne(doc: Doc): Promise<void> {
+    this.update({ _id: doc._id }, doc, { upsert: true });
   }
 
-  removeMany(query: Query): Promise<number> {
-    return promised(() => {
-      if (!Object.keys(query).length) return this.stmt("DELETE FROM docs").run().changes;
-      const ids = this.matching(query).map((d) => d._id);
-      this.deleteIds(ids);
-      return ids.length;
-    });
+  async removeMany(query: Query): Promise<number> {
+    if (!Object.keys(query).length) return this.stmt("DELETE FROM docs").run().changes;
+    const ids = this.matching(query).map((d) => d._id);
+    this.deleteIds(ids);
+    return ids.length;
   }
 
   async removeById(_id: unknown): Promise<number> {
