@@ -32,7 +32,7 @@ import { episodeActions, episodeMethods } from "./gpodder.parts/episodes.actions
 import { libraryEvents, libraryMethods } from "./gpodder.parts/library";
 import { subscriptionActions, subscriptionMethods } from "./gpodder.parts/subscriptions.actions";
 import { webActions, webMethods } from "./gpodder.parts/web.actions";
-import { rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
+import { feedsOf, rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
 import type { GpodderSettings, GpodderThis, UserRecord, WriteLease } from "./gpodder.parts/this";
 import type { Ctx } from "../shared/service-types";
 
@@ -48,7 +48,24 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
   mixins: [
     DbMixin({ name: "gpodder_users" }, [
       { name: "gpodder_devices", indexes: [{ fields: { user_id: 1 } }] },
-      { name: "gpodder_feeds", indexes: [{ fields: { rkey: 1 } }, { fields: { user_id: 1 } }, { fields: { library: 1 } }] },
+      // A user's feeds are a range of _id (feedsOf), and the feeds waiting to be applied are marked on the user's record
+      // (feeds_due_at): only rkey is indexed, so a first sync's 1,000 inserts write one index. The two older ones go;
+      // before the library index goes, the users whose feeds wait get their mark (found through it, once).
+      {
+        name: "gpodder_feeds",
+        indexes: [{ fields: { rkey: 1 } }],
+        retired: [
+          { field: "user_id" },
+          {
+            field: "library",
+            before: async (service, feeds) => {
+              const waiting = await feeds.find({ query: { library: { $in: ["pending", "failed"] } } });
+              const users = (service as GpodderThis).adapter;
+              for (const _id of new Set(waiting.map((f) => Number(f.user_id)))) await users.updateMany({ _id }, { $set: { feeds_due_at: 0, feeds_mark: 0 } });
+            },
+          },
+        ],
+      },
       // Read only by ranges of rkey (one user's, in the order received): one index keeps the inserts of a large upload cheap.
       { name: "gpodder_actions", indexes: [{ fields: { rkey: 1 } }] },
     ]),
@@ -66,7 +83,7 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
   events: {
     ...libraryEvents,
     "user.removed": userRemovedEvent(
-      { gpodder_devices: "user_id", gpodder_feeds: "user_id", gpodder_actions: (user_id) => rkeyRange(user_id, 0, Number.MAX_SAFE_INTEGER), adapter: "_id" },
+      { gpodder_devices: "user_id", gpodder_feeds: feedsOf, gpodder_actions: (user_id) => rkeyRange(user_id, 0, Number.MAX_SAFE_INTEGER), adapter: "_id" },
       function (this: GpodderThis, user_id, removeData) {
         // After the user's write under way (whichever process runs it); removed even when the lease does not come.
         return this.exclusive(user_id, removeData, false);

@@ -54,6 +54,12 @@ export interface IndexSpec {
 export interface CollectionSpec {
   name: string;
   indexes?: IndexSpec[];
+  /**
+   * Indexes of one field that an older version created and the code no longer reads: each costs every insert,
+   * so they are dropped at start. `before` runs first, only while the index still exists (once per store): what
+   * the index answered is moved to where the code now reads it, with the index's help.
+   */
+  retired?: { field: string; before?: (service: Service, store: Store) => Promise<void> }[];
 }
 
 const COUNTERS = COUNTERS_COLLECTION;
@@ -72,6 +78,8 @@ interface StoreImpl extends Store {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   ensureIndex(spec: IndexSpec): void | Promise<void>;
+  hasIndex(field: string): boolean | Promise<boolean>;
+  dropIndex(field: string): void | Promise<void>;
   project(query: Query, fields: readonly string[]): StoredDoc[] | Promise<StoredDoc[]>;
   projected(fields: readonly string[]): Iterable<StoredDoc> | AsyncIterable<StoredDoc>;
   all(): Iterable<StoredDoc> | AsyncIterable<StoredDoc>;
@@ -298,7 +306,15 @@ export function DbMixin(main: CollectionSpec, extra: CollectionSpec[] = []): Par
         await store.connect();
       }
       const all: [StoreImpl, CollectionSpec][] = [[this.adapter, main], ...extra.map((s) => [this.stores[s.name], s] as [StoreImpl, CollectionSpec])];
-      for (const [adapter, spec] of all) for (const idx of spec.indexes || []) await ensureIndex(this, adapter, idx);
+      for (const [adapter, spec] of all) {
+        for (const idx of spec.indexes || []) await ensureIndex(this, adapter, idx);
+        for (const { field, before } of spec.retired || []) {
+          if (!(await adapter.hasIndex(field))) continue;
+          this.logger.info("Dropping an index this version no longer reads", { collection: spec.name, field });
+          await before?.(this, adapter);
+          await adapter.dropIndex(field);
+        }
+      }
     },
     async stopped(this: DbMixinThis) {
       for (const store of Object.values(this.stores || {})) await store.disconnect();

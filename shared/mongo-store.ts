@@ -142,6 +142,16 @@ export class MongoStore {
     }
   }
 
+  /** Whether an ascending index of this one field (ensureIndex's, named as MongoDB names it) exists. */
+  async hasIndex(field: string): Promise<boolean> {
+    return (await this.collection.indexExists(`${field}_1`).catch(() => false)) === true;
+  }
+
+  /** Drops the ascending index of this one field, if there is one. */
+  async dropIndex(field: string): Promise<void> {
+    if (await this.hasIndex(field)) await this.collection.dropIndex(`${field}_1`);
+  }
+
   async find(filters: Filters = {}): Promise<Doc[]> {
     if (filters.search) throw new Error("Text search is not supported");
     let cursor = this.collection.find(filters.query ?? {});

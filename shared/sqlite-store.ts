@@ -244,6 +244,18 @@ export class SqliteAdapter {
     }
   }
 
+  /** Whether an index of this one field (ensureIndex's) exists: an older version may have made one that is retired now. */
+  hasIndex(field: string): boolean {
+    return !!this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(`by_${field}`);
+  }
+
+  /** Drops the index of this one field, if there is one. */
+  dropIndex(field: string): void {
+    if (!PLAIN_FIELD.test(field)) throw new Error(`Unsupported index field: ${field}`);
+    this.db.exec(`DROP INDEX IF EXISTS "by_${field}"`);
+    this.indexed.delete(field);
+  }
+
   /** Answers when the store does (GET /api/health). */
   async ping(): Promise<void> {
     this.stmt("SELECT 1").get();

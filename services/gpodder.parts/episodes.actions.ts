@@ -21,6 +21,7 @@ import {
   ActionDoc,
   checkDeviceId,
   FeedDoc,
+  feedsOf,
   gpodderAction,
   newestPerEpisode,
   nextcloudAction,
@@ -106,7 +107,9 @@ export const episodeActions: ServiceActionsSchema = {
         subs.timestamp,
       );
       const withActions = truthy(ctx.params.include_actions);
-      const pending: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { user_id, subscribed: true, library: { $in: ["pending", "failed"] } } });
+      const pending: FeedDoc[] = await this.stores.gpodder_feeds.find({
+        query: { ...feedsOf(user_id), subscribed: true, library: { $in: ["pending", "failed"] } },
+      });
       return {
         add: subs.add.map((url: string) => podcastData(url, byUrl.get(url))),
         remove: subs.remove,

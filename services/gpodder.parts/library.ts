@@ -15,7 +15,7 @@ import { applySyncStates, episodesPositionsChanged, syncStates } from "../../sha
 import type { FeedsChangedEvent, SyncFeed } from "../../shared/contracts/podcasts";
 import { podcastsFeedsChanged, syncFeeds, syncSubscriptions } from "../../shared/contracts/podcasts";
 import type { Ctx, Query } from "../../shared/service-types";
-import { ActionDoc, FeedDoc, rkeyRange, UserDoc } from "./model";
+import { ActionDoc, FeedDoc, feedsOf, rkeyRange, UserDoc } from "./model";
 import type { GpodderThis, NewAction, UserRecord } from "./this";
 
 /** The origin this service gives the changes it applies, so that their events are not turned back into changes. */
@@ -24,6 +24,8 @@ export const ORIGIN = "gpodder";
 const FEED_BATCH = 25;
 /** States per episodes call. */
 const STATE_BATCH = 20_000;
+/** The library states of a feed that still has to be applied. */
+const WAITING = ["pending", "failed"];
 /** The longest pause between two tries of a feed. */
 const MAX_RETRY_MS = 24 * 3600 * 1000;
 
@@ -119,24 +121,31 @@ export const libraryMethods: ServiceMethods = {
       .finally(() => this.applying.delete(user_id));
     return state.done;
   },
-  /** The retry round: users with feeds due for another try, or with actions not applied yet. */
+  /** The retry round: users with feeds due for another try (their record's mark), or with actions not applied yet. */
   async applyDue(this: GpodderThis): Promise<void> {
-    const now = new Date();
-    const due = await this.findFields(this.stores.gpodder_feeds, { library: { $in: ["pending", "failed"] } }, ["user_id", "next_try"]);
-    const users = new Set(due.filter((f) => !f.next_try || new Date(f.next_try) <= now).map((f) => f.user_id));
+    const now = Date.now();
     const docs: UserRecord[] = await this.adapter.find({});
     // A record without a clock has nothing received (undefined compared as no clock).
-    for (const u of docs) if (u.clock !== undefined && (u.applied_seq ?? 0) < u.clock) users.add(u._id);
-    for (const user_id of users) void this.applySoon(user_id); // never rejects; runs in the background
+    const due = docs.filter((u) => (typeof u.feeds_due_at === "number" && u.feeds_due_at <= now) || (u.clock !== undefined && (u.applied_seq ?? 0) < u.clock));
+    for (const u of due) void this.applySoon(u._id); // never rejects; runs in the background
   },
   /** Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. */
   async applyFeeds(this: GpodderThis, user_id: number): Promise<void> {
-    const now = Date.now();
-    // Due ones only, asked of the store: every upload runs this, and a first sync can leave a thousand feeds waiting for their retry.
-    const notWaiting = [{ next_try: null }, { next_try: { $exists: false } }, { next_try: { $lte: new Date(now) } }];
-    const due: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { user_id, library: { $in: ["pending", "failed"] }, $or: notWaiting } });
-    if (!due.length) return;
     const user: UserDoc = await this.userDoc(user_id);
+    // No mark: no feed of the user waits (an upload that changed no feed, or only episode actions), nothing to read.
+    if (user.feeds_due_at === null || user.feeds_due_at === undefined) return;
+    // Due ones only, asked of the store: every upload runs this, and a first sync can leave a thousand feeds waiting for their retry.
+    const notWaiting = [{ next_try: null }, { next_try: { $exists: false } }, { next_try: { $lte: new Date() } }];
+    const due: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { ...feedsOf(user_id), library: { $in: WAITING }, $or: notWaiting } });
+    await this.applyFeedBatches(user, due);
+    // The mark now says when the next failed feed is due, or that none waits; unless a newer write marked the user meanwhile (its own run follows).
+    const waiting = await this.findFields(this.stores.gpodder_feeds, { ...feedsOf(user_id), library: { $in: WAITING } }, ["next_try"]);
+    const next = waiting.length ? waiting.reduce((min, f) => Math.min(min, f.next_try ? new Date(f.next_try).getTime() : Date.now()), Infinity) : null;
+    await this.adapter.updateMany({ _id: user_id, feeds_mark: user.feeds_mark ?? 0 }, { $set: { feeds_due_at: next } });
+  },
+  /** Subscribes and unsubscribes the due feeds, FEED_BATCH a call, recording each outcome between batches. */
+  async applyFeedBatches(this: GpodderThis, user: UserDoc, due: FeedDoc[]): Promise<void> {
+    const user_id = user._id;
     const meta = { user: { id: user_id, isAdmin: user.is_admin, keyId: 0, rssOnly: false, podcastIds: null } };
     for (let i = 0; i < due.length; i += FEED_BATCH) {
       const batch = due.slice(i, i + FEED_BATCH);

@@ -20,7 +20,7 @@ import type { SyncPodcast } from "../../shared/contracts/podcasts";
 import { syncPodcasts } from "../../shared/contracts/podcasts";
 import type { Ctx } from "../../shared/service-types";
 import { buildOpml, parseOpml } from "../../shared/opml";
-import { checkDeviceId, FeedDoc, feedKey, podcastObject, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
+import { checkDeviceId, FeedDoc, feedKey, feedsOf, podcastObject, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
 import type { GpodderThis } from "./this";
 
 const username = { type: "string", max: 200 };
@@ -194,7 +194,7 @@ export const subscriptionMethods: ServiceMethods = {
     };
   },
   async subscribedUrls(this: GpodderThis, user_id: number): Promise<string[]> {
-    const feeds = await this.findFields(this.stores.gpodder_feeds, { user_id, subscribed: true }, ["url", "seq"]);
+    const feeds = await this.findFields(this.stores.gpodder_feeds, { ...feedsOf(user_id), subscribed: true }, ["url", "seq"]);
     return feeds.sort((a, b) => a.seq - b.seq || (a.url < b.url ? -1 : 1)).map((f) => f.url);
   },
   /**
@@ -215,6 +215,8 @@ export const subscriptionMethods: ServiceMethods = {
         ...add.filter((u) => state.get(u) !== true).map((u) => [u, true] as [string, boolean]),
         ...remove.filter((u) => state.get(u) === true).map((u) => [u, false] as [string, boolean]),
       ];
+      // Marked before the feeds are written: a process that dies in between leaves a mark with nothing to apply, never the reverse.
+      if (fromDevice && changes.length) await this.adapter.updateMany({ _id: user_id }, { $set: { feeds_due_at: Date.now(), feeds_mark: seq } });
       const doc = (url: string, subscribed: boolean): FeedDoc => ({
         _id: feedKey(user_id, url),
         user_id,

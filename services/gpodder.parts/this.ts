@@ -66,6 +66,7 @@ interface GpodderMethods {
   applySoon(user_id: number, feeds?: boolean): Promise<void>;
   applyDue(): Promise<void>;
   applyFeeds(user_id: number): Promise<void>;
+  applyFeedBatches(user: UserDoc, due: FeedDoc[]): Promise<void>;
   applyActions(user_id: number): Promise<void>;
   applyPlays(user_id: number, range: Query, only?: string[]): Promise<void>;
   // web.actions.ts

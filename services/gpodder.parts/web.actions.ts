@@ -8,7 +8,7 @@ import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
 import { NotFoundError } from "../../shared/errors";
 import type { OwnSyncApplied, OwnSyncDevice, OwnSyncStatistics } from "../../shared/contracts/gpodder";
 import type { Ctx } from "../../shared/service-types";
-import { ActionDoc, checkDeviceId, DeviceDoc, deviceTypes, FeedDoc, rkeyRange } from "./model";
+import { ActionDoc, checkDeviceId, DeviceDoc, deviceTypes, FeedDoc, feedsOf, rkeyRange } from "./model";
 import type { GpodderThis, UserRecord } from "./this";
 
 const userId = { type: "number", integer: true, positive: true };
@@ -65,7 +65,7 @@ export const webActions: ServiceActionsSchema = {
       const [devices, feeds, total, recent, user]: [OwnSyncDevice[], Pick<FeedDoc, "_id" | "url">[], number, ActionDoc[], UserRecord | null] =
         await Promise.all([
           this.ownDevices(user_id),
-          this.findFields(this.stores.gpodder_feeds, { user_id, subscribed: true }, ["url"]),
+          this.findFields(this.stores.gpodder_feeds, { ...feedsOf(user_id), subscribed: true }, ["url"]),
           this.stores.gpodder_actions.count({ query: everything(user_id) }),
           this.stores.gpodder_actions.find({ query: everything(user_id), sort: ["-rkey", "-_id"], limit: RECENT_ACTIONS }),
           this.adapter.findOne({ _id: user_id }),
@@ -100,9 +100,10 @@ export const webActions: ServiceActionsSchema = {
     async handler(this: GpodderThis, ctx: Ctx<{ user_id: number; force?: boolean }>): Promise<OwnSyncApplied> {
       const { user_id, force } = ctx.params;
       if (!(await this.adapter.findOne({ _id: user_id }))) return { failed_feeds: [] };
-      if (force) await this.stores.gpodder_feeds.updateMany({ user_id, library: "failed" }, { $set: { next_try: null } });
+      if (force && (await this.stores.gpodder_feeds.updateMany({ ...feedsOf(user_id), library: "failed" }, { $set: { next_try: null } })))
+        await this.adapter.updateMany({ _id: user_id }, { $set: { feeds_due_at: Date.now(), feeds_mark: 0 } });
       await this.applySoon(user_id);
-      const left: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { user_id, library: { $in: ["pending", "failed"] } } });
+      const left: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { ...feedsOf(user_id), library: { $in: ["pending", "failed"] } } });
       return { failed_feeds: left.map((f) => ({ url: f.url, reason: f.last_error ?? "not subscribed yet" })) };
     },
   },
@@ -113,7 +114,7 @@ export const webMethods: ServiceMethods = {
   async ownDevices(this: GpodderThis, user_id: number): Promise<OwnSyncDevice[]> {
     const [devices, subscriptions, user]: [DeviceDoc[], number, UserRecord | null] = await Promise.all([
       this.stores.gpodder_devices.find({ query: { user_id }, sort: ["created_at"] }),
-      this.stores.gpodder_feeds.count({ query: { user_id, subscribed: true } }),
+      this.stores.gpodder_feeds.count({ query: { ...feedsOf(user_id), subscribed: true } }),
       this.adapter.findOne({ _id: user_id }),
     ]);
     const chosen = devices.some((d) => d.device_id === user?.default_device) ? user!.default_device : devices[0]?.device_id;

@@ -63,7 +63,7 @@ export function normal(v: unknown): unknown {
   if (v instanceof RegExp) return String(v);
   if (Array.isArray(v)) return v.map(normal);
   const bson = (v as { _bsontype?: string })._bsontype;
-  if (bson) return `${bson}(${String(v)})`;
+  if (bson) return `${bson}(${(v as { toString(): string }).toString()})`;
   const out: Doc = {};
   for (const k of Object.keys(v).sort()) out[k] = normal((v as Doc)[k]);
   return out;
@@ -1398,6 +1398,38 @@ const WRITES: ContractCase[] = [
         { _id: 2, user_id: 1, is_system: false },
         { _id: 3, user_id: 1, is_system: true, system_key: "1:saved" },
       ],
+    ],
+  },
+  {
+    // db.mixin's retired indexes (gpodder_feeds' user_id and library): found, dropped once, the field still queried.
+    name: "a retired index: hasIndex, dropIndex (twice), and queries on its field after",
+    readOnly: false,
+    indexes: [{ fields: { rkey: 1 } }, { fields: { library: 1 } }],
+    docs: () => [
+      { _id: "5:a", rkey: "5:1", library: "failed" },
+      { _id: "5:b", rkey: "5:2", library: "applied" },
+      { _id: "50:c", rkey: "50:1", library: "failed" },
+    ],
+    run: async (s: ContractStore) => [
+      await s.hasIndex("library"),
+      await s.dropIndex("library"),
+      await s.dropIndex("library"),
+      await s.hasIndex("library"),
+      await s.hasIndex("rkey"),
+      await s.find({ query: { library: "failed" }, sort: ["_id"] }),
+      await s.find({ query: { _id: { $gte: "5:", $lt: "5;" }, library: "failed" } }),
+    ],
+    expected: [
+      true,
+      undefined,
+      undefined,
+      false,
+      true,
+      [
+        { _id: "50:c", rkey: "50:1", library: "failed" },
+        { _id: "5:a", rkey: "5:1", library: "failed" },
+      ],
+      [{ _id: "5:a", rkey: "5:1", library: "failed" }],
     ],
   },
 ];
