@@ -173,6 +173,12 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/update_episode_duration": { action: "episodes.update_episode_duration", auth: "key" },
   "GET /api/data/fetch_podcast_feed": { action: "feeds.fetch_podcast_feed", auth: "key" },
   "GET /api/data/refresh_pods": { action: "feeds.refresh_pods", auth: "key" },
+  // Not in the spec: the inbox of new episodes and per podcast episode filters (issue 30; docs/library.md "Inbox and episode filters")
+  "GET /api/data/inbox": { action: "episodes.inbox", auth: "key", summary: "New episodes since subscribing not yet played, queued, saved, downloaded or dismissed, newest first" },
+  "GET /api/data/inbox/count": { action: "episodes.inbox_count", auth: "key", summary: "How many episodes the inbox holds" },
+  "POST /api/data/inbox/dismiss": { action: "episodes.inbox_dismiss", auth: "key", summary: "Take episodes (episode_ids) or a podcast's whole inbox (podcast_id) out of the inbox" },
+  "GET /api/data/podcast_filters": { action: "podcasts.podcast_filters", auth: "key", summary: "The user's episode filter of a podcast" },
+  "POST /api/data/podcast_filters": { action: "podcasts.set_podcast_filters", auth: "key", summary: "Set the user's episode filter of a podcast: include, exclude, min_duration, max_duration" },
 
   // Listening (issue 8): saves, progress and history, completion, bulk, playback settings of a podcast, library reads
   "POST /api/data/save_episode": { action: "episodes.save_episode", auth: "key" },
@@ -203,6 +209,10 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/podcast/set_auto_download_delete_days": { action: "podcasts.set_podcast_auto_download_delete_days", auth: "key" },
   "POST /api/data/clear_podcast_auto_download_delete_days": { action: "podcasts.clear_podcast_auto_download_delete_days", auth: "key" },
   "POST /api/data/get_auto_download_delete_days": { action: "podcasts.get_auto_download_delete_days", auth: "key" },
+  // Not in the spec: retention of downloads, the user's default and a podcast's own (issue 30; docs/library.md "Retention of downloads")
+  "GET /api/data/retention": { action: "podcasts.get_retention", auth: "key", summary: "Download retention in force: a podcast's or the default" },
+  "POST /api/data/retention": { action: "podcasts.set_retention", auth: "key", summary: "Set a podcast's or the default download retention" },
+  "DELETE /api/data/retention": { action: "podcasts.clear_retention", auth: "key", summary: "A podcast's own retention goes: the user's default applies" },
   "POST /api/data/get_auto_skip_times": { action: "podcasts.get_auto_skip_times", auth: "key" },
   "POST /api/data/update_podcast_index_id": { action: "podcasts.update_podcast_index_id", auth: "key" },
   "POST /api/data/get_next_podcast_episode": { action: "episodes.get_next_podcast_episode", auth: "key" },
@@ -308,6 +318,11 @@ export const routes: Record<string, RouteDef> = {
   "POST /api/data/collections/{collection_id}/remove_podcast": { action: "collections.remove_podcast", auth: "key" },
   "GET /api/data/collections/{collection_id}/episodes": { action: "collections.episodes", auth: "key" },
   "GET /api/data/episode_collections/{user_id}/{episode_id}": { action: "collections.episode_collections", auth: "key" },
+  // Not in the spec: timestamped bookmarks of episodes (issue 30; docs/library.md "Bookmarks")
+  "POST /api/data/bookmarks": { action: "bookmarks.create", auth: "key", summary: "Bookmark a position of an episode, with an optional note" },
+  "GET /api/data/bookmarks": { action: "bookmarks.list", auth: "key", summary: "The user's bookmarks: of one episode by position, or all newest first" },
+  "PUT /api/data/bookmarks/{bookmark_id}": { action: "bookmarks.update", auth: "key", summary: "Change a bookmark's position and/or note" },
+  "DELETE /api/data/bookmarks/{bookmark_id}": { action: "bookmarks.remove", auth: "key", summary: "Delete a bookmark" },
 
   // Tasks, downloads and media (stream and media download also take api_key in the query; HEAD answers their headers)
   "GET /api/tasks/active": { action: "tasks.active", auth: "key" },

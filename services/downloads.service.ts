@@ -35,16 +35,17 @@ import type {
   RecordDownloadParams,
   StoredFile,
 } from "../shared/contracts/downloads";
-import { sidecarPaths } from "../shared/contracts/downloads";
 import type { EpisodeMediaItem } from "../shared/contracts/episodes";
 import { episodeItems, episodesCreated, podcastEpisodes } from "../shared/contracts/episodes";
 import type { EpisodesCreatedEvent } from "../shared/contracts/episodes";
-import { autoDownloadUsers, subscriptionsRemoved } from "../shared/contracts/podcasts";
+import { autoDownloadUsers, subscriberFilters, subscriptionsRemoved } from "../shared/contracts/podcasts";
+import { listItemSubject, passesFilter } from "../shared/episode-filter";
 import type { Caller } from "../shared/contracts/call";
 import type { Ctx, Query } from "../shared/service-types";
 import { type DeletionDoc, type DownloadDoc, type DownloadsThis, keyOf, type ListQuery, type MediaMeta } from "./downloads.parts/this";
 import { isLocalFeed, localFileAnswer, localPathOf } from "../shared/contracts/local";
 import { AutoDeleteScheduler } from "./downloads.parts/auto-delete";
+import { unlinkDownload } from "./downloads.parts/retention";
 import { metadataSettingsActions, metadataSettingsMethods } from "./downloads.parts/metadata-settings.actions";
 import { syncActions } from "./downloads.parts/sync.actions";
 import {
@@ -119,7 +120,7 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
   name: "downloads",
   mixins: [
     AutoDeleteScheduler,
-    DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }] }, [
+    DbMixin({ name: "downloads", indexes: [{ fields: { user_id: 1 } }, { fields: { episode_id: 1 } }, { fields: { deleting: 1 }, sparse: true }] }, [
       { name: "download_settings" },
       { name: "download_leases" },
       { name: "download_deletions", indexes: [{ fields: { user_id: 1 } }, { fields: { deleted_at: 1 }, expireAfterSeconds: DELETION_DAYS * 86_400 }] },
@@ -372,21 +373,23 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
         return { success: true };
       },
     },
-    /** The file some user already has of an episode, or null (a second user's download reuses it). */
+    /** The file some user already has of an episode, or null (a second user's download reuses it); not one the retention pass is deleting. */
     stored_file: {
       visibility: "public",
       params: { episode_id: id },
       async handler(this: DownloadsThis, ctx: Ctx<{ episode_id: number }>): Promise<StoredFile | null> {
-        const doc: DownloadDoc | null = await this.adapter.findOne({ episode_id: ctx.params.episode_id });
+        const doc: DownloadDoc | null = await this.adapter.findOne({ episode_id: ctx.params.episode_id, deleting: { $exists: false } });
         return doc && fs.existsSync(path.join(config.downloadDir, doc.file)) ? { file: doc.file, size: doc.size, content_type: doc.content_type } : null;
       },
     },
     /** Which of these episodes the user has downloaded (the downloaded flag of other services' lists). */
     downloaded_ids: {
       visibility: "public",
-      params: { user_id: id, episode_ids: { type: "array", items: "number" } },
+      params: { user_id: id, episode_ids: { type: "array", items: "number", optional: true } },
       async handler(this: DownloadsThis, ctx: Ctx<DownloadedIdsParams>): Promise<number[]> {
-        return [...(await this.downloadedIds(ctx.params.user_id, ctx.params.episode_ids))];
+        const { user_id, episode_ids } = ctx.params;
+        if (!episode_ids) return (await this.findFields(this.adapter, { user_id }, ["episode_id"])).map((d: Pick<DownloadDoc, "episode_id">) => d.episode_id);
+        return [...(await this.downloadedIds(user_id, episode_ids))];
       },
     },
     /** How many episodes the user has downloaded (get_stats' episodes_downloaded). */
@@ -416,7 +419,9 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       const items: EpisodeMediaItem[] = await episodeItems(ctx, { user_id: users[0], episode_ids: ctx.params.episode_ids, include_unsubscribed: true });
       // A local podcast's files are on the server already: a download job could only fail on the local: address.
       const remote = items.filter((i) => !isLocalFeed(i.episodeurl));
-      const jobs = users.flatMap((u) => remote.map((i) => this.episodeJob(u, i, "user")));
+      // Each subscriber's episode filter of the podcast chooses among them.
+      const filters = await subscriberFilters(ctx, { podcast_id: ctx.params.podcast_id, user_ids: users });
+      const jobs = users.flatMap((u) => remote.filter((i) => passesFilter(filters[u], listItemSubject(i))).map((i) => this.episodeJob(u, i, "user")));
       if (jobs.length) await tasksCreate(ctx, { tasks: jobs });
       this.logger.info("auto-download queued", { podcast_id: ctx.params.podcast_id, jobs: jobs.length });
     },
@@ -492,11 +497,7 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       );
       const kept: DownloadDoc[] = await this.adapter.find({ query: { episode_id: { $in: docs.map((d) => d.episode_id) } } });
       const inUse = new Set(kept.map((d) => d.file));
-      for (const d of docs) {
-        if (inUse.has(d.file)) continue;
-        // The file, and what the workers wrote beside it (download metadata settings).
-        for (const f of [d.file, ...sidecarPaths(d.file)]) await fs.promises.rm(path.join(config.downloadDir, f), { force: true });
-      }
+      for (const d of docs) if (!inUse.has(d.file)) await unlinkDownload(d.file);
       this.logger.info("downloads deleted", { user_id, count: docs.length });
       return docs.length;
     },
@@ -509,17 +510,19 @@ const DownloadsService: ServiceSchema<Record<string, never>, DownloadsThis> = {
       // An RSS-only key (the user feed's enclosures) plays only the podcasts it is limited to.
       const limited = ctx.meta.user?.podcastIds;
       if (!item || (ctx.meta.user?.rssOnly && limited && !limited.includes(item.podcastid))) throw new NotFoundError("Episode not found in your podcasts");
-      const stored: StoredFile | null = await this.actions.stored_file({ episode_id }, { parentCtx: ctx });
+      // Held until the stream closes: the retention pass deletes no file a replica streams (downloads.parts/retention.ts).
+      const held = await this.heldStoredFile(ctx, episode_id);
+      const stored = held?.stored;
       const head = ctx.meta.method === "HEAD";
       const headers: Record<string, string | number> = { "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=0" };
       if (asAttachment)
         headers["Content-Disposition"] = attachment(
           `${item.episodetitle || "episode"}${path.extname(stored?.file ?? localPathOf(item.episodeurl) ?? "") || ".mp3"}`,
         );
-      if (stored)
-        return fileAnswer(ctx.meta, headers, stored.size, stored.content_type, (start: number, end: number) =>
-          fs.createReadStream(path.join(config.downloadDir, stored.file), { start, end }),
-        );
+      if (held)
+        return fileAnswer(ctx.meta, headers, held.stored.size, held.stored.content_type, (start, end) =>
+          held.hold.stream(held.stored.file, start, end),
+        ).finally(() => held.hold.done());
       if (!item.episodeurl) throw new NotFoundError("Episode has no media file");
       if (isLocalFeed(item.episodeurl)) return localFileAnswer(ctx, item.episodeurl, headers);
       let upstream;

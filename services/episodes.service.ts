@@ -30,6 +30,7 @@ import { peopleActions } from "./episodes.parts/people.actions";
 import { recommendActions } from "./episodes.parts/recommend.actions";
 import { extrasActions } from "./episodes.parts/extras.actions";
 import { homeClientMethods } from "./episodes.parts/home-clients";
+import { inboxActions, inboxMethods } from "./episodes.parts/inbox.actions";
 import { config } from "../shared/config";
 import { createIndexes, indexEvents, indexMethods } from "./episodes.parts/indexes";
 import { selectEpisodesActions } from "./episodes.parts/select-episodes.actions";
@@ -62,6 +63,8 @@ const EpisodesService: ServiceSchema<Record<string, never>, EpisodesThis> = {
         // episode_id: an episode's removal takes every user's state of it.
         { name: "episode_states", indexes: [{ fields: { user_id: 1 } }, { fields: { podcast_id: 1 } }, { fields: { episode_id: 1 } }] },
         { name: "listen_counters" },
+        // Dismissed inbox episodes (inbox.actions.ts): read per user, removed per user and podcast.
+        { name: "inbox_dismissals", indexes: [{ fields: { user_id: 1 } }] },
       ],
     ),
   ],
@@ -76,6 +79,7 @@ const EpisodesService: ServiceSchema<Record<string, never>, EpisodesThis> = {
     ...collectionsActions,
     ...peopleActions,
     ...recommendActions,
+    ...inboxActions,
   },
   created(this: EpisodesThis) {
     createIndexes(this);
@@ -94,16 +98,17 @@ const EpisodesService: ServiceSchema<Record<string, never>, EpisodesThis> = {
     /** A user left a podcast: their saves, history and other states of its episodes go with it. */
     async [subscriptionsRemoved.eventName](this: EpisodesThis, ctx: Ctx<{ user_id: number; podcast_id: number }>) {
       await this.stores.episode_states.removeMany({ user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
+      await this.stores.inbox_dismissals.removeMany({ user_id: ctx.params.user_id, podcast_id: ctx.params.podcast_id });
       await this.statesChanged(ctx.params.user_id, null);
     },
     /** The account is gone: its episode states and counters go too, then the cached states. */
-    [userRemoved.eventName]: userRemovedEvent({ episode_states: "user_id", listen_counters: "_id" }, async function (this: EpisodesThis, user_id, removeData) {
+    [userRemoved.eventName]: userRemovedEvent({ episode_states: "user_id", listen_counters: "_id", inbox_dismissals: "user_id" }, async function (this: EpisodesThis, user_id, removeData) {
       await removeData();
       await this.statesChanged(user_id, null);
     }),
   },
   // Every method of EpisodesMethods, each part's with the signature declared there.
-  methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...homeClientMethods, ...indexMethods } satisfies EpisodesMethods,
+  methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...homeClientMethods, ...indexMethods, ...inboxMethods } satisfies EpisodesMethods,
 };
 
 export default EpisodesService;

@@ -24,7 +24,7 @@ import { isVidsiteFeed } from "../shared/contracts/vidsite";
 import { isLocalFeed } from "../shared/contracts/local";
 import { syncEpisodes, type SyncResult } from "../shared/contracts/episodes";
 import { refreshFeed, type FetchedFeed, type FetchFeedParams, type RefreshResult, type RefreshSummary } from "../shared/contracts/feeds";
-import { applyFeed, refreshTargets, userSubscriptions, type RefreshTarget, type SubscriptionView } from "../shared/contracts/podcasts";
+import { applyFeed, moveFeed, refreshTargets, userSubscriptions, type RefreshTarget, type SubscriptionView } from "../shared/contracts/podcasts";
 import { CreateTasksResult, JOB_REFRESH_PODS, TaskRecord, tasksCreate } from "../shared/contracts/tasks";
 import { channelFeed } from "../shared/contracts/vidsite";
 import { localFeed } from "../shared/contracts/local";
@@ -54,11 +54,14 @@ type FeedRequest = FetchFeedParams & { rights: Rights };
 
 interface FeedsMethods {
   fetchFeed(p: FeedRequest): Promise<FetchedFeed>;
+  newFeedUrl(p: FeedRequest, res: FetchResult, feed: ParsedFeed): Promise<string | null>;
   refreshMany(ids: number[]): Promise<RefreshSummary>;
   runFullRefresh(): Promise<RefreshSummary>;
 }
 
 type FeedsThis = DbThis<FeedLeaseDoc, { feed_fetches: FeedFetchDoc }> & TaskWaitThis & FeedsMethods;
+
+const FEED_ACCEPT = "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5";
 
 function charsetOf(contentType: string | null): string | undefined {
   return /charset=["']?([^;"'\s]+)/i.exec(contentType ?? "")?.[1];
@@ -111,7 +114,7 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
         try {
           const res: FetchResult = await fetchUrl(ctx.params.podcast_feed, {
             rights: rightsOf(ctx.meta.user),
-            accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
+            accept: FEED_ACCEPT,
           });
           feed = parseFeed(res.body!, { charset: charsetOf(res.contentType), baseUrl: res.finalUrl });
         } catch (err) {
@@ -221,6 +224,8 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
           this.logger.warn("feed refresh failed", { podcast_id, error: err.message });
           return { podcast_id, status: "failed", new_episodes: 0, error: err.message };
         }
+        // A feed that moved for good (unchanged or not) moves the podcast: every subscriber follows it, nothing is lost.
+        if (fetched.moved_to && fetched.moved_to !== target.feed_url) await moveFeed(ctx, { podcast_id, url: fetched.moved_to });
         if (fetched.unchanged) return { podcast_id, status: "unchanged", new_episodes: 0 };
         const { episodes, ...channel } = fetched.feed!;
         // A local folder lists every episode it has: a file that went is an episode that goes.
@@ -242,13 +247,31 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
         lastModified: p.last_modified,
         username: p.username,
         password: p.password,
-        accept: "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.5",
+        accept: FEED_ACCEPT,
       });
-      const base = { final_url: res.finalUrl, etag: res.etag, last_modified: res.lastModified };
+      const base = { final_url: res.finalUrl, etag: res.etag, last_modified: res.lastModified, moved_to: res.movedTo };
       if (res.notModified) return { unchanged: true, ...base, content_hash: p.content_hash ?? null, feed: null };
       const content_hash = sha256Hex(res.body!);
       if (content_hash === p.content_hash) return { unchanged: true, ...base, content_hash, feed: null };
-      return { unchanged: false, ...base, content_hash, feed: parseFeed(res.body!, { charset: charsetOf(res.contentType), baseUrl: res.finalUrl }) };
+      const feed = parseFeed(res.body!, { charset: charsetOf(res.contentType), baseUrl: res.finalUrl });
+      return { unchanged: false, ...base, moved_to: res.movedTo ?? (await this.newFeedUrl(p, res, feed)), content_hash, feed };
+    },
+    /**
+     * The itunes:new-feed-url of a feed, when it names another address that answers a feed now (the same rights
+     * and credentials): a podcaster's move. Many feeds name their own address there; one that does not answer
+     * (a typo, a move announced early) moves nothing.
+     */
+    async newFeedUrl(this: FeedsThis, p: FeedRequest, res: FetchResult, feed: ParsedFeed): Promise<string | null> {
+      const named = feed.new_feed_url?.trim();
+      if (!named || !/^https?:\/\//i.test(named) || named === p.url || named === res.finalUrl) return null;
+      try {
+        const next = await fetchUrl(named, { rights: p.rights, username: p.username, password: p.password, accept: FEED_ACCEPT });
+        parseFeed(next.body!, { charset: charsetOf(next.contentType), baseUrl: next.finalUrl });
+        return next.movedTo ?? named;
+      } catch (err) {
+        this.logger.info("itunes:new-feed-url does not answer a feed: not moved", { error: (err as Error)?.message });
+        return null;
+      }
     },
     /**
      * Refreshes podcasts with REFRESH_CONCURRENCY calls in flight per feeds replica, each call sent to

@@ -17,6 +17,7 @@ import { DbMixin } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { automationActions } from "./podcasts.parts/automation.actions";
 import { directoryActions } from "./podcasts.parts/directory.actions";
+import { filtersActions } from "./podcasts.parts/filters.actions";
 import { indexMatchActions } from "./podcasts.parts/index-match.actions";
 import { libraryActions } from "./podcasts.parts/library.actions";
 import { mergeActions } from "./podcasts.parts/merge.actions";
@@ -24,8 +25,10 @@ import { peopleActions } from "./podcasts.parts/people.actions";
 import { playbackActions } from "./podcasts.parts/playback.actions";
 import { readActions, readMethods } from "./podcasts.parts/read.actions";
 import { recommendationsActions, recommendationsMethods } from "./podcasts.parts/recommendations.actions";
+import { retentionActions } from "./podcasts.parts/retention.actions";
 import { settingsActions, settingsMethods } from "./podcasts.parts/settings.actions";
 import { subscribeActions, subscribeMethods } from "./podcasts.parts/subscribe.actions";
+import { movesActions, movesMethods } from "./podcasts.parts/moves.actions";
 import { syncActions } from "./podcasts.parts/sync.actions";
 import type { PodcastsThis } from "./podcasts.parts/this";
 import { userRemoved } from "../shared/contracts/users";
@@ -45,7 +48,11 @@ const PodcastsService: ServiceSchema<Record<string, never>, PodcastsThis> = {
           { fields: { podcast_index_id: 1 } },
         ],
       },
-      [{ name: "subscriptions", indexes: [{ fields: { key: 1 }, unique: true }, { fields: { user_id: 1 } }, { fields: { podcast_id: 1 } }] }],
+      [
+        { name: "subscriptions", indexes: [{ fields: { key: 1 }, unique: true }, { fields: { user_id: 1 } }, { fields: { podcast_id: 1 } }] },
+        // Former addresses of moved feeds (moves.actions.ts), read by _id (the feed_key they had).
+        { name: "podcast_aliases" },
+      ],
     ),
   ],
   actions: {
@@ -54,10 +61,13 @@ const PodcastsService: ServiceSchema<Record<string, never>, PodcastsThis> = {
     ...settingsActions,
     ...libraryActions,
     ...mergeActions,
+    ...movesActions,
     ...playbackActions,
     ...syncActions,
     ...indexMatchActions,
     ...automationActions,
+    ...filtersActions,
+    ...retentionActions,
     ...peopleActions,
     ...recommendationsActions,
     ...directoryActions,
@@ -72,6 +82,7 @@ const PodcastsService: ServiceSchema<Record<string, never>, PodcastsThis> = {
   },
   methods: {
     ...subscribeMethods,
+    ...movesMethods,
     ...readMethods,
     ...settingsMethods,
     ...recommendationsMethods,

@@ -16,8 +16,9 @@ import { DbMixin, isDuplicateKeyError } from "../shared/db.mixin";
 import { userRemovedEvent } from "../shared/user-data";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import type { SelectedEpisode, EpisodeSelection, EpisodesCreatedEvent, SelectionResult } from "../shared/contracts/episodes";
-import { episodesCreated, selectEpisodes } from "../shared/contracts/episodes";
-import { autoQueueUsers, subscriptionsRemoved } from "../shared/contracts/podcasts";
+import { episodeItems, episodesCreated, selectEpisodes } from "../shared/contracts/episodes";
+import { autoQueueUsers, subscriberFilters, subscriptionsRemoved } from "../shared/contracts/podcasts";
+import { listItemSubject, passesFilter } from "../shared/episode-filter";
 import type { Caller } from "../shared/contracts/call";
 import type { Ctx, DbThis } from "../shared/service-types";
 import type {
@@ -232,9 +233,10 @@ const QueueService: ServiceSchema<Record<string, never>, QueueThis> = {
     /** Where these episodes are in the user's queue (playlist items show queued / queueposition). */
     positions: {
       visibility: "public",
-      params: { user_id: id, episode_ids: idList },
+      params: { user_id: id, episode_ids: { ...idList, optional: true } },
       async handler(this: QueueThis, ctx: Ctx<QueuePositionsParams>): Promise<QueuePositionsResult> {
         const all: QueuePositionsResult = await this.positions(ctx.params.user_id);
+        if (!ctx.params.episode_ids) return all;
         const out: QueuePositionsResult = {};
         for (const e of ctx.params.episode_ids) if (all[e]) out[e] = all[e];
         return out;
@@ -244,8 +246,20 @@ const QueueService: ServiceSchema<Record<string, never>, QueueThis> = {
   events: {
     /** New episodes of a podcast: to the end of the queue of each subscriber with auto-queue on (in the order the refresh stored them). */
     async [episodesCreated.eventName](this: QueueThis, ctx: Ctx<EpisodesCreatedEvent>) {
-      const users = await autoQueueUsers(ctx, { podcast_id: ctx.params.podcast_id });
-      for (const user_id of users) await this.addAll(ctx, user_id, ctx.params.episode_ids);
+      const { podcast_id, episode_ids } = ctx.params;
+      const users = await autoQueueUsers(ctx, { podcast_id });
+      if (!users.length) return;
+      // Each subscriber's episode filter of the podcast chooses among them (their texts read once, only when some filter has one).
+      const filters = await subscriberFilters(ctx, { podcast_id, user_ids: users });
+      const items = Object.keys(filters).length ? await episodeItems(ctx, { user_id: users[0], episode_ids, include_unsubscribed: true }) : [];
+      const passing = (user_id: number): number[] => {
+        const kept = new Set(items.filter((i) => passesFilter(filters[user_id], listItemSubject(i))).map((i) => i.episodeid));
+        return episode_ids.filter((e) => kept.has(e));
+      };
+      for (const user_id of users) {
+        const ids = filters[user_id] ? passing(user_id) : episode_ids;
+        if (ids.length) await this.addAll(ctx, user_id, ids);
+      }
     },
     /** A user left a podcast: its episodes leave their queue, the rest closes up. */
     async [subscriptionsRemoved.eventName](this: QueueThis, ctx: Ctx<{ user_id: number; podcast_id: number }>) {

@@ -21,6 +21,7 @@ import type { Emitter } from "../shared/contracts/call";
 import type { Ctx, DbThis, Query } from "../shared/service-types";
 import type { Static } from "../shared/contracts/answers";
 import {
+  type ActiveJob,
   ClaimedTask,
   ClaimParams,
   CreateTaskParams,
@@ -358,6 +359,15 @@ const TasksService: ServiceSchema<Record<string, never>, TasksThis> = {
       params: { user_id: id, types: { type: "array", items: "string" } },
       async handler(this: TasksThis, ctx: Ctx<{ user_id: number; types: string[] }>): Promise<number> {
         return this.adapter.count({ query: { user_id: ctx.params.user_id, task_type: { $in: ctx.params.types }, status: { $in: ACTIVE } } });
+      },
+    },
+    /** Unfinished jobs of some types, every user's, with their payloads (what the retention pass must not delete under a download). */
+    active_jobs: {
+      visibility: "public",
+      params: { types: { type: "array", items: "string" } },
+      async handler(this: TasksThis, ctx: Ctx<{ types: string[] }>): Promise<ActiveJob[]> {
+        const docs: TaskDoc[] = await this.adapter.find({ query: { status: { $in: ACTIVE }, task_type: { $in: ctx.params.types } } });
+        return docs.map((d) => ({ task_type: d.task_type, payload: d.payload }));
       },
     },
   },

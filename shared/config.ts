@@ -206,6 +206,8 @@ export const config = {
   autoDeleteInterval: int("AUTO_DELETE_INTERVAL", 60),
   /** Seconds the auto-delete lease lasts unless renewed (renewed every third of it) before another replica takes over. */
   autoDeleteLeaseSeconds: int("AUTO_DELETE_LEASE_SECONDS", 120),
+  /** Milliseconds the retention pass waits between a deletion's file and its record: only for the tests that kill a pass mid-way (0 otherwise). */
+  retentionStepDelayMs: int("RETENTION_STEP_DELAY_MS", 0),
   /** Jobs one workers replica runs at once. */
   workerConcurrency: int("WORKER_CONCURRENCY", 4),
   /** Milliseconds between a worker's polls for jobs (a new job also wakes every worker at once). */

@@ -47,6 +47,11 @@ export interface FetchResult {
   body: Buffer | null;
   /** URL of the final hop, without credentials. */
   finalUrl: string;
+  /**
+   * Where the requested URL moved for good: the URL reached by the redirects that are permanent (301, 308) from
+   * the first one on (a temporary one after them does not count); null when the first answer was no permanent redirect.
+   */
+  movedTo: string | null;
   /** Validators of the answer; on a 304 that omits them, the ones that were sent. */
   etag: string | null;
   lastModified: string | null;
@@ -404,6 +409,8 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
   let trusted = true; // the caller's headers (tokens, cookies) follow the same rule as credentials
   let method = opts.method ?? "GET";
   let body = opts.body;
+  let movedTo: string | null = null;
+  let permanent = true; // every redirect so far was permanent
 
   try {
     for (let redirects = 0; ;) {
@@ -464,6 +471,8 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
         next.password = "";
         // Credentials stay with the host they were given for, and never go down from https to http.
         if (next.hostname !== authHost || (url.protocol === "https:" && next.protocol === "http:")) sendAuth = trusted = false;
+        permanent &&= status === 301 || status === 308;
+        if (permanent) movedTo = next.href;
         url = next;
         // As browsers do: a 303, and a 301/302 after a POST, continue as a GET without the body.
         if (status !== 307 && status !== 308) {
@@ -490,6 +499,7 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
           notModified: true,
           body: null,
           finalUrl: target,
+          movedTo,
           etag: etag ?? opts.etag ?? null,
           lastModified: lastModified ?? opts.lastModified ?? null,
           contentType,
@@ -512,6 +522,7 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
           status,
           stream: res.data as Readable,
           finalUrl: target,
+          movedTo,
           etag,
           lastModified,
           contentType,
@@ -521,7 +532,7 @@ async function fetchAny(rawUrl: string, opts: FetchOptions, asStream: boolean): 
         };
       }
       const data = await readBody(res, maxBytes, controller.signal, shown);
-      return { status, notModified: false, body: data, finalUrl: target, etag, lastModified, contentType, setCookie };
+      return { status, notModified: false, body: data, finalUrl: target, movedTo, etag, lastModified, contentType, setCookie };
     }
   } finally {
     clearTimeout(timer);

@@ -26,7 +26,7 @@ const large = { cpu: "250m", memory: "512Mi", cpuLimit: "1", memoryLimit: "1536M
 export const serviceGroups: ServiceGroup[] = [
   { name: "gateway", services: ["api"], httpPort: 8040, replicas: 2, autoscale: { min: 2, max: 8, cpuPercent: 70 }, resources: busy },
   { name: "accounts", services: ["users", "auth", "oidc", "notifications"], replicas: 2, resources: small },
-  { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "collections", "following"], replicas: 2, resources: large },
+  { name: "library", services: ["podcasts", "episodes", "queue", "playlists", "collections", "following", "bookmarks"], replicas: 2, resources: large },
   { name: "feeds", services: ["feeds"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   { name: "downloads", services: ["tasks", "downloads", "workers"], replicas: 2, autoscale: { min: 2, max: 6, cpuPercent: 70 }, resources: busy },
   {

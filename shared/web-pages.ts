@@ -5,6 +5,7 @@
  */
 export const WEB_PAGES = [
   "home",
+  "inbox",
   "podcasts",
   "podcast",
   "episode",

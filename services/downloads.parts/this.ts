@@ -4,10 +4,12 @@
  */
 import type { Context } from "moleculer";
 import type { Caller } from "../../shared/contracts/call";
-import type { DownloadedItem, DownloadMetadataSettings, RecordDownloadParams } from "../../shared/contracts/downloads";
+import type { DownloadedItem, DownloadMetadataSettings, RecordDownloadParams, StoredFile } from "../../shared/contracts/downloads";
+import type { AutoDeleteRule } from "../../shared/contracts/podcasts";
 import type { EpisodeMediaItem } from "../../shared/contracts/episodes";
 import type { CreateTaskParams } from "../../shared/contracts/tasks";
 import type { Rights } from "../../shared/http";
+import type { MediaHold, MediaHolds } from "./retention";
 import type { DbThis, Query, StoredDoc } from "../../shared/service-types";
 import type { GatewayMeta } from "../../shared/types";
 
@@ -16,6 +18,8 @@ export interface DownloadDoc extends RecordDownloadParams {
   /** "<user_id>:<episode_id>": one download per user and episode, written with one upsert. */
   _id: string;
   downloaded_at: Date;
+  /** The retention pass decided to delete it, at this time (downloads.parts/retention.ts): a pass cut short is completed by the next. */
+  deleting?: Date;
 }
 
 /** A user deleted a downloaded episode (kept DELETION_DAYS for sync). */
@@ -49,8 +53,11 @@ export interface ListQuery {
 export interface DownloadsMethods {
   /** downloads.parts/metadata-settings.actions.ts */
   metadataSettings(): Promise<DownloadMetadataSettings>;
-  /** downloads.parts/auto-delete.ts */
+  /** downloads.parts/retention.ts */
   runAutoDelete(): Promise<number>;
+  completeDeletions(rules: AutoDeleteRule[]): Promise<number>;
+  busyEpisodes(): Promise<Set<number>>;
+  heldStoredFile(ctx: Context, episode_id: number): Promise<{ stored: StoredFile; hold: MediaHold } | null>;
   enabled(): Promise<boolean>;
   requireEnabled(): Promise<void>;
   itemsFor(ctx: Context<unknown, MediaMeta>, user_id: number, episode_ids: number[]): Promise<EpisodeMediaItem[]>;
@@ -64,7 +71,7 @@ export interface DownloadsMethods {
 }
 
 export type DownloadsThis = DbThis<DownloadDoc, { download_settings: SettingsDoc; download_leases: StoredDoc; download_deletions: DeletionDoc }> &
-  DownloadsMethods;
+  DownloadsMethods & { mediaHolds: MediaHolds };
 
 /** A download's _id: one per user and episode. */
 export const keyOf = (user_id: number, episode_id: number) => `${user_id}:${episode_id}`;

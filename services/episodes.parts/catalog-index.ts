@@ -88,6 +88,28 @@ export function newestFirst(a: CatalogRow, b: CatalogRow): number {
   return b.pub - a.pub || b._id - a._id;
 }
 
+/**
+ * Search hits (per podcast, newest first) with these rows added where missing, in order: a new map, the hits'
+ * own lists untouched (they may be a kept answer). Rows of episodes no longer in the catalogue are undefined.
+ */
+export function withRows(hits: Map<number, CatalogRow[]>, rows: (CatalogRow | undefined)[]): Map<number, CatalogRow[]> {
+  const added = new Map<number, CatalogRow[]>();
+  for (const row of rows) {
+    if (!row) continue;
+    const list = added.get(row.podcast_id);
+    if (list) list.push(row);
+    else added.set(row.podcast_id, [row]);
+  }
+  if (!added.size) return hits;
+  const out = new Map(hits);
+  for (const [podcast_id, extra] of added) {
+    const list = hits.get(podcast_id) ?? [];
+    const have = new Set(list.map((r) => r._id));
+    out.set(podcast_id, [...list, ...extra.filter((r) => !have.has(r._id))].sort(newestFirst));
+  }
+  return out;
+}
+
 export class CatalogIndex {
   private byId = new Map<number, CatalogRow>();
   private byPodcast = new Map<number, CatalogRow[]>();

@@ -41,13 +41,15 @@ interface PodcastEpisodesParams extends PagingParams {
   sort_order?: "asc" | "desc";
   search?: string;
   filter?: "all" | "unplayed" | "played" | "in_progress" | "saved";
+  /** Only the episodes the user's filter of the podcast lets through (shared/episode-filter.ts). */
+  filtered?: boolean;
 }
 /** An episode of the user's podcasts named by its audio URL and (some routes) its title. */
 type ByNameAndUrlParams<T extends string> = { user_id: number; episode_url: string } & Record<T, string>;
 type EpisodeOfUserParams = { user_id: number; episode_id: number; is_vidsite?: boolean };
 
 export const catalogActions: ServiceActionsSchema = {
-  /** GET /api/data/podcast_episodes: one podcast's episodes for a subscriber, paged. */
+  /** GET /api/data/podcast_episodes: one podcast's episodes for a subscriber, paged (filtered: those their episode filter lets through). */
   podcast_episodes: {
     idempotent: true,
     params: {
@@ -58,6 +60,7 @@ export const catalogActions: ServiceActionsSchema = {
       sort_order: sortOrder,
       search,
       filter: { type: "enum", values: ["all", "unplayed", "played", "in_progress", "saved"], optional: true },
+      filtered: optionalBool,
     },
     response: EpisodesPageAnswer,
     async handler(this: EpisodesThis, ctx: Ctx<PodcastEpisodesParams>): Promise<EpisodesPageAnswer> {
@@ -78,7 +81,7 @@ export const catalogActions: ServiceActionsSchema = {
       const rows = episodes
         .map((ep) => ({ ep, sub: subOf.get(ep.podcast_id)!, st: states.get(ep._id) }))
         .filter((r) => keep(r) && (!needle || r.ep.title.toLowerCase().includes(needle)));
-      const cut = pageRows(rows, { ...p, search: undefined }, EPISODE_SORTS[p.sort_by ?? "pub_date"], "desc");
+      const cut = pageRows(p.filtered ? await this.passingFilters(rows) : rows, { ...p, search: undefined }, EPISODE_SORTS[p.sort_by ?? "pub_date"], "desc");
       const [page, total]: [Row[], number] = [await this.withDocs(cut.page), cut.total];
       const downloaded = await this.downloadedOf(
         ctx,

@@ -38,6 +38,9 @@ const SYNCED_FIELDS = [
   "p20",
 ] as const;
 
+/** Former enclosure addresses kept per episode. */
+const FORMER_KEYS = 5;
+
 function enclosureKey(url: string | null): string | null {
   if (!url) return null;
   const q = url.search(/[?#]/);
@@ -193,6 +196,12 @@ export const feedSyncActions: ServiceActionsSchema = {
       const update = async (stored: EpisodeDoc, next: Synced): Promise<EpisodeDoc> => {
         const changes = changesOf(stored, next);
         if (!Object.keys(changes).length) return stored;
+        // The enclosure moved (a CDN, a new query string): what devices send under its old address still finds it (apply_sync_states).
+        if (changes.enclosure_key !== undefined && stored.enclosure_key)
+          changes.former_keys = [
+            ...(stored.former_keys ?? []).filter((k) => k !== changes.enclosure_key && k !== stored.enclosure_key),
+            stored.enclosure_key,
+          ].slice(-FORMER_KEYS);
         try {
           await this.adapter.updateMany({ _id: stored._id }, { $set: changes });
         } catch (err) {

@@ -33,7 +33,8 @@ import {
   time,
   visibleQuery,
 } from "./model";
-import { countAfter, newestFirst, type CatalogRow } from "./catalog-index";
+import { countAfter, newestFirst, withRows, type CatalogRow } from "./catalog-index";
+import { bookmarkedEpisodes } from "../../shared/contracts/bookmarks";
 import type { UserStates } from "./state-cache";
 import {
   EpisodeMetadataAnswer,
@@ -361,7 +362,12 @@ export const libraryActions: ServiceActionsSchema = {
       // The matches of every podcast (newest first, from the catalogue; see searchCatalog), cut to what
       // each subscriber sees; each podcast's first skip + take hits are enough to cut the page from their
       // merge, unless a state filter drops some (then all of them are tested).
-      const matches: Map<number, CatalogRow[]> | null = p.search_term ? await this.searchCatalog(p.search_term) : null;
+      // Episodes whose text matches, and those the user bookmarked with a note that does (services/bookmarks.service.ts).
+      const [textHits, noted]: [Map<number, CatalogRow[]> | null, number[]] = p.search_term
+        ? await Promise.all([this.searchCatalog(p.search_term), bookmarkedEpisodes(ctx, { user_id: p.user_id, search_term: p.search_term })])
+        : [null, []];
+      const notedRows = noted.map((eid) => this.catalog.get(eid));
+      const matches = textHits && withRows(textHits, notedRows);
       let count = 0;
       let hits: CatalogRow[] = [];
       for (const sub of scope) {

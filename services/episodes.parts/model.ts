@@ -13,6 +13,8 @@ export interface EpisodeDoc {
   guid: string;
   /** Enclosure URL without its query string: the second matching key across refreshes. */
   enclosure_key: string | null;
+  /** Earlier enclosure_keys of the episode (its enclosure moved), oldest first; absent when it never moved. */
+  former_keys?: string[];
   title: string;
   description: string | null;
   pub_date: Date | null;

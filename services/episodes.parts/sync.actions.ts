@@ -15,6 +15,8 @@ const id = { type: "number", integer: true, positive: true, convert: true };
 const feeds = { type: "array", items: "object", max: 100_000 };
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const noQuery = (url: string) => url.split("?")[0];
+/** Feed URL -> podcast: a feed that moved answers to its former URLs too (what devices sent before the move). */
+const podcastsOf = (feeds: SyncFeed[]) => new Map(feeds.flatMap((f) => [...(f.former_urls ?? []), f.feed_url].map((url) => [url, f.podcast_id] as const)));
 
 /** An episode of a podcast by its enclosure URL as a sync server names it (exactly, else without the query string). */
 async function episodeByUrl(svc: EpisodesThis, podcast_id: number, url: string): Promise<EpisodeDoc | null> {
@@ -115,7 +117,7 @@ export const syncActions: ServiceActionsSchema = {
     visibility: "public",
     params: { feeds, refs: { type: "array", items: "object", max: 100_000 } },
     async handler(this: EpisodesThis, ctx: Ctx<{ feeds: SyncFeed[]; refs: SyncEpisodeRef[] }>): Promise<(SyncEpisodeRef & { episode_id: number })[]> {
-      const podcastOf = new Map(ctx.params.feeds.map((f) => [f.feed_url, f.podcast_id]));
+      const podcastOf = podcastsOf(ctx.params.feeds);
       const out: (SyncEpisodeRef & { episode_id: number })[] = [];
       for (const r of ctx.params.refs) {
         const podcast_id = podcastOf.get(r.podcast_url);
@@ -139,7 +141,7 @@ export const syncActions: ServiceActionsSchema = {
       ctx: Ctx<{ user_id: number; feeds: SyncFeed[]; states: SyncEpisodeState[]; origin?: string }>,
     ): Promise<{ applied: number }> {
       const { user_id } = ctx.params;
-      const podcastOf = new Map(ctx.params.feeds.map((f) => [f.feed_url, f.podcast_id]));
+      const podcastOf = podcastsOf(ctx.params.feeds);
       const newest = new Map<string, SyncEpisodeState>();
       for (const s of ctx.params.states) {
         const key = `${s.podcast_url}\n${noQuery(s.episode_url)}`;
@@ -148,8 +150,16 @@ export const syncActions: ServiceActionsSchema = {
       }
       if (!newest.size) return { applied: 0 };
       const podcastIds = [...new Set([...newest.values()].map((s) => podcastOf.get(s.podcast_url)!))];
-      const episodes = await this.findFields(this.adapter, { podcast_id: { $in: podcastIds } }, ["podcast_id", "enclosure_url", "enclosure_key", "guid"]);
+      const episodes = await this.findFields(this.adapter, { podcast_id: { $in: podcastIds } }, [
+        "podcast_id",
+        "enclosure_url",
+        "enclosure_key",
+        "former_keys",
+        "guid",
+      ]);
       const byRef = new Map<string, (typeof episodes)[number]>();
+      // An enclosure's former addresses first: any episode's current one wins over them.
+      for (const e of episodes) for (const key of e.former_keys ?? []) byRef.set(`${e.podcast_id}\n${key}`, e);
       // Exact URLs win over URLs without their query string, which win over guids.
       for (const field of ["guid", "enclosure_key", "enclosure_url"] as const)
         for (const e of episodes) if (e[field]) byRef.set(`${e.podcast_id}\n${field === "guid" ? "guid:" : ""}${e[field]}`, e);

@@ -19,6 +19,7 @@ import type { Ctx, DbThis } from "../../shared/service-types";
 import type { CatalogIndex, CatalogRow } from "./catalog-index";
 import type { Listening } from "./library";
 import type { EpisodeDoc, EpisodeStateDoc, ListenCounterDoc, Row } from "./model";
+import type { InboxDismissalDoc } from "./inbox.actions";
 import type { StateCache, UserStates } from "./state-cache";
 
 /** The episodes a write of states names: the state's _id and podcast_id come from them. */
@@ -40,7 +41,7 @@ export type HistoryItem = HistoryAnswer["data"][number];
 /** The clients' names of get_stats' figures (home-clients.ts). */
 export type StatsClientNames = Omit<StatsWithClientNamesAnswer, keyof StatsAnswer>;
 
-/** Every method of the parts (access.ts, listening.ts, library.ts, home-clients.ts, indexes.ts); documented where each is defined. */
+/** Every method of the parts (access.ts, listening.ts, library.ts, home-clients.ts, indexes.ts, inbox.actions.ts); documented where each is defined. */
 export interface EpisodesMethods {
   // access.ts
   access(ctx: Ctx<unknown>, user_id: number, podcast_id: number): Promise<SubscriptionView>;
@@ -89,6 +90,9 @@ export interface EpisodesMethods {
   buildGrams(): Promise<void>;
   newestVisible(subs: CutoffView[], since: number | null, offset: number, limit: number): { page: CatalogRow[]; total: number };
   searchCatalog(term: string): Promise<Map<number, CatalogRow[]>>;
+  // inbox.actions.ts
+  passingFilters(rows: Row<CatalogRow>[]): Promise<Row<CatalogRow>[]>;
+  inboxLists(ctx: Caller, user_id: number, podcast_id?: number): Promise<Row<CatalogRow>[][]>;
 }
 
 /** The in-memory indexes and their bookkeeping (set by createIndexes, indexes.ts, whose methods explain them). */
@@ -111,7 +115,7 @@ export interface EpisodesIndexes {
   gramsBuilt: Promise<void> | null;
 }
 
-export type EpisodesThis = DbThis<EpisodeDoc, { episode_states: EpisodeStateDoc; listen_counters: ListenCounterDoc }> &
+export type EpisodesThis = DbThis<EpisodeDoc, { episode_states: EpisodeStateDoc; listen_counters: ListenCounterDoc; inbox_dismissals: InboxDismissalDoc }> &
   EpisodesMethods &
   EpisodesIndexes & {
     /** The periodic catalogue check (started, stopped). */

@@ -12,8 +12,8 @@ import { config } from "../../shared/config";
 import { SERVER_DEVICE } from "../../shared/contracts/gpodder";
 import type { PositionsChangedEvent, SyncEpisodeState } from "../../shared/contracts/episodes";
 import { applySyncStates, episodesPositionsChanged, syncStates } from "../../shared/contracts/episodes";
-import type { FeedsChangedEvent, SyncFeed } from "../../shared/contracts/podcasts";
-import { podcastsFeedsChanged, syncFeeds, syncSubscriptions } from "../../shared/contracts/podcasts";
+import type { FeedMovedEvent, FeedsChangedEvent, SyncFeed } from "../../shared/contracts/podcasts";
+import { podcastsFeedMoved, podcastsFeedsChanged, syncFeeds, syncSubscriptions } from "../../shared/contracts/podcasts";
 import type { Ctx, Query } from "../../shared/service-types";
 import { ActionDoc, FeedDoc, feedsOf, rkeyRange, UserDoc } from "./model";
 import type { GpodderThis, NewAction, UserRecord } from "./this";
@@ -61,6 +61,18 @@ export const libraryEvents: ServiceEvents = {
       const { user_id, added, removed, origin } = ctx.params;
       if (origin === ORIGIN || !(await this.adapter.findOne({ _id: user_id }))) return;
       await this.changeFeeds(user_id, SERVER_DEVICE, added, removed, false);
+    },
+  },
+  /**
+   * A feed here moved for good: for each of its subscribers, a change of SERVER_DEVICE (the old URL removed, the new
+   * one added: how the API tells every device), and the old URL's record says where it went, so a device that still
+   * sends the old URL gets the new one back in update_urls.
+   */
+  [podcastsFeedMoved.eventName]: {
+    async handler(this: GpodderThis, ctx: Ctx<FeedMovedEvent>) {
+      const { old_url, new_url, user_ids } = ctx.params;
+      const users: UserRecord[] = await this.adapter.find({ query: { _id: { $in: user_ids } } });
+      for (const { _id } of users) await this.changeFeeds(_id, SERVER_DEVICE, [new_url], [old_url], false, { from: new Map([[old_url, new_url]]) });
     },
   },
   /** Positions and completions recorded here: play actions of SERVER_DEVICE. */
@@ -190,7 +202,8 @@ export const libraryMethods: ServiceMethods = {
    */
   async applyPlays(this: GpodderThis, user_id: number, range: Query, only?: string[]): Promise<void> {
     const feeds: SyncFeed[] = await syncFeeds(this.broker, { user_id });
-    const known = new Set(feeds.map((f) => f.feed_url));
+    // A feed's former URLs (it moved) too: actions sent before the move name them.
+    const known = new Set(feeds.flatMap((f) => [f.feed_url, ...(f.former_urls ?? [])]));
     const podcasts = only ? only.filter((u) => known.has(u)) : [...known];
     if (!podcasts.length) return;
     const actions: ActionDoc[] = await this.stores.gpodder_actions.find({ query: { ...range, podcast: { $in: podcasts }, action: "play" } });

@@ -58,6 +58,8 @@ export interface FeedDoc {
   /** The device the change came from (SERVER_DEVICE for changes of the library here). */
   device: string;
   library: LibraryState;
+  /** The feed moved to this URL (a podcast here moved: podcasts.feed_moved); a device sending this one gets that one. */
+  moved_to?: string | null;
   attempts: number;
   last_error: string | null;
   next_try: Date | null;

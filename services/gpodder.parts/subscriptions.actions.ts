@@ -21,7 +21,7 @@ import { syncPodcasts } from "../../shared/contracts/podcasts";
 import type { Ctx } from "../../shared/service-types";
 import { buildOpml, parseOpml } from "../../shared/opml";
 import { checkDeviceId, FeedDoc, feedKey, feedsOf, podcastObject, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
-import type { GpodderThis } from "./this";
+import type { FeedMoves, GpodderThis } from "./this";
 
 const username = { type: "string", max: 200 };
 const deviceid = { type: "string", max: 200 };
@@ -92,8 +92,17 @@ export const subscriptionActions: ServiceActionsSchema = {
       const user_id: number = await this.caller(ctx);
       const device_id = checkDeviceId(ctx.params.deviceid);
       const { add, remove, update_urls } = sanitizeChanges(ctx.params.add, ctx.params.remove);
-      const timestamp: number = await this.changeFeeds(user_id, device_id, add, remove);
-      return { timestamp, update_urls };
+      // Feeds that moved come back as update_urls too (the API's way to tell a device a URL to use instead).
+      const rewritten: [string, string][] = [];
+      const timestamp: number = await this.changeFeeds(user_id, device_id, add, remove, true, { rewritten });
+      const sent = new Map(update_urls.map(([raw, clean]) => [clean, raw]));
+      return {
+        timestamp,
+        update_urls: [
+          ...update_urls.filter(([, clean]) => !rewritten.some(([from]) => from === clean)),
+          ...rewritten.map(([from, to]): [string, string] => [sent.get(from) ?? from, to]),
+        ],
+      };
     },
   },
   /**
@@ -201,19 +210,43 @@ export const subscriptionMethods: ServiceMethods = {
    * Records a device's adds and removes under one new clock value (only real changes are written), then
    * applies them to the library. fromDevice false: changes of the library itself, written as SERVER_DEVICE's
    * (decided by this flag, not the name: another instance of this server syncs as a device of that name).
+   * moves.from (old URL -> new, with fromDevice false): feeds that moved; each old URL's record says where
+   * (moved_to), so a device that still sends it has it replaced by the new one, which moves.rewritten collects.
    */
-  async changeFeeds(this: GpodderThis, user_id: number, device: string, add: string[], remove: string[], fromDevice = true): Promise<number> {
+  async changeFeeds(
+    this: GpodderThis,
+    user_id: number,
+    device: string,
+    addIn: string[],
+    removeIn: string[],
+    fromDevice = true,
+    moves: FeedMoves = {},
+  ): Promise<number> {
+    let add = addIn;
+    let remove = removeIn;
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (fromDevice) await this.ensureDevices(user_id, [device]);
-      const known = await this.findByIds(
+      let known = await this.findByIds(
         this.stores.gpodder_feeds,
         [...add, ...remove].map((u) => feedKey(user_id, u)),
-        ["url", "subscribed"],
+        ["url", "subscribed", "moved_to"],
       );
+      const movedTo = new Map(known.filter((f) => f.moved_to).map((f) => [f.url, f.moved_to!]));
+      if (fromDevice && movedTo.size) {
+        // A feed that moved, sent under its old URL (a device that has not synced since): the new URL stands for it.
+        const follow = (urls: string[]) => [...new Set(urls.map((u) => movedTo.get(u) ?? u))];
+        for (const [from, to] of movedTo) moves.rewritten?.push([from, to]);
+        [add, remove] = [follow(add), follow(remove)];
+        known = await this.findByIds(
+          this.stores.gpodder_feeds,
+          [...add, ...remove].map((u) => feedKey(user_id, u)),
+          ["url", "subscribed", "moved_to"],
+        );
+      }
       const state = new Map(known.map((f) => [f.url, f.subscribed]));
       const changes: [string, boolean][] = [
         ...add.filter((u) => state.get(u) !== true).map((u) => [u, true] as [string, boolean]),
-        ...remove.filter((u) => state.get(u) === true).map((u) => [u, false] as [string, boolean]),
+        ...remove.filter((u) => state.get(u) === true || moves.from?.has(u)).map((u) => [u, false] as [string, boolean]),
       ];
       // Marked before the feeds are written: a process that dies in between leaves a mark with nothing to apply, never the reverse.
       if (fromDevice && changes.length) await this.adapter.updateMany({ _id: user_id }, { $set: { feeds_due_at: Date.now(), feeds_mark: seq } });
@@ -229,11 +262,12 @@ export const subscriptionMethods: ServiceMethods = {
         attempts: 0,
         last_error: null,
         next_try: null,
+        ...(moves.from?.has(url) ? { moved_to: moves.from.get(url) } : {}),
       });
       // Feeds seen before are updated one by one; new ones (a first sync's whole list) inserted at once.
       for (const [url, subscribed] of changes.filter(([url]) => state.has(url))) {
         const { _id, ...set } = doc(url, subscribed);
-        await this.stores.gpodder_feeds.updateMany({ _id }, { $set: set });
+        await this.stores.gpodder_feeds.updateMany({ _id }, { $set: { moved_to: null, ...set } });
       }
       const fresh = changes.filter(([url]) => !state.has(url)).map(([url, subscribed]) => doc(url, subscribed));
       if (fresh.length) await this.stores.gpodder_feeds.insertMany(fresh);

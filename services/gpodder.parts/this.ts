@@ -9,6 +9,12 @@ export type UserRecord = Pick<UserDoc, "_id"> & Partial<Omit<UserDoc, "_id">>;
 /** An episode action before it is stored (its id, user and clock value are given then). */
 export type NewAction = Omit<ActionDoc, "_id" | "user_id" | "seq" | "rkey">;
 
+/** changeFeeds' feeds that moved: old URL -> new (in), and the old URLs a device sent that were replaced (out). */
+export interface FeedMoves {
+  from?: Map<string, string>;
+  rewritten?: [string, string][];
+}
+
 /** A user's write lease as one write holds it. */
 export interface WriteLease {
   /** Publishes `seq` as the user's clock and frees the lease, in one update; false (nothing done) when this write no longer holds the lease. */
@@ -51,7 +57,7 @@ interface GpodderMethods {
   // subscriptions.actions.ts
   changesSince(user_id: number, since: number): Promise<SubscriptionChangesAnswer>;
   subscribedUrls(user_id: number): Promise<string[]>;
-  changeFeeds(user_id: number, device: string, add: string[], remove: string[], fromDevice?: boolean): Promise<number>;
+  changeFeeds(user_id: number, device: string, add: string[], remove: string[], fromDevice?: boolean, moves?: FeedMoves): Promise<number>;
   // episodes.actions.ts
   newestActions(user_id: number, episodeUrls: string[], until: number): Promise<Map<string, ActionDoc>>;
   storeActions(user_id: number, actions: NewAction[], applyHere?: boolean): Promise<number>;

@@ -1,26 +1,19 @@
 /**
  * What a subscription does by itself, and the settings of it PinePods' web client sets besides
  * playback: favourite, auto-queue of new episodes (the queue service acts on episodes.created), the
- * days after which downloads of completed episodes are deleted (the downloads service's scheduled job
- * reads them through auto_delete_rules) and the automatic skip times. Every action answers 404 unless the user is subscribed to the podcast.
+ * days after which downloads of completed episodes are deleted (the retention's delete_after_days, one field:
+ * retention.actions.ts) and the automatic skip times. Every action answers 404 unless the user is subscribed to the podcast.
  */
 import type { ServiceActionsSchema } from "moleculer";
 import { MessageAnswer } from "../../shared/contracts/answers";
-import { AutoDeleteDaysAnswer, type AutoDeleteRule, AutoQueueAnswer, AutoSkipTimesAnswer } from "../../shared/contracts/podcasts";
-import { autoDeleteDays, type AutoDeleteDefaults } from "../../shared/contracts/users";
-import type { Caller } from "../../shared/contracts/call";
+import { AutoDeleteDaysAnswer, AutoQueueAnswer, AutoSkipTimesAnswer } from "../../shared/contracts/podcasts";
 import type { Ctx } from "../../shared/service-types";
 import type { PodcastsThis } from "./this";
 import { id, type SubscriptionDoc } from "./model";
 import { reader, setter } from "./playback.actions";
+import { retentionOf } from "./retention.actions";
 
 const days = { type: "number", integer: true, min: 0, max: 3650, convert: true };
-
-/** The user's default auto-delete days (users service). */
-async function userDefault(ctx: Caller, user_id: number): Promise<number> {
-  const defaults: AutoDeleteDefaults = await autoDeleteDays(ctx, { user_ids: [user_id] });
-  return defaults[user_id] ?? 0;
-}
 
 export const automationActions: ServiceActionsSchema = {
   /** PUT /api/data/podcast/toggle_favorite */
@@ -63,8 +56,8 @@ export const automationActions: ServiceActionsSchema = {
     async handler(this: PodcastsThis, ctx: Ctx<{ user_id: number; podcast_id?: number | null }>): Promise<AutoDeleteDaysAnswer> {
       const { user_id, podcast_id } = ctx.params;
       const sub: SubscriptionDoc | null = podcast_id ? await this.subscriptionOf(user_id, podcast_id) : null;
-      const own = sub?.auto_download_delete_days ?? null;
-      return own !== null ? { days: own, customized: true } : { days: await userDefault(ctx, user_id), customized: false };
+      const r = await retentionOf(ctx, user_id, sub);
+      return { days: r.delete_after_days, customized: r.own.delete_after_days };
     },
   },
 
@@ -77,18 +70,6 @@ export const automationActions: ServiceActionsSchema = {
     async handler(this: PodcastsThis, ctx: Ctx<{ podcast_id: number }>): Promise<number[]> {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { podcast_id: ctx.params.podcast_id, auto_queue: true } });
       return subs.map((s) => s.user_id);
-    },
-  },
-  /** Every subscription whose downloads of completed episodes go after some days: its own days, else its user's default. */
-  auto_delete_rules: {
-    visibility: "public",
-    async handler(this: PodcastsThis, ctx: Ctx): Promise<AutoDeleteRule[]> {
-      const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: {} });
-      if (!subs.length) return [];
-      const defaults: AutoDeleteDefaults = await autoDeleteDays(ctx, { user_ids: Array.from(new Set(subs.map((s) => s.user_id))) });
-      return subs
-        .map((s) => ({ user_id: s.user_id, podcast_id: s.podcast_id, days: s.auto_download_delete_days ?? defaults[s.user_id] ?? 0 }))
-        .filter((r) => r.days > 0);
     },
   },
 };

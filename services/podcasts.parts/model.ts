@@ -5,6 +5,7 @@
 import { sha256Hex } from "../../shared/secrets";
 import type { ParsedEpisode, ParsedFeed } from "../../shared/feed-parser";
 import { Rights, splitCredentials } from "../../shared/http";
+import type { EpisodeFilter } from "../../shared/episode-filter";
 
 /** A stored feed. */
 export interface PodcastDoc {
@@ -40,6 +41,15 @@ export interface PodcastDoc {
   created_at: Date;
   /** Rights its refreshes use (docs/library.md "Outbound URL policy"): "admin" when an admin added it, until a normal user joins. Absent = "user". */
   fetch_rights?: Rights;
+  /** Earlier URLs of the feed, oldest first (it moved: moves.actions.ts); each is also an alias. */
+  former_urls?: string[];
+}
+
+/** A former address of a feed (moves.actions.ts): _id is the feed_key it had there. */
+export interface AliasDoc {
+  _id: string;
+  podcast_id: number;
+  url: string;
 }
 
 export interface SubscriptionDoc {
@@ -67,11 +77,16 @@ export interface SubscriptionDoc {
   auto_queue?: boolean;
   /** Days after which downloads of completed episodes go; null or absent = the user's default. */
   auto_download_delete_days?: number | null;
+  /** Retention besides those days (retention.actions): newest downloads kept (0 = all), saved ones kept; null or absent = the user's default. */
+  retention_keep_last?: number | null;
+  retention_keep_saved?: boolean | null;
   overrides: Partial<Record<(typeof OVERRIDABLE)[number], string | number>>;
   /** The user merged this podcast into that one (merge.actions): hidden from their list, its episodes listed with it. */
   merged_into?: number | null;
   /** The user chose not to match this podcast with the podcast index (index-match.actions). */
   index_id_ignored?: boolean;
+  /** The user's episode filter of this podcast (filters.actions); null or absent = none. */
+  filters?: EpisodeFilter | null;
 }
 
 const P20_CHANNEL_FIELDS = [

@@ -333,6 +333,8 @@ export const readMethods: ServiceMethods = {
       subscribed: !!s,
       is_vidsite: isVidsiteFeed(p.feed_url),
       categories: v.categories,
+      ...(s ? { subscribed_at: new Date(s.subscribed_date).getTime() } : {}),
+      ...(s?.filters ? { filters: s.filters } : {}),
     };
   },
   /** A return_pods item (spec: "Podcast records as returned"), then the same facts by PinePods' clients' names. */

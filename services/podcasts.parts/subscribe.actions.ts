@@ -260,14 +260,23 @@ export const subscribeMethods: ServiceMethods = {
     feed: FeedRef,
     opts: { user_id: number; podcast_index_id: number | null; fallback: Fallback },
   ): Promise<{ pod: PodcastDoc }> {
-    const key = feedKey(feed.url, feed.username, feed.password);
-    const known: PodcastDoc | null = await this.adapter.findOne({ feed_key: key });
+    let key = feedKey(feed.url, feed.username, feed.password);
+    // A feed's former address (it moved) finds the feed.
+    let known: PodcastDoc | null = await this.podcastByKey(key);
     const rights = rightsOf(ctx.meta.user);
     if (known && (known.fetch_rights !== "admin" || rights === "admin")) return { pod: known };
     // A user joining an admin's feed: it must pass the user's policy now, exactly as if nobody had it.
     const fetched: FetchedFeed = await fetchFeed(ctx, { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
+    // An address that moved for good: the feed is kept under its new one (a podcast there already is that podcast), the old one an alias.
+    const oldKey = key;
+    const url = (!known && fetched.moved_to) || feed.url;
+    if (url !== feed.url) {
+      key = feedKey(url, feed.username, feed.password);
+      known = await this.podcastByKey(key);
+      if (known) await this.upsert(this.stores.podcast_aliases, oldKey, { $set: { podcast_id: known._id, url: feed.url } });
+    }
     if (known) {
-      await this.adapter.updateMany({ _id: known._id }, { $set: { fetch_rights: "user" } });
+      if (known.fetch_rights === "admin" && rights !== "admin") await this.adapter.updateMany({ _id: known._id }, { $set: { fetch_rights: "user" } });
       return { pod: known };
     }
     const parsed = fetched.feed!;
@@ -276,7 +285,7 @@ export const subscribeMethods: ServiceMethods = {
     const pod: PodcastDoc = {
       _id: await this.nextId("podcasts"),
       feed_key: key,
-      feed_url: feed.url,
+      feed_url: url,
       final_url: fetched.final_url,
       username: feed.username,
       password: feed.password,
@@ -295,6 +304,7 @@ export const subscribeMethods: ServiceMethods = {
       last_episode_date: null,
       created_at: new Date(),
       fetch_rights: rights,
+      ...(url !== feed.url ? { former_urls: [feed.url] } : {}),
     };
     try {
       await this.adapter.insert(pod);
@@ -303,6 +313,7 @@ export const subscribeMethods: ServiceMethods = {
       if (isDuplicateKeyError(err)) return { pod: (await this.adapter.findOne({ feed_key: key }))! };
       throw err;
     }
+    if (url !== feed.url) await this.upsert(this.stores.podcast_aliases, oldKey, { $set: { podcast_id: pod._id, url: feed.url } });
     this.logger.info("podcast added", { podcast_id: pod._id, feed_url: redactUrl(fetched.final_url) });
     const ordered = newestFirst(parsed.episodes);
     const recent = ordered.slice(0, config.addPodcastSyncEpisodes);

@@ -52,7 +52,9 @@ export const syncActions: ServiceActionsSchema = {
       const subs: SubscriptionDoc[] = await this.stores.subscriptions.find({ query: { user_id: ctx.params.user_id } });
       if (!subs.length) return [];
       const pods: PodcastDoc[] = await this.adapter.find({ query: { _id: { $in: subs.map((s) => s.podcast_id) } } });
-      return pods.filter((p) => !p.username && !isLocalFeed(p.feed_url)).map((p) => ({ podcast_id: p._id, feed_url: p.feed_url }));
+      return pods
+        .filter((p) => !p.username && !isLocalFeed(p.feed_url))
+        .map((p) => ({ podcast_id: p._id, feed_url: p.feed_url, ...(p.former_urls?.length ? { former_urls: p.former_urls } : {}) }));
     },
   },
   /** sync_feeds with what gPodder clients show of each podcast (GET /api/2/updates' add): one read per store. */
@@ -117,7 +119,7 @@ export const syncActions: ServiceActionsSchema = {
       }
       let removed = 0;
       if (ctx.params.remove.length) {
-        const pods: PodcastDoc[] = await this.adapter.find({ query: { feed_url: { $in: ctx.params.remove }, username: null } });
+        const pods: PodcastDoc[] = await this.podcastsByUrls(ctx.params.remove);
         const gone: PodcastDoc[] = [];
         for (const pod of pods) {
           const sub: SubscriptionDoc | null = await this.stores.subscriptions.findOne({ key: `${user_id}:${pod._id}` });

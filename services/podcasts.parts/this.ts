@@ -6,7 +6,7 @@ import type { Caller, Emitter } from "../../shared/contracts/call";
 import type { ApplyFeedParams, ClientPodcast, PodcastListItem, SubscribedAnswer, SubscriptionView } from "../../shared/contracts/podcasts";
 import type { SyncResult } from "../../shared/contracts/episodes";
 import type { Ctx, DbThis } from "../../shared/service-types";
-import type { Fallback, FeedRef, PodcastDoc, SubscriptionDoc, ViewDoc } from "./model";
+import type { AliasDoc, Fallback, FeedRef, PodcastDoc, SubscriptionDoc, ViewDoc } from "./model";
 import type { Ranked } from "./recommendations.actions";
 
 /** A subscription with its podcast. */
@@ -44,11 +44,14 @@ export interface PodcastsMethods {
   // settings.actions.ts
   subscriptionOf(user_id: number, podcast_id: number): Promise<SubscriptionDoc>;
   editCategories(p: { user_id: number; podcast_id: number }, edit: (list: string[]) => string[]): Promise<string[]>;
+  // moves.actions.ts
+  podcastByKey(key: string): Promise<PodcastDoc | null>;
+  podcastsByUrls(urls: string[]): Promise<PodcastDoc[]>;
   // recommendations.actions.ts
   rankedFor(ctx: Caller, user_id: number, refresh: boolean): Promise<Ranked>;
 }
 
-export type PodcastsThis = DbThis<PodcastDoc, { subscriptions: SubscriptionDoc }> &
+export type PodcastsThis = DbThis<PodcastDoc, { subscriptions: SubscriptionDoc; podcast_aliases: AliasDoc }> &
   PodcastsMethods & {
     /** user_id -> the user's subscription views and the stores' mark they were read under (user_subscriptions). */
     viewsByUser: Map<number, { mark: string; views: readonly SubscriptionView[] }>;

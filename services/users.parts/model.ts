@@ -73,6 +73,9 @@ export interface UserDoc {
   collection_add_ui?: string;
   /** Downloads of completed episodes go after this many days (0 = kept); a podcast may say otherwise. */
   auto_download_delete_days?: number;
+  /** The default retention besides those days (users.parts/preferences.actions.ts): newest downloads kept per podcast (0 = all), saved ones kept. */
+  retention_keep_last?: number;
+  retention_keep_saved?: boolean;
   created_at: Date;
 }
 
@@ -130,6 +133,8 @@ export const SETTING_DEFAULTS = {
   default_volume: 100,
   collection_add_ui: "modal",
   auto_download_delete_days: 0,
+  retention_keep_last: 0,
+  retention_keep_saved: true,
 };
 
 export const DATE_FORMATS = ["MM/DD/YYYY", "DD/MM/YYYY", "YYYY-MM-DD"];

@@ -1,23 +1,24 @@
 /**
  * A user's preferences as PinePods' web client reads and writes them: start page, default volume,
  * language (one of get_available_languages), how episodes are added to collections, and the default
- * number of days after which downloads of completed episodes are deleted (the downloads service's
- * scheduled job reads it through auto_delete_days).
+ * retention of downloads: the days after which downloads of completed episodes are deleted, how many are kept
+ * per podcast, whether saved ones are kept (the podcasts service's retention routes read and write them through
+ * retention_defaults and set_retention_defaults; the downloads service's scheduled job applies them).
  */
 import type { ServiceActionsSchema } from "moleculer";
 import { config } from "../../shared/config";
 import type { Ctx } from "../../shared/service-types";
 import { DetailAnswer, SuccessMessageAnswer } from "../../shared/contracts/answers";
 import {
-  type AutoDeleteDefaults,
   CollectionAddUiAnswer,
   DefaultVolumeAnswer,
   LanguageAnswer,
   LanguageUpdatedAnswer,
+  type RetentionDefaults,
   StartPageAnswer,
 } from "../../shared/contracts/users";
 import { getter, LANGUAGES, setter, userId, userIdParam, UserDoc } from "./model";
-import type { UsersMethods, UsersThis } from "./model";
+import type { Settings, UsersMethods, UsersThis } from "./model";
 
 /** The pages of the web client a user may start on. */
 export const START_PAGES = ["home", "feed", "search", "queue", "saved", "downloads", "people_subs", "podcasts"];
@@ -74,16 +75,39 @@ export const preferencesActions: ServiceActionsSchema = {
 
   // --- Internal (not in the route table) ---
 
-  /** The default auto-delete days of these users (gone users are left out). */
-  auto_delete_days: {
+  /** The default retention of these users (gone users are left out). */
+  retention_defaults: {
     visibility: "public",
     params: { user_ids: { type: "array", items: "number", max: 100_000 } },
-    async handler(this: UsersThis, ctx: Ctx<{ user_ids: number[] }>): Promise<AutoDeleteDefaults> {
+    async handler(this: UsersThis, ctx: Ctx<{ user_ids: number[] }>): Promise<Record<number, RetentionDefaults>> {
       const users: UserDoc[] = await this.adapter.find({ query: { _id: { $in: ctx.params.user_ids } } });
-      return Object.fromEntries(users.map((u) => [u._id, this.settingsOf(u).auto_download_delete_days]));
+      return Object.fromEntries(users.map((u) => [u._id, retentionOf(this.settingsOf(u))]));
+    },
+  },
+  /** Writes the fields given (the podcasts service validated them for its route). */
+  set_retention_defaults: {
+    visibility: "public",
+    params: {
+      user_id: userId,
+      delete_after_days: { type: "number", integer: true, min: 0, max: 3650, optional: true },
+      keep_last: { type: "number", integer: true, min: 0, max: 100_000, optional: true },
+      keep_saved: { type: "boolean", optional: true },
+    },
+    async handler(this: UsersThis, ctx: Ctx<{ user_id: number } & Partial<RetentionDefaults>>): Promise<RetentionDefaults> {
+      const { user_id, delete_after_days, keep_last, keep_saved } = ctx.params;
+      const fields: Partial<UserDoc> = { auto_download_delete_days: delete_after_days, retention_keep_last: keep_last, retention_keep_saved: keep_saved };
+      await this.setFields(user_id, Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)));
+      return retentionOf(this.settingsOf(await this.getUser(user_id)));
     },
   },
 };
+
+/** The retention fields of a user's settings (delete_after_days is the field user/set_auto_download_delete_days writes). */
+const retentionOf = (s: Settings): RetentionDefaults => ({
+  delete_after_days: s.auto_download_delete_days,
+  keep_last: s.retention_keep_last,
+  keep_saved: s.retention_keep_saved,
+});
 
 export const preferencesMethods: Pick<UsersMethods, "languageOf"> = {
   languageOf(this: UsersThis, user: UserDoc): string {

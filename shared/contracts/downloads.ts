@@ -23,10 +23,10 @@ export interface StoredFile {
   content_type: string;
 }
 
-/** downloads.downloaded_ids params; the result is the ids of these episodes the user has downloaded (list items' `downloaded`). */
+/** downloads.downloaded_ids params; the result is the ids of these episodes the user has downloaded (list items' `downloaded`), of all without episode_ids (the inbox). */
 export interface DownloadedIdsParams {
   user_id: number;
-  episode_ids: number[];
+  episode_ids?: number[];
 }
 
 /** downloads.downloaded_count and downloaded_bytes params; the results are how many episodes the user has downloaded (get_stats) and their bytes (get_extended_stats). */
@@ -178,3 +178,5 @@ export const recordDownload = action<RecordDownloadParams, { success: true }>("d
 export const storedFile = action<{ episode_id: number }, StoredFile | null>("downloads.stored_file");
 /** The admin's download metadata settings in force. */
 export const downloadsMetadataSettings = action<Record<string, never>, DownloadMetadataSettings>("downloads.metadata_settings");
+/** The episodes whose downloaded file one downloads replica is streaming (call it with the replica's nodeID): the retention pass leaves them. */
+export const openMedia = action<Record<string, never>, number[]>("downloads.open_media");

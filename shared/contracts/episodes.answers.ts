@@ -41,6 +41,18 @@ export const QueueItem = Type.Composite([
 export type QueueItem = Static<typeof QueueItem>;
 export const EpisodesPageAnswer = Type.Object({ episodes: Type.Array(EpisodeListItem), total: Type.Integer() });
 export type EpisodesPageAnswer = Static<typeof EpisodesPageAnswer>;
+/** GET /api/data/inbox: new episodes to triage, newest first, each with its podcast's artwork ("" when none); total before paging. */
+export const InboxAnswer = Type.Object({
+  episodes: Type.Array(Type.Composite([EpisodeListItem, Type.Object({ podcastartwork: Type.String() })])),
+  total: Type.Integer(),
+});
+export type InboxAnswer = Static<typeof InboxAnswer>;
+/** GET /api/data/inbox/count: the inbox's length (a badge). */
+export const InboxCountAnswer = Type.Object({ count: Type.Integer({ minimum: 0 }) });
+export type InboxCountAnswer = Static<typeof InboxCountAnswer>;
+/** POST /api/data/inbox/dismiss: episodes taken out; failed: ids the user cannot see (not of their podcasts, or none such). */
+export const InboxDismissAnswer = Type.Object({ dismissed: Type.Integer({ minimum: 0 }), failed: Type.Integer({ minimum: 0 }) });
+export type InboxDismissAnswer = Static<typeof InboxDismissAnswer>;
 /** Saved item: the queue item's fields but description, podcast id and queue place. */
 export const SavedEpisodesAnswer = Type.Object({
   saved_episodes: Type.Array(Type.Omit(QueueItem, ["episodedescription", "podcastid", "queueposition", "queuedate", "is_video"])),

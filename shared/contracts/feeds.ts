@@ -11,6 +11,8 @@ export interface FetchedFeed {
   last_modified: string | null;
   content_hash: string | null;
   feed: ParsedFeed | null;
+  /** Where the feed moved for good (a 301 or 308, or an itunes:new-feed-url that answers a feed); absent or null: it did not. */
+  moved_to?: string | null;
 }
 
 /** feeds.refresh_feed result. */

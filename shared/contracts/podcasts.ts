@@ -7,6 +7,7 @@ import type { ParsedFeed } from "../feed-parser";
 import type { Rights } from "../http";
 import type { SearchPodcastEntry, SyncResult } from "./episodes";
 import type { FetchedFeed } from "./feeds";
+import type { EpisodeFilter } from "../episode-filter";
 
 /** What other services get of a subscription (user_subscriptions). */
 export interface SubscriptionView {
@@ -22,6 +23,10 @@ export interface SubscriptionView {
   is_vidsite: boolean;
   /** The categories the user sees (their own override, else the feed's). */
   categories: string[];
+  /** When the user subscribed (ms; absent without a subscription): the inbox holds what was published after it. */
+  subscribed_at?: number;
+  /** The user's episode filter of this podcast (podcast_filters), absent when none. */
+  filters?: EpisodeFilter;
 }
 
 /** A podcast as the refresh needs it, credentials included: internal only. */
@@ -118,6 +123,8 @@ export interface NotifyTarget {
 export interface SyncFeed {
   podcast_id: number;
   feed_url: string;
+  /** Earlier URLs of the feed (it moved): what devices sent under them is this podcast's. */
+  former_urls?: string[];
 }
 
 /** podcasts.sync_podcasts result item: a subscribed feed with what a gPodder client shows of it (the user's overrides applied). */
@@ -152,12 +159,45 @@ export interface FeedsChangedEvent {
   origin: string | null;
 }
 
-/** podcasts.auto_delete_rules result item: a user's downloads of a podcast's completed episodes go `days` after their download. */
+/**
+ * podcasts.auto_delete_rules result item: the retention the downloads service's scheduled pass applies to a user's
+ * downloads of a podcast (its own settings, else the user's defaults): downloads of completed episodes go `days`
+ * after their download (0: never), those beyond the newest `keep_last` episodes by publication date go (0: no
+ * limit), and with keep_saved a saved episode's download never goes.
+ */
 export interface AutoDeleteRule {
   user_id: number;
   podcast_id: number;
   days: number;
+  keep_last: number;
+  keep_saved: boolean;
 }
+
+/** POST /api/data/retention params: the podcast's own settings, or without podcast_id the user's default; a field not sent stays as it is. */
+export interface SetRetentionParams {
+  user_id: number;
+  podcast_id?: number | null;
+  /** 0 or null: no limit. */
+  keep_last?: number | null;
+  /** 0 or null: downloads are not deleted for their age (user/set_auto_download_delete_days and podcast/set_auto_download_delete_days write the same field). */
+  delete_after_days?: number | null;
+  keep_saved?: boolean;
+}
+
+/** GET, POST and DELETE /api/data/retention: the retention in force for the podcast (or the user's default), and which of it is the podcast's own. */
+export const RetentionAnswer = Type.Object({
+  user_id: Type.Integer(),
+  podcast_id: Nullable(Type.Integer({ description: "null: the user's default" })),
+  keep_last: Type.Integer({ minimum: 0, description: "Downloaded episodes kept per podcast, newest by publication date first; 0 = no limit" }),
+  delete_after_days: Type.Integer({ minimum: 0, description: "Downloads of completed episodes go this many days after their download; 0 = never" }),
+  keep_saved: Type.Boolean({ description: "Saved episodes' downloads are never deleted" }),
+  customized: Type.Boolean({ description: "Some of these settings are the podcast's own, not the user's default" }),
+  own: Type.Object(
+    { keep_last: Type.Boolean(), delete_after_days: Type.Boolean(), keep_saved: Type.Boolean() },
+    { description: "Which settings are the podcast's own (false: the user's default applies)" },
+  ),
+});
+export type RetentionAnswer = Static<typeof RetentionAnswer>;
 
 /** POST /api/data/get_auto_queue_status */
 export const AutoQueueAnswer = Type.Object({ auto_queue: Type.Boolean() });
@@ -402,6 +442,15 @@ export const IndexMatchAnswer = Type.Object({
   ),
 });
 export type IndexMatchAnswer = Static<typeof IndexMatchAnswer>;
+/** GET and POST /api/data/podcast_filters: a subscriber's episode filter of a podcast (shared/episode-filter.ts); "" and null when unset. */
+export const PodcastFiltersAnswer = Type.Object({
+  podcast_id: Type.Integer(),
+  include: Type.String({ description: "A regular expression between slashes, or comma-separated words; an episode must match it" }),
+  exclude: Type.String({ description: "The same form; an episode must not match it" }),
+  min_duration: Nullable(Type.Integer({ minimum: 0, description: "Seconds" })),
+  max_duration: Nullable(Type.Integer({ minimum: 0, description: "Seconds" })),
+});
+export type PodcastFiltersAnswer = Static<typeof PodcastFiltersAnswer>;
 
 // --- Calls to the podcasts service and its events (shared/contracts/call.ts) ---
 
@@ -433,6 +482,16 @@ export const applyFeed = action<ApplyFeedParams, { success: boolean }>("podcasts
 export const userFeeds = action<{ user_id: number }, LibraryFeed[]>("podcasts.user_feeds");
 /** A user's feed URLs as sync servers see them changed. */
 export const podcastsFeedsChanged = event<FeedsChangedEvent>("podcasts.feeds_changed");
+/** podcasts.feed_moved: a feed moved for good (a permanent redirect or itunes:new-feed-url); these users subscribe to it. */
+export interface FeedMovedEvent {
+  podcast_id: number;
+  old_url: string;
+  new_url: string;
+  user_ids: number[];
+}
+export const podcastsFeedMoved = event<FeedMovedEvent>("podcasts.feed_moved");
+/** Moves a podcast to the URL its feed moved to (the old one stays an alias); moved false when it was there already or another podcast has that URL. */
+export const moveFeed = action<{ podcast_id: number; url: string }, { moved: boolean }>("podcasts.move_feed");
 
 /** podcasts.add_custom_podcast params. feed_cutoff: days of episodes kept (the default when absent). */
 export interface AddCustomPodcastParams {
@@ -482,7 +541,9 @@ export const updatePodcastInfo = action<
 export const setCoverPreference = action<{ user_id: number; podcast_id: number; use_podcast_covers: boolean }, { podcast_id: number }>(
   "podcasts.set_cover_preference",
 );
+/** The episode filters of these subscribers of a podcast, those who set one. */
+export const subscriberFilters = action<{ podcast_id: number; user_ids: number[] }, Record<number, EpisodeFilter>>("podcasts.subscriber_filters");
 /** The subscribers of a podcast who have auto-download on. */
 export const autoDownloadUsers = action<{ podcast_id: number }, number[]>("podcasts.auto_download_users");
-/** Every subscription's auto-delete days (its own, else its user's default), those above 0. */
+/** Every subscription's retention (its own, else its user's default), those that delete anything. */
 export const autoDeleteRules = action<Record<string, never>, AutoDeleteRule[]>("podcasts.auto_delete_rules");

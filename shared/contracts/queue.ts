@@ -25,10 +25,10 @@ export interface QueueLengthParams {
   user_id: number;
 }
 
-/** queue.positions params: which of these episodes the user has queued. */
+/** queue.positions params: which of these episodes the user has queued (without episode_ids: every queued one, the inbox). */
 export interface QueuePositionsParams {
   user_id: number;
-  episode_ids: number[];
+  episode_ids?: number[];
 }
 
 /** queue.positions result: episode id -> { position (1..n), queued_at (ISO) } for the queued ones only. */

@@ -65,6 +65,12 @@ export interface ClaimedTask extends TaskRecord {
   lease: string;
 }
 
+/** tasks.active_jobs result item: an unfinished job and the payload it was created with. */
+export interface ActiveJob {
+  task_type: string;
+  payload: Record<string, unknown>;
+}
+
 /** tasks.claim params: the worker's name and the job types it runs. */
 export interface ClaimParams {
   worker: string;
@@ -137,5 +143,7 @@ export const tasksFinish = action<FinishParams, { finished: boolean }>("tasks.fi
 export const tasksRetry = action<RetryParams, { retrying: boolean }>("tasks.retry");
 /** Unfinished jobs of a user of these types. */
 export const countActive = action<{ user_id: number; types: string[] }, number>("tasks.count_active");
+/** Unfinished jobs of these types, every user's. */
+export const activeJobs = action<{ types: string[] }, ActiveJob[]>("tasks.active_jobs");
 /** A user's tasks, newest first (at most `limit`, 200 unless told). */
 export const userTasks = action<{ user_id: number; limit?: number }, TaskRecord[]>("tasks.user_tasks");

@@ -62,8 +62,17 @@ export interface ListeningSettings {
   created: string | null;
 }
 
-/** users.auto_delete_days result: user_id -> the days after which their completed downloads go (0 = kept). */
-export type AutoDeleteDefaults = Record<number, number>;
+/**
+ * A user's default retention of downloads (users.retention_defaults), which a podcast's own settings override
+ * (podcasts.parts/retention.actions.ts): delete_after_days, the days after which downloads of completed episodes
+ * go (0 = kept; the field user/set_auto_download_delete_days writes); keep_last, the newest downloaded episodes
+ * kept per podcast (0 = no limit); keep_saved, saved episodes' downloads never deleted.
+ */
+export interface RetentionDefaults {
+  delete_after_days: number;
+  keep_last: number;
+  keep_saved: boolean;
+}
 
 /** GET /api/data/startpage: the web client's page the user starts on. */
 export const StartPageAnswer = Type.Object({ StartPage: Type.String() });
@@ -222,8 +231,10 @@ export const getSyncServer = action<{ user_id: number }, SyncServerAnswer>("user
 export const setSyncServer = action<{ user_id: number; sync_server: boolean }, SyncServerAnswer>("users.set_sync_server");
 /** What the auth service needs to know about these users (their keys' owner). */
 export const getAuthInfo = action<{ user_ids: number[] }, UserAuthInfo[]>("users.get_auth_info");
-/** By user, their default days after which downloads of completed episodes go. */
-export const autoDeleteDays = action<{ user_ids: number[] }, AutoDeleteDefaults>("users.auto_delete_days");
+/** By user, their default retention of downloads (gone users are left out). */
+export const retentionDefaults = action<{ user_ids: number[] }, Record<number, RetentionDefaults>>("users.retention_defaults");
+/** Changes the fields given of a user's default retention; the defaults as they are now. */
+export const setRetentionDefaults = action<{ user_id: number } & Partial<RetentionDefaults>, RetentionDefaults>("users.set_retention_defaults");
 /** A user's listening settings (playback speed, skips...). */
 export const listeningSettings = action<{ user_id: number }, ListeningSettings>("users.listening_settings");
 /** The second login step: does the code match the user's active MFA secret? */

@@ -78,7 +78,7 @@ describeCluster("a download whose worker process is killed", () => {
 
     const ws = new WebSocket(`${url.replace("http", "ws")}/ws/api/tasks/${id}?api_key=${key}`);
     const messages: any[] = [];
-    ws.on("message", (m) => messages.push(JSON.parse(String(m))));
+    ws.on("message", (m) => messages.push(JSON.parse((m as Buffer).toString())));
     await new Promise((r) => ws.once("open", r));
 
     const res = await api(url).post("/api/data/download_podcast").set("Api-Key", key).send({ episode_id: eps.body.episodes[0].episodeid, user_id: id });

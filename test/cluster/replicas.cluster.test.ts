@@ -35,7 +35,7 @@ async function startWireProcess(): Promise<{ uri: string; stop(): void }> {
   const child = spawn(process.execPath, [path.join(ROOT, "dist", "test", "helpers", "mongo-wire.js")], { stdio: ["ignore", "pipe", "inherit"] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (d) => {
+    child.stdout.on("data", (d) => {
       out += d;
       const line = out.split("\n").find((l) => l.startsWith("{"));
       if (line) resolve(JSON.parse(line).port);
@@ -139,7 +139,7 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
   test("every user subscribing to one feed at once, then refreshing it at once under the player load: one podcast, each episode once", async () => {
     // Everyone adds the same feed at the same moment.
     const added = await Promise.all(
-      USERS.map((u, i) => call(urls[0], "POST", "/api/data/add_podcast", u, { podcast_values: { pod_feed_url: feedUrl(), user_id: users[u].id } })),
+      USERS.map((u) => call(urls[0], "POST", "/api/data/add_podcast", u, { podcast_values: { pod_feed_url: feedUrl(), user_id: users[u].id } })),
     );
     expect(added.map((r) => r.status)).toEqual(USERS.map(() => 200));
     const podcastIds = new Set(added.map((r) => r.body.podcast_id));
@@ -226,7 +226,7 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
     const before = await db()
       .collection("tasks")
       .countDocuments({ dedupe_key: `refresh:${users.carol.id}` });
-    const refreshes = await Promise.all(Array.from({ length: 12 }, (_, i) => call(urls[0], "GET", "/api/data/refresh_pods", "carol")));
+    const refreshes = await Promise.all(Array.from({ length: 12 }, () => call(urls[0], "GET", "/api/data/refresh_pods", "carol")));
     const ids = new Set(refreshes.map((r) => r.body.task_id));
     expect(ids.size).toBe(1);
     expect(
@@ -235,9 +235,9 @@ describeCluster("two replicas of each stateful group on one MongoDB", () => {
         .countDocuments({ dedupe_key: `refresh:${users.carol.id}` }),
     ).toBe(before + 1);
 
-    const [ep] = await db().collection("episodes").find({}).sort({ _id: 1 }).limit(1).toArray();
+    const [ep] = await db().collection<{ _id: number }>("episodes").find({}).sort({ _id: 1 }).limit(1).toArray();
     const downloads = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => call(urls[0], "POST", "/api/data/download_podcast", "dave", { episode_id: ep._id, user_id: users.dave.id })),
+      Array.from({ length: 12 }, () => call(urls[0], "POST", "/api/data/download_podcast", "dave", { episode_id: ep._id, user_id: users.dave.id })),
     );
     expect(downloads.map((r) => r.status)).toEqual(downloads.map(() => 200));
     expect(

@@ -262,7 +262,8 @@ describeCluster("zero downtime over NATS", () => {
     let out = "";
     repl.stdout.on("data", (d) => (out += d));
     repl.stderr.on("data", (d) => (out += d));
-    const text = () => out.replace(/\u001b\[[0-9;]*m/g, ""); // the REPL colours what it prints
+    // eslint-disable-next-line no-control-regex -- the REPL colours what it prints: its colour codes start with the control character ESC
+    const text = () => out.replace(/\u001b\[[0-9;]*m/g, "");
     try {
       await until(() => text().includes("mol $"), 30_000);
       repl.stdin.write("listener add auth.keys_removed\n");

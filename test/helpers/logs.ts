@@ -7,5 +7,5 @@ export function capturingLogger(lines: string[]): BrokerOptions {
       return (_type: string, args: unknown[]) => void lines.push(JSON.stringify(args));
     }
   }
-  return { logger: new Capture({ level: "debug" }) as any };
+  return { logger: new Capture({ level: "debug" }) };
 }

@@ -48,7 +48,7 @@ export async function libraryFeeds(url: string, user: { id: number; key: string 
 }
 
 /** A user's episode of a feed by its enclosure URL, as podcast_episodes lists it; null when not subscribed or not there. */
-export async function episodeByUrl(url: string, user: { id: number; key: string }, feedUrl: string, enclosureUrl: string): Promise<any | null> {
+export async function episodeByUrl(url: string, user: { id: number; key: string }, feedUrl: string, enclosureUrl: string): Promise<any> {
   const get = (p: string, query: Record<string, unknown> = {}) => api(url).get(p).query(query).set("Api-Key", user.key);
   const pod = (await get(`/api/data/return_pods/${user.id}`)).body.pods.find((p: any) => p.feed_url === feedUrl);
   if (!pod) return null;

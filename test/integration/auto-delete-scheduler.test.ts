@@ -15,9 +15,11 @@ import DownloadsService from "../../services/downloads.service";
 import EpisodesService from "../../services/episodes.service";
 import FeedsService from "../../services/feeds.service";
 import PodcastsService from "../../services/podcasts.service";
+import TasksService from "../../services/tasks.service";
 import UsersService from "../../services/users.service";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { fixture } from "../helpers/podcasts";
+import { plainSchema } from "../helpers/schema";
 import { tempDir } from "../helpers/server";
 
 const DAY_MS = 86_400_000;
@@ -55,11 +57,18 @@ describe("auto-delete of completed downloads over two replicas", () => {
     loop = await startLoopback((req, res) => void res.end(fixture("all_things_chemical_4items.xml").replace("All Things Chemical", `Feed ${req.url}`)));
     a = broker("a");
     b = broker("b");
-    for (const schema of [UsersService, PodcastsService, EpisodesService, FeedsService]) a.createService(schema);
-    dlA = a.createService(DownloadsService);
-    dlB = b.createService(DownloadsService);
+    for (const schema of [
+      plainSchema(UsersService),
+      plainSchema(PodcastsService),
+      plainSchema(EpisodesService),
+      plainSchema(FeedsService),
+      plainSchema(TasksService),
+    ])
+      a.createService(schema);
+    dlA = a.createService(plainSchema(DownloadsService));
+    dlB = b.createService(plainSchema(DownloadsService));
     await Promise.all([a.start(), b.start()]);
-    await b.waitForServices(["podcasts", "episodes", "users"]);
+    await b.waitForServices(["podcasts", "episodes", "users", "tasks"]);
     // One downloads store and one lease store, as with MONGO_URI.
     dlB.adapter = dlA.adapter;
     dlB.stores = dlA.stores;
@@ -114,7 +123,7 @@ describe("auto-delete of completed downloads over two replicas", () => {
   test("no pass is due while the services a pass asks are not up yet; the lease is held and the rhythm not started", async () => {
     // A replica alone in its namespace: podcasts.auto_delete_rules is not found (a cluster's downloads node starting first).
     const alone = new ServiceBroker({ ...brokerConfig, nodeID: "alone", namespace: `autodel-alone-${process.pid}`, transporter: "Fake", logger: false });
-    const dl: any = alone.createService(DownloadsService);
+    const dl: any = alone.createService(plainSchema(DownloadsService));
     await alone.start();
     try {
       await dl.autoDeleteJob.tick();

@@ -66,7 +66,7 @@ describe("downloads, tasks and media", () => {
   test("a download goes PENDING -> DOWNLOADING -> SUCCESS over the WebSocket, and the file equals the source", async () => {
     const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws/api/tasks/${u.alice.id}?api_key=${u.alice.key}`);
     const messages: any[] = [];
-    ws.on("message", (m) => messages.push(JSON.parse(String(m))));
+    ws.on("message", (m) => messages.push(JSON.parse((m as Buffer).toString())));
     await new Promise((r) => ws.once("open", r));
     await until(() => messages.length > 0, 15_000);
     expect(messages[0]).toMatchObject({ event: "initial", tasks: [] });

@@ -66,7 +66,7 @@ describe("import of a new feed's older episodes", () => {
     const { alice } = await createUsers(server.url, ["alice"]);
     const ws = new WebSocket(`${server.url.replace("http", "ws")}/ws/api/tasks/${alice.id}?api_key=${alice.key}`);
     const messages: any[] = [];
-    ws.on("message", (m) => messages.push(JSON.parse(String(m))));
+    ws.on("message", (m) => messages.push(JSON.parse((m as Buffer).toString())));
     await new Promise((r) => ws.once("open", r));
 
     const started = Date.now();

@@ -92,7 +92,7 @@ describe("overlapping feed syncs of one podcast", () => {
   test("two sync_episodes with the same items at once store each guid once; created_ids are disjoint and announced once", async () => {
     const podcast_id = 9001;
     const items = [1, 2, 3, 4, 5].map((n) => item("twin", n));
-    const sync = () => server.broker.call("episodes.sync_episodes", { podcast_id, episodes: items, announce: true }) as Promise<any>;
+    const sync = () => server.broker.call<any, object>("episodes.sync_episodes", { podcast_id, episodes: items, announce: true });
     const [a, b] = await Promise.all([sync(), sync()]);
     const docs = await stored(server, podcast_id);
     expectOnePerGuid(
@@ -165,7 +165,7 @@ describe("overlapping feed syncs of one podcast", () => {
     body = rssFeed("Race", entries(12));
     // Both refreshes fetch the feed, then sync it at once.
     gate.armed = 2;
-    const refresh = () => server.broker.call("feeds.refresh_feed", { podcast_id }) as Promise<any>;
+    const refresh = () => server.broker.call<any, object>("feeds.refresh_feed", { podcast_id });
     const [a, b] = await Promise.all([refresh(), refresh()]).finally(() => (gate.armed = 0));
     expect([a.status, b.status]).toEqual(["updated", "updated"]);
     const docs = await stored(server, podcast_id);

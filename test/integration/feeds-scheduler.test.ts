@@ -11,6 +11,7 @@ import FeedsService from "../../services/feeds.service";
 import PodcastsService from "../../services/podcasts.service";
 import { Loopback, startLoopback } from "../helpers/loopback";
 import { fixture } from "../helpers/podcasts";
+import { plainSchema } from "../helpers/schema";
 
 describe("feed refresh scheduler over two replicas", () => {
   const calls: Record<string, number> = { a: 0, b: 0 };
@@ -49,10 +50,10 @@ describe("feed refresh scheduler over two replicas", () => {
     loop = await startLoopback((req, res) => void res.end(fixture("all_things_chemical_4items.xml").replace("All Things Chemical", `Feed ${req.url}`)));
     a = broker("a");
     b = broker("b");
-    a.createService(PodcastsService);
-    a.createService(EpisodesService);
-    feedsA = a.createService(FeedsService);
-    feedsB = b.createService(FeedsService);
+    a.createService(plainSchema(PodcastsService));
+    a.createService(plainSchema(EpisodesService));
+    feedsA = a.createService(plainSchema(FeedsService));
+    feedsB = b.createService(plainSchema(FeedsService));
     await Promise.all([a.start(), b.start()]);
     await a.waitForServices(["podcasts", "episodes", "feeds"]);
     await b.waitForServices(["podcasts", "feeds"]);

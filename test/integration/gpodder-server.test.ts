@@ -21,7 +21,7 @@ describe("sync server for phones (gPodder API v2, Nextcloud gpoddersync)", () =>
   let server: TestServer;
   let feeds: Loopback;
   let u: Record<string, { id: number; key: string }>;
-  const { get, post } = asUsers(() => ({ url: server.url, users: u }));
+  const { post } = asUsers(() => ({ url: server.url, users: u }));
   const feed = (n: number) => `${feeds.url}/feed-${n}.xml`;
   const episodeUrl = (n: number, e: number) => `${feeds.url}/media/feed-${n}-${e}.mp3`;
   const auth = (who = "alice") => basic(who, PASSWORD);

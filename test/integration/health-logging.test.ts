@@ -40,7 +40,7 @@ describe("health with the shared Redis cache (the cacher CACHER=redis://... depl
       expect((await api(server.url).get("/api/health")).body).toMatchObject({ status: "healthy", database: true, redis: true });
       const key = await createAdmin(server.url);
       expect((await api(server.url).get("/api/data/verify_key").set("Api-Key", key)).status).toBe(200);
-      const cached = async () => ((await server.broker.cacher!.getCacheKeys?.()) ?? []).length;
+      const cached = async () => ((await (server.broker.cacher as { getCacheKeys?(): Promise<unknown[]> }).getCacheKeys?.()) ?? []).length;
       expect(await cached()).toBeGreaterThan(0);
 
       await redis.proc.stop();
@@ -85,7 +85,7 @@ describe("request logs", () => {
             },
           },
         },
-      } as any,
+      },
     });
   });
   afterAll(() => server.stop());

@@ -11,8 +11,8 @@ describe("listening", () => {
   let lib: Library;
   const uid = (who: string) => lib.users[who].id;
   const put = (path: string, who: string, body: object = {}) => api(lib.server.url).put(path).set("Api-Key", lib.users[who].key).send(body);
-  const history = (who: string, query: object = {}) => lib.get(`/api/data/user_history/${uid(who)}`, who, query);
-  const saved = (who: string, query: object = {}) => lib.get(`/api/data/saved_episode_list/${uid(who)}`, who, query);
+  const history = (who: string, query: Record<string, unknown> = {}) => lib.get(`/api/data/user_history/${uid(who)}`, who, query);
+  const saved = (who: string, query: Record<string, unknown> = {}) => lib.get(`/api/data/saved_episode_list/${uid(who)}`, who, query);
   const episodeOf = async (who: string, title: string) => {
     const res = await lib.get("/api/data/podcast_episodes", who, { user_id: uid(who), podcast_id: lib.shared, search: title });
     return res.body.episodes.find((e: any) => e.episodetitle === title);
@@ -493,9 +493,8 @@ describe("listening", () => {
       (who) => ({ method: "post", path: "/api/data/search_data", body: { user_id: who, search_term: "shared" } }),
     ];
     const send = (r: Req, key: string | null) => {
-      let req = api(lib.server.url)
-        [r.method](r.path)
-        .query(r.query ?? {});
+      const agent = api(lib.server.url);
+      let req = agent[r.method](r.path).query(r.query ?? {});
       if (key !== null) req = req.set("Api-Key", key);
       return r.body ? req.send(r.body) : req;
     };

@@ -13,6 +13,7 @@ import ApiService from "../../services/api.service";
 import { Type } from "../../shared/contracts/answers";
 import { MessagePiecesMiddleware, PIECE_CHARS } from "../../shared/message-pieces.middleware";
 import { api } from "../helpers/client";
+import { plainSchema } from "../helpers/schema";
 import { startServer, TestServer } from "../helpers/server";
 
 const NATS_DEFAULT_MAX_PAYLOAD = 1024 * 1024;
@@ -52,7 +53,7 @@ beforeAll(async () => {
     name: "front",
     actions: {
       /** Called back by the work node from inside an action that got its params in pieces. */
-      meta: { handler: (ctx: Context) => Object.keys(ctx.meta as object) },
+      meta: { handler: (ctx: Context) => Object.keys(ctx.meta) },
     },
   });
   work.createService({
@@ -61,7 +62,7 @@ beforeAll(async () => {
       count: {
         params: { items: { type: "array", items: { type: "object", props: { n: "number" } } } },
         handler(ctx: Context<{ items: { n: number }[] }>) {
-          metaSeen.push({ ...(ctx.meta as object) });
+          metaSeen.push({ ...ctx.meta });
           return { count: ctx.params.items.length, last: ctx.params.items[ctx.params.items.length - 1] };
         },
       },
@@ -162,7 +163,7 @@ describe("the gateway's answer check on a large answer from another node", () =>
   let remote: ServiceBroker;
   beforeAll(async () => {
     // POST /index.php/login/v2 (auth none) stands in for any route; its action runs on another node.
-    server = await startServer({ services: [ApiService], broker: { ...options("gateway"), namespace: `${namespace}-gw` } });
+    server = await startServer({ services: [plainSchema(ApiService)], broker: { ...options("gateway"), namespace: `${namespace}-gw` } });
     remote = new ServiceBroker({ ...options("auth-node"), namespace: `${namespace}-gw` });
     remote.createService({
       name: "auth",

@@ -475,7 +475,7 @@ describe("OIDC login through a loopback OpenID provider", () => {
       expectErrorBody(userinfo, 401);
       expect(userinfo.body.message).toMatch(/^The OIDC provider's userinfo endpoint is refused\. This address is not allowed: link-local, cloud metadata/);
       // Refused by the policy, not by a failed connection: nothing went to the address, by any fetch.
-      expect(fetched.mock.calls.map(([url]) => String(url)).filter((url) => url.includes("169.254"))).toEqual([]);
+      expect(fetched.mock.calls.map(([url]) => (url instanceof Request ? url.url : String(url))).filter((url) => url.includes("169.254"))).toEqual([]);
     } finally {
       fetched.mockRestore();
     }

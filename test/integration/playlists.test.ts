@@ -193,7 +193,7 @@ describe("smart playlists", () => {
     expect([...all].sort((a, b) => a - b)).toEqual([...expected(eps, { ...base, sort_order: "date_asc" })].sort((a, b) => a - b));
     expect(await ids("alice", body.playlist_id)).toEqual(all);
     expect(all).not.toEqual([...all].sort((a, b) => a - b));
-    const pages = [];
+    const pages: number[] = [];
     for (let offset = 0; offset < all.length; offset += 7)
       pages.push(...(await content("alice", body.playlist_id, { limit: 7, offset })).episodes.map((e: any) => e.episodeid));
     expect(pages).toEqual(all);

@@ -46,7 +46,7 @@ describe("credentials inside a feed URL", () => {
             },
           },
         },
-      } as any,
+      },
     });
     u = await createUsers(server.url, ["fay", "gus"]);
   });

@@ -53,7 +53,7 @@ describe("recommendations on a generated library", () => {
   const pods: Record<string, number> = {};
   const eps: Record<string, number> = {};
   const { get, post } = asUsers(() => ({ url: server.url, users: u }));
-  const recommended = async (who: string, query: object = {}) => {
+  const recommended = async (who: string, query: Record<string, unknown> = {}) => {
     const res = await get("/api/data/recommendations", who, query);
     expect(res.status).toBe(200);
     return res.body as any[];

@@ -92,7 +92,7 @@ describe("a call on a node that dies under it", () => {
     );
     await new Promise((r) => setTimeout(r, 100));
     await replica("replica-2");
-    await until(() => caller.registry.getActionEndpoints("store.read")!.count() === 2, 5_000);
+    await until(() => caller.registry.actions.get("store.read")!.endpoints.length === 2, 5_000);
     // What a heartbeat timeout (kill -9) or the node's restart as a new instance does: its pending calls are rejected.
     (caller.registry as any).nodes.disconnected("replica-1", true);
     return answer;

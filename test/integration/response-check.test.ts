@@ -10,6 +10,7 @@ import ApiService from "../../services/api.service";
 import { LanguagesAnswer } from "../../shared/contracts/users";
 import { ByMediaType, Type } from "../../shared/contracts/answers";
 import { api } from "../helpers/client";
+import { plainSchema } from "../helpers/schema";
 import { startServer, TestServer } from "../helpers/server";
 
 const serviceCheck = (ApiService.actions as any).service_check;
@@ -22,7 +23,7 @@ let server: TestServer;
 let remote: ServiceBroker;
 beforeAll(async () => {
   // Two nodes on moleculer's in-process transporter: the gateway here, a users service over there.
-  server = await startServer({ services: [brokenGateway], broker: { transporter: "Fake", nodeID: "gateway-node" } });
+  server = await startServer({ services: [plainSchema(brokenGateway)], broker: { transporter: "Fake", nodeID: "gateway-node" } });
   remote = new ServiceBroker({ transporter: "Fake", nodeID: "users-node", logger: false });
   remote.createService({
     name: "users",
@@ -84,7 +85,7 @@ test("errors pass the check unchanged", async () => {
 });
 
 test("an answer of several media types is held against the member of the type it was given with", async () => {
-  const asked = (name: string) => api(server.url).post(`/index.php/login/v2?case=${name}`, {});
+  const asked = (name: string) => api(server.url).post(`/index.php/login/v2?case=${name}`);
   expect((await asked("text")).status).toBe(200);
   expect((await asked("json")).status).toBe(200);
   const wrongJson = await asked("wrongJson");

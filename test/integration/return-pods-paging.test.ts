@@ -58,6 +58,7 @@ test("without paging the whole list as documented; bad values are 400; another u
   const all = await pods({});
   expect(all.body.pods).toHaveLength(7);
   expect(all.body.total).toBe(7);
-  for (const bad of [{ limit: 0 }, { limit: 501 }, { offset: -1 }, { limit: "x" }, { search: "y".repeat(201) }]) expectErrorBody(await pods(bad), 400);
+  for (const bad of [{ limit: 0 }, { limit: 501 }, { offset: -1 }, { limit: "x" }, { search: "y".repeat(201) }] as Record<string, string | number>[])
+    expectErrorBody(await pods(bad), 400);
   expect((await pods({ limit: 5 }, users.ben.key)).status).toBe(403);
 });

@@ -86,10 +86,10 @@ describe("the user's RSS feed", () => {
     const downloads = await parse((await feed(u.alice.id, { api_key: rssKey, source: "downloads" })).text);
     expect(downloads.items).toEqual([]);
     const queue = await feed(u.alice.id, { api_key: rssKey, source: "queue" });
-    if (server.broker.registry.hasService("queue")) expect((await parse(queue.text)).items).toEqual([]);
+    if (server.broker.getLocalService("queue")) expect((await parse(queue.text)).items).toEqual([]);
     else expectErrorBody(queue, 400);
     expectErrorBody(await feed(u.alice.id, { api_key: rssKey, source: "playlist" }), 400); // playlist_id missing
-    if (server.broker.registry.hasService("playlists")) {
+    if (server.broker.getLocalService("playlists")) {
       const lists = await get("/api/data/get_playlists", "alice", { user_id: u.alice.id });
       const playlist_id = lists.body.playlists[0].playlist_id;
       const res = await feed(u.alice.id, { api_key: rssKey, source: "playlist", playlist_id });

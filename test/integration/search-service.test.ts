@@ -13,9 +13,10 @@ import SearchService from "../../services/search.service";
 import SearchApiService from "../../services/search-api.service";
 import type { Loopback } from "../helpers/loopback";
 import { FAKE_YTDLP, startProviders, useProviders, TEST_KEY, TEST_SECRET } from "../helpers/providers";
+import { plainSchema } from "../helpers/schema";
 import { startServer, tempDir, TestServer } from "../helpers/server";
 
-const services = [SearchService, SearchApiService];
+const services = [plainSchema(SearchService), plainSchema(SearchApiService)];
 
 describe("search service (SEARCH_PORT gateway)", () => {
   let peer: Loopback;

@@ -5,6 +5,7 @@
 import TasksService from "../../services/tasks.service";
 import { config } from "../../shared/config";
 import type { CreateTasksResult } from "../../shared/contracts/tasks";
+import { plainSchema } from "../helpers/schema";
 import { startServer, TestServer } from "../helpers/server";
 
 /** A type no worker of the server claims: the test plays the worker. */
@@ -13,13 +14,13 @@ const TYPE = "race-test-job";
 describe("tasks.create under concurrency", () => {
   let server: TestServer;
   let tasks: any;
-  const create = (list: object[]) => server.broker.call("tasks.create", { tasks: list }) as Promise<CreateTasksResult>;
+  const create = (list: object[]) => server.broker.call<CreateTasksResult, object>("tasks.create", { tasks: list });
   const job = (dedupe_key: string | null, task_type = TYPE) => ({ task_type, user_id: 1, payload: {}, dedupe_key });
   const openOf = async (key: string) =>
     (await tasks.adapter.find({ query: { dedupe_key: key } })).filter((d: any) => ["PENDING", "RUNNING", "DOWNLOADING"].includes(d.status));
 
   beforeAll(async () => {
-    server = await startServer({ services: [TasksService] });
+    server = await startServer({ services: [plainSchema(TasksService)] });
     tasks = server.broker.getLocalService("tasks");
   });
   afterAll(() => server?.stop());

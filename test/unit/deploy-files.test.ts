@@ -71,6 +71,7 @@ test("each gateway group's port reaches its gateway, through the setting that ga
     try {
       jest.isolateModules(() => {
         for (const s of g.services) {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- each service of the group loaded afresh under its environment
           const port = require(`../../services/${s}.service`).default.settings?.port;
           if (port !== undefined) ports.push(port);
         }
@@ -208,7 +209,7 @@ describe("k8s/podcast-server.yaml", () => {
 
 test("the MongoDB that compose and Kubernetes deploy is a version the driver in the lock file supports", () => {
   // The driver's own bounds (node_modules/mongodb), not a copy: an upgrade of either side re-checks this.
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file inside the driver, which its exports do not name
   const { MIN_SUPPORTED_SERVER_VERSION, MAX_SUPPORTED_SERVER_VERSION } = require("mongodb/lib/cmap/wire_protocol/constants");
   const major = (v: string) => Number(v.split(".")[0]) + Number(v.split(".")[1] ?? 0) / 10;
   const lock = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package-lock.json"), "utf8"));

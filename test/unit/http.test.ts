@@ -46,6 +46,7 @@ describe("fetchUrl", () => {
       notModified: false,
       body: Buffer.from(FEED),
       finalUrl: `${p.url}/feed.xml`,
+      movedTo: null,
       etag: '"v1"',
       lastModified: "Wed, 01 Jan 2025 00:00:00 GMT",
       contentType: "application/rss+xml",
@@ -78,7 +79,21 @@ describe("fetchUrl", () => {
     const r = await get(`${p.url}/r1`);
     expect(r.body!.toString()).toBe("done");
     expect(r.finalUrl).toBe(`${p.url}/final`);
+    // Moved for good only as far as the permanent redirects go (the 301), not where a temporary one led.
+    expect(r.movedTo).toBe(`${p.url}/r2`);
     expect(p.requests.map((q) => q.url)).toEqual(["/r1", "/r2", "/r3?x=1", "/final"]);
+  });
+
+  test("permanent redirects only (301, 308): movedTo is where they end; a first temporary one moves nothing", async () => {
+    const p = await peer();
+    p.route("/a", { status: 308, headers: { Location: "/b" } });
+    p.route("/b", { status: 301, headers: { Location: "/c" } });
+    p.route("/c", { body: "here" });
+    p.route("/t", { status: 307, headers: { Location: "/u" } });
+    p.route("/u", { status: 301, headers: { Location: "/c" } });
+    expect((await get(`${p.url}/a`)).movedTo).toBe(`${p.url}/c`);
+    expect((await get(`${p.url}/t`)).movedTo).toBeNull();
+    expect((await get(`${p.url}/c`)).movedTo).toBeNull();
   });
 
   test("a pooled socket the server closed just as it was reused: the GET is sent once more on a new socket", async () => {
@@ -188,6 +203,7 @@ describe("fetchUrl", () => {
       notModified: true,
       body: null,
       finalUrl: `${p.url}/feed`,
+      movedTo: null,
       etag: null,
       lastModified,
       contentType: null,

@@ -1,4 +1,5 @@
 /** shared/leased-job.ts: a failed pass is logged, its claim undone, and the next beat runs it again. */
+import type { Service } from "moleculer";
 import { LeasedJob, rhythmInLease } from "../../shared/leased-job";
 import { SqliteAdapter } from "../../shared/sqlite-store";
 
@@ -7,13 +8,14 @@ describe("LeasedJob", () => {
     const store = new SqliteAdapter(null, false);
     await store.connect();
     const warn = jest.fn();
-    const service = { broker: { nodeID: "n1" }, logger: { warn } };
+    // What the job reads of its service: the node and the logger.
+    const service = { broker: { nodeID: "n1" }, logger: { warn } } as unknown as Service;
     let fail = true;
     const runs: Date[] = [];
     const job = new LeasedJob(service, {
       leaseId: "job",
       name: "test job",
-      store: () => store as any,
+      store: () => store,
       leaseSeconds: () => 30,
       beatMs: () => 0,
       ensure: "start",

@@ -226,7 +226,7 @@ describe("mongo-wire: writes", () => {
     // An _id in the query becomes the document's _id; so does one from $setOnInsert.
     await c.updateOne({ _id: "fixed" as any }, { $set: { v: 1 } }, { upsert: true });
     expect(await c.findOne({ _id: "fixed" as any })).toEqual({ _id: "fixed", v: 1 });
-    const viaInsert = await c.updateOne({ key: "k" }, { $setOnInsert: { _id: "chosen" as any }, $set: { v: 2 } }, { upsert: true });
+    const viaInsert = await c.updateOne({ key: "k" }, { $setOnInsert: { _id: "chosen" }, $set: { v: 2 } }, { upsert: true });
     expect(viaInsert.upsertedId).toBe("chosen");
     expect(await c.findOne({ key: "k" })).toEqual({ _id: "chosen", key: "k", v: 2 });
     // Setting _id to the value it has is allowed.

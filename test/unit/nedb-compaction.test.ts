@@ -5,10 +5,12 @@ import path from "path";
 // NeDB as moleculer-db loads it, and its own rewrite, taken before shared/nedb-compaction replaces it
 // (nothing imported above loads the db mixin, which imports it).
 const fromDb = { paths: [path.dirname(require.resolve("moleculer-db"))] };
+/* eslint-disable @typescript-eslint/no-require-imports -- modules found at run time, and an order that hoisted imports would not keep */
 const Datastore = require(require.resolve("@seald-io/nedb", fromDb));
 const Persistence = require(require.resolve("@seald-io/nedb/lib/persistence", fromDb));
 const stockRewrite = Persistence.prototype.persistCachedDatabaseAsync;
 require("../../shared/nedb-compaction");
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** A collection bigger than one write chunk (1 MB), with dates, nested values, non-ASCII text, deletes and an index. */
 async function fill(file: string): Promise<any> {

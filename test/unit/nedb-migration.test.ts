@@ -10,7 +10,7 @@ import { config } from "../../shared/config";
 import { DbMixin } from "../../shared/db.mixin";
 import { tempDir } from "../helpers/server";
 
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- NeDB as moleculer-db resolves it, found at run time
 const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] }));
 
 const when = new Date("2025-03-04T05:06:07.890Z");

@@ -5,6 +5,7 @@
 import { ServiceBroker, ServiceSchema } from "moleculer";
 import { config } from "../../shared/config";
 import QueueService from "../../services/queue.service";
+import { plainSchema } from "../helpers/schema";
 
 /** Every episode id is visible and belongs to podcast 1. */
 const EpisodesStub: ServiceSchema = {
@@ -27,7 +28,7 @@ describe("queue replicas sharing one store", () => {
     for (let n = 0; n < 2; n++) {
       const broker = new ServiceBroker({ logger: false, nodeID: `replica-${n}` });
       broker.createService(EpisodesStub);
-      replicas.push(broker.createService(QueueService));
+      replicas.push(broker.createService(plainSchema(QueueService)));
       await broker.start();
       brokers.push(broker);
     }

@@ -7,7 +7,7 @@
 import path from "path";
 import { SqliteAdapter } from "../../shared/sqlite-store";
 
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- NeDB as moleculer-db resolves it, found at run time
 const Datastore = require(require.resolve("@seald-io/nedb", { paths: [path.dirname(require.resolve("moleculer-db"))] }));
 
 function random(seed: number) {

@@ -177,7 +177,7 @@ describe("backups across stores: all() + encodeRecord, decodeLine + putAll", () 
   }
 
   async function importLines(store: ContractStore, lines: string[]): Promise<void> {
-    await store.putAll(lines.map((l) => decodeLine(l.trimEnd()).doc));
+    await store.putAll(lines.map((l) => decodeLine(l.trimEnd())!.doc!));
   }
 
   test("SQLite -> MongoDB: every record comes back equal", async () => {
@@ -189,7 +189,7 @@ describe("backups across stores: all() + encodeRecord, decodeLine + putAll", () 
         normal([...DOCS()].sort((a: any, b: any) => (typeof a._id === typeof b._id ? (a._id < b._id ? -1 : 1) : typeof a._id === "number" ? -1 : 1))),
       );
       // and the Dates are Dates again, not strings or {$date} objects
-      expect((await mongo.findById(2))!.nested.at[1]).toBeInstanceOf(Date);
+      expect(((await mongo.findById(2))!.nested as { at: Date[] }).at[1]).toBeInstanceOf(Date);
     });
   });
 
@@ -199,7 +199,7 @@ describe("backups across stores: all() + encodeRecord, decodeLine + putAll", () 
       await importLines(sqlite, await exportLines(mongo));
       expect(await everything(sqlite)).toEqual(await everything(mongo));
       expect((await sqlite.findById(1))!.pub_date).toBeInstanceOf(Date);
-      expect((await sqlite.findById(2))!.nested.at[0]).toEqual(new Date(0));
+      expect(((await sqlite.findById(2))!.nested as { at: Date[] }).at[0]).toEqual(new Date(0));
     });
   });
 

@@ -23,7 +23,7 @@ function defined(): { actions: Set<string>; events: Set<string> } {
   const actions = new Set<string>();
   const events = new Set<string>();
   const walk = (name: string, schema: Partial<ServiceSchema>) => {
-    for (const mixin of (schema.mixins ?? []) as Partial<ServiceSchema>[]) walk(name, mixin);
+    for (const mixin of schema.mixins ?? []) walk(name, mixin);
     for (const [key, def] of Object.entries(schema.actions ?? {})) {
       if (def === false) actions.delete(`${name}.${key}`);
       else actions.add(`${name}.${(def as { name?: string }).name ?? key}`);

@@ -7,6 +7,7 @@
  */
 import http from "http";
 import Provider from "oidc-provider";
+import type { AddressInfo } from "net";
 import type { Page } from "playwright-core";
 import { api, basic } from "../helpers/client";
 import { Loopback, startLoopback } from "../helpers/loopback";
@@ -214,7 +215,7 @@ test("Settings: the theme changes at once and is kept by the server", async () =
   expect((await api(server.url).get(`/api/data/get_theme/${adminId}`).set("Api-Key", adminKey)).body.theme).toBe("dark");
   await page.reload();
   await page.waitForFunction(() => document.documentElement.dataset.theme === "dark");
-  await page.waitForFunction(() => (document.querySelector('input[type="radio"][value="dark"]') as HTMLInputElement | null)?.checked === true);
+  await page.waitForFunction(() => document.querySelector<HTMLInputElement>('input[type="radio"][value="dark"]')?.checked === true);
   await group.getByRole("radio", { name: "Light" }).check();
   expect(await theme()).toBe("light");
   await status(page, "Theme saved.");

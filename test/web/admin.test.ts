@@ -218,7 +218,7 @@ test("backups: the admin's password downloads the whole server as a file; a wron
   const [download] = await Promise.all([page.waitForEvent("download"), form.getByRole("button", { name: "Download backup" }).click()]);
   expect(download.suggestedFilename()).toMatch(/^podcast-server-backup_.*\.jsonl\.gz$/);
   const file = await download.path();
-  expect(fs.statSync(file!).size).toBeGreaterThan(100);
+  expect(fs.statSync(file).size).toBeGreaterThan(100);
   await status(page, "Backup ready: podcast-server-backup_");
   await visible(page, "heading", "Restore from a file");
   await screenshot(page, "admin-desktop");

@@ -268,7 +268,7 @@ test("OPML: Export OPML downloads the subscriptions; Import subscribes to the fe
     .waitFor();
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export OPML" }).click()]);
   expect(download.suggestedFilename()).toBe("podcasts.opml");
-  const exported = fs.readFileSync((await download.path())!, "utf8");
+  const exported = fs.readFileSync(await download.path(), "utf8");
   expect(exported).toContain("<opml");
   expect(exported).toContain(`xmlUrl="${peer.url}/show.xml"`);
 

@@ -2212,6 +2212,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** New episodes since subscribing not yet played, queued, saved, downloaded or dismissed, newest first */
+        get: operations["get_api_data_inbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/inbox/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many episodes the inbox holds */
+        get: operations["get_api_data_inbox_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/inbox/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take episodes (episode_ids) or a podcast's whole inbox (podcast_id) out of the inbox */
+        post: operations["post_api_data_inbox_dismiss"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/podcast_filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's episode filter of a podcast */
+        get: operations["get_api_data_podcast_filters"];
+        put?: never;
+        /** Set the user's episode filter of a podcast: include, exclude, min_duration, max_duration */
+        post: operations["post_api_data_podcast_filters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data/save_episode": {
         parameters: {
             query?: never;
@@ -2771,6 +2840,25 @@ export interface paths {
         /** /api/data/get_auto_download_delete_days */
         post: operations["post_api_data_get_auto_download_delete_days"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download retention in force: a podcast's or the default */
+        get: operations["get_api_data_retention"];
+        put?: never;
+        /** Set a podcast's or the default download retention */
+        post: operations["post_api_data_retention"];
+        /** A podcast's own retention goes: the user's default applies */
+        delete: operations["delete_api_data_retention"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4230,6 +4318,42 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/bookmarks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's bookmarks: of one episode by position, or all newest first */
+        get: operations["get_api_data_bookmarks"];
+        put?: never;
+        /** Bookmark a position of an episode, with an optional note */
+        post: operations["post_api_data_bookmarks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/bookmarks/{bookmark_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a bookmark's position and/or note */
+        put: operations["put_api_data_bookmarks_bookmark_id"];
+        post?: never;
+        /** Delete a bookmark */
+        delete: operations["delete_api_data_bookmarks_bookmark_id"];
         options?: never;
         head?: never;
         patch?: never;
@@ -10189,6 +10313,7 @@ export interface operations {
                 sort_order?: "asc" | "desc";
                 search?: string;
                 filter?: "all" | "unplayed" | "played" | "in_progress" | "saved";
+                filtered?: boolean;
             };
             header?: never;
             path?: never;
@@ -10399,6 +10524,216 @@ export interface operations {
                         unchanged?: number;
                         failed?: number;
                         new_episodes?: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_inbox: {
+        parameters: {
+            query: {
+                user_id: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        episodes: {
+                            episodeid: number;
+                            podcastid: number;
+                            podcastname: string;
+                            episodetitle: string;
+                            episodepubdate: string;
+                            episodedescription: string;
+                            episodeartwork: string;
+                            episodeurl: string;
+                            episodeduration: number;
+                            listenduration: number | null;
+                            completed: boolean;
+                            saved: boolean;
+                            is_vidsite: boolean;
+                            /** @description is_vidsite again, under PinePods' clients' name */
+                            is_youtube: boolean;
+                            downloaded: boolean;
+                            podcastartwork: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_inbox_count: {
+        parameters: {
+            query: {
+                user_id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_inbox_dismiss: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    episode_ids?: number[];
+                    podcast_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dismissed: number;
+                        failed: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_podcast_filters: {
+        parameters: {
+            query: {
+                user_id: number;
+                podcast_id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        podcast_id: number;
+                        /** @description A regular expression between slashes, or comma-separated words; an episode must match it */
+                        include: string;
+                        /** @description The same form; an episode must not match it */
+                        exclude: string;
+                        min_duration: number | null;
+                        max_duration: number | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_podcast_filters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    podcast_id: number;
+                    include?: string;
+                    exclude?: string;
+                    min_duration?: number | null;
+                    max_duration?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        podcast_id: number;
+                        /** @description A regular expression between slashes, or comma-separated words; an episode must match it */
+                        include: string;
+                        /** @description The same form; an episode must not match it */
+                        exclude: string;
+                        min_duration: number | null;
+                        max_duration: number | null;
                     };
                 };
             };
@@ -11466,6 +11801,161 @@ export interface operations {
                     "application/json": {
                         days: number;
                         customized: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_retention: {
+        parameters: {
+            query: {
+                user_id: number;
+                podcast_id?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: number;
+                        podcast_id: number | null;
+                        /** @description Downloaded episodes kept per podcast, newest by publication date first; 0 = no limit */
+                        keep_last: number;
+                        /** @description Downloads of completed episodes go this many days after their download; 0 = never */
+                        delete_after_days: number;
+                        /** @description Saved episodes' downloads are never deleted */
+                        keep_saved: boolean;
+                        /** @description Some of these settings are the podcast's own, not the user's default */
+                        customized: boolean;
+                        /** @description Which settings are the podcast's own (false: the user's default applies) */
+                        own: {
+                            keep_last: boolean;
+                            delete_after_days: boolean;
+                            keep_saved: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_retention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    podcast_id?: number | null;
+                    keep_last?: number | null;
+                    delete_after_days?: number | null;
+                    keep_saved?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: number;
+                        podcast_id: number | null;
+                        /** @description Downloaded episodes kept per podcast, newest by publication date first; 0 = no limit */
+                        keep_last: number;
+                        /** @description Downloads of completed episodes go this many days after their download; 0 = never */
+                        delete_after_days: number;
+                        /** @description Saved episodes' downloads are never deleted */
+                        keep_saved: boolean;
+                        /** @description Some of these settings are the podcast's own, not the user's default */
+                        customized: boolean;
+                        /** @description Which settings are the podcast's own (false: the user's default applies) */
+                        own: {
+                            keep_last: boolean;
+                            delete_after_days: boolean;
+                            keep_saved: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    delete_api_data_retention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    podcast_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: number;
+                        podcast_id: number | null;
+                        /** @description Downloaded episodes kept per podcast, newest by publication date first; 0 = no limit */
+                        keep_last: number;
+                        /** @description Downloads of completed episodes go this many days after their download; 0 = never */
+                        delete_after_days: number;
+                        /** @description Saved episodes' downloads are never deleted */
+                        keep_saved: boolean;
+                        /** @description Some of these settings are the podcast's own, not the user's default */
+                        customized: boolean;
+                        /** @description Which settings are the podcast's own (false: the user's default applies) */
+                        own: {
+                            keep_last: boolean;
+                            delete_after_days: boolean;
+                            keep_saved: boolean;
+                        };
                     };
                 };
             };
@@ -15047,6 +15537,198 @@ export interface operations {
                 content: {
                     "application/json": {
                         collection_ids: number[];
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    get_api_data_bookmarks: {
+        parameters: {
+            query: {
+                user_id: number;
+                episode_id?: number;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bookmarks: {
+                            bookmark_id: number;
+                            user_id: number;
+                            episode_id: number;
+                            /** @description Seconds from the start of the episode */
+                            position: number;
+                            note: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            podcast_id: number | null;
+                            episode_title: string | null;
+                            podcast_name: string | null;
+                        }[];
+                        /** @description Bookmarks of the list before paging */
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    post_api_data_bookmarks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id: number;
+                    episode_id: number;
+                    position: number;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bookmark_id: number;
+                        user_id: number;
+                        episode_id: number;
+                        /** @description Seconds from the start of the episode */
+                        position: number;
+                        note: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        podcast_id: number | null;
+                        episode_title: string | null;
+                        podcast_name: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    put_api_data_bookmarks_bookmark_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bookmark_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    user_id?: number;
+                    position?: number;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bookmark_id: number;
+                        user_id: number;
+                        episode_id: number;
+                        /** @description Seconds from the start of the episode */
+                        position: number;
+                        note: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        podcast_id: number | null;
+                        episode_title: string | null;
+                        podcast_name: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    delete_api_data_bookmarks_bookmark_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bookmark_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    user_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
                     };
                 };
             };

@@ -11,12 +11,14 @@ import { navigate, here, PUBLIC_PAGES } from "./router";
 import { Player } from "./player";
 import { signOut } from "./sign-out";
 import { applyTheme } from "./theme";
+import { InboxLabel } from "./components/inbox-count";
 
 const Home = lazy(() => import("./pages/home"));
 const Podcasts = lazy(() => import("./pages/podcasts"));
 const Podcast = lazy(() => import("./pages/podcast"));
 const Episode = lazy(() => import("./pages/episode"));
 const Queue = lazy(() => import("./pages/queue"));
+const Inbox = lazy(() => import("./pages/inbox"));
 const Saved = lazy(() => import("./pages/saved"));
 const History = lazy(() => import("./pages/history"));
 const Downloads = lazy(() => import("./pages/downloads"));
@@ -33,6 +35,7 @@ const NotFound = lazy(() => import("./pages/not-found"));
 
 const NAV: [string, string][] = [
   ["/", "Home"],
+  ["/inbox", "Inbox"],
   ["/podcasts", "Podcasts"],
   ["/queue", "Queue"],
   ["/saved", "Saved"],
@@ -57,7 +60,7 @@ function Nav() {
         {links.map(([href, label]) => (
           <li key={href}>
             <a href={href} aria-current={isCurrent(path, href) ? "page" : undefined}>
-              {label}
+              {href === "/inbox" ? <InboxLabel /> : label}
             </a>
           </li>
         ))}
@@ -130,6 +133,7 @@ function Shell() {
                 <Route path="/podcasts" component={Podcasts} />
                 <Route path="/podcast/:id" component={Podcast} />
                 <Route path="/episode/:id" component={Episode} />
+                <Route path="/inbox" component={Inbox} />
                 <Route path="/queue" component={Queue} />
                 <Route path="/saved" component={Saved} />
                 <Route path="/history" component={History} />

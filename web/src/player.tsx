@@ -11,6 +11,7 @@ import { duration, ErrorNote, SpeedOptions } from "./ui";
 import { close, mediaRef, open, seek, setSpeed, skip, SKIP_BACK, SKIP_FORWARD, toggle, view } from "./player/controller";
 import { bindLeaving, bindMediaSession, onKey, setMediaMetadata, setPositionState } from "./player/integration";
 import { storedEpisode, storeEpisode } from "./player/persist";
+import { PlayerBookmarks } from "./components/player-bookmarks";
 
 /** Starts what a page asks for (playTurn), restores the episode of before a reload, and wires the page's keys. */
 function useEngine(section: { current: HTMLElement | null }) {
@@ -145,6 +146,7 @@ export function Player() {
                 </select>
               </label>
             ) : null}
+            <PlayerBookmarks episodeId={np.episode_id} />
           </div>
           <ErrorNote error={view.error.value} />
         </>

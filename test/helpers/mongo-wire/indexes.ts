@@ -164,7 +164,7 @@ export class IndexSet {
 
   /** Adds `ix`, building its entries over `docs` (canon(_id) -> document); an existing duplicate fails the build. */
   add(ix: IndexDef, docs: Map<string, Doc>): void {
-    if (ix.partialFilterExpression) this.partial.set(ix.name, new Query(ix.partialFilterExpression as any));
+    if (ix.partialFilterExpression) this.partial.set(ix.name, new Query(ix.partialFilterExpression));
     if (ix.unique && ix.name !== "_id_") {
       const map = new Map<string, string>();
       for (const [id, doc] of docs) {

@@ -30,7 +30,7 @@ export function runFind(source: Doc[], filter: Doc, spec: FindSpec = {}): Doc[] 
     if (!Object.keys(sort).length) sort = undefined;
   }
   const projection = spec.projection && Object.keys(spec.projection).length ? spec.projection : undefined;
-  let cursor = new Query(filter as any, queryOptions(spec)).find<Doc>(docs, (projection ?? {}) as any);
+  let cursor = new Query(filter, queryOptions(spec)).find<Doc>(docs, projection ?? {});
   if (spec.collation) cursor = cursor.collation(spec.collation as any);
   if (sort) cursor = cursor.sort(sort);
   if (spec.skip && spec.skip > 0) cursor = cursor.skip(spec.skip);
@@ -41,7 +41,7 @@ export function runFind(source: Doc[], filter: Doc, spec: FindSpec = {}): Doc[] 
 
 export function project(doc: Doc, projection: Doc | undefined): Doc {
   if (!projection || !Object.keys(projection).length) return doc;
-  return idFirst(new Query({}).find<Doc>([doc], projection as any).all()[0]);
+  return idFirst(new Query({}).find<Doc>([doc], projection).all()[0]);
 }
 
 const UPDATE_OPERATORS = new Set([

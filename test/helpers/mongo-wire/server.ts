@@ -123,7 +123,7 @@ export async function startMongoWire(opts: MongoWireOptions = {}): Promise<Mongo
     docs: (db, coll) => (store.coll(db, coll)?.all() ?? []).map(wireCopy),
     connections: () => wire.connections(),
     openConnections: () => wire.openConnections(),
-    queries: () => store.log.map((e) => wireCopy(e) as QueryLogEntry),
+    queries: () => store.log.map((e) => wireCopy<QueryLogEntry>(e)),
     clearQueries: () => void (store.log.length = 0),
   };
 }

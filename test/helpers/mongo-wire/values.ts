@@ -29,7 +29,8 @@ export function canon(v: unknown): string {
       return v ? "bool:1" : "bool:0";
     case "object":
       break;
-    default:
+    case "symbol":
+    case "function":
       return typeof v + ":" + String(v);
   }
   if (v === EMPTY_ARRAY) return "emptyarray";
@@ -141,7 +142,8 @@ export function showValue(v: unknown): string {
         .join(", ") +
       " }"
     );
-  return String(v);
+  // The other BSON values (Long, Decimal128, Timestamp...) print themselves.
+  return (v as { toString(): string }).toString();
 }
 
 export function toNumber(v: unknown, fallback = 0): number {

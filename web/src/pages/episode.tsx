@@ -10,6 +10,7 @@ import { duration, ErrorNote, Loading, Outcome, PageTitle, shortDate, useAction,
 import { ShowNotes } from "../components/show-notes";
 import { playEpisode, progressText } from "../components/episode-item";
 import { Chapters, Transcript } from "../components/episode-extras";
+import { EpisodeBookmarks } from "../components/bookmarks";
 
 interface State {
   queued: boolean;
@@ -133,6 +134,7 @@ export default function Episode({ params }: { params: { id: string } }) {
         {e.episodedescription ? <ShowNotes html={e.episodedescription} /> : <p class="muted">This episode has no show notes.</p>}
       </section>
       <Chapters episode={row} />
+      <EpisodeBookmarks episode={row} />
       <Transcript episodeId={episode_id} />
     </article>
   );

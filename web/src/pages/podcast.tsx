@@ -10,7 +10,9 @@ import { me } from "../session";
 import { ErrorNote, Loading, PageTitle, useAction, useLoad } from "../ui";
 import { ShowNotes } from "../components/show-notes";
 import { PodcastSettings } from "../components/podcast-settings";
+import { PodcastRetention } from "../components/retention-settings";
 import { PodcastEpisodes } from "../components/podcast-episodes";
+import { PodcastFilters } from "../components/podcast-filters";
 
 export default function Podcast({ params }: { params: { id: string } }) {
   const podcast_id = Number(params.id);
@@ -125,6 +127,8 @@ export default function Podcast({ params }: { params: { id: string } }) {
         </section>
       )}
       {subscribed && <PodcastSettings key={podcast_id} podcastId={podcast_id} />}
+      {subscribed && <PodcastRetention key={podcast_id} podcastId={podcast_id} />}
+      {subscribed && <PodcastFilters key={podcast_id} podcastId={podcast_id} />}
       <PodcastEpisodes podcastId={podcast_id} />
     </>
   );

@@ -1,6 +1,6 @@
 /**
  * The person's own settings, one section at a time, each at its own address (/settings/<section>) so that
- * a link or a reload opens it: account, theme, two-factor authentication, API keys, phones and apps.
+ * a link or a reload opens it: account, theme, two-factor authentication, API keys, phones and apps, downloads.
  */
 import type { ComponentType } from "preact";
 import { PageTitle } from "../ui";
@@ -8,6 +8,7 @@ import { AccountSection, ThemeSection } from "../components/settings-account";
 import { MfaSection } from "../components/settings-mfa";
 import { KeysSection } from "../components/settings-keys";
 import { PhonesSection } from "../components/settings-phones";
+import { RetentionSection } from "../components/retention-settings";
 
 const SECTIONS: [slug: string, name: string, component: ComponentType][] = [
   ["account", "Account", AccountSection],
@@ -15,6 +16,7 @@ const SECTIONS: [slug: string, name: string, component: ComponentType][] = [
   ["two-factor", "Two-factor authentication", MfaSection],
   ["keys", "API keys", KeysSection],
   ["phones", "Phones and apps", PhonesSection],
+  ["downloads", "Downloads", RetentionSection],
 ];
 
 export default function Settings({ params }: { params?: { section?: string } }) {
