@@ -174,11 +174,11 @@ export const routes: Record<string, RouteDef> = {
   "GET /api/data/fetch_podcast_feed": { action: "feeds.fetch_podcast_feed", auth: "key" },
   "GET /api/data/refresh_pods": { action: "feeds.refresh_pods", auth: "key" },
   // Not in the spec: the inbox of new episodes and per podcast episode filters (issue 30; docs/library.md "Inbox and episode filters")
-  "GET /api/data/inbox": { action: "episodes.inbox", auth: "key", summary: "New episodes since subscribing not yet played, queued, saved, downloaded or dismissed, newest first" },
+  "GET /api/data/inbox": { action: "episodes.inbox", auth: "key", summary: "Episodes since subscribing not heard, queued, saved, downloaded or dismissed" },
   "GET /api/data/inbox/count": { action: "episodes.inbox_count", auth: "key", summary: "How many episodes the inbox holds" },
-  "POST /api/data/inbox/dismiss": { action: "episodes.inbox_dismiss", auth: "key", summary: "Take episodes (episode_ids) or a podcast's whole inbox (podcast_id) out of the inbox" },
+  "POST /api/data/inbox/dismiss": { action: "episodes.inbox_dismiss", auth: "key", summary: "Take episode_ids, or podcast_id's inbox, out" },
   "GET /api/data/podcast_filters": { action: "podcasts.podcast_filters", auth: "key", summary: "The user's episode filter of a podcast" },
-  "POST /api/data/podcast_filters": { action: "podcasts.set_podcast_filters", auth: "key", summary: "Set the user's episode filter of a podcast: include, exclude, min_duration, max_duration" },
+  "POST /api/data/podcast_filters": { action: "podcasts.set_podcast_filters", auth: "key", summary: "Set the user's episode filter of a podcast" },
 
   // Listening (issue 8): saves, progress and history, completion, bulk, playback settings of a podcast, library reads
   "POST /api/data/save_episode": { action: "episodes.save_episode", auth: "key" },

@@ -102,10 +102,13 @@ const EpisodesService: ServiceSchema<Record<string, never>, EpisodesThis> = {
       await this.statesChanged(ctx.params.user_id, null);
     },
     /** The account is gone: its episode states and counters go too, then the cached states. */
-    [userRemoved.eventName]: userRemovedEvent({ episode_states: "user_id", listen_counters: "_id", inbox_dismissals: "user_id" }, async function (this: EpisodesThis, user_id, removeData) {
-      await removeData();
-      await this.statesChanged(user_id, null);
-    }),
+    [userRemoved.eventName]: userRemovedEvent(
+      { episode_states: "user_id", listen_counters: "_id", inbox_dismissals: "user_id" },
+      async function (this: EpisodesThis, user_id, removeData) {
+        await removeData();
+        await this.statesChanged(user_id, null);
+      },
+    ),
   },
   // Every method of EpisodesMethods, each part's with the signature declared there.
   methods: { ...accessMethods, ...listeningMethods, ...libraryMethods, ...homeClientMethods, ...indexMethods, ...inboxMethods } satisfies EpisodesMethods,

@@ -251,7 +251,17 @@ export const personEpisodes = action<{ user_id: number; people: PersonQuery[]; o
 export const episodeP20 = action<{ user_id: number; episode_id: number }, EpisodeP20>("episodes.episode_p20");
 /** One podcast's episodes for a subscriber, paged (GET /api/data/podcast_episodes). */
 export const podcastEpisodes = action<
-  { user_id: number; podcast_id: number; limit?: number; offset?: number; sort_by?: string; sort_order?: "asc" | "desc"; search?: string; filter?: string; filtered?: boolean },
+  {
+    user_id: number;
+    podcast_id: number;
+    limit?: number;
+    offset?: number;
+    sort_by?: string;
+    sort_order?: "asc" | "desc";
+    search?: string;
+    filter?: string;
+    filtered?: boolean;
+  },
   EpisodesPageAnswer
 >("episodes.podcast_episodes");
 /** Newest episodes the user sees of their podcasts (or of podcast_ids among them), saved ones only with `saved`. */

@@ -2219,7 +2219,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** New episodes since subscribing not yet played, queued, saved, downloaded or dismissed, newest first */
+        /** Episodes since subscribing not heard, queued, saved, downloaded or dismissed */
         get: operations["get_api_data_inbox"];
         put?: never;
         post?: never;
@@ -2255,7 +2255,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Take episodes (episode_ids) or a podcast's whole inbox (podcast_id) out of the inbox */
+        /** Take episode_ids, or podcast_id's inbox, out */
         post: operations["post_api_data_inbox_dismiss"];
         delete?: never;
         options?: never;
@@ -2273,7 +2273,7 @@ export interface paths {
         /** The user's episode filter of a podcast */
         get: operations["get_api_data_podcast_filters"];
         put?: never;
-        /** Set the user's episode filter of a podcast: include, exclude, min_duration, max_duration */
+        /** Set the user's episode filter of a podcast */
         post: operations["post_api_data_podcast_filters"];
         delete?: never;
         options?: never;
