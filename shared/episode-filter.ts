@@ -4,19 +4,22 @@
  * auto-download and auto-queue.
  *
  * `include` and `exclude` are either a regular expression written between slashes (`/^part \d+/`, run by
- * the linear-time engine of shared/safe-regex.ts) or comma-separated words and phrases, each found anywhere
+ * re2js, a port of RE2: linear time in the text, no backtracking, so no expression can hang a refresh; it
+ * refuses what needs backtracking, backreferences and lookarounds) or comma-separated words and phrases, each found anywhere
  * in the text (`bonus, trailer`). Both are matched case-insensitively against the title and the description
  * (its text without HTML tags, the first DESCRIPTION_CHARS characters). An episode passes when it matches
  * `include` (if set), does not match `exclude` (if set), and its duration is within the bounds (seconds; an
  * episode whose feed gives no duration passes them: nothing says it is too short or too long).
  */
-import { SafeRegex, SafeRegexError } from "./safe-regex";
+import { RE2JS } from "re2js";
 
 /** Longest include or exclude value. */
 export const FILTER_TEXT_MAX = 200;
 /** Characters of a description's text that filters read: the match cost stays bounded whatever the feed sends. */
 export const DESCRIPTION_CHARS = 4000;
 const TITLE_CHARS = 1000;
+/** Largest compiled expression: a match of it on the longest text read takes a few ms at most. */
+export const MAX_PROGRAM = 256;
 
 export interface EpisodeFilter {
   include: string;
@@ -33,14 +36,27 @@ export interface FilterSubject {
   duration: number;
 }
 
-type Rule = { regex: SafeRegex } | { words: string[] };
+type Rule = { regex: RE2JS } | { words: string[] };
 
-/** The rule of an include or exclude value, or null when it is empty. Throws SafeRegexError for a bad expression. */
+/** A value the filter cannot take; its message says why (the 400 of podcast_filters). */
+class RuleError extends Error {}
+
+/** The rule of an include or exclude value, or null when it is empty. Throws RuleError for a bad expression. */
 function parseRule(value: string): Rule | null {
   const v = value.trim();
   if (v.length >= 2 && v.startsWith("/") && v.endsWith("/")) {
-    if (v.length === 2) throw new SafeRegexError("an empty regular expression");
-    return { regex: new SafeRegex(v.slice(1, -1)) };
+    if (v.length === 2) throw new RuleError("an empty regular expression");
+    let regex: RE2JS;
+    try {
+      // DOTALL: "." also crosses the line breaks of show notes, as a description is one text.
+      regex = RE2JS.compile(v.slice(1, -1), RE2JS.CASE_INSENSITIVE | RE2JS.DOTALL);
+    } catch (err) {
+      // re2js's syntax errors read "error parsing regexp: <what>: `<where>`".
+      throw new RuleError((err as Error).message.replace(/^error parsing regexp: /, ""));
+    }
+    // A match costs up to the program's size times the text's length: both are bounded.
+    if (regex.programSize() > MAX_PROGRAM) throw new RuleError(`the expression is too large (at most ${MAX_PROGRAM} instructions once compiled)`);
+    return { regex };
   }
   const words = v
     .split(",")
@@ -56,7 +72,7 @@ export function ruleError(value: string): string {
     parseRule(value);
     return "";
   } catch (err) {
-    if (err instanceof SafeRegexError) return `not a supported regular expression: ${err.message}`;
+    if (err instanceof RuleError) return `not a supported regular expression: ${err.message}`;
     throw err;
   }
 }
@@ -98,7 +114,7 @@ export function descriptionText(html: string | null): string {
 }
 
 function ruleMatches(rule: Rule, texts: string[]): boolean {
-  if ("regex" in rule) return texts.some((t) => rule.regex.test(t));
+  if ("regex" in rule) return texts.some((t) => rule.regex.matcher(t).find());
   const lower = texts.map((t) => t.toLowerCase());
   return rule.words.some((w) => lower.some((t) => t.includes(w)));
 }
