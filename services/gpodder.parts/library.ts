@@ -15,7 +15,7 @@ import { applySyncStates, episodesPositionsChanged, syncStates } from "../../sha
 import type { FeedMovedEvent, FeedsChangedEvent, SyncFeed } from "../../shared/contracts/podcasts";
 import { podcastsFeedMoved, podcastsFeedsChanged, syncFeeds, syncSubscriptions } from "../../shared/contracts/podcasts";
 import type { Ctx, Query } from "../../shared/service-types";
-import { ActionDoc, FeedDoc, feedsOf, rkeyRange, UserDoc } from "./model";
+import { ActionDoc, FeedDoc, feedsOf, rkey, rkeyRange, UserDoc } from "./model";
 import type { GpodderThis, NewAction, UserRecord } from "./this";
 
 /** The origin this service gives the changes it applies, so that their events are not turned back into changes. */
@@ -106,26 +106,27 @@ export const libraryMethods: ServiceMethods = {
   },
   /**
    * Applies what devices sent, in the background; a call while it runs makes it run once more. The promise
-   * (never rejected) settles when the run that includes this call's changes has ended. feeds false: only episode
-   * actions came (no feed to subscribe; feeds waiting for a retry wait for the retry round).
+   * (never rejected) settles when the run that includes this call's changes has ended. feeds true: every feed
+   * that waits; a clock value: the feeds that write changed (an upload's own); false: only episode actions came
+   * (feeds waiting for a retry wait for the retry round).
    */
-  applySoon(this: GpodderThis, user_id: number, feeds: boolean = true): Promise<void> {
-    const running = this.applying.get(user_id);
-    if (running) {
-      running.rerun = true;
-      running.feeds ||= feeds;
-      return running.done;
-    }
-    const state = { rerun: true, feeds, done: Promise.resolve() };
+  applySoon(this: GpodderThis, user_id: number, feeds: boolean | number = true): Promise<void> {
+    const state = this.applying.get(user_id) ?? { rerun: false, feeds: false, seqs: [], done: Promise.resolve() };
+    state.rerun = true;
+    if (feeds === true) state.feeds = true;
+    else if (typeof feeds === "number") state.seqs.push(feeds);
+    if (this.applying.has(user_id)) return state.done;
     this.applying.set(user_id, state);
     state.done = (async () => {
       // Once the upload's answer is out (it is written in this turn of the event loop): this work shares the process.
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (state.rerun) {
-        const withFeeds = state.feeds;
+        const { feeds: all, seqs } = state;
         state.rerun = false;
         state.feeds = false;
-        if (withFeeds) await this.applyFeeds(user_id);
+        state.seqs = [];
+        if (all) await this.applyFeeds(user_id);
+        else if (seqs.length) await this.applyFeeds(user_id, seqs);
         await this.applyActions(user_id);
       }
     })()
@@ -141,15 +142,21 @@ export const libraryMethods: ServiceMethods = {
     const due = docs.filter((u) => (typeof u.feeds_due_at === "number" && u.feeds_due_at <= now) || (u.clock !== undefined && (u.applied_seq ?? 0) < u.clock));
     for (const u of due) void this.applySoon(u._id); // never rejects; runs in the background
   },
-  /** Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. */
-  async applyFeeds(this: GpodderThis, user_id: number): Promise<void> {
+  /**
+   * Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. seqs: only the
+   * feeds those writes changed (an upload's own, read by the rkey index however many feeds wait for a retry).
+   */
+  async applyFeeds(this: GpodderThis, user_id: number, seqs?: number[]): Promise<void> {
     const user: UserDoc = await this.userDoc(user_id);
     // No mark: no feed of the user waits (an upload that changed no feed, or only episode actions), nothing to read.
     if (user.feeds_due_at === null || user.feeds_due_at === undefined) return;
-    // Due ones only, asked of the store: every upload runs this, and a first sync can leave a thousand feeds waiting for their retry.
+    const scope = seqs ? { rkey: { $gte: rkey(user_id, Math.min(...seqs)), $lte: rkey(user_id, Math.max(...seqs)) } } : feedsOf(user_id);
+    // Due ones only, asked of the store: a first sync can leave a thousand feeds waiting for their retry.
     const notWaiting = [{ next_try: null }, { next_try: { $exists: false } }, { next_try: { $lte: new Date() } }];
-    const due: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { ...feedsOf(user_id), library: { $in: WAITING }, $or: notWaiting } });
+    const due: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { ...scope, library: { $in: WAITING }, $or: notWaiting } });
     await this.applyFeedBatches(user, due);
+    // Only a pass over every feed knows what still waits: an upload's own pass leaves the mark to the retry round's.
+    if (seqs) return;
     // The mark now says when the next failed feed is due, or that none waits; unless a newer write marked the user meanwhile (its own run follows).
     const waiting = await this.findFields(this.stores.gpodder_feeds, { ...feedsOf(user_id), library: { $in: WAITING } }, ["next_try"]);
     const next = waiting.length ? waiting.reduce((min, f) => Math.min(min, f.next_try ? new Date(f.next_try).getTime() : Date.now()), Infinity) : null;

@@ -272,7 +272,7 @@ export const subscriptionMethods: ServiceMethods = {
       const fresh = changes.filter(([url]) => !state.has(url)).map(([url, subscribed]) => doc(url, subscribed));
       if (fresh.length) await this.stores.gpodder_feeds.insertMany(fresh);
     });
-    if (fromDevice) void this.applySoon(user_id); // never rejects; the upload does not wait for it
+    if (fromDevice) void this.applySoon(user_id, seq); // never rejects; the upload does not wait for it
     return seq;
   },
 };

@@ -28,10 +28,11 @@ export interface GpodderSettings {
   writeLeaseWaitMs: number;
 }
 
-/** A run of applySoon (library.ts): whether to run once more, with the feeds, and when it has ended. */
+/** A run of applySoon (library.ts): whether to run once more, with every waiting feed or those of some writes, and when it has ended. */
 interface ApplyRun {
   rerun: boolean;
   feeds: boolean;
+  seqs: number[];
   done: Promise<void>;
 }
 
@@ -69,9 +70,9 @@ interface GpodderMethods {
   ): Promise<{ actions: ActionDoc[]; timestamp: number }>;
   // library.ts
   seedLibrary(user_id: number): Promise<void>;
-  applySoon(user_id: number, feeds?: boolean): Promise<void>;
+  applySoon(user_id: number, feeds?: boolean | number): Promise<void>;
   applyDue(): Promise<void>;
-  applyFeeds(user_id: number): Promise<void>;
+  applyFeeds(user_id: number, seqs?: number[]): Promise<void>;
   applyFeedBatches(user: UserDoc, due: FeedDoc[]): Promise<void>;
   applyActions(user_id: number): Promise<void>;
   applyPlays(user_id: number, range: Query, only?: string[]): Promise<void>;
