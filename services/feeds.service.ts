@@ -50,7 +50,8 @@ interface FeedFetchDoc {
 }
 
 /** fetchFeed's feed: fetch_feed's params with the rights the fetch has. */
-type FeedRequest = FetchFeedParams & { rights: Rights };
+/** newFeedUrl: check the feed's itunes:new-feed-url (a refresh of a stored podcast; a new subscription does not wait for it). */
+type FeedRequest = FetchFeedParams & { rights: Rights; newFeedUrl?: boolean };
 
 interface FeedsMethods {
   fetchFeed(p: FeedRequest): Promise<FetchedFeed>;
@@ -215,6 +216,8 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
             username: target.username ?? undefined,
             password: target.password ?? undefined,
             rights: target.fetch_rights,
+            // Not while a new subscription's older episodes are imported (announce false): that is still adding it.
+            newFeedUrl: announce,
             etag: target.etag,
             last_modified: target.last_modified,
             content_hash: target.content_hash,
@@ -254,7 +257,7 @@ const FeedsService: ServiceSchema<Record<string, never>, FeedsThis> = {
       const content_hash = sha256Hex(res.body!);
       if (content_hash === p.content_hash) return { unchanged: true, ...base, content_hash, feed: null };
       const feed = parseFeed(res.body!, { charset: charsetOf(res.contentType), baseUrl: res.finalUrl });
-      return { unchanged: false, ...base, moved_to: res.movedTo ?? (await this.newFeedUrl(p, res, feed)), content_hash, feed };
+      return { unchanged: false, ...base, moved_to: res.movedTo ?? (p.newFeedUrl ? await this.newFeedUrl(p, res, feed) : null), content_hash, feed };
     },
     /**
      * The itunes:new-feed-url of a feed, when it names another address that answers a feed now (the same rights
