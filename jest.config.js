@@ -41,7 +41,7 @@ const base = {
  * index (test/helpers/mongo-indexes.ts). Left out: suites that read the embedded store's files or spawn
  * processes on DATA_DIR (backup, sync), or freeze the clock over a TTL (sharing).
  */
-const ON_MONGO = ["foundation", "podcasts", "queue", "downloads", "recommendations", "gpodder-races", "feed-races", "task-races"];
+const ON_MONGO = ["foundation", "podcasts", "queue", "downloads", "recommendations", "gpodder-races", "feed-races", "task-races", "feed-moves", "inbox"];
 
 module.exports = {
   projects: [
