@@ -95,12 +95,14 @@ export const subscriptionActions: ServiceActionsSchema = {
       // Feeds that moved come back as update_urls too (the API's way to tell a device a URL to use instead).
       const rewritten: [string, string][] = [];
       const timestamp: number = await this.changeFeeds(user_id, device_id, add, remove, true, { rewritten });
-      const sent = new Map(update_urls.map(([raw, clean]) => [clean, raw]));
+      // Each URL as sent, with the one stored: sanitized, then followed where its feed moved.
+      const moved = new Map(rewritten);
+      const sanitized = new Set(update_urls.map(([, clean]) => clean));
       return {
         timestamp,
         update_urls: [
-          ...update_urls.filter(([, clean]) => !rewritten.some(([from]) => from === clean)),
-          ...rewritten.map(([from, to]): [string, string] => [sent.get(from) ?? from, to]),
+          ...update_urls.map(([raw, clean]): [string, string] => [raw, moved.get(clean) ?? clean]),
+          ...rewritten.filter(([from]) => !sanitized.has(from)),
         ],
       };
     },

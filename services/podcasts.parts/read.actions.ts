@@ -10,7 +10,7 @@ import type { PodcastListItem, SubscriptionView } from "../../shared/contracts/p
 import type { Ctx, Query } from "../../shared/service-types";
 import type { AnyCtx, PodcastsThis, PodRow } from "./this";
 import { isVidsiteFeed } from "../../shared/contracts/vidsite";
-import { byName, categoryMap, feedFields, feedRef, id, iso, PodcastDoc, shown, SubscriptionDoc, text, VIEW_FIELDS, type ViewDoc } from "./model";
+import { byName, categoryMap, feedFields, feedRef, id, iso, PodcastDoc, shown, type Shown, SubscriptionDoc, text, VIEW_FIELDS, type ViewDoc } from "./model";
 import {
   ExistsAnswer,
   PodcastDetailsAnswer,
@@ -38,6 +38,24 @@ function dynamicDetails(d: DynamicFields): PodcastDetailsDynamicAnswer {
     categories: categoryMap(d.categories),
     is_youtube: d.is_vidsite,
   };
+}
+
+/** dynamicDetails of a stored podcast as the user sees it; its index id, else `index_id`. */
+function storedDetails(pod: PodcastDoc, s: Shown, index_id: number): PodcastDetailsDynamicAnswer {
+  return dynamicDetails({
+    podcastid: pod._id,
+    podcastname: s.title,
+    feedurl: pod.feed_url,
+    description: s.description,
+    author: s.author,
+    artworkurl: s.artwork_url,
+    explicit: pod.explicit,
+    episodecount: pod.episode_count,
+    categories: s.categories,
+    websiteurl: s.website_url,
+    podcastindexid: s.podcast_index_id ?? index_id,
+    is_vidsite: isVidsiteFeed(pod.feed_url),
+  });
 }
 
 export const readActions: ServiceActionsSchema = {
@@ -141,20 +159,7 @@ export const readActions: ServiceActionsSchema = {
         },
         recent_episodes,
         details: {
-          ...dynamicDetails({
-            podcastid: pod._id,
-            podcastname: s.title,
-            feedurl: pod.feed_url,
-            description: s.description,
-            author: s.author,
-            artworkurl: s.artwork_url,
-            explicit: pod.explicit,
-            episodecount: pod.episode_count,
-            categories: s.categories,
-            websiteurl: s.website_url,
-            podcastindexid: s.podcast_index_id ?? 0,
-            is_vidsite: isVidsiteFeed(pod.feed_url),
-          }),
+          ...storedDetails(pod, s, 0),
           userid: ctx.params.user_id,
           isyoutubechannel: isVidsiteFeed(pod.feed_url),
         },
@@ -190,20 +195,7 @@ export const readActions: ServiceActionsSchema = {
           pod,
           subs.find((x) => x.podcast_id === pod._id)!,
         );
-        return dynamicDetails({
-          podcastid: pod._id,
-          podcastname: s.title,
-          feedurl: pod.feed_url,
-          description: s.description,
-          author: s.author,
-          artworkurl: s.artwork_url,
-          explicit: pod.explicit,
-          episodecount: pod.episode_count,
-          categories: s.categories,
-          websiteurl: s.website_url,
-          podcastindexid: s.podcast_index_id ?? p.podcast_index_id,
-          is_vidsite: isVidsiteFeed(pod.feed_url),
-        });
+        return storedDetails(pod, s, p.podcast_index_id);
       }
       const fetched: FetchedFeed = await fetchFeed(ctx, { url: feed.url, username: feed.username ?? undefined, password: feed.password ?? undefined });
       const f = feedFields(fetched.feed!);
