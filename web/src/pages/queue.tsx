@@ -3,7 +3,7 @@
  * Reordered by dragging or with "Move up"/"Move down"; each change is written at once (reorder_queue, which
  * takes the whole order), one write at a time so that a later order never loses to an earlier one.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, errorText, ok, type paths } from "../api";
 import { me } from "../session";
 import { duration, ErrorNote, Loading, PageTitle, useLoad } from "../ui";
@@ -26,8 +26,9 @@ export default function Queue() {
     if (loaded.data) setItems(loaded.data.data);
   }, [loaded.data]);
 
-  // After a move or removal, focus goes to the control the person used (or the nearest one still there).
-  useEffect(() => {
+  // After a move or removal, focus goes to the control the person used (or the nearest one still there), in the same
+  // commit as the new order: a key pressed right after lands on that control, never on the one focused before.
+  useLayoutEffect(() => {
     const ids = focusNext.current;
     if (!ids) return;
     focusNext.current = null;
