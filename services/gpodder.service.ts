@@ -32,7 +32,7 @@ import { episodeActions, episodeMethods } from "./gpodder.parts/episodes.actions
 import { libraryEvents, libraryMethods } from "./gpodder.parts/library";
 import { subscriptionActions, subscriptionMethods } from "./gpodder.parts/subscriptions.actions";
 import { webActions, webMethods } from "./gpodder.parts/web.actions";
-import { feedsOf, rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
+import { feedsChanged, feedsOf, feedUser, rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
 import type { GpodderSettings, GpodderThis, UserRecord, WriteLease } from "./gpodder.parts/this";
 import type { Ctx } from "../shared/service-types";
 
@@ -48,20 +48,22 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
   mixins: [
     DbMixin({ name: "gpodder_users" }, [
       { name: "gpodder_devices", indexes: [{ fields: { user_id: 1 } }] },
-      // A user's feeds are a range of _id (feedsOf), and the feeds waiting to be applied are marked on the user's record
-      // (feeds_due_at): only rkey is indexed, so a first sync's 1,000 inserts write one index. The two older ones go;
-      // before the library index goes, the users whose feeds wait get their mark (found through it, once).
+      // A user's feeds are a range of _id (feedsOf), read whole for what changed (a feed is one record however often it
+      // changed), and the feeds waiting to be applied are marked on the user's record (feeds_due_at): no index beside
+      // _id, so a first sync's 1,000 inserts write no other. The older ones go; before the library index goes, the users
+      // whose feeds wait get their mark (found through it, once).
       {
         name: "gpodder_feeds",
-        indexes: [{ fields: { rkey: 1 } }],
         retired: [
+          { field: "rkey" },
           { field: "user_id" },
           {
             field: "library",
             before: async (service, feeds) => {
               const waiting = await feeds.find({ query: { library: { $in: ["pending", "failed"] } } });
               const users = (service as GpodderThis).adapter;
-              for (const _id of new Set(waiting.map((f) => Number(f.user_id)))) await users.updateMany({ _id }, { $set: { feeds_due_at: 0, feeds_mark: 0 } });
+              for (const _id of new Set(waiting.map((f) => feedUser(String(f._id)))))
+                await users.updateMany({ _id }, { $set: { feeds_due_at: 0, feeds_mark: 0 } });
             },
           },
         ],
@@ -186,9 +188,8 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
     },
     /** Moves the records of one clock value to another (a write that lost its lease). */
     async restamp(this: GpodderThis, user_id: number, from: number, to: number): Promise<void> {
-      const set = { $set: { seq: to, rkey: rkey(user_id, to) } };
-      await this.stores.gpodder_feeds.updateMany({ rkey: rkey(user_id, from) }, set);
-      await this.stores.gpodder_actions.updateMany({ rkey: rkey(user_id, from) }, set);
+      await this.stores.gpodder_feeds.updateMany(feedsChanged(user_id, from - 1, from), { $set: { seq: to } });
+      await this.stores.gpodder_actions.updateMany({ rkey: rkey(user_id, from) }, { $set: { seq: to, rkey: rkey(user_id, to) } });
     },
     /**
      * Takes the user's write lease, waiting while another write holds it (at most writeLeaseWaitMs: then a

@@ -168,12 +168,13 @@ export function narrowQuery(query: Query, indexed: ReadonlySet<string>): { where
       const spec = value as Record<string, unknown>;
       const ops = Object.keys(spec);
       const list = spec.$in;
-      const range = indexed.has(field) ? rangeCondition(column, field, spec) : null;
+      // A range narrows on any field: SQLite decides it on an indexed (single-valued) one, keeping to NeDB's order or
+      // declining (rangeCondition); on another, an array's elements are left to match.
+      const range = rangeCondition(column, field, spec);
       if (range) {
-        conds.push(range.where);
+        conds.push(`(${range.where}${orArray})`);
         params.push(...range.params);
-        // rangeCondition keeps to NeDB's order, or declines.
-        decided = true;
+        decided = !orArray;
       } else if (ops.length === 1 && ops[0] === "$in" && Array.isArray(list) && list.every(bindable)) {
         if (!list.length) return { where: "0", params: [], exact: true };
         if (list.length <= PARAMS) {

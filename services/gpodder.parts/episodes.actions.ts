@@ -129,7 +129,7 @@ export const episodeActions: ServiceActionsSchema = {
           };
         }),
         timestamp: subs.timestamp,
-        not_applied: pending.map((f) => ({ url: f.url, library: f.library, attempts: f.attempts, last_error: f.last_error })),
+        not_applied: pending.map((f) => ({ url: f.url, library: f.library, attempts: f.attempts ?? 0, last_error: f.last_error ?? null })),
       };
     },
   },

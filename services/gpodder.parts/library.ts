@@ -15,7 +15,7 @@ import { applySyncStates, episodesPositionsChanged, syncStates } from "../../sha
 import type { FeedMovedEvent, FeedsChangedEvent, SyncFeed } from "../../shared/contracts/podcasts";
 import { podcastsFeedMoved, podcastsFeedsChanged, syncFeeds, syncSubscriptions } from "../../shared/contracts/podcasts";
 import type { Ctx, Query } from "../../shared/service-types";
-import { ActionDoc, FeedDoc, feedsOf, rkey, rkeyRange, UserDoc } from "./model";
+import { ActionDoc, FeedDoc, feedsChanged, feedsOf, rkeyRange, UserDoc } from "./model";
 import type { GpodderThis, NewAction, UserRecord } from "./this";
 
 /** The origin this service gives the changes it applies, so that their events are not turned back into changes. */
@@ -144,13 +144,13 @@ export const libraryMethods: ServiceMethods = {
   },
   /**
    * Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. seqs: only the
-   * feeds those writes changed (an upload's own, read by the rkey index however many feeds wait for a retry).
+   * feeds those writes changed (an upload's own: what other feeds wait for a retry is left to the retry round).
    */
   async applyFeeds(this: GpodderThis, user_id: number, seqs?: number[]): Promise<void> {
     const user: UserDoc = await this.userDoc(user_id);
     // No mark: no feed of the user waits (an upload that changed no feed, or only episode actions), nothing to read.
     if (user.feeds_due_at === null || user.feeds_due_at === undefined) return;
-    const scope = seqs ? { rkey: { $gte: rkey(user_id, Math.min(...seqs)), $lte: rkey(user_id, Math.max(...seqs)) } } : feedsOf(user_id);
+    const scope = seqs ? feedsChanged(user_id, Math.min(...seqs) - 1, Math.max(...seqs)) : feedsOf(user_id);
     // Due ones only, asked of the store: a first sync can leave a thousand feeds waiting for their retry.
     const notWaiting = [{ next_try: null }, { next_try: { $exists: false } }, { next_try: { $lte: new Date() } }];
     const due: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { ...scope, library: { $in: WAITING }, $or: notWaiting } });
@@ -177,11 +177,12 @@ export const libraryMethods: ServiceMethods = {
       const updates = new Map<string, { ids: string[]; seq: number; set: object }>();
       for (const f of batch) {
         const reason = failed.get(f.url);
-        const retryMs = Math.min(MAX_RETRY_MS, config.gpodderRetrySeconds * 1000 * 2 ** f.attempts);
+        const attempts = f.attempts ?? 0;
+        const retryMs = Math.min(MAX_RETRY_MS, config.gpodderRetrySeconds * 1000 * 2 ** attempts);
         const set =
           reason === undefined
             ? { library: "applied", last_error: null, next_try: null }
-            : { library: "failed", attempts: f.attempts + 1, last_error: reason.slice(0, 500), next_try: new Date(triedAt + retryMs) };
+            : { library: "failed", attempts: attempts + 1, last_error: reason.slice(0, 500), next_try: new Date(triedAt + retryMs) };
         const key = JSON.stringify([f.seq, set]);
         if (!updates.has(key)) updates.set(key, { ids: [], seq: f.seq, set });
         updates.get(key)!.ids.push(f._id);

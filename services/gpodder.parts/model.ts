@@ -46,23 +46,25 @@ export interface DeviceDoc {
   created_at: Date;
 }
 
-/** A feed of a user as the devices know it: its last change (add or remove) with the clock value it was received at. */
+/**
+ * A feed of a user as the devices know it (_id: feedKey): its last change (add or remove) with the clock value it was
+ * received at. Only what a change says is written (a first sync writes a thousand): the fields of a failed try come
+ * with the failure. Records of earlier versions also hold user_id and rkey, which nothing reads.
+ */
 export interface FeedDoc {
   _id: string;
-  user_id: number;
   url: string;
   subscribed: boolean;
   seq: number;
-  /** user_id and seq in one sortable string: NeDB answers a range of one indexed field from its index. */
-  rkey: string;
   /** The device the change came from (SERVER_DEVICE for changes of the library here). */
   device: string;
   library: LibraryState;
   /** The feed moved to this URL (a podcast here moved: podcasts.feed_moved); a device sending this one gets that one. */
   moved_to?: string | null;
-  attempts: number;
-  last_error: string | null;
-  next_try: Date | null;
+  /** Failed tries so far (absent: none). */
+  attempts?: number;
+  last_error?: string | null;
+  next_try?: Date | null;
 }
 
 export interface ActionDoc {
@@ -102,8 +104,12 @@ export function rkeyRange(user_id: number, since: number, until: number) {
 
 export const deviceKey = (user_id: number, device_id: string) => `${user_id}:${device_id}`;
 export const feedKey = (user_id: number, url: string) => `${user_id}:${url}`;
+/** The user of a feed's record, from its _id (feedKey). */
+export const feedUser = (_id: string) => Number(_id.slice(0, _id.indexOf(":")));
 /** A user's feeds: their _id begins with "<user_id>:" (";" follows ":"), a range of the primary key, with no index of its own to write. */
 export const feedsOf = (user_id: number) => ({ _id: { $gte: `${user_id}:`, $lt: `${user_id};` } });
+/** A user's feeds changed after `since` up to `until` (clock values): read through the user's feeds, which no other index orders. */
+export const feedsChanged = (user_id: number, since: number, until: number) => ({ ...feedsOf(user_id), seq: { $gt: since, $lte: until } });
 
 /** A device id as the gPodder API allows it: letters, digits, dot, dash and underscore. */
 export const DEVICE_ID = /^[\w.-]{1,64}$/;
@@ -149,7 +155,16 @@ export function sanitizeUrl(raw: unknown): string | null {
   return url;
 }
 
+/**
+ * A URL that sanitize() gives back as it is, as most apps send feeds: http(s) in lower case, then an authority with
+ * no user, no upper case and no white space, then no fragment and no white space; plainAuthority decides the rest.
+ */
+const CANONICAL_URL = /^https?:\/\/([^/?#@\sA-Z]*)(?:[/?][^#\s]*)?$/;
+
 function sanitize(raw: string): string | null {
+  // A first sync's 1,000 feeds are new to the cache: this test spares most of them the steps below.
+  const canonical = raw.length <= MAX_URL ? CANONICAL_URL.exec(raw) : null;
+  if (canonical && plainAuthority(canonical[1])) return raw;
   let url = raw.trim();
   if (FEED_SCHEMES.test(url)) {
     url = url.replace(FEED_SCHEMES, "");

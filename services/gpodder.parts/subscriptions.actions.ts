@@ -5,6 +5,7 @@
  * kept as sent (sanitized as the API describes), whether or not this server can fetch it.
  */
 import type { ServiceActionsSchema, ServiceMethods } from "moleculer";
+import { isDuplicateKeyError } from "../../shared/db.mixin";
 import { BadRequestError, NotFoundError } from "../../shared/errors";
 import {
   EmptyAnswer,
@@ -20,7 +21,7 @@ import type { SyncPodcast } from "../../shared/contracts/podcasts";
 import { syncPodcasts } from "../../shared/contracts/podcasts";
 import type { Ctx } from "../../shared/service-types";
 import { buildOpml, parseOpml } from "../../shared/opml";
-import { checkDeviceId, FeedDoc, feedKey, feedsOf, podcastObject, rkey, rkeyRange, sanitizeChanges, sinceOf } from "./model";
+import { checkDeviceId, FeedDoc, feedKey, feedsChanged, feedsOf, podcastObject, sanitizeChanges, sinceOf } from "./model";
 import type { FeedMoves, GpodderThis } from "./this";
 
 const username = { type: "string", max: 200 };
@@ -28,6 +29,9 @@ const deviceid = { type: "string", max: 200 };
 const format = { type: "enum", values: ["json", "opml", "txt"] };
 const since = { type: "any", optional: true };
 const list = { type: "any", optional: true };
+
+/** Feeds in the order they were received (by clock value, then URL), as devices list them. */
+const inOrder = <T extends Pick<FeedDoc, "seq" | "url">>(feeds: T[]): T[] => feeds.sort((a, b) => a.seq - b.seq || (a.url < b.url ? -1 : 1));
 
 /** The simple API's formats (the path's extension). */
 type SimpleFormat = "json" | "opml" | "txt";
@@ -193,11 +197,15 @@ export const subscriptionMethods: ServiceMethods = {
    * The feeds changed after `since`, each by its last change (one record per feed: a feed removed and
    * added again is in add only, one added and removed again in remove only), and the clock to ask from
    * next. Since 0 that is every feed ever named, removed ones too: a device that lost its sync state
-   * learns what to drop. One range read of the rkey index.
+   * learns what to drop. One read of the user's feeds (a range of _id), SQLite or MongoDB keeping the changed ones: a feed
+   * is one record however often it changed, so this costs the user's feeds, never the history.
    */
   async changesSince(this: GpodderThis, user_id: number, since: number): Promise<SubscriptionChangesAnswer> {
     const timestamp: number = await this.clockOf(user_id);
-    const changed = since >= timestamp ? [] : await this.findFields(this.stores.gpodder_feeds, rkeyRange(user_id, since, timestamp), ["url", "subscribed"]);
+    const changed =
+      since >= timestamp
+        ? []
+        : inOrder(await this.findFields(this.stores.gpodder_feeds, feedsChanged(user_id, since, timestamp), ["url", "subscribed", "seq"]));
     return {
       add: changed.filter((f) => f.subscribed).map((f) => f.url),
       remove: changed.filter((f) => !f.subscribed).map((f) => f.url),
@@ -205,8 +213,7 @@ export const subscriptionMethods: ServiceMethods = {
     };
   },
   async subscribedUrls(this: GpodderThis, user_id: number): Promise<string[]> {
-    const feeds = await this.findFields(this.stores.gpodder_feeds, { ...feedsOf(user_id), subscribed: true }, ["url", "seq"]);
-    return feeds.sort((a, b) => a.seq - b.seq || (a.url < b.url ? -1 : 1)).map((f) => f.url);
+    return inOrder(await this.findFields(this.stores.gpodder_feeds, { ...feedsOf(user_id), subscribed: true }, ["url", "seq"])).map((f) => f.url);
   },
   /**
    * Records a device's adds and removes under one new clock value (only real changes are written), then
@@ -228,6 +235,35 @@ export const subscriptionMethods: ServiceMethods = {
     let remove = removeIn;
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (fromDevice) await this.ensureDevices(user_id, [device]);
+      const doc = (url: string, subscribed: boolean): FeedDoc => ({
+        _id: feedKey(user_id, url),
+        url,
+        subscribed,
+        seq,
+        device,
+        library: fromDevice ? "pending" : "applied",
+        ...(moves.from?.has(url) ? { moved_to: moves.from.get(url) } : {}),
+      });
+      // Marked before the feeds are written: a process that dies in between leaves a mark with nothing to apply, never the reverse.
+      let marked = false;
+      const mark = async () => {
+        if (fromDevice && !marked) await this.adapter.updateMany({ _id: user_id }, { $set: { feeds_due_at: Date.now(), feeds_mark: seq } });
+        marked = true;
+      };
+      // Only adds, none of them stored yet (a first sync's whole list): written at once, with nothing read. When one is
+      // stored after all (a unique-key refusal), what is stored decides, as for every other upload: MongoDB's ordered
+      // insert may have written those before it, which the read then finds as this write's own.
+      if (add.length && !remove.length) {
+        await mark();
+        const written = await this.stores.gpodder_feeds.insertMany(add.map((u) => doc(u, true))).then(
+          () => true,
+          (err: unknown) => {
+            if (isDuplicateKeyError(err)) return false;
+            throw err;
+          },
+        );
+        if (written) return;
+      }
       let known = await this.findByIds(
         this.stores.gpodder_feeds,
         [...add, ...remove].map((u) => feedKey(user_id, u)),
@@ -250,26 +286,11 @@ export const subscriptionMethods: ServiceMethods = {
         ...add.filter((u) => state.get(u) !== true).map((u) => [u, true] as [string, boolean]),
         ...remove.filter((u) => state.get(u) === true || moves.from?.has(u)).map((u) => [u, false] as [string, boolean]),
       ];
-      // Marked before the feeds are written: a process that dies in between leaves a mark with nothing to apply, never the reverse.
-      if (fromDevice && changes.length) await this.adapter.updateMany({ _id: user_id }, { $set: { feeds_due_at: Date.now(), feeds_mark: seq } });
-      const doc = (url: string, subscribed: boolean): FeedDoc => ({
-        _id: feedKey(user_id, url),
-        user_id,
-        url,
-        subscribed,
-        seq,
-        rkey: rkey(user_id, seq),
-        device,
-        library: fromDevice ? "pending" : "applied",
-        attempts: 0,
-        last_error: null,
-        next_try: null,
-        ...(moves.from?.has(url) ? { moved_to: moves.from.get(url) } : {}),
-      });
-      // Feeds seen before are updated one by one; new ones (a first sync's whole list) inserted at once.
+      if (changes.length) await mark();
+      // Feeds seen before are updated one by one (a failed try's fields cleared); new ones inserted at once.
       for (const [url, subscribed] of changes.filter(([url]) => state.has(url))) {
         const { _id, ...set } = doc(url, subscribed);
-        await this.stores.gpodder_feeds.updateMany({ _id }, { $set: { moved_to: null, ...set } });
+        await this.stores.gpodder_feeds.updateMany({ _id }, { $set: { moved_to: null, attempts: 0, last_error: null, next_try: null, ...set } });
       }
       const fresh = changes.filter(([url]) => !state.has(url)).map(([url, subscribed]) => doc(url, subscribed));
       if (fresh.length) await this.stores.gpodder_feeds.insertMany(fresh);
