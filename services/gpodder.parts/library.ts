@@ -15,7 +15,7 @@ import { applySyncStates, episodesPositionsChanged, syncStates } from "../../sha
 import type { FeedMovedEvent, FeedsChangedEvent, SyncFeed } from "../../shared/contracts/podcasts";
 import { podcastsFeedMoved, podcastsFeedsChanged, syncFeeds, syncSubscriptions } from "../../shared/contracts/podcasts";
 import type { Ctx, Query } from "../../shared/service-types";
-import { ActionDoc, FeedDoc, feedsChanged, feedsOf, rkeyRange, UserDoc } from "./model";
+import { ActionDoc, FeedDoc, feedsOf, rkeyRange, UserDoc } from "./model";
 import type { GpodderThis, NewAction, UserRecord } from "./this";
 
 /** The origin this service gives the changes it applies, so that their events are not turned back into changes. */
@@ -107,26 +107,26 @@ export const libraryMethods: ServiceMethods = {
   /**
    * Applies what devices sent, in the background; a call while it runs makes it run once more. The promise
    * (never rejected) settles when the run that includes this call's changes has ended. feeds true: every feed
-   * that waits; a clock value: the feeds that write changed (an upload's own); false: only episode actions came
-   * (feeds waiting for a retry wait for the retry round).
+   * that waits; a list of feed ids: those an upload changed (read by id, however many feeds the user has); false:
+   * only episode actions came (feeds waiting for a retry wait for the retry round).
    */
-  applySoon(this: GpodderThis, user_id: number, feeds: boolean | number = true): Promise<void> {
-    const state = this.applying.get(user_id) ?? { rerun: false, feeds: false, seqs: [], done: Promise.resolve() };
+  applySoon(this: GpodderThis, user_id: number, feeds: boolean | string[] = true): Promise<void> {
+    const state = this.applying.get(user_id) ?? { rerun: false, feeds: false, ids: new Set<string>(), done: Promise.resolve() };
     state.rerun = true;
     if (feeds === true) state.feeds = true;
-    else if (typeof feeds === "number") state.seqs.push(feeds);
+    else if (feeds) for (const id of feeds) state.ids.add(id);
     if (this.applying.has(user_id)) return state.done;
     this.applying.set(user_id, state);
     state.done = (async () => {
       // Once the upload's answer is out (it is written in this turn of the event loop): this work shares the process.
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (state.rerun) {
-        const { feeds: all, seqs } = state;
+        const { feeds: all, ids } = state;
         state.rerun = false;
         state.feeds = false;
-        state.seqs = [];
+        state.ids = new Set();
         if (all) await this.applyFeeds(user_id);
-        else if (seqs.length) await this.applyFeeds(user_id, seqs);
+        else if (ids.size) await this.applyFeeds(user_id, [...ids]);
         await this.applyActions(user_id);
       }
     })()
@@ -143,20 +143,20 @@ export const libraryMethods: ServiceMethods = {
     for (const u of due) void this.applySoon(u._id); // never rejects; runs in the background
   },
   /**
-   * Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. seqs: only the
-   * feeds those writes changed (an upload's own: what other feeds wait for a retry is left to the retry round).
+   * Subscribes and unsubscribes here what devices changed; a feed that fails is kept for a later try. ids: only these
+   * feeds (an upload's own: what other feeds wait for a retry is left to the retry round).
    */
-  async applyFeeds(this: GpodderThis, user_id: number, seqs?: number[]): Promise<void> {
+  async applyFeeds(this: GpodderThis, user_id: number, ids?: string[]): Promise<void> {
     const user: UserDoc = await this.userDoc(user_id);
     // No mark: no feed of the user waits (an upload that changed no feed, or only episode actions), nothing to read.
     if (user.feeds_due_at === null || user.feeds_due_at === undefined) return;
-    const scope = seqs ? feedsChanged(user_id, Math.min(...seqs) - 1, Math.max(...seqs)) : feedsOf(user_id);
+    const scope = ids ? { _id: { $in: ids } } : feedsOf(user_id);
     // Due ones only, asked of the store: a first sync can leave a thousand feeds waiting for their retry.
     const notWaiting = [{ next_try: null }, { next_try: { $exists: false } }, { next_try: { $lte: new Date() } }];
     const due: FeedDoc[] = await this.stores.gpodder_feeds.find({ query: { ...scope, library: { $in: WAITING }, $or: notWaiting } });
     await this.applyFeedBatches(user, due);
     // Only a pass over every feed knows what still waits: an upload's own pass leaves the mark to the retry round's.
-    if (seqs) return;
+    if (ids) return;
     // The mark now says when the next failed feed is due, or that none waits; unless a newer write marked the user meanwhile (its own run follows).
     const waiting = await this.findFields(this.stores.gpodder_feeds, { ...feedsOf(user_id), library: { $in: WAITING } }, ["next_try"]);
     const next = waiting.length ? waiting.reduce((min, f) => Math.min(min, f.next_try ? new Date(f.next_try).getTime() : Date.now()), Infinity) : null;

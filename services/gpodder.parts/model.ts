@@ -164,7 +164,7 @@ const CANONICAL_URL = /^https?:\/\/([^/?#@\sA-Z]*)(?:[/?][^#\s]*)?$/;
 function sanitize(raw: string): string | null {
   // A first sync's 1,000 feeds are new to the cache: this test spares most of them the steps below.
   const canonical = raw.length <= MAX_URL ? CANONICAL_URL.exec(raw) : null;
-  if (canonical && plainAuthority(canonical[1])) return raw;
+  if (canonical && knownPlain(canonical[1])) return raw;
   let url = raw.trim();
   if (FEED_SCHEMES.test(url)) {
     url = url.replace(FEED_SCHEMES, "");
@@ -187,6 +187,19 @@ function sanitize(raw: string): string | null {
     return null;
   }
   return out;
+}
+
+/** plainAuthority's answers lately: a list of feeds names a few hosts many times (feeds.example.com, anchor.fm). */
+const plainAuthorities = new Map<string, boolean>();
+
+function knownPlain(authority: string): boolean {
+  if (authority.length > 260) return plainAuthority(authority); // longer than any host name and port: never kept
+  let plain = plainAuthorities.get(authority);
+  if (plain === undefined) {
+    if (plainAuthorities.size >= 256) plainAuthorities.clear();
+    plainAuthorities.set(authority, (plain = plainAuthority(authority)));
+  }
+  return plain;
 }
 
 const PLAIN_AUTHORITY = /^([a-z0-9-]+(?:\.[a-z0-9-]+)*)\.?(?::(\d{1,5}))?$/;

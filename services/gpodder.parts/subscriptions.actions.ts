@@ -233,6 +233,8 @@ export const subscriptionMethods: ServiceMethods = {
   ): Promise<number> {
     let add = addIn;
     let remove = removeIn;
+    /** The feeds this write changed: the library applies those (applySoon). */
+    let changed: string[] = [];
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (fromDevice) await this.ensureDevices(user_id, [device]);
       const doc = (url: string, subscribed: boolean): FeedDoc => ({
@@ -262,7 +264,10 @@ export const subscriptionMethods: ServiceMethods = {
             throw err;
           },
         );
-        if (written) return;
+        if (written) {
+          changed = add;
+          return;
+        }
       }
       let known = await this.findByIds(
         this.stores.gpodder_feeds,
@@ -287,6 +292,7 @@ export const subscriptionMethods: ServiceMethods = {
         ...remove.filter((u) => state.get(u) === true || moves.from?.has(u)).map((u) => [u, false] as [string, boolean]),
       ];
       if (changes.length) await mark();
+      changed = changes.map(([url]) => url);
       // Feeds seen before are updated one by one (a failed try's fields cleared); new ones inserted at once.
       for (const [url, subscribed] of changes.filter(([url]) => state.has(url))) {
         const { _id, ...set } = doc(url, subscribed);
@@ -295,7 +301,8 @@ export const subscriptionMethods: ServiceMethods = {
       const fresh = changes.filter(([url]) => !state.has(url)).map(([url, subscribed]) => doc(url, subscribed));
       if (fresh.length) await this.stores.gpodder_feeds.insertMany(fresh);
     });
-    if (fromDevice) void this.applySoon(user_id, seq); // never rejects; the upload does not wait for it
+    // Never rejects; the upload does not wait for it.
+    if (fromDevice) void this.applySoon(user_id, changed.map((url) => feedKey(user_id, url)));
     return seq;
   },
 };

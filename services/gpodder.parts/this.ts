@@ -28,11 +28,11 @@ export interface GpodderSettings {
   writeLeaseWaitMs: number;
 }
 
-/** A run of applySoon (library.ts): whether to run once more, with every waiting feed or those of some writes, and when it has ended. */
+/** A run of applySoon (library.ts): whether to run once more, with every waiting feed or those uploads changed, and when it has ended. */
 interface ApplyRun {
   rerun: boolean;
   feeds: boolean;
-  seqs: number[];
+  ids: Set<string>;
   done: Promise<void>;
 }
 
@@ -70,9 +70,9 @@ interface GpodderMethods {
   ): Promise<{ actions: ActionDoc[]; timestamp: number }>;
   // library.ts
   seedLibrary(user_id: number): Promise<void>;
-  applySoon(user_id: number, feeds?: boolean | number): Promise<void>;
+  applySoon(user_id: number, feeds?: boolean | string[]): Promise<void>;
   applyDue(): Promise<void>;
-  applyFeeds(user_id: number, seqs?: number[]): Promise<void>;
+  applyFeeds(user_id: number, ids?: string[]): Promise<void>;
   applyFeedBatches(user: UserDoc, due: FeedDoc[]): Promise<void>;
   applyActions(user_id: number): Promise<void>;
   applyPlays(user_id: number, range: Query, only?: string[]): Promise<void>;

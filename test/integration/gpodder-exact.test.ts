@@ -60,7 +60,7 @@ describe("sync server answers as gPodder's documentation gives them", () => {
     ({ feed, episode: episodeUrl } = serveTwoEpisodeFeeds(feeds, "feed", 6));
     feeds.route("/rich.xml", { body: richFeed(feeds.url) });
     server = await startServer();
-    u = await createUsers(server.url, ["alice", "bob"]);
+    u = await createUsers(server.url, ["alice", "bob", "carol"]);
     await login("alice");
   });
   afterAll(async () => {
@@ -91,6 +91,25 @@ describe("sync server answers as gPodder's documentation gives them", () => {
     // The Nextcloud app's list is the same one.
     const nextcloud = (await sync("/index.php/apps/gpoddersync/subscriptions?since=0")).body;
     expect([sorted(nextcloud.add), sorted(nextcloud.remove), nextcloud.timestamp]).toEqual([sorted(all.add), sorted(all.remove), all.since]);
+  });
+
+  test("an upload naming stored feeds among new ones changes only the new ones; naming only stored ones changes nothing", async () => {
+    const named = (n: string) => `${feeds.url}/named-${n}.xml`;
+    const [stored] = await gpo([["update_subscriptions", "phone", [named("a")], []]], "carol");
+    // New ones before and after the stored one: a batch insert meets it (on MongoDB after writing those before it).
+    const [mixed] = await gpo([["update_subscriptions", "laptop", [named("b"), named("a"), named("c")], []]], "carol");
+    await gpo([["update_subscriptions", "phone", [named("c"), named("a")], []]], "carol");
+    const [sinceStored, sinceMixed, all] = await gpo(
+      [
+        ["pull_subscriptions", "tablet", stored.since],
+        ["pull_subscriptions", "tablet", mixed.since],
+        ["pull_subscriptions", "tablet", 0],
+      ],
+      "carol",
+    );
+    expect([sorted(sinceStored.add), sinceStored.remove]).toEqual([sorted([named("b"), named("c")]), []]);
+    expect([sinceMixed.add, sinceMixed.remove]).toEqual([[], []]);
+    expect(all.add).toEqual(expect.arrayContaining([named("a"), named("b"), named("c")]));
   });
 
   test("a feed removed here (web/API) is in remove since 0; added here again, in add only", async () => {
