@@ -302,7 +302,11 @@ export const subscriptionMethods: ServiceMethods = {
       if (fresh.length) await this.stores.gpodder_feeds.insertMany(fresh);
     });
     // Never rejects; the upload does not wait for it.
-    if (fromDevice) void this.applySoon(user_id, changed.map((url) => feedKey(user_id, url)));
+    if (fromDevice)
+      void this.applySoon(
+        user_id,
+        changed.map((url) => feedKey(user_id, url)),
+      );
     return seq;
   },
 };
