@@ -356,10 +356,11 @@ async function main() {
   }
   const ours = results["this server"];
   const theirs = results.oPodSync;
-  console.log(`${"step".padEnd(32)} ${"this server".padStart(12)} ${"oPodSync".padStart(12)} ${"oPodSync / ours".padStart(16)}`);
+  const width = Math.max(...Object.keys(ours).map((step) => step.length));
+  console.log(`${"step".padEnd(width)} ${"this server".padStart(12)} ${"oPodSync".padStart(12)} ${"oPodSync / ours".padStart(16)}`);
   for (const step of Object.keys(ours)) {
     console.log(
-      `${step.padEnd(32)} ${ours[step].toFixed(0).padStart(9)} ms ${theirs[step].toFixed(0).padStart(9)} ms ${(theirs[step] / ours[step]).toFixed(2).padStart(15)}x`,
+      `${step.padEnd(width)} ${ours[step].toFixed(0).padStart(9)} ms ${theirs[step].toFixed(0).padStart(9)} ms ${(theirs[step] / ours[step]).toFixed(2).padStart(15)}x`,
     );
   }
   if (PROFILE_DIR) console.log(`\nthis server: top functions by self time (idle left out)\n${profileSummary(PROFILE_DIR, true)}`);

@@ -237,15 +237,13 @@ export const subscriptionMethods: ServiceMethods = {
     let changed: string[] = [];
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (fromDevice) await this.ensureDevices(user_id, [device]);
-      const doc = (url: string, subscribed: boolean): FeedDoc => ({
-        _id: feedKey(user_id, url),
-        url,
-        subscribed,
-        seq,
-        device,
-        library: fromDevice ? "pending" : "applied",
-        ...(moves.from?.has(url) ? { moved_to: moves.from.get(url) } : {}),
-      });
+      const library = fromDevice ? "pending" : "applied";
+      const doc = (url: string, subscribed: boolean): FeedDoc => {
+        const made: FeedDoc = { _id: feedKey(user_id, url), url, subscribed, seq, device, library };
+        const to = moves.from?.get(url);
+        if (to !== undefined) made.moved_to = to;
+        return made;
+      };
       // Marked before the feeds are written: a process that dies in between leaves a mark with nothing to apply, never the reverse.
       let marked = false;
       const mark = async () => {
