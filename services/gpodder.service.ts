@@ -32,7 +32,7 @@ import { episodeActions, episodeMethods } from "./gpodder.parts/episodes.actions
 import { libraryEvents, libraryMethods } from "./gpodder.parts/library";
 import { subscriptionActions, subscriptionMethods } from "./gpodder.parts/subscriptions.actions";
 import { webActions, webMethods } from "./gpodder.parts/web.actions";
-import { feedsChanged, feedsOf, feedUser, rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
+import { feedsOf, feedUser, rkey, rkeyRange, type UserDoc } from "./gpodder.parts/model";
 import type { GpodderSettings, GpodderThis, UserRecord, WriteLease } from "./gpodder.parts/this";
 import type { Ctx } from "../shared/service-types";
 
@@ -188,7 +188,7 @@ const GpodderService: ServiceSchema<GpodderSettings, GpodderThis> = {
     },
     /** Moves the records of one clock value to another (a write that lost its lease). */
     async restamp(this: GpodderThis, user_id: number, from: number, to: number): Promise<void> {
-      await this.stores.gpodder_feeds.updateMany(feedsChanged(user_id, from - 1, from), { $set: { seq: to } });
+      await this.stores.gpodder_feeds.updateMany({ ...feedsOf(user_id), seq: from }, { $set: { seq: to } });
       await this.stores.gpodder_actions.updateMany({ rkey: rkey(user_id, from) }, { $set: { seq: to, rkey: rkey(user_id, to) } });
     },
     /**

@@ -85,13 +85,13 @@ export function storedKind(v: unknown): number {
   return kind;
 }
 
-/** A document ready to insert (SqliteAdapter.prepare): with its _id, and whether its line needs its Dates turned. */
+/** A document ready to insert (SqliteAdapter.prepare): with its _id, and what it holds (storedKind). */
 export interface Prepared {
   doc: Doc;
-  dated: boolean;
+  kind: number;
 }
 
 /** A prepared document's stored line. */
-export function line({ doc, dated }: Prepared): string {
-  return dated ? serializeDoc(doc) : JSON.stringify(doc);
+export function line({ doc, kind }: Prepared): string {
+  return kind === JSON_ONLY ? JSON.stringify(doc) : serializeDoc(doc);
 }

@@ -22,7 +22,7 @@ import type { IndexSpec } from "./db.mixin";
 import { moveNedbFile } from "./nedb-migration";
 import { byIdOnly, jsonPath, narrowQuery, PLAIN_FIELD, type Query, queryFields, rangesOnDates } from "./sqlite-query";
 import { BACKSTOP_PAGES, unwatch, watch } from "./sqlite-checkpointer";
-import { deserialize, JSON_ONLY, line, OTHER, type Prepared, serializeDoc, storedKind } from "./sqlite-lines";
+import { deserialize, line, OTHER, type Prepared, serializeDoc, storedKind } from "./sqlite-lines";
 import type { StoredDoc, Update } from "./service-types";
 
 type Doc = StoredDoc;
@@ -46,9 +46,9 @@ const { uid } = require(require.resolve("@seald-io/nedb/lib/customUtils", { path
 /* eslint-enable @typescript-eslint/no-require-imports */
 const { deepCopy, checkObject, modify, match, getDotValue, compareThings } = nedbModel;
 
-/** The document as stored, as the caller's own copy (insert and upsert answer it). */
-function storedCopy(prepared: Prepared, given: Doc): Doc {
-  return prepared.doc === given ? deepCopy(given) : prepared.doc;
+/** The document as stored, as the caller's own copy (insert and upsert answer it): prepare copied only what NeDB's functions decided. */
+function storedCopy({ doc, kind }: Prepared): Doc {
+  return kind === OTHER ? doc : deepCopy(doc);
 }
 interface Filters {
   query?: Query;
@@ -387,7 +387,7 @@ export class SqliteAdapter {
       checkObject(out);
     }
     if (out._id === undefined) out = { ...out, _id: uid(16) };
-    return { doc: out, dated: kind !== JSON_ONLY };
+    return { doc: out, kind };
   }
 
   /**
@@ -423,7 +423,7 @@ export class SqliteAdapter {
   async insert(doc: Doc): Promise<Doc> {
     const prepared = this.prepare(doc);
     this.insertPrepared([prepared]);
-    return storedCopy(prepared, doc);
+    return storedCopy(prepared);
   }
 
   /** All or none, as NeDB inserts an array. The documents as given (a copy where an _id was added): no caller reads them back but tests. */
@@ -450,7 +450,7 @@ export class SqliteAdapter {
       }
       const prepared = this.prepare(doc);
       this.insertPrepared([prepared]);
-      return [storedCopy(prepared, doc)];
+      return [storedCopy(prepared)];
     }
     const written = targets.map((d) => {
       const applied = presentPulls(d, update);

@@ -233,7 +233,7 @@ export const subscriptionMethods: ServiceMethods = {
   ): Promise<number> {
     let add = addIn;
     let remove = removeIn;
-    /** The feeds this write changed: the library applies those (applySoon). */
+    /** The ids of the feeds this write changed: the library applies those (applySoon). */
     let changed: string[] = [];
     const seq: number = await this.stamp(user_id, async (seq: number) => {
       if (fromDevice) await this.ensureDevices(user_id, [device]);
@@ -255,7 +255,8 @@ export const subscriptionMethods: ServiceMethods = {
       // insert may have written those before it, which the read then finds as this write's own.
       if (add.length && !remove.length) {
         await mark();
-        const written = await this.stores.gpodder_feeds.insertMany(add.map((u) => doc(u, true))).then(
+        const docs = add.map((u) => doc(u, true));
+        const written = await this.stores.gpodder_feeds.insertMany(docs).then(
           () => true,
           (err: unknown) => {
             if (isDuplicateKeyError(err)) return false;
@@ -263,7 +264,7 @@ export const subscriptionMethods: ServiceMethods = {
           },
         );
         if (written) {
-          changed = add;
+          changed = docs.map((d) => d._id);
           return;
         }
       }
@@ -290,7 +291,7 @@ export const subscriptionMethods: ServiceMethods = {
         ...remove.filter((u) => state.get(u) === true || moves.from?.has(u)).map((u) => [u, false] as [string, boolean]),
       ];
       if (changes.length) await mark();
-      changed = changes.map(([url]) => url);
+      changed = changes.map(([url]) => feedKey(user_id, url));
       // Feeds seen before are updated one by one (a failed try's fields cleared); new ones inserted at once.
       for (const [url, subscribed] of changes.filter(([url]) => state.has(url))) {
         const { _id, ...set } = doc(url, subscribed);
@@ -300,11 +301,7 @@ export const subscriptionMethods: ServiceMethods = {
       if (fresh.length) await this.stores.gpodder_feeds.insertMany(fresh);
     });
     // Never rejects; the upload does not wait for it.
-    if (fromDevice)
-      void this.applySoon(
-        user_id,
-        changed.map((url) => feedKey(user_id, url)),
-      );
+    if (fromDevice) void this.applySoon(user_id, changed);
     return seq;
   },
 };
