@@ -7,7 +7,8 @@ export interface Loaded<T> {
   data: T | undefined;
   error: string | null;
   loading: boolean;
-  reload: () => void;
+  /** Loads again; settles (never rejecting) once the answer or its error is shown, so a success can be announced after it. */
+  reload: () => Promise<void>;
 }
 
 /** Runs load when deps change; a slower earlier answer never overwrites a later one. */
@@ -17,13 +18,17 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const run = useCallback(() => {
     const mine = ++turn.current;
     setState((s) => ({ ...s, loading: true, error: null }));
-    load().then(
-      (data) => mine === turn.current && setState({ data, error: null, loading: false }),
-      (err) => mine === turn.current && setState((s) => ({ ...s, error: errorText(err), loading: false })),
+    return load().then(
+      (data) => {
+        if (mine === turn.current) setState({ data, error: null, loading: false });
+      },
+      (err) => {
+        if (mine === turn.current) setState((s) => ({ ...s, error: errorText(err), loading: false }));
+      },
     );
     // The caller's deps say when to load again: `load` is a new function at every render.
   }, deps);
-  useEffect(run, [run]);
+  useEffect(() => void run(), [run]);
   return { ...state, reload: run };
 }
 

@@ -96,7 +96,7 @@ interface BackupFile {
   modified_at: string;
 }
 
-function BackupFiles({ files, error, loading, reload }: { files?: BackupFile[]; error: string | null; loading: boolean; reload: () => void }) {
+function BackupFiles({ files, error, loading, reload }: { files?: BackupFile[]; error: string | null; loading: boolean; reload: () => Promise<void> }) {
   const form = useAction();
   const [asking, setAsking] = useState<{ file: string; what: "restore" | "delete" } | null>(null);
   const act = async (file: string, what: "restore" | "delete") => {
@@ -109,7 +109,7 @@ function BackupFiles({ files, error, loading, reload }: { files?: BackupFile[]; 
       return `Restored ${file}: ${done.records} records.`;
     });
     setAsking(null);
-    reload();
+    void reload();
   };
   return (
     <>
@@ -207,7 +207,7 @@ function RestoreUpload() {
   );
 }
 
-function Schedule({ onRan }: { onRan: () => void }) {
+function Schedule({ onRan }: { onRan: () => Promise<void> }) {
   const stored = useLoad(() => ok(api.POST("/api/data/get_scheduled_backup", { body: {} })), []);
   const [cron, setCron] = useState<string | null>(null);
   const [enabled, setEnabled] = useState<boolean | null>(null);
@@ -219,8 +219,8 @@ function Schedule({ onRan }: { onRan: () => void }) {
     e.preventDefault();
     void form.run(async () => {
       const done = await ok(api.POST("/api/data/schedule_backup", { body: { cron_schedule: cronValue.trim(), enabled: enabledValue } }));
-      stored.reload();
-      onRan();
+      await stored.reload();
+      await onRan();
       return done.enabled ? `Backups run on the schedule “${done.schedule}”.` : "Scheduled backups are off.";
     });
   };

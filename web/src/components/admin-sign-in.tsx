@@ -55,7 +55,7 @@ function OidcProviders() {
       <section aria-labelledby="add-provider-h">
         <h2 id="add-provider-h">Add provider</h2>
         {adding ? (
-          <ProviderForm onDone={(text) => (setAdding(false), providers.reload(), list.say(text))} onCancel={() => setAdding(false)} />
+          <ProviderForm onDone={(text) => (setAdding(false), void providers.reload(), list.say(text))} onCancel={() => setAdding(false)} />
         ) : (
           <div class="actions">
             <button type="button" class="secondary" onClick={() => setAdding(true)}>
@@ -69,12 +69,12 @@ function OidcProviders() {
 }
 
 /** A provider of the list; what its buttons did is said in the list's outcome (the row itself may go). */
-function ProviderRow({ provider: p, list, reload }: { provider: Provider; list: Action; reload: () => void }) {
+function ProviderRow({ provider: p, list, reload }: { provider: Provider; list: Action; reload: () => Promise<void> }) {
   const [mode, setMode] = useState<"view" | "edit" | "remove">("view");
   const remove = () =>
     list.run(async () => {
       await ok(api.POST("/api/data/remove_oidc_provider", { body: { provider_id: p.provider_id } }));
-      reload();
+      await reload();
       return `Removed ${p.provider_name}.`;
     });
   return (
@@ -108,7 +108,7 @@ function ProviderRow({ provider: p, list, reload }: { provider: Provider; list: 
             onNo={() => setMode("view")}
           />
         )}
-        {mode === "edit" && <ProviderForm provider={p} onDone={(text) => (setMode("view"), reload(), list.say(text))} onCancel={() => setMode("view")} />}
+        {mode === "edit" && <ProviderForm provider={p} onDone={(text) => (setMode("view"), void reload(), list.say(text))} onCancel={() => setMode("view")} />}
       </div>
     </li>
   );

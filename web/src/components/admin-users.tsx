@@ -60,7 +60,7 @@ export function UsersSection() {
   );
 }
 
-function UserRow({ user, list, reload }: { user: User; list: Action; reload: () => void }) {
+function UserRow({ user, list, reload }: { user: User; list: Action; reload: () => Promise<void> }) {
   const [mode, setMode] = useState<"view" | "edit" | "remove">("view");
   const self = user.userid === session.value?.user_id;
   const name = user.username;
@@ -72,7 +72,7 @@ function UserRow({ user, list, reload }: { user: User; list: Action; reload: () 
     setAdminBox(want);
     const done = await list.run(async () => {
       await ok(api.PUT("/api/data/user/set_isadmin", { body: { user_id: user.userid, isadmin: want } }));
-      reload();
+      await reload();
       return want ? `${name} now has admin rights.` : `${name} no longer has admin rights.`;
     });
     if (!done) setAdminBox(!want);
@@ -80,7 +80,7 @@ function UserRow({ user, list, reload }: { user: User; list: Action; reload: () 
   const remove = () =>
     list.run(async () => {
       await ok(api.DELETE("/api/data/user/delete/{user_id}", { params: { path: { user_id: user.userid } } }));
-      reload();
+      await reload();
       return `Removed ${name}.`;
     });
 
@@ -125,7 +125,7 @@ function UserRow({ user, list, reload }: { user: User; list: Action; reload: () 
             onNo={() => setMode("view")}
           />
         )}
-        {mode === "edit" && <EditUser user={user} onClose={() => setMode("view")} onSaved={(text) => (setMode("view"), reload(), list.say(text))} />}
+        {mode === "edit" && <EditUser user={user} onClose={() => setMode("view")} onSaved={(text) => (setMode("view"), void reload(), list.say(text))} />}
       </div>
     </li>
   );
@@ -202,7 +202,7 @@ function EditUser({ user, onClose, onSaved }: { user: User; onClose: () => void;
   );
 }
 
-function AddUser({ onAdded }: { onAdded: () => void }) {
+function AddUser({ onAdded }: { onAdded: () => Promise<void> }) {
   const empty = { username: "", fullname: "", email: "", password: "" };
   const [v, setV] = useState(empty);
   const form = useAction();
@@ -222,7 +222,7 @@ function AddUser({ onAdded }: { onAdded: () => void }) {
     });
     if (done) {
       setV(empty);
-      onAdded();
+      void onAdded();
     }
   };
 

@@ -52,7 +52,7 @@ export function PodcastSettings({ podcastId }: { podcastId: number }) {
     apply("Playback speed", async () => {
       if (raw === "") await ok(api.POST("/api/data/clear_podcast_playback_speed", { body }));
       else await ok(api.POST("/api/data/podcast/set_playback_speed", { body: { ...body, playback_speed: Number(raw) } }));
-      play.reload();
+      await play.reload();
     });
 
   const d = play.data;

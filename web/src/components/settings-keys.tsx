@@ -39,7 +39,7 @@ export function KeyList({ keys, empty, only }: { keys: Loaded<KeyInfo[]>; empty:
   const remove = (k: KeyInfo) =>
     action.run(async () => {
       await ok(api.DELETE("/api/data/delete_api_key", { body: { api_id: k.apikeyid } }));
-      keys.reload();
+      await keys.reload();
       return `Deleted the key ending in ${k.lastfourdigits}.`;
     });
   return (
@@ -136,7 +136,7 @@ export function KeysSection() {
   const [rssOnly, setRssOnly] = useState(false);
   const make = async () => {
     const k = await ok(api.POST("/api/data/create_api_key", { body: { user_id, rssonly: rssOnly } }));
-    keys.reload();
+    await keys.reload();
     return { label: "Your new API key", secret: k.api_key, note: "Copy it now and keep it somewhere safe: it is not shown again." };
   };
   return (

@@ -17,7 +17,7 @@ export function MfaSection() {
   const on = status.data?.mfa_enabled;
   const changed = (message: string) => {
     outcome.say(message);
-    status.reload();
+    void status.reload();
   };
   return (
     <section aria-labelledby="mfa-heading">

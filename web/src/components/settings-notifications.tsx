@@ -79,7 +79,7 @@ export function NotificationSettings() {
   );
 }
 
-function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved: Saved | undefined; onSaved: () => void }) {
+function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved: Saved | undefined; onSaved: () => Promise<void> }) {
   const user_id = me().user_id;
   const spec = PLATFORMS.find((p) => p.id === platform)!;
   const [enabled, setEnabled] = useState(saved?.enabled ?? true);
@@ -101,7 +101,7 @@ function PlatformForm({ platform, saved, onSaved }: { platform: Platform; saved:
       for (const f of spec.fields) body[f.key] = f.stored ? values[f.key] || undefined : values[f.key].trim() || null;
       if (platform === "http") body.http_method = method;
       await ok(api.PUT("/api/data/user/notification_settings", { body: body as Body }));
-      onSaved();
+      await onSaved();
       return `${spec.name} settings saved.`;
     });
   };

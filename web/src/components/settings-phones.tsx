@@ -58,7 +58,7 @@ function SyncSwitch() {
   const flip = (on: boolean) =>
     action.run(async () => {
       await ok(api.PUT("/api/data/user/sync_server", { body: { user_id, sync_server: on } }));
-      state.reload();
+      await state.reload();
       return on ? "Phones and apps can sync with your account." : "Sync is off for your account. App passwords stay and work again when you switch it back on.";
     });
   if (state.error) return <ErrorNote error={state.error} />;
@@ -82,7 +82,7 @@ function AppPasswords() {
   const make = async () => {
     const p = await ok(api.POST("/api/data/create_app_password", { body: { user_id, ...(name.trim() ? { name: name.trim() } : {}) } }));
     setName("");
-    keys.reload();
+    await keys.reload();
     return { label: `App password for ${p.name}`, secret: p.app_password, note: "Type it into the app now, with your username: it is not shown again." };
   };
   return (

@@ -68,7 +68,7 @@ export default function Podcast({ params }: { params: { id: string } }) {
       setMoveFocus(true);
       // The same feed keeps its podcast id; should it not, the page follows.
       if (res.podcast_id !== podcast_id) navigate(`/podcast/${res.podcast_id}`, true);
-      else details.reload();
+      else void details.reload();
     });
 
   const art = imageUrl(p.artwork_url);

@@ -50,7 +50,7 @@ export default function Queue() {
       }
     } catch (err) {
       setError(`The new order was not saved: ${errorText(err)}`);
-      loaded.reload();
+      void loaded.reload();
     } finally {
       w.busy = false;
     }
